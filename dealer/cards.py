@@ -1,0 +1,202 @@
+"""Cards, suits, seats (Law 1) and the deal array: the data model every other module speaks.
+
+A card is an index 0..51 = suit * 13 + rank, suits in Law 1 order S H D C, ranks A K Q J T 9 .. 2,
+so 0 is the spade ace and 51 the club two (Duplimate card numbers are index + 1).
+A seat is 0..3 = N E S W. A deal is a ``uint8`` array of 52 seats, one per card; a batch of deals is
+``(n, 52)``. The invariant, checked at every boundary by :func:`check_deals`: 13 cards per seat.
+
+The packed wire form is 13 bytes, 2 bits a card: card ``c`` is in byte ``c // 4`` at bits
+``7 - 2*(c % 4)`` .. ``6 - 2*(c % 4)`` (the first card of a byte in its high bits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from dealer.errors import InvalidDealError
+
+SEATS: Final = "NESW"
+SUITS: Final = "SHDC"
+RANKS: Final = "AKQJT98765432"
+SUIT_SYMBOLS: Final = "♠♥♦♣"
+CARDS_PER_SEAT: Final = 13
+DECK_SIZE: Final = 52
+PACKED_SIZE: Final = 13
+
+DealArray = npt.NDArray[np.uint8]
+
+_SHIFTS = np.array([6, 4, 2, 0], dtype=np.uint8)
+
+
+def card_index(suit: str, rank: str) -> int:
+    """Index of a card from its suit letter (S H D C) and rank letter (A K Q J T 9..2; 10 accepted)."""
+    s = SUITS.index(suit.upper())
+    r = RANKS.index("T" if rank == "10" else rank.upper())
+    return s * 13 + r
+
+
+def card_name(card: int) -> str:
+    """Two-letter name of a card index: suit then rank, e.g. 0 -> 'SA', 51 -> 'C2'."""
+    return SUITS[card // 13] + RANKS[card % 13]
+
+
+def seat_index(seat: str) -> int:
+    """Seat number 0..3 of a seat letter N E S W (any case)."""
+    i = SEATS.find(seat.strip().upper()[:1]) if seat.strip() else -1
+    if i < 0:
+        raise ValueError(f"not a seat: {seat!r} (expected N, E, S or W)")
+    return i
+
+
+def check_deals(deals: npt.ArrayLike) -> DealArray:
+    """Return `deals` as a (52,) or (n, 52) uint8 array, or raise `InvalidDealError` naming the row.
+
+    Every row must hold 52 seats 0..3 with exactly 13 cards per seat.
+    """
+    arr = np.asarray(deals)
+    if arr.ndim not in (1, 2) or arr.shape[-1] != DECK_SIZE:
+        raise InvalidDealError(f"a deal is 52 seats per row; got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise InvalidDealError(f"a deal holds integer seats; got dtype {arr.dtype}")
+    batch = arr.reshape(-1, DECK_SIZE)
+    if batch.size and (batch.min() < 0 or batch.max() > 3):
+        row = int(np.flatnonzero(((batch < 0) | (batch > 3)).any(axis=1))[0])
+        raise InvalidDealError(f"deal {row}: seats must be 0..3 (N E S W)")
+    out = batch.astype(np.uint8, copy=False)
+    counts = seat_counts(out)
+    bad = np.flatnonzero((counts != CARDS_PER_SEAT).any(axis=1))
+    if bad.size:
+        row = int(bad[0])
+        shown = " ".join(f"{SEATS[s]}={int(counts[row, s])}" for s in range(4))
+        raise InvalidDealError(f"deal {row}: every seat needs 13 cards ({shown})")
+    return out.reshape(arr.shape)
+
+
+def seat_counts(deals: DealArray) -> npt.NDArray[np.intp]:
+    """Cards per seat, shape (n, 4), for an (n, 52) batch of seats 0..3 (not checked)."""
+    batch = np.asarray(deals).reshape(-1, DECK_SIZE)
+    return np.stack([(batch == s).sum(axis=1) for s in range(4)], axis=1)
+
+
+def hands(deal: DealArray) -> tuple[tuple[int, ...], ...]:
+    """The four hands N E S W of one deal, each a sorted tuple of card indices."""
+    deal = check_deals(deal).reshape(DECK_SIZE)
+    return tuple(tuple(int(c) for c in np.flatnonzero(deal == s)) for s in range(4))
+
+
+def from_hands(hands_: Sequence[Sequence[int]]) -> DealArray:
+    """A (52,) deal from four hands (N E S W) of card indices; raises `InvalidDealError` if not a deal."""
+    if len(hands_) != 4:
+        raise InvalidDealError(f"a deal has 4 hands; got {len(hands_)}")
+    deal = np.full(DECK_SIZE, 255, dtype=np.uint8)
+    for seat, hand in enumerate(hands_):
+        for card in hand:
+            if not 0 <= card < DECK_SIZE:
+                raise InvalidDealError(f"{SEATS[seat]}: no card {card}")
+            if deal[card] != 255:
+                raise InvalidDealError(f"{card_name(card)} is in two hands")
+            deal[card] = seat
+    if (deal == 255).any():
+        missing = " ".join(card_name(int(c)) for c in np.flatnonzero(deal == 255))
+        raise InvalidDealError(f"cards in no hand: {missing}")
+    return check_deals(deal)
+
+
+def hand_text(deal: DealArray, seat: int) -> str:
+    """One hand in PBN form 'S.H.D.C' with ranks high to low, e.g. 'AK2.QJ3..T98765'."""
+    deal = np.asarray(deal).reshape(DECK_SIZE)
+    return ".".join(
+        "".join(RANKS[r] for r in range(13) if deal[s * 13 + r] == seat) for s in range(4)
+    )
+
+
+def to_pbn(deal: DealArray, first: int = 0) -> str:
+    """PBN deal string of one deal, hands clockwise from seat `first`, e.g. 'N:AK.. ... ... ...'."""
+    deal = check_deals(deal).reshape(DECK_SIZE)
+    order = [(first + k) % 4 for k in range(4)]
+    return SEATS[first] + ":" + " ".join(hand_text(deal, s) for s in order)
+
+
+def from_pbn(text: str) -> DealArray:
+    """A (52,) deal from a PBN deal string 'F:h1 h2 h3 h4' (first seat any, hands clockwise).
+
+    One hand may be '-' (unknown) when the other three are complete: it gets the remaining cards.
+    Raises `InvalidDealError` (a `ValueError`) with the reason.
+    """
+    first_text, sep, rest = text.strip().partition(":")
+    if not sep:
+        raise InvalidDealError(f"deal {text!r} lacks 'first seat:' prefix")
+    try:
+        first = seat_index(first_text)
+    except ValueError as exc:
+        raise InvalidDealError(str(exc)) from None
+    parts = rest.split()
+    if len(parts) != 4:
+        raise InvalidDealError(f"deal needs 4 hands; got {len(parts)}")
+    deal = np.full(DECK_SIZE, 255, dtype=np.uint8)
+    unknown = []
+    for k, hand in enumerate(parts):
+        seat = (first + k) % 4
+        if hand == "-":
+            unknown.append(seat)
+            continue
+        _place_hand(deal, seat, hand)
+    if len(unknown) == 1:
+        deal[deal == 255] = unknown[0]
+    elif unknown:
+        raise InvalidDealError("more than one hand is unknown ('-')")
+    if (deal == 255).any():
+        missing = " ".join(card_name(int(c)) for c in np.flatnonzero(deal == 255))
+        raise InvalidDealError(f"cards in no hand: {missing}")
+    return check_deals(deal)
+
+
+def _place_hand(deal: DealArray, seat: int, hand: str) -> None:
+    suits = hand.split(".")
+    if len(suits) != 4:
+        raise InvalidDealError(f"hand {hand!r} needs 4 suits separated by '.'")
+    for s, ranks in enumerate(suits):
+        for ch in ranks.upper():
+            r = RANKS.find(ch)
+            if r < 0:
+                raise InvalidDealError(f"hand {hand!r}: {ch!r} is not a rank")
+            card = s * 13 + r
+            if deal[card] != 255:
+                raise InvalidDealError(f"{card_name(card)} appears twice")
+            deal[card] = seat
+
+
+def pack(deals: DealArray) -> npt.NDArray[np.uint8]:
+    """Packed 13-byte form (2 bits a card) of a (52,) deal or an (n, 52) batch: shape (13,) or (n, 13)."""
+    arr = check_deals(deals)
+    quads = arr.reshape(*arr.shape[:-1], PACKED_SIZE, 4)
+    return np.bitwise_or.reduce(quads << _SHIFTS, axis=-1).astype(np.uint8)
+
+
+def unpack(packed: npt.ArrayLike) -> DealArray:
+    """Deals from the packed 13-byte form; raises `InvalidDealError` if a seat has not 13 cards."""
+    arr = np.asarray(packed, dtype=np.uint8)
+    if arr.shape[-1:] != (PACKED_SIZE,):
+        raise InvalidDealError(f"a packed deal is 13 bytes; got shape {arr.shape}")
+    seats = (arr[..., :, None] >> _SHIFTS) & 3
+    return check_deals(seats.reshape(*arr.shape[:-1], DECK_SIZE).astype(np.uint8))
+
+
+def rotate(deals: DealArray, steps: int) -> DealArray:
+    """Each hand moved `steps` seats clockwise (N's cards go to E for steps=1)."""
+    return ((np.asarray(deals, dtype=np.uint8) + steps) % 4).astype(np.uint8)
+
+
+HCP_BY_RANK: Final = (4, 3, 2, 1) + (0,) * 9
+
+
+def hcp(deals: DealArray) -> npt.NDArray[np.intp]:
+    """High-card points (A4 K3 Q2 J1) per seat: shape (4,) for one deal, (n, 4) for a batch."""
+    arr = np.asarray(deals)
+    points = np.tile(np.array(HCP_BY_RANK), 4)
+    per_seat = np.stack([((arr == s) * points).sum(axis=-1) for s in range(4)], axis=-1)
+    return per_seat

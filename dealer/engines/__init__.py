@@ -1,0 +1,79 @@
+"""Deal engines: random sources that fill (n, 52) deal arrays. Pure: no I/O, no clock.
+
+Every engine is a stream of deals fixed by its seed: ``deals(count)`` returns the next `count` deals.
+Two engines, both exactly uniform over all 52!/(13!)^4 deals and cryptographically unpredictable:
+
+- ``bigdeal`` (default): Big Deal's published algorithm, bit for bit (:mod:`dealer.engines.bigdeal`);
+  a 160-bit seed (40 hex digits) and an owner string.
+- ``shuffle``: an AES-256 keystream feeding an exact vectorised deal (:mod:`dealer.engines.shuffle`);
+  a 256-bit key (64 hex digits).
+
+Without a seed a fresh one comes from the OS CSPRNG (`secrets`), never from the clock.
+"""
+
+from __future__ import annotations
+
+import importlib
+import secrets
+from typing import Final, Protocol
+
+from dealer.cards import DealArray
+from dealer.errors import UsageError
+
+DEFAULT_ENGINE: Final = "bigdeal"
+# engine name -> (module, class name, seed length in bytes)
+_ENGINES: Final = {
+    "bigdeal": ("dealer.engines.bigdeal", "BigDealEngine", 20),
+    "shuffle": ("dealer.engines.shuffle", "ShuffleEngine", 32),
+}
+
+
+class Engine(Protocol):
+    """A reproducible stream of deals."""
+
+    name: str
+
+    def deals(self, count: int) -> DealArray:
+        """The next `count` deals of the stream, shape (count, 52) uint8."""
+        ...
+
+
+def engine_names() -> list[str]:
+    """Names accepted by :func:`make_engine`."""
+    return list(_ENGINES)
+
+
+def seed_length(name: str) -> int:
+    """Seed size in bytes of an engine."""
+    return _spec(name)[2]
+
+
+def parse_seed(name: str, text: str) -> bytes:
+    """The seed bytes from hex text; `UsageError` unless exactly the engine's length in hex digits."""
+    size = seed_length(name)
+    clean = text.strip()
+    if len(clean) != 2 * size or any(c not in "0123456789abcdefABCDEF" for c in clean):
+        raise UsageError(f"--seed for engine {name} must be {2 * size} hex digits")
+    return bytes.fromhex(clean)
+
+
+def fresh_seed(name: str) -> bytes:
+    """A new seed for an engine from the OS CSPRNG."""
+    return secrets.token_bytes(seed_length(name))
+
+
+def make_engine(name: str, seed: bytes, owner: str = "") -> Engine:
+    """An engine by name with its seed (`owner` is used by bigdeal only)."""
+    module_name, class_name, size = _spec(name)
+    if len(seed) != size:
+        raise UsageError(f"engine {name} needs a {8 * size}-bit seed; got {8 * len(seed)} bits")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    engine: Engine = cls(seed, owner) if name == "bigdeal" else cls(seed)
+    return engine
+
+
+def _spec(name: str) -> tuple[str, str, int]:
+    try:
+        return _ENGINES[name]
+    except KeyError:
+        raise UsageError(f"unknown engine {name!r}; choose from {', '.join(_ENGINES)}") from None
