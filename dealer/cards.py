@@ -198,5 +198,5 @@ def hcp(deals: DealArray) -> npt.NDArray[np.intp]:
     """High-card points (A4 K3 Q2 J1) per seat: shape (4,) for one deal, (n, 4) for a batch."""
     arr = np.asarray(deals)
     points = np.tile(np.array(HCP_BY_RANK), 4)
-    per_seat = np.stack([((arr == s) * points).sum(axis=-1) for s in range(4)], axis=-1)
+    per_seat: npt.NDArray[np.intp] = np.stack([((arr == s) * points).sum(axis=-1) for s in range(4)], axis=-1)
     return per_seat
