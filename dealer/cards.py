@@ -174,7 +174,8 @@ def pack(deals: DealArray) -> npt.NDArray[np.uint8]:
     """Packed 13-byte form (2 bits a card) of a (52,) deal or an (n, 52) batch: shape (13,) or (n, 13)."""
     arr = check_deals(deals)
     quads = arr.reshape(*arr.shape[:-1], PACKED_SIZE, 4)
-    return np.bitwise_or.reduce(quads << _SHIFTS, axis=-1).astype(np.uint8)
+    packed: npt.NDArray[np.uint8] = np.bitwise_or.reduce(quads << _SHIFTS, axis=-1).astype(np.uint8)
+    return packed
 
 
 def unpack(packed: npt.ArrayLike) -> DealArray:
