@@ -81,7 +81,16 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer.boards import BoardLabel, format_board_range
-from dealer.cards import CARDS_PER_SEAT, DECK_SIZE, RANKS, SEATS, SUIT_SYMBOLS, DealArray, check_deals
+from dealer.cards import (
+    CARDS_PER_SEAT,
+    DECK_SIZE,
+    RANKS,
+    SEATS,
+    SUIT_SYMBOLS,
+    DealArray,
+    card_name,
+    check_deals,
+)
 from dealer.cards import pack as pack_deals
 from dealer.dealset import DealSet
 from dealer.errors import VerificationError
@@ -190,7 +199,7 @@ class CardPlace:
 
     def to_dict(self) -> dict[str, DetailValue]:
         """Plain form for a journal or a report file (seats as letters)."""
-        return {"card": self.card, "name": self.text,
+        return {"card": self.card, "name": self.text, "ascii": card_name(self.card),
                 "found": None if self.found is None else SEATS[self.found],
                 "belongs": None if self.belongs is None else SEATS[self.belongs], "pack": self.pack}
 
@@ -517,7 +526,7 @@ def _report(deal: DealArray, recount: Recount, board: int, copy: int, label: str
             board_pack: str | None, faults: list[Fault]) -> VerificationReport:
     exact = _holds_exactly(deal, recount, board_pack)
     blocking = any(f.blocking for f in faults)
-    if not exact and not blocking:
+    if not exact and not blocking:  # last guard of "never verified when the pockets differ"
         raise RuntimeError(f"board {board}: the recount differs from the deal but no fault was named")
     ok = exact and not blocking
     parsed = _parse_or_none(label)

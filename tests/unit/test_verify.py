@@ -407,8 +407,8 @@ def test_the_report_can_be_raised_stored_and_shown_blind() -> None:
     blind = report.summary(blind=True)
     assert "F1" in blind and "Law 14A" in blind and not any(sym in blind for sym in "♠♥♦♣")
     stored = json.loads(json.dumps(report.to_dict()))
-    assert stored["faults"][0]["cards"][0] == {"card": SA, "name": "♠A", "found": None, "belongs": "N",
-                                               "pack": None}
+    assert stored["faults"][0]["cards"][0] == {
+        "card": SA, "name": "♠A", "ascii": "SA", "found": None, "belongs": "N", "pack": None}
     with pytest.raises(TypeError):
         report.faults[0].details["x"] = 1
 
