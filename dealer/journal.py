@@ -80,6 +80,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     board INTEGER NOT NULL,
     copy INTEGER NOT NULL,
     section TEXT NOT NULL DEFAULT '',
+    set_name TEXT NOT NULL DEFAULT '',
     deal_hash TEXT NOT NULL,
     state TEXT NOT NULL,
     machine TEXT,
@@ -129,6 +130,7 @@ class Job:
     board: int
     copy: int
     section: str
+    set_name: str
     deal_hash: str
     state: JobState
     machine: str | None
@@ -137,11 +139,15 @@ class Job:
 
 @dataclass(frozen=True)
 class JobPlan:
-    """What a run wants dealt: one row per copy of a board, in dealing order."""
+    """What a run wants dealt: one row per copy of a board, in dealing order.
+
+    `set_name` is the physical board set the copy goes into (its labels say `SET:BOARD:..`).
+    """
 
     board: int
     copy: int = 1
     section: str = ""
+    set_name: str = ""
 
 
 class Journal:
@@ -213,9 +219,9 @@ class Journal:
             db.executemany("INSERT OR IGNORE INTO seen_deals VALUES (?, ?, ?)",
                            [(h, run_id, b) for b, h in hashes.items()])
             db.executemany(
-                "INSERT INTO jobs (run_id, seq, board, copy, section, deal_hash, state) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, i, p.board, p.copy, p.section, hashes[p.board], JobState.PLANNED.value)
+                "INSERT INTO jobs (run_id, seq, board, copy, section, set_name, deal_hash, state) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, i, p.board, p.copy, p.section, p.set_name, hashes[p.board], JobState.PLANNED.value)
                  for i, p in enumerate(plan)])
             self._event(db, run_id, None, None, "run-started",
                         None, {"name": name, "jobs": len(plan), "replay": replay})
@@ -268,7 +274,7 @@ class Journal:
     def jobs(self, run_id: int, states: set[JobState] | None = None) -> list[Job]:
         """The run's jobs in dealing order, optionally only those in `states`."""
         rows = self._db.execute(
-            "SELECT id, run_id, seq, board, copy, section, deal_hash, state, machine, attempt "
+            "SELECT id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt "
             "FROM jobs WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
         jobs = [_job(r) for r in rows]
         return jobs if states is None else [j for j in jobs if j.state in states]
@@ -276,7 +282,7 @@ class Journal:
     def job(self, job_id: int) -> Job:
         """A job by id."""
         row = self._db.execute(
-            "SELECT id, run_id, seq, board, copy, section, deal_hash, state, machine, attempt "
+            "SELECT id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt "
             "FROM jobs WHERE id = ?", (job_id,)).fetchone()
         if row is None:
             raise JournalError(f"{self.path}: no job {job_id}")
@@ -360,7 +366,7 @@ class Journal:
 
 
 def _job(row: tuple[Any, ...]) -> Job:
-    return Job(row[0], row[1], row[2], row[3], row[4], row[5], row[6], JobState(row[7]), row[8], row[9])
+    return Job(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], JobState(row[8]), row[9], row[10])
 
 
 def _now() -> str:
