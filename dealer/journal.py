@@ -280,7 +280,8 @@ class Journal:
 
     def jobs(self, run_id: int, states: set[JobState] | None = None) -> list[Job]:
         """The run's jobs in dealing order, optionally only those in `states`."""
-        sql, args = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE run_id = ?", [run_id]
+        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE run_id = ?"
+        args: list[int | str] = [run_id]
         if states is not None:
             sql += f" AND state IN ({','.join('?' * len(states))})"
             args += [s.value for s in states]
