@@ -112,7 +112,7 @@ class ShuffleEngine:
         return out
 
     def deals_at(self, start: int, count: int) -> DealArray:
-        """Deals start .. start+count-1 of the stream, shape (count, 52) uint8; the stream position is kept."""
+        """Deals start .. start+count-1 of the stream, shape (count, 52) uint8; `position` is unchanged."""
         if start < 0 or count < 0 or start + count > MAX_INDEX:
             raise ValueError(f"deal indices must lie in 0..2**63-1; got start={start}, count={count}")
         out = np.empty((count, DECK_SIZE), dtype=np.uint8)
@@ -170,7 +170,7 @@ class ShuffleEngine:
         data = blocks.reshape(-1).view(np.uint8)
         if buffer is None:
             buffer = bytearray(data.size + 15)  # update_into wants room for one more block
-        self._ecb.update_into(data, buffer)
+        self._ecb.update_into(data.data, buffer)
         return np.frombuffer(buffer, dtype="<u4", count=data.size // 4)
 
 
@@ -191,7 +191,8 @@ def lemire_digits(words: Words, work: _Workspace | None = None) -> tuple[Digits,
     The digits of a deal with a rejection are meaningless (it is dealt again from its next attempt).
     The digits are a view into `work` when given (scratch space reused from chunk to chunk)."""
     n = words.shape[1]
-    work = work or _Workspace(n)
+    if work is None:
+        work = _Workspace(n)
     product = work.product(n)
     np.right_shift(words, np.uint32(32 - DIGIT_BITS), out=product)
     np.multiply(product, _MODULI[:, None], out=product)
@@ -200,25 +201,23 @@ def lemire_digits(words: Words, work: _Workspace | None = None) -> tuple[Digits,
     np.bitwise_and(product, _LOW_MASK, out=product)
     low_hit = work.flags(n)
     np.less(product, _LIMITS[:, None], out=low_hit)
-    return digits, low_hit.any(axis=0)
+    rejected: Mask = np.logical_or.reduce(low_hit, axis=0)
+    return digits, rejected
 
 
 def deal_lanes(digits: Digits, work: _Lanes, out: DealArray) -> None:
-    """Sequential dealing of n deals at once from digits (51, n) into `out` (n, 52)."""
+    """Sequential dealing of n deals at once from digits (51, n) into `out` (n, 52).
+
+    Per card, three calls over all lanes: hits[j] = [k < T_j], seat = hits summed, T_j -= hits[j]."""
     seats, thresholds, hits = work
-    thresholds[0].fill(13)
-    thresholds[1].fill(26)
-    thresholds[2].fill(39)
+    thresholds[...] = np.array([[13], [26], [39]], dtype=np.uint8)
     hit_counts = hits.view(np.uint8)
+    last_digit = np.zeros((1, digits.shape[1]), dtype=np.uint8)  # the last card takes the last slot
     for card in range(DECK_SIZE):
-        digit = digits[card] if card < STEPS else np.uint8(0)
-        seat = seats[card]
-        for j in range(3):
-            np.less(digit, thresholds[j], out=hits[j])
-        np.add(hit_counts[0], hit_counts[1], out=seat)
-        np.add(seat, hit_counts[2], out=seat)
-        for j in range(3):
-            np.subtract(thresholds[j], hit_counts[j], out=thresholds[j])
+        digit = digits[card:card + 1] if card < STEPS else last_digit
+        np.less(digit, thresholds, out=hits)
+        np.add.reduce(hit_counts, axis=0, dtype=np.uint8, out=seats[card])
+        np.subtract(thresholds, hit_counts, out=thresholds)
     out[...] = seats.T
 
 
