@@ -144,6 +144,12 @@ def test_reference_match_holds_at_an_unaligned_start_and_another_key() -> None:
     assert np.array_equal(ShuffleEngine(OTHER_KEY).deals_at(1_000_003, 45), expected)
 
 
+def test_reference_match_holds_at_the_end_of_the_stream() -> None:
+    start = 2**63 - 7  # group numbers near 2**61: no overflow in the counter blocks
+    expected, _ = ref_deals(aes_block(KEY), start, 7)
+    assert np.array_equal(ShuffleEngine(KEY).deals_at(start, 7), expected)
+
+
 def test_keystream_words_follow_the_documented_counter_blocks() -> None:
     block = aes_block(KEY)
     engine = ShuffleEngine(KEY)
