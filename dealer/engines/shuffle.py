@@ -59,7 +59,7 @@ Rejection and attempts
 Speed and memory
     Work is done in chunks of at most ``CHUNK`` deals: the digits of a chunk as one (51, n) array, the
     deal as 52 rounds of uint8 operations over the chunk (one lane a deal), then one transpose into the
-    (n, 52) result. The scratch space (about 12 MB) is kept by the engine from call to call. The
+    (n, 52) result. The scratch space (about 9 MB) is kept by the engine from call to call. The
     step-major seat array has a row stride of an odd number of 64-byte cache lines: copying (52, n)
     into (n, 52) with a power-of-two stride runs ~9x slower from cache-set aliasing.
 """
@@ -94,7 +94,7 @@ Mask = npt.NDArray[np.bool_]
 class ShuffleEngine:
     """A reproducible stream of exactly uniform deals from a 32-byte AES-256 key (see module docstring).
 
-    An engine keeps its scratch space (about 12 MB) between calls; one engine serves one thread.
+    An engine keeps its scratch space (about 9 MB) between calls; one engine serves one thread.
     """
 
     name = "shuffle"
@@ -132,7 +132,7 @@ class ShuffleEngine:
         """The words W(i, s, attempt) for deals i = start..start+count-1, shape (51, count) uint32."""
         if start < 0 or count < 0 or start + count > MAX_INDEX or not 0 <= attempt < 2**32:
             raise ValueError(f"no keystream for start={start}, count={count}, attempt={attempt}")
-        return np.ascontiguousarray(self._words(start, start + count, attempt, _Workspace(count + 4)))
+        return self._words(start, start + count, attempt, _Workspace(count + WORDS_PER_BLOCK)).copy()
 
     def _workspace(self, size: int) -> _Workspace:
         """Scratch space for chunks of `size` deals, kept for later calls (first-touching fresh pages
@@ -152,7 +152,7 @@ class ShuffleEngine:
 
     def _deal_chunk(self, first: int, last: int, out: DealArray, work: _Workspace) -> None:
         """Deals first..last-1 into `out`, redealing rejected deals from their next attempts."""
-        digits, rejected = lemire_digits(self._words(first, last, 0, work), work)
+        digits, rejected = lemire_digits(self._words(first, last, 0, work), work, in_place=True)
         deal_lanes(digits, work.lanes(last - first), out)
         redo = np.flatnonzero(rejected)
         if redo.size:
@@ -170,7 +170,7 @@ class ShuffleEngine:
             lanes = (idx % WORDS_PER_BLOCK).astype(np.intp)
             words = cipher_words[:, np.arange(idx.size), lanes]
             work = _Workspace(idx.size)
-            digits, rejected = lemire_digits(words, work)
+            digits, rejected = lemire_digits(words, work, in_place=True)
             dealt = np.empty((idx.size, DECK_SIZE), dtype=np.uint8)
             deal_lanes(digits, work.lanes(idx.size), dealt)
             out[pending[~rejected]] = dealt[~rejected]
@@ -198,15 +198,17 @@ def counter_blocks(groups: npt.NDArray[np.uint64], attempt: int,
     return out
 
 
-def lemire_digits(words: Words, work: _Workspace | None = None) -> tuple[Digits, Mask]:
+def lemire_digits(words: Words, work: _Workspace | None = None, *,
+                  in_place: bool = False) -> tuple[Digits, Mask]:
     """Digits k[s, j] uniform in [0, 52 - s) from words (51, n), and which of the n deals had a rejection.
 
     The digits of a deal with a rejection are meaningless (it is dealt again from its next attempt).
-    The digits are a view into `work` when given (scratch space reused from chunk to chunk)."""
+    The digits are a view into `work` when given (scratch space reused from chunk to chunk); with
+    `in_place` the words are overwritten (one pass over memory fewer)."""
     n = words.shape[1]
     if work is None:
         work = _Workspace(n)
-    product = work.product(n)
+    product = words if in_place else np.empty((STEPS, n), dtype=np.uint32)
     np.right_shift(words, np.uint32(32 - DIGIT_BITS), out=product)
     np.multiply(product, _MODULI[:, None], out=product)
     digits = work.digits(n)
@@ -245,7 +247,6 @@ class _Workspace:
         groups = -(-size // WORDS_PER_BLOCK)
         self._blocks = np.empty(STEPS * groups * 2, dtype=">u8")
         self._cipher = bytearray(STEPS * groups * 16 + 15)  # update_into wants room for one more block
-        self._product = np.empty(STEPS * size, dtype=np.uint32)
         self._digits = np.empty(STEPS * size, dtype=np.uint8)
         self._flags = np.empty(STEPS * size, dtype=np.bool_)
         self._seats = np.empty((DECK_SIZE, _odd_cache_lines(size)), dtype=np.uint8)
@@ -257,9 +258,6 @@ class _Workspace:
 
     def cipher_buffer(self) -> bytearray:
         return self._cipher
-
-    def product(self, n: int) -> Words:
-        return self._product[:STEPS * n].reshape(STEPS, n)
 
     def digits(self, n: int) -> Digits:
         return self._digits[:STEPS * n].reshape(STEPS, n)
