@@ -10,7 +10,8 @@ arrived and the time (float seconds from any monotonic clock), and takes out the
   timeout), and gives up after `max_retries` timeouts (a `GaveUp` event; the caller raises).
 * The receiver delivers a request once: a repeat of the last request (same seq, same bytes) gets the
   same reply again without being delivered; anything but the next seq is stale and dropped, except a
-  sync message (Hello, Boot), which is accepted at any seq and restarts the sequence.
+  sync message (Hello, Boot), which is accepted at any seq and restarts the sequence, unless it is a
+  copy of the last sync message accepted. Sending a sync message forgets what was received before.
 * A device answers every command other than Hello with Refused(HANDSHAKE_REQUIRED) until it has
   received a Hello, so a command retransmitted across a device restart is never carried out blindly.
 """
@@ -157,6 +158,7 @@ class Link:
         self._tx_seq = 0
         self._synced = False
         self._rx_frame: Frame | None = None
+        self._rx_sync: Frame | None = None
         self._rx_reply: bytes | None = None
         self._last_command: Delivered | None = None
         self._replied = True
@@ -269,6 +271,9 @@ class Link:
         seq = self._tx_seq
         self._tx_seq = (seq + 1) & 0xFF
         frame = encode_message(msg, seq)
+        if msg.SYNC:  # a new session: whatever the peer sends next starts its sequence afresh
+            self._rx_frame = self._rx_sync = None
+            self._rx_reply, self._last_command, self._replied = None, None, True
         self._pending = _Outstanding(msg, seq, frame, 0, now + self._timeout(0))
         self.counters.requests_sent += 1
         self._write(frame)
@@ -344,7 +349,12 @@ class Link:
                 self._write(self._rx_reply)
             return
         last = self._rx_frame
-        if last is not None and not msg.SYNC and frame.seq != (last.seq + 1) & 0xFF:
+        if msg.SYNC:
+            if frame == self._rx_sync:  # a late copy of an old sync message: restarting would be wrong
+                self.counters.stale += 1
+                return
+            self._rx_sync = frame
+        elif last is not None and frame.seq != (last.seq + 1) & 0xFF:
             self.counters.stale += 1
             return
         self._rx_frame, self._rx_reply = frame, None

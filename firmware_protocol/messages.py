@@ -202,10 +202,14 @@ class Refused(Message):
 @register(MsgType.HELLO, reply=MsgType.HELLO_ACK, sync=True)
 @dataclass(frozen=True, slots=True)
 class Hello(Message):
-    """Handshake: the host's protocol version and schema hash; always the host's first command."""
+    """Handshake: the host's protocol version and schema hash, and a session number it picked at random.
+
+    Always the host's first command, and its first after giving up.
+    """
 
     protocol_version: U8
     schema_hash: U32
+    session: U16
 
 
 @register(MsgType.GET_STATUS, reply=MsgType.STATUS)

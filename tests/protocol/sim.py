@@ -186,7 +186,7 @@ class ScriptedHost:
 
     def __init__(self, link: Link, commands: Sequence[Message]) -> None:
         self.link = link
-        self.script = [Hello(1, SCHEMA_HASH), *commands]
+        self.script = [Hello(1, SCHEMA_HASH, 1), *commands]
         self.next_index = 0
         self.replies: list[Answered] = []
         self.deals_done: Counter[int] = Counter()

@@ -40,7 +40,7 @@ def test_every_registered_type_has_a_vector_and_no_vector_is_orphaned() -> None:
 @pytest.mark.parametrize("vec", MESSAGES, ids=lambda v: f"{v['name']}-{v['seq']}")
 def test_message_vector_encodes_and_decodes_exactly(vec: dict[str, Any]) -> None:
     msg = message_from_fields(vec["name"], vec["fields"])
-    assert msg.TYPE == vec["type"] and msg.KIND.value == vec["kind"]
+    assert vec["type"] == msg.TYPE and msg.KIND.value == vec["kind"]
     assert msg.payload().hex() == vec["payload"]
     assert encode_body(msg.TYPE, vec["seq"], msg.payload()).hex() == vec["body"]
     assert encode_message(msg, vec["seq"]).hex() == vec["frame"]

@@ -91,7 +91,7 @@ def example_messages() -> list[tuple[int, Message]]:
         (5, Ack()), (0, Ack()), (255, Ack()),
         (0, Nak()),
         (9, Refused(RefuseReason.WRONG_STATE, DeviceState.DEALING)),
-        (0, Hello(PROTOCOL_VERSION, SCHEMA_HASH)),
+        (0, Hello(PROTOCOL_VERSION, SCHEMA_HASH, 0xBEEF)),
         (1, GetStatus()),
         (2, ScanBoard()),
         (3, LoadDeal.for_deal(101, 17, DEAL_A)),
