@@ -232,7 +232,7 @@ def test_the_host_gives_up_after_its_retries_and_must_say_hello_again() -> None:
     host, dev = handshaken()
     host.send(StartDeal(1), 0.0)
     host.send(GetStatus(), 0.0)
-    t, events = 0.0, []
+    t, events = 0.0, list[LinkEvent]()
     while not events:
         t += RTO
         events = host.poll(t)

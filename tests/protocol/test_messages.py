@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from firmware_protocol.codes import FaultCode, FaultFlag
 from firmware_protocol.deal import deal_hash, is_valid_deal, pack_seats, seat_of, unpack_seats
 from firmware_protocol.errors import DecodeError
-from firmware_protocol.framing import MAX_PAYLOAD, decode_frame
+from firmware_protocol.framing import MAX_PAYLOAD, Frame, decode_frame
 from firmware_protocol.layout import Codec, Pocket
 from firmware_protocol.messages import (
     REGISTRY,
@@ -44,6 +44,7 @@ def test_every_message_type_round_trips(cls: type[Message], data: st.DataObject)
     assert cls.CODEC.from_json(msg.to_fields()) == msg
     seq = data.draw(st.integers(0, 255))
     frame = decode_frame(encode_message(msg, seq))
+    assert isinstance(frame, Frame)
     assert (frame.type, frame.seq, frame.payload) == (cls.TYPE, seq, payload)
 
 
@@ -61,7 +62,7 @@ def test_a_payload_one_byte_short_or_long_is_rejected(cls: type[Message], data: 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
 def test_every_message_is_a_frozen_dataclass_of_a_known_kind(cls: type[Message]) -> None:
-    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
     assert kind_of(cls.TYPE) is cls.KIND
     if cls.KIND is Kind.COMMAND:
         assert cls.REPLY is not None and REGISTRY[cls.REPLY].KIND is Kind.REPLY
