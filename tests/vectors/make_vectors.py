@@ -218,6 +218,20 @@ def framing_file() -> dict[str, Any]:
     }
 
 
+def exchange_file() -> dict[str, Any]:
+    from tests.protocol.sim import one_board_exchange
+
+    frames = one_board_exchange()
+    steps = ["scan", "load", "deal", "recount"]
+    return {
+        "about": "Every frame of one board after the handshake on a clean wire, in the order sent: the "
+                 "host's commands and Acks, the device's replies, events and notices.",
+        "bytes_per_step": {step: sum(len(f.wire) for f in frames if f.step == step) for step in steps},
+        "frames": [{"sender": f.sender, "step": f.step, "name": type(f.message).__name__, "seq": f.seq,
+                    "fields": f.message.to_fields(), "frame": f.wire.hex()} for f in frames],
+    }
+
+
 def write(name: str, data: dict[str, Any]) -> None:
     (HERE / name).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {HERE / name}")
@@ -226,3 +240,4 @@ def write(name: str, data: dict[str, Any]) -> None:
 if __name__ == "__main__":
     write("messages.json", messages_file())
     write("framing.json", framing_file())
+    write("exchange.json", exchange_file())
