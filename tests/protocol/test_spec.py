@@ -15,6 +15,7 @@ from firmware_protocol.link import REPLY_TIME
 from firmware_protocol.messages import REGISTRY, SCHEMA_HASH, Message, schema_text
 
 SPEC = (Path(__file__).resolve().parents[2] / "firmware_protocol" / "PROTOCOL.md").read_text(encoding="utf-8")
+CLASSES: list[type[Message]] = sorted(REGISTRY.values(), key=lambda c: int(c.TYPE))
 ENUMS = [v for v in vars(codes).values()
          if isinstance(v, type) and issubclass(v, IntEnum | IntFlag) and v.__module__ == codes.__name__]
 
@@ -24,7 +25,7 @@ def test_the_schema_block_is_the_schema_text() -> None:
     assert f"schema hash **`0x{SCHEMA_HASH:08X}`**" in SPEC
 
 
-@pytest.mark.parametrize("cls", sorted(REGISTRY.values(), key=lambda c: c.TYPE), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
 def test_every_message_has_a_row_with_its_sizes(cls: type[Message]) -> None:
     rows = [line for line in SPEC.splitlines() if line.startswith(f"| `0x{cls.TYPE:02X}` | {cls.__name__} |")]
     assert len(rows) == 1, f"no row for {cls.__name__} in section 7.2"
