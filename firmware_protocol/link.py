@@ -6,6 +6,8 @@ arrived and the time (float seconds from any monotonic clock), and takes out the
 
 * Stop-and-wait per direction: each end has at most one request (command or event) outstanding;
   further requests wait in a queue. Every request is answered by exactly one reply with its seq.
+* Every message type but Nak travels one way only; a frame of the wrong direction (e.g. our own,
+  echoed back by the line) is a `Violation` and is ignored.
 * The sender retransmits the same bytes after a timeout or at once on a NAK (at most once per
   timeout), and gives up after `max_retries` timeouts (a `GaveUp` event; the caller raises).
 * The receiver delivers a request once: a repeat of the last request (same seq, same bytes) gets the
@@ -28,7 +30,8 @@ from firmware_protocol.errors import DecodeError, LocalProtocolError
 from firmware_protocol.framing import DELIMITER, MAX_WIRE, BadFrame, Frame, FrameDecoder
 from firmware_protocol.messages import (
     REGISTRY,
-    Ack,
+    Direction,
+    EventAck,
     Kind,
     Message,
     MsgType,
@@ -139,7 +142,8 @@ class _Outstanding:
 
 
 _SENDS: Final = {Role.HOST: {Kind.COMMAND}, Role.DEVICE: {Kind.EVENT, Kind.NOTICE}}
-_PEER_REQUESTS: Final = {Role.HOST: Kind.EVENT, Role.DEVICE: Kind.COMMAND}
+_HEARS: Final = {Role.HOST: {Direction.TO_HOST, Direction.BOTH},
+                 Role.DEVICE: {Direction.TO_DEVICE, Direction.BOTH}}
 _SYNC: Final = {Role.HOST: "Hello", Role.DEVICE: "Boot"}
 
 
@@ -307,17 +311,17 @@ class Link:
             self._send_nak(now)
             return
         kind = msg.KIND
-        if kind is Kind.NAK:
+        if msg.DIRECTION not in _HEARS[self.role]:  # e.g. our own frame echoed back by the line
+            self._violation(f"a {self.role.value} does not receive {type(msg).__name__}", frame, events)
+        elif kind is Kind.NAK:
             self._on_nak(now)
         elif kind is Kind.REPLY:
             self._on_reply(frame, msg, now, events)
-        elif kind is _PEER_REQUESTS[self.role]:
+        elif kind is not Kind.NOTICE:
             self._on_request(frame, msg, events)
-        elif kind is Kind.NOTICE and self.role is Role.HOST:
+        else:  # a notice, at the host
             self.counters.delivered += 1
             events.append(Delivered(msg, frame.seq))
-        else:
-            self._violation(f"a {self.role.value} does not receive {type(msg).__name__}", frame, events)
 
     def _on_nak(self, now: float) -> None:
         self.counters.naks_received += 1
@@ -333,7 +337,7 @@ class Link:
         if p is None or frame.seq != p.seq:
             self.counters.stale += 1
             return
-        allowed = (MsgType.ACK,) if p.message.KIND is Kind.EVENT else (MsgType.REFUSED, p.message.REPLY)
+        allowed = (MsgType.EVENT_ACK,) if p.message.KIND is Kind.EVENT else (MsgType.REFUSED, p.message.REPLY)
         if reply.TYPE not in allowed:
             self._violation(f"{type(reply).__name__} does not answer {type(p.message).__name__}", frame,
                             events)
@@ -360,7 +364,7 @@ class Link:
         self._rx_frame, self._rx_reply = frame, None
         self._last_command, self._replied = None, True
         if self.role is Role.HOST:
-            self._answer(frame.seq, Ack())
+            self._answer(frame.seq, EventAck())
         elif not (self._handshaken or msg.TYPE == MsgType.HELLO):
             self._answer(frame.seq, Refused(RefuseReason.HANDSHAKE_REQUIRED, 0))
             return

@@ -43,6 +43,7 @@ class MsgType(IntEnum):
     ACK = 0x01
     NAK = 0x02
     REFUSED = 0x03
+    EVENT_ACK = 0x04
     HELLO = 0x10
     GET_STATUS = 0x11
     SCAN_BOARD = 0x12
@@ -67,15 +68,24 @@ class Kind(Enum):
     """What a frame is for, from its type code's range."""
 
     COMMAND = "command"  # 0x10-0x3F host -> device request; answered by Ack, Refused or its response
-    REPLY = "reply"  # 0x01 Ack, 0x03 Refused, 0x40-0x5F responses; carry the seq they answer
-    EVENT = "event"  # 0x60-0x6F device -> host request; answered by Ack
+    REPLY = "reply"  # 0x01 Ack, 0x03 Refused, 0x04 EventAck, 0x40-0x5F responses; carry the seq answered
+    EVENT = "event"  # 0x60-0x6F device -> host request; answered by EventAck
     NOTICE = "notice"  # 0x70-0x7F device -> host, never answered, seq 0
     NAK = "nak"  # 0x02 either way: a damaged frame arrived, retransmit now; seq 0
 
 
+class Direction(Enum):
+    """Who sends a message: every type but Nak goes one way only, so an echoed frame is never taken
+    for the peer's."""
+
+    TO_DEVICE = "host -> device"
+    TO_HOST = "device -> host"
+    BOTH = "both"
+
+
 def kind_of(code: int) -> Kind | None:
     """The kind a type code's range gives, or None for reserved codes."""
-    if code in (MsgType.ACK, MsgType.REFUSED) or 0x40 <= code <= 0x5F:
+    if code in (MsgType.ACK, MsgType.REFUSED, MsgType.EVENT_ACK) or 0x40 <= code <= 0x5F:
         return Kind.REPLY
     if code == MsgType.NAK:
         return Kind.NAK
@@ -88,12 +98,22 @@ def kind_of(code: int) -> Kind | None:
     return None
 
 
+def direction_of(code: int) -> Direction:
+    """Who sends a (non-reserved) type code."""
+    if code == MsgType.NAK:
+        return Direction.BOTH
+    if code == MsgType.EVENT_ACK or 0x10 <= code <= 0x3F:
+        return Direction.TO_DEVICE
+    return Direction.TO_HOST
+
+
 class Message:
     """Base of every message class; the class attributes are set by `register`."""
 
     __slots__ = ()
     TYPE: ClassVar[MsgType]
     KIND: ClassVar[Kind]
+    DIRECTION: ClassVar[Direction]
     REPLY: ClassVar[MsgType | None] = None
     SYNC: ClassVar[bool] = False
     CODEC: ClassVar[Codec]
@@ -110,8 +130,9 @@ class Message:
     def describe(cls) -> str:
         """One line of the schema: code, name, kind, fields, and the reply of a command."""
         sync = " sync" if cls.SYNC else ""
+        way = {Direction.TO_DEVICE: " h>d", Direction.TO_HOST: " d>h", Direction.BOTH: ""}[cls.DIRECTION]
         reply = f" -> {REGISTRY[cls.REPLY].__name__}" if cls.REPLY is not None else ""
-        return f"0x{cls.TYPE:02X} {cls.__name__} {cls.KIND.value}{sync} {cls.CODEC.describe()}{reply}"
+        return f"0x{cls.TYPE:02X} {cls.__name__} {cls.KIND.value}{way}{sync} {cls.CODEC.describe()}{reply}"
 
 
 REGISTRY: dict[int, type[Message]] = {}
@@ -130,6 +151,7 @@ def register(
         if (kind is Kind.COMMAND) != (reply is not None):
             raise ValueError(f"{cls.__name__}: commands, and only commands, name their reply")
         cls.TYPE, cls.KIND, cls.REPLY, cls.SYNC = code, kind, reply, sync
+        cls.DIRECTION = direction_of(code)
         cls.CODEC = Codec.for_message(cls)
         REGISTRY[code] = cls
         return cls
@@ -178,7 +200,7 @@ Counts = Annotated[tuple[int, ...], ByteList(8)]
 @register(MsgType.ACK)
 @dataclass(frozen=True, slots=True)
 class Ack(Message):
-    """Reply: the request with this seq was received (an event) or accepted (a command)."""
+    """Device's reply to a command: accepted (and carried out, or started)."""
 
 
 @register(MsgType.NAK)
@@ -194,6 +216,12 @@ class Refused(Message):
 
     reason: ReasonField
     detail: U8
+
+
+@register(MsgType.EVENT_ACK)
+@dataclass(frozen=True, slots=True)
+class EventAck(Message):
+    """Host's reply to an event: received."""
 
 
 # --- commands (host -> device) ---------------------------------------------------------------

@@ -242,14 +242,18 @@ class ScriptedHost:
 
 
 class Simulation:
-    """Host and device links joined by two channels, run on a fake clock."""
+    """Host and device links joined by two channels, run on a fake clock.
+
+    With `echo`, each end also hears everything it sends (as on a 2-wire RS-485 bus).
+    """
 
     def __init__(self, host: ScriptedHost, machine: FakeMachine, h2d: Channel | None = None,
-                 d2h: Channel | None = None) -> None:
+                 d2h: Channel | None = None, echo: bool = False) -> None:
         self.host = host
         self.machine = machine
         self.h2d = h2d or Channel()
         self.d2h = d2h or Channel()
+        self.echo = echo
         self.now = 0.0
 
     def run(self, time_limit: float = 1e6) -> None:
@@ -269,8 +273,12 @@ class Simulation:
         now = self.now
         for data in self.h2d.take_due(now):
             self.machine.handle(self.machine.link.receive(data, now), now)
+            if self.echo:
+                self.host.handle(self.host.link.receive(data, now), now)
         for data in self.d2h.take_due(now):
             self.host.handle(self.host.link.receive(data, now), now)
+            if self.echo:
+                self.machine.handle(self.machine.link.receive(data, now), now)
         self.machine.handle(self.machine.link.poll(now), now)
         self.host.handle(self.host.link.poll(now), now)
         self._flush()

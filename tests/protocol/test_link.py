@@ -15,6 +15,7 @@ from firmware_protocol import (
     DealDone,
     DealOutcome,
     Delivered,
+    EventAck,
     GaveUp,
     GetStatus,
     Hello,
@@ -205,7 +206,7 @@ def test_an_event_is_delivered_once_when_its_ack_is_lost() -> None:
     dev.poll(RTO)
     assert carry(dev, host, RTO) == []
     assert host.counters.duplicates == 1
-    assert carry(host, dev, RTO) == [Answered(done, Ack())]
+    assert carry(host, dev, RTO) == [Answered(done, EventAck())]
 
 
 def test_events_wait_their_turn() -> None:

@@ -27,12 +27,12 @@ HOST_9600 = LinkConfig.for_baud(9600, Role.HOST)
 DEVICE_9600 = LinkConfig.for_baud(9600, Role.DEVICE)
 
 
-def run_session(count: int, h2d: Channel, d2h: Channel, host_config: LinkConfig) -> tuple[ScriptedHost,
-                                                                                          FakeMachine]:
+def run_session(count: int, h2d: Channel, d2h: Channel, host_config: LinkConfig,
+                echo: bool = False) -> tuple[ScriptedHost, FakeMachine]:
     commands = load_commands(count)
     host = ScriptedHost(Link(Role.HOST, host_config), commands)
     machine = FakeMachine(Link(Role.DEVICE, DEVICE_9600))
-    Simulation(host, machine, h2d, d2h).run()
+    Simulation(host, machine, h2d, d2h, echo=echo).run()
     return host, machine
 
 
@@ -52,6 +52,16 @@ def test_a_clean_wire_costs_no_retransmission() -> None:
     assert_exactly_once(host, machine, 50)
     assert host.link.counters.retransmits == machine.link.counters.retransmits == 0
     assert host.link.counters.bad_frames == machine.link.counters.bad_frames == 0
+
+
+def test_a_line_that_echoes_every_byte_back_fools_neither_end() -> None:
+    host, machine = run_session(200, Channel(), Channel(), HOST_9600, echo=True)
+    assert_exactly_once(host, machine, 200)
+    # every frame each end sent came back to it and was ignored as its own (the last ones may still be
+    # on the wire when the script ends)
+    for counters in (host.link.counters, machine.link.counters):
+        assert counters.frames_sent - 2 <= counters.violations <= counters.frames_sent
+    assert host.link.counters.retransmits == machine.link.counters.retransmits == 0
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

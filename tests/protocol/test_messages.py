@@ -16,6 +16,7 @@ from firmware_protocol.layout import Codec, Pocket
 from firmware_protocol.messages import (
     REGISTRY,
     SCHEMA_HASH,
+    Direction,
     Fault,
     Kind,
     LoadDeal,
@@ -64,6 +65,9 @@ def test_a_payload_one_byte_short_or_long_is_rejected(cls: type[Message], data: 
 def test_every_message_is_a_frozen_dataclass_of_a_known_kind(cls: type[Message]) -> None:
     assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
     assert kind_of(cls.TYPE) is cls.KIND
+    assert (cls.DIRECTION is Direction.BOTH) == (cls.TYPE == MsgType.NAK)
+    if cls.KIND is Kind.COMMAND or cls.TYPE == MsgType.EVENT_ACK:
+        assert cls.DIRECTION is Direction.TO_DEVICE
     if cls.KIND is Kind.COMMAND:
         assert cls.REPLY is not None and REGISTRY[cls.REPLY].KIND is Kind.REPLY
     else:
@@ -76,10 +80,10 @@ def test_unknown_type_is_a_decode_error() -> None:
 
 
 def test_type_code_ranges() -> None:
-    assert [kind_of(c) for c in (0x00, 0x01, 0x02, 0x03, 0x04, 0x10, 0x3F, 0x40, 0x5F, 0x60, 0x6F, 0x70, 0x7F,
-                                 0x80, 0xFF)] == [
-        None, Kind.REPLY, Kind.NAK, Kind.REPLY, None, Kind.COMMAND, Kind.COMMAND, Kind.REPLY, Kind.REPLY,
-        Kind.EVENT, Kind.EVENT, Kind.NOTICE, Kind.NOTICE, None, None]
+    assert [kind_of(c) for c in (0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x10, 0x3F, 0x40, 0x5F, 0x60, 0x6F, 0x70,
+                                 0x7F, 0x80, 0xFF)] == [
+        None, Kind.REPLY, Kind.NAK, Kind.REPLY, Kind.REPLY, None, Kind.COMMAND, Kind.COMMAND, Kind.REPLY,
+        Kind.REPLY, Kind.EVENT, Kind.EVENT, Kind.NOTICE, Kind.NOTICE, None, None]
 
 
 def test_register_refuses_taken_or_reserved_codes_and_commands_without_reply() -> None:

@@ -45,6 +45,7 @@ from firmware_protocol.messages import (  # noqa: E402
     Boot,
     DealDone,
     Eject,
+    EventAck,
     Fault,
     GetStatus,
     Hello,
@@ -90,6 +91,7 @@ def example_messages() -> list[tuple[int, Message]]:
     return [
         (5, Ack()), (0, Ack()), (255, Ack()),
         (0, Nak()),
+        (1, EventAck()), (0, EventAck()),
         (9, Refused(RefuseReason.WRONG_STATE, DeviceState.DEALING)),
         (0, Hello(PROTOCOL_VERSION, SCHEMA_HASH, 0xBEEF)),
         (1, GetStatus()),
