@@ -258,8 +258,8 @@ class Codec:
     def __init__(self, cls: type, fields: Sequence[FieldSpec]) -> None:
         self.cls = cls
         self.fields = tuple(fields)
-        codes = [f.kind.struct_code for f in self.fields]
-        self._struct = struct.Struct(">" + "".join(codes)) if all(codes) else None  # type: ignore[arg-type]
+        codes = [f.kind.struct_code for f in self.fields if f.kind.struct_code is not None]
+        self._struct = struct.Struct(">" + "".join(codes)) if len(codes) == len(self.fields) else None
         self._converters = [
             (i, f.kind.convert) for i, f in enumerate(self.fields)
             if isinstance(f.kind, UInt) and f.kind.convert is not None
