@@ -47,6 +47,7 @@ class Capability(IntFlag):
     EJECT = 0x0010
     RESUME_AFTER_FAULT = 0x0020
     KEEPS_JOB_OVER_POWER_LOSS = 0x0040
+    DISPLAY = 0x0080
 
 
 class RefuseReason(IntEnum):
@@ -109,6 +110,17 @@ class BootReason(IntEnum):
     RESET_COMMAND = 2
     WATCHDOG = 3
     BROWN_OUT = 4
+
+
+class Prompt(IntEnum):
+    """What a Display command asks the operator standing at the machine to do."""
+
+    NONE = 0  # nothing: the text is information only
+    INSERT_BOARD = 1  # insert the board named by label (or board number); take out any other first
+    REMOVE_BOARD = 2  # take the board out of the machine
+    EMPTY_BOARD = 3  # take every card out of the board's pockets, then put the board back in
+    CLEAR_PATH = 4  # clear the card path: a jammed or held card, the reject tray; close the door
+    FIX_PACK = 5  # make the pack whole: put back missing cards, take out foreign and extra ones
 
 
 class ResetMode(IntEnum):

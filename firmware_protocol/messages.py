@@ -23,6 +23,7 @@ from firmware_protocol.codes import (
     DeviceState,
     FaultCode,
     FaultFlag,
+    Prompt,
     RefuseReason,
     ResetMode,
     ScanResult,
@@ -53,6 +54,7 @@ class MsgType(IntEnum):
     RECOUNT = 0x16
     EJECT = 0x17
     RESET = 0x18
+    DISPLAY = 0x19
     HELLO_ACK = 0x40
     STATUS = 0x41
     BOOT = 0x60
@@ -302,6 +304,20 @@ class Reset(Message):
     """Clear to IDLE, or reboot the firmware."""
 
     mode: Annotated[int, UInt(1, ResetMode)]
+
+
+@register(MsgType.DISPLAY, reply=MsgType.ACK)
+@dataclass(frozen=True, slots=True)
+class Display(Message):
+    """Show text on the machine's display, prompting its operator: insert a board, empty it, clear a jam.
+
+    `board` and `label` name the board a prompt is about (0 and empty when none); `text` is for people.
+    """
+
+    prompt: Annotated[int, UInt(1, Prompt)]
+    board: U16
+    label: Annotated[bytes, Text(64)]
+    text: Annotated[bytes, Text(80)]
 
 
 # --- responses (device -> host replies) ------------------------------------------------------
