@@ -1,0 +1,132 @@
+"""What a simulated machine is: its timing, its rack of boards, its fault plan, its seed and identity.
+
+`SimConfig` is built from keyword arguments, from command-line options (`hil.cli`) or from a
+``sim://`` URL (`SimConfig.from_url`), the form a host's transport passes on::
+
+    sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
+
+Every query key is optional; unknown keys are refused. Times in `Timing` are seconds of machine time
+at speed 1 (realistic: about 8 s to deal a board, 4 s to recount it, 16 s a board in all with the
+operator's swap); the simulation divides them by `speed`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+from urllib.parse import parse_qsl, urlsplit
+
+from dealer.boards import parse_board_range
+from dealer.errors import UsageError
+from firmware_protocol.codes import Capability
+from hil.faults import FaultPlan, PlanError
+
+DEFAULT_SET: Final = "A"
+DEFAULT_BOARDS: Final = tuple(range(1, 37))
+DEFAULT_CAPABILITIES: Final = (Capability.BARCODE_READER | Capability.CARD_RECOUNT | Capability.BOARD_SENSOR
+                               | Capability.DOOR_SENSOR | Capability.EJECT | Capability.RESUME_AFTER_FAULT
+                               | Capability.DISPLAY)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds of machine time at speed 1 for each physical step; `jitter` spreads the operator's times."""
+
+    scan: float = 0.4
+    deal_start: float = 0.6
+    card: float = 0.14
+    recount_start: float = 0.5
+    recount_card: float = 0.07
+    eject: float = 0.8
+    operator_react: float = 1.0
+    operator_swap: float = 3.0
+    operator_fix: float = 6.0
+    jitter: float = 0.25
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Everything that makes one simulated machine (see the module docstring)."""
+
+    speed: float = 1.0
+    seed: int = 0
+    set_name: str | None = None
+    """The rack's board set; None: an open rack of set A that fetches any board asked for."""
+    boards: tuple[int, ...] = DEFAULT_BOARDS
+    copies: int = 1
+    faults: FaultPlan = field(default_factory=FaultPlan)
+    timing: Timing = field(default_factory=Timing)
+    serial: str = "SIM-0001"
+    capabilities: int = int(DEFAULT_CAPABILITIES)
+    keeps_job: bool = False
+    """Announce KEEPS_JOB_OVER_POWER_LOSS: after a power loss the job is kept, in FAULT(POWER_LOSS)."""
+    boot_noise: bool = False
+    """Write a line of text before the first frame after power-up, as many boards do."""
+    baud: int = 115200
+    link: str | None = None
+    """Path of the stable symlink a pty simulator keeps pointing at its current port."""
+
+    def __post_init__(self) -> None:
+        if not self.speed > 0:
+            raise UsageError(f"simulator speed must be above 0, got {self.speed}")
+        if self.copies < 1:
+            raise UsageError(f"copies must be at least 1, got {self.copies}")
+        if not self.boards:
+            raise UsageError("the simulator's rack needs at least one board")
+
+    @property
+    def rack_set(self) -> str:
+        return (self.set_name or DEFAULT_SET).upper()
+
+    @property
+    def open_rack(self) -> bool:
+        return self.set_name is None
+
+    @property
+    def all_capabilities(self) -> int:
+        caps = self.capabilities
+        return caps | Capability.KEEPS_JOB_OVER_POWER_LOSS if self.keeps_job else caps
+
+    def scaled(self, seconds: float) -> float:
+        """Machine time at this speed."""
+        return seconds / self.speed
+
+    @classmethod
+    def from_options(cls, *, speed: float = 1.0, seed: int = 0, set_name: str | None = None,
+                     boards: str | None = None, copies: int = 1, faults: str | Path | None = None,
+                     link: str | None = None, keeps_job: bool = False, boot_noise: bool = False) -> SimConfig:
+        """A config from the options of `dealer sim` (board range as text, plan as a file path)."""
+        try:
+            plan = FaultPlan.load(faults) if faults else FaultPlan()
+        except PlanError as exc:
+            raise UsageError(str(exc)) from None
+        numbers = tuple(parse_board_range(boards)) if boards else DEFAULT_BOARDS
+        if set_name is not None and not set_name.isalnum():
+            raise UsageError(f"board set {set_name!r}: use letters and digits only")
+        return cls(speed=speed, seed=seed, set_name=set_name, boards=numbers, copies=copies, faults=plan,
+                   link=link, keeps_job=keeps_job, boot_noise=boot_noise)
+
+    @classmethod
+    def from_url(cls, url: str) -> SimConfig:
+        """A config from a ``sim://`` URL (see the module docstring); raises UsageError naming the key."""
+        parts = urlsplit(url)
+        if parts.scheme != "sim":
+            raise UsageError(f"{url!r} is not a sim:// URL")
+        options: dict[str, str] = {}
+        for key, value in parse_qsl(parts.query, keep_blank_values=True):
+            if key not in _URL_KEYS:
+                raise UsageError(f"{url}: unknown option {key!r} (options: {', '.join(sorted(_URL_KEYS))})")
+            options[key] = value
+        try:
+            return cls.from_options(
+                speed=float(options.get("speed", 1.0)), seed=int(options.get("seed", 0)),
+                set_name=options.get("set") or None, boards=options.get("boards") or None,
+                copies=int(options.get("copies", 1)), faults=options.get("faults") or None,
+                link=options.get("link") or None, keeps_job=options.get("keeps_job", "0") in ("1", "true", "yes"),
+                boot_noise=options.get("boot_noise", "0") in ("1", "true", "yes"))
+        except ValueError as exc:
+            raise UsageError(f"{url}: {exc}") from None
+
+
+_URL_KEYS: Final = {"speed", "seed", "set", "boards", "copies", "faults", "link", "keeps_job", "boot_noise"}
