@@ -1,1 +1,80 @@
-"""The device side: a simulated dealing machine, fault plans and scenarios (independent of the host)."""
+"""The device side: a simulated duplicate-bridge dealing machine, written independently of the host.
+
+It shares only `firmware_protocol` (and the pure `dealer.boards` for board labels) with the host, so a
+host driver is tested against a machine, not against itself. It is also what a new user runs before
+they have hardware, and what a firmware engineer compares a real machine against.
+
+Modules (each owns one thing):
+
+* `config`: `SimConfig` (speed, seed, rack, fault plan, timing, identity), also from a ``sim://`` URL.
+* `physical`, `room`: cards, packs, boards (they keep their cards outside the machine), the rack, the
+  ledger of every dealing; the machine's hopper, card path, slot and door.
+* `model`, `dealing`: the firmware (PROTOCOL.md section 6) and the card path; pure, time passed in.
+* `operator`: who inserts which board, what they do when the host prompts (`Display`), their mistakes.
+* `faults`, `bytefaults`: declarative fault plans; byte faults applied on the line.
+* `device`: all of it behind a device-role `Link`: ``receive(bytes, now)``, ``poll(now)``,
+  ``data_to_send()``, ``next_deadline()``.
+* `loopback`: an in-memory cable with a pyserial-like host end, in virtual time by default.
+* `pty_sim`: the machine on a pseudo-terminal, for real pyserial; `cli`: ``python -m hil``, ``dealer sim``.
+* `scenarios`: named fault plans with their expected outcome; `pytest_plugin`: ``--machine-port``.
+
+For a host's ``sim://`` URLs (``dealer.transport``)::
+
+    sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
+           &keeps_job=1&boot_noise=1                      (every key optional)
+
+    import hil
+    sim = hil.open_sim(url)              # a started PtySimulator (SimConfig.from_url, then start())
+    port = serial.serial_for_url(sim.path, baudrate=115200, timeout=0.05, exclusive=True)
+    ...                                  # on a disconnection, reopen sim.path (the link if given)
+    port.close(); sim.stop()             # stop() joins the thread and closes every fd
+
+or, without a pty (tests, or a platform without one): ``loop = hil.Loopback(SimConfig.from_url(url))``,
+``port = loop.open()`` (read the time from ``port.clock``), ``loop.close()``.
+
+What the simulated operator does (a host should prompt with `Display`): INSERT_BOARD puts in the board
+named by the label (or number), taking out any other; it does nothing if that board is in already.
+REMOVE_BOARD takes the board out; EMPTY_BOARD takes it out, empties it and puts it back; CLEAR_PATH
+clears a jam or a held card and closes the door; FIX_PACK puts back missing cards. With no prompt the
+operator inserts the board whose deal is loaded (by its number), else the next empty board of the
+rack. With no ``set`` the rack is open: set A, and any board the host asks for by label is fetched.
+After a Fault, a host waits for the operator by retrying StartDeal (refused with FAULT_PRESENT until the
+cause is gone); after a prompt that moves a board, it waits for BoardChanged or polls Status.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hil.config import SimConfig, Timing
+from hil.device import SimDevice, Unplug
+from hil.faults import FaultKind, FaultPlan, FaultSpec, PlanError
+from hil.loopback import Loopback, LoopbackPort, VirtualClock, open_loopbacks
+from hil.scenarios import CAPABILITIES, SCENARIOS, Expect, Scenario
+
+if TYPE_CHECKING:
+    from hil.pty_sim import PtySimulator
+
+__all__ = [
+    "CAPABILITIES", "SCENARIOS", "Expect", "FaultKind", "FaultPlan", "FaultSpec", "Loopback", "LoopbackPort",
+    "PlanError", "PtySimulator", "Scenario", "SimConfig", "SimDevice", "Timing", "Unplug", "VirtualClock",
+    "open_loopbacks", "open_sim",
+]
+
+
+def open_sim(url_or_config: str | SimConfig) -> PtySimulator:
+    """A started `PtySimulator` for a ``sim://`` URL or a `SimConfig` (POSIX only)."""
+    from hil.pty_sim import PtySimulator
+
+    config = SimConfig.from_url(url_or_config) if isinstance(url_or_config, str) else url_or_config
+    sim = PtySimulator(config)
+    sim.start()
+    return sim
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PtySimulator":  # imported on demand: it needs a POSIX pty
+        from hil.pty_sim import PtySimulator
+
+        return PtySimulator
+    raise AttributeError(f"module 'hil' has no attribute {name!r}")

@@ -19,9 +19,9 @@ by the speed). What they do, in order of precedence:
 Mistakes come from the fault plan: an insertion may take the wrong board (the next one on the rack)
 or put the board in turned (its label then faces away from the reader, unless the plan says it is
 readable); a board may be pulled out during dealing and put back later; a board's label may be dirty
-(wiped when it is taken out at a prompt), damaged, or mark a dealer and vulnerability against Law 2 (a spare replaces it
-when the operator is asked for the right board). A prompt they cannot carry out (a board not in a
-closed rack) is dropped.
+(wiped when it is taken out at a prompt), damaged, or mark a dealer and vulnerability against Law 2
+(a spare replaces it when the operator is asked for the right board). A prompt they cannot carry out
+(a board not in a closed rack) is dropped.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ("hil.pytest_plugin",)
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 SHARED_REFERENCE = ROOT.parent / "shared" / "reference"

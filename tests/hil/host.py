@@ -62,6 +62,9 @@ from firmware_protocol import (
 )
 
 
+UNRESUMABLE = (FaultCode.MISFEED, FaultCode.HARDWARE, FaultCode.INTERNAL)
+
+
 class Port(Protocol):
     timeout: float | None
 
@@ -342,8 +345,9 @@ class ScriptHost:
         """Wait for the dealing to end, putting right what can be resumed; True if all 52 cards went."""
         if status is not None and status.state == 3:
             return status.cards_dealt == 52
-        if status is not None and status.state == 4:
-            return self._resume(status.fault, status.fault_detail, status.fault != FaultCode.MISFEED, out)
+        if status is not None and status.state == 4 and not self._resume(
+                status.fault, status.fault_detail, status.fault not in UNRESUMABLE, out):
+            return False
         while True:
             msg = self.wire.wait(lambda m: isinstance(m, DealDone | Fault) and getattr(m, "job", 0) == self.job,
                                  self.patience)
@@ -375,6 +379,8 @@ class ScriptHost:
             reply = self.wire.request(StartDeal(self.job))
             if not isinstance(reply, Refused):
                 return True
+            if reply.reason == RefuseReason.WRONG_STATE and reply.detail == 2:
+                return True  # dealing again already: the fault was an old report
             if reply.reason != RefuseReason.FAULT_PRESENT:
                 raise HostError(f"resume refused: {reply}")
             self.wire.idle(1.0)

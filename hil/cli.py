@@ -1,0 +1,111 @@
+"""`python -m hil` and `dealer sim`: serve a simulated dealing machine on a pseudo-terminal until stopped.
+
+The first line on standard output is the path a host opens (the stable symlink), alone on its line;
+everything else goes to standard error. SIGTERM or SIGINT (Ctrl-C) stops the machine cleanly: the
+thread is joined, the pty closed and the symlink removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
+
+from dealer.errors import DealerError, UsageError
+from hil.config import DEFAULT_SET, SimConfig
+
+if TYPE_CHECKING:
+    from hil.pty_sim import PtySimulator
+
+DESCRIPTION = ("Serve a simulated duplicate-bridge dealing machine on a pseudo-terminal. A host opens the "
+               "printed path with pyserial as it would a USB port.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The simulator's options, shared by `python -m hil` and `dealer sim`."""
+    parser.add_argument("--faults", metavar="PLAN", help="fault plan file (JSON; see hil.faults)")
+    parser.add_argument("--speed", type=float, default=1.0, metavar="X",
+                        help="run the machine X times faster than real (default 1: about 16 s a board)")
+    parser.add_argument("--set", dest="set_name", metavar="NAME",
+                        help=f"the operator's board set (default: set {DEFAULT_SET}, and any board the host "
+                             "asks for is fetched)")
+    parser.add_argument("--boards", metavar="RANGE", help="board numbers in the rack, e.g. 1-32 (default 1-36)")
+    parser.add_argument("--copies", type=int, default=1, metavar="N", help="copies of each board in the rack")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    parser.add_argument("--link", metavar="PATH",
+                        help="stable symlink to the current pty (default: dealer-sim-PID in the temp folder)")
+    parser.add_argument("--keeps-job", action="store_true",
+                        help="announce KEEPS_JOB_OVER_POWER_LOSS: a power loss keeps the job")
+    parser.add_argument("--boot-noise", action="store_true", help="write a line of text before the first frame")
+
+
+def config_from_args(args: argparse.Namespace) -> SimConfig:
+    link = args.link or os.path.join(tempfile.gettempdir(), f"dealer-sim-{os.getpid()}")
+    return SimConfig.from_options(speed=args.speed, seed=args.seed, set_name=args.set_name, boards=args.boards,
+                                  copies=args.copies, faults=args.faults, link=link, keeps_job=args.keeps_job,
+                                  boot_noise=args.boot_noise)
+
+
+def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the simulator until SIGTERM or SIGINT; prints the port path first."""
+    out, err = out or sys.stdout, err or sys.stderr
+    config = config_from_args(args)
+    if os.path.lexists(str(config.link)) and not os.path.islink(str(config.link)):
+        raise UsageError(f"--link {config.link}: a file of that name exists and is not a symlink")
+    from hil.pty_sim import PtySimulator  # POSIX only: imported when the simulator runs
+
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda s, f: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    sim = PtySimulator(config)
+    try:
+        path = sim.start()
+        print(path, file=out, flush=True)
+        rack = f"set {config.rack_set} boards {_range(config.boards)}" + ("" if config.set_name else ", open")
+        print(f"dealer sim: machine on {sim.pts_path} (link {path}); speed {config.speed:g}; rack {rack}; "
+              f"{len(config.faults.faults)} faults planned; stop with Ctrl-C", file=err, flush=True)
+        _watch(sim, stop, err)
+    finally:
+        sim.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print("dealer sim: stopped", file=err, flush=True)
+    return 0
+
+
+def _watch(sim: PtySimulator, stop: threading.Event, err: TextIO) -> None:
+    """Wait for a signal, reporting each fault as it fires."""
+    shown = 0
+    while not stop.wait(0.2):
+        if sim.error is not None:
+            return
+        assert sim.device is not None
+        with sim.lock:
+            log = sim.device.engine.log + sim.byte_faults.log
+        for line in log[shown:]:
+            print(f"dealer sim: fault: {line}", file=err, flush=True)
+        shown = len(log)
+
+
+def _range(boards: Sequence[int]) -> str:
+    from dealer.boards import format_board_range
+
+    return format_board_range(list(boards))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hil", description=DESCRIPTION)
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return serve(args)
+    except DealerError as exc:
+        print(f"hil: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except OSError as exc:
+        print(f"hil: error: {exc}", file=sys.stderr)
+        return 1

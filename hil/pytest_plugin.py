@@ -1,0 +1,120 @@
+"""The pytest plugin of the simulator: options for a real machine, scenario skipping, a leak check.
+
+Load it with ``-p hil.pytest_plugin`` or ``pytest_plugins = ("hil.pytest_plugin",)`` in a conftest.
+
+* ``--machine-port URL``: a real dealing machine (any pyserial URL). Tests marked ``hardware`` are
+  skipped without it, with the reason.
+* ``--machine-needs LIST``: the capabilities the rig has been prepared for (comma list of
+  `hil.scenarios.CAPABILITIES`, or ``all``); `require_capabilities` skips a scenario needing more.
+* ``--machine-set NAME``: the board set of the rig's boards (default A).
+* `hil_leak_check`: a fixture that fails the test if it left a thread, a file descriptor (a pty among
+  them) or a loopback open. Use it autouse in the conftest of simulator tests.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hil.loopback import open_loopbacks
+from hil.scenarios import CAPABILITIES, Scenario
+
+FD_DIR = Path("/proc/self/fd")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("hil", "dealing machine")
+    group.addoption("--machine-port", metavar="URL", default=None,
+                    help="run the hardware scenarios against a real dealing machine at this pyserial URL")
+    group.addoption("--machine-needs", metavar="LIST", default="",
+                    help="capabilities the rig is prepared for, comma separated, or 'all' "
+                         f"(known: {', '.join(sorted(CAPABILITIES))})")
+    group.addoption("--machine-set", metavar="NAME", default="A", help="board set of the rig's boards (default A)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "hardware: needs a real dealing machine (--machine-port)")
+    needs = machine_needs_of(config)
+    unknown = needs - set(CAPABILITIES)
+    if unknown:
+        raise pytest.UsageError(f"--machine-needs: unknown capability {sorted(unknown)[0]!r} "
+                                f"(known: {', '.join(sorted(CAPABILITIES))})")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--machine-port"):
+        return
+    skip = pytest.mark.skip(reason="needs a real dealing machine: --machine-port URL")
+    for item in items:
+        if "hardware" in item.keywords:
+            item.add_marker(skip)
+
+
+def machine_needs_of(config: pytest.Config) -> frozenset[str]:
+    text = str(config.getoption("--machine-needs") or "")
+    if text.strip() == "all":
+        return frozenset(CAPABILITIES)
+    return frozenset(n.strip() for n in text.split(",") if n.strip())
+
+
+@pytest.fixture
+def machine_port(request: pytest.FixtureRequest) -> str | None:
+    """The real machine's pyserial URL, None when there is none."""
+    port = request.config.getoption("--machine-port")
+    return str(port) if port else None
+
+
+@pytest.fixture
+def machine_needs(request: pytest.FixtureRequest) -> frozenset[str]:
+    """The capabilities the real rig declares."""
+    return machine_needs_of(request.config)
+
+
+@pytest.fixture
+def machine_set(request: pytest.FixtureRequest) -> str:
+    return str(request.config.getoption("--machine-set"))
+
+
+def require_capabilities(scenario: Scenario, has: frozenset[str]) -> None:
+    """Skip the test, with the reason, if the rig lacks what `scenario` needs."""
+    missing = scenario.needs - has
+    if missing:
+        pytest.skip(f"the rig is not prepared for {', '.join(sorted(missing))} "
+                    f"({'; '.join(CAPABILITIES[m] for m in sorted(missing))}): add it to --machine-needs")
+
+
+def _open_fds() -> dict[int, str]:
+    out = {}
+    for name in os.listdir(FD_DIR):
+        try:
+            out[int(name)] = os.readlink(FD_DIR / name)
+        except OSError:
+            continue  # closed meanwhile (the fd of the listing itself)
+    return out
+
+
+@pytest.fixture
+def hil_leak_check() -> Iterator[None]:
+    """Fail the test if it leaves a thread, an fd (a pty among them) or a loopback behind."""
+    threads = set(threading.enumerate())
+    fds = _open_fds() if FD_DIR.is_dir() else {}
+    loops = set(open_loopbacks())
+    yield
+    deadline = time.monotonic() + 2.0
+    while True:
+        extra = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
+        if not extra or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    assert not extra, f"threads left running: {[t.name for t in extra]}"
+    left = [lp for lp in open_loopbacks() if lp not in loops]
+    assert not left, f"{len(left)} loopback(s) not closed"
+    if FD_DIR.is_dir():
+        now = _open_fds()
+        leaked = {fd: target for fd, target in now.items() if fds.get(fd) != target}
+        assert not leaked, f"file descriptors left open: {leaked}"
