@@ -78,17 +78,20 @@ def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | Non
 
 
 def _watch(sim: PtySimulator, stop: threading.Event, err: TextIO) -> None:
-    """Wait for a signal, reporting each fault as it fires."""
-    shown = 0
-    while not stop.wait(0.2):
-        if sim.error is not None:
-            return
-        assert sim.device is not None
-        with sim.lock:
-            log = sim.device.engine.log + sim.byte_faults.log
-        for line in log[shown:]:
-            print(f"dealer sim: fault: {line}", file=err, flush=True)
-        shown = len(log)
+    """Wait for a signal, reporting each fault as it fires (and the last ones once stopped)."""
+    shown = (0, 0)
+    while not stop.wait(0.2) and sim.error is None:
+        shown = _report_faults(sim, shown, err)
+    _report_faults(sim, shown, err)
+
+
+def _report_faults(sim: PtySimulator, shown: tuple[int, int], err: TextIO) -> tuple[int, int]:
+    assert sim.device is not None
+    with sim.lock:
+        device_log, byte_log = list(sim.device.engine.log), list(sim.byte_faults.log)
+    for line in device_log[shown[0]:] + byte_log[shown[1]:]:
+        print(f"dealer sim: fault: {line}", file=err, flush=True)
+    return len(device_log), len(byte_log)
 
 
 def _range(boards: Sequence[int]) -> str:

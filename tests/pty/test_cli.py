@@ -1,0 +1,102 @@
+"""`python -m hil` and `dealer sim` as a user runs them, and examples/one_board.py against `dealer sim`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dealer.cli import main
+
+pytestmark = [pytest.mark.pty,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def start(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, *args], cwd=cwd, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def stop(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    return proc.returncode, err
+
+
+@pytest.mark.parametrize("command", [["-m", "hil"], ["-m", "dealer", "sim"]], ids=["python -m hil", "dealer sim"])
+def test_the_simulator_prints_its_port_first_and_stops_cleanly_on_sigterm(command: list[str], tmp_path: Path) -> None:
+    link = tmp_path / "machine"
+    proc = start(*command, "--speed", "100", "--link", str(link), cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline().strip()
+        assert first == str(link)
+        assert os.path.islink(first) and os.readlink(first).startswith("/dev/pts/")
+    finally:
+        code, err = stop(proc)
+    assert code == 0, err
+    assert not os.path.lexists(link)
+    assert "stopped" in err and "Traceback" not in err
+
+
+def test_the_default_link_is_an_absolute_path_that_exists(tmp_path: Path) -> None:
+    proc = start("-m", "dealer", "sim", "--speed", "100", cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline().strip()
+        assert os.path.isabs(first) and os.path.exists(first)
+    finally:
+        code, _ = stop(proc)
+    assert code == 0 and not os.path.lexists(first)
+
+
+def test_a_bad_fault_plan_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text('[{"kind": "jam", "card": 99, "board": 1}]')
+    proc = subprocess.run([sys.executable, "-m", "dealer", "sim", "--faults", str(plan)], cwd=tmp_path, env=ENV,
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"dealer: error: fault plan {plan}: fault 1 (jam): "
+                                                "card must be 1..52, got 99"]
+
+
+def test_faults_are_reported_on_stderr_as_they_fire(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"faults": [{"kind": "jam", "board": 1, "card": 5}]}')
+    link = tmp_path / "machine"
+    proc = start("-m", "hil", "--speed", "50", "--faults", str(plan), "--link", str(link), cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        example = subprocess.run([sys.executable, str(ROOT / "examples" / "one_board.py"), str(link)], env=ENV,
+                                 capture_output=True, text=True, timeout=60)
+        assert example.returncode != 0 and "fault while dealing" in example.stderr
+    finally:
+        _, err = stop(proc)
+    assert "dealer sim: fault: jam at board 1 card 5" in err
+
+
+def test_dealer_sim_help_lists_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["sim", "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    for option in ("--faults", "--speed", "--set", "--boards", "--copies", "--seed", "--link"):
+        assert option in text
+
+
+def test_the_one_board_example_deals_a_board_through_dealer_sim(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "one_board.py")], cwd=tmp_path, env=ENV,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[1].startswith("handshake: SIM-0001")
+    assert lines[2] == "scan: label 'A:1:N0:4'"
+    assert lines[-1] == "recount: every card in its pocket (13, 13, 13, 13); board ejected"

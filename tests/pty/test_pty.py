@@ -1,0 +1,137 @@
+"""The simulator on a real pseudo-terminal, driven by real pyserial: few tests, outcome-based.
+
+Each test has generous deadlines and asserts only outcomes (never how long something took).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.pty,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
+
+serial = pytest.importorskip("serial")
+
+from firmware_protocol import (  # noqa: E402
+    SCHEMA_HASH,
+    GaveUp,
+    GetStatus,
+    Hello,
+    HelloAck,
+    Link,
+    LinkConfig,
+    Role,
+    Status,
+    encode_message,
+)
+from hil.config import SimConfig  # noqa: E402
+from hil.faults import FaultPlan  # noqa: E402
+from hil.pty_sim import PtySimulator  # noqa: E402
+from tests.hil.host import Disconnected, ScriptHost, Wire, summary  # noqa: E402
+
+SPEED = 200.0
+
+
+def open_port(path: str) -> serial.Serial:
+    return serial.serial_for_url(path, baudrate=115200, timeout=0.02, exclusive=True)
+
+
+def wire_to(path: str) -> Wire:
+    return Wire(lambda: open_port(path), time.monotonic, time.sleep)
+
+
+@pytest.fixture
+def sim(tmp_path: Path) -> PtySimulator:
+    simulator = PtySimulator(SimConfig(speed=SPEED, seed=3), link=tmp_path / "dealer-sim")
+    simulator.start()
+    yield simulator
+    simulator.stop()
+
+
+def test_the_port_is_a_raw_pty_behind_a_stable_link(sim: PtySimulator, tmp_path: Path) -> None:
+    assert sim.path == str(tmp_path / "dealer-sim")
+    assert os.path.islink(sim.path) and os.readlink(sim.path) == sim.pts_path
+
+
+def test_handshake(sim: PtySimulator) -> None:
+    wire = wire_to(sim.path)
+    try:
+        hello = wire.open(10.0)
+        assert isinstance(hello, HelloAck) and hello.schema_hash == SCHEMA_HASH
+        assert isinstance(wire.request(GetStatus()), Status)
+    finally:
+        wire.close()
+
+
+def test_one_full_board(sim: PtySimulator) -> None:
+    host = ScriptHost(lambda: open_port(sim.path), time.monotonic, time.sleep, patience=20.0)
+    result = summary(host.run([1]))
+    assert result["verified"] and result["dealings"] == 1
+    with sim.lock:
+        assert sim.device is not None and sim.device.ledger.dealt_labels() == {"A:1:N0:4": 1}
+
+
+def test_a_device_that_never_answers_makes_the_host_give_up(tmp_path: Path) -> None:
+    deaf = FaultPlan.of({"kind": "drop", "rate": 1.0, "direction": "to_device"})
+    with PtySimulator(SimConfig(faults=deaf)) as deaf_sim:
+        port = open_port(deaf_sim.path)
+        try:
+            link = Link(Role.HOST, LinkConfig.for_baud(115200, Role.HOST))
+            link.send(Hello(1, SCHEMA_HASH, 5), time.monotonic())
+            deadline = time.monotonic() + 30.0
+            gave_up: list[GaveUp] = []
+            while not gave_up and time.monotonic() < deadline:
+                port.write(link.data_to_send())
+                now = time.monotonic()
+                events = link.receive(port.read(256), now) + link.poll(now)
+                gave_up += [e for e in events if isinstance(e, GaveUp)]
+            assert gave_up and gave_up[0].attempts == 9
+        finally:
+            port.close()
+
+
+def test_unplugging_is_a_disconnection_and_the_link_brings_the_machine_back(sim: PtySimulator) -> None:
+    wire = wire_to(sim.path)
+    try:
+        first = wire.open(10.0)
+        sim.unplug()
+        assert not os.path.lexists(sim.path)
+        with pytest.raises(Disconnected):
+            for _ in range(100):
+                wire.request(GetStatus(), 2.0)
+        wire.close()
+        with pytest.raises(serial.SerialException):
+            open_port(sim.path)
+        sim.replug()
+        assert os.readlink(sim.path) == sim.pts_path
+        again = wire.open(10.0)
+        assert again.boot_id == first.boot_id  # the machine itself kept running
+    finally:
+        wire.close()
+
+
+def test_a_host_rides_through_an_unplug_in_the_middle_of_a_board(tmp_path: Path) -> None:
+    plan = FaultPlan.of({"kind": "unplug", "board": 1, "card": 20, "seconds": 0.3})
+    with PtySimulator(SimConfig(speed=SPEED, faults=plan), link=tmp_path / "sim") as unplugged:
+        host = ScriptHost(lambda: open_port(unplugged.path), time.monotonic, time.sleep, patience=20.0)
+        result = summary(host.run([1]))
+        assert result["verified"] and result["reconnects"] == 1 and unplugged.unplugs == 1
+
+
+def test_spy_url_traces_the_exchange(sim: PtySimulator, tmp_path: Path) -> None:
+    trace = tmp_path / "trace.txt"
+    wire = Wire(lambda: serial.serial_for_url(f"spy://{sim.path}?file={trace}", baudrate=115200, timeout=0.02),
+                time.monotonic, time.sleep)
+    try:
+        wire.open(10.0)
+    finally:
+        wire.close()
+    text = trace.read_text()
+    hello_start = " ".join(f"{b:02X}" for b in encode_message(Hello(1, SCHEMA_HASH, 0), 0)[:2])
+    assert any(" TX " in line and hello_start in line for line in text.splitlines())
+    assert any(" RX " in line and "<empty>" not in line for line in text.splitlines())
