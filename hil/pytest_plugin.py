@@ -84,8 +84,8 @@ def require_capabilities(scenario: Scenario, has: frozenset[str]) -> None:
     """Skip the test, with the reason, if the rig lacks what `scenario` needs."""
     missing = scenario.needs - has
     if missing:
-        pytest.skip(f"the rig is not prepared for {', '.join(sorted(missing))} "
-                    f"({'; '.join(CAPABILITIES[m] for m in sorted(missing))}): add it to --machine-needs")
+        wanted = "; ".join(f"{m}: {CAPABILITIES[m]}" for m in sorted(missing))
+        pytest.skip(f"the rig is not prepared for {wanted} (add to --machine-needs once it is)")
 
 
 def _open_fds() -> dict[int, str]:

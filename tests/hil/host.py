@@ -61,7 +61,6 @@ from firmware_protocol import (
     pack_seats,
 )
 
-
 UNRESUMABLE = (FaultCode.MISFEED, FaultCode.HARDWARE, FaultCode.INTERNAL)
 
 
@@ -427,3 +426,4 @@ def summary(outcomes: list[BoardOutcome]) -> dict[str, Any]:
         "reconnects": sum(o.reconnects for o in outcomes),
         "dealings": sum(o.dealings for o in outcomes),
     }
+

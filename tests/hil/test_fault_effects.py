@@ -23,15 +23,15 @@ from firmware_protocol import (
     Prompt,
     Recount,
     RecountReport,
-    RefuseReason,
     Refused,
+    RefuseReason,
     ScanBoard,
     ScanResult,
     StartDeal,
     Status,
     StatusFlag,
 )
-from firmware_protocol.framing import BadFrame, Frame, FrameDecoder
+from firmware_protocol.framing import BadFrame, FrameDecoder
 from hil.bytefaults import TO_HOST, ByteFaults, Line
 from hil.config import SimConfig
 from hil.faults import FaultKind, FaultPlan, FaultSpec

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from hil.config import SimConfig
 from hil.loopback import Loopback
 from hil.physical import PhysicalBoard
 from hil.scenarios import CAPABILITIES, SCENARIOS, Expect, Scenario, by_name
-from tests.hil.host import BoardOutcome, ScriptHost, deal_for, summary
+from tests.hil.faulty_port import FaultyPort
+from tests.hil.host import BoardOutcome, Port, ScriptHost, deal_for, summary
 
 
 def board_holding(loop: Loopback, label: str) -> PhysicalBoard:
@@ -59,3 +61,22 @@ def test_an_expectation_reports_what_differs() -> None:
                      "machine_faults: expected ['JAM'], got ['DOOR_OPEN', 'JAM']",
                      "redeals: expected at least 1, got 0"]
     assert len(expect.mismatches(seen, boards=3, exact=False)) == 2  # extra faults are fine on hardware
+
+
+@pytest.mark.parametrize("name", ["line_noise", "slow_usb"])
+def test_byte_fault_scenarios_also_run_with_the_faults_on_the_host_side(name: str) -> None:
+    """As on a real rig: the machine is clean, the test host's port wrapper makes the line noise."""
+    scenario = by_name(name)
+    with Loopback(SimConfig(seed=2)) as loop:
+        ports: list[FaultyPort] = []
+
+        def connect() -> Port:
+            ports.append(FaultyPort(loop.open(), scenario.plan, loop.clock, seed=2))
+            return ports[-1]
+
+        seen = summary(ScriptHost(connect, loop.clock, loop.advance, seed=2).run(list(scenario.boards)))
+        assert scenario.expect.mismatches(seen, len(scenario.boards), exact=True) == [], seen
+        directions = {line.split()[1] for p in ports for line in p.faults.log}
+        assert directions == ({"to_host", "to_device"} if name == "line_noise" else {"to_host"})
+        assert sum(len(p.faults.log) for p in ports) > 5
+        assert not loop.byte_faults.log

@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from dealer.cli import main
+from hil.scenarios import SCENARIOS
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
 
 
 def start(*args: str, cwd: Path) -> subprocess.Popen[str]:
@@ -100,3 +101,27 @@ def test_the_one_board_example_deals_a_board_through_dealer_sim(tmp_path: Path) 
     assert lines[1].startswith("handshake: SIM-0001")
     assert lines[2] == "scan: label 'A:1:N0:4'"
     assert lines[-1] == "recount: every card in its pocket (13, 13, 13, 13); board ejected"
+
+
+def test_the_hardware_scenarios_rehearse_against_a_served_simulator(tmp_path: Path) -> None:
+    link = tmp_path / "machine"
+    proc = start("-m", "hil", "--speed", "100", "--link", str(link), cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "hardware",
+                              str(ROOT / "tests" / "hardware"), "--machine-port", str(link), "-rs"],
+                             cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120)
+    finally:
+        stop(proc)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert f"1 passed, {len(SCENARIOS) - 1} skipped" in run.stdout
+    assert "the rig is not prepared for jam: a card that jams (a bent card placed in the pack)" in run.stdout
+
+
+def test_without_a_machine_port_the_hardware_tests_are_skipped_with_the_reason() -> None:
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+                          str(ROOT / "tests" / "hardware")], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0
+    assert f"{len(SCENARIOS)} skipped" in run.stdout and "needs a real dealing machine: --machine-port" in run.stdout
