@@ -13,6 +13,7 @@ Load it with ``-p hil.pytest_plugin`` or ``pytest_plugins = ("hil.pytest_plugin"
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -98,14 +99,15 @@ def _open_fds() -> dict[int, str]:
     return out
 
 
-@pytest.fixture
-def hil_leak_check() -> Iterator[None]:
-    """Fail the test if it leaves a thread, an fd (a pty among them) or a loopback behind."""
+@contextlib.contextmanager
+def no_leaks(grace: float = 2.0) -> Iterator[None]:
+    """Raise AssertionError if the block leaves a thread (after `grace` seconds to end), an fd (a pty
+    among them) or a loopback open."""
     threads = set(threading.enumerate())
     fds = _open_fds() if FD_DIR.is_dir() else {}
     loops = set(open_loopbacks())
     yield
-    deadline = time.monotonic() + 2.0
+    deadline = time.monotonic() + grace
     while True:
         extra = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
         if not extra or time.monotonic() > deadline:
@@ -115,6 +117,12 @@ def hil_leak_check() -> Iterator[None]:
     left = [lp for lp in open_loopbacks() if lp not in loops]
     assert not left, f"{len(left)} loopback(s) not closed"
     if FD_DIR.is_dir():
-        now = _open_fds()
-        leaked = {fd: target for fd, target in now.items() if fds.get(fd) != target}
+        leaked = {fd: target for fd, target in _open_fds().items() if fds.get(fd) != target}
         assert not leaked, f"file descriptors left open: {leaked}"
+
+
+@pytest.fixture
+def hil_leak_check() -> Iterator[None]:
+    """Fail the test if it leaves a thread, an fd (a pty among them) or a loopback behind."""
+    with no_leaks():
+        yield
