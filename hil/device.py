@@ -24,7 +24,7 @@ from firmware_protocol.codes import BootReason, DeviceState
 from firmware_protocol.link import Delivered, Link, LinkConfig, LinkEvent, Role
 from firmware_protocol.messages import Boot, Display, Kind, Message
 from hil.config import SimConfig
-from hil.dealing import Dealing
+from hil.dealing import Dealing, Stop
 from hil.faults import FaultEngine, FaultKind, FaultSpec
 from hil.model import Firmware
 from hil.operator import Operator
@@ -136,18 +136,19 @@ class SimDevice:
         """The power goes at `t` and comes back `seconds` later: the firmware's memory is lost."""
         old = self.firmware
         old.halt()
-        state, dealing = old.state, old.dealing
+        state, dealing, fault = old.state, old.dealing, old.fault
         if dealing and dealing.record and state in (DeviceState.DEALING, DeviceState.FAULT):
             dealing.record.outcome = "power loss"
         self.powered = False
         self._out.clear()
         self.link.data_to_send()
-        self.schedule.at(t + seconds, lambda t2: self._restart(t2, reason, state, dealing), "power")
+        self.schedule.at(t + seconds, lambda t2: self._restart(t2, reason, state, dealing, fault), "power")
 
-    def _restart(self, t: float, reason: BootReason, state: DeviceState, dealing: Dealing | None) -> None:
+    def _restart(self, t: float, reason: BootReason, state: DeviceState, dealing: Dealing | None,
+                 fault: Stop | None) -> None:
         self._power_on(t, reason)
         if self.config.keeps_job:
-            self.firmware.restore(state, dealing, t)
+            self.firmware.restore(state, dealing, fault, t)
         else:
             self.operator.on_dealing_ended(t)
 

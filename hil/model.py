@@ -367,13 +367,15 @@ class Firmware:
         flags = FaultFlag.RESUMABLE if resumable else FaultFlag(0)
         self.listener.emit(Fault(stop.code, stop.detail, d.job, d.cards_dealt, flags), t)
 
-    def restore(self, state: DeviceState, dealing: Dealing | None, t: float) -> None:
-        """Take over the job of the previous boot (a KEEPS_JOB_OVER_POWER_LOSS machine): a dealing that was
-        under way or stopped comes back as FAULT(POWER_LOSS), resumable; other states as they were."""
+    def restore(self, state: DeviceState, dealing: Dealing | None, fault: Stop | None, t: float) -> None:
+        """Take over the job of the previous boot (a KEEPS_JOB_OVER_POWER_LOSS machine): a dealing under
+        way comes back as FAULT(POWER_LOSS), resumable; a fault as it was; other states as they were."""
         if dealing is None:
             return
         self.dealing = dealing
-        if state in (DeviceState.DEALING, DeviceState.FAULT):
+        if state is DeviceState.DEALING:
             self._stop(Stop(FaultCode.POWER_LOSS, 0, True), t)
+        elif state is DeviceState.FAULT and fault is not None:
+            self._stop(fault, t)
         else:
             self.state = state

@@ -14,7 +14,8 @@ by the speed). What they do, in order of precedence:
 2. With no prompt and an empty slot: the board whose deal is loaded (the machine shows its number),
    else the next empty board of the rack in order.
 3. When a dealing ends (complete, aborted, reset) or the machine restarts, they load a fresh pack at
-   once, setting aside whatever was left in the hopper; a board the machine ejects, they put away.
+   once, setting aside whatever was left in the hopper or the card path; a board the machine ejects,
+   they put away.
 
 Mistakes come from the fault plan: an insertion may take the wrong board (the next one on the rack)
 or put the board in turned (its label then faces away from the reader, unless the plan says it is

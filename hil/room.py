@@ -110,8 +110,11 @@ class Room:
     # --- cards -----------------------------------------------------------------------------------
 
     def load_fresh_pack(self) -> None:
-        """Set aside whatever is left in the hopper and load a fresh pack."""
+        """Set aside whatever is left in the hopper or held in the card path, and load a fresh pack."""
         self.aside += self.hopper
+        if self.path is not None:
+            self.aside.append(self.path.card)
+            self.path = None
         self.hopper = self.packs.fresh_pack()
 
     def feed(self) -> Card | None:

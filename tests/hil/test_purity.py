@@ -1,0 +1,20 @@
+"""The simulator's core is pure: time comes in as an argument; no clock, thread, select, pty or serial."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_layering import ROOT, imports_of
+
+PURE = ("schedule", "physical", "room", "dealing", "model", "operator", "faults", "bytefaults", "device",
+        "config", "scenarios")
+IMPURE = {"time", "threading", "select", "socket", "asyncio", "os", "tty", "fcntl", "pty", "serial", "subprocess"}
+
+
+@pytest.mark.parametrize("name", PURE)
+def test_core_module_reads_no_clock_and_does_no_io(name: str) -> None:
+    path: Path = ROOT / "hil" / f"{name}.py"
+    used = {n.split(".")[0] for n in imports_of(path)} & IMPURE
+    assert not used, f"hil/{name}.py imports {sorted(used)}"
