@@ -12,6 +12,7 @@ operator's swap); the simulation divides them by `speed`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -102,8 +103,8 @@ class SimConfig:
         except PlanError as exc:
             raise UsageError(str(exc)) from None
         numbers = tuple(parse_board_range(boards)) if boards else DEFAULT_BOARDS
-        if set_name is not None and not set_name.isalnum():
-            raise UsageError(f"board set {set_name!r}: use letters and digits only")
+        if set_name is not None and not re.fullmatch(r"[A-Za-z0-9]{1,12}", set_name):
+            raise UsageError(f"board set {set_name!r}: use 1 to 12 letters (A-Z) and digits")
         return cls(speed=speed, seed=seed, set_name=set_name, boards=numbers, copies=copies, faults=plan,
                    link=link, keeps_job=keeps_job, boot_noise=boot_noise)
 

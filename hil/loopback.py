@@ -135,7 +135,7 @@ class Loopback:
         while not stop() and self.clock() < deadline:
             nxt = self.next_time()
             wake = deadline if nxt is None else min(deadline, max(nxt, self.clock()))
-            self._sleep(wake - self.clock())
+            self._sleep(max(0.0, wake - self.clock()))
             self.step()
 
     def advance(self, seconds: float) -> None:

@@ -40,7 +40,8 @@ def test_a_bare_sim_url_is_the_default_machine() -> None:
     ("sim://?boards=3-1", "runs backwards"),
     ("sim://?faults=/no/such/plan.json", "No such file"),
     ("loop://", "not a sim:// URL"),
-    ("sim://?set=R-D", "letters and digits"),
+    ("sim://?set=R-D", "letters"),
+    ("sim://?set=ABCDEFGHIJKLM", "1 to 12"),
 ])
 def test_a_bad_sim_url_is_refused_with_a_clear_message(url: str, message: str) -> None:
     with pytest.raises(UsageError, match=message):

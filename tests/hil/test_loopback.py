@@ -87,3 +87,12 @@ def test_virtual_clock_only_moves_when_told() -> None:
     clock.sleep(2.0)
     clock.sleep(-1.0)
     assert clock() == 5.0
+
+
+def test_a_loopback_can_run_in_real_time_too() -> None:
+    import time
+
+    with Loopback(SimConfig(speed=1000.0), clock=time.monotonic) as loop:
+        port = loop.open(timeout=0.01)
+        port.write(encode_message(Hello(1, SCHEMA_HASH, 9), 0))
+        assert port.read(4096)  # the HelloAck (and Boot) came back through the real-time cable

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,7 @@ def wire_to(path: str) -> Wire:
 
 
 @pytest.fixture
-def sim(tmp_path: Path) -> PtySimulator:
+def sim(tmp_path: Path) -> Iterator[PtySimulator]:
     simulator = PtySimulator(SimConfig(speed=SPEED, seed=3), link=tmp_path / "dealer-sim")
     simulator.start()
     yield simulator
