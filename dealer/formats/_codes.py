@@ -182,23 +182,23 @@ def parse_hand(deal: bytearray, seat: int, text: str, marks: str | None = None) 
                 return why
         return None
     seen: set[int] = set()
-    suit: int | None = None
+    current: int | None = None
     start = 0
     for i, ch in enumerate(text):
         s = marks.find(ch.upper())
         if s < 0:
             continue
-        if suit is None:
+        if current is None:
             if i:
                 return f"hand {text!r} does not start with a suit letter"
         else:
-            why = place_suit(deal, seat, suit, text[start:i])
+            why = place_suit(deal, seat, current, text[start:i])
             if why:
                 return why
         if s in seen:
             return f"hand {text!r} names suit {SUITS[s]} twice"
         seen.add(s)
-        suit, start = s, i + 1
-    if suit is None:
+        current, start = s, i + 1
+    if current is None:
         return f"hand {text!r} does not start with a suit letter" if text else None
-    return place_suit(deal, seat, suit, text[start:])
+    return place_suit(deal, seat, current, text[start:])

@@ -17,8 +17,14 @@ from typing import Any, BinaryIO, Final
 import numpy as np
 
 from dealer.dealset import DealSet
-from dealer.formats._records import CHUNK_BOARDS, RecordFault, check_batch, fault_error, iter_records, \
-    reject_options
+from dealer.formats._records import (
+    CHUNK_BOARDS,
+    RecordFault,
+    check_batch,
+    fault_error,
+    iter_records,
+    reject_options,
+)
 
 NAME: Final = "ber"
 EXTENSIONS: Final = ("ber",)

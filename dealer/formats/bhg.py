@@ -22,8 +22,16 @@ from dealer.cards import card_name
 from dealer.dealset import DealSet
 from dealer.errors import FormatError
 from dealer.formats._codes import cards_by_seat
-from dealer.formats._records import CHUNK_BOARDS, UNSET, ByteArray, RecordFault, check_batch, \
-    duplicate_card, iter_lines, reject_options
+from dealer.formats._records import (
+    CHUNK_BOARDS,
+    UNSET,
+    ByteArray,
+    RecordFault,
+    check_batch,
+    duplicate_card,
+    iter_lines,
+    reject_options,
+)
 
 NAME: Final = "bhg"
 EXTENSIONS: Final = ("bhg",)

@@ -153,7 +153,8 @@ def _board_deals(doc: _Document, path: str) -> dict[int, ByteArray]:
         value, line = doc.boards[board]
         m = _BOARD_VALUE.fullmatch(value)
         if not m:
-            raise FormatError("a board is 26 letters a-p and a 3-digit checksum", path, line=line, board=board)
+            raise FormatError("a board is 26 letters a-p and a 3-digit checksum", path, line=line,
+                              board=board)
         if board_checksum(board, m.group(1)) != int(m.group(2)):
             raise FormatError(f"board checksum is {m.group(2)}, the letters give "
                               f"{board_checksum(board, m.group(1)):03d}", path, line=line, board=board)
@@ -217,5 +218,6 @@ def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, headline: st
     strings = [row.tobytes().decode("ascii") for row in encode_letters(deals.deals)]
     for board in range(1, MAX_BOARD + 1):
         letters = strings[board - low] if low <= board <= high else FILLER
-        lines += [f"Duplicates {board:02d}=0", f"Board {board:02d}={letters}{board_checksum(board, letters):03d}"]
+        check = board_checksum(board, letters)
+        lines += [f"Duplicates {board:02d}=0", f"Board {board:02d}={letters}{check:03d}"]
     stream.write((newline.join(lines) + newline).encode(ENCODING, errors="replace"))

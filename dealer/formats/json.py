@@ -92,7 +92,8 @@ class _Scanner:
     def expect(self, chars: str, what: str) -> str:
         ch = self.peek()
         if not ch or ch not in chars:
-            raise self.error(f"expected {what}, found {ch[:1]!r}" if ch else f"expected {what}, found the end")
+            found = repr(ch) if ch else "the end"
+            raise self.error(f"expected {what}, found {found}")
         self.pos += 1
         return ch
 

@@ -43,7 +43,7 @@ _AH: Final = re.compile(r"\s*board\s+(\d{1,9})\s*", re.IGNORECASE)
 
 @dataclass
 class _Board:
-    """The keys of one board seen so far, with the line of its md."""
+    """The keys of one board seen so far, with the line of its md (or of its first key)."""
 
     md: str | None = None
     line: int = 0
@@ -84,7 +84,7 @@ def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
             board = None
         if key not in ("qx", "md", "ah", "sv"):
             continue
-        board = board or _Board()
+        board = board or _Board(line=line)
         if key == "md":
             board.md, board.line = value, line
         elif getattr(board, key) is None:
@@ -114,7 +114,7 @@ class _Chunk:
 
     def add(self, board: _Board) -> None:
         if board.md is None:
-            raise FormatError("a board without md (its deal)", self.path, line=board.line or None)
+            raise FormatError("a board without md (its deal)", self.path, line=board.line)
         number = self._number(board)
         self.boards.append(number)
         self.lines.append(board.line)
