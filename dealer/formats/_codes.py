@@ -6,7 +6,8 @@
   page glyphs for spade, heart, diamond, club), each followed by that suit's ranks. Used by DGE and DUP.
 - :func:`hand_layout`: hands written suit by suit with chosen suit marks and hand separators, the
   common shape of DGE, PBN deal strings, LIN ``md`` values and Big Deal's CSV.
-- :func:`parse_hand`: the reverse for one text hand, with a clear reason when it fails.
+- :func:`parse_hand`: the reverse for one text hand, with a clear reason when it fails;
+  :func:`parse_deal_strings`: PBN deal strings of a whole chunk at once.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.cards import RANKS, SUITS, card_name
+from dealer.cards import RANKS, SEATS, SUITS, card_name
 from dealer.formats._records import UNSET, ByteArray, RecordFault, check_batch, duplicate_card
 
 DGE_SYMBOLS: Final = bytes([6, 3, 4, 5])  # spade, heart, diamond, club in the DOS code page
@@ -202,3 +203,84 @@ def parse_hand(deal: bytearray, seat: int, text: str, marks: str | None = None) 
     if current is None:
         return f"hand {text!r} does not start with a suit letter" if text else None
     return place_suit(deal, seat, current, text[start:])
+
+
+def parse_deal_string(out: bytearray, text: str) -> str | None:
+    """Append the 52 seats of a PBN deal string 'F:h1 h2 h3 h4' to `out`; returns the reason it
+    cannot, or None. Hands clockwise from seat F, each 'S.H.D.C'; any case, '10' for ten."""
+    first, sep, rest = text.strip().partition(":")
+    if not sep or len(first) != 1 or first.upper() not in SEATS:
+        return f"{text[:20]!r} does not start with a seat and ':'"
+    hands = rest.split()
+    if len(hands) != 4:
+        return f"needs 4 hands; got {len(hands)}"
+    deal = bytearray([UNSET] * 52)
+    start = SEATS.index(first.upper())
+    for k, hand in enumerate(hands):
+        why = parse_hand(deal, (start + k) % 4, hand)
+        if why:
+            return why
+    deal_counts = [deal.count(seat) for seat in range(4)]
+    if deal_counts != [13] * 4:
+        missing = [card_name(c) for c in range(52) if deal[c] == UNSET]
+        return f"no hand holds {' '.join(missing[:4])}" if missing else "every hand needs 13 cards"
+    out += deal
+    return None
+
+
+_SEAT_OF_BYTE: Final = np.full(256, -1, dtype=np.int16)
+_SEAT_OF_BYTE[list(SEATS.encode())] = np.arange(4)
+_SEAT_OF_BYTE[list(SEATS.lower().encode())] = np.arange(4)
+_ANY_RANK: Final = _RANK_OF_BYTE.copy()
+_ANY_RANK[list(RANKS.lower().encode())] = np.arange(13)
+_PLAIN_LENGTH: Final = 2 + 52 + 12 + 3  # 'F:' + ranks + dots + spaces
+
+
+def parse_deal_strings(texts: Sequence[str]) -> ByteArray:
+    """(n, 52) deals from PBN deal strings; raises `RecordFault` (row, reason) for the first bad one.
+
+    Strings in the plain form (single spaces, 'T' for ten) are decoded together with numpy; any
+    other goes through :func:`parse_deal_string`, which also words the reason of a fault.
+    """
+    n = len(texts)
+    deals = np.full((n, 52), UNSET, dtype=np.uint8)
+    encoded = [t.strip().encode("ascii", "replace") for t in texts]
+    plain = np.flatnonzero([len(e) == _PLAIN_LENGTH for e in encoded])
+    done = np.zeros(n, dtype=bool)
+    if plain.size:
+        block = np.frombuffer(b"".join(encoded[i] for i in plain), dtype=np.uint8).reshape(-1, _PLAIN_LENGTH)
+        ok = _decode_plain(block, deals, plain)
+        done[plain[ok]] = True
+    for row in np.flatnonzero(~done):
+        out = bytearray()
+        why = parse_deal_string(out, texts[row])
+        if why:
+            raise RecordFault(int(row), None, why)
+        deals[row] = np.frombuffer(bytes(out), dtype=np.uint8)
+    try:
+        check_batch(deals)
+    except RecordFault as fault:
+        why = parse_deal_string(bytearray(), texts[fault.row])
+        raise RecordFault(fault.row, None, why or fault.reason) from None
+    return deals
+
+
+def _decode_plain(block: ByteArray, deals: ByteArray, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+    """Decode plain-form deal strings into `deals[rows]`; returns which rows were plain after all."""
+    first = _SEAT_OF_BYTE[block[:, 0]]
+    body = block[:, 2:]
+    is_space, is_dot = body == ord(" "), body == ord(".")
+    hand = np.cumsum(is_space, axis=1)
+    dots = np.cumsum(is_dot, axis=1)
+    rank = _ANY_RANK[body]
+    is_rank = ~(is_space | is_dot)
+    ok = ((first >= 0) & (block[:, 1] == ord(":")) & (is_space.sum(axis=1) == 3)
+          & (is_dot.sum(axis=1) == 12) & (~is_space | (dots == 3 * hand)).all(axis=1)
+          & (~is_rank | (rank >= 0)).all(axis=1))
+    good = np.flatnonzero(ok)
+    if good.size:
+        mask = is_rank[good]
+        cards = ((dots[good] - 3 * hand[good]) * 13 + rank[good])[mask].reshape(-1, 52)
+        seats = ((first[good, None] + hand[good]) % 4)[mask].reshape(-1, 52).astype(np.uint8)
+        deals[rows[good, None], cards] = seats
+    return ok

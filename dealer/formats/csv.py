@@ -22,8 +22,8 @@ from dealer.boards import Vulnerability
 from dealer.cards import SEATS
 from dealer.dealset import DealSet
 from dealer.errors import FormatError
-from dealer.formats._codes import hand_layout, place_suit
-from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, UNSET, RecordFault, check_batch, reject_options
+from dealer.formats._codes import hand_layout, parse_deal_strings, place_suit
+from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, UNSET, RecordFault, reject_options
 
 NAME: Final = "csv"
 EXTENSIONS: Final = ("csv",)
@@ -37,20 +37,31 @@ class _Chunk:
     """Boards read so far in one chunk, with the line each came from."""
 
     def __init__(self) -> None:
-        self.deals = bytearray()
+        self.texts: list[str] = []
+        self.holdings: list[list[str]] = []
         self.boards: list[int] = []
         self.dealers: list[int] = []
         self.vuls: list[int] = []
         self.lines: list[int] = []
 
     def deal_set(self, path: str) -> DealSet:
-        deals = np.frombuffer(bytes(self.deals), dtype=np.uint8).reshape(-1, 52)
         try:
-            check_batch(deals)
+            deals = parse_deal_strings(self.texts)
         except RecordFault as fault:
-            raise FormatError(fault.reason, path, line=self.lines[fault.row],
-                              board=self.boards[fault.row]) from None
+            row = fault.row
+            raise FormatError(_holding_fault(self.holdings[row]) or fault.reason, path,
+                              line=self.lines[row], board=self.boards[row]) from None
         return DealSet(np.array(self.boards), deals, np.array(self.dealers), np.array(self.vuls))
+
+
+def _holding_fault(holdings: list[str]) -> str | None:
+    """The reason 16 suit holdings are not a deal, naming the hand and suit where it can."""
+    deal = bytearray([UNSET] * 52)
+    for k, ranks in enumerate(holdings):
+        why = place_suit(deal, k // 4, k % 4, ranks)
+        if why:
+            return f"{SEATS[k // 4]} {'SHDC'[k % 4]}: {why}"
+    return None
 
 
 def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
@@ -96,12 +107,9 @@ def _take(chunk: _Chunk, row: list[str], line: int, path: str) -> None:
     if not slash or dealer < 0 or vul is None:
         raise FormatError(f"{row[17]!r} is not dealer/vulnerability such as 'N/-' or 'E/NS'", path,
                           line=line, board=board)
-    deal = bytearray([UNSET] * 52)
-    for k in range(16):
-        why = place_suit(deal, k // 4, k % 4, row[k].strip())
-        if why:
-            raise FormatError(f"{SEATS[k // 4]} {'SHDC'[k % 4]}: {why}", path, line=line, board=board)
-    chunk.deals += deal
+    holdings = [field.strip() for field in row[:16]]
+    chunk.texts.append("N:" + " ".join(".".join(holdings[h:h + 4]) for h in range(0, 16, 4)))
+    chunk.holdings.append(holdings)
     chunk.boards.append(board)
     chunk.dealers.append(dealer)
     chunk.vuls.append(int(vul))

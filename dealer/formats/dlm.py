@@ -209,6 +209,8 @@ def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, headline: st
     boards = deals.boards
     if (np.diff(boards) != 1).any():
         raise FormatError("DLM holds consecutive boards only, in order; this set is not one run")
+    if boards[-1] > MAX_BOARD:
+        raise FormatError(f"DLM holds boards 1-{MAX_BOARD} only; this run reaches board {boards[-1]}")
     low, high = int(boards[0]), int(boards[-1])
     text = " ".join((deals.event if headline is None else headline).split())
     lines = ["[Document]", f"Headline={text}", f"Status={'Sealed' if blind else 'Show'}",

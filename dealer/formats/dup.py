@@ -208,6 +208,8 @@ def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, copies: int 
     boards = deals.boards
     if (np.diff(boards) != 1).any():
         raise FormatError("DUP holds consecutive boards only, in order; this set is not one run")
+    if boards[-1] > MAX_BOARD:
+        raise FormatError(f"DUP holds boards 1-{MAX_BOARD} only; this run reaches board {boards[-1]}")
     ends = Trailer(True, False, int(boards[0]), copies, int(boards[-1])).encode()
     for start in range(0, len(deals), CHUNK_BOARDS):
         part = deals.deals[start:start + CHUNK_BOARDS]

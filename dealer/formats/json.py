@@ -30,12 +30,12 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 
-from dealer.boards import Vulnerability, dealers_of, vulnerabilities_of
+from dealer.boards import dealer_of, vulnerability_of
 from dealer.cards import SEATS
 from dealer.dealset import DealSet
 from dealer.errors import FormatError
-from dealer.formats._codes import hand_layout, parse_hand
-from dealer.formats._records import CHUNK_BOARDS, UNSET, RecordFault, check_batch, read_full, reject_options
+from dealer.formats._codes import hand_layout, parse_deal_strings
+from dealer.formats._records import CHUNK_BOARDS, RecordFault, read_full, reject_options
 
 NAME: Final = "json"
 EXTENSIONS: Final = ("json",)
@@ -44,6 +44,8 @@ FORMAT_ID: Final = "dealer-deals"
 VERSION: Final = 1
 VUL_NAMES: Final = ("None", "NS", "EW", "All")
 BOARD_KEYS: Final = frozenset({"board", "dealer", "vulnerable", "deal"})
+_SEAT_NUMBER: Final = {seat: i for i, seat in enumerate(SEATS)}
+_VUL_NUMBER: Final = {name: i for i, name in enumerate(VUL_NAMES)}
 HEADER_KEYS: Final = ("format", "version", "event", "metadata")
 READ_SIZE: Final = 1 << 16
 MAX_VALUE: Final = 1 << 24  # one JSON value larger than this is refused, to bound memory
@@ -59,20 +61,26 @@ class _Scanner:
         self.json = json.JSONDecoder()
         self.text = ""
         self.pos = 0
-        self.lines_dropped = 0
+        self.counted = 0  # newlines in text[:counted] are counted in line_no
+        self.line_no = 1
         self.eof = False
 
+    def line(self) -> int:
+        """The line of the current position (positions only move forward)."""
+        self.line_no += self.text.count("\n", self.counted, self.pos)
+        self.counted = self.pos
+        return self.line_no
+
     def error(self, reason: str) -> FormatError:
-        line = self.lines_dropped + self.text.count("\n", 0, self.pos) + 1
-        return FormatError(reason, self.path, line=line)
+        return FormatError(reason, self.path, line=self.line())
 
     def _fill(self, size: int) -> bool:
         """Read more text; False at the end of the stream."""
         if self.eof:
             return False
         if self.pos > READ_SIZE:
-            self.lines_dropped += self.text.count("\n", 0, self.pos)
-            self.text, self.pos = self.text[self.pos:], 0
+            self.line()
+            self.text, self.pos, self.counted = self.text[self.pos:], 0, 0
         data = read_full(self.stream, size)
         try:
             self.text += self.decoder.decode(data, final=not data)
@@ -165,7 +173,7 @@ def _check_header(scan: _Scanner, header: dict[str, Any]) -> tuple[str, dict[str
 
 class _Chunk:
     def __init__(self) -> None:
-        self.deals = bytearray()
+        self.texts: list[str] = []
         self.boards: list[int] = []
         self.dealers: list[int] = []
         self.vuls: list[int] = []
@@ -180,7 +188,7 @@ def _boards(scan: _Scanner, header: tuple[str, dict[str, str]]) -> Iterator[Deal
         return
     while True:
         scan.peek()
-        line = scan.lines_dropped + scan.text.count("\n", 0, scan.pos) + 1
+        line = scan.line()
         _take(chunk, scan.value(), line, scan.path)
         if len(chunk.boards) == CHUNK_BOARDS:
             yield _deal_set(chunk, header, scan.path)
@@ -197,50 +205,35 @@ def _take(chunk: _Chunk, item: Any, line: int, path: str) -> None:
     board = item.get("board")
     if type(board) is not int or board < 1:
         raise FormatError(f"'board' must be an integer from 1; got {board!r}", path, line=line)
-    extra = set(item) - BOARD_KEYS
+    extra = item.keys() - BOARD_KEYS
     if extra:
         raise FormatError(f"unknown key {sorted(extra)[0]!r}", path, line=line, board=board)
-    dealer_text = item.get("dealer", SEATS[int(dealers_of([board])[0])])
-    vul_text = item.get("vulnerable", VUL_NAMES[int(vulnerabilities_of([board])[0])])
-    if dealer_text not in tuple(SEATS):
-        raise FormatError(f"'dealer' must be N, E, S or W; got {dealer_text!r}", path, line=line, board=board)
-    if vul_text not in VUL_NAMES:
-        raise FormatError(f"'vulnerable' must be None, NS, EW or All; got {vul_text!r}", path, line=line,
-                          board=board)
+    dealer = _choice(item, "dealer", _SEAT_NUMBER, dealer_of(board), path, line, board)
+    vul = _choice(item, "vulnerable", _VUL_NUMBER, int(vulnerability_of(board)), path, line, board)
     deal = item.get("deal")
     if not isinstance(deal, str):
         raise FormatError("'deal' must be a PBN deal string", path, line=line, board=board)
-    why = _parse_deal(chunk.deals, deal)
-    if why:
-        raise FormatError(f"deal: {why}", path, line=line, board=board)
+    chunk.texts.append(deal)
     chunk.boards.append(board)
-    chunk.dealers.append(SEATS.index(dealer_text))
-    chunk.vuls.append(int(Vulnerability(VUL_NAMES.index(vul_text))))
+    chunk.dealers.append(dealer)
+    chunk.vuls.append(vul)
     chunk.lines.append(line)
 
 
-def _parse_deal(out: bytearray, text: str) -> str | None:
-    """Append the 52 seats of a PBN deal string to `out`; returns the reason it cannot, or None."""
-    first, sep, rest = text.strip().partition(":")
-    if not sep or len(first) != 1 or first.upper() not in SEATS:
-        return f"{text[:20]!r} does not start with a seat and ':'"
-    hands = rest.split()
-    if len(hands) != 4:
-        return f"needs 4 hands; got {len(hands)}"
-    deal = bytearray([UNSET] * 52)
-    start = SEATS.index(first.upper())
-    for k, hand in enumerate(hands):
-        why = parse_hand(deal, (start + k) % 4, hand)
-        if why:
-            return why
-    out += deal
-    return None
+def _choice(item: dict[str, Any], key: str, names: dict[str, int], default: int, path: str, line: int,
+            board: int) -> int:
+    """The number of a named value (dealer, vulnerability), or `default` when the key is absent."""
+    if key not in item:
+        return default
+    value = item[key]
+    if not isinstance(value, str) or value not in names:
+        raise FormatError(f"{key!r} must be {', '.join(names)}; got {value!r}", path, line=line, board=board)
+    return names[value]
 
 
 def _deal_set(chunk: _Chunk, header: tuple[str, dict[str, str]], path: str) -> DealSet:
-    deals = np.frombuffer(bytes(chunk.deals), dtype=np.uint8).reshape(-1, 52)
     try:
-        check_batch(deals)
+        deals = parse_deal_strings(chunk.texts)
     except RecordFault as fault:
         raise FormatError(f"deal: {fault.reason}", path, line=chunk.lines[fault.row],
                           board=chunk.boards[fault.row]) from None

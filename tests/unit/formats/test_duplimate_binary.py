@@ -205,3 +205,9 @@ def test_reading_an_empty_file_says_it_holds_no_boards(tmp_path: Path) -> None:
         path.write_bytes(b"")
         with pytest.raises(FormatError, match="no boards"):
             read_file(path)
+
+
+@pytest.mark.parametrize("fmt", ["dup", "dlm"])
+def test_writers_called_directly_also_refuse_boards_beyond_99(fmt: str) -> None:
+    with pytest.raises(FormatError, match="1-99"):
+        write_bytes(fmt, DEALS.renumbered([98, 99, 100, 101]))
