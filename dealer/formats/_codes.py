@@ -251,11 +251,11 @@ def parse_deal_strings(texts: Sequence[str]) -> ByteArray:
         block = np.frombuffer(b"".join(encoded[i] for i in plain), dtype=np.uint8).reshape(-1, _PLAIN_LENGTH)
         ok = _decode_plain(block, deals, plain)
         done[plain[ok]] = True
-    for row in np.flatnonzero(~done):
+    for row in (int(r) for r in np.flatnonzero(~done)):
         out = bytearray()
         why = parse_deal_string(out, texts[row])
         if why:
-            raise RecordFault(int(row), None, why)
+            raise RecordFault(row, None, why)
         deals[row] = np.frombuffer(bytes(out), dtype=np.uint8)
     try:
         check_batch(deals)
@@ -274,7 +274,7 @@ def _decode_plain(block: ByteArray, deals: ByteArray, rows: npt.NDArray[np.intp]
     dots = np.cumsum(is_dot, axis=1)
     rank = _ANY_RANK[body]
     is_rank = ~(is_space | is_dot)
-    ok = ((first >= 0) & (block[:, 1] == ord(":")) & (is_space.sum(axis=1) == 3)
+    ok: npt.NDArray[np.bool_] = ((first >= 0) & (block[:, 1] == ord(":")) & (is_space.sum(axis=1) == 3)
           & (is_dot.sum(axis=1) == 12) & (~is_space | (dots == 3 * hand)).all(axis=1)
           & (~is_rank | (rank >= 0)).all(axis=1))
     good = np.flatnonzero(ok)
