@@ -17,6 +17,7 @@ from dealer.cards import SEATS, card_name
 from dealer.errors import FormatError, UsageError
 
 CHUNK_BOARDS: Final = 8192
+HIGHEST_BOARD: Final = 999_999_999  # board numbers in text formats: at most 9 digits
 MAX_LINE: Final = 1 << 20  # a text line longer than this is not a deal file
 
 ByteArray = npt.NDArray[np.uint8]

@@ -35,7 +35,7 @@ from dealer.cards import SEATS
 from dealer.dealset import DealSet
 from dealer.errors import FormatError
 from dealer.formats._codes import hand_layout, parse_deal_strings
-from dealer.formats._records import CHUNK_BOARDS, RecordFault, read_full, reject_options
+from dealer.formats._records import CHUNK_BOARDS, HIGHEST_BOARD, RecordFault, read_full, reject_options
 
 NAME: Final = "json"
 EXTENSIONS: Final = ("json",)
@@ -203,8 +203,9 @@ def _take(chunk: _Chunk, item: Any, line: int, path: str) -> None:
     if not isinstance(item, dict):
         raise FormatError("a board must be an object", path, line=line)
     board = item.get("board")
-    if type(board) is not int or board < 1:
-        raise FormatError(f"'board' must be an integer from 1; got {board!r}", path, line=line)
+    if type(board) is not int or not 1 <= board <= HIGHEST_BOARD:
+        raise FormatError(f"'board' must be an integer from 1 to {HIGHEST_BOARD}; got {board!r}"[:120],
+                          path, line=line)
     extra = item.keys() - BOARD_KEYS
     if extra:
         raise FormatError(f"unknown key {sorted(extra)[0]!r}", path, line=line, board=board)

@@ -29,7 +29,15 @@ from dealer.boards import Vulnerability, dealers_of, vulnerabilities_of
 from dealer.dealset import DealSet
 from dealer.errors import FormatError
 from dealer.formats._codes import hand_layout, parse_hand
-from dealer.formats._records import CHUNK_BOARDS, UNSET, RecordFault, check_batch, iter_lines, reject_options
+from dealer.formats._records import (
+    CHUNK_BOARDS,
+    MAX_LINE,
+    UNSET,
+    RecordFault,
+    check_batch,
+    iter_lines,
+    reject_options,
+)
 
 NAME: Final = "lin"
 EXTENSIONS: Final = ("lin",)
@@ -61,6 +69,8 @@ def _pairs(stream: BinaryIO, path: str) -> Iterator[tuple[str, str, int]]:
         parts = raw.decode("utf-8", errors="replace").split("|")
         parts[0] = carry + parts[0]
         carry = parts.pop()
+        if len(carry) > MAX_LINE:
+            raise FormatError(f"no '|' in over {MAX_LINE} bytes", path, line=number)
         for part in parts:
             if key is None:
                 key = part.strip().lower()

@@ -3,6 +3,8 @@ given to a reader yield deal sets or `FormatError`, never another exception, nev
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -74,3 +76,25 @@ def test_damaged_valid_files_give_deals_or_format_error(fmt: str) -> None:
         read_or_format_error(fmt, bytes(data))
 
     check()
+
+
+GOOD_DEAL = "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84"
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6)
+
+
+def either(*special: object) -> st.SearchStrategy[object]:
+    return st.sampled_from(special) | json_values
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fixed_dictionaries(
+    {"board": either(1, 2**70, 0, -1, True, 99.0), "deal": either(GOOD_DEAL)},
+    optional={"dealer": either("N", "n", None), "vulnerable": either("All", "Both"), "x": json_values}),
+    st.dictionaries(st.sampled_from(["format", "version", "event", "metadata"]), json_values, max_size=4))
+def test_json_with_any_values_gives_deals_or_format_error(board: dict[str, object],
+                                                          header: dict[str, object]) -> None:
+    doc = {"format": "dealer-deals", "version": 1, **header, "boards": [board]}
+    read_or_format_error("json", json.dumps(doc).encode())
