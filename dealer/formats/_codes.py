@@ -29,8 +29,9 @@ DGE_PART: Final = 68
 _CARD_DIGITS: Final = np.array([[ord(ch) for ch in f"{c + 1:02d}"] for c in range(52)], dtype=np.uint8)
 _RANK_BYTES: Final = np.frombuffer(RANKS.encode(), dtype=np.uint8)
 _SEAT_OF_SLOT: Final = np.repeat(np.arange(3, dtype=np.uint8), 13)  # BRI slots 0..38 -> N, E, S
-_SYMBOL_SUIT: Final = np.full(256, -1, dtype=np.int16)
-_SYMBOL_SUIT[list(DGE_SYMBOLS)] = np.arange(4)
+_DGE_CODE: Final = np.full(256, 255, dtype=np.uint8)  # byte -> rank 0..12, or 16 + suit for a symbol
+_DGE_CODE[list(RANKS.encode())] = np.arange(13)
+_DGE_CODE[list(DGE_SYMBOLS)] = 16 + np.arange(4)
 _RANK_OF_BYTE: Final = np.full(256, -1, dtype=np.int16)
 _RANK_OF_BYTE[list(RANKS.encode())] = np.arange(13)
 
@@ -122,22 +123,20 @@ def encode_dge_part(deals: ByteArray) -> ByteArray:
 def decode_dge_part(part: ByteArray) -> ByteArray:
     """Deals from (n, 68) DGE parts; raises `RecordFault` naming the first bad byte or card."""
     n = len(part)
-    hands = part.reshape(n, 4, 17)
-    suit_at = _SYMBOL_SUIT[hands]
-    rank_at = _RANK_OF_BYTE[hands]
-    is_mark = suit_at >= 0
-    bad = ~is_mark & (rank_at < 0)
+    code = _DGE_CODE[part].reshape(n, 4, 17)  # rank 0..12, suit symbol 16 + suit, 255 neither
+    bad = code == 255
     if bad.any():
         row, hand, k = (int(v[0]) for v in np.nonzero(bad))
-        raise RecordFault(row, hand * 17 + k, f"byte {int(hands[row, hand, k]):#04x} is neither a suit "
-                                              "symbol nor a rank")
-    suit_no = np.cumsum(is_mark, axis=2) - 1
-    ok = (is_mark.sum(axis=2) == 4) & is_mark[:, :, 0] & (~is_mark | (suit_at == suit_no)).all(axis=2)
+        raise RecordFault(row, hand * 17 + k, f"byte {int(part[row, hand * 17 + k]):#04x} is neither a "
+                                              "suit symbol nor a rank")
+    is_mark = code >= 16
+    suit_no = np.cumsum(is_mark, axis=2, dtype=np.int16) - 1
+    ok = is_mark[:, :, 0] & (suit_no[:, :, -1] == 3) & (~is_mark | (code == suit_no + 16)).all(axis=2)
     if not ok.all():
         row, hand = (int(v[0]) for v in np.nonzero(~ok))
         raise RecordFault(row, hand * 17, f"hand {'NESW'[hand]}: the suit symbols must be spade, heart, "
                                           "diamond, club, once each and in that order")
-    cards = (suit_no * 13 + rank_at)[~is_mark].reshape(n, 4, 13)
+    cards = (suit_no * 13 + code)[~is_mark].reshape(n, 4, 13)
     deals = np.full((n, 52), UNSET, dtype=np.uint8)
     deals[np.arange(n)[:, None, None], cards] = np.arange(4, dtype=np.uint8)[None, :, None]
     try:
