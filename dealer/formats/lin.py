@@ -88,8 +88,7 @@ def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
     chunk = _Chunk(path)
     board: _Board | None = None
     for key, value, line in _pairs(stream, path):
-        if board is not None and (board.md is not None or (key == "qx" and board.qx is not None)) \
-                and key in ("qx", "md"):
+        if board is not None and _starts_next_board(board, key):
             chunk.add(board)
             board = None
         if key not in ("qx", "md", "ah", "sv"):
@@ -105,6 +104,12 @@ def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
         chunk.add(board)
     if chunk.boards:
         yield chunk.take()
+
+
+def _starts_next_board(board: _Board, key: str) -> bool:
+    """An md after the board's md, or a qx after its md or qx, begins the next board."""
+    return (key == "md" and board.md is not None) or (
+        key == "qx" and (board.md is not None or board.qx is not None))
 
 
 class _Chunk:
