@@ -15,6 +15,9 @@ from dealer.errors import DealerError
 
 COMMAND_MODULES: Final = (
     "dealer.cli.generate",
+    "dealer.cli.records",
+    "dealer.cli.labels",
+    "dealer.cli.curtains",
 )
 
 
