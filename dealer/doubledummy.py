@@ -7,11 +7,11 @@ turns its answers into plain data. Strains are ordered NT S H D C, as hand recor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from dealer.boards import Vulnerability
 from dealer.cards import SEATS, check_deals, to_pbn
@@ -77,19 +77,23 @@ def solver_available() -> bool:
     return available("endplay.dds")
 
 
-def analyse(deals: np.ndarray[Any, Any], dealers: Sequence[int], vulnerabilities: Sequence[int]) -> list[DDResult]:
-    """Double-dummy results of an (n, 52) batch of deals with their dealers and vulnerabilities."""
+def analyse(deals: npt.ArrayLike, dealers: npt.ArrayLike, vulnerabilities: npt.ArrayLike) -> list[DDResult]:
+    """Double-dummy results of an (n, 52) batch of deals with their dealers (seats) and vulnerabilities."""
     dds = require("endplay.dds", _EXTRA, "double-dummy analysis")
     types = require("endplay.types", _EXTRA, "double-dummy analysis")
     batch = check_deals(np.asarray(deals).reshape(-1, 52))
+    seats = np.asarray(dealers, dtype=np.int64).reshape(-1)
+    vuls = np.asarray(vulnerabilities, dtype=np.int64).reshape(-1)
+    if not len(seats) == len(vuls) == len(batch):
+        raise ValueError(f"{len(batch)} deals, {len(seats)} dealers, {len(vuls)} vulnerabilities")
     out: list[DDResult] = []
     for start in range(0, len(batch), _BATCH):
         rows = batch[start:start + _BATCH]
         tables = dds.calc_all_tables([types.Deal(to_pbn(row)) for row in rows])
         for k, table in enumerate(tables):
             i = start + k
-            vul = _endplay_vul(types, Vulnerability(int(vulnerabilities[i])))
-            par = dds.par(table, vul, types.Player(int(dealers[i])))
+            vul = _endplay_vul(types, Vulnerability(int(vuls[i])))
+            par = dds.par(table, vul, types.Player(int(seats[i])))
             out.append(DDResult(_tricks(table.to_list()), int(par.score), _par_contracts(par)))
     return out
 

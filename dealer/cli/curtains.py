@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dealer.cli.records import add_deal_options, load_deals
+from dealer.cli.records import add_deal_options, load_deals, wrote
 from dealer.printing import outputs
 
 
@@ -23,5 +23,5 @@ def run(args: argparse.Namespace) -> int:
     deals, title = load_deals(args)
     views = outputs.views_for(deals, args.ten, dd=False)
     outputs.write_curtains(args.output, views, title, force=args.force)
-    print(f"wrote {len(deals)} boards to {args.output}")
+    print(wrote(len(deals), args.output))
     return 0

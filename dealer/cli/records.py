@@ -61,5 +61,10 @@ def run(args: argparse.Namespace) -> int:
     deals, title = load_deals(args)
     views = outputs.views_for(deals, args.ten, args.dd)
     outputs.write_records(args.output, views, title, per_page=args.per_page, force=args.force)
-    print(f"wrote {len(deals)} boards to {args.output}")
+    print(wrote(len(deals), args.output))
     return 0
+
+
+def wrote(count: int, path: str) -> str:
+    """The one line a printing command shows: how many boards went into which file."""
+    return f"wrote {count} board{'' if count == 1 else 's'} to {path}"

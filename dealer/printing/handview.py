@@ -10,10 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-import numpy as np
-
 from dealer.boards import Vulnerability
-from dealer.cards import RANKS, SEATS, SUIT_SYMBOLS, hcp
+from dealer.cards import RANKS, SEATS, SUIT_SYMBOLS, DealArray, hcp
 from dealer.dealset import BoardDeal, DealSet
 from dealer.doubledummy import DDResult
 
@@ -67,7 +65,7 @@ class BoardView:
         return VUL_NAMES[self.vulnerability]
 
 
-def suit_text(deal: np.ndarray, seat: int, suit: int, ten: str = "10") -> str:  # type: ignore[type-arg]
+def suit_text(deal: DealArray, seat: int, suit: int, ten: str = "10") -> str:
     """The ranks `seat` holds in `suit`, high to low, '—' for a void."""
     held = [RANKS[r] for r in range(13) if deal[suit * 13 + r] == seat]
     text = "".join(held).replace("T", ten)

@@ -21,13 +21,15 @@ h1 { text-align: center; font-size: 14pt; margin: 2mm 0 4mm; }
   border-bottom: 0.2mm solid #bbb; font-size: 9pt; break-inside: avoid; }
 .info { grid-area: info; } .info h2 { font-size: 11pt; margin: 0 0 1mm; } .info p { margin: 0; font-size: 7.5pt; }
 .hand.north { grid-area: north; } .hand.south { grid-area: south; }
-.hand.west { grid-area: west; align-self: center; } .hand.east { grid-area: east; align-self: center; padding-left: 2mm; }
+.hand.west { grid-area: west; align-self: center; }
+.hand.east { grid-area: east; align-self: center; padding-left: 2mm; }
 .suit { white-space: nowrap; line-height: 1.3; } .sym { display: inline-block; width: 1.2em; }
 .red { color: #c00; }
 .compass { grid-area: compass; border: 0.3mm solid #999; width: 22mm; height: 21mm; position: relative;
   font-size: 7pt; font-weight: bold; margin: 1mm 0; }
 .compass .hcp { position: absolute; }
-.hcp.N { top: 1mm; left: 0; right: 0; text-align: center; } .hcp.S { bottom: 1mm; left: 0; right: 0; text-align: center; }
+.hcp.N { top: 1mm; left: 0; right: 0; text-align: center; }
+.hcp.S { bottom: 1mm; left: 0; right: 0; text-align: center; }
 .hcp.W { left: 1mm; top: 8mm; } .hcp.E { right: 1mm; top: 8mm; }
 .par { grid-area: par; font-size: 7.5pt; align-self: end; } .par p { margin: 0; }
 table.dd { grid-area: dd; border-collapse: collapse; font-size: 7pt; align-self: end; }

@@ -17,8 +17,9 @@ from dealer.extras import MissingExtraError
 pytest.importorskip("endplay")
 
 def test_tricks_agree_with_a_real_hand_record_program(data_dir: Path) -> None:
-    """Hand_Trophy_Pairs.pbn (Dealmaster Pro / BridgeComposer, from shared/reference/pbn-real) gives DoubleDummyTricks per board, writing
-    every count under 7 as 1 (it lists makeable contracts): counts of 7+ must match exactly."""
+    """Hand_Trophy_Pairs.pbn (Dealmaster Pro / BridgeComposer, from shared/reference/pbn-real) gives
+    DoubleDummyTricks per board, writing every count under 7 as 1 (it lists makeable contracts): counts
+    of 7+ must match exactly."""
     text = (data_dir / "Hand_Trophy_Pairs.pbn").read_text(encoding="latin-1")
     pairs = re.findall(r'\[Deal "([^"]+)"\](?:(?!\[Deal ).)*?\[DoubleDummyTricks "([0-9a-f]{20})"\]', text, re.S)
     assert len(pairs) == 26
