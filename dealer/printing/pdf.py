@@ -45,7 +45,10 @@ def _paint(canvas: Any, height: float, item: Item) -> None:
     elif isinstance(item, Line):
         canvas.setStrokeColorRGB(*RGB[item.color])
         canvas.setLineWidth(item.line * MM)
-        canvas.setDash(2 * MM, 1.5 * MM) if item.dashed else canvas.setDash()
+        if item.dashed:
+            canvas.setDash(2 * MM, 1.5 * MM)
+        else:
+            canvas.setDash()
         canvas.line(item.x1 * MM, (height - item.y1) * MM, item.x2 * MM, (height - item.y2) * MM)
 
 
