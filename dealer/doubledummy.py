@@ -72,6 +72,11 @@ class DDResult:
         return f"{self.par_score_text()}: " + "; ".join(self.par_contract_texts())
 
 
+def require_solver() -> None:
+    """Raise `MissingExtraError` now if the solver is not installed (before any long work)."""
+    require("endplay.dds", _EXTRA, "double-dummy analysis")
+
+
 def solver_available() -> bool:
     """True if the double-dummy solver (extra ``dd``) is installed."""
     return available("endplay.dds")

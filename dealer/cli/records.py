@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dealer import formats
+from dealer import doubledummy, formats
 from dealer.boards import parse_board_range
 from dealer.dealset import DealSet
 from dealer.errors import UsageError
@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     outputs.prepare(args.output, outputs.RECORD_KINDS, "hand records", force=args.force)
     if not 1 <= args.per_page <= outputs.MAX_PER_PAGE:
         raise UsageError(f"--per-page must be 1 to {outputs.MAX_PER_PAGE}; got {args.per_page}")
+    if args.dd:
+        doubledummy.require_solver()
     deals, title = load_deals(args)
     views = outputs.views_for(deals, args.ten, args.dd)
     outputs.write_records(args.output, views, title, per_page=args.per_page, force=args.force)
