@@ -26,7 +26,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -80,6 +80,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     board INTEGER NOT NULL,
     copy INTEGER NOT NULL,
     section TEXT NOT NULL DEFAULT '',
+    set_name TEXT NOT NULL DEFAULT '',
     deal_hash TEXT NOT NULL,
     state TEXT NOT NULL,
     machine TEXT,
@@ -129,6 +130,7 @@ class Job:
     board: int
     copy: int
     section: str
+    set_name: str
     deal_hash: str
     state: JobState
     machine: str | None
@@ -137,11 +139,15 @@ class Job:
 
 @dataclass(frozen=True)
 class JobPlan:
-    """What a run wants dealt: one row per copy of a board, in dealing order."""
+    """What a run wants dealt: one row per copy of a board, in dealing order.
+
+    `set_name` is the physical board set the copy goes into (its labels say `SET:BOARD:..`).
+    """
 
     board: int
     copy: int = 1
     section: str = ""
+    set_name: str = ""
 
 
 class Journal:
@@ -154,14 +160,14 @@ class Journal:
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
-        """Open or create a journal file (mode 0600), WAL mode, durable commits."""
+        """Open or create a journal file (mode 0600) in WAL mode."""
         path = str(path)
         if path != ":memory:" and not os.path.exists(path):
             os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         try:
             db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
             db.executescript(_SCHEMA)
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
@@ -181,15 +187,22 @@ class Journal:
         self.close()
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, sync: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write transaction; `sync` makes its commit (and every earlier one) reach the disk."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            if sync:
+                self._db.execute("PRAGMA synchronous=FULL")
             try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            finally:
+                if sync:
+                    self._db.execute("PRAGMA synchronous=NORMAL")
 
     # --- runs ---------------------------------------------------------------------------------
 
@@ -213,9 +226,9 @@ class Journal:
             db.executemany("INSERT OR IGNORE INTO seen_deals VALUES (?, ?, ?)",
                            [(h, run_id, b) for b, h in hashes.items()])
             db.executemany(
-                "INSERT INTO jobs (run_id, seq, board, copy, section, deal_hash, state) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, i, p.board, p.copy, p.section, hashes[p.board], JobState.PLANNED.value)
+                "INSERT INTO jobs (run_id, seq, board, copy, section, set_name, deal_hash, state) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, i, p.board, p.copy, p.section, p.set_name, hashes[p.board], JobState.PLANNED.value)
                  for i, p in enumerate(plan)])
             self._event(db, run_id, None, None, "run-started",
                         None, {"name": name, "jobs": len(plan), "replay": replay})
@@ -267,17 +280,16 @@ class Journal:
 
     def jobs(self, run_id: int, states: set[JobState] | None = None) -> list[Job]:
         """The run's jobs in dealing order, optionally only those in `states`."""
-        rows = self._db.execute(
-            "SELECT id, run_id, seq, board, copy, section, deal_hash, state, machine, attempt "
-            "FROM jobs WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
-        jobs = [_job(r) for r in rows]
-        return jobs if states is None else [j for j in jobs if j.state in states]
+        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE run_id = ?"
+        args: list[int | str] = [run_id]
+        if states is not None:
+            sql += f" AND state IN ({','.join('?' * len(states))})"
+            args += [s.value for s in states]
+        return [_job(r) for r in self._db.execute(sql + " ORDER BY seq", args).fetchall()]
 
     def job(self, job_id: int) -> Job:
         """A job by id."""
-        row = self._db.execute(
-            "SELECT id, run_id, seq, board, copy, section, deal_hash, state, machine, attempt "
-            "FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        row = self._db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
         if row is None:
             raise JournalError(f"{self.path}: no job {job_id}")
         return _job(row)
@@ -290,26 +302,46 @@ class Journal:
                 kind: str | None = None, detail: dict[str, Any] | None = None) -> Job:
         """Move a job to `state` and record why, in one transaction; refuses an illegal transition.
 
-        Going back to PLANNED from FAULTED starts a new attempt at the same deal.
+        Going back to PLANNED from FAULTED starts a new attempt at the same deal. The step into
+        DEALING is synced to disk before this returns (it is what prevents dealing a board twice);
+        the other steps are durable against a crash of the controller, and a power loss can only
+        undo them back to a state from which the run redoes the step safely.
         """
-        with self._transaction() as db:
-            row = db.execute("SELECT state, machine, attempt, run_id FROM jobs WHERE id = ?",
-                             (job_id,)).fetchone()
+        with self._transaction(sync=state is JobState.DEALING) as db:
+            row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
             if row is None:
                 raise JournalError(f"{self.path}: no job {job_id}")
-            current, old_machine, attempt, run_id = JobState(row[0]), row[1], row[2], row[3]
-            if state not in TRANSITIONS[current]:
-                raise JournalError(f"job {job_id}: cannot go from {current} to {state}")
-            if current is JobState.FAULTED and state is JobState.PLANNED:
-                attempt += 1
-            new_machine = machine if machine is not None else old_machine
-            if state is JobState.PLANNED:
-                new_machine = None
+            job = _job(row)
+            if state not in TRANSITIONS[job.state]:
+                raise JournalError(f"job {job_id} (board {job.board}): cannot go from {job.state} to {state}")
+            attempt = job.attempt + (job.state is JobState.FAULTED and state is JobState.PLANNED)
+            new_machine = None if state is JobState.PLANNED else (machine or job.machine)
             db.execute("UPDATE jobs SET state = ?, machine = ?, attempt = ? WHERE id = ?",
                        (state.value, new_machine, attempt, job_id))
-            self._event(db, run_id, job_id, machine or old_machine, kind or state.value, state,
+            self._event(db, job.run_id, job_id, machine or job.machine, kind or state.value, state,
                         detail or {})
-        return self.job(job_id)
+        return replace(job, state=state, machine=new_machine, attempt=attempt)
+
+    def claim_next(self, run_id: int, machine: str, *, detail: dict[str, Any] | None = None) -> Job | None:
+        """Take the first PLANNED job of the run for `machine`, moving it to LOADED; None when none is left.
+
+        This is the scheduler of a run with several machines: each claim is one transaction, so two
+        machines never get the same job.
+        """
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id FROM jobs WHERE run_id = ? AND state = ? ORDER BY seq LIMIT 1",
+                (run_id, JobState.PLANNED.value)).fetchone()
+            if row is None:
+                return None
+            return self.advance(row[0], JobState.LOADED, machine=machine, detail=detail)
+
+    def counts(self, run_id: int) -> dict[JobState, int]:
+        """How many jobs of the run are in each state."""
+        rows = self._db.execute("SELECT state, COUNT(*) FROM jobs WHERE run_id = ? GROUP BY state",
+                                (run_id,)).fetchall()
+        found = {JobState(r[0]): r[1] for r in rows}
+        return {s: found.get(s, 0) for s in JobState}
 
     def note(self, run_id: int, kind: str, detail: dict[str, Any] | None = None, *,
              job_id: int | None = None, machine: str | None = None) -> None:
@@ -359,8 +391,11 @@ class Journal:
         return problems
 
 
+_JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt"
+
+
 def _job(row: tuple[Any, ...]) -> Job:
-    return Job(row[0], row[1], row[2], row[3], row[4], row[5], row[6], JobState(row[7]), row[8], row[9])
+    return Job(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], JobState(row[8]), row[9], row[10])
 
 
 def _now() -> str:

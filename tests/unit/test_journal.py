@@ -177,3 +177,24 @@ def test_a_killed_writer_loses_no_committed_step(tmp_path: Path) -> None:
         last[int(job_id)] = state
     assert all(states[k] == v for k, v in last.items())
     assert sum(1 for s in states.values() if s == "verified") == 11
+
+
+def test_claims_from_several_machines_never_share_a_job(journal: Journal) -> None:
+    deals = session(n=30)
+    run = journal.begin_run("club", "s.pbn", deals, plan(deals, copies=2))
+    claimed: dict[str, list[int]] = {f"m{k}": [] for k in range(3)}
+
+    def machine(name: str) -> None:
+        while (job := journal.claim_next(run.id, name)) is not None:
+            claimed[name].append(job.id)
+            assert job.state is JobState.LOADED and job.machine == name
+
+    threads = [threading.Thread(target=machine, args=(name,)) for name in claimed]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    every = [i for ids in claimed.values() for i in ids]
+    assert sorted(every) == sorted(j.id for j in journal.jobs(run.id))
+    assert journal.counts(run.id)[JobState.LOADED] == 60
+    assert journal.counts(run.id)[JobState.PLANNED] == 0
