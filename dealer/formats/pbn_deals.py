@@ -73,7 +73,7 @@ def parse_deal_texts(texts: Sequence[str]) -> tuple[DealArray, npt.NDArray[np.bo
     rows = np.flatnonzero(fits)
     if not rows.size:
         return deals, fits
-    text = "".join(texts[i] for i in rows).encode("latin-1", "replace")
+    text = "".join(texts[i] for i in rows.tolist()).encode("latin-1", "replace")
     raw = np.frombuffer(text, dtype=np.uint8).reshape(len(rows), DEAL_TEXT_LENGTH)
     read, ok = _parse_fixed(raw)
     deals[rows[ok]] = read

@@ -66,18 +66,25 @@ _DEALER_CODES: Final = {"": _LAW2, "?": _LAW2, **{s: i for i, s in enumerate("NE
 _VULNERABILITY_CODES: Final = {"": _LAW2, "?": _LAW2, "None": 0, "Love": 0, "-": 0, "NS": 1, "EW": 2,
                                "All": 3, "Both": 3}
 _METADATA_TAGS: Final = ("Site", "Date", "Generator")
+_MAX_BOARD_NUMBER: Final = 2**63 - 1  # what a deal set holds
 
 
-def read_pbn(stream: BinaryIO, path: str) -> Iterator[DealSet]:
-    """Stream the boards of a PBN file in file order, one deal set per block of games."""
-    reader = _Reader(path)
-    for text, line, final in _blocks(stream, path):
+def read_pbn(stream: BinaryIO, path: str, *, block_size: int = BLOCK_SIZE,
+             max_pending: int = MAX_PENDING) -> Iterator[DealSet]:
+    """Stream the boards of a PBN file in file order, one deal set per block of games.
+
+    `block_size` bytes are read at a time; `max_pending` bounds the text held while waiting for the end
+    of a game or of a comment (both exist to be lowered by tests).
+    """
+    reader = _Reader(path, max_pending)
+    for text, line, final in _blocks(stream, path, block_size, max_pending):
         chunk = reader.parse(text, line, final)
         if chunk is not None:
             yield chunk
 
 
-def _blocks(stream: BinaryIO, path: str) -> Iterator[tuple[str, int, bool]]:
+def _blocks(stream: BinaryIO, path: str, block_size: int, max_pending: int,
+            ) -> Iterator[tuple[str, int, bool]]:
     """(text, first line number, is last) for consecutive stretches of whole games.
 
     Text is decoded as ISO 8859-1 with every line end turned into LF. A stretch ends just after the
@@ -88,7 +95,7 @@ def _blocks(stream: BinaryIO, path: str) -> Iterator[tuple[str, int, bool]]:
     carry = b""
     first = True
     while True:
-        raw = _read(stream, path)
+        raw = _read(stream, path, block_size)
         final = not raw
         data = carry + raw
         if first:
@@ -100,8 +107,8 @@ def _blocks(stream: BinaryIO, path: str) -> Iterator[tuple[str, int, bool]]:
         pending += data.decode("latin-1").replace("\r\n", "\n").replace("\r", "\n")
         cut = len(pending) if final else _last_game_end(pending, start)
         if cut <= 0 and not final:
-            if len(pending) > MAX_PENDING:
-                raise FormatError(f"no empty line between games in {MAX_PENDING >> 20} MiB", path, line)
+            if len(pending) > max_pending:
+                raise FormatError(f"no empty line between games in {_size(max_pending)}", path, line)
             continue
         text, pending = pending[:cut], pending[cut:]
         yield text, line, final
@@ -110,9 +117,13 @@ def _blocks(stream: BinaryIO, path: str) -> Iterator[tuple[str, int, bool]]:
             return
 
 
-def _read(stream: BinaryIO, path: str) -> bytes:
+def _size(chars: int) -> str:
+    return f"{chars >> 20} MiB" if chars >= 1 << 20 else f"{chars} characters"
+
+
+def _read(stream: BinaryIO, path: str, block_size: int) -> bytes:
     try:
-        return stream.read(BLOCK_SIZE) or b""
+        return stream.read(block_size) or b""
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror or exc}", path) from exc
 
@@ -130,12 +141,17 @@ def _last_game_end(text: str, start: int) -> int:
 class _NeedMore(Exception):
     """A brace comment runs past the end of the block: lex it again joined to the next one."""
 
+    def __init__(self, token: int) -> None:
+        super().__init__(token)
+        self.token = token
+
 
 class _Reader:
     """Games to boards across the blocks of one file; holds what carries from game to game."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, max_pending: int) -> None:
         self.path = path
+        self.max_pending = max_pending
         self.last: dict[str, str] = {}  # latest value of every kept tag ('#' copies it)
         self.sticky: dict[str, str] = {}  # tags once set with '##': later games keep their latest value
         self.event: str | None = None
@@ -156,14 +172,17 @@ class _Reader:
         state = self._state()
         try:
             return _Block(self, text, line).run(_LEXER.findall(text), final)
-        except _NeedMore:
+        except _NeedMore as more:
             self._restore(state)
-            self._defer(text, line)
-            return None
+            cut = _end_of_last_game_before(text, more.token)
+            self._defer(text[cut:], line + text.count("\n", 0, cut))
+            if not cut:
+                return None
+            return _Block(self, text[:cut], line).run(_LEXER.findall(text[:cut]), False)
 
     def _defer(self, text: str, line: int) -> None:
-        if len(text) > MAX_PENDING:
-            raise FormatError(f"comment '{{' not closed within {MAX_PENDING >> 20} MiB", self.path, line)
+        if len(text) > self.max_pending:
+            raise FormatError(f"comment '{{' not closed within {_size(self.max_pending)}", self.path, line)
         self.pending, self.pending_line = text, line
 
     def _state(self) -> tuple[Any, ...]:
@@ -184,6 +203,17 @@ class _Reader:
                 text = _free_text(values[name])
                 if text:
                     self.metadata[name.lower()] = text
+
+
+def _end_of_last_game_before(text: str, token: int) -> int:
+    """Index just past the last semi-empty line that comes before the `token`-th token; 0 if none."""
+    end = 0
+    for k, m in enumerate(_LEXER.finditer(text)):
+        if k == token:
+            break
+        if m.group(3):
+            end = m.end()
+    return end
 
 
 class _Block:
@@ -213,7 +243,7 @@ class _Block:
                     tags = {}
             elif bad:
                 if bad == "{" and not final:
-                    raise _NeedMore
+                    raise _NeedMore(k)
                 self.fail(k, _BAD_TOKEN[bad])
         if tags and final:
             self.finish_game(tags, tokens)
@@ -286,7 +316,7 @@ class _Block:
         text = value.strip()
         if text in ("", "?"):
             return self.reader.previous_board + 1
-        if not (text.isascii() and text.isdigit() and len(text) < 10 and int(text) > 0):
+        if not (text.isascii() and text.isdigit() and len(text) < 20 and 0 < int(text) <= _MAX_BOARD_NUMBER):
             self.fail(token, f"board number {value!r} is not a positive integer")
         return int(text)
 
@@ -314,10 +344,10 @@ class _Block:
         for i in np.flatnonzero(~read_ok):
             deals[i] = self.scalar_deal(int(i))
         boards = np.array(self.boards, dtype=np.int64)
-        dealers = np.array(self.dealers, dtype=np.int8)
-        vuls = np.array(self.vulnerabilities, dtype=np.int8)
-        dealers = np.where(dealers == _LAW2, dealers_of(boards), dealers).astype(np.uint8)
-        vuls = np.where(vuls == _LAW2, vulnerabilities_of(boards), vuls).astype(np.uint8)
+        given_dealers = np.array(self.dealers, dtype=np.int8)
+        given_vuls = np.array(self.vulnerabilities, dtype=np.int8)
+        dealers = np.where(given_dealers == _LAW2, dealers_of(boards), given_dealers).astype(np.uint8)
+        vuls = np.where(given_vuls == _LAW2, vulnerabilities_of(boards), given_vuls).astype(np.uint8)
         reader = self.reader
         return DealSet(boards, deals, dealers, vuls, reader.event or "", dict(reader.metadata))
 
