@@ -35,8 +35,10 @@ _KEPT = "Vulnerable|Generator|Dealer|Event|Board|Site|Date|Deal"
 _OTHER_TAG = rf'\[{_WS}(?!(?:{_KEPT}){_WS}")[A-Za-z0-9_]+{_WS}"{_STRING}"{_WS}\]'
 
 # One token a match. Groups: 1, 2 = name and value of a kept tag; 3 = a semi-empty line (it ends a
-# game); 4 = a character that starts nothing legal here. A run of other tag pairs, a comment, an escape
-# line or a string matches without a group and is passed over; section data is skipped by the search.
+# game); 4 = a comment '{' never closed (the token runs to the end of the text, so that no later '{' is
+# tried again: each is tried once); 5 = a character that starts nothing legal here. A run of other tag
+# pairs, a comment, an escape line or a string matches without a group and is passed over; section
+# data is skipped by the search. Every pattern is linear: no token is scanned more than once.
 _LEXER = re.compile(
     rf'\[{_WS}({_KEPT}){_WS}"({_STRING})"{_WS}\]'
     rf"|(?:{_OTHER_TAG}[ \t\v\f]*\n?)+"
@@ -44,11 +46,12 @@ _LEXER = re.compile(
     r"|^%[^\n]*"
     r"|;[^\n]*"
     r"|\{[^}]*\}"
+    r"|(\{)[^}]*"
     rf'|"{_STRING}"'
-    r'|([\[\]{}"])',
+    r'|([\[\]}"])',
     re.MULTILINE,
 )
-_Token = tuple[str, str, str, str]
+_Token = tuple[str, str, str, str, str]
 _BAD_TOKEN: Final = {
     "[": 'malformed tag pair (expected [Name "value"] on at most two lines)',
     "]": "']' outside a tag pair",
@@ -231,7 +234,7 @@ class _Block:
 
     def run(self, tokens: list[_Token], final: bool) -> DealSet | None:
         tags: dict[str, int] = {}  # kept tag name -> its token index; the first one counts
-        for k, (name, value, blank, bad) in enumerate(tokens):
+        for k, (name, value, blank, open_brace, bad) in enumerate(tokens):
             if name:
                 if name not in tags:
                     tags[name] = k
@@ -241,9 +244,11 @@ class _Block:
                 if tags:
                     self.finish_game(tags, tokens)
                     tags = {}
-            elif bad:
-                if bad == "{" and not final:
+            elif open_brace:
+                if not final:
                     raise _NeedMore(k)
+                self.fail(k, _BAD_TOKEN["{"])
+            elif bad:
                 self.fail(k, _BAD_TOKEN[bad])
         if tags and final:
             self.finish_game(tags, tokens)
@@ -317,13 +322,13 @@ class _Block:
         if text in ("", "?"):
             return self.reader.previous_board + 1
         if not (text.isascii() and text.isdigit() and len(text) < 20 and 0 < int(text) <= _MAX_BOARD_NUMBER):
-            self.fail(token, f"board number {value!r} is not a positive integer")
+            self.fail(token, f"board number {_shown(value)} is not a positive integer")
         return int(text)
 
     def dealer(self, value: str, token: int, board: int) -> int:
         code = _DEALER_CODES.get(value.strip())
         if code is None:
-            self.fail(token, f"dealer {value!r} is not N, E, S or W", board)
+            self.fail(token, f"dealer {_shown(value)} is not N, E, S or W", board)
         return code
 
     def vulnerability(self, value: str, token: int, board: int) -> int:
@@ -334,7 +339,7 @@ class _Block:
         try:
             return int(Vulnerability.from_text(text))
         except ValueError:
-            self.fail(token, f"vulnerability {value!r} is not None, NS, EW or All", board)
+            self.fail(token, f"vulnerability {_shown(value)} is not None, NS, EW or All", board)
 
     def deal_set(self) -> DealSet | None:
         """The block's boards as one deal set: deals decoded together, Law 2 where the file says nothing."""
@@ -357,9 +362,14 @@ class _Block:
         try:
             return from_pbn(text)
         except InvalidDealError as exc:
-            shown = text if len(text) <= 80 else text[:77] + "..."
-            reason = str(exc).replace(text, shown)
+            reason = str(exc)
+            reason = reason if len(reason) <= 160 else reason[:157] + "..."
             self.fail(self.deal_tokens[i], f"not a full deal: {reason}", self.boards[i])
+
+
+def _shown(value: str) -> str:
+    """A value quoted for a message, cut short if long."""
+    return repr(value if len(value) <= 40 else value[:37] + "...")
 
 
 @functools.lru_cache(maxsize=256)

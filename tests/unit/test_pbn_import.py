@@ -223,3 +223,18 @@ def test_read_streams_chunks_in_file_order() -> None:
     assert len(chunks) > 10
     assert DealSet.concat(chunks).boards.tolist() == list(range(1, 201))
     assert DealSet.concat(pbn.read(io.BytesIO(games.encode()), "t.pbn")).boards[-1] == 200
+
+
+@pytest.mark.timeout(120)  # a guard against a hang, not a measure of speed
+@pytest.mark.parametrize(("data", "message"), [
+    (b"{" * (3 << 20), "line 1: comment '{' is never closed"),
+    (b"\n[" * (1 << 20), "line 2: malformed tag pair"),
+    (b'[Deal "' + b"x" * (3 << 20), "line 1: malformed tag pair"),
+    (b'[Board "1"][Deal "N:' + b"A" * (2 << 20) + b'"]', "line 1, board 1: not a full deal"),
+    (b'[Board "' + b"9" * (2 << 20) + b'"][Deal "N:- - - -"]', "line 1: board number '999"),
+    (b'"' * (2 << 20) + b"}", "'}' outside a comment"),
+    (b"\n" * (2 << 20) + b"]", f"line {(2 << 20) + 1}: ']' outside a tag pair"),
+])
+def test_large_hostile_input_ends_in_one_error(data: bytes, message: str) -> None:
+    error = error_of(data)
+    assert message in error and len(error) < 300
