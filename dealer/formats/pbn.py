@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from dealer import __version__
 from dealer.boards import Vulnerability
@@ -54,7 +55,7 @@ def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
 
 EXPORT_HEADER: Final = "% PBN 2.1\r\n% EXPORT\r\n"
 _GAMES_PER_WRITE: Final = 8192
-_MAX_VALUE: Final = 200  # keeps every line under the standard's 255 characters
+_MAX_VALUE: Final = 200  # escaped; keeps every line within the standard's 255 characters
 _DATE = re.compile(r"[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}")
 _OTHER_DATES = re.compile(r"([0-9]{4})[-/]?([0-9]{2})[-/]?([0-9]{2})")
 _OPTIONS: Final = ("event", "site", "date", "generator")
@@ -84,8 +85,9 @@ def _deal_column(deals: DealSet, part: slice) -> str:
     return deal_texts(deals.deals[part], deals.dealers[part]).tobytes().decode("ascii")
 
 
-def _games_text(boards: Any, dealers: Any, vuls: Any, deal_text: str, head: str,
-                middles: list[str], tail: str) -> str:
+def _games_text(boards: npt.NDArray[np.int64], dealers: npt.NDArray[np.uint8],
+                vuls: npt.NDArray[np.uint8], deal_text: str, head: str, middles: list[str], tail: str) -> str:
+    """The text of consecutive games, an empty line between them."""
     width = DEAL_TEXT_LENGTH
     keys = (dealers.astype(np.intp) * 4 + vuls).tolist()
     return "\r\n".join(
@@ -131,10 +133,24 @@ def _export_value(value: str, what: str, *, strict: bool) -> str:
     text = "".join(" " if ord(c) < 32 else c for c in value).strip()
     fits = "".join(c if 32 <= ord(c) <= 126 or 160 <= ord(c) <= 255 else "?" for c in text)
     if strict and fits != text:
-        raise UsageError(f"{what} {text!r} has characters PBN cannot hold (ISO 8859-1 only)")
-    if strict and len(fits) > _MAX_VALUE:
-        raise UsageError(f"{what} is longer than {_MAX_VALUE} characters")
-    return fits[:_MAX_VALUE].replace("\\", "\\\\").replace('"', '\\"')
+        raise UsageError(f"{what} {_short(text)} has characters PBN cannot hold (ISO 8859-1 only)")
+    escaped = _escape(fits)
+    if len(escaped) > _MAX_VALUE:
+        if strict:
+            raise UsageError(f"{what} is longer than PBN's lines allow ({_MAX_VALUE} characters, escaped)")
+        fits = fits[:_MAX_VALUE]
+        while len(_escape(fits)) > _MAX_VALUE:
+            fits = fits[:-1]
+        escaped = _escape(fits)
+    return escaped
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def _export_date(value: Any, *, strict: bool) -> str:
@@ -148,6 +164,6 @@ def _export_date(value: Any, *, strict: bool) -> str:
     if m:
         return ".".join(m.groups())
     if strict:
-        raise UsageError(f"date {text!r} is not YYYY.MM.DD")
+        raise UsageError(f"date {_short(text)} is not YYYY.MM.DD")
     return "?"
 

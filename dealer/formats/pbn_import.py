@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Final, NoReturn
 
 import numpy as np
 
-from dealer.boards import Vulnerability, dealers_of, vulnerabilities_of
+from dealer.boards import dealers_of, vulnerabilities_of
 from dealer.cards import DealArray, from_pbn
 from dealer.dealset import DealSet
 from dealer.errors import FormatError, InvalidDealError
@@ -68,6 +68,9 @@ _DEALER_CODES: Final = {"": _LAW2, "?": _LAW2, **{s: i for i, s in enumerate("NE
                         **{s: i for i, s in enumerate("nesw")}}
 _VULNERABILITY_CODES: Final = {"": _LAW2, "?": _LAW2, "None": 0, "Love": 0, "-": 0, "NS": 1, "EW": 2,
                                "All": 3, "Both": 3}
+# any case (standard 3.11), and the N-S / E-W some scoring programs write
+_VULNERABILITY_SPELLINGS: Final = {"none": 0, "love": 0, "-": 0, "ns": 1, "n-s": 1, "ew": 2, "e-w": 2,
+                                   "all": 3, "both": 3, "": _LAW2, "?": _LAW2}
 _METADATA_TAGS: Final = ("Site", "Date", "Generator")
 _MAX_BOARD_NUMBER: Final = 2**63 - 1  # what a deal set holds
 
@@ -332,14 +335,10 @@ class _Block:
         return code
 
     def vulnerability(self, value: str, token: int, board: int) -> int:
-        text = value.strip()
-        code = _VULNERABILITY_CODES.get(text)
-        if code is not None:
-            return code
-        try:
-            return int(Vulnerability.from_text(text))
-        except ValueError:
+        code = _VULNERABILITY_SPELLINGS.get(value.strip().lower())
+        if code is None:
             self.fail(token, f"vulnerability {_shown(value)} is not None, NS, EW or All", board)
+        return code
 
     def deal_set(self) -> DealSet | None:
         """The block's boards as one deal set: deals decoded together, Law 2 where the file says nothing."""

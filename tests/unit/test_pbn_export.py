@@ -103,7 +103,8 @@ def test_an_empty_set_is_the_header_alone() -> None:
 @pytest.mark.parametrize(("options", "message"), [
     ({"colour": "red"}, "PBN has no option colour"),
     ({"date": "5 March"}, "date '5 March' is not YYYY.MM.DD"),
-    ({"event": "x" * 201}, "event is longer than 200 characters"),
+    ({"event": "x" * 201}, "event is longer than PBN's lines allow"),
+    ({"site": '"' * 101}, "site is longer than PBN's lines allow"),
     ({"event": "Łódź"}, "has characters PBN cannot hold"),
 ])
 def test_options_pbn_cannot_hold_are_refused(options: dict[str, str], message: str) -> None:
@@ -117,6 +118,8 @@ def test_values_from_other_files_are_made_to_fit() -> None:
     event = re.search(r'\[Event "(.*)"\]', text)
     assert event and event.group(1).startswith("?ód? cup x") and len(event.group(1)) == 200
     assert '[Date "?"]' in text
+    quoted = written(DealSet.from_deals(sample().deals, event='"' * 300)).split(b"\r\n")
+    assert quoted[2] == b'[Event "' + b'\\"' * 100 + b'"]'
 
 
 def test_export_layout_of_a_large_set() -> None:

@@ -71,7 +71,7 @@ def test_dealer_and_vulnerability_from_the_file_even_against_law_2() -> None:
 
 @pytest.mark.parametrize(("tag", "code"), [
     ("None", 0), ("Love", 0), ("-", 0), ("NS", 1), ("EW", 2), ("All", 3), ("Both", 3), ("both", 3),
-    (" N-S ", 1), ("?", 1), ("", 1)])
+    (" N-S ", 1), ("e-w", 2), ("ALL", 3), ("?", 1), ("", 1)])
 def test_vulnerability_names(tag: str, code: int) -> None:
     ds = read(f'[Board "2"]\n[Vulnerable "{tag}"]\n[Deal "{DEAL_1}"]\n')
     assert ds.vulnerabilities.tolist() == [code]
