@@ -12,8 +12,8 @@ they give their own. A game without a deal (no Deal tag, or an empty one) is a h
 Deal with one unknown hand ``-`` and three complete hands is completed; anything else that is not a full
 deal is an error. So is a second, different Board or Deal tag in one game: the standard would ignore it,
 but it means games not separated by an empty line, and silently losing a board is worse than refusing
-the file. The first Event tag becomes the deal set's event; the first Site, Date and Generator go into
-its metadata (``site``, ``date``, ``generator``).
+the file. The first Event tag at the top of the file (up to its first board) becomes the deal set's
+event; the first Site, Date and Generator there go into its metadata (``site``, ``date``, ``generator``).
 
 Writing gives the export format of standard 2.1: ``% PBN 2.1`` and ``% EXPORT``, CRLF line ends, the 15
 tags of the Mandatory Tag Set in their order, then the supplemental ``Generator`` tag (export puts

@@ -38,7 +38,7 @@ _OTHER_TAG = rf'\[{_WS}(?!(?:{_KEPT}){_WS}")[A-Za-z0-9_]+{_WS}"{_STRING}"{_WS}\]
 # game); 4 = a comment '{' never closed (the token runs to the end of the text, so that no later '{' is
 # tried again: each is tried once); 5 = a character that starts nothing legal here. A run of other tag
 # pairs, a comment, an escape line or a string matches without a group and is passed over; section
-# data is skipped by the search. Every pattern is linear: no token is scanned more than once.
+# data is skipped by the search. No pattern can backtrack far, so lexing stays linear in the text.
 _LEXER = re.compile(
     rf'\[{_WS}({_KEPT}){_WS}"({_STRING})"{_WS}\]'
     rf"|(?:{_OTHER_TAG}[ \t\v\f]*\n?)+"
@@ -200,7 +200,10 @@ class _Reader:
          self.previous_board) = state
 
     def note_metadata(self, values: dict[str, str]) -> None:
-        """Keep the first Event, Site, Date and Generator of the file."""
+        """Keep the first Event, Site, Date and Generator of the file's top (up to its first board).
+
+        Taken from the top only, so every chunk of a file carries the same event and metadata.
+        """
         if self.event is None and "Event" in values:
             self.event = _free_text(values["Event"])
         for name in _METADATA_TAGS:
@@ -236,6 +239,14 @@ class _Block:
         self.deal_tokens: list[int] = []
 
     def run(self, tokens: list[_Token], final: bool) -> DealSet | None:
+        try:
+            self.read_games(tokens, final)
+        except FormatError:
+            self.deal_set()  # a bad deal earlier in the file is the first error, however blocks fall
+            raise
+        return self.deal_set()
+
+    def read_games(self, tokens: list[_Token], final: bool) -> None:
         tags: dict[str, int] = {}  # kept tag name -> its token index; the first one counts
         for k, (name, value, blank, open_brace, bad) in enumerate(tokens):
             if name:
@@ -255,7 +266,6 @@ class _Block:
                 self.fail(k, _BAD_TOKEN[bad])
         if tags and final:
             self.finish_game(tags, tokens)
-        return self.deal_set()
 
     def fail(self, token: int, reason: str, board: int | None = None) -> NoReturn:
         """Raise `FormatError` at the line of the `token`-th token of this block."""
@@ -276,7 +286,7 @@ class _Block:
             values = self.resolve(values)
         else:
             reader.last.update(values)
-        if len(reader.metadata_seen) < len(_METADATA_TAGS) or reader.event is None:
+        if not reader.previous_board:  # the top of the file, up to its first board
             reader.note_metadata(values)
         deal = values.get("Deal", "")
         if len(deal) != DEAL_TEXT_LENGTH:
