@@ -133,7 +133,8 @@ def test_header_games_and_empty_deals_are_skipped() -> None:
 
 
 def test_event_and_metadata_come_from_the_top_of_the_file_only() -> None:
-    text = f'[Board "1"]\n[Deal "{DEAL_1}"]\n\n[Event "Later"]\n[Site "Here"]\n[Board "2"]\n[Deal "{DEAL_2}"]\n'
+    text = (f'[Board "1"]\n[Deal "{DEAL_1}"]\n\n'
+            f'[Event "Later"]\n[Site "Here"]\n[Board "2"]\n[Deal "{DEAL_2}"]\n')
     ds = read(text)
     assert ds.event == "" and ds.metadata == {}  # every chunk of a file says the same, however it falls
 
