@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dealer import formats
 from dealer.cli import main
 from dealer.dealset import DealSet
 from dealer.printing import outputs
@@ -63,16 +64,9 @@ def test_html_cards(tmp_path: Path, deals: DealSet) -> None:
         assert [ln.find("ranks")[0].all_text() for ln in lines] == suits_of(deals.deals[i], seat, "T")
 
 
-def test_command(tmp_path: Path, deals: DealSet, monkeypatch: pytest.MonkeyPatch,
-                 capsys: pytest.CaptureFixture[str]) -> None:
-    from dealer import formats
-
+def test_command(tmp_path: Path, deals: DealSet, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "hand.pbn"
-    try:
-        formats.write_file(source, deals)
-    except ModuleNotFoundError:
-        source.write_text("stand-in\n")
-        monkeypatch.setattr(formats, "read_file", lambda p, fmt=None: deals)
+    formats.write_file(source, deals)
     out = tmp_path / "cards.pdf"
     assert main(["curtains", str(source), "-o", str(out), "--boards", "15"]) == 0
     assert capsys.readouterr().out == f"wrote 1 board to {out}\n"

@@ -153,14 +153,10 @@ def test_html_double_dummy_table(tmp_path: Path, deals: DealSet) -> None:
 # --- the command ------------------------------------------------------------------------------------
 
 @pytest.fixture
-def deal_file(tmp_path: Path, deals: DealSet, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A deal file the command reads: a real PBN file when that format is there, else `read_file` stubbed."""
+def deal_file(tmp_path: Path, deals: DealSet) -> Path:
+    """The boards as a PBN file, the command's input."""
     path = tmp_path / "session.pbn"
-    try:
-        formats.write_file(path, deals)
-    except ModuleNotFoundError:
-        path.write_text("stand-in\n")
-        monkeypatch.setattr(formats, "read_file", lambda p, fmt=None: deals if Path(p) == path else None)
+    formats.write_file(path, deals)
     return path
 
 
@@ -208,3 +204,26 @@ def test_missing_extras(tmp_path: Path, deal_file: Path, monkeypatch: pytest.Mon
     assert not parse_html((tmp_path / "a.html").read_text(encoding="utf-8")).find("dd")
     assert not (tmp_path / "a.pdf").exists()
 
+
+
+def test_real_pbn_file_from_a_hand_record_program(tmp_path: Path, data_dir: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """All 26 boards of a real event's PBN file, compared with its own Board, Dealer, Vulnerable and Deal tags."""
+    source = data_dir / "Hand_Trophy_Pairs.pbn"
+    tags = re.findall(r'\[Board "(\d+)"\].*?\[Dealer "([NESW])"\]\s*\[Vulnerable "(\w+)"\]\s*\[Deal "([^"]+)"\]',
+                      source.read_text(encoding="latin-1"), re.S)
+    assert len(tags) == 26
+    out = tmp_path / "records.html"
+    assert main(["records", str(source), "-o", str(out), "--no-dd"]) == 0
+    assert capsys.readouterr().out == f"wrote 26 boards to {out}\n"
+    root = parse_html(out.read_text(encoding="utf-8"))
+    assert root.find(tag="h1")[0].all_text() == "160816TuE"
+    pbn_vul = {"None": "None", "NS": "N-S", "EW": "E-W", "All": "Both", "Both": "Both"}
+    for node, (board, dealer, vul, deal_text) in zip(root.find("board", "article"), tags, strict=True):
+        assert node.attrs["data-board"] == board
+        assert node.find("dealer")[0].all_text() == f"Dealer: {SEAT_NAMES['NESW'.index(dealer)]}"
+        assert node.find("vul")[0].all_text() == f"Vul: {pbn_vul[vul]}"
+        deal = from_pbn(deal_text)
+        for seat, letter in enumerate("NESW"):
+            hand = next(h for h in node.find("hand") if h.attrs["data-seat"] == letter)
+            assert [r.all_text() for r in hand.find("ranks")] == suits_of(deal, seat)
