@@ -97,7 +97,7 @@ class Event:
 
     def key_idents(self) -> list[str]:
         """Key names ``phase,session`` in .sqk order; an open-ended phase has the one key ``phase,0``."""
-        idents = []
+        idents: list[str] = []
         for number, phase in enumerate(self.phases, start=1):
             sessions = [0] if phase.open_ended else range(1, phase.sessions + 1)
             idents.extend(f"{number},{s}" for s in sessions)

@@ -152,7 +152,8 @@ def deals_to_numbers(deals: npt.ArrayLike) -> list[int]:
 
 def number_to_deal(number: int) -> DealArray:
     """The (52,) deal with this number."""
-    return parts_to_deals(np.array([split_number(number)], dtype=np.uint64))[0]
+    deal: DealArray = parts_to_deals(np.array([split_number(number)], dtype=np.uint64))[0]
+    return deal
 
 
 def deal_to_number(deal: npt.ArrayLike) -> int:

@@ -26,11 +26,13 @@ pytestmark = pytest.mark.skipif(BIGDEALX is None, reason="bigdealx (Big Deal) is
 RC = "[BigDeal]\nformats=pbn\naskformats=no\nowner=Identification of owner or tournament\n"
 
 
-def run_bigdealx(folder: Path, seed: bytes, owner: str, boards: str) -> tuple[list[int], np.ndarray, list[int]]:
+def run_bigdealx(folder: Path, seed: bytes, owner: str,
+                 boards: str) -> tuple[list[int], np.ndarray, list[int]]:
     """Numbers, deals and board numbers bigdealx writes for a seed, owner and board range."""
     (folder / ".bigdealrc").write_text(RC)
     assert BIGDEALX is not None
-    args = [BIGDEALX, "-h", seed.hex(), "-W", os.fsencode(owner), "-n", boards, "-f", "goedel,pbn", "-p", "out"]
+    args: list[str | bytes] = [BIGDEALX, "-h", seed.hex(), "-W", os.fsencode(owner), "-n", boards,
+            "-f", "goedel,pbn", "-p", "out"]
     subprocess.run(args, cwd=folder, stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=60)
     numbers = [int(x.replace(",", "")) for x in (folder / "out.goe").read_text().splitlines() if x.strip()]
     pbn = (folder / "out.pbn").read_text()

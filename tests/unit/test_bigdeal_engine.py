@@ -95,7 +95,8 @@ def test_large_batches_continue_the_same_stream() -> None:
 def test_stream_matches_a_direct_restatement_of_the_algorithm() -> None:
     seed = bytes.fromhex("00112233445566778899aabbccddeeff01234567")
     owner_hash = ripemd160.ripemd160(b"Joe Blow, Dealville")
-    expected, counter = [], 0
+    expected: list[int] = []
+    counter = 0
     while len(expected) < 40:
         counter += 1
         digest = ripemd160.ripemd160(counter.to_bytes(4, "little") + seed + owner_hash)

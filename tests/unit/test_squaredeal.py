@@ -101,7 +101,9 @@ def test_session_names_resolve(event: sq.Event, name: str, expected: tuple[int, 
     assert sq.file_name(event, ref) == name
 
 
-@pytest.mark.parametrize("name", ["OPRR5", "OPRR18", "OPRR00", "FIN7", "XYZ1", "FIN2-1", "R161-2", "MXRR03-04"])
+@pytest.mark.parametrize("name", [
+    "OPRR5", "OPRR18", "OPRR00", "FIN7", "XYZ1", "FIN2-1", "R161-2", "MXRR03-04",
+])
 def test_names_that_are_no_session_are_refused(event: sq.Event, name: str) -> None:
     with pytest.raises(UsageError):
         sq.resolve_session(event, name)
