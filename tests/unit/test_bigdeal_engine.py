@@ -125,3 +125,26 @@ def test_bad_arguments_are_refused() -> None:
         bigdeal.BigDealEngine(b"short", "x")
     with pytest.raises(ValueError, match="cannot take"):
         bigdeal.BigDealEngine(bytes(20), "x").deals(-1)
+
+
+def test_vectorised_split_of_candidates_is_exact() -> None:
+    """The float estimate plus uint64 correction equals Python's exact divmod, also at the edges."""
+    rng = np.random.default_rng(11)
+    unit = godel.C39 * godel.C26
+    numbers = [int.from_bytes(rng.bytes(12), "big") % godel.DEAL_COUNT for _ in range(50_000)]
+    for k in (0, 1, 2, godel.C52 // 2, godel.C52 - 1):
+        numbers += [g for d in (-2, -1, 0, 1, 2) if 0 <= (g := k * unit + d) < godel.DEAL_COUNT]
+    numbers += [godel.DEAL_COUNT - 1, 2**64 - 1, 2**64, 2**64 + 1]
+    high = np.array([g >> 64 for g in numbers], dtype=np.uint64)
+    low = np.array([g & (2**64 - 1) for g in numbers], dtype=np.uint64)
+    parts = bigdeal.candidates_to_parts(high, low)
+    assert np.array_equal(parts, godel.split_numbers(numbers))
+
+
+def test_candidates_at_or_above_the_deal_count_are_rejected() -> None:
+    values = [0, godel.DEAL_COUNT - 1, godel.DEAL_COUNT, 2**96 - 1, 2**95]
+    digests = b"".join(v.to_bytes(12, "big") + bytes(8) for v in values)
+    index, high, low = bigdeal.accepted_candidates(digests)
+    assert index.tolist() == [0, 1, 4]
+    joined = [(int(h) << 64) | int(lo) for h, lo in zip(high, low, strict=True)]
+    assert joined == [values[0], values[1], values[4]]
