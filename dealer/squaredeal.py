@@ -24,8 +24,8 @@ import hashlib
 import re
 import secrets
 import string
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
@@ -89,7 +89,6 @@ class Event:
     delayed_value: str | None = None
     phases: tuple[Phase, ...] = ()
     key_hash: str | None = None
-    comments: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def published(self) -> bool:
@@ -452,7 +451,3 @@ def first_difference(expected: DealSet, found: DealSet) -> str | None:
         return f"the file holds {len(found)} boards; the session has {len(expected)} ({shown})"
     return None
 
-
-def session_names(event: Event, refs: Sequence[SessionRef]) -> list[str]:
-    """File names of several sessions, in order."""
-    return [file_name(event, ref) for ref in refs]
