@@ -174,7 +174,8 @@ def pack(deals: DealArray) -> npt.NDArray[np.uint8]:
     """Packed 13-byte form (2 bits a card) of a (52,) deal or an (n, 52) batch: shape (13,) or (n, 13)."""
     arr = check_deals(deals)
     quads = arr.reshape(*arr.shape[:-1], PACKED_SIZE, 4)
-    return np.bitwise_or.reduce(quads << _SHIFTS, axis=-1).astype(np.uint8)
+    packed: npt.NDArray[np.uint8] = np.bitwise_or.reduce(quads << _SHIFTS, axis=-1).astype(np.uint8)
+    return packed
 
 
 def unpack(packed: npt.ArrayLike) -> DealArray:
@@ -198,5 +199,5 @@ def hcp(deals: DealArray) -> npt.NDArray[np.intp]:
     """High-card points (A4 K3 Q2 J1) per seat: shape (4,) for one deal, (n, 4) for a batch."""
     arr = np.asarray(deals)
     points = np.tile(np.array(HCP_BY_RANK), 4)
-    per_seat = np.stack([((arr == s) * points).sum(axis=-1) for s in range(4)], axis=-1)
+    per_seat: npt.NDArray[np.intp] = np.stack([((arr == s) * points).sum(axis=-1) for s in range(4)], axis=-1)
     return per_seat

@@ -112,8 +112,9 @@ class DealSet:
 
     def conforms_to_law2(self) -> npt.NDArray[np.bool_]:
         """Per board: True where dealer and vulnerability are those Law 2 gives its number."""
-        return (self.dealers == dealers_of(self.boards)) & (
+        same: npt.NDArray[np.bool_] = (self.dealers == dealers_of(self.boards)) & (
             self.vulnerabilities == vulnerabilities_of(self.boards))
+        return same
 
     def same_deals(self, other: DealSet) -> bool:
         """True if both sets hold the same boards, dealers, vulnerabilities and deals in the same order."""

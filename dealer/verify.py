@@ -1,0 +1,850 @@
+"""Verifying a board: the intended deal against what the machine saw, each fault named by its Law.
+
+Pure: no serial, no protocol, no clock, no I/O. A driver builds a `Recount` from the machine's
+recount of the four pockets, calls :func:`verify_board`, and acts on the `VerificationReport`. Before
+dealing it calls :func:`check_label` (is this the board expected?) and :func:`check_deal_set` (was this
+deal set used before?).
+
+Fault table (the Laws of Duplicate Bridge 2017; checks are made before play, so pocket counts fall
+under 13A/14A and wrong contents under 6D1/6F; the same board found after play is 13D, 14B or 87)::
+
+    code  Law                  what the recount shows                        controller action
+    ----  -------------------  --------------------------------------------  -------------------------
+    F0    -                    every pocket 13, 52 distinct cards of one     PASS; the report keeps a
+                               pack, each in its intended pocket, barcode    hash of the verified layout
+                               = expected board and conforming to Law 2
+    F1    Law 14A              missing card(s): a card of the deal is in     SEARCH_AND_RESTORE: hopper,
+                               no pocket (no surplus card took its place)    jam path, reject tray; else
+                                                                             a spare pack, same back
+    F2    Law 13A1             card(s) in the wrong pocket that leave a      REPOCKET the named cards
+                               pocket over 13 and another under (14/12)
+    F3    Law 6D1/6F, Law 87   cards exchanged between pockets, every        REDEAL_SAME_DEAL from the
+                               pocket still 13                               deal file
+    F4    Law 13C, Law 1       surplus card(s): more than 52 cards, a        REMOVE_SURPLUS; the board
+                               duplicate card or a card of another pack      that lost it is short (F1)
+    F5    Law 13C, Law 14A     foreign card in place of one of the deal's    FIX_PACK_AND_REDEAL; check
+                               own (duplicate or wrong back + missing)       the sister boards
+    F6    Law 6D1/6F, Law 87   whole hands in the wrong pockets: rotated     REPOCKET the hands (the
+                               by k, or permuted (e.g. N and S swapped)      dealer and vul changed)
+    F7    Law 6D1/6F, Law 87   the pockets hold another board's deal of      STOP_BATCH: report the
+                               the session (or two deals of a set match)     offset, check later boards
+    F8    Law 2                barcode not read, unreadable, another board   REFUSE_BOARD: never deal
+                               or set, or marked against Law 2               deal n into board m
+    F9    Law 6F, Law 87       a copy k > 1 of a board differs (any of       REDEAL_SAME_DEAL: restore
+                               F1-F7 on that copy)                           the ORIGINAL deal
+    F10   Law 6D2              the deal was already dealt in another         REFUSE_DEAL_SET unless the
+                               session (deal hash in the history)            event is a replay
+    F11   Law 6D1              unidentified card(s): the board cannot be     RECOUNT (or check by hand);
+                               verified                                      UNVERIFIED until then
+    F12   Law 16D              the deal was shown to an operator who may     WARN the director (does not
+                               play it                                       block the board)
+
+Every fault but F12 (and F10 in a replay event) blocks the board. A report is ``ok`` only for F0.
+
+Precedence (the order of `VerificationReport.faults`; the first is the `primary` fault, whose action
+the controller takes first)::
+
+    F10 > F7 > F8 > F11 > F5 > F4 > F1 > F6 > F2 > F3 > F9 > F12
+
+Faults of the deal set or the batch come first (a sequence offset makes every later board
+suspect), then the board's identity, then what cannot be known (unidentified cards), then the pack
+(surplus and missing cards: a missing card must be found before any re-pocketing or redeal can
+restore the deal), then placement.
+So a board whose pockets hold rotated hands AND lack a card reports F1 then F6: find the card, then
+put the hands back. F9 qualifies the content faults before it: whatever fix is used must reproduce the
+original deal. Placement is judged against the best explanation: the intended deal, or its hands
+under a permutation of the pockets (F6, chosen when it places strictly more cards), or another
+board's deal of the session (F7, when it places at least 40 cards and more than the intended one).
+Cards are then each reported once: a card of the deal is missing (F1/F5) or in the wrong pocket
+(F2/F3, relative to its hand as found); a card beyond the deal is surplus (F4/F5).
+
+With unidentified cards (F11) a card not seen may be one of them, so it is reported missing (F1)
+only when more cards are unseen than unidentified; surplus and misplaced cards that were identified
+are reported as usual.
+
+Fault messages name cards and pockets, so they are deal data: show them to the director, not on an
+operator's screen in blind mode (`Fault.blind_text` names only code, Law and action).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import Final, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from dealer.boards import BoardLabel, format_board_range
+from dealer.cards import (
+    CARDS_PER_SEAT,
+    DECK_SIZE,
+    RANKS,
+    SEATS,
+    SUIT_SYMBOLS,
+    DealArray,
+    card_name,
+    check_deals,
+)
+from dealer.cards import pack as pack_deals
+from dealer.dealset import DealSet
+from dealer.errors import VerificationError
+
+SEAT_NAMES: Final = ("North", "East", "South", "West")
+MIN_OTHER_BOARD_MATCH: Final = 40
+"""Cards that must sit where another board's deal has them before the board is called F7."""
+_MAX_CARDS_SHOWN: Final = 13
+
+
+class Action(Enum):
+    """What the controller does about a fault."""
+
+    REDEAL_SAME_DEAL = "redeal the same deal from the file"
+    REPOCKET = "move the named cards or hands to their pockets"
+    SEARCH_AND_RESTORE = "search for the missing cards and restore them"
+    REMOVE_SURPLUS = "remove the surplus cards"
+    FIX_PACK_AND_REDEAL = "replace the foreign cards by the pack's own and redeal"
+    REFUSE_BOARD = "refuse the board; insert the board expected"
+    STOP_BATCH = "stop the batch and re-synchronise the boards"
+    REFUSE_DEAL_SET = "refuse the deal set"
+    RECOUNT = "recount the board or check it by hand"
+    WARN = "warn the director"
+
+
+class FaultCode(Enum):
+    """The fault categories F1..F12 of the fault table (module docstring)."""
+
+    F1 = "F1"
+    F2 = "F2"
+    F3 = "F3"
+    F4 = "F4"
+    F5 = "F5"
+    F6 = "F6"
+    F7 = "F7"
+    F8 = "F8"
+    F9 = "F9"
+    F10 = "F10"
+    F11 = "F11"
+    F12 = "F12"
+
+    @property
+    def title(self) -> str:
+        """Short name of the fault category."""
+        return _RULES[self].title
+
+    @property
+    def law(self) -> str:
+        """The Law reference of the category."""
+        return _RULES[self].law
+
+
+class _Rule(NamedTuple):
+    title: str
+    law: str
+    action: Action
+    blocking: bool
+
+
+_RULES: Final = {
+    FaultCode.F1: _Rule("missing card", "Law 14A", Action.SEARCH_AND_RESTORE, True),
+    FaultCode.F2: _Rule("card in wrong pocket", "Law 13A1", Action.REPOCKET, True),
+    FaultCode.F3: _Rule("swapped cards", "Law 6D1/6F, Law 87", Action.REDEAL_SAME_DEAL, True),
+    FaultCode.F4: _Rule("surplus card", "Law 13C, Law 1", Action.REMOVE_SURPLUS, True),
+    FaultCode.F5: _Rule("foreign card replacing own", "Law 13C, Law 14A", Action.FIX_PACK_AND_REDEAL, True),
+    FaultCode.F6: _Rule("hands in wrong pockets", "Law 6D1/6F, Law 87", Action.REPOCKET, True),
+    FaultCode.F7: _Rule("another board's deal", "Law 6D1/6F, Law 87", Action.STOP_BATCH, True),
+    FaultCode.F8: _Rule("wrong board", "Law 2", Action.REFUSE_BOARD, True),
+    FaultCode.F9: _Rule("copy mismatch", "Law 6F, Law 87", Action.REDEAL_SAME_DEAL, True),
+    FaultCode.F10: _Rule("reused deal", "Law 6D2", Action.REFUSE_DEAL_SET, True),
+    FaultCode.F11: _Rule("unidentified card", "Law 6D1", Action.RECOUNT, True),
+    FaultCode.F12: _Rule("operator exposure", "Law 16D", Action.WARN, False),
+}
+
+PRECEDENCE: Final = tuple(FaultCode[c] for c in
+                          ("F10", "F7", "F8", "F11", "F5", "F4", "F1", "F6", "F2", "F3", "F9", "F12"))
+"""Order of faults in a report: the first is the primary fault (see the module docstring)."""
+
+DetailValue = int | str | bool | tuple[int, ...] | tuple[str, ...] | None
+
+
+def card_text(card: int) -> str:
+    """A card as a director reads it: suit symbol and rank, e.g. 0 -> '♠A', 4 -> '♠10'."""
+    rank = RANKS[card % 13]
+    return SUIT_SYMBOLS[card // 13] + ("10" if rank == "T" else rank)
+
+
+@dataclass(frozen=True)
+class CardPlace:
+    """One card named by a fault: where it was found and where it belongs (None: nowhere).
+
+    `found` is the pocket (0..3 = N E S W) holding the card, None for a missing card. `belongs` is the
+    pocket it should be in as the board stands (with the rest of its hand), None for a surplus card.
+    `pack` is the pack identity read on the card, if any.
+    """
+
+    card: int
+    found: int | None
+    belongs: int | None
+    pack: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The card as a director reads it, e.g. '♠A'."""
+        return card_text(self.card)
+
+    def to_dict(self) -> dict[str, DetailValue]:
+        """Plain form for a journal or a report file (seats as letters)."""
+        return {"card": self.card, "name": self.text, "ascii": card_name(self.card),
+                "found": None if self.found is None else SEATS[self.found],
+                "belongs": None if self.belongs is None else SEATS[self.belongs], "pack": self.pack}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One fault: its code and Law, a line naming cards and pockets, the action, and the details.
+
+    `details` keys by code: F6 ``rotation`` (k or None) and ``permutation`` (pocket holding each seat's
+    hand, N E S W); F7 ``matched_board``, ``offset``, ``agreement``, ``rotation``, ``permutation`` (or
+    ``boards`` for identical deals in a set); F8 ``problem``, ``expected_board``, ``expected_set``,
+    ``read``, ``read_board``, ``read_set``; F9 ``copy``, ``faults``; F10 ``session``, ``boards``;
+    F11 ``unidentified`` (per pocket) and ``unseen`` (cards not seen); counts faults ``counts``.
+    """
+
+    code: FaultCode
+    law: str
+    message: str
+    action: Action
+    blocking: bool
+    cards: tuple[CardPlace, ...] = ()
+    details: Mapping[str, DetailValue] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
+
+    @classmethod
+    def make(cls, code: FaultCode, message: str, cards: Iterable[CardPlace] = (), *,
+             action: Action | None = None, blocking: bool | None = None,
+             details: Mapping[str, DetailValue] | None = None, **more: DetailValue) -> Fault:
+        """A fault with the Law, action and blocking of its category unless given."""
+        rule = _RULES[code]
+        return cls(code, rule.law, message, rule.action if action is None else action,
+                   rule.blocking if blocking is None else blocking, tuple(cards),
+                   {**(details or {}), **more})
+
+    def text(self) -> str:
+        """One line for the director: 'F1 missing card (Law 14A): missing ♠A from North'."""
+        return f"{self.code.value} {self.code.title} ({self.law}): {self.message}"
+
+    def blind_text(self) -> str:
+        """One line naming no card: code, Law and action (for an operator's screen)."""
+        return f"{self.code.value} {self.code.title} ({self.law}): {self.action.value}"
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain form for a journal or a report file."""
+        return {"code": self.code.value, "law": self.law, "message": self.message,
+                "action": self.action.name, "blocking": self.blocking,
+                "cards": [c.to_dict() for c in self.cards], "details": dict(self.details)}
+
+
+# --- the recount ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pocket:
+    """What the machine saw in one pocket: the cards it identified, in any order (a card may appear
+    twice if a duplicate is present), the pack identity read on each (None where not read), and how
+    many cards it could not identify."""
+
+    cards: tuple[int, ...]
+    unidentified: int = 0
+    packs: tuple[str | None, ...] | None = None
+
+    def __post_init__(self) -> None:
+        cards = tuple(int(c) for c in self.cards)
+        bad = [c for c in cards if not 0 <= c < DECK_SIZE]
+        if bad:
+            raise ValueError(f"recount: card index {bad[0]} is not 0..51")
+        if self.unidentified < 0:
+            raise ValueError(f"recount: {self.unidentified} unidentified cards")
+        packs = None if self.packs is None else tuple(self.packs)
+        if packs is not None and len(packs) != len(cards):
+            raise ValueError(f"recount: {len(cards)} cards but {len(packs)} pack identities")
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "packs", packs)
+
+    @property
+    def count(self) -> int:
+        """Cards in the pocket, identified or not."""
+        return len(self.cards) + self.unidentified
+
+    def pack_of(self, i: int) -> str | None:
+        """Pack identity read on the i-th card, None if not read."""
+        return None if self.packs is None else self.packs[i]
+
+
+@dataclass(frozen=True)
+class Recount:
+    """The four pockets N E S W as the machine recounted them."""
+
+    pockets: tuple[Pocket, Pocket, Pocket, Pocket]
+
+    def __post_init__(self) -> None:
+        if len(self.pockets) != 4:
+            raise ValueError(f"a recount has 4 pockets; got {len(self.pockets)}")
+
+    @classmethod
+    def from_hands(cls, hands: Sequence[Sequence[int]], unidentified: Sequence[int] = (0, 0, 0, 0),
+                   packs: Sequence[Sequence[str | None]] | None = None) -> Recount:
+        """A recount from four lists of card indices (N E S W) and unidentified counts."""
+        if len(hands) != 4 or len(unidentified) != 4 or (packs is not None and len(packs) != 4):
+            raise ValueError("a recount has 4 pockets (N E S W)")
+        p = [Pocket(tuple(h), u, None if packs is None else tuple(packs[i]))
+             for i, (h, u) in enumerate(zip(hands, unidentified, strict=True))]
+        return cls((p[0], p[1], p[2], p[3]))
+
+    @classmethod
+    def of_deal(cls, deal: DealArray, pack: str | None = None) -> Recount:
+        """The recount of a board holding exactly `deal` (cards in index order), all of pack `pack`."""
+        deal = check_deals(deal).reshape(DECK_SIZE)
+        hands = [[int(c) for c in np.flatnonzero(deal == s)] for s in range(4)]
+        packs = None if pack is None else [[pack] * CARDS_PER_SEAT for _ in range(4)]
+        return cls.from_hands(hands, packs=packs)
+
+    @property
+    def counts(self) -> tuple[int, int, int, int]:
+        """Cards per pocket N E S W, identified or not."""
+        p = self.pockets
+        return (p[0].count, p[1].count, p[2].count, p[3].count)
+
+    @property
+    def unidentified(self) -> int:
+        """Unidentified cards in the whole board."""
+        return sum(p.unidentified for p in self.pockets)
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    """The result of verifying one board (one copy). `ok` is True only for F0 (module docstring)."""
+
+    board: int
+    copy: int
+    ok: bool
+    faults: tuple[Fault, ...]
+    counts: tuple[int, int, int, int]
+    label: BoardLabel | None
+    layout_hash: str | None
+    """SHA-256 of the verified layout (as `DealSet.deal_hashes`), only when ok."""
+
+    @property
+    def blocking(self) -> tuple[Fault, ...]:
+        """The faults that stop the board."""
+        return tuple(f for f in self.faults if f.blocking)
+
+    @property
+    def primary(self) -> Fault | None:
+        """The first blocking fault by precedence, None if nothing blocks."""
+        blocking = self.blocking
+        return blocking[0] if blocking else None
+
+    @property
+    def action(self) -> Action | None:
+        """The action of the primary fault: what the controller does first."""
+        primary = self.primary
+        return None if primary is None else primary.action
+
+    @property
+    def codes(self) -> tuple[FaultCode, ...]:
+        """The fault codes, in precedence order."""
+        return tuple(f.code for f in self.faults)
+
+    @property
+    def unverified(self) -> bool:
+        """True if the machine could not identify every card (F11)."""
+        return FaultCode.F11 in self.codes
+
+    def fault(self, code: FaultCode) -> Fault | None:
+        """The fault of this code, None if absent."""
+        return next((f for f in self.faults if f.code is code), None)
+
+    def summary(self, blind: bool = False) -> str:
+        """One line: 'board 7: OK' or 'board 7 copy 2: F1 ...; F6 ...' (no cards named if blind)."""
+        head = f"board {self.board}" + (f" copy {self.copy}" if self.copy > 1 else "")
+        if not self.faults:
+            return f"{head}: OK"
+        status = "OK with warnings" if self.ok else ("UNVERIFIED" if self.unverified else "FAULT")
+        parts = [f.blind_text() if blind else f.text() for f in self.faults]
+        return f"{head}: {status}: " + "; ".join(parts)
+
+    def require_ok(self) -> None:
+        """Raise `VerificationError` (holding this report) unless the board is ok."""
+        if not self.ok:
+            raise VerificationError(self.summary(blind=True), report=self)
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain form for a journal or a report file."""
+        return {"board": self.board, "copy": self.copy, "ok": self.ok,
+                "counts": list(self.counts), "layout_hash": self.layout_hash,
+                "label": None if self.label is None else self.label.payload(),
+                "faults": [f.to_dict() for f in self.faults]}
+
+
+def deal_hash(deal: DealArray) -> str:
+    """SHA-256 (hex) of a deal's packed form: the same identity as `DealSet.deal_hashes`."""
+    return hashlib.sha256(pack_deals(np.asarray(deal).reshape(DECK_SIZE)).tobytes()).hexdigest()
+
+
+# --- checks made before dealing ---------------------------------------------------------------
+
+
+def check_label(label: str | None, board: int, set_name: str) -> Fault | None:
+    """Barcode check before dealing: F8 unless `label` names board `board` of set `set_name` and the
+    dealer and vulnerability it marks are those of Law 2. `label` is the payload read, None if none."""
+    expected = f"board {board} of set {set_name.upper()}"
+    base: dict[str, DetailValue] = {"expected_board": board, "expected_set": set_name.upper(), "read": label}
+    if label is None:
+        return Fault.make(FaultCode.F8, f"board label not read; expected {expected}",
+                          problem="no read", details=base)
+    try:
+        read = BoardLabel.parse(label)
+    except ValueError as exc:
+        return Fault.make(FaultCode.F8, f"{exc}; expected {expected}", problem="unreadable", details=base)
+    base |= {"read_board": read.board, "read_set": read.set_name}
+    problems = []
+    if read.board != board or read.set_name != set_name.upper():
+        problems.append(f"the board is board {read.board} of set {read.set_name}, not {expected}: "
+                        f"never deal board {board}'s deal into it")
+    if not read.conforms:
+        law2 = BoardLabel.for_board(read.set_name, read.board)
+        problems.append(f"board {read.board} is marked {_marking(read)} but Law 2 gives "
+                        f"{_marking(law2)}: take it out of use")
+    if not problems:
+        return None
+    kind = "wrong board" if read.board != board or read.set_name != set_name.upper() else "breaks Law 2"
+    if len(problems) == 2:
+        kind = "wrong board, breaks Law 2"
+    return Fault.make(FaultCode.F8, "; ".join(problems), problem=kind, details=base)
+
+
+def _boards_text(boards: list[int]) -> str:
+    if len(boards) == 1:
+        return f"the deal of board {boards[0]} was"
+    return f"the deals of boards {format_board_range(boards)} were each"
+
+
+def _marking(label: BoardLabel) -> str:
+    return f"dealer {SEATS[label.dealer]}, vulnerability {label.vulnerability.pbn}"
+
+
+def check_deal_set(deals: DealSet, seen: Mapping[str, str], *, replay: bool = False) -> tuple[Fault, ...]:
+    """Checks of a deal set before dealing it: F10 for deals already dealt in another session and F7
+    for two boards of the set holding the same deal.
+
+    `seen` maps deal hashes (`DealSet.deal_hashes`) from the history to the name of the session that
+    dealt them. In a replay event (`replay`) reused deals are reported as a non-blocking F10 warning.
+    """
+    hashes = deals.deal_hashes()
+    boards = [int(b) for b in deals.boards]
+    faults: list[Fault] = []
+    by_session: dict[str, list[int]] = {}
+    for board, h in zip(boards, hashes, strict=True):
+        if h in seen:
+            by_session.setdefault(seen[h], []).append(board)
+    for session, reused in by_session.items():
+        note = "allowed: the event is a replay" if replay else "no result on it may stand"
+        faults.append(Fault.make(
+            FaultCode.F10, f"{_boards_text(reused)} already dealt in session {session!r}: {note}",
+            action=Action.WARN if replay else None, blocking=not replay,
+            session=session, boards=tuple(reused)))
+    by_hash: dict[str, list[int]] = {}
+    for board, h in zip(boards, hashes, strict=True):
+        by_hash.setdefault(h, []).append(board)
+    for same in (b for b in by_hash.values() if len(b) > 1):
+        faults.append(Fault.make(
+            FaultCode.F7, f"boards {', '.join(map(str, same))} of the set hold the same deal",
+            action=Action.REFUSE_DEAL_SET, boards=tuple(same)))
+    return tuple(sorted(faults, key=lambda f: PRECEDENCE.index(f.code)))
+
+
+# --- verifying a dealt board ------------------------------------------------------------------
+
+
+SessionDeals = Mapping[int, DealArray] | DealSet
+
+
+def verify_board(
+    deal: DealArray,
+    recount: Recount,
+    *,
+    board: int,
+    set_name: str,
+    label: str | None,
+    copy: int = 1,
+    session: SessionDeals | None = None,
+    operator_exposed: bool = False,
+    pack: str | None = None,
+) -> VerificationReport:
+    """Verify one dealt board: the intended `deal` of `board` against the machine's `recount`.
+
+    `label` is the barcode payload read from the board (None: no read). `copy` is the copy number of
+    the board (Law 6F; copies > 1 that differ are F9). `session` holds the other deals of the session
+    (board -> deal) to recognise another board's deal (F7). `operator_exposed` says the deal was shown
+    to an operator (F12). `pack` is the pack identity the board must hold, when the machine reads
+    one; by default the identity read on most cards.
+    """
+    deal = check_deals(deal).reshape(DECK_SIZE)
+    if copy < 1:
+        raise ValueError(f"copy numbers start at 1; got {copy}")
+    entries = _entries(recount)
+    board_pack = pack if pack is not None else _majority_pack(entries)
+    ref = _choose_reference(deal, board, entries, _other_deals(session, board))
+    sort = _sort_cards(entries, ref.pockets, board_pack)
+    faults: list[Fault] = []
+    label_fault = check_label(label, board, set_name)
+    if label_fault is not None:
+        faults.append(label_fault)
+    faults += _unidentified_faults(recount, sort.missing)
+    faults += _pack_faults(sort, ref, recount)
+    faults += _placement_faults(ref, sort.misplaced, recount.counts, board)
+    if copy > 1:
+        faults += _copy_faults(faults, board, copy)
+    if operator_exposed:
+        faults.append(Fault.make(FaultCode.F12, f"the deal of board {board} was shown to an operator: "
+                                 "tell the director if they play it"))
+    faults.sort(key=lambda f: PRECEDENCE.index(f.code))
+    return _report(deal, recount, board, copy, label, board_pack, faults)
+
+
+def _report(deal: DealArray, recount: Recount, board: int, copy: int, label: str | None,
+            board_pack: str | None, faults: list[Fault]) -> VerificationReport:
+    exact = _holds_exactly(deal, recount, board_pack)
+    blocking = any(f.blocking for f in faults)
+    if not exact and not blocking:  # last guard of "never verified when the pockets differ"
+        raise RuntimeError(f"board {board}: the recount differs from the deal but no fault was named")
+    ok = exact and not blocking
+    parsed = _parse_or_none(label)
+    return VerificationReport(board, copy, ok, tuple(faults), recount.counts, parsed,
+                              deal_hash(deal) if ok else None)
+
+
+def _parse_or_none(label: str | None) -> BoardLabel | None:
+    if label is None:
+        return None
+    try:
+        return BoardLabel.parse(label)
+    except ValueError:
+        return None
+
+
+def _holds_exactly(deal: DealArray, recount: Recount, board_pack: str | None) -> bool:
+    """F0 on the cards, checked directly: each pocket holds exactly its hand, all of one pack."""
+    for seat, pocket in enumerate(recount.pockets):
+        if pocket.unidentified or sorted(pocket.cards) != np.flatnonzero(deal == seat).tolist():
+            return False
+    packs = {p for pocket in recount.pockets for p in (pocket.packs or ()) if p is not None}
+    return not packs or packs == {board_pack}
+
+
+# --- what was seen: entries, the pack, the reference deal ----------------------------------
+
+
+class _Entry(NamedTuple):
+    card: int
+    pocket: int
+    pack: str | None
+
+
+def _entries(recount: Recount) -> list[_Entry]:
+    return [_Entry(c, q, pocket.pack_of(i))
+            for q, pocket in enumerate(recount.pockets) for i, c in enumerate(pocket.cards)]
+
+
+def _majority_pack(entries: list[_Entry]) -> str | None:
+    counts = Counter(e.pack for e in entries if e.pack is not None)
+    if not counts:
+        return None
+    top = max(counts.values())
+    return min(p for p, n in counts.items() if n == top)
+
+
+def _other_deals(session: SessionDeals | None, board: int) -> tuple[list[int], DealArray]:
+    """The session's deals of boards other than `board`, as board numbers and an (n, 52) array."""
+    if session is None:
+        return [], np.empty((0, DECK_SIZE), dtype=np.uint8)
+    if isinstance(session, DealSet):
+        keep = session.boards != board
+        return session.boards[keep].tolist(), session.deals[keep]
+    items = [(int(b), check_deals(d).reshape(DECK_SIZE)) for b, d in session.items() if int(b) != board]
+    if not items:
+        return [], np.empty((0, DECK_SIZE), dtype=np.uint8)
+    return [b for b, _ in items], np.stack([d for _, d in items])
+
+
+def _permutations() -> npt.NDArray[np.intp]:
+    """All 24 seat -> pocket permutations: identity, rotations by 1, 2, 3, then the rest."""
+    rotations = [tuple((p + k) % 4 for p in range(4)) for k in range(4)]
+    rest = [p for p in itertools.permutations(range(4)) if p not in rotations]
+    return np.array(rotations + rest, dtype=np.intp)
+
+
+_PERMS: Final = _permutations()
+_SEAT_RANGE: Final = np.arange(4)
+
+
+def _rotation_of(perm: tuple[int, ...]) -> int | None:
+    k = perm[0]
+    return k if all(perm[p] == (p + k) % 4 for p in range(4)) else None
+
+
+@dataclass(frozen=True)
+class _Reference:
+    """The deal the pockets are judged against, and the pocket holding each of its hands."""
+
+    board: int
+    deal: DealArray
+    perm: tuple[int, ...]
+    agreement: int
+
+    @property
+    def pockets(self) -> DealArray:
+        """The pocket each card belongs in as the board stands (its hand's pocket)."""
+        return np.asarray(self.perm, dtype=np.uint8)[self.deal]
+
+
+def _best_permutations(present: npt.NDArray[np.bool_], deals: DealArray) -> tuple[
+        npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """For each deal (n, 52): the cards placed by its best seat -> pocket permutation, and that one."""
+    onehot = deals[:, None, :] == _SEAT_RANGE[None, :, None]  # (n, seat, card)
+    overlap = np.einsum("nsc,qc->nsq", onehot.astype(np.intp), present.astype(np.intp))
+    scores = overlap[:, _SEAT_RANGE, _PERMS].sum(axis=-1)  # (n, 24)
+    best = scores.argmax(axis=1)
+    return scores[np.arange(len(deals)), best], best
+
+
+def _choose_reference(deal: DealArray, board: int, entries: list[_Entry],
+                      others: tuple[list[int], DealArray]) -> _Reference:
+    present = np.zeros((4, DECK_SIZE), dtype=bool)
+    for e in entries:
+        present[e.pocket, e.card] = True
+    # argmax takes the first best permutation: the identity unless another places strictly more
+    score, best = _best_permutations(present, deal[None, :])
+    ref = _Reference(board, deal, tuple(int(p) for p in _PERMS[int(best[0])]), int(score[0]))
+    boards, deals = others
+    if boards:
+        scores, bests = _best_permutations(present, deals)
+        i = int(scores.argmax())
+        if int(scores[i]) >= MIN_OTHER_BOARD_MATCH and int(scores[i]) > ref.agreement:
+            ref = _Reference(boards[i], deals[i], tuple(int(p) for p in _PERMS[int(bests[i])]),
+                             int(scores[i]))
+    return ref
+
+
+class _Sorted(NamedTuple):
+    """The recount's cards sorted out against the reference: each card of the pack once."""
+
+    own: dict[int, int]  # card -> pocket holding the board's own copy
+    surplus: list[tuple[_Entry, str]]  # (entry, why: 'duplicate' or 'other pack')
+    missing: list[int]  # cards of the deal not seen
+    misplaced: list[CardPlace]  # own cards not in the pocket they belong in
+
+
+def _sort_cards(entries: list[_Entry], pockets: DealArray, board_pack: str | None) -> _Sorted:
+    belongs = pockets.tolist()
+    surplus: list[tuple[_Entry, str]] = []
+    by_card: dict[int, list[_Entry]] = {}
+    for e in entries:
+        if e.pack is not None and board_pack is not None and e.pack != board_pack:
+            surplus.append((e, "other pack"))
+        else:
+            by_card.setdefault(e.card, []).append(e)
+    own: dict[int, int] = {}
+    for card, seen in by_card.items():
+        home = seen[0]
+        if len(seen) > 1:  # keep as the pack's own the copy in the pocket the card belongs in
+            home = next((e for e in seen if e.pocket == belongs[card]), home)
+            surplus += [(e, "duplicate") for e in seen if e is not home]
+        own[card] = home.pocket
+    missing = [c for c in range(DECK_SIZE) if c not in own]
+    misplaced = [CardPlace(c, q, belongs[c]) for c, q in sorted(own.items()) if q != belongs[c]]
+    return _Sorted(own, surplus, missing, misplaced)
+
+
+# --- fault builders -------------------------------------------------------------------------
+
+
+def _cards_text(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:_MAX_CARDS_SHOWN])
+    more = len(items) - _MAX_CARDS_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _counts_text(counts: Sequence[int]) -> str:
+    return " ".join(f"{SEATS[q]}{n}" for q, n in enumerate(counts))
+
+
+def _home_text(ref: _Reference, card: int) -> str:
+    """Where a card belongs as the board stands, naming its hand when hands are out of place."""
+    seat, pocket = int(ref.deal[card]), int(ref.pockets[card])
+    if seat == pocket:
+        return SEAT_NAMES[pocket]
+    return f"{SEAT_NAMES[pocket]} (with {SEAT_NAMES[seat]}'s hand)"
+
+
+def _unidentified_faults(recount: Recount, unseen: list[int]) -> list[Fault]:
+    per_pocket = tuple(p.unidentified for p in recount.pockets)
+    total = sum(per_pocket)
+    if not total:
+        return []
+    where = ", ".join(f"{n} in {SEAT_NAMES[q]}" for q, n in enumerate(per_pocket) if n)
+    msg = f"{total} card(s) not identified ({where}): board UNVERIFIED"
+    if unseen:
+        msg += f"; not seen: {_cards_text([card_text(c) for c in unseen])}"
+    return [Fault.make(FaultCode.F11, msg, unidentified=per_pocket, unseen=tuple(unseen),
+                       counts=recount.counts)]
+
+
+def _pack_faults(sort: _Sorted, ref: _Reference, recount: Recount) -> list[Fault]:
+    """F5 for surplus cards standing in for missing ones, F4 for other surplus, F1 for other missing."""
+    unknown = recount.unidentified
+    counts = recount.counts
+    total = sum(counts)
+    missing = list(sort.missing) if not unknown else []
+    pairs = _pair_foreign_with_missing(sort.surplus, missing, ref) if not unknown else []
+    paired = {id(e) for (e, _), _ in pairs}
+    surplus = [(e, why) for e, why in sort.surplus if id(e) not in paired]
+    missing = [c for c in missing if c not in {m for _, m in pairs}]
+    faults: list[Fault] = []
+    if pairs:
+        faults.append(_foreign_fault(pairs, ref, counts))
+    if surplus or total > DECK_SIZE:
+        faults.append(_surplus_fault(surplus, total, counts))
+    if unknown and len(sort.missing) > unknown:
+        faults.append(_missing_fault(sort.missing, ref, counts, at_least=len(sort.missing) - unknown))
+    elif missing:
+        faults.append(_missing_fault(missing, ref, counts))
+    return faults
+
+
+def _pair_foreign_with_missing(surplus: list[tuple[_Entry, str]], missing: list[int],
+                               ref: _Reference) -> list[tuple[tuple[_Entry, str], int]]:
+    """Match each missing card with a surplus card standing in for it: same card first (another
+    pack's copy), then one in the pocket the missing card belongs in, then any."""
+    free = list(surplus)
+    pairs: list[tuple[tuple[_Entry, str], int]] = []
+    for card in missing:
+        if not free:
+            break
+        home = int(ref.pockets[card])
+        pick = next((s for s in free if s[0].card == card), None) or next(
+            (s for s in free if s[0].pocket == home), free[0])
+        free.remove(pick)
+        pairs.append((pick, card))
+    return pairs
+
+
+def _foreign_fault(pairs: list[tuple[tuple[_Entry, str], int]], ref: _Reference,
+                   counts: Sequence[int]) -> Fault:
+    texts, places = [], []
+    for (entry, why), card in pairs:
+        pack = f", pack {entry.pack}" if why == "other pack" else ", duplicate"
+        if entry.card == card:
+            texts.append(f"{card_text(card)} in {SEAT_NAMES[entry.pocket]} is of pack {entry.pack}: this "
+                         f"pack's {card_text(card)} is missing (from {_home_text(ref, card)})")
+        else:
+            texts.append(f"{card_text(entry.card)} ({pack[2:]}) in {SEAT_NAMES[entry.pocket]} in place of "
+                         f"{card_text(card)} (missing from {_home_text(ref, card)})")
+        places += [CardPlace(entry.card, entry.pocket, None, entry.pack),
+                   CardPlace(card, None, int(ref.pockets[card]))]
+    return Fault.make(FaultCode.F5, "foreign card(s): " + _cards_text(texts), places, counts=tuple(counts))
+
+
+def _surplus_fault(surplus: list[tuple[_Entry, str]], total: int, counts: Sequence[int]) -> Fault:
+    texts = [f"{card_text(e.card)} in {SEAT_NAMES[e.pocket]} ("
+             + (f"pack {e.pack}" if why == "other pack" else "duplicate") + ")" for e, why in surplus]
+    msg = f"{total} cards in the board ({_counts_text(counts)})"
+    if texts:
+        msg = "surplus " + _cards_text(texts) + "; " + msg
+    elif total > DECK_SIZE:
+        msg += f": {total - DECK_SIZE} surplus card(s) among the unidentified"
+    places = [CardPlace(e.card, e.pocket, None, e.pack) for e, _ in surplus]
+    return Fault.make(FaultCode.F4, msg, places, counts=tuple(counts))
+
+
+def _missing_fault(missing: list[int], ref: _Reference, counts: Sequence[int],
+                   at_least: int | None = None) -> Fault:
+    texts = [f"{card_text(c)} from {_home_text(ref, c)}" for c in missing]
+    head = "missing " if at_least is None else f"at least {at_least} missing of "
+    places = [CardPlace(c, None, int(ref.pockets[c])) for c in missing]
+    return Fault.make(FaultCode.F1, head + _cards_text(texts) + f" ({_counts_text(counts)})", places,
+                      counts=tuple(counts))
+
+
+def _placement_faults(ref: _Reference, misplaced: list[CardPlace], counts: Sequence[int],
+                      board: int) -> list[Fault]:
+    if ref.board != board:
+        return [_other_board_fault(ref, board)]
+    faults = []
+    if ref.perm != (0, 1, 2, 3):
+        faults.append(_hands_fault(ref.perm))
+    if misplaced:
+        faults.append(_misplaced_fault(misplaced, ref, counts))
+    return faults
+
+
+def _perm_text(perm: tuple[int, ...]) -> str:
+    rotation = _rotation_of(perm)
+    moved = [f"{SEAT_NAMES[s]}'s hand is in {SEAT_NAMES[q]}" for s, q in enumerate(perm) if s != q]
+    head = f"hands rotated by {rotation}" if rotation is not None else "hands in the wrong pockets"
+    return f"{head}: " + ", ".join(moved)
+
+
+def _hands_fault(perm: tuple[int, ...]) -> Fault:
+    return Fault.make(FaultCode.F6, _perm_text(perm) + " (the dealer and vulnerability changed with them)",
+                      rotation=_rotation_of(perm), permutation=perm)
+
+
+def _other_board_fault(ref: _Reference, board: int) -> Fault:
+    msg = (f"board {board} holds the deal of board {ref.board} (sequence offset {ref.board - board:+d}): "
+           "stop and check every later board")
+    if ref.perm != (0, 1, 2, 3):
+        msg += "; " + _perm_text(ref.perm)
+    if ref.agreement < DECK_SIZE:
+        msg += f"; {DECK_SIZE - ref.agreement} card(s) differ from it"
+    return Fault.make(FaultCode.F7, msg, matched_board=ref.board, offset=ref.board - board,
+                      agreement=ref.agreement, rotation=_rotation_of(ref.perm), permutation=ref.perm)
+
+
+def _misplaced_fault(misplaced: list[CardPlace], ref: _Reference, counts: Sequence[int]) -> Fault:
+    """F2 if the moves change how many cards a pocket holds, F3 if they are exchanges."""
+    net = [0, 0, 0, 0]
+    texts = []
+    for m in misplaced:
+        found, belongs = int(m.found or 0), int(m.belongs or 0)  # both set for a misplaced card
+        net[found] += 1
+        net[belongs] -= 1
+        texts.append(f"{m.text} is in {SEAT_NAMES[found]}, belongs in {_home_text(ref, m.card)}")
+    if any(net):
+        return Fault.make(FaultCode.F2, _cards_text(texts) + f" ({_counts_text(counts)})", misplaced,
+                          counts=tuple(counts))
+    return Fault.make(FaultCode.F3, "cards exchanged between pockets: " + _cards_text(texts), misplaced,
+                      counts=tuple(counts))
+
+
+_CONTENT_FAULTS: Final = frozenset(FaultCode[c] for c in ("F1", "F2", "F3", "F4", "F5", "F6", "F7"))
+
+
+def _copy_faults(faults: list[Fault], board: int, copy: int) -> list[Fault]:
+    codes = sorted({f.code for f in faults if f.code in _CONTENT_FAULTS}, key=PRECEDENCE.index)
+    if not codes:
+        return []
+    names = tuple(c.value for c in codes)
+    return [Fault.make(FaultCode.F9, f"copy {copy} of board {board} differs from the original deal "
+                       f"({', '.join(names)}): restore the original deal, never a new one",
+                       copy=copy, faults=names)]
