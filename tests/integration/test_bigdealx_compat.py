@@ -18,6 +18,7 @@ import pytest
 
 from dealer.boards import parse_board_range
 from dealer.cards import from_pbn
+from dealer.cli import main
 from dealer.engines.bigdeal import BigDealEngine
 
 BIGDEALX = shutil.which("bigdealx")
@@ -56,3 +57,27 @@ def test_random_seeds_and_owners_match_bigdealx(tmp_path: Path, case: int) -> No
     engine = BigDealEngine(seed, owner)
     assert engine.numbers(len(expected_boards)) == numbers
     assert np.array_equal(BigDealEngine(seed, owner).deals(len(expected_boards)), deals)
+
+
+def pbn_tags(path: Path) -> tuple[list[str], list[str], list[str], np.ndarray]:
+    """Boards, dealers, vulnerabilities and deals of a PBN file, read with plain regular expressions."""
+    text = path.read_text(encoding="latin-1")
+    return (re.findall(r'\[Board "(\d+)"\]', text), re.findall(r'\[Dealer "(\w)"\]', text),
+            re.findall(r'\[Vulnerable "(\w+)"\]', text),
+            np.array([from_pbn(d) for d in re.findall(r'\[Deal "([^"]+)"\]', text)]))
+
+
+@pytest.mark.parametrize(("case", "boards"), [(0, "1-16"), (1, "5-20"), (2, "1-36")])
+def test_dealer_generate_writes_what_bigdealx_writes(tmp_path: Path, case: int, boards: str) -> None:
+    seed = np.random.default_rng(77 + case).bytes(20)
+    owner = f"Generate check {case} – Ærø"
+    (tmp_path / ".bigdealrc").write_text(RC)
+    assert BIGDEALX is not None
+    subprocess.run([BIGDEALX, "-h", seed.hex(), "-W", os.fsencode(owner), "-n", boards, "-f", "pbn", "-p", "bd"],
+                   cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=60)
+    ours = tmp_path / "ours.pbn"
+    assert main(["generate", "--boards", boards, "--seed", seed.hex(), "--owner", owner, "-o", str(ours)]) == 0
+    theirs = pbn_tags(tmp_path / "bd.pbn")
+    mine = pbn_tags(ours)
+    assert mine[:3] == theirs[:3]
+    assert np.array_equal(mine[3], theirs[3])
