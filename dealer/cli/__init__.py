@@ -18,6 +18,7 @@ COMMAND_MODULES: Final = (
     "dealer.cli.records",
     "dealer.cli.labels",
     "dealer.cli.curtains",
+    "dealer.cli.squaredeal",
 )
 
 
