@@ -15,6 +15,7 @@ from dealer.errors import DealerError
 
 COMMAND_MODULES: Final = (
     "dealer.cli.generate",
+    "dealer.cli.plan",
 )
 
 
