@@ -160,8 +160,11 @@ def journal_benchmark(folder: Path, total_jobs: int, steps: int) -> None:
     claims: list[float] = []
     per_state: dict[JobState, list[float]] = {s: [] for s in
                                               (JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.VERIFIED)}
+    baseline: list[float] = []
+    synced: list[float] = []
+    bare, bare_synced = BareSQLite(path, sync=False), BareSQLite(path, sync=True)
     with Journal.open(path) as journal:
-        for _ in range(steps):
+        for i in range(steps):
             t = time.perf_counter_ns()
             job = journal.claim_next(current, "M1")
             claims.append((time.perf_counter_ns() - t) / 1e6)
@@ -172,9 +175,12 @@ def journal_benchmark(folder: Path, total_jobs: int, steps: int) -> None:
                 t = time.perf_counter_ns()
                 journal.advance(job.id, state, machine="M1")
                 samples.append((time.perf_counter_ns() - t) / 1e6)
+            # the baselines interleaved with the steps, so both see the same disk at the same time
+            baseline.append(bare.step(i + 1))
+            synced.append(bare_synced.step(i + 1))
+    bare.close()
+    bare_synced.close()
 
-    baseline = bare_sqlite_steps(path, steps)
-    synced = bare_sqlite_steps(path, steps, sync=True)
     print(f"   claim_next          {percentiles(claims)}")
     for state, samples in per_state.items():
         note = "  (synced to disk)" if state is JobState.DEALING else ""
@@ -196,24 +202,26 @@ def journal_benchmark(folder: Path, total_jobs: int, steps: int) -> None:
           f"max {worst:.1f} ms (goal <= {RESUME_GOAL_S:.0f} s: {verdict(worst / 1e3 <= RESUME_GOAL_S)})")
 
 
-def bare_sqlite_steps(path: Path, steps: int, sync: bool = False) -> list[float]:
+class BareSQLite:
     """The floor under a journal step: one UPDATE and one INSERT in a transaction, nothing else
     (`sync`: committed to disk, as the step into DEALING is)."""
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute(f"PRAGMA synchronous={'FULL' if sync else 'NORMAL'}")
-    ids = [r[0] for r in db.execute("SELECT id FROM jobs ORDER BY id LIMIT ?", (steps,))]
-    out = []
-    for job_id in ids:
+
+    def __init__(self, path: Path, sync: bool) -> None:
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(f"PRAGMA synchronous={'FULL' if sync else 'NORMAL'}")
+
+    def step(self, job_id: int) -> float:
         t = time.perf_counter_ns()
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("UPDATE jobs SET machine = 'M9' WHERE id = ?", (job_id,))
-        db.execute("INSERT INTO events (run_id, job_id, at, kind, detail) VALUES (1, ?, 'x', 'bench', '{}')",
-                   (job_id,))
-        db.execute("COMMIT")
-        out.append((time.perf_counter_ns() - t) / 1e6)
-    db.close()
-    return out
+        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute("UPDATE jobs SET machine = 'M9' WHERE id = ?", (job_id,))
+        self.db.execute("INSERT INTO events (run_id, job_id, at, kind, detail) VALUES (1, ?, 'x', 'bench', '{}')",
+                        (job_id,))
+        self.db.execute("COMMIT")
+        return (time.perf_counter_ns() - t) / 1e6
+
+    def close(self) -> None:
+        self.db.close()
 
 
 # --- 3. eight simulated machines -------------------------------------------------------------------
