@@ -116,18 +116,17 @@ def port_problem(url: str) -> str | None:
         if scheme in _NETWORK_SCHEMES:
             try:
                 parts = urlsplit(url)
-                port = parts.port
+                host, port = parts.hostname, parts.port
             except ValueError:
-                port = None
-                parts = None
-            if parts is None or not parts.hostname or port is None:
+                host = port = None
+            if not host or port is None:
                 return f"{scheme}:// needs a host and a port number, e.g. {scheme}://dealroom.local:4001"
         return None
     if url.startswith("/") and len(url) > 1 and not url.endswith("/"):
         return None
     if _WINDOWS_PORT.match(url):
         return None
-    return ("is neither a serial device (/dev/ttyUSB0, COM3) nor a port URL "
+    return (f"{url!r} is neither a serial device (/dev/ttyUSB0, COM3) nor a port URL "
             "(rfc2217://host:port, socket://host:port, sim://...)")
 
 
@@ -184,7 +183,8 @@ class _Reader:
     def items(self, value: object, where: KeyPath) -> list[Any]:
         """An array of tables (``[[where]]``), at least one."""
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-            self.fail(where, f"must be a list of tables: write each entry under [[{field_name(where)}]]")
+            header = ".".join(p for p in where if isinstance(p, str))
+            self.fail(where, f"must be a list of tables: write each entry under [[{header}]]")
         if not value:
             self.fail(where, "must hold at least one entry")
         return value
@@ -268,7 +268,7 @@ class _Reader:
             url = self.text(table, where, "port")
             problem = port_problem(url)
             if problem:
-                self.fail(where + ("port",), f"{url!r} {problem}" if problem.startswith("is") else problem)
+                self.fail(where + ("port",), problem)
             self.unique(names, name.casefold(), i, where + ("name",), f"machine name {name!r}")
             self.unique(ports, url, i, where + ("port",), f"port {url!r}")
             machines.append(Machine(name, url))

@@ -446,3 +446,11 @@ def test_an_unknown_session_name(tmp_path: Path) -> None:
     plan = Plan.load(write(tmp_path, BASE))
     with pytest.raises(PlanError, match="no session 'TUE1'"):
         plan.jobs("TUE1")
+
+
+def test_sessions_written_as_one_table_are_refused(tmp_path: Path) -> None:
+    text = BASE.replace("[[sessions]]", "[sessions]", 1)
+    text = text[:text.index("[[sessions]]")]
+    err = error_of(tmp_path, text)
+    assert err.field == "sessions" and err.line == line_with(text, "[sessions]")
+    assert "write each entry under [[sessions]]" in str(err)
