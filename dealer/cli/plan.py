@@ -50,6 +50,9 @@ def describe(plan: Plan) -> list[str]:
            f"dealing order {_ORDER_TEXT[event.order]}"]
     for session in plan.sessions:
         out.extend(_session_lines(plan, session))
+    sets = plan.board_sets()
+    out.append(f"board sets ({len(sets)}): "
+               + ", ".join(f"{name} {format_board_range(list(boards))}" for name, boards in sets.items()))
     if plan.machines:
         out.append(f"machines ({len(plan.machines)}): "
                    + "; ".join(f"{m.name} {m.url}" for m in plan.machines))

@@ -39,6 +39,7 @@ class Plan:
         self._files = dict(content.files)
         self._deal_sets: dict[str, DealSet] = {}
         self._lines = content.lines
+        self._squaredeal_sessions = dict(content.squaredeal)
 
     @classmethod
     def load(cls, path: str | Path) -> Plan:
@@ -98,7 +99,7 @@ class Plan:
             return self._read(source.path, source.format)
         if isinstance(source, SessionSource):
             return self.deal_set(source.session)
-        return self._squaredeal(session, source)
+        return self._squaredeal(source)
 
     def _generated(self, session: Session, source: EngineSource) -> DealSet:
         path = sources.generated_path(self.event.deal_folder, session.name)
@@ -116,8 +117,8 @@ class Plan:
             self._files[path] = sources.read_deals(path, fmt)
         return self._files[path]
 
-    def _squaredeal(self, session: Session, source: SquareDealSource) -> DealSet:
-        raise self._error(session, "source", "SquareDeal sources are not supported yet")
+    def _squaredeal(self, source: SquareDealSource) -> DealSet:
+        return self._squaredeal_sessions[source].deals()
 
     def generate(self) -> list[Path]:
         """Generate every session's missing deal file; the files written, in plan order."""
@@ -137,6 +138,16 @@ class Plan:
     def all_jobs(self) -> list[tuple[Session, list[JobPlan]]]:
         """The whole plan: each session (in plan order) with its jobs."""
         return [(session, session.jobs()) for session in self.sessions]
+
+    def board_sets(self) -> dict[str, tuple[int, ...]]:
+        """Every physical board set the plan deals into, with every board number it must hold
+        (over all sessions), sets in order of first use: what board labels are printed for."""
+        boards: dict[str, set[int]] = {}
+        for session in self.sessions:
+            for section in session.sections:
+                for set_name in section.sets:
+                    boards.setdefault(set_name, set()).update(session.boards_of(section))
+        return {name: tuple(sorted(held)) for name, held in boards.items()}
 
     @property
     def job_count(self) -> int:

@@ -72,6 +72,7 @@ class PlanContent:
     machines: list[Machine]
     files: dict[Path, DealSet] = field(default_factory=dict)  # deal files read while checking
     lines: dict[KeyPath, int] = field(default_factory=dict)   # where each key is written
+    squaredeal: dict[SquareDealSource, sources.SquareDealSession] = field(default_factory=dict)
 
 
 def read_plan(path: str | Path) -> PlanContent:
@@ -138,6 +139,7 @@ class _Reader:
         self.base = base
         self.lines = key_lines(text)
         self.files: dict[Path, DealSet] = {}
+        self.squaredeal: dict[SquareDealSource, sources.SquareDealSession] = {}
 
     # --- generic checks -----------------------------------------------------------------------
 
@@ -233,7 +235,7 @@ class _Reader:
         sessions: list[Session] = []
         for i, raw in enumerate(self.items(doc["sessions"], ("sessions",))):
             sessions.append(self.session(raw, ("sessions", i), event, sessions))
-        return PlanContent(event, sessions, machines, self.files, self.lines)
+        return PlanContent(event, sessions, machines, self.files, self.lines, self.squaredeal)
 
     def event(self, table: dict[str, Any]) -> Event:
         where: KeyPath = ("event",)
@@ -307,6 +309,8 @@ class _Reader:
             self.fail(where, "must be an engine name ('bigdeal', 'shuffle') or a table "
                              "({ file = ... }, { squaredeal = ... }, { deals_of = ... })")
         kinds = [k for k in _SOURCE if k in value]
+        if not kinds:  # name a misspelt key if there is one
+            self.table(value, where, dict.fromkeys([*_SOURCE, *(k for ks in _SOURCE.values() for k in ks)], False))
         if len(kinds) != 1:
             self.fail(where, f"give exactly one of {', '.join(_SOURCE)}")
         kind = kinds[0]
@@ -338,8 +342,22 @@ class _Reader:
         if not sqk.is_file():
             self.fail(where + ("squaredeal",), f"no key file {sqk} beside it; name the revealed keys with sqk = ...")
         name = self.text(value, where, "session", session)
-        reserve = self.get(value, where, "reserve", bool, False)
-        return SquareDealSource(sqd, sqk, name, reserve)
+        source = SquareDealSource(sqd, sqk, name, self.get(value, where, "reserve", bool, False))
+        try:
+            event = sources.read_sqd(sqd)
+        except DealerError as exc:
+            self.fail(where + ("squaredeal",), str(exc))
+        try:
+            keys = sources.read_sqk(event, sqk)
+        except DealerError as exc:
+            self.fail(where + ("sqk" if "sqk" in value else "squaredeal",), str(exc))
+        try:
+            found = sources.squaredeal_session(event, keys, name, source.reserve)
+        except DealerError as exc:
+            default = "" if "session" in value else " (the session's own name; give session = ... for another)"
+            self.fail(where + ("session",) if "session" in value else where, f"{exc}{default}")
+        self.squaredeal[source] = found
+        return source
 
     def session_source(self, value: dict[str, Any], where: KeyPath, earlier: list[Session]) -> SessionSource:
         name = self.text(value, where, "deals_of")
@@ -380,10 +398,11 @@ class _Reader:
         if isinstance(source, SessionSource):
             other = next(s for s in earlier if s.name == source.session)
             return other.boards, f"session {other.name}"
-        return self.squaredeal_boards(source, where)
+        return self.squaredeal_boards(source)
 
-    def squaredeal_boards(self, source: SquareDealSource, where: KeyPath) -> tuple[tuple[int, ...] | None, str]:
-        self.fail(where + ("source",), "SquareDeal sources are not supported yet")
+    def squaredeal_boards(self, source: SquareDealSource) -> tuple[tuple[int, ...], str]:
+        found = self.squaredeal[source]
+        return found.boards, f"SquareDeal session {source.session} of {source.sqd.name}"
 
     # --- sections -----------------------------------------------------------------------------
 

@@ -8,15 +8,16 @@ record of what was dealt, not the seed. No seed is kept unless the plan asks for
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
 import numpy as np
 
-from dealer import engines, formats
+from dealer import engines, formats, squaredeal
 from dealer.boards import format_board_range
 from dealer.dealset import DealSet
-from dealer.errors import FormatError, OutputExistsError
+from dealer.errors import FormatError, OutputExistsError, UsageError
 from dealer.outfile import SECRET_MODE, check_writable, write_text
 
 GENERATED_FORMAT: Final = "pbn"
@@ -73,3 +74,60 @@ def boards_missing(held: DealSet, boards: tuple[int, ...]) -> str | None:
     have = set(int(b) for b in held.boards)
     missing = [b for b in boards if b not in have]
     return format_board_range(missing) if missing else None
+
+
+# --- SquareDeal -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SquareDealSession:
+    """A session (or joined run) of a published SquareDeal event, with its checked keys and its boards."""
+
+    event: squaredeal.Event
+    keys: dict[str, str]
+    ref: squaredeal.SessionRef
+    boards: tuple[int, ...]
+
+    def deals(self) -> DealSet:
+        """The session's deals, regenerated from its key and the delayed value."""
+        return squaredeal.session_deals(self.event, self.keys, self.ref)
+
+
+def read_sqd(path: Path) -> squaredeal.Event:
+    """The SquareDeal event in a .sqd file; it must be published and have its delayed value."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+    event = squaredeal.parse_sqd(data.decode("utf-8", "surrogateescape"), str(path))
+    if event.delayed_value is None:
+        raise UsageError(f"{path}: the delayed value DV is not set yet, so the deals cannot be made")
+    return event
+
+
+def read_sqk(event: squaredeal.Event, path: Path) -> dict[str, str]:
+    """The session keys in a .sqk file, checked against the event's key hash KH."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+    return squaredeal.check_keys(event, data, str(path))
+
+
+def squaredeal_session(event: squaredeal.Event, keys: dict[str, str], name: str,
+                       reserve: bool) -> SquareDealSession:
+    """The session a SquareDeal file name stands for (``OPRR05``, ``FIN1-2``); `reserve` takes the reserve set."""
+    try:
+        ref = squaredeal.resolve_session(event, name)
+    except UsageError as exc:
+        phases = ", ".join(f"{p.prefix} ({p.sessions or 'open-ended'} sessions)" for p in event.phases)
+        raise UsageError(f"{exc}; its phases are {phases}") from None
+    if reserve:
+        ref = replace(ref, reserve=True)
+    phase = event.phases[ref.phase - 1]
+    try:
+        boards = tuple(b for s in ref.sessions() for b in phase.session_boards(s))
+    except UsageError:
+        raise UsageError(f"the .sqd gives the boards of phase {phase.prefix} as '?'; make the session's "
+                         "deal file with `dealer squaredeal generate --boards` and use it as a file source") from None
+    return SquareDealSession(event, keys, ref, boards)

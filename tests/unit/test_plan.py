@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dealer.errors import FormatError
 from dealer.jobplan import JobPlan
@@ -454,3 +456,44 @@ def test_sessions_written_as_one_table_are_refused(tmp_path: Path) -> None:
     err = error_of(tmp_path, text)
     assert err.field == "sessions" and err.line == line_with(text, "[sessions]")
     assert "write each entry under [[sessions]]" in str(err)
+
+
+# --- any edit of a plan gives a plan or one located error ------------------------------------------
+
+_VALUES = ['""', '"x"', '"1-3"', '"9-3"', "0", "-1", "3", "true", "[]", '["A1"]', "[1, 2]", "{}",
+           '{ file = "none.pbn" }', '{ deals_of = "MON1" }', '"bigdeal"', '"sim://x"', '"board"', "1.5"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_any_edit_of_a_plan_gives_a_plan_or_one_located_plan_error(data: st.DataObject) -> None:
+    lines = BASE.splitlines()
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(lines) - 1))
+        action = data.draw(st.sampled_from(["delete", "duplicate", "value"]))
+        if action == "delete":
+            del lines[i]
+        elif action == "duplicate":
+            lines.insert(i, lines[i])
+        elif " = " in lines[i]:
+            lines[i] = lines[i].split(" = ")[0] + " = " + data.draw(st.sampled_from(_VALUES))
+    text = "\n".join(lines) + "\n"
+    try:
+        plan = Plan.loads(text, "congress.toml", base="/nonexistent-plan-folder")
+    except PlanError as err:
+        assert "\n" not in str(err)
+        assert err.line is None or 1 <= err.line <= len(lines)
+        assert str(err).startswith("congress.toml")
+    else:
+        assert all(s.job_count == len(s.jobs()) for s in plan.sessions)
+
+
+def test_a_misspelt_source_kind_is_named(tmp_path: Path) -> None:
+    check(tmp_path, edit('source = "shuffle"', 'source = { fiel = "old.pbn" }'), "source = {",
+          "sessions[2].source.fiel", "did you mean 'file'?")
+
+
+def test_the_board_sets_to_label_cover_every_board_dealt_into_them(tmp_path: Path) -> None:
+    plan = Plan.load(write(tmp_path, BASE))
+    assert plan.board_sets() == {"A1": (1, 2, 3, 4, 5, 6, 7), "A2": (1, 2, 3, 4, 5, 6, 7), "RED": (1, 2, 3, 4),
+                                 "BLUE": (1, 2, 3, 4), "GREEN": (1, 2, 3, 4), "C1": (6, 7)}
