@@ -116,8 +116,9 @@ def test_a_good_plan_loads_with_its_defaults(tmp_path: Path) -> None:
 
 def test_the_example_plan_loads(tmp_path: Path) -> None:
     plan = Plan.load(ROOT / "examples" / "congress.toml")
-    assert [s.name for s in plan.sessions] == ["FRI1", "SAT1", "SUN1"]
+    assert [s.name for s in plan.sessions] == ["FRI1", "SAT1", "SUN1", "FIN1"]
     assert plan.sessions[2].source == SessionSource("FRI1") and plan.sessions[2].replay
+    assert plan.sessions[3].boards == tuple(range(1, 17))
     assert len(plan.machines) == 3
 
 
