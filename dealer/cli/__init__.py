@@ -19,6 +19,7 @@ COMMAND_MODULES: Final = (
     "dealer.cli.labels",
     "dealer.cli.curtains",
     "dealer.cli.squaredeal",
+    "dealer.cli.plan",
 )
 
 
