@@ -1,0 +1,275 @@
+"""The ``shuffle`` engine: an AES-256 keystream feeding an exact sequential deal, vectorised in numpy.
+
+This docstring is the specification: everything needed to re-implement the engine and get the same
+deals bit for bit is here.
+
+Stream
+    The engine is a stream of deals numbered i = 0, 1, 2, ... fixed by a 256-bit key K (the engine's
+    32-byte seed, 64 hex digits on the command line, used as the AES key as it is). Deal i depends on
+    (K, i) alone: ``deals_at(start, count)`` re-deals any board by itself, and batches of any size and any
+    internal chunking give identical deals. ``deals(count)`` returns the next `count` deals of the
+    stream (two calls of 8 equal one call of 16).
+
+Keystream: one 32-bit word per (deal i, step s, attempt a)
+    AES-256 with key K is used as a pseudo-random function on 16-byte counter blocks. The block for
+    group g = i // 4, step s (0..50) and attempt a (0, 1, 2, ...) is the 128-bit big-endian integer
+
+        B(a, s, g) = a * 2**96 + s * 2**64 + g         (bytes: a as 4 bytes BE, s as 4 bytes BE, g as 8 BE)
+
+    and the word W(i, s, a) is word j = i % 4 of E_K(B(a, s, i // 4)), where word j is bytes 4j..4j+3 of
+    the 16-byte cipher output read as a little-endian unsigned 32-bit integer. So one block serves four
+    consecutive deals at one step. For fixed (a, s) consecutive groups are consecutive counter values:
+    the words of groups g0, g0+1, ... at step s are plain AES-256-CTR output with initial counter block
+    B(a, s, g0) (a 128-bit big-endian counter), i.e. CTR mode with a step-major layout. The
+    implementation encrypts an explicit array of counter blocks with AES-256-ECB, step-major, which
+    is the same thing. Deal indices are limited to i < 2**63.
+
+Digits: exact uniform integers by Lemire's multiply-shift with rejection
+    Step s needs a digit k uniform in [0, m) with m = 52 - s (m = 52, 51, ..., 2). From the word
+    w = W(i, s, a) take x = w >> 6 (its top 26 bits, uniform in [0, 2**26)), and p = x * m, which
+    is below 52 * 2**26 < 2**32, so uint32 arithmetic is exact. Then
+
+        k = p >> 26,      rejected  if  (p mod 2**26) < (2**26 mod m).
+
+    Each k in [0, m) is produced by exactly floor(2**26 / m) accepted values of x (Lemire, "Fast random
+    integer generation in an interval", 2019), so an accepted digit is exactly uniform: no modulo bias.
+    The probability of a rejection is (2**26 mod m) / 2**26 <= 4.8e-7 per step, 6.6e-6 per deal.
+
+Dealing: Fisher-Yates on the label multiset (sequential dealing)
+    Cards are dealt in index order c = 0..51 (S A K ... 2, then H, D, C; see :mod:`dealer.cards`).
+    Before card c there are 52 - c empty slots: each seat's remaining places, listed West's first, then
+    South's, East's, North's. Card c goes to the seat owning slot k, the digit of step s = c; the last
+    card (c = 51) takes the one slot left, with no digit. With T1 = W's remaining places, T2 = W's + S's,
+    T3 = W's + S's + E's, that seat is the number of thresholds above k,
+
+        seat = [k < T1] + [k < T2] + [k < T3]   (N=0, E=1, S=2, W=3),   then  T_j -= [k < T_j],
+
+    starting from T = (13, 26, 39). Card c goes to each seat with probability remaining / (52 - c),
+    so every deal with 13 cards a seat has probability exactly (13!)**4 / 52! when the digits are
+    uniform. Only small integers are compared: no float keys, no sort, no ties.
+
+Rejection and attempts
+    If any of the 51 digits of deal i at attempt a is rejected, the whole deal is dealt again from
+    attempt a + 1 (fresh words W(i, s, a + 1)); deal i is the deal of its first attempt whose 51 digits
+    are all accepted. Which attempt that is depends on (K, i) only, so the output does not depend on
+    chunking. The accepted event is a product of per-digit events, so conditioned on it the digits are
+    still independent and exactly uniform: the result is exactly uniform over all
+    53,644,737,765,488,792,839,237,440,000 deals, as far as AES-256 is a pseudo-random function.
+
+Speed and memory
+    Work is done in chunks of at most ``CHUNK`` deals: the digits of a chunk as one (51, n) array, the
+    deal as 52 rounds of uint8 operations over the chunk (one lane a deal), then one transpose into the
+    (n, 52) result. The scratch space (about 9 MB) is kept by the engine from call to call. The
+    step-major seat array has a row stride of an odd number of 64-byte cache lines: copying (52, n)
+    into (n, 52) with a power-of-two stride runs ~9x slower from cache-set aliasing.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from dealer.cards import DECK_SIZE, DealArray
+
+KEY_SIZE: Final = 32
+STEPS: Final = DECK_SIZE - 1  # digits per deal: the last card takes the last slot
+CHUNK: Final = 16384  # deals dealt together; a multiple of 4 (one counter block serves 4 deals)
+MAX_INDEX: Final = 2**63
+DIGIT_BITS: Final = 26
+WORDS_PER_BLOCK: Final = 4
+
+_MODULI = np.arange(DECK_SIZE, 1, -1, dtype=np.uint32)  # m = 52 - s for s = 0..50
+_LIMITS = (np.uint32(1 << DIGIT_BITS) % _MODULI).astype(np.uint32)  # 2**26 mod m
+_LOW_MASK = np.uint32((1 << DIGIT_BITS) - 1)
+_CACHE_LINE = 64
+
+Words = npt.NDArray[np.uint32]
+Digits = npt.NDArray[np.uint8]
+Mask = npt.NDArray[np.bool_]
+
+
+class ShuffleEngine:
+    """A reproducible stream of exactly uniform deals from a 32-byte AES-256 key (see module docstring).
+
+    An engine keeps its scratch space (about 9 MB) between calls; one engine serves one thread.
+    """
+
+    name = "shuffle"
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) != KEY_SIZE:
+            raise ValueError(f"the shuffle engine needs a {8 * KEY_SIZE}-bit key; got {8 * len(key)} bits")
+        self._ecb = Cipher(algorithms.AES(bytes(key)), modes.ECB()).encryptor()
+        self._position = 0
+        self._work: _Workspace | None = None
+
+    @property
+    def position(self) -> int:
+        """Index of the next deal :meth:`deals` returns."""
+        return self._position
+
+    def deals(self, count: int) -> DealArray:
+        """The next `count` deals of the stream, shape (count, 52) uint8."""
+        out = self.deals_at(self._position, count)
+        self._position += count
+        return out
+
+    def deals_at(self, start: int, count: int) -> DealArray:
+        """Deals start .. start+count-1 of the stream, shape (count, 52) uint8; `position` is unchanged."""
+        if start < 0 or count < 0 or start + count > MAX_INDEX:
+            raise ValueError(f"deal indices must lie in 0..2**63-1; got start={start}, count={count}")
+        out = np.empty((count, DECK_SIZE), dtype=np.uint8)
+        work = self._workspace(min(count, CHUNK) + WORDS_PER_BLOCK)
+        for first in range(start, start + count, CHUNK):
+            last = min(first + CHUNK, start + count)
+            self._deal_chunk(first, last, out[first - start:last - start], work)
+        return out
+
+    def keystream(self, start: int, count: int, attempt: int = 0) -> Words:
+        """The words W(i, s, attempt) for deals i = start..start+count-1, shape (51, count) uint32."""
+        if start < 0 or count < 0 or start + count > MAX_INDEX or not 0 <= attempt < 2**32:
+            raise ValueError(f"no keystream for start={start}, count={count}, attempt={attempt}")
+        return self._words(start, start + count, attempt, _Workspace(count + WORDS_PER_BLOCK)).copy()
+
+    def _workspace(self, size: int) -> _Workspace:
+        """Scratch space for chunks of `size` deals, kept for later calls (first-touching fresh pages
+        on every call would cost a third of the time at 10**5 deals)."""
+        if self._work is None or self._work.size < size:
+            self._work = _Workspace(size)
+        return self._work
+
+    def _words(self, first: int, last: int, attempt: int, work: _Workspace) -> Words:
+        """W(i, s, attempt) for i = first..last-1 as a (51, last - first) view into `work`."""
+        g0 = first // WORDS_PER_BLOCK
+        groups = -(-last // WORDS_PER_BLOCK) - g0
+        blocks = counter_blocks(np.arange(g0, g0 + groups, dtype=np.uint64), attempt, work.blocks(groups))
+        words = self._encrypt(blocks, work.cipher_buffer()).reshape(STEPS, WORDS_PER_BLOCK * groups)
+        offset = first - WORDS_PER_BLOCK * g0
+        return words[:, offset:offset + last - first]
+
+    def _deal_chunk(self, first: int, last: int, out: DealArray, work: _Workspace) -> None:
+        """Deals first..last-1 into `out`, redealing rejected deals from their next attempts."""
+        digits, rejected = lemire_digits(self._words(first, last, 0, work), work, in_place=True)
+        deal_lanes(digits, work.lanes(last - first), out)
+        redo = np.flatnonzero(rejected)
+        if redo.size:
+            out[redo] = self._redeal(redo + first)
+
+    def _redeal(self, indices: npt.NDArray[np.intp]) -> DealArray:
+        """Deals `indices` from attempt 1 on (their attempt 0 was rejected)."""
+        out = np.empty((indices.size, DECK_SIZE), dtype=np.uint8)
+        pending = np.arange(indices.size)
+        attempt = 1
+        while pending.size:
+            idx = indices[pending].astype(np.uint64)
+            blocks = counter_blocks(idx // WORDS_PER_BLOCK, attempt)
+            cipher_words = self._encrypt(blocks).reshape(STEPS, idx.size, WORDS_PER_BLOCK)
+            lanes = (idx % WORDS_PER_BLOCK).astype(np.intp)
+            words = cipher_words[:, np.arange(idx.size), lanes]
+            work = _Workspace(idx.size)
+            digits, rejected = lemire_digits(words, work, in_place=True)
+            dealt = np.empty((idx.size, DECK_SIZE), dtype=np.uint8)
+            deal_lanes(digits, work.lanes(idx.size), dealt)
+            out[pending[~rejected]] = dealt[~rejected]
+            pending = pending[rejected]
+            attempt += 1
+        return out
+
+    def _encrypt(self, blocks: npt.NDArray[np.uint64], buffer: bytearray | None = None) -> Words:
+        """AES-256-ECB of a contiguous array of counter blocks, as little-endian uint32 words (4 a block)."""
+        data = blocks.reshape(-1).view(np.uint8)
+        if buffer is None:
+            buffer = bytearray(data.size + 15)  # update_into wants room for one more block
+        self._ecb.update_into(data.data, buffer)
+        return np.frombuffer(buffer, dtype="<u4", count=data.size // 4)
+
+
+def counter_blocks(groups: npt.NDArray[np.uint64], attempt: int,
+                   out: npt.NDArray[np.uint64] | None = None) -> npt.NDArray[np.uint64]:
+    """Counter blocks B(attempt, s, g) for s = 0..50 and each g in `groups`: shape (51, len, 2) of
+    big-endian uint64 (high half a * 2**32 + s, low half g), step-major, contiguous."""
+    if out is None:
+        out = np.empty((STEPS, groups.size, 2), dtype=">u8")
+    out[:, :, 0] = (np.uint64(attempt << 32) + np.arange(STEPS, dtype=np.uint64))[:, None]
+    out[:, :, 1] = groups[None, :]
+    return out
+
+
+def lemire_digits(words: Words, work: _Workspace | None = None, *,
+                  in_place: bool = False) -> tuple[Digits, Mask]:
+    """Digits k[s, j] uniform in [0, 52 - s) from words (51, n), and which of the n deals had a rejection.
+
+    The digits of a deal with a rejection are meaningless (it is dealt again from its next attempt).
+    The digits are a view into `work` when given (scratch space reused from chunk to chunk); with
+    `in_place` the words are overwritten (one pass over memory fewer)."""
+    n = words.shape[1]
+    if work is None:
+        work = _Workspace(n)
+    product = words if in_place else np.empty((STEPS, n), dtype=np.uint32)
+    np.right_shift(words, np.uint32(32 - DIGIT_BITS), out=product)
+    np.multiply(product, _MODULI[:, None], out=product)
+    digits = work.digits(n)
+    np.right_shift(product, np.uint32(DIGIT_BITS), out=digits, casting="unsafe")
+    np.bitwise_and(product, _LOW_MASK, out=product)
+    low_hit = work.flags(n)
+    np.less(product, _LIMITS[:, None], out=low_hit)
+    rejected: Mask = np.logical_or.reduce(low_hit, axis=0)
+    return digits, rejected
+
+
+def deal_lanes(digits: Digits, work: _Lanes, out: DealArray) -> None:
+    """Sequential dealing of n deals at once from digits (51, n) into `out` (n, 52).
+
+    Per card, three calls over all lanes: hits[j] = [k < T_j], seat = hits summed, T_j -= hits[j]."""
+    seats, thresholds, hits = work
+    thresholds[...] = np.array([[13], [26], [39]], dtype=np.uint8)
+    hit_counts = hits.view(np.uint8)
+    last_digit = np.zeros((1, digits.shape[1]), dtype=np.uint8)  # the last card takes the last slot
+    for card in range(DECK_SIZE):
+        digit = digits[card:card + 1] if card < STEPS else last_digit
+        np.less(digit, thresholds, out=hits)
+        np.add.reduce(hit_counts, axis=0, dtype=np.uint8, out=seats[card])
+        np.subtract(thresholds, hit_counts, out=thresholds)
+    out[...] = seats.T
+
+
+_Lanes = tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.bool_]]
+
+
+class _Workspace:
+    """Scratch arrays for chunks of up to `size` deals, reused from chunk to chunk (views are contiguous)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        groups = -(-size // WORDS_PER_BLOCK)
+        self._blocks = np.empty(STEPS * groups * 2, dtype=">u8")
+        self._cipher = bytearray(STEPS * groups * 16 + 15)  # update_into wants room for one more block
+        self._digits = np.empty(STEPS * size, dtype=np.uint8)
+        self._flags = np.empty(STEPS * size, dtype=np.bool_)
+        self._seats = np.empty((DECK_SIZE, _odd_cache_lines(size)), dtype=np.uint8)
+        self._thresholds = np.empty(3 * size, dtype=np.uint8)
+        self._hits = np.empty(3 * size, dtype=np.bool_)
+
+    def blocks(self, groups: int) -> npt.NDArray[np.uint64]:
+        return self._blocks[:STEPS * groups * 2].reshape(STEPS, groups, 2)
+
+    def cipher_buffer(self) -> bytearray:
+        return self._cipher
+
+    def digits(self, n: int) -> Digits:
+        return self._digits[:STEPS * n].reshape(STEPS, n)
+
+    def flags(self, n: int) -> Mask:
+        return self._flags[:STEPS * n].reshape(STEPS, n)
+
+    def lanes(self, n: int) -> _Lanes:
+        return self._seats[:, :n], self._thresholds[:3 * n].reshape(3, n), self._hits[:3 * n].reshape(3, n)
+
+
+def _odd_cache_lines(size: int) -> int:
+    """A row length in bytes >= size that is an odd number of cache lines (no cache-set aliasing)."""
+    lines = max(1, -(-size // _CACHE_LINE))
+    return (lines | 1) * _CACHE_LINE

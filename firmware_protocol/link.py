@@ -1,0 +1,383 @@
+"""The reliable link, for either end of the wire: sequence numbers, replies, retransmission, dedupe.
+
+Sans-I/O: the link never reads, writes, sleeps or reads a clock. The caller passes in the bytes that
+arrived and the time (float seconds from any monotonic clock), and takes out the bytes to write with
+`data_to_send`. Rules (PROTOCOL.md section 4):
+
+* Stop-and-wait per direction: each end has at most one request (command or event) outstanding;
+  further requests wait in a queue. Every request is answered by exactly one reply with its seq.
+* Every message type but Nak travels one way only; a frame of the wrong direction (e.g. our own,
+  echoed back by the line) is a `Violation` and is ignored.
+* The sender retransmits the same bytes after a timeout or at once on a NAK (at most once per
+  timeout), and gives up after `max_retries` timeouts (a `GaveUp` event; the caller raises).
+* The receiver delivers a request once: a repeat of the last request (same seq, same bytes) gets the
+  same reply again without being delivered; anything but the next seq is stale and dropped, except a
+  sync message (Hello, Boot), which is accepted at any seq and restarts the sequence, unless it is a
+  copy of the last sync message accepted. Sending a sync message forgets what was received before.
+* A device answers every command other than Hello with Refused(HANDSHAKE_REQUIRED) until it has
+  received a Hello, so a command retransmitted across a device restart is never carried out blindly.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from firmware_protocol.codes import RefuseReason
+from firmware_protocol.errors import DecodeError, LocalProtocolError
+from firmware_protocol.framing import DELIMITER, MAX_WIRE, BadFrame, Frame, FrameDecoder
+from firmware_protocol.messages import (
+    REGISTRY,
+    Direction,
+    EventAck,
+    Kind,
+    Message,
+    MsgType,
+    Nak,
+    Refused,
+    decode_message,
+    encode_message,
+)
+
+REPLY_TIME: Final = 0.05
+"""Seconds a device may take from a request's delimiter to starting its reply (PROTOCOL.md 4.5)."""
+
+
+class Role(Enum):
+    """Which end of the wire a link serves."""
+
+    HOST = "host"
+    DEVICE = "device"
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    """Timing of one end: retransmit timeout, retries before giving up (None: never), backoff."""
+
+    retransmit_timeout: float = 0.25
+    max_retries: int | None = 8
+    backoff: float = 1.0
+    max_timeout: float = 2.0
+    nak_interval: float = 0.1
+
+    @classmethod
+    def for_baud(cls, baud: int, role: Role) -> LinkConfig:
+        """The recommended timing at `baud` (8N1): room for a request, a frame in progress and a reply."""
+        rto = REPLY_TIME + 3 * MAX_WIRE * 10 / baud
+        if role is Role.HOST:
+            return cls(retransmit_timeout=rto, max_retries=8, nak_interval=rto / 2)
+        return cls(retransmit_timeout=rto, max_retries=None, backoff=2.0, max_timeout=max(2.0, rto),
+                   nak_interval=rto / 2)
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """A new request or notice from the peer. A device answers a command with `Link.reply`."""
+
+    message: Message
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """Our outstanding request got its reply (Ack, Refused or the command's response)."""
+
+    request: Message
+    reply: Message
+
+
+@dataclass(frozen=True, slots=True)
+class GaveUp:
+    """A request went unanswered after every retry; it and the queued requests are dropped."""
+
+    request: Message
+    attempts: int
+    dropped: tuple[Message, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A frame with a good CRC that breaks the protocol: not a known message with a well-formed payload
+    (treated as damaged: dropped and NAKed), or a message this end never receives (dropped)."""
+
+    reason: str
+    type: int
+    seq: int
+
+
+LinkEvent = Delivered | Answered | GaveUp | Violation | BadFrame
+
+
+@dataclass
+class LinkCounters:
+    """What the link has done and seen; bad frames are counted per reason in `Link.decoder.counters`."""
+
+    frames_sent: int = 0
+    bytes_sent: int = 0
+    frames_received: int = 0
+    bad_frames: int = 0
+    requests_sent: int = 0
+    retransmits: int = 0
+    nak_retransmits: int = 0
+    naks_sent: int = 0
+    naks_received: int = 0
+    delivered: int = 0
+    duplicates: int = 0
+    stale: int = 0
+    late_replies: int = 0
+    violations: int = 0
+    give_ups: int = 0
+
+
+@dataclass
+class _Outstanding:
+    message: Message
+    seq: int
+    frame: bytes
+    retries: int
+    deadline: float
+    nak_used: bool = False
+
+
+_SENDS: Final = {Role.HOST: {Kind.COMMAND}, Role.DEVICE: {Kind.EVENT, Kind.NOTICE}}
+_HEARS: Final = {Role.HOST: {Direction.TO_HOST, Direction.BOTH},
+                 Role.DEVICE: {Direction.TO_DEVICE, Direction.BOTH}}
+_SYNC: Final = {Role.HOST: "Hello", Role.DEVICE: "Boot"}
+
+
+class Link:
+    """One end of the reliable link (see the module docstring for its rules)."""
+
+    def __init__(self, role: Role, config: LinkConfig | None = None) -> None:
+        self.role = role
+        self.config = config or LinkConfig()
+        self.decoder = FrameDecoder()
+        self.counters = LinkCounters()
+        self._outbox = bytearray(DELIMITER)  # cuts off any line noise before our first frame
+        self.counters.bytes_sent = len(DELIMITER)
+        self._queue: deque[Message] = deque()
+        self._pending: _Outstanding | None = None
+        self._tx_seq = 0
+        self._synced = False
+        self._rx_frame: Frame | None = None
+        self._rx_sync: Frame | None = None
+        self._rx_reply: bytes | None = None
+        self._last_command: Delivered | None = None
+        self._replied = True
+        self._handshaken = role is Role.HOST
+        self._last_nak: float | None = None
+
+    # --- the caller's side -------------------------------------------------------------------
+
+    @property
+    def pending(self) -> Message | None:
+        """The request waiting for its reply, if any."""
+        return self._pending.message if self._pending else None
+
+    @property
+    def idle(self) -> bool:
+        """True when no request is outstanding or queued."""
+        return self._pending is None and not self._queue
+
+    def data_to_send(self) -> bytes:
+        """The bytes to write to the wire now (and forget)."""
+        out = bytes(self._outbox)
+        self._outbox.clear()
+        return out
+
+    def next_deadline(self) -> float | None:
+        """When `poll` next has work (a retransmission or a give-up), or None."""
+        return self._pending.deadline if self._pending else None
+
+    def send(self, msg: Message, now: float) -> None:
+        """Send a request (queued behind an outstanding one) or a notice (at once)."""
+        if msg.KIND not in _SENDS[self.role]:
+            raise LocalProtocolError(f"a {self.role.value} does not send {type(msg).__name__}")
+        if msg.KIND is Kind.NOTICE:
+            self._write(encode_message(msg, 0))
+            return
+        if not (self._synced or msg.SYNC):
+            raise LocalProtocolError(f"the {self.role.value}'s first request (and the first after a "
+                                     f"give-up) must be {_SYNC[self.role]}, not {type(msg).__name__}")
+        msg.payload()  # raise ValueError now, in the caller's frame, if a field is out of range
+        self._synced = True
+        self._queue.append(msg)
+        if self._pending is None:
+            self._transmit_next(now)
+
+    def reply(self, to: Delivered, msg: Message) -> None:
+        """Device: answer the command `to` with Ack, Refused or the command's response."""
+        if self.role is not Role.DEVICE or to.message.KIND is not Kind.COMMAND:
+            raise LocalProtocolError("only a device replies, and only to commands")
+        allowed = (MsgType.REFUSED, to.message.REPLY)
+        if msg.TYPE not in allowed:
+            raise LocalProtocolError(f"{type(to.message).__name__} is answered by "
+                                     f"{' or '.join(REGISTRY[t].__name__ for t in allowed if t)}")
+        if to is not self._last_command:
+            self.counters.late_replies += 1
+            return
+        if self._replied:
+            raise LocalProtocolError(f"{type(to.message).__name__} (seq {to.seq}) was already answered")
+        self._answer(to.seq, msg)
+
+    def cancel(self) -> list[Message]:
+        """Drop the outstanding and queued requests (e.g. the peer restarted); returns them."""
+        dropped = ([self._pending.message] if self._pending else []) + list(self._queue)
+        self._pending = None
+        self._queue.clear()
+        return dropped
+
+    def receive(self, data: bytes, now: float) -> list[LinkEvent]:
+        """Feed bytes read from the wire; returns what they delivered, answered or broke."""
+        events: list[LinkEvent] = []
+        for item in self.decoder.feed(data):
+            if isinstance(item, BadFrame):
+                self.counters.bad_frames += 1
+                events.append(item)
+                self._send_nak(now)
+            else:
+                self.counters.frames_received += 1
+                self._on_frame(item, now, events)
+        return events
+
+    def poll(self, now: float) -> list[LinkEvent]:
+        """Retransmit or give up if the outstanding request's deadline has passed."""
+        p = self._pending
+        if p is None or now < p.deadline:
+            return []
+        if self.config.max_retries is not None and p.retries >= self.config.max_retries:
+            return [self._give_up(p)]
+        p.retries += 1
+        p.nak_used = False
+        p.deadline = now + self._timeout(p.retries)
+        self.counters.retransmits += 1
+        self._write(p.frame)
+        return []
+
+    # --- transmission ------------------------------------------------------------------------
+
+    def _write(self, frame: bytes) -> None:
+        self._outbox += frame
+        self.counters.frames_sent += 1
+        self.counters.bytes_sent += len(frame)
+
+    def _timeout(self, retries: int) -> float:
+        cfg = self.config
+        t = cfg.retransmit_timeout * cfg.backoff**retries
+        return min(t, max(cfg.max_timeout, cfg.retransmit_timeout))
+
+    def _transmit_next(self, now: float) -> None:
+        if not self._queue:
+            return
+        msg = self._queue.popleft()
+        seq = self._tx_seq
+        self._tx_seq = (seq + 1) & 0xFF
+        frame = encode_message(msg, seq)
+        if msg.SYNC:  # a new session: whatever the peer sends next starts its sequence afresh
+            self._rx_frame = self._rx_sync = None
+            self._rx_reply, self._last_command, self._replied = None, None, True
+        self._pending = _Outstanding(msg, seq, frame, 0, now + self._timeout(0))
+        self.counters.requests_sent += 1
+        self._write(frame)
+
+    def _give_up(self, p: _Outstanding) -> GaveUp:
+        self._pending = None
+        dropped = tuple(self._queue)
+        self._queue.clear()
+        self._synced = False
+        self.counters.give_ups += 1
+        return GaveUp(p.message, p.retries + 1, dropped)
+
+    def _send_nak(self, now: float) -> None:
+        if self._last_nak is None or now - self._last_nak >= self.config.nak_interval:
+            self._last_nak = now
+            self.counters.naks_sent += 1
+            self._write(encode_message(Nak(), 0))
+
+    def _answer(self, seq: int, msg: Message) -> None:
+        self._rx_reply = encode_message(msg, seq)
+        self._replied = True
+        self._write(self._rx_reply)
+
+    # --- reception ---------------------------------------------------------------------------
+
+    def _on_frame(self, frame: Frame, now: float, events: list[LinkEvent]) -> None:
+        try:
+            msg = decode_message(frame.type, frame.payload)
+        except DecodeError as exc:  # CRC passed but not a message: treated as damaged
+            self._violation(str(exc), frame, events)
+            self._send_nak(now)
+            return
+        kind = msg.KIND
+        if msg.DIRECTION not in _HEARS[self.role]:  # e.g. our own frame echoed back by the line
+            self._violation(f"a {self.role.value} does not receive {type(msg).__name__}", frame, events)
+        elif kind is Kind.NAK:
+            self._on_nak(now)
+        elif kind is Kind.REPLY:
+            self._on_reply(frame, msg, now, events)
+        elif kind is not Kind.NOTICE:
+            self._on_request(frame, msg, events)
+        else:  # a notice, at the host
+            self.counters.delivered += 1
+            events.append(Delivered(msg, frame.seq))
+
+    def _on_nak(self, now: float) -> None:
+        self.counters.naks_received += 1
+        p = self._pending
+        if p is not None and not p.nak_used:
+            p.nak_used = True
+            p.deadline = now + self._timeout(p.retries)
+            self.counters.nak_retransmits += 1
+            self._write(p.frame)
+
+    def _on_reply(self, frame: Frame, reply: Message, now: float, events: list[LinkEvent]) -> None:
+        p = self._pending
+        if p is None or frame.seq != p.seq:
+            self.counters.stale += 1
+            return
+        allowed = (MsgType.EVENT_ACK,) if p.message.KIND is Kind.EVENT else (MsgType.REFUSED, p.message.REPLY)
+        if reply.TYPE not in allowed:
+            self._violation(f"{type(reply).__name__} does not answer {type(p.message).__name__}", frame,
+                            events)
+            return
+        self._pending = None
+        events.append(Answered(p.message, reply))
+        self._transmit_next(now)
+
+    def _on_request(self, frame: Frame, msg: Message, events: list[LinkEvent]) -> None:
+        if frame == self._rx_frame:
+            self.counters.duplicates += 1
+            if self._rx_reply is not None:
+                self._write(self._rx_reply)
+            return
+        last = self._rx_frame
+        if msg.SYNC:
+            if frame == self._rx_sync:  # a late copy of an old sync message: restarting would be wrong
+                self.counters.stale += 1
+                return
+            self._rx_sync = frame
+        elif last is not None and frame.seq != (last.seq + 1) & 0xFF:
+            self.counters.stale += 1
+            return
+        self._rx_frame, self._rx_reply = frame, None
+        self._last_command, self._replied = None, True
+        if self.role is Role.HOST:
+            self._answer(frame.seq, EventAck())
+        elif not (self._handshaken or msg.TYPE == MsgType.HELLO):
+            self._answer(frame.seq, Refused(RefuseReason.HANDSHAKE_REQUIRED, 0))
+            return
+        else:
+            self._handshaken = True
+            self._replied = False
+        delivered = Delivered(msg, frame.seq)
+        if self.role is Role.DEVICE:
+            self._last_command = delivered
+        self.counters.delivered += 1
+        events.append(delivered)
+
+    def _violation(self, reason: str, frame: Frame, events: list[LinkEvent]) -> None:
+        self.counters.violations += 1
+        events.append(Violation(reason, frame.type, frame.seq))
+
