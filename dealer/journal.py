@@ -34,6 +34,7 @@ from typing import Any, Final
 
 from dealer.dealset import DealSet
 from dealer.errors import JournalError
+from dealer.jobplan import JobPlan as JobPlan
 
 SCHEMA_VERSION: Final = 1
 
@@ -135,19 +136,6 @@ class Job:
     state: JobState
     machine: str | None
     attempt: int
-
-
-@dataclass(frozen=True)
-class JobPlan:
-    """What a run wants dealt: one row per copy of a board, in dealing order.
-
-    `set_name` is the physical board set the copy goes into (its labels say `SET:BOARD:..`).
-    """
-
-    board: int
-    copy: int = 1
-    section: str = ""
-    set_name: str = ""
 
 
 class Journal:

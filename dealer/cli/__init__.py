@@ -15,6 +15,12 @@ from dealer.errors import DealerError
 
 COMMAND_MODULES: Final = (
     "dealer.cli.generate",
+    "dealer.cli.convert",
+    "dealer.cli.records",
+    "dealer.cli.labels",
+    "dealer.cli.curtains",
+    "dealer.cli.squaredeal",
+    "dealer.cli.plan",
     "dealer.cli.sim",
 )
 

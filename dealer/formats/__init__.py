@@ -28,6 +28,15 @@ from dealer.outfile import atomic_output, check_writable
 # format name -> module; the order is the order shown to users
 _MODULES: Final = {
     "pbn": "dealer.formats.pbn",
+    "dup": "dealer.formats.dup",
+    "dlm": "dealer.formats.dlm",
+    "bri": "dealer.formats.bri",
+    "dge": "dealer.formats.dge",
+    "csv": "dealer.formats.csv",
+    "ber": "dealer.formats.ber",
+    "bhg": "dealer.formats.bhg",
+    "lin": "dealer.formats.lin",
+    "json": "dealer.formats.json",
 }
 
 

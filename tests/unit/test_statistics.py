@@ -92,14 +92,9 @@ def card_seat_statistic(deals: npt.NDArray[np.uint8]) -> float:
 
 
 def engine_deals(name: str, count: int) -> npt.NDArray[np.uint8]:
-    """`count` deals of an engine from a fixed seed; skips an engine whose module is not built yet."""
+    """`count` deals of an engine from a fixed seed."""
     seed = hashlib.sha256(f"dealer statistics test {name}".encode()).digest()[:seed_length(name)]
-    try:
-        engine = make_engine(name, seed, "statistics test")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("dealer.engines."):
-            pytest.skip(f"engine {name}: module {exc.name} cannot be imported yet")
-        raise
+    engine = make_engine(name, seed, "statistics test")
     return check_deals(engine.deals(count))
 
 

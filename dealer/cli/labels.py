@@ -1,0 +1,42 @@
+"""`dealer labels`: a sheet of Code 128 board labels (payload of `dealer.boards.BoardLabel`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from dealer.boards import BoardLabel, parse_board_range
+from dealer.errors import UsageError
+from dealer.printing import outputs
+from dealer.printing.labels_layout import STOCKS
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("labels", help="print Code 128 board labels (PDF or SVG)",
+                       description="Board labels: a barcode carrying SET:BOARD:DV:C with the board number, "
+                                   "set name, dealer and vulnerability in print, on A4 label stock.")
+    p.add_argument("--set", required=True, metavar="NAME", help="board set name: 1-12 of A-Z and 0-9")
+    p.add_argument("--boards", required=True, metavar="RANGE", help="boards, e.g. 1-32")
+    p.add_argument("--copies", type=int, default=1, metavar="N", help="labels per board (default: 1)")
+    p.add_argument("--stock", choices=sorted(STOCKS), default="l7159",
+                   help="label stock: " + "; ".join(f"{s.name} {s.description}" for s in STOCKS.values()))
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.pdf or OUT.svg")
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    outputs.prepare(args.output, outputs.LABEL_KINDS, "board labels", force=args.force)
+    if args.copies < 1:
+        raise UsageError(f"--copies must be at least 1; got {args.copies}")
+    boards = parse_board_range(args.boards)
+    try:
+        labels = [BoardLabel.for_board(args.set, n) for n in boards]
+        for label in labels:
+            label.payload()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    outputs.write_labels(args.output, [lb for lb in labels for _ in range(args.copies)], STOCKS[args.stock],
+                         force=args.force)
+    print(f"wrote {len(labels) * args.copies} labels for {len(boards)} boards to {args.output}")
+    return 0

@@ -1,0 +1,72 @@
+"""`dealer records`: the hand-record sheet of a deal file, as PDF or HTML.
+
+The hands appear only in the output file; the screen shows just how many boards were written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from dealer import doubledummy, formats
+from dealer.boards import parse_board_range
+from dealer.dealset import DealSet
+from dealer.errors import UsageError
+from dealer.printing import outputs
+from dealer.printing.handview import TEN_STYLES
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("records", help="print hand records (PDF or HTML) from a deal file",
+                       description="Hand records: per board the number, dealer, vulnerability, the four "
+                                   "hands with their HCP and, with the 'dd' extra, double-dummy tricks and par.")
+    add_deal_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.pdf or OUT.html")
+    p.add_argument("--per-page", type=int, default=6, metavar="N", help="boards a page (default: %(default)s)")
+    dd = p.add_mutually_exclusive_group()
+    dd.add_argument("--dd", dest="dd", action="store_true", default=None,
+                    help="require double-dummy tricks and par (default: when the 'dd' extra is installed)")
+    dd.add_argument("--no-dd", dest="dd", action="store_false", help="leave out double-dummy analysis")
+    p.set_defaults(func=run)
+
+
+def add_deal_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by the commands that print hands from a deal file."""
+    p.add_argument("file", metavar="FILE", help="deal file (format from its extension)")
+    p.add_argument("--format", choices=formats.format_names(), help="deal file format (default: from extension)")
+    p.add_argument("--boards", metavar="RANGE", help="only these boards, e.g. 1-16 or 3,7")
+    p.add_argument("--title", help="event title (default: the file's event, else its name)")
+    p.add_argument("--ten", choices=TEN_STYLES, default="10", help="print the ten as 10 or T (default: 10)")
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
+
+
+def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:
+    """The boards the command prints and the title to print over them."""
+    deals = formats.read_file(args.file, args.format)
+    if args.boards:
+        wanted = parse_board_range(args.boards)
+        missing = [b for b in wanted if b not in set(deals.boards.tolist())]
+        if missing:
+            raise UsageError(f"{args.file}: has no board {missing[0]}")
+        deals = deals.select(wanted)
+    title = args.title or deals.event or Path(args.file).stem
+    return deals, title
+
+
+def run(args: argparse.Namespace) -> int:
+    outputs.prepare(args.output, outputs.RECORD_KINDS, "hand records", force=args.force)
+    if not 1 <= args.per_page <= outputs.MAX_PER_PAGE:
+        raise UsageError(f"--per-page must be 1 to {outputs.MAX_PER_PAGE}; got {args.per_page}")
+    if args.dd:
+        doubledummy.require_solver()
+    deals, title = load_deals(args)
+    views = outputs.views_for(deals, args.ten, args.dd)
+    outputs.write_records(args.output, views, title, per_page=args.per_page, force=args.force)
+    print(wrote(len(deals), args.output))
+    return 0
+
+
+def wrote(count: int, path: str) -> str:
+    """The one line a printing command shows: how many boards went into which file."""
+    return f"wrote {count} board{'' if count == 1 else 's'} to {path}"

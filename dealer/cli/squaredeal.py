@@ -1,0 +1,195 @@
+"""`dealer squaredeal`: SquareDeal commit-reveal with SquareDeal 2.x .sqd/.sqk files.
+
+create -> add-phase -> publish (keys drawn, KH fixed) -> set-dv (once the delayed value is public)
+-> generate (the deal files) -> verify (anyone, once the .sqk is revealed). Keys and deals are
+never printed; the .sqk is created with mode 0600.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from dealer import formats
+from dealer import squaredeal as sq
+from dealer.boards import format_board_range
+from dealer.errors import DealerError, FormatError, UsageError, VerificationError
+from dealer.outfile import SECRET_MODE, check_writable, write_bytes, write_text
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("squaredeal", help="SquareDeal commit-reveal: publish a key hash, regenerate, verify",
+                       description="Prove deals were fixed in advance, compatible with SquareDeal 2.x files.")
+    steps = p.add_subparsers(dest="step", metavar="STEP", required=True)
+    _register_preparation(steps)
+    _register_dealing(steps)
+
+
+def _register_preparation(steps: Any) -> None:
+    c = steps.add_parser("create", help="start a new event: a .sqd file and an empty secret .sqk")
+    c.add_argument("sqd", metavar="SQD")
+    c.add_argument("--event", metavar="NAME", help="event name (TN)")
+    c.add_argument("--delayed-info", metavar="TEXT", help="which delayed information will be used (DI)")
+    c.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
+    c.add_argument("--force", action="store_true", help="replace existing files")
+    c.set_defaults(func=run_create)
+
+    a = steps.add_parser("add-phase", help="add a phase of sessions (before publishing)")
+    a.add_argument("sqd", metavar="SQD")
+    a.add_argument("sessions", metavar="SESSIONS", help="number of sessions (0: open-ended)")
+    a.add_argument("boards", metavar="BOARDS", help="boards per session: 16, 1-16,17-32, 3x7 or ?")
+    a.add_argument("prefix", metavar="PREFIX", help="file name prefix; # becomes the session number")
+    a.add_argument("description", metavar="DESCRIPTION", nargs="?", default="")
+    a.set_defaults(func=run_add_phase)
+
+    u = steps.add_parser("publish", help="draw the session keys into the .sqk and fix KH in the .sqd")
+    u.add_argument("sqd", metavar="SQD")
+    u.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
+    u.set_defaults(func=run_publish)
+
+    v = steps.add_parser("set-dv", help="record the delayed value (DV) once it is public")
+    v.add_argument("sqd", metavar="SQD")
+    v.add_argument("value", metavar="VALUE")
+    v.add_argument("--force", action="store_true", help="replace a delayed value already recorded")
+    v.set_defaults(func=run_set_dv)
+
+
+def _register_dealing(steps: Any) -> None:
+    g = steps.add_parser("generate", help="write the deal files of sessions (FIN1, OPRR05, FIN1-2, ...)")
+    g.add_argument("sqd", metavar="SQD")
+    g.add_argument("sessions", metavar="SESSION", nargs="+")
+    g.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
+    g.add_argument("--reserve", action="store_true", help="the reserve sets instead of the originals")
+    g.add_argument("--boards", metavar="BOARDS", help="boards of a phase whose count is '?'")
+    g.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for the .pbn files")
+    g.add_argument("--force", action="store_true", help="replace existing files")
+    g.set_defaults(func=run_generate)
+
+    f = steps.add_parser("verify", help="check the keys against KH and each deal file against its session")
+    f.add_argument("sqd", metavar="SQD")
+    f.add_argument("files", metavar="FILE", nargs="+", help="deal files named as SquareDeal names them")
+    f.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
+    f.add_argument("--boards", metavar="BOARDS", help="boards of a phase whose count is '?'")
+    f.set_defaults(func=run_verify)
+
+
+# --- files ----------------------------------------------------------------------------------
+
+
+def read_event(path: str | Path) -> sq.Event:
+    """The event in a .sqd file."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+    return sq.parse_sqd(data.decode("utf-8", "surrogateescape"), str(path))
+
+
+def write_event(path: str | Path, event: sq.Event) -> None:
+    """Rewrite a .sqd file atomically."""
+    write_text(path, sq.format_sqd(event), force=True, encoding="utf-8")
+
+
+def key_path(sqd: str, sqk: str | None) -> Path:
+    return Path(sqk) if sqk else Path(sqd).with_suffix(".sqk")
+
+
+def read_keys(event: sq.Event, path: Path) -> dict[str, str]:
+    """The checked keys of a published event."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+    return sq.check_keys(event, data, str(path))
+
+
+# --- steps ----------------------------------------------------------------------------------
+
+
+def run_create(args: argparse.Namespace) -> int:
+    keys = key_path(args.sqd, args.sqk)
+    check_writable(args.sqd, force=args.force)
+    check_writable(keys, force=args.force)
+    event = sq.new_event(args.event, args.delayed_info)
+    write_text(args.sqd, sq.format_sqd(event), force=args.force)
+    write_bytes(keys, b"", force=args.force, mode=SECRET_MODE)
+    print(f"created {args.sqd} and an empty key file {keys} (keep it secret)", file=sys.stderr)
+    return 0
+
+
+def run_add_phase(args: argparse.Namespace) -> int:
+    if not args.sessions.isdigit():
+        raise UsageError(f"SESSIONS {args.sessions!r} is not a number")
+    event = sq.add_phase(read_event(args.sqd), int(args.sessions), args.boards, args.prefix, args.description)
+    write_event(args.sqd, event)
+    phase = event.phases[-1]
+    print(f"phase {len(event.phases)}: {phase.line()}", file=sys.stderr)
+    return 0
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    event, data = sq.publish(read_event(args.sqd))
+    keys = key_path(args.sqd, args.sqk)
+    write_bytes(keys, data, force=True, mode=SECRET_MODE)
+    write_event(args.sqd, event)
+    print(f"published: KH {event.key_hash} in {args.sqd}; {len(event.key_idents())} session keys in "
+          f"{keys} - keep it secret until the event is over", file=sys.stderr)
+    return 0
+
+
+def run_set_dv(args: argparse.Namespace) -> int:
+    event = read_event(args.sqd)
+    if event.delayed_value is not None and not args.force:
+        raise UsageError(f"the delayed value is already {event.delayed_value!r}; use --force to change it")
+    event = sq.set_delayed_value(event, args.value)
+    write_event(args.sqd, event)
+    print(f"DV {event.delayed_value}", file=sys.stderr)
+    return 0
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    event = read_event(args.sqd)
+    keys = read_keys(event, key_path(args.sqd, args.sqk))
+    refs = [sq.resolve_session(event, name) for name in args.sessions]
+    if args.reserve:
+        refs = [sq.SessionRef(r.phase, r.first, r.last, True) for r in refs]
+    folder = Path(args.output)
+    folder.mkdir(parents=True, exist_ok=True)
+    targets = [folder / f"{sq.file_name(event, ref)}.pbn" for ref in refs]
+    for target in targets:
+        check_writable(target, force=args.force)
+    for ref, target in zip(refs, targets, strict=True):
+        deals = sq.session_deals(event, keys, ref, args.boards)
+        formats.write_file(target, deals, force=args.force)
+        boards = format_board_range([int(b) for b in deals.boards])
+        print(f"wrote {target} (boards {boards})", file=sys.stderr)
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    event = read_event(args.sqd)
+    keys = read_keys(event, key_path(args.sqd, args.sqk))
+    failures = 0
+    for name in args.files:
+        problem = verify_file(event, keys, Path(name), args.boards)
+        if problem:
+            failures += 1
+            print(f"{name}: {problem}")
+        else:
+            print(f"{name}: matches")
+    if failures:
+        raise VerificationError(f"{failures} of {len(args.files)} files do not match their sessions")
+    return 0
+
+
+def verify_file(event: sq.Event, keys: dict[str, str], path: Path, boards: str | None) -> str | None:
+    """None if the file holds exactly its session's deals, else the first difference (one line)."""
+    try:
+        ref = sq.resolve_session(event, path.stem)
+        expected = sq.session_deals(event, keys, ref, boards)
+        found = formats.read_file(path)
+    except DealerError as exc:
+        return str(exc)
+    return sq.first_difference(expected, found)

@@ -1,0 +1,58 @@
+"""Bernasconi (``.ber``): 52 ASCII digits a board, no header, no separators.
+
+Character i (0-51, spade ace first, club two last) names the hand holding card i: ``1`` = North,
+``2`` = East, ``3`` = South, ``4`` = West. Big Deal writes no line ends; a final line end is
+tolerated.
+
+Keeps: the deals, in order. Loses: board numbers, dealer, vulnerability, event. Boards read are
+numbered from 1 and get dealer and vulnerability by Law 2. The reader checks every character and
+that each hand holds 13 cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, BinaryIO, Final
+
+import numpy as np
+
+from dealer.dealset import DealSet
+from dealer.formats._records import (
+    CHUNK_BOARDS,
+    RecordFault,
+    check_batch,
+    fault_error,
+    iter_records,
+    reject_options,
+)
+
+NAME: Final = "ber"
+EXTENSIONS: Final = ("ber",)
+MAX_BOARD: Final = None
+RECORD: Final = 52
+
+
+def _line_end(rest: bytes) -> bool:
+    return rest in (b"\n", b"\r\n")
+
+
+def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
+    """Boards of a BER file in chunks, numbered from 1."""
+    for first, block in iter_records(stream, path, RECORD, tail_ok=_line_end):
+        deals = block - np.uint8(ord("1"))
+        try:
+            bad = deals > 3
+            if bad.any():
+                row, k = (int(v[0]) for v in np.nonzero(bad))
+                raise RecordFault(row, k, f"byte {int(block[row, k]):#04x} is not a hand 1-4")
+            check_batch(deals)
+        except RecordFault as fault:
+            raise fault_error(fault, path, first, RECORD) from None
+        yield DealSet.from_deals(deals, np.arange(first + 1, first + len(deals) + 1))
+
+
+def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:
+    """Write every deal as 52 digits 1-4, in set order."""
+    reject_options(NAME, options)
+    for start in range(0, len(deals), CHUNK_BOARDS):
+        stream.write((deals.deals[start:start + CHUNK_BOARDS] + np.uint8(ord("1"))).tobytes())

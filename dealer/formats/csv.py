@@ -1,0 +1,130 @@
+"""Big Deal's CSV (``.csv``): one line of 18 quoted fields a board, for database import.
+
+Fields: the 16 suit holdings N spades, N hearts, N diamonds, N clubs, then E, S and W likewise (ranks
+``AKQJT98765432``, a void is empty), the board number, and ``dealer/vulnerability`` with the
+vulnerability ``-``, ``NS``, ``EW`` or ``All`` (e.g. ``"1","N/-"``). Big Deal writes LF line ends.
+
+Keeps: deals, board numbers, dealers and vulnerabilities as the file gives them. Loses: event. The
+reader takes quoted or bare fields and CRLF or LF, and checks every rank, that each card is held
+once and each hand has 13 cards, the board number and the dealer and vulnerability names.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from typing import Any, BinaryIO, Final
+
+import numpy as np
+
+from dealer.boards import Vulnerability
+from dealer.cards import SEATS
+from dealer.dealset import DealSet
+from dealer.errors import FormatError
+from dealer.formats._codes import hand_layout, parse_deal_strings, place_suit
+from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, UNSET, RecordFault, reject_options
+
+NAME: Final = "csv"
+EXTENSIONS: Final = ("csv",)
+MAX_BOARD: Final = None
+FIELDS: Final = 18
+VUL_TEXT: Final = ("-", "NS", "EW", "All")
+_SEP: Final = 1  # placeholder byte between holdings in the vectorised layout
+
+
+class _Chunk:
+    """Boards read so far in one chunk, with the line each came from."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.holdings: list[list[str]] = []
+        self.boards: list[int] = []
+        self.dealers: list[int] = []
+        self.vuls: list[int] = []
+        self.lines: list[int] = []
+
+    def deal_set(self, path: str) -> DealSet:
+        try:
+            deals = parse_deal_strings(self.texts)
+        except RecordFault as fault:
+            row = fault.row
+            raise FormatError(_holding_fault(self.holdings[row]) or fault.reason, path,
+                              line=self.lines[row], board=self.boards[row]) from None
+        return DealSet(np.array(self.boards), deals, np.array(self.dealers), np.array(self.vuls))
+
+
+def _holding_fault(holdings: list[str]) -> str | None:
+    """The reason 16 suit holdings are not a deal, naming the hand and suit where it can."""
+    deal = bytearray([UNSET] * 52)
+    for k, ranks in enumerate(holdings):
+        why = place_suit(deal, k // 4, k % 4, ranks)
+        if why:
+            return f"{SEATS[k // 4]} {'SHDC'[k % 4]}: {why}"
+    return None
+
+
+def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
+    """Boards of a CSV file in chunks, as the file numbers them."""
+    text = io.TextIOWrapper(stream, encoding="latin-1", newline="")
+    try:
+        rows = csv.reader(text, strict=True)
+        chunk = _Chunk()
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                raise FormatError(f"not CSV: {exc}", path, line=rows.line_num) from None
+            if not row or row == [""]:
+                continue
+            _take(chunk, row, rows.line_num, path)
+            if len(chunk.boards) == CHUNK_BOARDS:
+                yield chunk.deal_set(path)
+                chunk = _Chunk()
+        if chunk.boards:
+            yield chunk.deal_set(path)
+    finally:
+        text.detach()
+
+
+def _take(chunk: _Chunk, row: list[str], line: int, path: str) -> None:
+    if len(row) != FIELDS:
+        raise FormatError(f"a board is {FIELDS} fields; this line has {len(row)}", path, line=line)
+    if any(len(field) > MAX_LINE for field in row):
+        raise FormatError("field too long", path, line=line)
+    board_text = row[16].strip()
+    if not (board_text.isascii() and board_text.isdigit() and len(board_text) <= 9) or int(board_text) < 1:
+        raise FormatError(f"board number {row[16]!r} is not a number from 1", path, line=line)
+    board = int(board_text)
+    dealer_text, slash, vul_text = row[17].partition("/")
+    dealer = SEATS.find(dealer_text.strip().upper()) if len(dealer_text.strip()) == 1 else -1
+    try:
+        vul = Vulnerability.from_text(vul_text)
+    except ValueError:
+        vul = None
+    if not slash or dealer < 0 or vul is None:
+        raise FormatError(f"{row[17]!r} is not dealer/vulnerability such as 'N/-' or 'E/NS'", path,
+                          line=line, board=board)
+    holdings = [field.strip() for field in row[:16]]
+    chunk.texts.append("N:" + " ".join(".".join(holdings[h:h + 4]) for h in range(0, 16, 4)))
+    chunk.holdings.append(holdings)
+    chunk.boards.append(board)
+    chunk.dealers.append(dealer)
+    chunk.vuls.append(int(vul))
+    chunk.lines.append(line)
+
+
+def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:
+    """Write one quoted line per board, as Big Deal does."""
+    reject_options(NAME, options)
+    for start in range(0, len(deals), CHUNK_BOARDS):
+        end = start + CHUNK_BOARDS
+        layout = hand_layout(deals.deals[start:end], (0, 1, 2, 3), (None, _SEP, _SEP, _SEP), _SEP)
+        out = []
+        for holdings, board, dealer, vul in zip(layout, deals.boards[start:end], deals.dealers[start:end],
+                                                deals.vulnerabilities[start:end], strict=True):
+            fields = holdings.tobytes().replace(b"\x01", b'","').decode("ascii")
+            out.append(f'"{fields}","{board}","{SEATS[dealer]}/{VUL_TEXT[vul]}"\n')
+        stream.write("".join(out).encode("ascii"))

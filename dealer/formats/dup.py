@@ -1,0 +1,224 @@
+"""Duplimate DUP (``.dup``, the DOS version): 156 bytes a board, no header, no separators.
+
+Each board: the BRI part (bytes 1-78: N, E, S hands as two-digit card numbers 01-52), the DGE part
+(bytes 79-146: N, E, S, W hands as suit symbols and ranks) and a 10-byte trailer::
+
+    147 Y/N  random hands       148 Y/N  backwards counting
+    149-151  lowest board       152-153  copies of each board       154-156  highest board
+    (numbers left-aligned and space-padded; Big Deal writes "YN1  0 NN " with NN the board count)
+
+Variants read: the trailer on every board (Jannersten's description, current Big Deal) or on the
+first board only with ten NUL bytes on the others (Big Deal 1.2); "blind" files whose first board's
+DGE part is 68 spaces so the DOS program does not show the cards (Big Deal ``dupblind``); and
+files of 78-digit BRI lines separated by CRLF, described for early DUP files (read only; boards from
+1). Boards are numbered from the trailer's lowest board; dealer and vulnerability follow Law 2.
+
+Keeps: the deals of a run of consecutive boards 1-99 and its first board number; whether the file is
+blind (metadata ``sealed`` = ``yes``). Loses: dealer and vulnerability other than Law 2, event.
+The reader checks both parts of every board and that they give the same deal, every trailer, and
+that the number of boards matches the trailer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Final
+
+import numpy as np
+
+from dealer.cards import SEATS, card_name
+from dealer.dealset import DealSet
+from dealer.errors import FormatError, UsageError
+from dealer.formats._codes import (
+    BRI_PART,
+    DGE_PART,
+    decode_bri_part,
+    decode_dge_part,
+    encode_bri_part,
+    encode_dge_part,
+)
+from dealer.formats._records import CHUNK_BOARDS, ByteArray, RecordFault, fault_error, iter_records, read_full
+
+NAME: Final = "dup"
+EXTENSIONS: Final = ("dup",)
+MAX_BOARD: Final = 99
+RECORD: Final = 156
+TRAILER_AT: Final = BRI_PART + DGE_PART  # 146
+LINE_RECORD: Final = BRI_PART + 2  # 78 digits + CRLF
+_NO_TRAILER: Final = b"\0" * 10
+_BLIND_DGE: Final = b" " * DGE_PART
+
+
+@dataclass(frozen=True)
+class Trailer:
+    """The 10-byte trailer: flags and the board range the DOS program duplicates."""
+
+    random: bool
+    backwards: bool
+    lowest: int
+    copies: int
+    highest: int
+
+    def encode(self) -> bytes:
+        """The trailer bytes, numbers left-aligned; the highest board with two digits as Big Deal does."""
+        text = (("Y" if self.random else "N") + ("Y" if self.backwards else "N")
+                + f"{self.lowest:<3d}{self.copies:<2d}{self.highest:02d}".ljust(8))
+        return text.encode("ascii")
+
+    @classmethod
+    def parse(cls, raw: bytes, path: str) -> Trailer:
+        """Parse the first board's trailer; `FormatError` naming the byte if it is not one."""
+        flags = raw[:2]
+        if any(b not in b"YN" for b in flags):
+            raise FormatError(f"trailer flags {flags!r} must be Y or N", path, offset=TRAILER_AT, board=1)
+        fields = []
+        for begin, end, what in ((2, 5, "lowest board"), (5, 7, "copies"), (7, 10, "highest board")):
+            text = raw[begin:end].rstrip(b" ")
+            if not text.isdigit() or not text.isascii():
+                raise FormatError(f"trailer {what} {raw[begin:end]!r} is not a left-aligned number",
+                                  path, offset=TRAILER_AT + begin)
+            fields.append(int(text))
+        lowest, copies, highest = fields
+        if not 1 <= lowest <= highest:
+            raise FormatError(f"trailer board range {lowest}-{highest} is empty or starts at 0",
+                              path, offset=TRAILER_AT + 2)
+        return cls(flags[0:1] == b"Y", flags[1:2] == b"Y", lowest, copies, highest)
+
+
+def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
+    """Boards of a DUP file in chunks, numbered from the trailer's lowest board."""
+    head = read_full(stream, LINE_RECORD)
+    if head[BRI_PART:LINE_RECORD] == b"\r\n" or (len(head) == BRI_PART and head.isdigit()):
+        yield from _read_lines(stream, path, head)
+    else:
+        yield from _read_records(stream, path, head)
+
+
+def _read_records(stream: BinaryIO, path: str, head: bytes) -> Iterator[DealSet]:
+    trailer: Trailer | None = None
+    first_ends = b""  # the first board's trailer bytes
+    later: bytes | None = None  # the trailer every board after the first carries
+    seen = 0
+    for first, block in iter_records(stream, path, RECORD, initial=head):
+        if trailer is None:
+            first_ends = block[0, TRAILER_AT:].tobytes()
+            trailer = Trailer.parse(first_ends, path)
+        count = trailer.highest - trailer.lowest + 1
+        if first + len(block) > count:
+            raise FormatError(f"the trailer gives boards {trailer.lowest}-{trailer.highest} but the file "
+                              "holds more", path, offset=count * RECORD, board=trailer.highest + 1)
+        later = _check_trailers(block, first, first_ends, later, path, trailer.lowest)
+        blind = first == 0 and block[0, BRI_PART:TRAILER_AT].tobytes() == _BLIND_DGE
+        try:
+            deals = _decode_checked(block, blind)
+        except RecordFault as fault:
+            raise fault_error(fault, path, first, RECORD, first_board=trailer.lowest) from None
+        boards = np.arange(first, first + len(block)) + trailer.lowest
+        yield DealSet.from_deals(deals, boards, metadata={"sealed": "yes"} if blind else None)
+        seen = first + len(block)
+    if trailer is not None and seen != trailer.highest - trailer.lowest + 1:
+        raise FormatError(f"the trailer gives boards {trailer.lowest}-{trailer.highest} but the file "
+                          f"ends after {seen} boards", path, offset=seen * RECORD)
+
+
+def _check_trailers(block: ByteArray, first: int, first_ends: bytes, later: bytes | None, path: str,
+                    lowest: int) -> bytes | None:
+    """Every board after the first repeats the first board's trailer, or every one holds ten NUL bytes.
+    Returns the trailer the later boards carry (None while only the first board was seen)."""
+    ends = block[:, TRAILER_AT:]
+    begin = 1 if first == 0 else 0
+    if begin >= len(block):
+        return later
+    if later is None:
+        later = ends[begin].tobytes()
+        if later not in (first_ends, _NO_TRAILER):
+            raise FormatError(f"trailer {later!r} neither repeats the first board's nor is ten NUL bytes",
+                              path, offset=RECORD + TRAILER_AT, board=lowest + 1)
+    bad = np.flatnonzero((ends[begin:] != np.frombuffer(later, dtype=np.uint8)).any(axis=1))
+    if bad.size:
+        row = begin + int(bad[0])
+        raise FormatError(f"trailer {ends[row].tobytes()!r} differs from the earlier boards' {later!r}",
+                          path, offset=(first + row) * RECORD + TRAILER_AT, board=lowest + first + row)
+    return later
+
+
+def _decode_checked(block: ByteArray, blind: bool) -> ByteArray:
+    """Deals from both parts of each record; raises `RecordFault` where they disagree."""
+    deals = decode_bri_part(block[:, :BRI_PART])
+    skip = 1 if blind else 0
+    try:
+        shown = decode_dge_part(block[skip:, BRI_PART:TRAILER_AT])
+    except RecordFault as fault:
+        column = None if fault.column is None else BRI_PART + fault.column
+        raise RecordFault(fault.row + skip, column, f"DGE part: {fault.reason}") from None
+    differ = np.flatnonzero((shown != deals[skip:]).any(axis=1))
+    if differ.size:
+        row = skip + int(differ[0])
+        card = int(np.flatnonzero(shown[row - skip] != deals[row])[0])
+        held = f"{SEATS[deals[row, card]]} in the BRI part, {SEATS[shown[row - skip, card]]} in the DGE part"
+        raise RecordFault(row, BRI_PART, f"the BRI and DGE parts disagree: {card_name(card)} is with {held}")
+    return deals
+
+
+def _read_lines(stream: BinaryIO, path: str, head: bytes) -> Iterator[DealSet]:
+    """The early variant: one 78-digit BRI line per board, CRLF between boards."""
+    tail: list[bytes] = []
+
+    def last_line(rest: bytes) -> bool:
+        tail.append(rest)
+        return len(rest) == BRI_PART
+
+    def decode(block: ByteArray, first: int) -> DealSet:
+        try:
+            deals = decode_bri_part(np.ascontiguousarray(block[:, :BRI_PART]))
+        except RecordFault as fault:
+            raise fault_error(fault, path, first, LINE_RECORD) from None
+        return DealSet.from_deals(deals, np.arange(first + 1, first + len(deals) + 1))
+
+    seen = 0
+    for first, block in iter_records(stream, path, LINE_RECORD, initial=head, tail_ok=last_line):
+        ends = np.flatnonzero((block[:, BRI_PART:] != np.frombuffer(b"\r\n", dtype=np.uint8)).any(axis=1))
+        if ends.size:
+            row = first + int(ends[0])
+            raise FormatError("a BRI line must be 78 digits and CRLF", path,
+                              offset=row * LINE_RECORD + BRI_PART, board=row + 1)
+        yield decode(block, first)
+        seen = first + len(block)
+    if tail and tail[0]:
+        yield decode(np.frombuffer(tail[0], dtype=np.uint8).reshape(1, BRI_PART), seen)
+
+
+def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, copies: int = 0,
+          trailer: str = "every", **options: Any) -> None:
+    """Write a run of consecutive boards as DUP records.
+
+    `blind` blanks the first board's DGE part (the DOS program then shows no cards); `copies` goes in
+    the trailer (Big Deal writes 0); `trailer` is ``every`` (on every board, as Jannersten describes
+    and current Big Deal writes) or ``first`` (board 1 only, NUL bytes after, as Big Deal 1.2 wrote).
+    """
+    if options:
+        raise UsageError(f"DUP files take blind, copies and trailer; got {', '.join(sorted(options))}")
+    if trailer not in ("every", "first"):
+        raise UsageError(f"DUP trailer must be 'every' or 'first'; got {trailer!r}")
+    if not 0 <= copies <= 99:
+        raise UsageError(f"DUP copies must be 0-99; got {copies}")
+    if not len(deals):
+        return
+    boards = deals.boards
+    if (np.diff(boards) != 1).any():
+        raise FormatError("DUP holds consecutive boards only, in order; this set is not one run")
+    if boards[-1] > MAX_BOARD:
+        raise FormatError(f"DUP holds boards 1-{MAX_BOARD} only; this run reaches board {boards[-1]}")
+    ends = Trailer(True, False, int(boards[0]), copies, int(boards[-1])).encode()
+    for start in range(0, len(deals), CHUNK_BOARDS):
+        part = deals.deals[start:start + CHUNK_BOARDS]
+        block = np.empty((len(part), RECORD), dtype=np.uint8)
+        block[:, :BRI_PART] = encode_bri_part(part)
+        block[:, BRI_PART:TRAILER_AT] = encode_dge_part(part)
+        block[:, TRAILER_AT:] = np.frombuffer(ends if trailer == "every" else _NO_TRAILER, dtype=np.uint8)
+        if start == 0:
+            block[0, TRAILER_AT:] = np.frombuffer(ends, dtype=np.uint8)
+            if blind:
+                block[0, BRI_PART:TRAILER_AT] = np.frombuffer(_BLIND_DGE, dtype=np.uint8)
+        stream.write(block.tobytes())

@@ -1,0 +1,224 @@
+"""BBO LIN deal lines (``.lin``): ``key|value|`` pairs, one board a line as Big Deal writes them::
+
+    qx|o1|md|3SAJ9HK9542DQCAK93,S...,S...|rh||ah|Board 1|sv|o|pg||
+
+``qx`` names the room and board (``o1`` open room, ``c1`` closed), ``ah`` the title (``Board 1``),
+``sv`` the vulnerability (``o``/``0``/``-`` none, ``n`` NS, ``e`` EW, ``b`` both), and ``md`` the
+deal: the dealer as a digit (1 = S, 2 = W, 3 = N, 4 = E) followed by the South, West, North and East
+hands (``S..H..D..C..``), comma-separated; one hand may be left out or empty, it holds the rest.
+The reader takes whole BBO files too: a board starts at each ``qx`` or ``md``, other keys (names,
+bidding, play, comments) are passed over, and lines may break after any ``|``. A board without a
+number is the previous one plus 1 (the first is 1); without ``sv`` or a dealer digit it gets Law 2.
+
+Keeps: deals, board numbers, dealers and vulnerabilities. Loses: event. The writer writes Big Deal's
+line, three hands (East implied), except ``sv|o`` for none as BBO writes (Big Deal writes ``0``,
+which some readers refuse). The reader checks every hand, that board numbers in ``qx`` and ``ah``
+agree, and the dealer and vulnerability codes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Final
+
+import numpy as np
+
+from dealer.boards import Vulnerability, dealers_of, vulnerabilities_of
+from dealer.dealset import DealSet
+from dealer.errors import FormatError
+from dealer.formats._codes import hand_layout, parse_hand
+from dealer.formats._records import (
+    CHUNK_BOARDS,
+    MAX_LINE,
+    UNSET,
+    RecordFault,
+    check_batch,
+    iter_lines,
+    reject_options,
+)
+
+NAME: Final = "lin"
+EXTENSIONS: Final = ("lin",)
+MAX_BOARD: Final = None
+SEAT_OF_DIGIT: Final = {"1": 2, "2": 3, "3": 0, "4": 1}  # LIN dealer digit -> seat N=0 E=1 S=2 W=3
+MD_SEATS: Final = (2, 3, 0, 1)  # md hands are S, W, N, E
+VUL_CODES: Final = "oneb"
+_QX: Final = re.compile(r"[oOcC]?(\d{1,9})")
+_AH: Final = re.compile(r"\s*board\s+(\d{1,9})\s*", re.IGNORECASE)
+
+
+@dataclass
+class _Board:
+    """The keys of one board seen so far, with the line of its md (or of its first key)."""
+
+    md: str | None = None
+    line: int = 0
+    qx: str | None = None
+    ah: str | None = None
+    sv: str | None = None
+
+
+def _pairs(stream: BinaryIO, path: str) -> Iterator[tuple[str, str, int]]:
+    """(key in lower case, value, line) for every ``key|value|`` pair; lines may break after a '|'."""
+    key: str | None = None
+    carry = ""
+    number = 0
+    for number, raw in iter_lines(stream, path):
+        parts = raw.decode("utf-8", errors="replace").split("|")
+        parts[0] = carry + parts[0]
+        carry = parts.pop()
+        if len(carry) > MAX_LINE:
+            raise FormatError(f"no '|' in over {MAX_LINE} bytes", path, line=number)
+        for part in parts:
+            if key is None:
+                key = part.strip().lower()
+            else:
+                yield key, part, number
+                key = None
+    if key is not None:
+        yield key, carry, number
+    elif carry.strip():
+        raise FormatError(f"text {carry[:20]!r} after the last '|'", path, line=number)
+
+
+def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
+    """Boards of a LIN file in chunks."""
+    chunk = _Chunk(path)
+    board: _Board | None = None
+    for key, value, line in _pairs(stream, path):
+        if board is not None and _starts_next_board(board, key):
+            chunk.add(board)
+            board = None
+        if key not in ("qx", "md", "ah", "sv"):
+            continue
+        board = board or _Board(line=line)
+        if key == "md":
+            board.md, board.line = value, line
+        elif getattr(board, key) is None:
+            setattr(board, key, value)
+        if len(chunk.boards) >= CHUNK_BOARDS:
+            yield chunk.take()
+    if board is not None:
+        chunk.add(board)
+    if chunk.boards:
+        yield chunk.take()
+
+
+def _starts_next_board(board: _Board, key: str) -> bool:
+    """An md after the board's md, or a qx after its md or qx, begins the next board."""
+    return (key == "md" and board.md is not None) or (
+        key == "qx" and (board.md is not None or board.qx is not None))
+
+
+class _Chunk:
+    """Boards decoded so far in one chunk."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.previous = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self.deals = bytearray()
+        self.boards: list[int] = []
+        self.dealers: list[int | None] = []
+        self.vuls: list[int | None] = []
+        self.lines: list[int] = []
+
+    def add(self, board: _Board) -> None:
+        if board.md is None:
+            raise FormatError("a board without md (its deal)", self.path, line=board.line)
+        number = self._number(board)
+        self.boards.append(number)
+        self.lines.append(board.line)
+        self.previous = number
+        self.deals += self._deal(board.md, board.line, number)
+        self.dealers.append(self._dealer(board.md, board.line, number))
+        self.vuls.append(self._vul(board.sv, board.line, number))
+
+    def _number(self, board: _Board) -> int:
+        numbers = []
+        for text, pattern, what in ((board.qx, _QX, "qx"), (board.ah, _AH, "ah")):
+            if text is None or not text.strip():
+                continue
+            m = pattern.match(text.strip()) if what == "qx" else pattern.fullmatch(text)
+            if m is None and what == "qx":
+                raise FormatError(f"qx {text!r} is not a room and board number", self.path, line=board.line)
+            if m is not None:
+                numbers.append(int(m.group(1)))
+        if len(set(numbers)) > 1:
+            raise FormatError(f"qx and ah give different board numbers {numbers[0]} and {numbers[1]}",
+                              self.path, line=board.line)
+        number = numbers[0] if numbers else self.previous + 1
+        if number < 1:
+            raise FormatError("board number 0", self.path, line=board.line)
+        return number
+
+    def _deal(self, md: str, line: int, number: int) -> bytearray:
+        text = md.strip()
+        if text[:1].isdigit():
+            text = text[1:]
+        hands = text.split(",")
+        if len(hands) > 4:
+            raise FormatError(f"md has {len(hands)} hands", self.path, line=line, board=number)
+        hands += [""] * (4 - len(hands))
+        deal = bytearray([UNSET] * 52)
+        empty = [seat for seat, hand in zip(MD_SEATS, hands, strict=True) if not hand.strip()]
+        if len(empty) > 1:
+            raise FormatError("md needs at least three hands", self.path, line=line, board=number)
+        for seat, hand in zip(MD_SEATS, hands, strict=True):
+            why = parse_hand(deal, seat, hand.strip(), "SHDC")
+            if why:
+                raise FormatError(f"md: {why}", self.path, line=line, board=number)
+        if empty:
+            deal = bytearray(empty[0] if c == UNSET else c for c in deal)
+        return deal
+
+    def _dealer(self, md: str, line: int, number: int) -> int | None:
+        digit = md.strip()[:1]
+        if not digit.isdigit():
+            return None
+        if digit not in SEAT_OF_DIGIT:
+            raise FormatError(f"dealer digit {digit} is not 1-4", self.path, line=line, board=number)
+        return SEAT_OF_DIGIT[digit]
+
+    def _vul(self, sv: str | None, line: int, number: int) -> int | None:
+        if sv is None or not sv.strip():
+            return None
+        try:
+            return int(Vulnerability.from_text(sv))
+        except ValueError:
+            raise FormatError(f"sv {sv!r} is not a vulnerability (o, n, e, b)", self.path,
+                              line=line, board=number) from None
+
+    def take(self) -> DealSet:
+        deals = np.frombuffer(bytes(self.deals), dtype=np.uint8).reshape(-1, 52)
+        try:
+            check_batch(deals)
+        except RecordFault as fault:
+            raise FormatError(f"md: {fault.reason}", self.path, line=self.lines[fault.row],
+                              board=self.boards[fault.row]) from None
+        boards = np.array(self.boards, dtype=np.int64)
+        law_dealers, law_vuls = dealers_of(boards), vulnerabilities_of(boards)
+        dealers = [law if d is None else d for d, law in zip(self.dealers, law_dealers, strict=True)]
+        vuls = [law if v is None else v for v, law in zip(self.vuls, law_vuls, strict=True)]
+        result = DealSet(boards, deals, np.array(dealers), np.array(vuls))
+        self._reset()
+        return result
+
+
+def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:
+    """Write one Big Deal style LIN line per board."""
+    reject_options(NAME, options)
+    for start in range(0, len(deals), CHUNK_BOARDS):
+        end = start + CHUNK_BOARDS
+        layout = hand_layout(deals.deals[start:end], (2, -1, 0, 1), b"SHDC", ord(","))
+        out = []
+        for hands, board, dealer, vul in zip(layout, deals.boards[start:end], deals.dealers[start:end],
+                                             deals.vulnerabilities[start:end], strict=True):
+            digit = (int(dealer) + 2) % 4 + 1
+            out.append(f"qx|o{board}|md|{digit}{hands.tobytes().decode('ascii')}|rh||ah|Board {board}"
+                       f"|sv|{VUL_CODES[vul]}|pg||\n")
+        stream.write("".join(out).encode("ascii"))

@@ -1,0 +1,399 @@
+"""The PBN reader: any legal PBN file (import format, PBN 1.0 to 2.1) to deal sets, streamed.
+
+The text is taken in blocks cut just after a semi-empty line, so a block holds whole games. One regular
+expression lexes a block: tag pairs (only Event, Site, Date, Board, Dealer, Vulnerable, Deal and
+Generator are kept), semi-empty lines, and everything to pass over whole - other tag pairs, ``{...}``
+and ``;`` comments, ``%`` escape lines, strings and section data - so that a bracket or quote inside a
+comment or string never counts. A brace comment may hold empty lines; if one runs past the cut, the
+block waits for the next one. The deals of a block are decoded together (:mod:`.pbn_deals`).
+
+Errors are `FormatError` naming the file, the line and, once known, the board. Token positions are only
+worked out for an error, by lexing the block again.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from typing import Any, BinaryIO, Final, NoReturn
+
+import numpy as np
+
+from dealer.boards import dealers_of, vulnerabilities_of
+from dealer.cards import DealArray, from_pbn
+from dealer.dealset import DealSet
+from dealer.errors import FormatError, InvalidDealError
+from dealer.formats.pbn_deals import DEAL_TEXT_LENGTH, parse_deal_texts
+
+BLOCK_SIZE: Final = 1 << 20  # bytes read at a time
+MAX_PENDING: Final = 32 << 20  # longest text without a game boundary, or inside one comment
+
+_WS = r"[ \t\v\f]*(?:\n[ \t\v\f]*)?"  # between the tokens of a tag pair: spaces, at most one line break
+_STRING = r'[^"\\\n]*(?:\\.[^"\\\n]*)*'  # inside quotes; \" and \\ are escapes
+_KEPT = "Vulnerable|Generator|Dealer|Event|Board|Site|Date|Deal"
+_OTHER_TAG = rf'\[{_WS}(?!(?:{_KEPT}){_WS}")[A-Za-z0-9_]+{_WS}"{_STRING}"{_WS}\]'
+
+# One token a match. Groups: 1, 2 = name and value of a kept tag; 3 = a semi-empty line (it ends a
+# game); 4 = a comment '{' never closed (the token runs to the end of the text, so that no later '{' is
+# tried again: each is tried once); 5 = a character that starts nothing legal here. A run of other tag
+# pairs, a comment, an escape line or a string matches without a group and is passed over; section
+# data is skipped by the search. No pattern can backtrack far, so lexing stays linear in the text.
+_LEXER = re.compile(
+    rf'\[{_WS}({_KEPT}){_WS}"({_STRING})"{_WS}\]'
+    rf"|(?:{_OTHER_TAG}[ \t\v\f]*\n?)+"
+    r"|^([ \t\v\f]*\n)"
+    r"|^%[^\n]*"
+    r"|;[^\n]*"
+    r"|\{[^}]*\}"
+    r"|(\{)[^}]*"
+    rf'|"{_STRING}"'
+    r'|([\[\]}"])',
+    re.MULTILINE,
+)
+_Token = tuple[str, str, str, str, str]
+_BAD_TOKEN: Final = {
+    "[": 'malformed tag pair (expected [Name "value"] on at most two lines)',
+    "]": "']' outside a tag pair",
+    "{": "comment '{' is never closed",
+    "}": "'}' outside a comment",
+    '"': "string without its closing quote on the same line",
+}
+_BLANK_WITH_SPACES = re.compile(r"\n[ \t\v\f]+\n")
+_ESCAPE = re.compile(r'\\([\\"])')  # the two escapes of a string: \" and \\
+_UTF8_BOM: Final = b"\xef\xbb\xbf"
+
+_LAW2: Final = -1  # dealer or vulnerability not given: Law 2 from the board number
+_DEALER_CODES: Final = {"": _LAW2, "?": _LAW2, **{s: i for i, s in enumerate("NESW")},
+                        **{s: i for i, s in enumerate("nesw")}}
+_VULNERABILITY_CODES: Final = {"": _LAW2, "?": _LAW2, "None": 0, "Love": 0, "-": 0, "NS": 1, "EW": 2,
+                               "All": 3, "Both": 3}
+# any case (standard 3.11), and the N-S / E-W some scoring programs write
+_VULNERABILITY_SPELLINGS: Final = {"none": 0, "love": 0, "-": 0, "ns": 1, "n-s": 1, "ew": 2, "e-w": 2,
+                                   "all": 3, "both": 3, "": _LAW2, "?": _LAW2}
+_METADATA_TAGS: Final = ("Site", "Date", "Generator")
+_MAX_BOARD_NUMBER: Final = 2**63 - 1  # what a deal set holds
+
+
+def read_pbn(stream: BinaryIO, path: str, *, block_size: int = BLOCK_SIZE,
+             max_pending: int = MAX_PENDING) -> Iterator[DealSet]:
+    """Stream the boards of a PBN file in file order, one deal set per block of games.
+
+    `block_size` bytes are read at a time; `max_pending` bounds the text held while waiting for the end
+    of a game or of a comment (both exist to be lowered by tests).
+    """
+    reader = _Reader(path, max_pending)
+    for text, line, final in _blocks(stream, path, block_size, max_pending):
+        chunk = reader.parse(text, line, final)
+        if chunk is not None:
+            yield chunk
+
+
+def _blocks(stream: BinaryIO, path: str, block_size: int, max_pending: int,
+            ) -> Iterator[tuple[str, int, bool]]:
+    """(text, first line number, is last) for consecutive stretches of whole games.
+
+    Text is decoded as ISO 8859-1 with every line end turned into LF. A stretch ends just after the
+    last semi-empty line read so far, or at the end of the file.
+    """
+    pending = ""
+    line = 1
+    carry = b""
+    first = True
+    while True:
+        raw = _read(stream, path, block_size)
+        final = not raw
+        data = carry + raw
+        if first:
+            data, first = data.removeprefix(_UTF8_BOM), False
+        carry = b""
+        if not final and data.endswith(b"\r"):  # a CR LF may straddle two reads
+            data, carry = data[:-1], b"\r"
+        start = len(pending)
+        pending += data.decode("latin-1").replace("\r\n", "\n").replace("\r", "\n")
+        cut = len(pending) if final else _last_game_end(pending, start)
+        if cut <= 0 and not final:
+            if len(pending) > max_pending:
+                raise FormatError(f"no empty line between games in {_size(max_pending)}", path, line)
+            continue
+        text, pending = pending[:cut], pending[cut:]
+        yield text, line, final
+        line += text.count("\n")
+        if final:
+            return
+
+
+def _size(chars: int) -> str:
+    return f"{chars >> 20} MiB" if chars >= 1 << 20 else f"{chars} characters"
+
+
+def _read(stream: BinaryIO, path: str, block_size: int) -> bytes:
+    try:
+        return stream.read(block_size) or b""
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path) from exc
+
+
+def _last_game_end(text: str, start: int) -> int:
+    """Index just past the last semi-empty line of `text` that ends after `start`; 0 if none."""
+    begin = max(start - 2, 0)
+    best = text.rfind("\n\n", begin)
+    best = best + 2 if best >= 0 else 0
+    for m in _BLANK_WITH_SPACES.finditer(text, max(best - 1, begin)):
+        best = max(best, m.end())
+    return best
+
+
+class _NeedMore(Exception):
+    """A brace comment runs past the end of the block: lex it again joined to the next one."""
+
+    def __init__(self, token: int) -> None:
+        super().__init__(token)
+        self.token = token
+
+
+class _Reader:
+    """Games to boards across the blocks of one file; holds what carries from game to game."""
+
+    def __init__(self, path: str, max_pending: int) -> None:
+        self.path = path
+        self.max_pending = max_pending
+        self.last: dict[str, str] = {}  # latest value of every kept tag ('#' copies it)
+        self.sticky: dict[str, str] = {}  # tags once set with '##': later games keep their latest value
+        self.event: str | None = None
+        self.metadata: dict[str, str] = {}
+        self.metadata_seen: set[str] = set()
+        self.previous_board = 0
+        self.pending = ""
+        self.pending_line = 1
+
+    def parse(self, text: str, line: int, final: bool) -> DealSet | None:
+        """The boards of the whole games in `text`; None if it holds none or must wait for more text."""
+        if self.pending:
+            if not final and "}" not in text:  # the open comment goes on: nothing to lex again yet
+                self._defer(self.pending + text, self.pending_line)
+                return None
+            text, line = self.pending + text, self.pending_line
+            self.pending = ""
+        state = self._state()
+        try:
+            return _Block(self, text, line).run(_LEXER.findall(text), final)
+        except _NeedMore as more:
+            self._restore(state)
+            cut = _end_of_last_game_before(text, more.token)
+            self._defer(text[cut:], line + text.count("\n", 0, cut))
+            if not cut:
+                return None
+            return _Block(self, text[:cut], line).run(_LEXER.findall(text[:cut]), False)
+
+    def _defer(self, text: str, line: int) -> None:
+        if len(text) > self.max_pending:
+            raise FormatError(f"comment '{{' not closed within {_size(self.max_pending)}", self.path, line)
+        self.pending, self.pending_line = text, line
+
+    def _state(self) -> tuple[Any, ...]:
+        return (dict(self.last), dict(self.sticky), self.event, dict(self.metadata),
+                set(self.metadata_seen), self.previous_board)
+
+    def _restore(self, state: tuple[Any, ...]) -> None:
+        (self.last, self.sticky, self.event, self.metadata, self.metadata_seen,
+         self.previous_board) = state
+
+    def note_metadata(self, values: dict[str, str]) -> None:
+        """Keep the first Event, Site, Date and Generator of the file's top (up to its first board).
+
+        Taken from the top only, so every chunk of a file carries the same event and metadata.
+        """
+        if self.event is None and "Event" in values:
+            self.event = _free_text(values["Event"])
+        for name in _METADATA_TAGS:
+            if name in values and name not in self.metadata_seen:
+                self.metadata_seen.add(name)
+                text = _free_text(values[name])
+                if text:
+                    self.metadata[name.lower()] = text
+
+
+def _end_of_last_game_before(text: str, token: int) -> int:
+    """Index just past the last semi-empty line that comes before the `token`-th token; 0 if none."""
+    end = 0
+    for k, m in enumerate(_LEXER.finditer(text)):
+        if k == token:
+            break
+        if m.group(3):
+            end = m.end()
+    return end
+
+
+class _Block:
+    """One stretch of whole games: tokens to per-board lists, then one deal set."""
+
+    def __init__(self, reader: _Reader, text: str, line: int) -> None:
+        self.reader = reader
+        self.text = text
+        self.line = line
+        self.boards: list[int] = []
+        self.dealers: list[int] = []
+        self.vulnerabilities: list[int] = []
+        self.deals: list[str] = []
+        self.deal_tokens: list[int] = []
+
+    def run(self, tokens: list[_Token], final: bool) -> DealSet | None:
+        try:
+            self.read_games(tokens, final)
+        except FormatError:
+            self.deal_set()  # a bad deal earlier in the file is the first error, however blocks fall
+            raise
+        return self.deal_set()
+
+    def read_games(self, tokens: list[_Token], final: bool) -> None:
+        tags: dict[str, int] = {}  # kept tag name -> its token index; the first one counts
+        for k, (name, value, blank, open_brace, bad) in enumerate(tokens):
+            if name:
+                if name not in tags:
+                    tags[name] = k
+                elif name in ("Board", "Deal") and tokens[tags[name]][1] != value:
+                    self.fail(k, f"a second {name} tag in one game; games are separated by an empty line")
+            elif blank:
+                if tags:
+                    self.finish_game(tags, tokens)
+                    tags = {}
+            elif open_brace:
+                if not final:
+                    raise _NeedMore(k)
+                self.fail(k, _BAD_TOKEN["{"])
+            elif bad:
+                self.fail(k, _BAD_TOKEN[bad])
+        if tags and final:
+            self.finish_game(tags, tokens)
+
+    def fail(self, token: int, reason: str, board: int | None = None) -> NoReturn:
+        """Raise `FormatError` at the line of the `token`-th token of this block."""
+        start = 0
+        for k, m in enumerate(_LEXER.finditer(self.text)):
+            if k == token:
+                start = m.start()
+                break
+        line = self.line + self.text.count("\n", 0, start)
+        raise FormatError(reason, self.reader.path, line, board=board)
+
+    def finish_game(self, tags: dict[str, int], tokens: list[_Token]) -> None:
+        """Resolve one game's kept tags and, if it has a deal, record its board."""
+        values = {name: tokens[k][1] for name, k in tags.items()}
+        reader = self.reader
+        joined = "".join(values.values())
+        if reader.sticky or "#" in joined or "\\" in joined:
+            values = self.resolve(values)
+        else:
+            reader.last.update(values)
+        if not reader.previous_board:  # the top of the file, up to its first board
+            reader.note_metadata(values)
+        deal = values.get("Deal", "")
+        if len(deal) != DEAL_TEXT_LENGTH:
+            deal = deal.strip()
+            if not deal:
+                return  # a header game, or one without a deal
+        at = tags["Deal"]
+        board = self.board_number(values.get("Board", ""), tags.get("Board", at))
+        if deal == "?":
+            self.fail(at, "the deal is unknown ('?')", board)
+        dealer = _DEALER_CODES.get(values.get("Dealer", ""))
+        if dealer is None:
+            dealer = self.dealer(values["Dealer"], tags.get("Dealer", at), board)
+        vulnerability = _VULNERABILITY_CODES.get(values.get("Vulnerable", ""))
+        if vulnerability is None:
+            vulnerability = self.vulnerability(values["Vulnerable"], tags.get("Vulnerable", at), board)
+        self.boards.append(board)
+        self.dealers.append(dealer)
+        self.vulnerabilities.append(vulnerability)
+        self.deals.append(deal)
+        self.deal_tokens.append(at)
+        reader.previous_board = board
+
+    def resolve(self, values: dict[str, str]) -> dict[str, str]:
+        """Tag values after unescaping and inheritance (PBN standard 4.8: '#' and '##')."""
+        reader = self.reader
+        resolved: dict[str, str] = {}
+        for name, raw in values.items():
+            value = _unescape(raw) if "\\" in raw else raw
+            if value == "#":
+                value = reader.last.get(name, "")
+            elif value.startswith("##"):
+                value = value[2:]
+                reader.sticky[name] = value
+            elif name in reader.sticky:
+                reader.sticky[name] = value
+            resolved[name] = value
+        for name, value in reader.sticky.items():
+            if name not in resolved and name != "Deal":
+                resolved[name] = value
+        reader.last.update(resolved)
+        return resolved
+
+    def board_number(self, value: str, token: int) -> int:
+        text = value.strip()
+        if text in ("", "?"):
+            return self.reader.previous_board + 1
+        if not (text.isascii() and text.isdigit() and len(text) < 20 and 0 < int(text) <= _MAX_BOARD_NUMBER):
+            self.fail(token, f"board number {_shown(value)} is not a positive integer")
+        return int(text)
+
+    def dealer(self, value: str, token: int, board: int) -> int:
+        code = _DEALER_CODES.get(value.strip())
+        if code is None:
+            self.fail(token, f"dealer {_shown(value)} is not N, E, S or W", board)
+        return code
+
+    def vulnerability(self, value: str, token: int, board: int) -> int:
+        code = _VULNERABILITY_SPELLINGS.get(value.strip().lower())
+        if code is None:
+            self.fail(token, f"vulnerability {_shown(value)} is not None, NS, EW or All", board)
+        return code
+
+    def deal_set(self) -> DealSet | None:
+        """The block's boards as one deal set: deals decoded together, Law 2 where the file says nothing."""
+        if not self.boards:
+            return None
+        deals, read_ok = parse_deal_texts(self.deals)
+        for i in np.flatnonzero(~read_ok):
+            deals[i] = self.scalar_deal(int(i))
+        boards = np.array(self.boards, dtype=np.int64)
+        given_dealers = np.array(self.dealers, dtype=np.int8)
+        given_vuls = np.array(self.vulnerabilities, dtype=np.int8)
+        dealers = np.where(given_dealers == _LAW2, dealers_of(boards), given_dealers).astype(np.uint8)
+        vuls = np.where(given_vuls == _LAW2, vulnerabilities_of(boards), given_vuls).astype(np.uint8)
+        reader = self.reader
+        return DealSet(boards, deals, dealers, vuls, reader.event or "", dict(reader.metadata))
+
+    def scalar_deal(self, i: int) -> DealArray:
+        """One deal in a layout the bulk decoder does not take; `FormatError` if it is not a full deal."""
+        text = self.deals[i]
+        try:
+            return from_pbn(text)
+        except InvalidDealError as exc:
+            reason = str(exc)
+            reason = reason if len(reason) <= 160 else reason[:157] + "..."
+            self.fail(self.deal_tokens[i], f"not a full deal: {reason}", self.boards[i])
+
+
+def _shown(value: str) -> str:
+    """A value quoted for a message, cut short if long."""
+    return repr(value if len(value) <= 40 else value[:37] + "...")
+
+
+@functools.lru_cache(maxsize=256)
+def _unescape(raw: str) -> str:
+    return _ESCAPE.sub(r"\1", raw)
+
+
+def _free_text(value: str) -> str:
+    """A free-text tag value: '?' (unknown) becomes empty; a value that is valid UTF-8 is read as UTF-8."""
+    text = value.strip()
+    if text == "?":
+        return ""
+    if text.isascii():
+        return text
+    try:
+        return text.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return text

@@ -1,0 +1,340 @@
+"""Drives one dealing machine: the host end of `firmware_protocol` over a `Transport`.
+
+Blocking calls with deadlines - handshake, status, display, scan, load, deal, recount, eject - built on
+the pure link: this module owns the I/O pump (write what the link wants sent, read what arrived, feed
+it, poll for retransmits) and turns link outcomes into results or exceptions:
+
+- a refused command raises `CommandRefused` (a `MachineFault` with the reason);
+- a Fault event while dealing raises `DealingFault` (code, detail, cards dealt, resumable);
+- a device that restarted (Boot event, or HANDSHAKE_REQUIRED) is handshaken again and raises
+  `DeviceRestarted`: its loaded deal is gone and the caller must resynchronise from `status()`;
+- a port that vanished is reopened (same URL) for up to `reconnect_timeout` seconds, handshaken again,
+  and raises `Reconnected`: the command in flight may or may not have been carried out, so the caller
+  resynchronises from `status()`; if the port does not come back, `DeviceDisconnected`;
+- no answer after every retry: `DeviceTimeout`.
+Device events that nobody is waiting for yet are kept in order until someone asks for them.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Final, TypeVar
+
+from dealer.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
+from dealer.transport import Transport, open_transport
+from firmware_protocol import (
+    PROTOCOL_VERSION,
+    SCHEMA_HASH,
+    Abort,
+    Answered,
+    BoardChanged,
+    BoardScanned,
+    Boot,
+    DealDone,
+    Delivered,
+    Eject,
+    Fault,
+    FaultCode,
+    FaultFlag,
+    GaveUp,
+    GetStatus,
+    Hello,
+    HelloAck,
+    Link,
+    LinkConfig,
+    LoadDeal,
+    Message,
+    Progress,
+    RecountReport,
+    Refused,
+    RefuseReason,
+    Reset,
+    ResetMode,
+    Role,
+    ScanBoard,
+    StartDeal,
+    Status,
+)
+from firmware_protocol import Recount as RecountCommand
+
+M = TypeVar("M", bound=Message)
+READ_SLICE: Final = 0.05
+"""Longest single read: the pump wakes at least this often to retransmit or notice a deadline."""
+
+
+class CommandRefused(MachineFault):
+    """The machine refused a command (`reason`, `detail`); nothing was done."""
+
+    def __init__(self, command: str, reason: int, detail: int, board: int | None = None) -> None:
+        self.reason = reason
+        self.detail = detail
+        name = RefuseReason(reason).name if reason in RefuseReason._value2member_map_ else str(reason)
+        super().__init__(f"{command} refused: {name} ({detail})", code=reason, board=board)
+
+
+class DealingFault(MachineFault):
+    """Dealing stopped on a machine fault (jam, empty hopper, ...)."""
+
+    def __init__(self, fault: Fault, board: int | None = None) -> None:
+        self.fault = fault
+        self.resumable = bool(fault.flags & FaultFlag.RESUMABLE)
+        name = FaultCode(fault.code).name if fault.code in FaultCode._value2member_map_ else str(fault.code)
+        super().__init__(f"machine fault {name} (detail {fault.detail}) after {fault.cards_dealt} cards",
+                         code=fault.code, board=board)
+
+
+class DeviceRestarted(DealerError):
+    """The machine restarted (power loss, watchdog): handshaken again; its loaded deal is gone."""
+
+
+class Reconnected(DealerError):
+    """The port dropped and came back; handshaken again; the command in flight may or may not have run."""
+
+
+class Machine:
+    """One dealing machine behind a port URL."""
+
+    def __init__(self, url: str, *, name: str | None = None,
+                 opener: Callable[[str], Transport] = open_transport,
+                 clock: Callable[[], float] = time.monotonic,
+                 link_config: LinkConfig | None = None,
+                 reconnect_timeout: float = 30.0,
+                 on_progress: Callable[[int, int], None] | None = None) -> None:
+        self.url = url
+        self.name = name or url
+        self._opener = opener
+        self._clock = clock
+        self._link_config = link_config or LinkConfig()
+        self._reconnect_timeout = reconnect_timeout
+        self.on_progress = on_progress
+        self._transport: Transport | None = None
+        self._link = Link(Role.HOST, self._link_config)
+        self._events: deque[Message] = deque()
+        self._answer: Answered | None = None
+        self._gave_up: GaveUp | None = None
+        self._restarted = False
+        self.info: HelloAck | None = None
+        self.reconnects = 0
+        self.restarts = 0
+
+    # --- connection ---------------------------------------------------------------------------
+
+    def connect(self, timeout: float = 10.0) -> HelloAck:
+        """Open the port and handshake; returns the machine's identity and capabilities."""
+        if self._transport is None:
+            self._transport = self._opener(self.url)
+        return self._handshake(timeout)
+
+    def close(self) -> None:
+        """Close the port."""
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+
+    def __enter__(self) -> Machine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _handshake(self, timeout: float) -> HelloAck:
+        self._link.cancel()
+        self._link = Link(Role.HOST, self._link_config)
+        self._restarted = False
+        reply = self._request(Hello(PROTOCOL_VERSION, SCHEMA_HASH, random.getrandbits(16)), HelloAck, timeout,
+                              handshake=True)
+        if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
+            raise MachineFault(f"{self.name}: machine speaks protocol {reply.protocol_version} schema "
+                               f"{reply.schema_hash:08x}; this host speaks {PROTOCOL_VERSION} {SCHEMA_HASH:08x}")
+        self.info = reply
+        return reply
+
+    # --- commands -----------------------------------------------------------------------------
+
+    def status(self, timeout: float = 5.0) -> Status:
+        """The machine's whole state: loaded job, progress, fault, sensors."""
+        return self._request(GetStatus(), Status, timeout)
+
+    def scan(self, timeout: float = 10.0) -> BoardScanned:
+        """Read the inserted board's label."""
+        self._drop_events(BoardScanned)
+        self._request(ScanBoard(), None, timeout)
+        return self.wait_event(BoardScanned, timeout)
+
+    def load(self, job: int, board: int, packed_deal: bytes, timeout: float = 5.0) -> None:
+        """Load the deal of one job into the machine's memory."""
+        self._request(LoadDeal.for_deal(job, board, packed_deal), None, timeout, board=board)
+
+    def start_deal(self, job: int, timeout: float = 5.0) -> None:
+        """Tell the machine to deal the loaded job into the inserted board (or resume after a fault)."""
+        self._drop_events(DealDone, Fault)
+        self._request(StartDeal(job), None, timeout)
+
+    def wait_dealt(self, job: int, timeout: float) -> DealDone:
+        """Wait for the end of dealing `job`; raises `DealingFault` if it stopped on a fault."""
+        deadline = self._clock() + timeout
+        while True:
+            msg = self._wait_any((DealDone, Fault), deadline)
+            if isinstance(msg, Fault):
+                raise DealingFault(msg)
+            if isinstance(msg, DealDone) and msg.job == job:
+                return msg
+
+    def deal(self, job: int, timeout: float) -> DealDone:
+        """Start dealing `job` and wait for its end."""
+        self.start_deal(job)
+        return self.wait_dealt(job, timeout)
+
+    def recount(self, job: int, timeout: float = 30.0) -> RecountReport:
+        """Read back every card in the board's pockets."""
+        self._drop_events(RecountReport)
+        self._request(RecountCommand(job), None, timeout)
+        return self.wait_event(RecountReport, timeout)
+
+    def eject(self, timeout: float = 10.0) -> None:
+        """Push the board out."""
+        self._request(Eject(), None, timeout)
+
+    def abort(self, timeout: float = 5.0) -> None:
+        """Stop dealing now."""
+        self._request(Abort(), None, timeout)
+
+    def reset(self, mode: ResetMode = ResetMode.CLEAR, timeout: float = 5.0) -> None:
+        """Clear the machine to IDLE (or reboot it)."""
+        self._request(Reset(mode), None, timeout)
+
+    def send_command(self, msg: Message, timeout: float = 5.0) -> Message:
+        """Send any command and return its reply (Refused raises `CommandRefused`)."""
+        return self._request(msg, None, timeout)
+
+    # --- events -------------------------------------------------------------------------------
+
+    def wait_event(self, kind: type[M], timeout: float) -> M:
+        """The next event of type `kind` (events of other types stay queued)."""
+        msg = self._wait_any((kind,), self._clock() + timeout)
+        assert isinstance(msg, kind)
+        return msg
+
+    def wait_board(self, present: bool, timeout: float) -> bool:
+        """Wait until a board is inserted (present=True) or removed; False on timeout."""
+        deadline = self._clock() + timeout
+        while True:
+            try:
+                msg = self._wait_any((BoardChanged,), deadline)
+            except DeviceTimeout:
+                return False
+            if isinstance(msg, BoardChanged) and bool(msg.present) == present:
+                return True
+
+    def pending_events(self) -> list[Message]:
+        """Events received and not yet taken (oldest first), removed from the queue."""
+        out = list(self._events)
+        self._events.clear()
+        return out
+
+    def _drop_events(self, *kinds: type[Message]) -> None:
+        self._events = deque(m for m in self._events if not isinstance(m, kinds))
+
+    def _wait_any(self, kinds: tuple[type[Message], ...], deadline: float) -> Message:
+        while True:
+            for msg in self._events:
+                if isinstance(msg, kinds):
+                    self._events.remove(msg)
+                    return msg
+            if self._restarted:
+                self._recover_restart()
+            if self._clock() >= deadline:
+                names = "/".join(k.__name__ for k in kinds)
+                raise DeviceTimeout(f"{self.name}: no {names} from the machine in time")
+            self._pump(deadline)
+
+    # --- the I/O pump -------------------------------------------------------------------------
+
+    def _request(self, msg: Message, expect: type[M] | None, timeout: float, *, handshake: bool = False,
+                 board: int | None = None) -> M:
+        deadline = self._clock() + timeout
+        self._answer = self._gave_up = None
+        self._link.send(msg, self._clock())
+        while self._answer is None:
+            if self._gave_up is not None:
+                self._gave_up = None
+                raise DeviceTimeout(f"{self.name}: no answer to {type(msg).__name__} after every retry")
+            if self._restarted and not handshake:
+                self._recover_restart()
+            if self._clock() >= deadline:
+                self._link.cancel()
+                raise DeviceTimeout(f"{self.name}: no answer to {type(msg).__name__} in {timeout:g} s")
+            self._pump(deadline)
+        reply = self._answer.reply
+        self._answer = None
+        if isinstance(reply, Refused):
+            if reply.reason == RefuseReason.HANDSHAKE_REQUIRED and not handshake:
+                self._restarted = True
+                self._recover_restart()
+            raise CommandRefused(type(msg).__name__, reply.reason, reply.detail, board)
+        if expect is not None and not isinstance(reply, expect):
+            raise MachineFault(f"{self.name}: {type(msg).__name__} answered by {type(reply).__name__}")
+        return reply  # type: ignore[return-value]
+
+    def _pump(self, deadline: float) -> None:
+        transport = self._transport
+        if transport is None:
+            raise DeviceDisconnected(f"{self.name}: not connected")
+        try:
+            self._flush(transport)
+            now = self._clock()
+            wake = min(deadline, self._link.next_deadline() or deadline, now + READ_SLICE)
+            data = transport.read(max(0.0, wake - now))
+            now = self._clock()
+            events = self._link.receive(data, now) if data else []
+            events += self._link.poll(now)
+            self._flush(transport)
+        except DeviceDisconnected:
+            self._reconnect()
+            raise Reconnected(f"{self.name}: port reopened after a disconnection") from None
+        for event in events:
+            self._on_link_event(event)
+
+    def _flush(self, transport: Transport) -> None:
+        out = self._link.data_to_send()
+        if out:
+            transport.write(out)
+
+    def _on_link_event(self, event: object) -> None:
+        if isinstance(event, Answered):
+            self._answer = event
+        elif isinstance(event, GaveUp):
+            self._gave_up = event
+        elif isinstance(event, Delivered):
+            msg = event.message
+            if isinstance(msg, Boot):
+                self._restarted = True
+                self._events.clear()
+            elif isinstance(msg, Progress):
+                if self.on_progress is not None:
+                    self.on_progress(msg.job, msg.cards_dealt)
+            else:
+                self._events.append(msg)
+
+    def _recover_restart(self) -> None:
+        self.restarts += 1
+        self._handshake(10.0)
+        raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
+
+    def _reconnect(self) -> None:
+        self.close()
+        self.reconnects += 1
+        deadline = self._clock() + self._reconnect_timeout
+        while True:
+            try:
+                self._transport = self._opener(self.url)
+                break
+            except DeviceDisconnected:
+                if self._clock() >= deadline:
+                    raise
+                time.sleep(0.2)
+        self._events.clear()
+        self._handshake(10.0)

@@ -1,0 +1,466 @@
+"""Reading a congress plan file: TOML text -> checked model; every error placed at its line and field.
+
+`tomllib` gives the values but no line numbers, so :mod:`dealer.plan.locate` finds the line of each
+key; an error names the file, that line and the field (``sessions[2].boards``, items counted from 1).
+Deal files a session relies on (existing files, deal files generated earlier) are read here too, to
+check they hold the session's boards; what was read is handed on so it is not read twice.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, NoReturn
+from urllib.parse import urlsplit
+
+from dealer import engines, formats
+from dealer.boards import format_board_range, parse_board_range
+from dealer.dealset import DealSet
+from dealer.errors import DealerError, FormatError
+from dealer.plan import sources
+from dealer.plan.locate import KeyPath, key_lines, line_of
+from dealer.plan.model import (
+    DealingOrder,
+    EngineSource,
+    Event,
+    FileSource,
+    Machine,
+    PlanError,
+    Section,
+    Session,
+    SessionSource,
+    Source,
+    SquareDealSource,
+    field_name,
+)
+
+MAX_BOARD: Final = 9999  # the highest number a board label carries
+DEFAULT_DEAL_FOLDER: Final = "deals"
+
+# key -> required?
+_TOP: Final = {"event": True, "sessions": True, "machines": False}
+_EVENT: Final = {"name": True, "owner": False, "deal_folder": False, "journal": False, "order": False,
+                 "keep_seeds": False}
+_SESSION: Final = {"name": True, "boards": False, "source": False, "replay": False, "order": False,
+                   "sections": True}
+_SECTION: Final = {"name": True, "copies": False, "sets": False, "boards": False}
+_MACHINE: Final = {"name": True, "port": True}
+# source kind key -> the other keys it allows
+_SOURCE: Final = {"engine": (), "file": ("format",), "squaredeal": ("sqk", "session", "reserve"),
+                  "deals_of": ()}
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+_SET = re.compile(r"^[A-Z0-9]{1,12}$")
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
+_WINDOWS_PORT = re.compile(r"^(COM[1-9][0-9]*|\\\\\.\\COM[1-9][0-9]*)$", re.IGNORECASE)
+URL_SCHEMES: Final = ("rfc2217", "socket", "loop", "spy", "alt", "hwgrep", "cp2110", "sim")
+"""pyserial's URL handlers, and ``sim`` for the built-in simulated machine."""
+_NETWORK_SCHEMES: Final = ("rfc2217", "socket")
+_TYPE_NAMES: Final = {str: "text in quotes", int: "a whole number", bool: "true or false",
+                      list: "a list [...]", dict: "a table"}
+
+
+@dataclass
+class PlanContent:
+    """What a plan file says, checked, with the deal files read while checking it."""
+
+    event: Event
+    sessions: list[Session]
+    machines: list[Machine]
+    files: dict[Path, DealSet] = field(default_factory=dict)  # deal files read while checking
+    lines: dict[KeyPath, int] = field(default_factory=dict)   # where each key is written
+    squaredeal: dict[SquareDealSource, sources.SquareDealSession] = field(default_factory=dict)
+
+
+def read_plan(path: str | Path) -> PlanContent:
+    """Read and check the plan file at `path`; `PlanError` naming line and field on any problem."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise PlanError(f"cannot read the plan: {exc.strerror}", path) from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PlanError("not UTF-8 text", path, data.count(b"\n", 0, exc.start) + 1) from exc
+    return parse_plan(text, str(path), Path(path).resolve().parent)
+
+
+def parse_plan(text: str, path: str, base: Path) -> PlanContent:
+    """Check the plan `text` (from file `path`); relative paths in it are taken from folder `base`."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _syntax_error(exc, path, text) from exc
+    return _Reader(text, path, base).plan(doc)
+
+
+def _syntax_error(exc: tomllib.TOMLDecodeError, path: str, text: str) -> PlanError:
+    message = str(exc)
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+    if m:
+        return PlanError(f"not valid TOML: {message[:m.start()]} (column {m.group(2)})", path, int(m.group(1)))
+    line = text.count("\n") + 1 if "end of document" in message else None
+    return PlanError(f"not valid TOML: {message.split(' (at ')[0]}", path, line)
+
+
+def port_problem(url: str) -> str | None:
+    """Why `url` is not a port pyserial (or the simulator) can open; None if it looks right."""
+    m = _URL.match(url)
+    if m:
+        scheme = m.group(1).lower()
+        if scheme not in URL_SCHEMES:
+            return (f"unknown URL scheme {scheme}://; use one of "
+                    f"{', '.join(s + '://' for s in URL_SCHEMES)}")
+        if scheme in _NETWORK_SCHEMES:
+            try:
+                parts = urlsplit(url)
+                host, port = parts.hostname, parts.port
+            except ValueError:
+                host = port = None
+            if not host or port is None:
+                return f"{scheme}:// needs a host and a port number, e.g. {scheme}://dealroom.local:4001"
+        return None
+    if url.startswith("/") and len(url) > 1 and not url.endswith("/"):
+        return None
+    if _WINDOWS_PORT.match(url):
+        return None
+    return (f"{url!r} is neither a serial device (/dev/ttyUSB0, COM3) nor a port URL "
+            "(rfc2217://host:port, socket://host:port, sim://...)")
+
+
+class _Reader:
+    """Checks one plan document; `fail` places each error at its line."""
+
+    def __init__(self, text: str, path: str, base: Path) -> None:
+        self.path = path
+        self.base = base
+        self.lines = key_lines(text)
+        self.files: dict[Path, DealSet] = {}
+        self.squaredeal: dict[SquareDealSource, sources.SquareDealSession] = {}
+
+    # --- generic checks -----------------------------------------------------------------------
+
+    def fail(self, where: KeyPath, reason: str) -> NoReturn:
+        raise PlanError(reason, self.path, line_of(self.lines, where), field_name(where) or None)
+
+    def table(self, value: object, where: KeyPath, keys: dict[str, bool]) -> dict[str, Any]:
+        """`value` as a table with only `keys`, holding each required one."""
+        if not isinstance(value, dict):
+            self.fail(where, f"must be {_TYPE_NAMES[dict]}")
+        for key in value:
+            if key not in keys:
+                close = difflib.get_close_matches(key, list(keys), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else f"; known keys: {', '.join(keys)}"
+                self.fail(where + (key,), f"unknown key{hint}")
+        for key, required in keys.items():
+            if required and key not in value:
+                self.fail(where, f"missing required key {key!r}")
+        return value
+
+    def get(self, table: dict[str, Any], where: KeyPath, key: str, kind: type, default: Any = None) -> Any:
+        """`table[key]` if it has type `kind`, else `default` when absent."""
+        if key not in table:
+            return default
+        value = table[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            self.fail(where + (key,), f"must be {_TYPE_NAMES[kind]}")
+        return value
+
+    def text(self, table: dict[str, Any], where: KeyPath, key: str, default: str | None = None) -> str:
+        value = self.get(table, where, key, str, default)
+        if value is None or not value.strip():
+            self.fail(where + (key,), "must not be empty")
+        return str(value).strip()
+
+    def name(self, table: dict[str, Any], where: KeyPath, what: str) -> str:
+        value = self.text(table, where, "name")
+        if not _NAME.match(value):
+            self.fail(where + ("name",), f"{what} name {value!r} must be 1-32 letters, digits, '-' or '_', "
+                                         "starting with a letter or digit")
+        return value
+
+    def items(self, value: object, where: KeyPath) -> list[Any]:
+        """An array of tables (``[[where]]``), at least one."""
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            header = ".".join(p for p in where if isinstance(p, str))
+            self.fail(where, f"must be a list of tables: write each entry under [[{header}]]")
+        if not value:
+            self.fail(where, "must hold at least one entry")
+        return value
+
+    def file(self, table: dict[str, Any], where: KeyPath, key: str) -> Path:
+        """A path to an existing file, relative to the plan's folder."""
+        path = self.base / self.text(table, where, key)
+        if not path.is_file():
+            self.fail(where + (key,), f"no such file: {path}")
+        return path
+
+    def board_list(self, value: object, where: KeyPath) -> tuple[int, ...]:
+        """Boards from range text ('1-32', '1-16,17-32') or a count (32 = boards 1-32)."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value < 1:
+                self.fail(where, "a board count must be at least 1")
+            boards = list(range(1, value + 1))
+        elif isinstance(value, str):
+            try:
+                boards = parse_board_range(value)
+            except DealerError as exc:
+                self.fail(where, str(exc).removeprefix(f"board range {value!r}: "))
+        else:
+            self.fail(where, "must be a board range in quotes ('1-32') or a board count")
+        if max(boards) > MAX_BOARD:
+            self.fail(where, f"board {max(boards)} is beyond {MAX_BOARD}, the highest a board label carries")
+        return tuple(boards)
+
+    def read_deals(self, path: Path, fmt: str | None, where: KeyPath) -> DealSet:
+        """A deal file, read once; its errors are placed at the plan line that names it."""
+        if path not in self.files:
+            try:
+                self.files[path] = sources.read_deals(path, fmt)
+            except FormatError as exc:
+                self.fail(where, str(exc))
+            except DealerError as exc:
+                self.fail(where, f"{path}: {exc}")
+        return self.files[path]
+
+    # --- the document -------------------------------------------------------------------------
+
+    def plan(self, doc: dict[str, Any]) -> PlanContent:
+        self.table(doc, (), _TOP)
+        event = self.event(self.table(doc["event"], ("event",), _EVENT))
+        machines = self.machines(doc.get("machines", []))
+        sessions: list[Session] = []
+        for i, raw in enumerate(self.items(doc["sessions"], ("sessions",))):
+            sessions.append(self.session(raw, ("sessions", i), event, sessions))
+        return PlanContent(event, sessions, machines, self.files, self.lines, self.squaredeal)
+
+    def event(self, table: dict[str, Any]) -> Event:
+        where: KeyPath = ("event",)
+        name = self.text(table, where, "name")
+        owner = self.get(table, where, "owner", str, name)
+        folder = self.base / self.text(table, where, "deal_folder", DEFAULT_DEAL_FOLDER)
+        if folder.exists() and not folder.is_dir():
+            self.fail(where + ("deal_folder",), f"{folder} is not a folder")
+        journal = self.base / self.text(table, where, "journal", f"{Path(self.path).stem}.journal")
+        order = self.order(table, where, DealingOrder.SET)
+        keep_seeds = self.get(table, where, "keep_seeds", bool, False)
+        return Event(name, owner, folder, journal, order, keep_seeds)
+
+    def order(self, table: dict[str, Any], where: KeyPath, default: DealingOrder) -> DealingOrder:
+        value = self.get(table, where, "order", str, default.value)
+        try:
+            return DealingOrder(value)
+        except ValueError:
+            self.fail(where + ("order",), f"{value!r} is not a dealing order: use 'set' (each board set "
+                                          "in turn) or 'board' (every copy of a board before the next)")
+
+    def machines(self, value: object) -> list[Machine]:
+        if value == []:
+            return []
+        machines: list[Machine] = []
+        names: dict[str, int] = {}
+        ports: dict[str, int] = {}
+        for i, raw in enumerate(self.items(value, ("machines",))):
+            where: KeyPath = ("machines", i)
+            table = self.table(raw, where, _MACHINE)
+            name = self.name(table, where, "machine")
+            url = self.text(table, where, "port")
+            problem = port_problem(url)
+            if problem:
+                self.fail(where + ("port",), problem)
+            self.unique(names, name.casefold(), i, where + ("name",), f"machine name {name!r}")
+            self.unique(ports, url, i, where + ("port",), f"port {url!r}")
+            machines.append(Machine(name, url))
+        return machines
+
+    def unique(self, seen: dict[str, int], key: str, index: int, where: KeyPath, what: str) -> None:
+        """Record `key` for item `index` of a list; fail if an earlier item had it."""
+        if key in seen:
+            earlier = where[:-2] + (seen[key],)
+            self.fail(where, f"{what} is already used by {field_name(earlier)}")
+        seen[key] = index
+
+    # --- sessions -----------------------------------------------------------------------------
+
+    def session(self, raw: object, where: KeyPath, event: Event, earlier: list[Session]) -> Session:
+        table = self.table(raw, where, _SESSION)
+        name = self.name(table, where, "session")
+        for other in earlier:
+            if other.name.casefold() == name.casefold():
+                self.fail(where + ("name",), f"session name {name!r} is already used by sessions[{other.number}]")
+        replay = self.get(table, where, "replay", bool, False)
+        source = self.source(table.get("source", engines.DEFAULT_ENGINE), where + ("source",), name, earlier)
+        if isinstance(source, SessionSource) and not replay:
+            self.fail(where + ("source",), f"only a replay session may deal the deals of session "
+                                           f"{source.session} again (Law 6D2): add replay = true")
+        boards = self.session_boards(table, where, name, source, event, earlier)
+        order = self.order(table, where, event.order)
+        sections = self.sections(table["sections"], where + ("sections",), boards)
+        return Session(name, len(earlier) + 1, boards, source, sections, order, replay)
+
+    def source(self, value: object, where: KeyPath, session: str, earlier: list[Session]) -> Source:
+        written_as_name = isinstance(value, str)
+        if written_as_name:
+            value = {"engine": value}
+        if not isinstance(value, dict):
+            self.fail(where, "must be an engine name ('bigdeal', 'shuffle') or a table "
+                             "({ file = ... }, { squaredeal = ... }, { deals_of = ... })")
+        kinds = [k for k in _SOURCE if k in value]
+        if not kinds:  # name a misspelt key if there is one
+            self.table(value, where, dict.fromkeys([*_SOURCE, *(k for ks in _SOURCE.values() for k in ks)], False))
+        if len(kinds) != 1:
+            self.fail(where, f"give exactly one of {', '.join(_SOURCE)}")
+        kind = kinds[0]
+        self.table(value, where, {kind: True} | {k: False for k in _SOURCE[kind]})
+        if kind == "engine":
+            engine = self.text(value, where, "engine")
+            if engine not in engines.engine_names():
+                self.fail(where if written_as_name else where + ("engine",),
+                          f"unknown engine {engine!r}; choose from {', '.join(engines.engine_names())}")
+            return EngineSource(engine)
+        if kind == "file":
+            return self.file_source(value, where)
+        if kind == "squaredeal":
+            return self.squaredeal_source(value, where, session)
+        return self.session_source(value, where, earlier)
+
+    def file_source(self, value: dict[str, Any], where: KeyPath) -> FileSource:
+        path = self.file(value, where, "file")
+        fmt = self.get(value, where, "format", str)
+        try:
+            formats.format_for_path(path, fmt)
+        except DealerError as exc:
+            self.fail(where + ("format" if fmt else "file",), str(exc))
+        return FileSource(path, fmt)
+
+    def squaredeal_source(self, value: dict[str, Any], where: KeyPath, session: str) -> SquareDealSource:
+        sqd = self.file(value, where, "squaredeal")
+        sqk = self.file(value, where, "sqk") if "sqk" in value else sqd.with_suffix(".sqk")
+        if not sqk.is_file():
+            self.fail(where + ("squaredeal",), f"no key file {sqk} beside it; name the revealed keys with sqk = ...")
+        name = self.text(value, where, "session", session)
+        source = SquareDealSource(sqd, sqk, name, self.get(value, where, "reserve", bool, False))
+        try:
+            event = sources.read_sqd(sqd)
+        except DealerError as exc:
+            self.fail(where + ("squaredeal",), str(exc))
+        try:
+            keys = sources.read_sqk(event, sqk)
+        except DealerError as exc:
+            self.fail(where + ("sqk" if "sqk" in value else "squaredeal",), str(exc))
+        try:
+            found = sources.squaredeal_session(event, keys, name, source.reserve)
+        except DealerError as exc:
+            default = "" if "session" in value else " (the session's own name; give session = ... for another)"
+            self.fail(where + ("session",) if "session" in value else where, f"{exc}{default}")
+        self.squaredeal[source] = found
+        return source
+
+    def session_source(self, value: dict[str, Any], where: KeyPath, earlier: list[Session]) -> SessionSource:
+        name = self.text(value, where, "deals_of")
+        for other in earlier:
+            if other.name.casefold() == name.casefold():
+                return SessionSource(other.name)
+        self.fail(where + ("deals_of",), f"no session {name!r} before this one in the plan")
+
+    def session_boards(self, table: dict[str, Any], where: KeyPath, name: str, source: Source, event: Event,
+                       earlier: list[Session]) -> tuple[int, ...]:
+        """The session's boards, checked against what its source holds."""
+        boards = self.board_list(table["boards"], where + ("boards",)) if "boards" in table else None
+        held, what = self.held_boards(source, where, name, event, earlier)
+        if boards is None:
+            if held is None:
+                self.fail(where, "missing required key 'boards' (e.g. boards = '1-32')")
+            return held
+        if held is not None:
+            missing = [b for b in boards if b not in set(held)]
+            if missing:
+                self.fail(where + ("boards",), f"{what} holds boards {format_board_range(list(held))}, "
+                                               f"not {format_board_range(missing)}")
+        return boards
+
+    def held_boards(self, source: Source, where: KeyPath, name: str, event: Event,
+                    earlier: list[Session]) -> tuple[tuple[int, ...] | None, str]:
+        """The boards a source can give (None: any) and how to name it in an error."""
+        if isinstance(source, EngineSource):
+            path = sources.generated_path(event.deal_folder, name)
+            if not path.exists():
+                return None, ""
+            held = self.read_deals(path, sources.GENERATED_FORMAT, where + ("source",))
+            return tuple(int(b) for b in held.boards), (
+                f"{path}, generated earlier and the record of what was dealt (never regenerated),")
+        if isinstance(source, FileSource):
+            held = self.read_deals(source.path, source.format, where + ("source", "file"))
+            return tuple(int(b) for b in held.boards), str(source.path)
+        if isinstance(source, SessionSource):
+            other = next(s for s in earlier if s.name == source.session)
+            return other.boards, f"session {other.name}"
+        return self.squaredeal_boards(source)
+
+    def squaredeal_boards(self, source: SquareDealSource) -> tuple[tuple[int, ...], str]:
+        found = self.squaredeal[source]
+        return found.boards, f"SquareDeal session {source.session} of {source.sqd.name}"
+
+    # --- sections -----------------------------------------------------------------------------
+
+    def sections(self, value: object, where: KeyPath, boards: tuple[int, ...]) -> tuple[Section, ...]:
+        sections: list[Section] = []
+        names: dict[str, int] = {}
+        set_owner: dict[str, str] = {}
+        for i, raw in enumerate(self.items(value, where)):
+            here = where + (i,)
+            section = self.section(raw, here, boards)
+            self.unique(names, section.name.casefold(), i, here + ("name",), f"section name {section.name!r}")
+            sets_at = here + (("sets",) if "sets" in raw else ("name",))
+            for set_name in section.sets:
+                if set_name in set_owner:
+                    self.fail(sets_at, f"board set {set_name} is already used by section "
+                                       f"{set_owner[set_name]} of this session")
+                set_owner[set_name] = section.name
+            sections.append(section)
+        return tuple(sections)
+
+    def section(self, raw: object, where: KeyPath, session_boards: tuple[int, ...]) -> Section:
+        table = self.table(raw, where, _SECTION)
+        name = self.name(table, where, "section")
+        copies = self.get(table, where, "copies", int)
+        if copies is not None and copies < 1:
+            self.fail(where + ("copies",), "a section needs at least 1 copy of each board")
+        if "sets" in table:
+            sets = self.set_names(table["sets"], where + ("sets",))
+            if copies is not None and copies != len(sets):
+                self.fail(where + ("sets",), f"{len(sets)} board sets for {copies} copies: give one set per copy")
+        else:
+            sets = self.default_sets(name, copies or 1, where)
+        boards = None
+        if "boards" in table:
+            own = set(self.board_list(table["boards"], where + ("boards",)))
+            extra = sorted(own - set(session_boards))
+            if extra:
+                self.fail(where + ("boards",), f"boards {format_board_range(extra)} are not boards of the session")
+            boards = tuple(b for b in session_boards if b in own)
+        return Section(name, sets, boards)
+
+    def set_names(self, value: object, where: KeyPath) -> tuple[str, ...]:
+        if not isinstance(value, list) or not value:
+            self.fail(where, "must be a list of board set names, one per copy, e.g. ['A1', 'A2']")
+        names: list[str] = []
+        for i, item in enumerate(value):
+            if not isinstance(item, str) or not _SET.match(item.strip().upper()):
+                self.fail(where + (i,), f"board set name {item!r} must be 1-12 letters or digits "
+                                        "(it is printed in the board labels)")
+            name = item.strip().upper()
+            if name in names:
+                self.fail(where + (i,), f"board set {name} is listed twice")
+            names.append(name)
+        return tuple(names)
+
+    def default_sets(self, section: str, copies: int, where: KeyPath) -> tuple[str, ...]:
+        names = tuple(f"{section.upper()}{copy}" for copy in range(1, copies + 1))
+        if not all(_SET.match(n) for n in names):
+            self.fail(where + ("name",), f"board sets cannot be named after section {section!r} "
+                                         f"(a set name is 1-12 letters or digits): give sets = [...]")
+        return names

@@ -1,0 +1,133 @@
+"""Where a session's deals come from: generated deal files, existing deal files, SquareDeal sessions.
+
+A fresh engine stream is generated ONCE and written to ``<deal folder>/<session>.pbn`` (atomically,
+never over an existing file). From then on that file is read, never regenerated: the deal file is the
+record of what was dealt, not the seed. No seed is kept unless the plan asks for seed files
+(``<session>.seed``, mode 0600). Deals and seeds are never printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from dealer import engines, formats, squaredeal
+from dealer.boards import format_board_range
+from dealer.dealset import DealSet
+from dealer.errors import FormatError, OutputExistsError, UsageError
+from dealer.outfile import SECRET_MODE, check_writable, write_text
+
+GENERATED_FORMAT: Final = "pbn"
+
+
+def generated_path(folder: Path, session: str) -> Path:
+    """The deal file a session with a fresh engine source is generated into."""
+    return folder / f"{session}.{GENERATED_FORMAT}"
+
+
+def seed_path(folder: Path, session: str) -> Path:
+    """The seed file written beside a generated deal file when the plan keeps seeds."""
+    return folder / f"{session}.seed"
+
+
+def read_deals(path: Path, fmt: str | None = None) -> DealSet:
+    """A whole deal file; `FormatError` naming the file for anything unreadable."""
+    return formats.read_file(path, fmt)
+
+
+def generate(path: Path, engine: str, boards: tuple[int, ...], *, owner: str, event: str,
+             seed_file: Path | None = None) -> DealSet:
+    """Deal `boards` from a fresh `engine` stream into the new file `path` and return what the file holds.
+
+    Refuses (`OutputExistsError`) if `path` or `seed_file` exists. If another process writes `path`
+    first, its file is the record and is returned instead. The file is read back and must hold
+    exactly the deals generated.
+    """
+    check_writable(path)
+    if seed_file is not None:
+        check_writable(seed_file)
+    seed = engines.fresh_seed(engine)
+    deals = DealSet.from_deals(engines.make_engine(engine, seed, owner).deals(len(boards)), boards,
+                               event=event, metadata={"generator": f"dealer {engine}"})
+    try:
+        formats.write_file(path, deals, GENERATED_FORMAT)
+    except OutputExistsError:
+        return read_deals(path, GENERATED_FORMAT)
+    if seed_file is not None:
+        write_text(seed_file, seed_record(engine, seed, owner), mode=SECRET_MODE)
+    written = read_deals(path, GENERATED_FORMAT)
+    if not np.array_equal(written.deals, deals.deals) or not np.array_equal(written.boards, deals.boards):
+        raise FormatError("does not hold the deals just generated for it", path)
+    return written
+
+
+def seed_record(engine: str, seed: bytes, owner: str) -> str:
+    """The text of a seed file: enough to reproduce the stream (as `dealer generate --seed-out`)."""
+    return f"engine {engine}\nseed {seed.hex()}\nowner {owner}\n"
+
+
+def boards_missing(held: DealSet, boards: tuple[int, ...]) -> str | None:
+    """The boards of `boards` that `held` lacks, as range text; None if it holds them all."""
+    have = set(int(b) for b in held.boards)
+    missing = [b for b in boards if b not in have]
+    return format_board_range(missing) if missing else None
+
+
+# --- SquareDeal -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SquareDealSession:
+    """A session (or joined run) of a published SquareDeal event, with its checked keys and its boards."""
+
+    event: squaredeal.Event
+    keys: dict[str, str]
+    ref: squaredeal.SessionRef
+    boards: tuple[int, ...]
+
+    def deals(self) -> DealSet:
+        """The session's deals, regenerated from its key and the delayed value."""
+        return squaredeal.session_deals(self.event, self.keys, self.ref)
+
+
+def read_sqd(path: Path) -> squaredeal.Event:
+    """The SquareDeal event in a .sqd file; it must be published and have its delayed value."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+    event = squaredeal.parse_sqd(data.decode("utf-8", "surrogateescape"), str(path))
+    if event.delayed_value is None:
+        raise UsageError(f"{path}: the delayed value DV is not set yet, so the deals cannot be made")
+    return event
+
+
+def read_sqk(event: squaredeal.Event, path: Path) -> dict[str, str]:
+    """The session keys in a .sqk file, checked against the event's key hash KH."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+    return squaredeal.check_keys(event, data, str(path))
+
+
+def squaredeal_session(event: squaredeal.Event, keys: dict[str, str], name: str,
+                       reserve: bool) -> SquareDealSession:
+    """The session a SquareDeal file name stands for (``OPRR05``, ``FIN1-2``); `reserve` takes the reserve set."""
+    try:
+        ref = squaredeal.resolve_session(event, name)
+    except UsageError as exc:
+        phases = ", ".join(f"{p.prefix} ({p.sessions or 'open-ended'} sessions)" for p in event.phases)
+        raise UsageError(f"{exc}; its phases are {phases}") from None
+    if reserve:
+        ref = replace(ref, reserve=True)
+    phase = event.phases[ref.phase - 1]
+    try:
+        boards = tuple(b for s in ref.sessions() for b in phase.session_boards(s))
+    except UsageError:
+        raise UsageError(f"the .sqd gives the boards of phase {phase.prefix} as '?'; make the session's "
+                         "deal file with `dealer squaredeal generate --boards` and use it as a file source") from None
+    return SquareDealSession(event, keys, ref, boards)

@@ -1,0 +1,125 @@
+"""Hand records and curtain cards as one self-contained HTML page (inline CSS, A4 print breaks). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import Final
+
+from dealer.doubledummy import STRAIN_SYMBOLS
+from dealer.printing.drawing import grid
+from dealer.printing.handview import BoardView, HandView, chunks
+
+CSS: Final = """
+@page { size: A4; margin: 10mm; }
+body { font-family: Helvetica, Arial, sans-serif; color: #000; margin: 0; }
+.page { width: 190mm; margin: 0 auto 8mm; }
+h1 { text-align: center; font-size: 14pt; margin: 2mm 0 4mm; }
+.sheet { display: grid; gap: 0; }
+.board { display: grid; grid-template-columns: 32% 34% 34%; padding: 3mm;
+  grid-template-areas: "info north north" "west compass east" "par south dd";
+  border-bottom: 0.2mm solid #bbb; font-size: 9pt; break-inside: avoid; }
+.info { grid-area: info; } .info h2 { font-size: 11pt; margin: 0 0 1mm; } .info p { margin: 0; font-size: 7.5pt; }
+.hand.north { grid-area: north; } .hand.south { grid-area: south; }
+.hand.west { grid-area: west; align-self: center; }
+.hand.east { grid-area: east; align-self: center; padding-left: 2mm; }
+.suit { white-space: nowrap; line-height: 1.3; } .sym { display: inline-block; width: 1.2em; }
+.red { color: #c00; }
+.compass { grid-area: compass; border: 0.3mm solid #999; width: 22mm; height: 21mm; position: relative;
+  font-size: 7pt; font-weight: bold; margin: 1mm 0; }
+.compass .hcp { position: absolute; }
+.hcp.N { top: 1mm; left: 0; right: 0; text-align: center; }
+.hcp.S { bottom: 1mm; left: 0; right: 0; text-align: center; }
+.hcp.W { left: 1mm; top: 8mm; } .hcp.E { right: 1mm; top: 8mm; }
+.par { grid-area: par; font-size: 7.5pt; align-self: end; } .par p { margin: 0; }
+table.dd { grid-area: dd; border-collapse: collapse; font-size: 7pt; align-self: end; }
+table.dd th, table.dd td { padding: 0 1.2mm; text-align: center; }
+table.dd thead th { border-bottom: 0.2mm solid #999; }
+.footer { text-align: center; color: #888; font-size: 7pt; }
+.cards { display: grid; grid-template-columns: 1fr 1fr; }
+.card { border: 0.3mm dashed #999; padding: 4mm; height: 58mm; break-inside: avoid; }
+.card header { display: flex; justify-content: space-between; font-size: 16pt; font-weight: bold; }
+.card .meta { font-size: 9pt; margin: 1mm 0 3mm; border-bottom: 0.2mm solid #999; padding-bottom: 1mm; }
+.card .hand { font-size: 16pt; }
+@media print { .page { break-after: page; margin: 0; } .page:last-child { break-after: auto; } }
+"""
+
+
+def records_html(views: Sequence[BoardView], title: str, per_page: int = 6) -> str:
+    """A hand-record sheet: `per_page` boards a printed page, each in its compass diagram."""
+    pages = chunks(views, per_page)
+    cols, _ = grid(per_page)
+    body = []
+    for number, boards in enumerate(pages, start=1):
+        blocks = "\n".join(board_html(v) for v in boards)
+        body.append(f'<section class="page">\n<h1>{escape(title)}</h1>\n'
+                    f'<div class="sheet" style="grid-template-columns: repeat({cols}, 1fr)">\n{blocks}\n</div>\n'
+                    f'<p class="footer">Page {number} of {len(pages)}</p>\n</section>')
+    return _document(title, "\n".join(body))
+
+
+def curtains_html(views: Sequence[BoardView], title: str) -> str:
+    """Curtain cards: one card per board and seat, two boards (eight cards) a printed page."""
+    body = []
+    for boards in chunks(views, 2):
+        cards = "\n".join(card_html(v, hand, title) for v in boards for hand in v.hands)
+        body.append(f'<section class="page">\n<div class="cards">\n{cards}\n</div>\n</section>')
+    return _document(title, "\n".join(body))
+
+
+def _document(title: str, body: str) -> str:
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'
+            f"<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+def hand_html(hand: HandView, where: str) -> str:
+    """One hand's four suit lines."""
+    lines = "".join(
+        f'<div class="suit"><span class="sym{" red" if red else ""}">{symbol}</span>'
+        f'<span class="ranks">{escape(ranks)}</span></div>'
+        for symbol, ranks, red in hand.lines())
+    return f'<div class="hand {where}" data-seat="{hand.seat_letter}">{lines}</div>'
+
+
+def board_html(view: BoardView) -> str:
+    """One board: info, the four hands around the compass of HCP, and DD table and par if analysed."""
+    north, east, south, west = view.hands
+    compass = "".join(f'<span class="hcp {h.seat_letter}" data-seat="{h.seat_letter}">{h.seat_letter} {h.hcp}</span>'
+                      for h in view.hands)
+    parts = [
+        f'<article class="board" data-board="{view.board}">',
+        f'<div class="info"><h2>Board {view.board}</h2><p class="dealer">Dealer: {view.dealer_name}</p>'
+        f'<p class="vul">Vul: {view.vulnerability_name}</p></div>',
+        hand_html(north, "north"), hand_html(west, "west"),
+        f'<div class="compass">{compass}</div>',
+        hand_html(east, "east"), hand_html(south, "south"),
+    ]
+    if view.dd is not None:
+        parts.append(_par_html(view) + _dd_html(view))
+    parts.append("</article>")
+    return "\n".join(parts)
+
+
+def _par_html(view: BoardView) -> str:
+    assert view.dd is not None
+    contracts = "".join(f'<p class="contract">{escape(c)}</p>' for c in view.dd.par_contract_texts())
+    return f'<div class="par"><p><b>Par {escape(view.dd.par_score_text())}</b></p>{contracts}</div>'
+
+
+def _dd_html(view: BoardView) -> str:
+    assert view.dd is not None
+    head = "".join(f'<th{" class=red" if k in (2, 3) else ""}>{s}</th>' for k, s in enumerate(STRAIN_SYMBOLS))
+    rows = "".join(
+        f'<tr data-declarer="{"NESW"[seat]}"><th>{"NESW"[seat]}</th>'
+        + "".join(f"<td>{t}</td>" for t in view.dd.tricks[seat]) + "</tr>"
+        for seat in (0, 2, 1, 3))
+    return f'<table class="dd"><thead><tr><th></th>{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+
+def card_html(view: BoardView, hand: HandView, title: str) -> str:
+    """One curtain card: board, seat, dealer, vulnerability and that seat's hand."""
+    return (f'<article class="card" data-board="{view.board}" data-seat="{hand.seat_letter}">'
+            f'<header><span class="board">Board {view.board}</span><span class="seat">{hand.seat_name}</span></header>'
+            f'<p class="meta">Dealer: {view.dealer_name} &nbsp; Vul: {view.vulnerability_name}'
+            f' &nbsp; <span class="event">{escape(title)}</span></p>'
+            f"{hand_html(hand, 'curtain')}</article>")

@@ -1,0 +1,108 @@
+"""Ports: the ONLY module that imports pyserial. Everything above sees a `Transport`, never a serial type.
+
+A port is a pyserial URL - `/dev/ttyUSB0`, `COM3`, `socket://host:port`, `rfc2217://host:port`,
+`spy://PORT?file=trace.txt` for a wire trace, `loop://` - or `sim://` for the built-in simulated
+machine (see :func:`open_transport`). Every pyserial or OS error becomes `DeviceDisconnected`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Final, Protocol
+
+import serial
+
+from dealer.errors import DeviceDisconnected
+
+BAUDRATE: Final = 115200
+SIM_SCHEME: Final = "sim://"
+
+
+class Transport(Protocol):
+    """A byte pipe to a machine."""
+
+    name: str
+
+    def write(self, data: bytes) -> None:
+        """Write all of `data`."""
+        ...
+
+    def read(self, timeout: float) -> bytes:
+        """Whatever arrives within `timeout` seconds (at least one byte, or b'' when none came)."""
+        ...
+
+    def close(self) -> None:
+        """Release the port (idempotent)."""
+        ...
+
+
+class SerialTransport:
+    """A pyserial port opened from a URL."""
+
+    def __init__(self, url: str, baudrate: int = BAUDRATE) -> None:
+        self.name = url
+        plain_device = "://" not in url
+        try:
+            self._port = serial.serial_for_url(
+                url, baudrate=baudrate, timeout=0.05, write_timeout=5,
+                exclusive=True if plain_device else None)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise DeviceDisconnected(f"{url}: cannot open the port ({_reason(exc)})") from exc
+        self._timeout = 0.05
+        try:
+            self._port.reset_input_buffer()
+        except (serial.SerialException, OSError):
+            pass
+
+    def write(self, data: bytes) -> None:
+        try:
+            self._port.write(data)
+        except (serial.SerialException, OSError) as exc:
+            raise DeviceDisconnected(f"{self.name}: write failed ({_reason(exc)})") from exc
+
+    def read(self, timeout: float) -> bytes:
+        timeout = max(0.0, round(timeout, 3))
+        try:
+            if timeout != self._timeout:
+                self._port.timeout = self._timeout = timeout
+            data = self._port.read(1)
+            if data:
+                waiting = self._port.in_waiting
+                if waiting:
+                    data += self._port.read(waiting)
+            return bytes(data)
+        except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+            # pyserial raises TypeError/AttributeError on a port closed under a blocked read
+            raise DeviceDisconnected(f"{self.name}: read failed ({_reason(exc)})") from exc
+
+    def close(self) -> None:
+        try:
+            self._port.close()
+        except (serial.SerialException, OSError):
+            pass
+
+
+def open_transport(url: str) -> Transport:
+    """Open a port by URL; `sim://` starts (or reuses) the built-in simulated machine."""
+    if url.startswith(SIM_SCHEME):
+        from dealer import simport  # the simulator is optional at import time
+
+        return SerialTransport(simport.serve(url))
+    return SerialTransport(url)
+
+
+def wait_for_port(url: str, timeout: float, interval: float = 0.25) -> Transport:
+    """Open `url`, retrying for up to `timeout` seconds (a replugged USB adapter takes a moment)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return open_transport(url)
+        except DeviceDisconnected:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(interval)
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,74 @@
+"""`dealer plan`: shows a checked plan; a bad plan is one line on stderr and a non-zero exit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dealer import formats
+from dealer.cards import hand_text
+from dealer.cli import main
+from dealer.errors import FormatError
+from tests.unit.test_plan import BASE, line_with, write
+
+
+def test_the_plan_is_shown_session_by_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, BASE)
+    assert main(["plan", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"plan {path}: Test Congress"
+    session = next(line for line in out if line.startswith("session 1 MON1"))
+    assert "boards 1-4 (4)" in session and "bigdeal (fresh deals)" in session and "20 jobs" in session
+    assert "(to be generated)" in session
+    assert "  section A: 2 copies, sets A1 A2" in out
+    assert "  section B: 3 copies, sets RED BLUE GREEN" in out
+    assert "  section C: 1 copy, sets C1, boards 6-7" in out
+    mon2 = next(line for line in out if line.startswith("session 2 MON2"))
+    assert "shuffle" in mon2 and "dealt all copies of a board" in mon2 and "8 jobs" in mon2
+    assert "board sets (6): A1 1-7, A2 1-7, RED 1-4, BLUE 1-4, GREEN 1-4, C1 6-7" in out
+    assert "machines (2): M1 /dev/ttyUSB0; M2 rfc2217://dealroom.local:4001" in out
+    assert out[-1] == "total: 2 sessions, 7 boards, 28 jobs, 2 machines; 2 deal files to generate (--generate)"
+
+
+def test_showing_a_plan_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, BASE)
+    assert main(["plan", str(path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["congress.toml"]
+
+
+def test_a_bad_plan_is_one_line_and_the_format_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = BASE.replace('boards = "5-7"', 'boards = "9-3"')
+    path = write(tmp_path, text)
+    assert main(["plan", str(path)]) == FormatError.exit_code
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"dealer: error: {path}, line {line_with(text, '9-3')}: "
+                            "sessions[2].boards: 9-3 runs backwards\n")
+
+
+def test_a_missing_plan_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(tmp_path / "none.toml")]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none.toml: cannot read the plan" in err
+
+
+def test_generate_writes_missing_deal_files_once_and_shows_no_deal_or_seed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, BASE.replace('owner = "Test Owner"', 'owner = "Test Owner"\nkeep_seeds = true'))
+    assert main(["plan", str(path), "--generate"]) == 0
+    captured = capsys.readouterr()
+    files = [tmp_path / "deals" / "MON1.pbn", tmp_path / "deals" / "MON2.pbn"]
+    assert [line.split()[0] for line in captured.err.splitlines()] == ["generated", "generated"]
+    assert all(f.name in captured.err for f in files)
+    assert "(exists)" in captured.out and "to generate" not in captured.out
+    shown = captured.out + captured.err
+    for f in files:
+        deals = formats.read_file(f)
+        for deal in deals.deals:
+            assert hand_text(deal, 0) not in shown
+        assert f.with_suffix(".seed").read_text().split()[3] not in shown
+    before = [f.read_bytes() for f in files]
+    assert main(["plan", str(path), "--generate"]) == 0
+    assert capsys.readouterr().err == ""
+    assert [f.read_bytes() for f in files] == before

@@ -1,0 +1,165 @@
+"""The PBN writer: export format of PBN 2.1, byte for byte, and deal sets that come back unchanged."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dealer import __version__
+from dealer.cards import from_pbn
+from dealer.dealset import DealSet
+from dealer.errors import UsageError
+from dealer.formats import pbn
+
+DEAL_1 = "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84"
+DEAL_2 = "N:AKQ984.KQT7..Q83 7.J63.AJT82.A754 532.854.Q43.KT62 JT6.A92.K9765.J9"
+MTS = ("Event", "Site", "Date", "Board", "West", "North", "East", "South", "Dealer", "Vulnerable", "Deal",
+       "Scoring", "Declarer", "Contract", "Result")
+
+
+def written(deals: DealSet, **options: object) -> bytes:
+    out = io.BytesIO()
+    pbn.write(out, deals, **options)
+    return out.getvalue()
+
+
+def sample() -> DealSet:
+    return DealSet.from_deals(np.stack([from_pbn(DEAL_1), from_pbn(DEAL_2)]))
+
+
+# Written by hand from standard 2.1: sections 2.3 (CRLF), 2.4 (% lines), 3 (an empty line starts every
+# game but the first), 3.3 and 3.4 (the MTS in order, tag pair layout, escapes), 3.4.11 (the deal from
+# the dealer, ranks descending), then the supplemental Generator tag.
+GOLDEN = (
+    b'% PBN 2.1\r\n'
+    b'% EXPORT\r\n'
+    b'[Event "Club \\"Spring\\" Pairs"]\r\n'
+    b'[Site "Utrecht"]\r\n'
+    b'[Date "2024.03.05"]\r\n'
+    b'[Board "1"]\r\n'
+    b'[West ""]\r\n'
+    b'[North ""]\r\n'
+    b'[East ""]\r\n'
+    b'[South ""]\r\n'
+    b'[Dealer "N"]\r\n'
+    b'[Vulnerable "None"]\r\n'
+    b'[Deal "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84"]\r\n'
+    b'[Scoring ""]\r\n'
+    b'[Declarer ""]\r\n'
+    b'[Contract ""]\r\n'
+    b'[Result ""]\r\n'
+    b'[Generator "Test generator"]\r\n'
+    b'\r\n'
+    b'[Event "Club \\"Spring\\" Pairs"]\r\n'
+    b'[Site "Utrecht"]\r\n'
+    b'[Date "2024.03.05"]\r\n'
+    b'[Board "2"]\r\n'
+    b'[West ""]\r\n'
+    b'[North ""]\r\n'
+    b'[East ""]\r\n'
+    b'[South ""]\r\n'
+    b'[Dealer "E"]\r\n'
+    b'[Vulnerable "NS"]\r\n'
+    b'[Deal "E:7.J63.AJT82.A754 532.854.Q43.KT62 JT6.A92.K9765.J9 AKQ984.KQT7..Q83"]\r\n'
+    b'[Scoring ""]\r\n'
+    b'[Declarer ""]\r\n'
+    b'[Contract ""]\r\n'
+    b'[Result ""]\r\n'
+    b'[Generator "Test generator"]\r\n'
+)
+
+
+def test_golden_export() -> None:
+    data = written(sample(), event='Club "Spring" Pairs', site="Utrecht", date=dt.date(2024, 3, 5),
+                   generator="Test generator")
+    assert data == GOLDEN
+
+
+def test_defaults_unknown_event_and_this_program_as_generator() -> None:
+    text = written(sample()).decode("latin-1")
+    assert text.startswith('% PBN 2.1\r\n% EXPORT\r\n[Event "?"]\r\n[Site "?"]\r\n[Date "?"]\r\n[Board "1"]')
+    assert f'[Generator "dealer {__version__}"]\r\n' in text
+
+
+def test_event_and_metadata_of_the_deal_set_are_the_defaults() -> None:
+    deals = DealSet.from_deals(sample().deals, [9, 10], event="Night",
+                               metadata={"site": "Zeist", "date": "20240306", "generator": "dealer bigdeal"})
+    text = written(deals).decode("latin-1")
+    for line in ('[Event "Night"]', '[Site "Zeist"]', '[Date "2024.03.06"]', '[Generator "dealer bigdeal"]',
+                 '[Board "10"]\r\n', '[Dealer "E"]\r\n[Vulnerable "All"]\r\n[Deal "E:'):
+        assert line in text
+
+
+def test_an_empty_set_is_the_header_alone() -> None:
+    assert written(DealSet.from_deals(np.empty((0, 52), np.uint8))) == b"% PBN 2.1\r\n% EXPORT\r\n"
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"colour": "red"}, "PBN has no option colour"),
+    ({"date": "5 March"}, "date '5 March' is not YYYY.MM.DD"),
+    ({"event": "x" * 201}, "event is longer than PBN's lines allow"),
+    ({"site": '"' * 101}, "site is longer than PBN's lines allow"),
+    ({"event": "Łódź"}, "has characters PBN cannot hold"),
+])
+def test_options_pbn_cannot_hold_are_refused(options: dict[str, str], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        written(sample(), **options)
+
+
+def test_values_from_other_files_are_made_to_fit() -> None:
+    deals = DealSet.from_deals(sample().deals, event="Łódź\tcup " + "x" * 300, metadata={"date": "soon"})
+    text = written(deals).decode("latin-1")
+    event = re.search(r'\[Event "(.*)"\]', text)
+    assert event and event.group(1).startswith("?ód? cup x") and len(event.group(1)) == 200
+    assert '[Date "?"]' in text
+    quoted = written(DealSet.from_deals(sample().deals, event='"' * 300)).split(b"\r\n")
+    assert quoted[2] == b'[Event "' + b'\\"' * 100 + b'"]'
+
+
+def test_export_layout_of_a_large_set() -> None:
+    rng = np.random.default_rng(5)
+    deals = rng.permuted(np.tile(np.repeat(np.arange(4, dtype=np.uint8), 13), (20_000, 1)), axis=1)
+    data = written(DealSet.from_deals(deals, event="E"))
+    assert b"\t" not in data and re.search(rb"[^\r]\n", data) is None and data.endswith(b"\r\n")
+    assert max(len(line) for line in data.split(b"\r\n")) + 2 <= 255
+    games = data.decode("ascii").split("\r\n\r\n")
+    assert len(games) == 20_000
+    for game in games[:: 997]:
+        names = re.findall(r'^\[(\w+) "', game, re.MULTILINE)
+        assert names == [*MTS, "Generator"]
+        dealer = re.search(r'\[Dealer "(.)"\]', game)
+        deal = re.search(r'\[Deal "(.):(.*)"\]', game)
+        assert dealer and deal and deal.group(1) == dealer.group(1)
+        for hand in deal.group(2).split(" "):
+            for suit in hand.split("."):
+                assert list(suit) == sorted(suit, key="AKQJT98765432".index)
+
+
+def deal_sets() -> st.SearchStrategy[DealSet]:
+    """Any deal set: random deals, any board numbers, dealers and vulnerabilities, a plain event name."""
+    row = st.permutations(np.repeat(np.arange(4, dtype=np.uint8), 13).tolist())
+    return st.integers(0, 12).flatmap(lambda n: st.builds(
+        lambda deals, boards, dealers, vuls, event: DealSet(
+            np.array(boards, dtype=np.int64), np.array(deals, dtype=np.uint8).reshape(n, 52),
+            np.array(dealers), np.array(vuls), event),
+        st.lists(row, min_size=n, max_size=n),
+        st.lists(st.integers(1, 2**63 - 1), min_size=n, max_size=n),
+        st.lists(st.integers(0, 3), min_size=n, max_size=n),
+        st.lists(st.integers(0, 3), min_size=n, max_size=n),
+        st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=40).map(str.strip)
+        .filter(lambda e: e != "?" and not e.startswith("#")),
+    ))
+
+
+@settings(max_examples=200, deadline=None)
+@given(deal_sets())
+def test_any_deal_set_comes_back_from_its_file(deals: DealSet) -> None:
+    back = DealSet.concat(pbn.read(io.BytesIO(written(deals)), "x.pbn"))
+    assert back.same_deals(deals)
+    assert back.event == deals.event or not len(deals)  # an empty set writes no game to hold it
