@@ -34,7 +34,8 @@ or, without a pty (tests, or a platform without one): ``loop = hil.Loopback(SimC
 
 What the simulated operator does (a host should prompt with `Display`): INSERT_BOARD puts in the board
 named by the label (or number), taking out any other; it does nothing if that board is in already.
-REMOVE_BOARD takes the board out; EMPTY_BOARD takes it out, empties it and puts it back; CLEAR_PATH
+REMOVE_BOARD takes the board out; EMPTY_BOARD takes it out (or takes the board named, else the last
+one ejected), empties it and puts it in; CLEAR_PATH
 clears a jam or a held card and closes the door; FIX_PACK puts back missing cards. With no prompt the
 operator inserts the board whose deal is loaded (by its number), else the next empty board of the
 rack. With no ``set`` the rack is open: set A, and any board the host asks for by label is fetched.

@@ -30,9 +30,9 @@ Kinds (fields besides the trigger; every field is optional):
 * board level: ``wrong_board`` and ``rotated_board`` (the operator's insertion puts in another board,
   or the right one turned `turns` quarter turns, default 2; a turned board's label faces away from the
   reader unless `readable`), ``unreadable_label`` and ``bad_label`` (board `board_number`'s label cannot
-  be read until wiped, or marks a dealer and vulnerability against Law 2 until a spare replaces it;
-  `persistent`: never fixed), ``board_removed`` (the operator pulls the board out at a card and puts it
-  back `seconds` later, default 2).
+  be read until it is wiped, the next time the board goes in; or it marks a dealer and vulnerability
+  against Law 2 until a spare replaces it; `persistent`: never fixed), ``board_removed`` (the
+  operator pulls the board out at a card and puts it back `seconds` later, default 2).
 * system: ``power_loss`` (the device restarts; its state is lost; off for `seconds`, default 0.5),
   ``unplug`` (the USB cable is pulled; plugged back `seconds` later, default 1; with `replug` false,
   only when the I/O layer is told to).

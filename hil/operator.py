@@ -6,9 +6,9 @@ by the speed). What they do, in order of precedence:
 1. A prompt on the machine's display (a `Display` command from the host) is carried out; a new
    prompt replaces whatever they were about to do. INSERT_BOARD takes out any other board and puts
    in the one named by `label` (or board number `board` of the set in use); if that board is in
-   already, they do nothing. REMOVE_BOARD takes the board out. EMPTY_BOARD takes the board out, sets
-   its cards aside and puts it back. Whenever they take a board out at a prompt they wipe a dirty
-   label, and they put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card
+   already, they do nothing. REMOVE_BOARD takes the board out. EMPTY_BOARD takes the board out (or,
+   if none is in, the board named, else the last one that came out), sets its cards aside and puts
+   it in. They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card
    (a jammed or unreadable one goes back onto the hopper, wiped; a foreign one or a second copy is set
    aside) and closes the door. FIX_PACK makes the hopper's pack whole (`Room.fix_pack`).
 2. With no prompt and an empty slot: the board whose deal is loaded (the machine shows its number),
@@ -20,7 +20,7 @@ by the speed). What they do, in order of precedence:
 Mistakes come from the fault plan: an insertion may take the wrong board (the next one on the rack)
 or put the board in turned (its label then faces away from the reader, unless the plan says it is
 readable); a board may be pulled out during dealing and put back later; a board's label may be dirty
-(wiped when it is taken out at a prompt), damaged, or mark a dealer and vulnerability against Law 2
+(wiped whenever the board goes in again), damaged, or mark a dealer and vulnerability against Law 2
 (a spare replaces it when the operator is asked for the right board). A prompt they cannot carry out
 (a board not in a closed rack) is dropped.
 """
@@ -60,6 +60,7 @@ class Operator:
         self._prepared: set[str] = set()
         self._hands_busy = False
         self._pulled = False
+        self.last_out: PhysicalBoard | None = None
 
     # --- what the operator notices -------------------------------------------------------------
 
@@ -85,6 +86,8 @@ class Operator:
         self.room.load_fresh_pack()
 
     def on_ejected(self, board: PhysicalBoard | None, t: float) -> None:
+        if board is not None:
+            self.last_out = board
         self._wake(t, self.config.timing.operator_swap)
 
     def pull_board(self, spec: FaultSpec, t: float) -> None:
@@ -146,7 +149,7 @@ class Operator:
         elif kind == Prompt.REMOVE_BOARD:
             self._take_out(t)
         elif kind == Prompt.EMPTY_BOARD:
-            self._empty_board(t)
+            self._empty_board(prompt, t)
         elif kind == Prompt.CLEAR_PATH:
             self.room.set_door(True, t)
             self.room.clear_path()
@@ -155,10 +158,10 @@ class Operator:
             self._later(t, self.config.timing.operator_fix, self._fix_pack)
 
     def _take_out(self, t: float) -> PhysicalBoard | None:
-        """Take the board out at a prompt; they look at it in passing and wipe a dirty label."""
+        """Take the board out by hand (at a prompt)."""
         board = self.room.take_out(t)
-        if board is not None and board.label_state is LabelState.DIRTY:
-            board.label_state = LabelState.OK
+        if board is not None:
+            self.last_out = board
         return board
 
     def _insert_asked(self, prompt: Display, t: float) -> None:
@@ -179,8 +182,11 @@ class Operator:
             self._hands_busy = True
             self._later(t, self.config.timing.operator_swap, lambda t2: self._insert(wanted, t2))
 
-    def _empty_board(self, t: float) -> None:
+    def _empty_board(self, prompt: Display, t: float) -> None:
         board = self._take_out(t)
+        if board is None and prompt.label:
+            board = next((b for b in self.room.rack.in_use() if b.label == prompt.label), None)
+        board = board or self.last_out
         if board is None:
             return
         cards = board.empty()
@@ -217,6 +223,8 @@ class Operator:
             elif spec.kind is FaultKind.ROTATED_BOARD:
                 turns, hidden = spec.turns, not spec.readable
         self._prepare(board)
+        if board.label_state is LabelState.DIRTY and board.insertions:
+            board.label_state = LabelState.OK  # handled again: they wipe the label on the way in
         self.log.append(f"inserted {board.ident}" + (f" turned {turns}" if turns else ""))
         self.room.insert(board, t, turns, hidden)
 

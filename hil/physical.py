@@ -81,6 +81,7 @@ class PhysicalBoard:
     number: int | None = None
     set_name: str | None = None
     retired: bool = False
+    insertions: int = 0
     replaceable: bool = True
     """A board with a bad label is replaced by a spare when the operator is asked for the right one."""
 

@@ -89,6 +89,7 @@ class Room:
         if self.slot is not None:
             raise RuntimeError(f"the slot already holds {self.slot.board.ident}")
         self.slot = Slot(board, turns % POCKETS, label_hidden)
+        board.insertions += 1
         self.on_board_change(now)
 
     def take_out(self, now: float) -> PhysicalBoard | None:

@@ -26,9 +26,8 @@ Machine and cable
 
 Boards and cards
   * A set of boards of set ``--machine-set`` (default A), boards 1 to 8, each with its Code 128 label
-    (payload ``SET:BOARD:DV:C`` of `dealer.boards.BoardLabel`; ``dealer labels --set A --boards 1-8``
-    prints them where that command is installed), empty before each scenario. Scenarios use boards 1-3
-    (``clean`` 1-4, ``clumsy_operator`` 1-8).
+    (``dealer labels --set A --boards 1-8 -o labels.pdf``), empty before each scenario. Scenarios use
+    boards 1-3 (``clean`` 1-4, ``clumsy_operator`` 1-8).
   * A fresh shuffled pack in the hopper for every board (the machine's operator does this; the
     simulator does it by itself).
   * The operator watches the machine's display and does what it says: insert board N, take it out,

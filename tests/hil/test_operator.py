@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from firmware_protocol import Ack, BoardChanged, DealDone, Eject, Prompt, StartDeal
+from firmware_protocol import (
+    Ack,
+    BoardChanged,
+    BoardScanned,
+    DealDone,
+    Eject,
+    Prompt,
+    ScanBoard,
+    ScanResult,
+    StartDeal,
+)
 from hil.config import SimConfig
 from hil.faults import FaultPlan
 from hil.physical import Card, Rack, label_of
@@ -136,3 +146,32 @@ def test_a_pulled_board_comes_back_even_if_a_prompt_arrives_meanwhile() -> None:
     bench.prompt(Prompt.CLEAR_PATH)
     bench.board_in()
     assert slot_label(bench) == label_of("A", 1)
+
+
+def test_empty_board_after_an_eject_empties_the_board_that_came_out_and_puts_it_in() -> None:
+    bench = Bench()
+    bench.hello()
+    bench.board_in()
+    bench.load()
+    bench.cmd(StartDeal(1))
+    bench.wait_for(DealDone)
+    board = bench.device.room.slot.board  # type: ignore[union-attr]
+    bench.prompt(Prompt.REMOVE_BOARD)  # nothing else for the operator to do: the slot stays empty
+    bench.run(30.0, lambda: not bench.device.room.board_present)
+    bench.prompt(Prompt.EMPTY_BOARD)
+    bench.board_in(60.0)
+    assert bench.device.room.slot.board is board and board.card_count == 0  # type: ignore[union-attr]
+
+
+def test_a_dirty_label_is_wiped_when_the_board_goes_in_again_even_after_an_eject() -> None:
+    bench = Bench(None, {"kind": "unreadable_label", "board_number": 1})
+    bench.hello()
+    bench.board_in()
+    bench.cmd(ScanBoard())
+    assert bench.wait_for(BoardScanned).result == ScanResult.NO_READ
+    bench.prompt(Prompt.INSERT_BOARD, label_of("A", 1))  # the board asked for is in: nothing to do
+    bench.cmd(Eject())
+    bench.run(30.0, lambda: not bench.device.room.board_present)
+    bench.board_in(60.0)
+    bench.cmd(ScanBoard())
+    assert bench.wait_for(BoardScanned) == BoardScanned(ScanResult.OK, label_of("A", 1))
