@@ -41,6 +41,14 @@ operator inserts the board whose deal is loaded (by its number), else the next e
 rack. With no ``set`` the rack is open: set A, and any board the host asks for by label is fetched.
 After a Fault, a host waits for the operator by retrying StartDeal (refused with FAULT_PRESENT until the
 cause is gone); after a prompt that moves a board, it waits for BoardChanged or polls Status.
+
+What puts each machine fault right on the simulator (the prompt a host sends, then StartDeal again):
+JAM, UNREADABLE_CARD, FOREIGN_CARD, DUPLICATE_CARD, DOOR_OPEN: CLEAR_PATH. EMPTY_HOPPER: FIX_PACK.
+BOARD_REMOVED: the operator puts the board back by themselves (INSERT_BOARD also does); scan it again.
+MISFEED (not resumable): Abort, EMPTY_BOARD, then load and deal the same deal again. POWER_LOSS: resume
+(a machine with KEEPS_JOB_OVER_POWER_LOSS), else EMPTY_BOARD and redeal. A board refused by its
+label (F8): REMOVE_BOARD or Eject, then INSERT_BOARD; a dirty label is wiped as the board goes back in,
+a board marked against Law 2 is replaced by a spare when the right label is asked for.
 """
 
 from __future__ import annotations
