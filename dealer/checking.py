@@ -15,7 +15,7 @@ from dealer.errors import DeviceTimeout
 from dealer.machine import CommandRefused, Machine
 from dealer.station import to_recount
 from dealer.verify import VerificationReport, verify_board
-from firmware_protocol import RefuseReason, ScanResult, StatusFlag
+from firmware_protocol import Prompt, RefuseReason, ScanResult, StatusFlag
 
 
 def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = 600.0,
@@ -39,7 +39,7 @@ def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: flo
 def _check_one(m: Machine, deals: DealSet, board: int, set_name: str, timeout: float) -> VerificationReport:
     expected = BoardLabel.for_board(set_name, board).payload()
     if not m.status().flags & StatusFlag.BOARD_PRESENT:
-        m.prompt(board, expected, f"insert board {set_name} {board} for a recount")
+        m.display(Prompt.INSERT_BOARD, board, expected, f"insert board {set_name} {board} for a recount")
         if not m.wait_board(True, timeout):
             raise DeviceTimeout(f"{m.name}: board {board} was not inserted in time")
     scanned = m.scan()

@@ -324,6 +324,13 @@ class Journal:
                 return None
             return self.advance(row[0], JobState.LOADED, machine=machine, detail=detail)
 
+    def redeal(self, job_id: int, machine: str, *, detail: dict[str, Any] | None = None) -> Job:
+        """A FAULTED job back to PLANNED (a new attempt at the same deal) and at once LOADED on `machine`,
+        atomically, so the board is redealt on the machine that holds it."""
+        with self._lock:
+            self.advance(job_id, JobState.PLANNED, kind="redeal", detail=detail)
+            return self.advance(job_id, JobState.LOADED, machine=machine)
+
     def counts(self, run_id: int) -> dict[JobState, int]:
         """How many jobs of the run are in each state."""
         rows = self._db.execute("SELECT state, COUNT(*) FROM jobs WHERE run_id = ? GROUP BY state",

@@ -21,7 +21,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import Final, TypeVar, cast
 
 from dealer.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
 from dealer.transport import Transport, open_transport
@@ -33,8 +33,10 @@ from firmware_protocol import (
     BoardChanged,
     BoardScanned,
     Boot,
+    Capability,
     DealDone,
     Delivered,
+    Display,
     Eject,
     Fault,
     FaultCode,
@@ -48,6 +50,7 @@ from firmware_protocol import (
     LoadDeal,
     Message,
     Progress,
+    Prompt,
     RecountReport,
     Refused,
     RefuseReason,
@@ -61,6 +64,8 @@ from firmware_protocol import (
 from firmware_protocol import Recount as RecountCommand
 
 M = TypeVar("M", bound=Message)
+BUSY_RETRY: Final = 0.02
+"""Seconds between retries of a command the machine refused as BUSY."""
 READ_SLICE: Final = 0.05
 """Longest single read: the pump wakes at least this often to retransmit or notice a deadline."""
 
@@ -100,6 +105,7 @@ class Machine:
     def __init__(self, url: str, *, name: str | None = None,
                  opener: Callable[[str], Transport] = open_transport,
                  clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep,
                  link_config: LinkConfig | None = None,
                  reconnect_timeout: float = 30.0,
                  on_progress: Callable[[int, int], None] | None = None) -> None:
@@ -107,6 +113,7 @@ class Machine:
         self.name = name or url
         self._opener = opener
         self._clock = clock
+        self.sleep = sleep
         self._link_config = link_config or LinkConfig()
         self._reconnect_timeout = reconnect_timeout
         self.on_progress = on_progress
@@ -154,6 +161,19 @@ class Machine:
 
     # --- commands -----------------------------------------------------------------------------
 
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The clock this machine's deadlines are read from."""
+        return self._clock
+
+    def display(self, prompt: Prompt, board: int = 0, label: str = "", text: str = "",
+                timeout: float = 5.0) -> None:
+        """Show a prompt to the operator at the machine (if it has a display; else nothing is sent)."""
+        if self.info is not None and not self.info.capabilities & Capability.DISPLAY:
+            return
+        self._request(Display(prompt, board, label.encode("ascii", "replace")[:64],
+                              text.encode("ascii", "replace")[:80]), None, timeout)
+
     def status(self, timeout: float = 5.0) -> Status:
         """The machine's whole state: loaded job, progress, fault, sensors."""
         return self._request(GetStatus(), Status, timeout)
@@ -195,8 +215,11 @@ class Machine:
         return self.wait_event(RecountReport, timeout)
 
     def eject(self, timeout: float = 10.0) -> None:
-        """Push the board out."""
+        """Push the board out and wait until it is out (when the machine senses boards)."""
+        self._drop_events(BoardChanged)
         self._request(Eject(), None, timeout)
+        if self.info is None or self.info.capabilities & Capability.BOARD_SENSOR:
+            self.wait_board(False, timeout)
 
     def abort(self, timeout: float = 5.0) -> None:
         """Stop dealing now."""
@@ -256,6 +279,22 @@ class Machine:
     def _request(self, msg: Message, expect: type[M] | None, timeout: float, *, handshake: bool = False,
                  board: int | None = None) -> M:
         deadline = self._clock() + timeout
+        while True:
+            reply = self._exchange(msg, deadline, timeout, handshake)
+            if not (isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY) or self._clock() >= deadline:
+                break
+            self.sleep(BUSY_RETRY)  # an activity (scan, recount, eject) is still running: it ends soon
+        if isinstance(reply, Refused):
+            if reply.reason == RefuseReason.HANDSHAKE_REQUIRED and not handshake:
+                self._restarted = True
+                self._recover_restart()
+            raise CommandRefused(type(msg).__name__, reply.reason, reply.detail, board)
+        if expect is not None and not isinstance(reply, expect):
+            raise MachineFault(f"{self.name}: {type(msg).__name__} answered by {type(reply).__name__}")
+        return cast(M, reply)
+
+    def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool) -> Message:
+        """Send one command and pump until its reply."""
         self._answer = self._gave_up = None
         self._link.send(msg, self._clock())
         while self._answer is None:
@@ -270,14 +309,7 @@ class Machine:
             self._pump(deadline)
         reply = self._answer.reply
         self._answer = None
-        if isinstance(reply, Refused):
-            if reply.reason == RefuseReason.HANDSHAKE_REQUIRED and not handshake:
-                self._restarted = True
-                self._recover_restart()
-            raise CommandRefused(type(msg).__name__, reply.reason, reply.detail, board)
-        if expect is not None and not isinstance(reply, expect):
-            raise MachineFault(f"{self.name}: {type(msg).__name__} answered by {type(reply).__name__}")
-        return reply  # type: ignore[return-value]
+        return reply
 
     def _pump(self, deadline: float) -> None:
         transport = self._transport
@@ -311,6 +343,8 @@ class Machine:
         elif isinstance(event, Delivered):
             msg = event.message
             if isinstance(msg, Boot):
+                if self.info is not None and msg.boot_id == self.info.boot_id:
+                    return  # the Boot of the run we already handshook with, arriving late
                 self._restarted = True
                 self._events.clear()
             elif isinstance(msg, Progress):
@@ -335,6 +369,6 @@ class Machine:
             except DeviceDisconnected:
                 if self._clock() >= deadline:
                     raise
-                time.sleep(0.2)
+                self.sleep(0.2)
         self._events.clear()
         self._handshake(10.0)

@@ -1,34 +1,36 @@
 """One machine working through a run's jobs: the life of each board on it, journal first.
 
 For each job (one copy of one board): load the deal (while the operator swaps boards), prompt for
-the board, check its label before dealing (F8: refuse and ask again), journal DEALING, deal, recount,
-verify, journal the outcome, eject. A fault sends the same deal back to the queue once the operator
-has emptied the board (Law 6F: a copy is always redealt to its own deal, never a new one); another
-board's deal in the pockets (F7) stops the whole run.
+the board on the machine's display, check its label before dealing (F8: refuse, ask again), journal
+DEALING, deal, recount, verify, journal the outcome, eject. A fault is redealt on the same machine to
+the same deal (Law 6F: a copy is always redealt to its own deal, never a new one) once the operator has
+emptied the board; another board's deal in the pockets (F7) stops the whole run.
 
-Crash safety: a job the journal holds as DEALING or DEALT may have cards in its board; such a job is
-never dealt again until its board has been recounted - full and right: verified; empty: dealt now;
-anything else: a fault. `resolve_uncertain` does this at start-up for jobs left by a crash.
+Crash safety: a job the journal holds as DEALING or DEALT may have cards in its board. Such a job is
+never dealt again before its board is recounted: full and right, it is verified; empty, it is dealt;
+anything else is a fault. `resolve_uncertain` does this at start-up for jobs a crash left behind.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from dealer.boards import BoardLabel
 from dealer.cards import pack
 from dealer.dealset import DealSet
-from dealer.errors import DealerError, DeviceTimeout
-from dealer.journal import Job, Journal, JobState
+from dealer.errors import DeviceTimeout
+from dealer.journal import Job, JobState, Journal
 from dealer.machine import CommandRefused, DealingFault, DeviceRestarted, Machine, Reconnected
 from dealer.progress import RunProgress
 from dealer.verify import Action, FaultCode, Pocket, Recount, VerificationReport, check_label, verify_board
-from firmware_protocol import DeviceState, RecountReport, RefuseReason, ScanResult, Status, StatusFlag
+from firmware_protocol import DealDone, DeviceState, Prompt, RecountReport, RefuseReason, ScanResult, StatusFlag
+
+FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
 
 
 @dataclass
@@ -43,19 +45,20 @@ class RunContext:
     board_timeout: float = 600.0
     deal_timeout: float = 300.0
     max_attempts: int = 3
+    machine_names: set[str] = field(default_factory=set)
     stop: threading.Event = field(default_factory=threading.Event)
     stop_reason: list[str] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
-    machine_names: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self._index = {int(b): i for i, b in enumerate(self.deals.boards)}
         self._packed = pack(self.deals.deals)
 
-    def deal_of(self, board: int) -> np.ndarray:
+    def deal_of(self, board: int) -> npt.NDArray[np.uint8]:
         """The intended (52,) deal of a board."""
-        return self.deals.deals[self._index[board]]
+        deal: npt.NDArray[np.uint8] = self.deals.deals[self._index[board]]
+        return deal
 
     def packed(self, board: int) -> bytes:
         """The 13-byte packed deal of a board."""
@@ -71,6 +74,14 @@ class RunContext:
             self.stop_reason.append(reason)
         self.stop.set()
 
+    def claim(self, job: Job) -> bool:
+        """Take an uncertain job for one station (True once per job)."""
+        with self.lock:
+            if job.id in self.claimed:
+                return False
+            self.claimed.add(job.id)
+            return True
+
 
 def wire_job(job: Job) -> int:
     """The 16-bit job number sent to the machine (never 0)."""
@@ -80,12 +91,12 @@ def wire_job(job: Job) -> int:
 class Station:
     """One machine dealing jobs of a run."""
 
-    def __init__(self, machine: Machine, ctx: RunContext, *, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, machine: Machine, ctx: RunContext) -> None:
         self.machine = machine
         self.ctx = ctx
         self.name = machine.name
-        self._sleep = sleep
         self._current: Job | None = None
+        self._next: Job | None = None
 
     # --- the loop -----------------------------------------------------------------------------
 
@@ -94,11 +105,11 @@ class Station:
         self.machine.connect()
         self.resolve_uncertain()
         while not self.ctx.stop.is_set():
-            job = self.ctx.journal.claim_next(self.ctx.run_id, self.name)
+            job, self._next = self._next or self.ctx.journal.claim_next(self.ctx.run_id, self.name), None
             if job is None:
                 if not self._others_busy():
                     return
-                self._sleep(0.05)
+                self.machine.sleep(0.05)
                 continue
             self._robust(self.deal_job, job)
 
@@ -125,72 +136,74 @@ class Station:
                 self.ctx.progress.say(self.name, f"board {job.board}: {exc}; resynchronising")
                 job = self.ctx.journal.job(job.id)
                 if job.state in (JobState.LOADED, JobState.SCANNED):
-                    self.ctx.journal.advance(job.id, JobState.PLANNED, kind="released", detail={"why": str(exc)})
-                    return
-                if job.state in (JobState.DEALING, JobState.DEALT):
+                    step = self.deal_job
+                elif job.state in (JobState.DEALING, JobState.DEALT):
                     step = self._resolve_one
-                    continue
-                return
+                else:
+                    return
         raise DeviceTimeout(f"{self.name}: board {job.board}: the link kept failing")
 
     # --- one board ------------------------------------------------------------------------------
 
     def deal_job(self, job: Job) -> None:
-        """The whole life of a LOADED job on this machine."""
-        m, ctx = self.machine, self.ctx
+        """The whole life of a LOADED (or SCANNED) job on this machine."""
+        ctx = self.ctx
         ctx.progress.board_started(self.name)
-        m.load(wire_job(job), job.board, ctx.packed(job.board))
+        self.machine.load(wire_job(job), job.board, ctx.packed(job.board))
         label = self._await_board(job)
         if job.attempt > 1 and not self._board_is_empty(job):
             return
-        ctx.journal.advance(job.id, JobState.SCANNED, detail={"label": label})
+        if job.state is JobState.LOADED:
+            ctx.journal.advance(job.id, JobState.SCANNED, detail={"label": label})
         job = ctx.journal.advance(job.id, JobState.DEALING)
         self._deal(job)
 
     def _deal(self, job: Job) -> None:
         """Deal a DEALING job, then verify it."""
-        m, ctx = self.machine, self.ctx
-        ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: dealing")
+        self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: dealing")
         try:
-            m.start_deal(wire_job(job))
+            self.machine.start_deal(wire_job(job))
             done = self._wait_dealt(job)
         except DealingFault as fault:
             self._machine_fault(job, fault)
             return
-        ctx.journal.advance(job.id, JobState.DEALT, detail={"counts": list(done.pocket_counts)})
+        self._dealt(job, done)
+
+    def _dealt(self, job: Job, done: DealDone) -> None:
+        job = self.ctx.journal.advance(job.id, JobState.DEALT, detail={"counts": list(done.pocket_counts)})
         self._verify(job)
 
-    def _wait_dealt(self, job: Job):  # type: ignore[no-untyped-def]
+    def _wait_dealt(self, job: Job) -> DealDone:
+        """Wait for the deal's end; a resumable fault is cleared by the operator and dealing goes on."""
         while True:
             try:
                 return self.machine.wait_dealt(wire_job(job), self.ctx.deal_timeout)
             except DealingFault as fault:
                 if not fault.resumable:
                     raise
-                self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: clear it to go on")
-                self.machine.prompt(job.board, self._expected(job), f"clear {fault.args[0]} to continue")
+                self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: clearing it, then going on")
+                self.machine.display(Prompt.CLEAR_PATH, job.board, self._expected(job), f"{fault}"[:80])
                 self._resume_after_fault(job)
 
     def _resume_after_fault(self, job: Job) -> None:
-        deadline = time.monotonic() + self.ctx.board_timeout
+        deadline = self.machine.clock() + self.ctx.board_timeout
         while True:
             try:
                 self.machine.start_deal(wire_job(job))
                 return
             except CommandRefused as exc:
-                if exc.reason != RefuseReason.FAULT_PRESENT or time.monotonic() > deadline:
+                if exc.reason != RefuseReason.FAULT_PRESENT or self.machine.clock() > deadline:
                     raise
-                self._sleep(0.05)
+                self.machine.sleep(0.05)
 
     def _machine_fault(self, job: Job, fault: DealingFault) -> None:
-        """Dealing stopped for good partway: the board holds part of the deal."""
-        ctx = self.ctx
-        ctx.progress.machine_fault(self.name, job.board, job.copy, str(fault))
-        ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault",
-                            detail={"code": fault.code, "cards_dealt": fault.fault.cards_dealt})
+        """Dealing stopped for good partway: the board holds part of the deal; redeal it."""
+        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: the board will be redealt")
+        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault",
+                                 detail={"code": fault.code, "cards_dealt": fault.fault.cards_dealt})
         self.machine.abort()
         self._eject()
-        self._send_back(job, "empty the board and reinsert it: it will be redealt")
+        self._send_back(job, fix_pack=False)
 
     def _verify(self, job: Job) -> None:
         report = self._recount_report(job)
@@ -208,29 +221,31 @@ class Station:
             ctx.progress.board_faulted(self.name, report, "the run stops: re-synchronise the boards")
             ctx.halt(f"board {job.board}: {report.summary(blind=True)}")
             return
-        action = report.action.value if report.action else "redeal"
-        ctx.progress.board_faulted(self.name, report, f"{action}; then redeal the same deal")
-        self._send_back(job, f"{action}; empty the board and reinsert it to redeal")
+        action = report.action
+        ctx.progress.board_faulted(self.name, report, f"{action.value if action else 'redeal'}, then redeal "
+                                   "the same deal")
+        self._send_back(job, fix_pack=action in FIX_PACK_ACTIONS)
 
-    def _send_back(self, job: Job, instruction: str) -> None:
-        """A faulted job goes back to the queue to be redealt (same deal), unless tried too often."""
+    def _send_back(self, job: Job, *, fix_pack: bool) -> None:
+        """Have the operator put things right and redeal the same deal on this machine (a new attempt)."""
         job = self.ctx.journal.job(job.id)
         if job.attempt >= self.ctx.max_attempts:
             self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: left FAULTED after "
                                   f"{job.attempt} attempts: the director must see to it")
             return
-        self.machine.prompt(job.board, self._expected(job), instruction)
-        self.ctx.journal.advance(job.id, JobState.PLANNED, kind="redeal", detail={"why": instruction})
+        expected = self._expected(job)
+        if fix_pack:
+            self.machine.display(Prompt.FIX_PACK, job.board, expected, "make the pack whole: 52 cards, one back")
+        self.machine.display(Prompt.EMPTY_BOARD, job.board, expected, "empty the board and put it back to redeal")
+        self._next = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack})
 
     def _recount_report(self, job: Job) -> VerificationReport:
-        """Recount and verify; an unreadable card (F11) gets up to two more recounts."""
-        report = None
-        for _ in range(3):
+        """Recount and verify; an unidentified card (F11) gets up to two more recounts."""
+        for _ in range(2):
             report = self._verify_recount(job, self.machine.recount(wire_job(job)))
             if not report.unverified:
-                break
-        assert report is not None
-        return report
+                return report
+        return self._verify_recount(job, self.machine.recount(wire_job(job)))
 
     def _verify_recount(self, job: Job, rr: RecountReport) -> VerificationReport:
         label = self._read_label()
@@ -245,23 +260,24 @@ class Station:
     def _await_board(self, job: Job) -> str:
         """Prompt for the job's board until the right one is in the machine; returns its label."""
         m, ctx = self.machine, self.ctx
-        expected = self._expected(job)
+        expected, set_name = self._expected(job), ctx.set_of(job)
         while True:
             if not self._board_present():
-                m.prompt(job.board, expected, f"insert board {ctx.set_of(job)} {job.board}")
-                ctx.progress.say(self.name, f"insert board {ctx.set_of(job)} {job.board}{_copy(job)}")
+                m.display(Prompt.INSERT_BOARD, job.board, expected, f"insert board {set_name} {job.board}")
+                ctx.progress.say(self.name, f"insert board {set_name} {job.board}{_copy(job)}")
                 if not m.wait_board(True, ctx.board_timeout):
                     raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
             label = self._read_label()
-            fault = check_label(label, job.board, ctx.set_of(job))
+            fault = check_label(label, job.board, set_name)
             if fault is None:
                 assert label is not None
                 return label
             ctx.journal.note(ctx.run_id, "board-refused", job_id=job.id, machine=self.name,
                              detail={"read": label, "problem": fault.details.get("problem")})
             ctx.progress.board_refused(self.name, job.board, job.copy, fault)
-            m.prompt(job.board, expected, f"wrong board: take it out and insert board {ctx.set_of(job)} {job.board}")
             self._eject()
+            m.display(Prompt.INSERT_BOARD, job.board, expected,
+                      f"wrong board: insert board {set_name} {job.board}")
             m.wait_board(False, ctx.board_timeout)
 
     def _board_present(self) -> bool:
@@ -274,13 +290,13 @@ class Station:
         return scanned.label.decode("ascii", "replace")
 
     def _board_is_empty(self, job: Job) -> bool:
-        """Before a redeal: the board must be empty; if not, ask for it emptied and release the job."""
+        """Before a redeal: the board must be empty; if not, have it emptied and try again later."""
         rr = self.machine.recount(wire_job(job))
         if sum(len(p.cards) + p.unidentified for p in rr.pockets) == 0:
             return True
-        self.machine.prompt(job.board, self._expected(job), "the board is not empty: empty it and reinsert it")
         self._eject()
-        self.ctx.journal.advance(job.id, JobState.PLANNED, kind="released", detail={"why": "board not empty"})
+        self.machine.display(Prompt.EMPTY_BOARD, job.board, self._expected(job), "the board is not empty: empty it")
+        self._next = self.ctx.journal.job(job.id)
         return False
 
     def _eject(self) -> None:
@@ -293,19 +309,15 @@ class Station:
     # --- after a crash ---------------------------------------------------------------------------
 
     def resolve_uncertain(self) -> None:
-        """Settle the jobs this machine left in DEALING or DEALT (a crash of the controller)."""
+        """Settle the jobs left in DEALING or DEALT by a crash: this machine's, and any machine's no
+        longer in the run."""
         for job in self.ctx.journal.uncertain_jobs(self.ctx.run_id):
             orphan = job.machine not in self.ctx.machine_names
-            if (job.machine == self.name or orphan) and self._claim(job):
+            if (job.machine == self.name or orphan) and self.ctx.claim(job):
                 self._robust(self._resolve_one, job)
-        self._clear_leftover_board()
-
-    def _claim(self, job: Job) -> bool:
-        with self.ctx.lock:
-            if job.id in self.ctx.claimed:
-                return False
-            self.ctx.claimed.add(job.id)
-            return True
+        st = self.machine.status()
+        if st.flags & StatusFlag.BOARD_PRESENT and st.state in (DeviceState.DONE, DeviceState.IDLE):
+            self._eject()  # a board a crash left in the machine after its job was settled
 
     def _resolve_one(self, job: Job) -> None:
         """Find out what is in an uncertain job's board and finish the job from there."""
@@ -320,37 +332,29 @@ class Station:
             st = self.machine.status()
         if mine and st.state == DeviceState.DEALING:
             try:
-                done = self._wait_dealt(job)
+                self._dealt(job, self._wait_dealt(job))
             except DealingFault as fault:
                 self._machine_fault(job, fault)
-                return
-            self.ctx.journal.advance(job.id, JobState.DEALT, detail={"counts": list(done.pocket_counts)})
-            self._verify(job)
             return
         if not (mine and st.flags & StatusFlag.BOARD_PRESENT):
             self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board))
             self._await_board(job)
+            st = self.machine.status()
         rr = self.machine.recount(wire_job(job))
-        cards = sum(len(p.cards) + p.unidentified for p in rr.pockets)
-        if cards == 0 and job.state is JobState.DEALING:
+        if job.state is JobState.DEALING and sum(len(p.cards) + p.unidentified for p in rr.pockets) == 0:
             self.ctx.journal.note(self.ctx.run_id, "resume-empty-board", job_id=job.id, machine=self.name)
-            if not (mine and st.state == DeviceState.LOADED):
+            if st.state != DeviceState.LOADED or st.job != wire_job(job):
                 self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board))
             self._deal(job)
             return
-        if job.state is JobState.DEALING and mine and st.state == DeviceState.DONE:
-            job = self.ctx.journal.advance(job.id, JobState.DEALT, detail={"counts": list(st.pocket_counts)})
+        if job.state is JobState.DEALING:
+            job = self.ctx.journal.advance(job.id, JobState.DEALT, kind="resume-dealt",
+                                           detail={"counts": [len(p.cards) + p.unidentified for p in rr.pockets]})
         self._verify(job)
-
-    def _clear_leftover_board(self) -> None:
-        """A board left in the machine by a crash after its job was finished: push it out."""
-        st: Status = self.machine.status()
-        if st.flags & StatusFlag.BOARD_PRESENT and st.state in (DeviceState.DONE, DeviceState.IDLE):
-            self._eject()
 
 
 def to_recount(rr: RecountReport) -> Recount:
-    """The verifier's `Recount` from the machine's RecountReport (first four pockets)."""
+    """The verifier's `Recount` from the machine's RecountReport (its first four pockets)."""
     pockets = [Pocket(tuple(p.cards), p.unidentified) for p in rr.pockets[:4]]
     while len(pockets) < 4:
         pockets.append(Pocket(()))
@@ -359,6 +363,3 @@ def to_recount(rr: RecountReport) -> Recount:
 
 def _copy(job: Job) -> str:
     return f" copy {job.copy}" if job.copy > 1 else ""
-
-
-__all__ = ["RunContext", "Station", "to_recount", "wire_job", "Action", "DealerError"]

@@ -7,8 +7,9 @@ machine (see :func:`open_transport`). Every pyserial or OS error becomes `Device
 
 from __future__ import annotations
 
+import contextlib
 import time
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import serial
 
@@ -37,22 +38,30 @@ class Transport(Protocol):
 
 
 class SerialTransport:
-    """A pyserial port opened from a URL."""
+    """A pyserial port (or any object with pyserial's read/write/in_waiting/timeout)."""
 
-    def __init__(self, url: str, baudrate: int = BAUDRATE) -> None:
-        self.name = url
+    def __init__(self, port: Any, name: str) -> None:
+        self.name = name
+        self._port = port
+        self._timeout = port.timeout
+        with contextlib.suppress(serial.SerialException, OSError):
+            self._port.reset_input_buffer()
+
+    @classmethod
+    def open(cls, url: str, baudrate: int = BAUDRATE, name: str | None = None) -> SerialTransport:
+        """Open a pyserial URL (a plain device path is opened exclusively)."""
         plain_device = "://" not in url
         try:
-            self._port = serial.serial_for_url(
-                url, baudrate=baudrate, timeout=0.05, write_timeout=5,
-                exclusive=True if plain_device else None)
+            port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.05, write_timeout=5,
+                                         exclusive=True if plain_device else None)
         except (serial.SerialException, OSError, ValueError) as exc:
             raise DeviceDisconnected(f"{url}: cannot open the port ({_reason(exc)})") from exc
-        self._timeout = 0.05
-        try:
-            self._port.reset_input_buffer()
-        except (serial.SerialException, OSError):
-            pass
+        return cls(port, name or url)
+
+    @classmethod
+    def wrap(cls, port: Any, name: str) -> SerialTransport:
+        """A transport over an already open pyserial-like port object."""
+        return cls(port, name)
 
     def write(self, data: bytes) -> None:
         try:
@@ -71,15 +80,13 @@ class SerialTransport:
                 if waiting:
                     data += self._port.read(waiting)
             return bytes(data)
-        except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+        except (serial.SerialException, OSError, TypeError, AttributeError, ValueError) as exc:
             # pyserial raises TypeError/AttributeError on a port closed under a blocked read
             raise DeviceDisconnected(f"{self.name}: read failed ({_reason(exc)})") from exc
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(serial.SerialException, OSError):
             self._port.close()
-        except (serial.SerialException, OSError):
-            pass
 
 
 def open_transport(url: str) -> Transport:
@@ -87,8 +94,8 @@ def open_transport(url: str) -> Transport:
     if url.startswith(SIM_SCHEME):
         from dealer import simport  # the simulator is optional at import time
 
-        return SerialTransport(simport.serve(url))
-    return SerialTransport(url)
+        return SerialTransport.open(simport.serve(url), name=url)
+    return SerialTransport.open(url)
 
 
 def wait_for_port(url: str, timeout: float, interval: float = 0.25) -> Transport:

@@ -21,6 +21,7 @@ COMMAND_MODULES: Final = (
     "dealer.cli.curtains",
     "dealer.cli.squaredeal",
     "dealer.cli.plan",
+    "dealer.cli.deal",
     "dealer.cli.sim",
 )
 

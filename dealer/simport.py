@@ -1,0 +1,67 @@
+"""`sim://` ports: the built-in simulated machine (`hil`) started inside this process.
+
+`serve(url)` starts a `hil.PtySimulator` for a ``sim://`` URL the first time the URL is opened and
+returns its pseudo-terminal path; later opens of the same URL (a reconnect) get the same machine, so
+reopening a port never resets the simulated world. `simulators()` gives them to a demo or a test (for
+their ledgers); `stop_all()` stops them (it also runs at exit). Also the glue that lets a host driver
+run over an in-memory `hil.Loopback` (tests, in virtual time).
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from dealer.errors import DeviceDisconnected
+
+if TYPE_CHECKING:
+    from dealer.transport import Transport
+    from hil import Loopback, PtySimulator
+
+_LOCK = threading.Lock()
+_SIMULATORS: dict[str, PtySimulator] = {}
+
+
+def serve(url: str) -> str:
+    """The pty path of the simulator for `url`, starting it on first use."""
+    import hil
+
+    with _LOCK:
+        sim = _SIMULATORS.get(url)
+        if sim is None:
+            sim = hil.open_sim(url)
+            _SIMULATORS[url] = sim
+        return sim.path
+
+
+def simulators() -> dict[str, PtySimulator]:
+    """The simulators started in this process, by URL."""
+    with _LOCK:
+        return dict(_SIMULATORS)
+
+
+def stop_all() -> None:
+    """Stop every simulator started here (joins their threads, closes their ptys)."""
+    with _LOCK:
+        sims = list(_SIMULATORS.values())
+        _SIMULATORS.clear()
+    for sim in sims:
+        sim.stop()
+
+
+atexit.register(stop_all)
+
+
+def loopback_opener(loop: Loopback) -> Callable[[str], Transport]:
+    """An opener for `dealer.machine.Machine` that opens the host end of an in-memory `hil.Loopback`."""
+    from dealer.transport import SerialTransport
+
+    def opener(url: str) -> Transport:
+        try:
+            return SerialTransport.wrap(loop.open(), url)
+        except OSError as exc:
+            raise DeviceDisconnected(f"{url}: cannot open the port ({exc.strerror or exc})") from exc
+
+    return opener
