@@ -53,7 +53,7 @@ class RunProgress:
     started: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     # --- events from stations ----------------------------------------------------------------
 

@@ -8,6 +8,7 @@ machine (see :func:`open_transport`). Every pyserial or OS error becomes `Device
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from typing import Any, Final, Protocol
 
@@ -70,7 +71,7 @@ class SerialTransport:
             raise DeviceDisconnected(f"{self.name}: write failed ({_reason(exc)})") from exc
 
     def read(self, timeout: float) -> bytes:
-        timeout = max(0.0, round(timeout, 3))
+        timeout = max(0.0, math.ceil(timeout * 1000) / 1000)  # whole ms, never rounded down to "no wait"
         try:
             if timeout != self._timeout:
                 self._port.timeout = self._timeout = timeout
