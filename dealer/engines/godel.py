@@ -150,7 +150,7 @@ def largest_at_most(rest: PartArray, k: int) -> npt.NDArray[np.intp]:
     value += 1.0
     bucket = value.view(np.uint64) >> _BUCKET_SHIFT
     bucket -= _BUCKET_BASE
-    q = _BUCKET_TABLES[k].take(bucket).astype(np.intp)
+    q: npt.NDArray[np.intp] = _BUCKET_TABLES[k].take(bucket).astype(np.intp)
     q += _BINOM_COLUMNS[k].take(q + 1) <= rest
     return q
 
