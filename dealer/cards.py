@@ -78,12 +78,16 @@ def check_deals(deals: npt.ArrayLike) -> DealArray:
 
 # the counts of a row's seats in one number: seat s adds 64**s, and counts of at most 52 cannot carry
 _THIRTEEN_EACH: Final = CARDS_PER_SEAT * (1 + 64 + 64**2 + 64**3)
+_ROWS_AT_ONCE: Final = 8192
 
 
 def _seat_count_codes(deals: DealArray) -> npt.NDArray[np.uint32]:
     """Per row of seats 0..3: the sum of 64**seat, i.e. the four seat counts in base 64."""
-    powers = np.left_shift(np.uint32(1), deals * np.uint8(6), dtype=np.uint32)
-    codes: npt.NDArray[np.uint32] = powers.sum(axis=1, dtype=np.uint32)
+    codes = np.empty(len(deals), dtype=np.uint32)
+    for start in range(0, len(deals), _ROWS_AT_ONCE):  # small temporaries, kept in cache
+        part = deals[start : start + _ROWS_AT_ONCE]
+        powers = np.left_shift(np.uint32(1), part * np.uint8(6), dtype=np.uint32)
+        powers.sum(axis=1, dtype=np.uint32, out=codes[start : start + _ROWS_AT_ONCE])
     return codes
 
 
