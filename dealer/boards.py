@@ -115,7 +115,7 @@ def parse_board_range(text: str) -> list[int]:
             raise UsageError(f"board range {text!r}: {lo}-{hi} runs backwards")
         spans.append((lo, hi))
     ordered = sorted(spans)
-    if any(lo <= prev_hi for (_, prev_hi), (lo, _) in zip(ordered, ordered[1:])):
+    if any(lo <= prev_hi for (_, prev_hi), (lo, _) in zip(ordered, ordered[1:], strict=False)):
         raise UsageError(f"board range {text!r} names a board twice")
     return [board for lo, hi in spans for board in range(lo, hi + 1)]
 
