@@ -79,13 +79,6 @@ class GameLayout:
     before_deal: bytes
     after_deal: bytes
 
-    def game_text(self, board: int, dealer: int, vulnerability: int, deal: str) -> bytes:
-        """One game, the plain way: the reference the array assembly must equal byte for byte."""
-        return b"".join((self.before_board, str(board).encode("ascii"), self.before_dealer,
-                         SEATS[dealer].encode("ascii"), self.before_vulnerability,
-                         Vulnerability(vulnerability).pbn.encode("ascii"), self.before_deal,
-                         deal.encode("ascii"), self.after_deal))
-
     def games(self, boards: npt.NDArray[np.int64], dealers: npt.NDArray[np.uint8],
               vuls: npt.NDArray[np.uint8], deals: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
         """The games of these boards back to back, each preceded by the empty line, as a byte array."""
