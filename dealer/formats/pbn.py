@@ -25,7 +25,6 @@ from typing import Any, BinaryIO, Final
 
 from dealer.dealset import DealSet
 from dealer.formats import pbn_export
-from dealer.formats.pbn_import import read_pbn
 
 NAME: Final = "pbn"
 EXTENSIONS: Final = ("pbn",)
@@ -34,6 +33,8 @@ MAX_BOARD: Final = None
 
 def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
     """Stream the boards of a PBN file in file order (see :mod:`dealer.formats.pbn_import`)."""
+    from dealer.formats.pbn_import import read_pbn  # here: writing a file needs none of the reader
+
     return read_pbn(stream, path)
 
 
