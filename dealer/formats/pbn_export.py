@@ -85,10 +85,8 @@ class GameLayout:
         n = len(boards)
         digits = _digit_counts(boards)
         board_width = int(digits.max()) if n else 1
-        pieces = (self.before_board, b"0" * board_width, self.before_dealer, b"?",
-                  self.before_vulnerability, b" " * _VUL_WIDTH, self.before_deal,
-                  BLANK_DEAL_TEXT,
-                  self.after_deal)
+        pieces = (self.before_board, b"0" * board_width, self.before_dealer, b"?", self.before_vulnerability,
+                  b" " * _VUL_WIDTH, self.before_deal, BLANK_DEAL_TEXT, self.after_deal)
         starts = np.cumsum([0, *(len(p) for p in pieces)])
         board_col, dealer_col, vul_col, deal_col = (int(starts[i]) for i in (1, 3, 5, 7))
         rows = np.empty((n, int(starts[-1])), dtype=np.uint8)
