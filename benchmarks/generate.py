@@ -8,23 +8,24 @@ same run say more than the absolute figures):
 1. In memory, deals/s at each size: the ``shuffle`` and ``bigdeal`` engines ((n, 52) uint8 arrays) and
    the baselines ``random.shuffle`` (a 52-list shuffled per deal and cut into four 13-card lists, on
    the Mersenne Twister) and endplay's ``generate_deals`` with no constraint (Deal objects), if
-   endplay is installed. Round robin: every repetition times each method once, so the ratio of a
-   method to the shuffle engine is taken within a repetition; the figures are medians over
-   repetitions. A call under 0.2 s is repeated until 0.2 s have passed; a method whose first call
-   took over SLOW_CALL seconds is timed once at that size.
+   endplay is installed. Each engine makes one untimed call at each size first. Round robin: every
+   repetition times each method once, so the ratio of a method to the shuffle engine is taken within
+   a repetition; the figures are medians over repetitions. A call under 0.2 s is repeated until 0.2 s
+   have passed; a method whose first call took over SLOW_CALL seconds is timed once at that size, and
+   its ratio is taken against the shuffle engine's median.
 2. Peak memory of 10**6 deals in memory per engine, each in a fresh subprocess: the tracemalloc peak
    during the call (Python and numpy allocations, the 49.6 MiB result included) and the process's peak
-   resident set (ru_maxrss: interpreter, libraries and all).
+   resident set (VmHWM: interpreter, libraries and all).
 3. Whole process, PBN file of --pbn-boards boards from one seed and owner: ``bigdealx -h SEED -W OWNER``
    ($BIGDEALX, on PATH or at /work/tools/bin/bigdealx) against ``python -m dealer generate --engine bigdeal``
    with the same seed and owner, in rounds, and whether the two files hold the same deals. Ours runs
-   twice a round: with its bytecode cached (as after ``pip install``, which compiles it; the cache is
-   filled by one untimed run) and with every module compiled from source each run. Then the least
+   twice a round, each from its own copy of the package: with its bytecode cached (as after ``pip
+   install``, which compiles it; the cache is written by one untimed run) and with its modules
+   compiled from source on every run (PYTHONDONTWRITEBYTECODE). Then the least
    work bigdealx does, ``-f goedel`` (deal numbers only, no hands), as the baseline of the in-memory
    rate. Needs the bigdeal engine and the PBN writer (``dealer.formats.pbn``); absent parts are
    reported as missing, never faked.
-4. In process, writing --pbn-boards bigdeal deals as PBN with ``dealer.formats.write_file``, once
-   ``dealer.formats.pbn`` exists.
+4. In process, writing --pbn-boards bigdeal deals as PBN with ``dealer.formats.write_file``.
 """
 
 from __future__ import annotations
