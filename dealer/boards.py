@@ -21,6 +21,7 @@ single-character error and every swap of two neighbours.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final
@@ -101,7 +102,7 @@ def parse_board_range(text: str) -> list[int]:
 
     Raises `UsageError` for empty parts, board 0, descending ranges or repeated boards.
     """
-    boards: list[int] = []
+    spans: list[tuple[int, int]] = []
     for part in text.split(","):
         m = _RANGE_PART.match(part)
         if not m:
@@ -112,23 +113,22 @@ def parse_board_range(text: str) -> list[int]:
             raise UsageError(f"board range {text!r}: boards start at 1")
         if hi < lo:
             raise UsageError(f"board range {text!r}: {lo}-{hi} runs backwards")
-        boards.extend(range(lo, hi + 1))
-    if len(set(boards)) != len(boards):
+        spans.append((lo, hi))
+    ordered = sorted(spans)
+    if any(lo <= prev_hi for (_, prev_hi), (lo, _) in zip(ordered, ordered[1:], strict=False)):
         raise UsageError(f"board range {text!r} names a board twice")
-    return boards
+    return [board for lo, hi in spans for board in range(lo, hi + 1)]
 
 
-def format_board_range(boards: list[int]) -> str:
+def format_board_range(boards: Sequence[int]) -> str:
     """The shortest range text for a list of board numbers, e.g. [1,2,3,7] -> '1-3,7'."""
-    parts: list[str] = []
-    i = 0
-    while i < len(boards):
-        j = i
-        while j + 1 < len(boards) and boards[j + 1] == boards[j] + 1:
-            j += 1
-        parts.append(str(boards[i]) if i == j else f"{boards[i]}-{boards[j]}")
-        i = j + 1
-    return ",".join(parts)
+    nums = np.asarray(boards, dtype=np.int64).reshape(-1)
+    if not nums.size:
+        return ""
+    cuts = np.flatnonzero(np.diff(nums) != 1) + 1  # where a run of consecutive numbers ends
+    firsts = nums[np.concatenate(([0], cuts))].tolist()
+    lasts = nums[np.concatenate((cuts - 1, [len(nums) - 1]))].tolist()
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in zip(firsts, lasts, strict=True))
 
 
 # --- board labels ---------------------------------------------------------------------------

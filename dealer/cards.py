@@ -67,13 +67,28 @@ def check_deals(deals: npt.ArrayLike) -> DealArray:
         row = int(np.flatnonzero(((batch < 0) | (batch > 3)).any(axis=1))[0])
         raise InvalidDealError(f"deal {row}: seats must be 0..3 (N E S W)")
     out = batch.astype(np.uint8, copy=False)
-    counts = seat_counts(out)
-    bad = np.flatnonzero((counts != CARDS_PER_SEAT).any(axis=1))
+    bad = np.flatnonzero(_seat_count_codes(out) != _THIRTEEN_EACH)
     if bad.size:
         row = int(bad[0])
-        shown = " ".join(f"{SEATS[s]}={int(counts[row, s])}" for s in range(4))
+        counts = seat_counts(out[row])[0]
+        shown = " ".join(f"{SEATS[s]}={int(counts[s])}" for s in range(4))
         raise InvalidDealError(f"deal {row}: every seat needs 13 cards ({shown})")
     return out.reshape(arr.shape)
+
+
+# the counts of a row's seats in one number: seat s adds 64**s, and counts of at most 52 cannot carry
+_THIRTEEN_EACH: Final = CARDS_PER_SEAT * (1 + 64 + 64**2 + 64**3)
+_ROWS_AT_ONCE: Final = 8192
+
+
+def _seat_count_codes(deals: DealArray) -> npt.NDArray[np.uint32]:
+    """Per row of seats 0..3: the sum of 64**seat, i.e. the four seat counts in base 64."""
+    codes = np.empty(len(deals), dtype=np.uint32)
+    for start in range(0, len(deals), _ROWS_AT_ONCE):  # small temporaries, kept in cache
+        part = deals[start : start + _ROWS_AT_ONCE]
+        powers = np.left_shift(np.uint32(1), part * np.uint8(6), dtype=np.uint32)
+        powers.sum(axis=1, dtype=np.uint32, out=codes[start : start + _ROWS_AT_ONCE])
+    return codes
 
 
 def seat_counts(deals: DealArray) -> npt.NDArray[np.intp]:

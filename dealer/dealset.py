@@ -63,7 +63,7 @@ class DealSet:
         event: str = "", metadata: dict[str, str] | None = None,
     ) -> DealSet:
         """Deals numbered `boards` (1..n by default) with Law 2 dealer and vulnerability."""
-        arr = check_deals(np.asarray(deals).reshape(-1, 52))
+        arr = np.asarray(deals).reshape(-1, 52)  # checked once, on creation
         nums = np.arange(1, len(arr) + 1) if boards is None else np.asarray(boards, dtype=np.int64)
         return cls(nums, arr, dealers_of(nums), vulnerabilities_of(nums), event, dict(metadata or {}))
 

@@ -1,5 +1,10 @@
 """Command line: a thin argparse layer over the library. Each command is a module here with
-``register(subparsers)``; errors become one clear line on stderr and the exit code of their class."""
+``register(subparsers)``, named like its command (``dealer.cli.generate`` registers ``generate``);
+errors become one clear line on stderr and the exit code of their class.
+
+A run that names its command imports and registers that command's module alone, so a quick command
+does not pay for the imports of all the others (printing, plans, SquareDeal); help and unknown
+commands see them all."""
 
 from __future__ import annotations
 
@@ -26,22 +31,30 @@ COMMAND_MODULES: Final = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `dealer` parser with every command registered."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `dealer` parser with every command registered, or only `command` if it is one of them."""
     parser = argparse.ArgumentParser(
         prog="dealer", description="Open controller for duplicate-bridge dealing machines.")
     parser.add_argument("--version", action="version", version=f"dealer {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
+    module = f"{__name__}.{command}"
+    for name in (module,) if module in COMMAND_MODULES else COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
 
 
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command an argument list names: its first word that is not an option (the options before
+    a command take no values)."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, see `dealer.errors` for the others)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_named(arguments))
+    args = parser.parse_args(arguments)
     try:
         code: int | None = args.func(args)
         return code or 0

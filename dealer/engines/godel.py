@@ -14,7 +14,8 @@ Telescoping the sum in ``godel.tex`` gives the closed form used here:
 
     G_x = C(n,13) - 1 - sum_j C(n - 1 - p_j, 13 - j)
 
-so ranking is a table look-up per card and unranking is the greedy combinatorial number system,
+so ranking is a table look-up per card and unranking is the greedy combinatorial number system
+(each greedy step a table look-up on the leading bits of the remainder, see :func:`largest_at_most`),
 both vectorised over a batch in numpy. Every part is below C(52,13) < 2**40, so the arrays are uint64;
 only the join into one 96-bit number uses Python ints.
 """
@@ -104,11 +105,54 @@ def unrank_subsets(ranks: PartArray, pool: int) -> npt.NDArray[np.int8]:
     rest = np.uint64(comb(pool, HAND) - 1) - np.asarray(ranks, dtype=np.uint64)
     positions = np.empty((HAND, len(rest)), dtype=np.int8)
     for j in range(HAND):
-        column = _BINOM[:pool, HAND - j]
-        q = np.searchsorted(column, rest, side="right") - 1
-        rest = rest - column[q]
+        q = largest_at_most(rest, HAND - j)
+        rest = rest - _BINOM_COLUMNS[HAND - j].take(q)
         np.subtract(pool - 1, q, out=positions[j], casting="unsafe")
     return positions
+
+
+# The greedy step of unranking: the largest q with C(q, k) <= rest, for every rest of a batch. A table
+# indexed by the leading bits of rest + 1 as a float64 (its exponent and 6 bits of mantissa, so each
+# bucket spans less than 1/64 of its values) gives that q or one less: with q <= 52 two consecutive
+# C(q, k) differ by a factor of at least 52/51 > 1 + 1/64, so a bucket holds at most one of them, and one
+# comparison settles it. Every rest is below 2**40, exact in a float64.
+_BUCKET_BITS: Final = 6
+_BUCKET_SHIFT: Final = np.uint64(52 - _BUCKET_BITS)
+_BUCKET_BASE: Final = np.uint64(1023 << _BUCKET_BITS)  # the bucket of 1.0
+_BUCKETS: Final = 41 << _BUCKET_BITS  # values 1 .. 2**41
+_BINOM_COLUMNS: Final = [np.ascontiguousarray(_BINOM[:, k]) for k in range(HAND + 1)]
+
+
+def bucket_lows() -> npt.NDArray[np.float64]:
+    """The smallest value of each bucket of the look-up tables."""
+    keys = np.arange(_BUCKETS, dtype=np.uint64) + _BUCKET_BASE
+    lows: npt.NDArray[np.float64] = (keys << _BUCKET_SHIFT).view(np.float64)
+    return lows
+
+
+def _bucket_tables() -> npt.NDArray[np.uint8]:
+    """(14, buckets): for k and a bucket, the largest q with C(q, k) below the bucket's smallest value
+    (at most 51, the largest q a valid rank can need)."""
+    lows = bucket_lows()
+    tables = np.zeros((HAND + 1, _BUCKETS), dtype=np.uint8)
+    for k in range(1, HAND + 1):
+        below = np.searchsorted(_BINOM[:, k].astype(np.float64), lows, side="left") - 1
+        tables[k] = np.minimum(below, DECK_SIZE - 1)
+    return tables
+
+
+_BUCKET_TABLES: Final = _bucket_tables()
+
+
+def largest_at_most(rest: PartArray, k: int) -> npt.NDArray[np.intp]:
+    """For each value of `rest` (below C(52, k)), the largest q with C(q, k) <= it."""
+    value = rest.astype(np.float64)
+    value += 1.0
+    bucket = value.view(np.uint64) >> _BUCKET_SHIFT
+    bucket -= _BUCKET_BASE
+    q: npt.NDArray[np.intp] = _BUCKET_TABLES[k].take(bucket).astype(np.intp)
+    q += _BINOM_COLUMNS[k].take(q + 1) <= rest
+    return q
 
 
 def _skip_over(positions: npt.NDArray[np.int8], taken: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:

@@ -3,9 +3,15 @@
 OpenSSL 3 moved RIPEMD-160 to its legacy provider, so ``hashlib.new("ripemd160")`` fails on some
 systems. This module is the fallback: :func:`ripemd160` hashes any bytes with Python ints, and
 :func:`digest_short_messages` hashes a batch of equal-length messages of at most 55 bytes (one block
-each after padding) with numpy, all messages side by side - the Big Deal engine's 44-byte blocks.
-One compression function serves both: it is written over "words" that are either Python ints or
-uint32 numpy arrays, masking to 32 bits after each operation.
+each after padding) with numpy, all messages side by side. :func:`digest_counter_messages` is the
+batch form the Big Deal engine uses: its 44-byte blocks differ only in their first word (a counter),
+so the other message words stay Python ints. For large batches it is faster than calling ``hashlib``
+once per block, whose cost is mostly the Python call overhead.
+
+The scalar compression function is written over Python ints, masking to 32 bits after each
+operation. The batch one works in place on uint32 arrays (which wrap modulo 2**32 by themselves),
+with the boolean functions rewritten to need fewer operations; the first steps of a line whose state
+and message words are still the same for every message are computed once, on ints.
 """
 
 from __future__ import annotations
@@ -114,6 +120,98 @@ def ripemd160(data: bytes) -> bytes:
     return struct.pack("<5I", *h)
 
 
+# --- batches of one-block messages in numpy -------------------------------------------------------
+
+Word = int | npt.NDArray[np.uint32]  # a message word the same for every message, or one per message
+
+
+def _batch_line(words: list[Word], right: bool, n: int) -> tuple[npt.NDArray[np.uint32], ...]:
+    """One line of 80 steps for n messages at once; returns the five state arrays."""
+    order, shifts, consts = (_R_RIGHT, _S_RIGHT, _K_RIGHT) if right else (_R_LEFT, _S_LEFT, _K_LEFT)
+    a, b, c, d, e = _INITIAL
+    step = 0
+    while step < 80 and isinstance(words[order[step]], int):  # the same for every message so far
+        round_ = step // 16
+        f = _boolean(4 - round_ if right else round_, b, c, d)
+        t = _rol((a + f + int(words[order[step]]) + consts[round_]) & _MASK, shifts[step])
+        a, b, c, d, e = e, (t + e) & _MASK, b, _rol(c, 10), d
+        step += 1
+    regs = [np.full(n, v, dtype=np.uint32) for v in (a, b, c, d, e)]
+    t_arr, spare = np.empty(n, dtype=np.uint32), np.empty(n, dtype=np.uint32)
+    for j in range(step, 80):
+        round_ = j // 16
+        a_arr, b_arr, c_arr, d_arr, e_arr = regs
+        _batch_boolean(4 - round_ if right else round_, b_arr, c_arr, d_arr, t_arr)
+        t_arr += a_arr
+        word = words[order[j]]
+        if isinstance(word, int):
+            t_arr += (word + consts[round_]) & _MASK
+        else:
+            t_arr += word
+            t_arr += consts[round_]
+        _batch_rol(t_arr, shifts[j], spare)
+        t_arr += e_arr
+        _batch_rol(c_arr, 10, spare)
+        # a, b, c, d, e = e, t, b, rol(c, 10), d; the old a's array is the next step's scratch
+        regs, t_arr = [e_arr, t_arr, b_arr, c_arr, d_arr], a_arr
+    return tuple(regs)
+
+
+def _batch_boolean(round_: int, x: npt.NDArray[np.uint32], y: npt.NDArray[np.uint32],
+                   z: npt.NDArray[np.uint32], out: npt.NDArray[np.uint32]) -> None:
+    """`out` = the round's function f_1 .. f_5 (round 0..4) of x, y, z, in the fewest operations."""
+    if round_ == 0:  # x ^ y ^ z
+        np.bitwise_xor(x, y, out=out)
+        out ^= z
+    elif round_ == 1:  # (x & y) | (~x & z) == z ^ (x & (y ^ z))
+        np.bitwise_xor(y, z, out=out)
+        out &= x
+        out ^= z
+    elif round_ == 2:  # (x | ~y) ^ z
+        np.invert(y, out=out)
+        out |= x
+        out ^= z
+    elif round_ == 3:  # (x & z) | (y & ~z) == y ^ (z & (x ^ y))
+        np.bitwise_xor(x, y, out=out)
+        out &= z
+        out ^= y
+    else:  # x ^ (y | ~z)
+        np.invert(z, out=out)
+        out |= y
+        out ^= x
+
+
+def _batch_rol(x: npt.NDArray[np.uint32], s: int, spare: npt.NDArray[np.uint32]) -> None:
+    """Rotate every word of `x` left by `s` bits, in place (`spare` is scratch of the same shape)."""
+    np.left_shift(x, s, out=spare)
+    x >>= 32 - s
+    x |= spare
+
+
+def _batch_compress(words: list[Word], n: int) -> npt.NDArray[np.uint8]:
+    """Digests (n, 20) of n one-block messages given by their 16 words (ints or uint32 arrays)."""
+    al, bl, cl, dl, el = _batch_line(words, False, n)
+    ar, br, cr, dr, er = _batch_line(words, True, n)
+    h = _INITIAL
+    out = np.empty((n, 5), dtype=np.uint32)
+    for i, (x, y, init) in enumerate(((cl, dr, h[1]), (dl, er, h[2]), (el, ar, h[3]), (al, br, h[4]),
+                                      (bl, cr, h[0]))):
+        np.add(x, y, out=out[:, i])
+        out[:, i] += init
+    return out.astype("<u4").view(np.uint8).reshape(n, DIGEST_SIZE)
+
+
+def digest_counter_messages(counters: npt.ArrayLike, tail: bytes) -> npt.NDArray[np.uint8]:
+    """Digests (n, 20) of the messages ``counter (4 bytes, little-endian) || tail``, one per counter
+    (each taken modulo 2**32); `tail` is at most 51 bytes, so every message is one block."""
+    if len(tail) > MAX_SHORT - 4:
+        raise ValueError(f"the tail after the counter is at most {MAX_SHORT - 4} bytes; got {len(tail)}")
+    numbers = np.asarray(counters).reshape(-1)
+    words: list[Word] = list(struct.unpack("<16I", _padded(bytes(4) + bytes(tail))))
+    words[0] = (numbers % (1 << 32)).astype(np.uint32)
+    return _batch_compress(words, len(numbers))
+
+
 def digest_short_messages(messages: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """Digests (n, 20) of n messages given as an (n, L) uint8 array, L <= 55 (one block each)."""
     msgs = np.asarray(messages, dtype=np.uint8)
@@ -125,8 +223,5 @@ def digest_short_messages(messages: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     blocks[:, length] = 0x80
     blocks[:, 56:64] = np.frombuffer(struct.pack("<Q", 8 * length), dtype=np.uint8)
     words_le = blocks.view("<u4").astype(np.uint32)  # (n, 16), byte order fixed to little-endian
-    words = [np.ascontiguousarray(words_le[:, i]) for i in range(16)]
-    state = tuple(np.full(n, v, dtype=np.uint32) for v in _INITIAL)
-    h = _compress(state, words)
-    out = np.stack(h, axis=1).astype("<u4")
-    return out.view(np.uint8).reshape(n, DIGEST_SIZE)
+    words: list[Word] = [np.ascontiguousarray(words_le[:, i]) for i in range(16)]
+    return _batch_compress(words, n)

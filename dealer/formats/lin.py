@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from dealer.boards import Vulnerability, dealers_of, vulnerabilities_of
+from dealer.cards import RANKS
 from dealer.dealset import DealSet
 from dealer.errors import FormatError
 from dealer.formats._codes import hand_layout, parse_hand
@@ -47,6 +49,15 @@ MD_SEATS: Final = (2, 3, 0, 1)  # md hands are S, W, N, E
 VUL_CODES: Final = "oneb"
 _QX: Final = re.compile(r"[oOcC]?(\d{1,9})")
 _AH: Final = re.compile(r"\s*board\s+(\d{1,9})\s*", re.IGNORECASE)
+# the usual md: a dealer digit, then three or four hands S..H..D..C.. in upper case, comma-separated
+_HAND: Final = "S[AKQJT2-9]*H[AKQJT2-9]*D[AKQJT2-9]*C[AKQJT2-9]*"
+USUAL_MD: Final = re.compile(rf"\s*[1-4]?({_HAND},{_HAND},{_HAND}(?:,|,{_HAND})?)\s*")
+_HAND_TEXT: Final = 17  # a whole hand: four suit letters and 13 ranks
+USUAL_LENGTHS: Final = (3 * _HAND_TEXT + 2, 3 * _HAND_TEXT + 3, 4 * _HAND_TEXT + 3)
+_SUIT_OF_LETTER = np.full(256, UNSET, dtype=np.uint8)
+_SUIT_OF_LETTER[list(b"SHDC")] = np.arange(4)
+_RANK_OF_BYTE = np.full(256, UNSET, dtype=np.uint8)
+_RANK_OF_BYTE[list(RANKS.encode("ascii"))] = np.arange(13)
 
 
 @dataclass
@@ -86,6 +97,14 @@ def _pairs(stream: BinaryIO, path: str) -> Iterator[tuple[str, str, int]]:
 def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
     """Boards of a LIN file in chunks."""
     chunk = _Chunk(path)
+    try:
+        yield from _read_boards(stream, path, chunk)
+    except FormatError:
+        chunk.check_pending()  # a bad deal on an earlier board is the first error
+        raise
+
+
+def _read_boards(stream: BinaryIO, path: str, chunk: _Chunk) -> Iterator[DealSet]:
     board: _Board | None = None
     for key, value, line in _pairs(stream, path):
         if board is not None and _starts_next_board(board, key):
@@ -126,17 +145,38 @@ class _Chunk:
         self.dealers: list[int | None] = []
         self.vuls: list[int | None] = []
         self.lines: list[int] = []
+        self.pending: dict[int, list[tuple[int, str]]] = {}  # md length -> (row, md) in the usual layout
 
     def add(self, board: _Board) -> None:
         if board.md is None:
             raise FormatError("a board without md (its deal)", self.path, line=board.line)
         number = self._number(board)
+        row = len(self.boards)
         self.boards.append(number)
         self.lines.append(board.line)
         self.previous = number
-        self.deals += self._deal(board.md, board.line, number)
+        usual = USUAL_MD.fullmatch(board.md)
+        if usual and len(usual.group(1)) in USUAL_LENGTHS:  # decoded in a batch when the chunk is taken
+            self.deals += bytes(52)
+            self.pending.setdefault(len(usual.group(1)), []).append((row, usual.group(1)))
+        else:
+            self.deals += self._deal(board.md, board.line, number)
         self.dealers.append(self._dealer(board.md, board.line, number))
         self.vuls.append(self._vul(board.sv, board.line, number))
+
+    def check_pending(self) -> None:
+        """Decode the deals left for the batch decoder into place; one it cannot read goes to the
+        one-board reader, which raises `FormatError` if it is wrong."""
+        deals = np.frombuffer(self.deals, dtype=np.uint8).reshape(-1, 52)  # a view: written in place
+        left: list[tuple[int, str]] = []
+        for items in self.pending.values():
+            decoded, ok = decode_usual_hands([md for _, md in items])
+            rows = np.array([row for row, _ in items], dtype=np.intp)
+            deals[rows[ok]] = decoded[ok]
+            left += [item for item, good in zip(items, ok.tolist(), strict=True) if not good]
+        self.pending = {}
+        for row, md in sorted(left):
+            deals[row] = np.frombuffer(self._deal(md, self.lines[row], self.boards[row]), dtype=np.uint8)
 
     def _number(self, board: _Board) -> int:
         numbers = []
@@ -194,6 +234,7 @@ class _Chunk:
                               line=line, board=number) from None
 
     def take(self) -> DealSet:
+        self.check_pending()
         deals = np.frombuffer(bytes(self.deals), dtype=np.uint8).reshape(-1, 52)
         try:
             check_batch(deals)
@@ -207,6 +248,35 @@ class _Chunk:
         result = DealSet(boards, deals, np.array(dealers), np.array(vuls))
         self._reset()
         return result
+
+
+def decode_usual_hands(bodies: list[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]:
+    """Deals of md texts (without the dealer digit) of one length in the usual layout: three or four
+    comma-separated hands of 17 characters, S W N E, each S..H..D..C.. with its suits in that order; a
+    hand left out is East's. Returns the deals and a mask of the texts read; the others (hands of
+    other lengths, a card given twice) are left to the one-board reader."""
+    m = len(bodies)
+    raw = np.frombuffer("".join(bodies).encode("ascii"), dtype=np.uint8).reshape(m, -1)
+    count = 4 if raw.shape[1] == USUAL_LENGTHS[2] else 3
+    grid = np.full((m, count * (_HAND_TEXT + 1)), ord(","), dtype=np.uint8)  # each hand and its comma
+    grid[:, : raw.shape[1]] = raw
+    cells = grid.reshape(m, count, _HAND_TEXT + 1)
+    # the commas between hands where hands of 17 characters put them, and no comma elsewhere
+    ok = (cells[:, :, _HAND_TEXT] == ord(",")).all(axis=1) & (cells[:, :, :_HAND_TEXT] != ord(",")).all(axis=(1, 2))
+    cells = cells[ok, :, :_HAND_TEXT]
+    letter = _SUIT_OF_LETTER[cells] != UNSET
+    suit = np.cumsum(letter, axis=2, dtype=np.uint8) - np.uint8(1)  # letters come in the order S H D C
+    cards = (suit * np.uint8(13) + _RANK_OF_BYTE[cells])[~letter].reshape(-1, count, 13)
+    seats = np.broadcast_to(np.array(MD_SEATS[:count], dtype=np.uint8)[None, :, None], cards.shape)
+    deals = np.full((len(cards), 52), UNSET, dtype=np.uint8)
+    flat = (len(cards), count * 13)
+    np.put_along_axis(deals, cards.reshape(flat).astype(np.intp), seats.reshape(flat), axis=1)
+    whole = (deals != UNSET).sum(axis=1) == 13 * count  # no card given twice
+    deals[deals == UNSET] = MD_SEATS[3]  # the hand left out, if any
+    out = np.zeros((m, 52), dtype=np.uint8)
+    out[ok] = deals
+    ok[ok] = whole
+    return out, ok
 
 
 def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:

@@ -36,6 +36,12 @@ def _lookup(alphabet: str) -> npt.NDArray[np.uint8]:
 
 _SEAT_OF_BYTE = _lookup(SEATS)
 _RANK_OF_BYTE = _lookup(RANKS)
+# the text of a deal before its first seat and ranks are put in: "?:" then dots, a space between hands
+BLANK_DEAL_TEXT: Final = b"?:" + b" ".join([b"." * _HAND_WIDTH] * 4)
+_BLANK_TEXT = np.frombuffer(BLANK_DEAL_TEXT, dtype=np.uint8)
+_CARD_RANK_CODES = np.tile(_RANK_CODES, 4)  # rank letter of each card index
+_SUIT_OFFSET = (2 + np.arange(DECK_SIZE) // 13).astype(np.uint8)  # "X:" and the dots before the suit
+_TEXT_CHUNK: Final = 8192
 
 
 def deal_texts(deals: DealArray, first: npt.ArrayLike) -> npt.NDArray[np.uint8]:
@@ -44,21 +50,42 @@ def deal_texts(deals: DealArray, first: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     Ranks come in descending order within each suit, as the export format requires.
     """
     batch = np.asarray(deals, dtype=np.uint8).reshape(-1, DECK_SIZE)
-    n = len(batch)
-    starts = np.broadcast_to(np.asarray(first, dtype=np.uint8), (n,))
-    out = np.full((n, DEAL_TEXT_LENGTH), ord("."), dtype=np.uint8)
-    out[:, 0] = _SEAT_CODES[starts]
-    out[:, 1] = ord(":")
-    out[:, list(_SPACE_COLUMNS)] = ord(" ")
-    position = (batch - starts[:, None]) % 4  # each card's hand position, 0 for the first hand
-    # cards of each hand in ascending index order = suits S H D C, ranks high to low
-    cards = np.concatenate(
-        [np.nonzero(position == k)[1].reshape(n, 13) for k in range(4)], axis=1)
-    slot = np.arange(DECK_SIZE)
-    # a card's column: its hand's start, its place in the hand, plus one dot per suit before its own
-    columns = 2 + (slot // 13) * (_HAND_WIDTH + 1) + slot % 13 + cards // 13
-    np.put_along_axis(out, columns, _RANK_CODES[cards % 13], axis=1)
+    out = np.empty((len(batch), DEAL_TEXT_LENGTH), dtype=np.uint8)
+    out[:] = _BLANK_TEXT
+    put_deal_texts(batch, np.asarray(first, dtype=np.uint8), out, 0)
     return out
+
+
+def put_deal_texts(deals: DealArray, first: npt.NDArray[np.uint8], rows: npt.NDArray[np.uint8],
+                   column: int) -> None:
+    """Write the deal texts of `deals` into columns column..column+68 of the C-contiguous byte rows.
+
+    Those columns must already hold the blank text (``X:`` and dots, a space between hands): only the
+    first seat and the 52 ranks are written. A card's column is its hand's start, plus the cards of
+    its hand before it (cards in index order are suits S H D C, ranks high to low), plus one dot for
+    each suit before its own; the columns left over are the dots. The cards before it in its hand are
+    counted for all four hands at once: each card adds 1 to its hand's byte of a uint32 running sum.
+    """
+    n = len(deals)
+    if rows.shape[0] != n or not rows.flags.c_contiguous:
+        raise ValueError("rows must be C-contiguous with one row per deal")
+    starts = np.broadcast_to(first, (n,))
+    rows[:, column] = _SEAT_CODES[starts]
+    for lo in range(0, n, _TEXT_CHUNK):  # in chunks: the uint32 and index temporaries stay in cache
+        hi = min(lo + _TEXT_CHUNK, n)
+        position = deals[lo:hi] - starts[lo:hi, None]
+        position &= 3  # each card's hand: 0 for the hand written first
+        shift = position << 3
+        ones = np.left_shift(np.uint32(1), shift, dtype=np.uint32)
+        before = np.cumsum(ones, axis=1, dtype=np.uint32)
+        before -= ones
+        before >>= shift  # the low byte is now the count of earlier cards in the same hand
+        place = before.astype(np.uint8)  # keeps that low byte
+        place += position * np.uint8(_HAND_WIDTH + 1)
+        place += _SUIT_OFFSET
+        index = place.astype(np.intp)
+        index += (np.arange(lo, hi, dtype=np.intp) * rows.shape[1] + column)[:, None]
+        rows.reshape(-1)[index.reshape(-1)] = np.broadcast_to(_CARD_RANK_CODES, (hi - lo, DECK_SIZE)).reshape(-1)
 
 
 def parse_deal_texts(texts: Sequence[str]) -> tuple[DealArray, npt.NDArray[np.bool_]]:

@@ -61,6 +61,17 @@ def test_fallback_hash_gives_the_same_deals_as_hashlib() -> None:
             assert np.array_equal(a, bigdeal.BigDealEngine(seed, "Owner ü", use_hashlib=True).deals(500))
 
 
+@pytest.mark.skipif(not bigdeal.hashlib_has_ripemd160(), reason="hashlib offers no RIPEMD-160 here")
+def test_default_mix_of_hashlib_and_numpy_batches_is_the_hashlib_stream() -> None:
+    # small calls hash through hashlib, large ones through numpy; the stream must not notice
+    seed = bytes(range(20))
+    mixed = bigdeal.BigDealEngine(seed, "Owner")
+    plain = bigdeal.BigDealEngine(seed, "Owner", use_hashlib=True)
+    for count in (3, 5000, 1, 70_000, 2999, 17):
+        assert np.array_equal(mixed.deals(count), plain.deals(count)), count
+    assert mixed.counter == plain.counter
+
+
 def test_engine_falls_back_when_hashlib_lacks_ripemd160(monkeypatch: pytest.MonkeyPatch) -> None:
     seed, owner = squaredeal_seed_and_owner(session_key("5,2"))
     real_new = hashlib.new

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from math import comb
 from pathlib import Path
@@ -113,3 +114,26 @@ def test_batches_larger_than_one_chunk_decode_like_single_deals() -> None:
     deals = godel.numbers_to_deals(numbers)
     for i in (0, 32_767, 32_768, 39_999):
         assert np.array_equal(deals[i], godel.number_to_deal(numbers[i]))
+
+
+def greedy_step(rest: int, k: int) -> int:
+    """The largest q with C(q, k) <= rest, by definition."""
+    q = k - 1
+    while comb(q + 1, k) <= rest:
+        q += 1
+    return q
+
+
+def test_table_greedy_step_is_exact_at_both_ends_of_every_bucket_and_every_binomial() -> None:
+    # within a bucket the answer can change at most once, so both ends of each bucket and both sides
+    # of every binomial value cover every case the table can meet
+    lows = godel.bucket_lows()
+    for k in range(1, 14):
+        top = comb(52, k)  # a remainder at step k is below C(52, k)
+        values = {v for low, high in zip(lows[:-1], lows[1:], strict=True)
+                  for v in (math.ceil(low), math.ceil(high) - 1) if v <= top}
+        values |= {v for q in range(k, 53) for v in (comb(q, k), comb(q, k) + 1) if v <= top}
+        rests = np.array(sorted(v - 1 for v in values if v >= 1), dtype=np.uint64)
+        found = godel.largest_at_most(rests, k)
+        expected = [greedy_step(int(r), k) for r in rests]
+        assert found.tolist() == expected, k

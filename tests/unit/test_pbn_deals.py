@@ -53,3 +53,15 @@ def test_other_layouts_are_left_to_the_scalar_reader() -> None:
     deals, ok = parse_deal_texts(texts)
     assert ok.tolist() == [True, False, False, False, False, False]
     assert np.array_equal(deals[0], from_pbn(good))
+
+
+def test_bulk_texts_match_the_scalar_conversion_for_every_first_seat() -> None:
+    rng = np.random.default_rng(7)
+    deals = rng.permuted(np.tile(np.array(SEATS_ROW, dtype=np.uint8), (3000, 1)), axis=1)
+    for first in range(4):
+        texts = deal_texts(deals, np.full(len(deals), first))
+        assert [t.tobytes().decode("ascii") for t in texts] == [to_pbn(d, first) for d in deals]
+    mixed = rng.integers(0, 4, len(deals))
+    texts = deal_texts(deals, mixed)
+    assert [t.tobytes().decode("ascii") for t in texts] == [to_pbn(d, int(f)) for d, f in zip(deals, mixed,
+                                                                                            strict=True)]

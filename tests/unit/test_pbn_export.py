@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer import __version__
-from dealer.cards import from_pbn
+from dealer.cards import from_pbn, to_pbn
 from dealer.dealset import DealSet
 from dealer.errors import UsageError
 from dealer.formats import pbn
@@ -163,3 +163,27 @@ def test_any_deal_set_comes_back_from_its_file(deals: DealSet) -> None:
     back = DealSet.concat(pbn.read(io.BytesIO(written(deals)), "x.pbn"))
     assert back.same_deals(deals)
     assert back.event == deals.event or not len(deals)  # an empty set writes no game to hold it
+
+
+def plain_game(board: int, dealer: int, vul: int, deal: np.ndarray, event: str) -> str:
+    """One game of export form written out tag by tag, the deal text from dealer.cards.to_pbn."""
+    tags = [("Event", event), ("Site", "?"), ("Date", "?"), ("Board", str(board)), ("West", ""), ("North", ""),
+            ("East", ""), ("South", ""), ("Dealer", "NESW"[dealer]), ("Vulnerable", ("None", "NS", "EW", "All")[vul]),
+            ("Deal", to_pbn(deal, dealer)), ("Scoring", ""), ("Declarer", ""), ("Contract", ""), ("Result", ""),
+            ("Generator", "gen")]
+    return "".join(f'[{name} "{value}"]\r\n' for name, value in tags)
+
+
+def test_bulk_export_equals_the_games_written_one_by_one() -> None:
+    # more games than one chunk of the writer; every dealer and vulnerability, board numbers of 1-19 digits
+    rng = np.random.default_rng(11)
+    n = 10_000
+    deals = rng.permuted(np.tile(np.repeat(np.arange(4, dtype=np.uint8), 13), (n, 1)), axis=1)
+    boards = np.where(rng.random(n) < 0.5, rng.integers(1, 100, n), 10 ** rng.integers(0, 19, n))
+    boards = boards + rng.integers(0, 9, n)
+    dealers, vuls = rng.integers(0, 4, n), rng.integers(0, 4, n)
+    data = written(DealSet(boards, deals, dealers, vuls, "Cup"), generator="gen")
+    games = [plain_game(int(b), int(d), int(v), deal, "Cup")
+             for b, d, v, deal in zip(boards, dealers, vuls, deals, strict=True)]
+    assert data == ("% PBN 2.1\r\n% EXPORT\r\n" + "\r\n".join(games)).encode("ascii")
+    assert len(set(np.char.str_len(boards.astype(str)).tolist())) == 19

@@ -66,3 +66,19 @@ def test_batch_agrees_with_the_scalar_form() -> None:
 def test_batch_refuses_messages_longer_than_one_block() -> None:
     with pytest.raises(ValueError, match="L <= 55"):
         ripemd160.digest_short_messages(np.zeros((2, 56), dtype=np.uint8))
+
+
+def test_counter_messages_agree_with_the_scalar_form_for_every_tail_length() -> None:
+    rng = np.random.default_rng(3)
+    for length in range(0, ripemd160.MAX_SHORT - 4 + 1):
+        tail = rng.bytes(length)
+        counters = np.array([0, 1, 2**32 - 1, 2**32, 2**32 + 5, *rng.integers(0, 2**40, 5)], dtype=np.uint64)
+        digests = ripemd160.digest_counter_messages(counters, tail)
+        for counter, digest in zip(counters.tolist(), digests, strict=True):
+            block = (counter % 2**32).to_bytes(4, "little") + tail
+            assert digest.tobytes() == ripemd160.ripemd160(block), (length, counter)
+
+
+def test_counter_messages_refuse_a_tail_past_one_block() -> None:
+    with pytest.raises(ValueError, match="at most 51 bytes"):
+        ripemd160.digest_counter_messages(np.arange(3), bytes(52))

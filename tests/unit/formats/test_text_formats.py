@@ -6,10 +6,13 @@ import io
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from dealer.cards import from_pbn
 from dealer.dealset import DealSet
-from dealer.errors import FormatError
-from dealer.formats import get_format
+from dealer.errors import FormatError, InvalidDealError
+from dealer.formats import get_format, lin
 from tests.unit.formats.support import random_deals, read_bytes, write_bytes
 
 # board 1 of Big Deal's sample: N AJ9.K9542.Q.AK93  E K.QJ76.K98763.75  S QT6543.AT.JT.T62  W 872.83.A542.QJ84
@@ -119,6 +122,66 @@ def test_lin_writes_big_deals_line() -> None:
 def test_lin_faults_name_line_and_board(text: bytes, reason: str) -> None:
     err = fault("lin", b"pn|a,b,c,d|pg||\n" + text)
     assert err.line == 2 and reason in err.reason
+
+
+def lin_hand(deal: np.ndarray, seat: int) -> str:
+    """A hand in LIN's S..H..D..C.. form, by plain loops."""
+    return "".join(letter + "".join("AKQJT98765432"[r] for r in range(13) if deal[suit * 13 + r] == seat)
+                   for suit, letter in enumerate("SHDC"))
+
+
+def lin_md_reference(body: str) -> np.ndarray | None:
+    """The deal of an md body of three or four hands (S W N E), through the PBN reader of dealer.cards:
+    each hand 'S..H..D..C..' rewritten as '..'.'..', an empty or absent fourth hand as '-'."""
+    hands = body.split(",")
+    hands += [""] * (4 - len(hands))
+    pbn = [h[1:].replace("H", ".").replace("D", ".").replace("C", ".") if h else "-" for h in hands]
+    try:
+        return from_pbn("S:" + " ".join(pbn))
+    except InvalidDealError:
+        return None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(0, 2**32), st.booleans(), st.booleans(),
+       st.lists(st.tuples(st.integers(0, 80), st.sampled_from(list("SHDCAKQJT98765432,")),
+                          st.sampled_from(["change", "insert", "delete"])), max_size=3))
+def test_lin_batch_decoder_agrees_with_reading_each_hand(seed: int, four: bool, comma: bool,
+                                                         edits: list[tuple[int, str, str]]) -> None:
+    deal = random_deals(seed, 1)[0]
+    text = list(",".join(lin_hand(deal, seat) for seat in ((2, 3, 0, 1) if four else (2, 3, 0))))
+    text += [","] if comma and not four else []
+    for place, ch, edit in edits:
+        if edit == "insert":
+            text.insert(place % (len(text) + 1), ch)
+        elif edit == "delete":
+            del text[place % len(text)]
+        else:
+            text[place % len(text)] = ch
+    body = "".join(text)
+    expected = lin_md_reference(body)
+    usual = lin.USUAL_MD.fullmatch(body)
+    if not (usual and usual.group(1) == body and len(body) in lin.USUAL_LENGTHS):
+        assert expected is None or edits  # the deals as written are in the usual layout
+        return
+    decoded, ok = lin.decode_usual_hands([body])
+    if ok[0]:
+        assert expected is not None and np.array_equal(decoded[0], expected)
+    else:
+        assert expected is None
+
+
+def test_lin_batch_decoding_keeps_the_first_fault_in_file_order() -> None:
+    good = b"qx|o1|md|3SQT6543HATDJTCT62,S872H83DA542CQJ84,SAJ9HK9542DQCAK93|sv|o|pg||\n"
+    twice = good.replace(b"o1", b"o2").replace(b"SQT6543", b"SAT6543")  # the usual layout, SA twice
+    bad_sv = good.replace(b"o1", b"o3").replace(b"sv|o", b"sv|x")
+    err = fault("lin", good + twice + bad_sv)
+    assert (err.line, err.board) == (2, 2) and "SA is given twice" in err.reason
+    short = b"qx|o4|md|4S5HAQJ7DQ53CKQJ64,SKQT864H6DAJT8CT3,S9732HKT2DK64CA7,|pg||\n"  # 53 characters
+    err = fault("lin", good + short)  # as long as three whole hands, but North has 12 cards
+    assert (err.line, err.board) == (2, 4) and "N 12, E 14" in err.reason
+    many = good * 9000  # past one chunk of boards
+    assert len(read_bytes("lin", many)) == 9000
 
 
 # --- JSON ------------------------------------------------------------------------------------

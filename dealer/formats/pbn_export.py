@@ -1,0 +1,192 @@
+"""PBN writing: the export format of standard 2.1, whole games assembled as numpy byte arrays.
+
+The file is ``% PBN 2.1`` and ``% EXPORT``, CRLF line ends, the 15 tags of the Mandatory Tag Set in
+their order, then the supplemental ``Generator`` tag (export puts supplemental tags after the MTS,
+sorted by name), an empty line before every game but the first. The deal starts with the dealer,
+ranks descending. Event, Site and Date belong to the event and are ``?`` when unknown; the players,
+Scoring, Declarer, Contract and Result do not apply to a dealing program and are ``""``, as the
+standard asks of one.
+
+Every game is the same text but for four fields: the board number (1 to 19 digits), the dealer (one
+letter), the vulnerability (``None``, ``NS``, ``EW`` or ``All``) and the 69-character deal. So a chunk
+of games is built as one (n, width) byte array: a template row copied n times, then the four fields
+written column-wise, the board number right-aligned in a field as wide as the chunk's widest and the
+vulnerability left-aligned in four columns. A mask of the bytes that belong to each game (dropping
+the unused columns of those two fields) then leaves the games back to back, in file order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from dealer import __version__
+from dealer.boards import Vulnerability
+from dealer.cards import SEATS
+from dealer.dealset import DealSet
+from dealer.errors import UsageError
+from dealer.formats.pbn_deals import BLANK_DEAL_TEXT, put_deal_texts
+
+EXPORT_HEADER: Final = b"% PBN 2.1\r\n% EXPORT\r\n"
+GAME_SEPARATOR: Final = b"\r\n"  # the empty line before every game but the first
+OPTIONS: Final = ("event", "site", "date", "generator")
+_GAMES_PER_CHUNK: Final = 8192
+_MAX_VALUE: Final = 200  # escaped; keeps every line within the standard's 255 characters
+_DATE = re.compile(r"[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}")
+_OTHER_DATES = re.compile(r"([0-9]{4})[-/]?([0-9]{2})[-/]?([0-9]{2})")
+
+_VUL_WIDTH: Final = 4
+_VUL_TEXT = np.array([list(Vulnerability(v).pbn.ljust(_VUL_WIDTH).encode("ascii")) for v in range(4)],
+                     dtype=np.uint8)
+_VUL_LENGTH = np.array([len(Vulnerability(v).pbn) for v in range(4)], dtype=np.uint8)
+_SEAT_CODES = np.frombuffer(SEATS.encode("ascii"), dtype=np.uint8)
+_MAX_DIGITS: Final = 19  # board numbers are int64
+_POWERS_OF_TEN = np.array([10**k for k in range(_MAX_DIGITS)], dtype=np.int64)
+
+
+def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:
+    """Write `deals` in PBN 2.1 export format.
+
+    Options: ``event``, ``site`` (text), ``date`` (``datetime.date`` or ``YYYY.MM.DD``), ``generator``
+    (how the deals were made; never a seed). Defaults: the deal set's event and metadata, else ``?``;
+    the generator defaults to this program.
+    """
+    unknown = set(options) - set(OPTIONS)
+    if unknown:
+        raise UsageError(f"PBN has no option {', '.join(sorted(unknown))}; options: {', '.join(OPTIONS)}")
+    layout = game_layout(deals, options)
+    stream.write(EXPORT_HEADER)
+    for start in range(0, len(deals), _GAMES_PER_CHUNK):
+        part = slice(start, start + _GAMES_PER_CHUNK)
+        games = layout.games(deals.boards[part], deals.dealers[part], deals.vulnerabilities[part],
+                             deals.deals[part])
+        stream.write(games[0 if start else len(GAME_SEPARATOR):].data)
+
+
+@dataclass(frozen=True)
+class GameLayout:
+    """The fixed text of a game in export form, around its four fields (board, dealer, vulnerability,
+    deal); the texts are ISO 8859-1 bytes, each game preceded by the empty line."""
+
+    before_board: bytes
+    before_dealer: bytes
+    before_vulnerability: bytes
+    before_deal: bytes
+    after_deal: bytes
+
+    def games(self, boards: npt.NDArray[np.int64], dealers: npt.NDArray[np.uint8],
+              vuls: npt.NDArray[np.uint8], deals: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+        """The games of these boards back to back, each preceded by the empty line, as a byte array."""
+        n = len(boards)
+        digits = _digit_counts(boards)
+        board_width = int(digits.max()) if n else 1
+        pieces = (self.before_board, b"0" * board_width, self.before_dealer, b"?", self.before_vulnerability,
+                  b" " * _VUL_WIDTH, self.before_deal, BLANK_DEAL_TEXT, self.after_deal)
+        starts = np.cumsum([0, *(len(p) for p in pieces)])
+        board_col, dealer_col, vul_col, deal_col = (int(starts[i]) for i in (1, 3, 5, 7))
+        rows = np.empty((n, int(starts[-1])), dtype=np.uint8)
+        rows[:] = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+        _put_board_numbers(boards, rows[:, board_col:board_col + board_width])
+        rows[:, dealer_col] = _SEAT_CODES[dealers]
+        rows[:, vul_col:vul_col + _VUL_WIDTH] = _VUL_TEXT[vuls]
+        put_deal_texts(deals, dealers, rows, deal_col)
+        keep = np.ones_like(rows, dtype=bool)
+        keep[:, board_col:board_col + board_width] = (
+            np.arange(board_width)[::-1] < digits[:, None])  # digits are right-aligned
+        keep[:, vul_col:vul_col + _VUL_WIDTH] = np.arange(_VUL_WIDTH) < _VUL_LENGTH[vuls][:, None]
+        games: npt.NDArray[np.uint8] = rows[keep]
+        return games
+
+
+def _digit_counts(boards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Decimal digits of each board number (numbers >= 1)."""
+    counts: npt.NDArray[np.int64] = np.searchsorted(_POWERS_OF_TEN, boards, side="right")
+    return counts
+
+
+def _put_board_numbers(boards: npt.NDArray[np.int64], field: npt.NDArray[np.uint8]) -> None:
+    """Write the decimal digits of each board number right-aligned into its row of `field`."""
+    rest = boards.copy()
+    for column in range(field.shape[1] - 1, -1, -1):
+        rest, digit = np.divmod(rest, 10)
+        field[:, column] = digit + ord("0")
+
+
+def game_layout(deals: DealSet, options: dict[str, Any]) -> GameLayout:
+    """The fixed text of the games of `deals` with these options (see :func:`write`)."""
+    meta = deals.metadata
+    event = _option_or(options, "event", deals.event)
+    site = _option_or(options, "site", meta.get("site", ""))
+    generator = _option_or(options, "generator", meta.get("generator", "")) or f"dealer {__version__}"
+    date = _export_date(options.get("date", meta.get("date", "")), strict="date" in options)
+    end = '"]\r\n'
+    players = _tags(("West", ""), ("North", ""), ("East", ""), ("South", ""))
+    texts = (
+        "\r\n" + _tags(("Event", event or "?"), ("Site", site or "?"), ("Date", date or "?")) + '[Board "',
+        end + players + '[Dealer "',
+        end + '[Vulnerable "',
+        end + '[Deal "',
+        end + _tags(("Scoring", ""), ("Declarer", ""), ("Contract", ""), ("Result", ""),
+                    ("Generator", generator)),
+    )
+    return GameLayout(*(text.encode("latin-1") for text in texts))
+
+
+def _tags(*pairs: tuple[str, str]) -> str:
+    return "".join(f'[{name} "{value}"]\r\n' for name, value in pairs)
+
+
+def _option_or(options: dict[str, Any], name: str, default: str) -> str:
+    """An escaped tag value: the option if given (refused if PBN cannot hold it), else `default` made fit."""
+    if name in options:
+        return _export_value(str(options[name]), name, strict=True)
+    return _export_value(default, name, strict=False)
+
+
+def _export_value(value: str, what: str, *, strict: bool) -> str:
+    """A tag value of ISO 8859-1 printing characters with quotes and backslashes escaped.
+
+    Tabs and line breaks become spaces. Otherwise, with `strict` a value PBN cannot hold is a
+    `UsageError`; without it, other characters become '?' and the value is cut to fit a line.
+    """
+    text = "".join(" " if ord(c) < 32 else c for c in value).strip()
+    fits = "".join(c if 32 <= ord(c) <= 126 or 160 <= ord(c) <= 255 else "?" for c in text)
+    if strict and fits != text:
+        raise UsageError(f"{what} {_short(text)} has characters PBN cannot hold (ISO 8859-1 only)")
+    escaped = _escape(fits)
+    if len(escaped) > _MAX_VALUE:
+        if strict:
+            raise UsageError(f"{what} is longer than PBN's lines allow ({_MAX_VALUE} characters, escaped)")
+        fits = fits[:_MAX_VALUE]
+        while len(_escape(fits)) > _MAX_VALUE:
+            fits = fits[:-1]
+        escaped = _escape(fits)
+    return escaped
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _export_date(value: Any, *, strict: bool) -> str:
+    """A date as YYYY.MM.DD ('?' for unknown digits); other spellings of a date are normalised."""
+    if isinstance(value, dt.date):
+        return f"{value.year:04d}.{value.month:02d}.{value.day:02d}"
+    text = str(value).strip()
+    if text in ("", "?") or _DATE.fullmatch(text):
+        return text
+    m = _OTHER_DATES.fullmatch(text)
+    if m:
+        return ".".join(m.groups())
+    if strict:
+        raise UsageError(f"date {_short(text)} is not YYYY.MM.DD")
+    return "?"

@@ -1,0 +1,55 @@
+"""The command table: each command module registers the command named like it, and a run that names
+its command imports that command's module and not the others'."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dealer.cli import COMMAND_MODULES, build_parser, command_named
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def commands_of(parser: argparse.ArgumentParser) -> set[str]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return set(sub.choices)
+
+
+@pytest.mark.parametrize("module", COMMAND_MODULES)
+def test_each_module_registers_the_command_named_like_it(module: str) -> None:
+    command = module.rsplit(".", 1)[1]
+    assert commands_of(build_parser(command)) == {command}
+
+
+def test_help_and_unknown_commands_see_every_command() -> None:
+    every = {m.rsplit(".", 1)[1] for m in COMMAND_MODULES}
+    assert commands_of(build_parser()) == every
+    assert commands_of(build_parser("nonsense")) == every
+
+
+@pytest.mark.parametrize(("argv", "command"), [
+    (["generate", "--boards", "1"], "generate"), (["--debug", "convert", "a", "b"], "convert"),
+    (["--help"], None), ([], None),
+])
+def test_the_command_is_the_first_word_that_is_not_an_option(argv: list[str], command: str | None) -> None:
+    assert command_named(argv) == command
+
+
+def test_generating_imports_none_of_the_other_commands(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from dealer.cli import main\n"
+        f"main(['generate', '--boards', '1-4', '--engine', 'shuffle', '-o', {str(tmp_path / 'x.pbn')!r}])\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('dealer'))))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    loaded = run.stdout.split()
+    assert "dealer.cli.generate" in loaded and "dealer.formats.pbn" in loaded
+    for other in ("dealer.cli.convert", "dealer.cli.records", "dealer.printing", "dealer.plan",
+                  "dealer.squaredeal", "dealer.formats.pbn_import"):
+        assert other not in loaded
