@@ -83,10 +83,11 @@ class CommandRefused(MachineFault):
 class DealingFault(MachineFault):
     """Dealing stopped on a machine fault (jam, empty hopper, ...)."""
 
-    def __init__(self, fault: Fault, board: int | None = None) -> None:
+    def __init__(self, fault: Fault, board: int | None = None, resumable: bool | None = None) -> None:
         self.fault = fault
-        self.resumable = bool(fault.flags & FaultFlag.RESUMABLE)
+        self.resumable = bool(fault.flags & FaultFlag.RESUMABLE) if resumable is None else resumable
         name = FaultCode(fault.code).name if fault.code in FaultCode._value2member_map_ else str(fault.code)
+        self.name = name
         super().__init__(f"machine fault {name} (detail {fault.detail}) after {fault.cards_dealt} cards",
                          code=fault.code, board=board)
 

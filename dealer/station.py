@@ -21,16 +21,29 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer.boards import BoardLabel
-from dealer.cards import pack
+from dealer.cards import DECK_SIZE, pack
 from dealer.dealset import DealSet
 from dealer.errors import DeviceTimeout
 from dealer.journal import Job, JobState, Journal
 from dealer.machine import CommandRefused, DealingFault, DeviceRestarted, Machine, Reconnected
 from dealer.progress import RunProgress
 from dealer.verify import Action, FaultCode, Pocket, Recount, VerificationReport, check_label, verify_board
-from firmware_protocol import DealDone, DeviceState, Prompt, RecountReport, RefuseReason, ScanResult, StatusFlag
+from firmware_protocol import (
+    DealDone,
+    DeviceState,
+    Fault,
+    FaultFlag,
+    Prompt,
+    RecountReport,
+    RefuseReason,
+    ScanResult,
+    Status,
+    StatusFlag,
+)
+from firmware_protocol import FaultCode as FaultCode_
 
 FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
+"""Faults whose fix includes making the pack whole before the redeal."""
 
 
 @dataclass
@@ -174,16 +187,32 @@ class Station:
         self._verify(job)
 
     def _wait_dealt(self, job: Job) -> DealDone:
-        """Wait for the deal's end; a resumable fault is cleared by the operator and dealing goes on."""
+        """Wait for the deal's end; a resumable fault is put right by the operator and dealing goes on."""
         while True:
             try:
                 return self.machine.wait_dealt(wire_job(job), self.ctx.deal_timeout)
             except DealingFault as fault:
                 if not fault.resumable:
                     raise
-                self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: clearing it, then going on")
-                self.machine.display(Prompt.CLEAR_PATH, job.board, self._expected(job), f"{fault}"[:80])
+                self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on")
+                self.ctx.journal.note(self.ctx.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
+                                      detail={"code": fault.code, "name": fault.name, "detail": fault.fault.detail})
+                self._put_right(job, fault)
                 self._resume_after_fault(job)
+
+    def _put_right(self, job: Job, fault: DealingFault) -> None:
+        """Prompt the operator to clear the cause of a resumable fault."""
+        code, expected = fault.code, self._expected(job)
+        if code == FaultCode_.BOARD_REMOVED:
+            self.machine.display(Prompt.INSERT_BOARD, job.board, expected, "put the board back to go on")
+            if not self.machine.wait_board(True, self.ctx.board_timeout):
+                raise DeviceTimeout(f"{self.name}: board {job.board} was not put back in time")
+            if check_label(self._read_label(), job.board, self.ctx.set_of(job)) is not None:
+                raise DealingFault(fault.fault, job.board, resumable=False)
+        elif code == FaultCode_.EMPTY_HOPPER:
+            self.machine.display(Prompt.FIX_PACK, job.board, expected, "the pack is short: put back the missing cards")
+        elif code != FaultCode_.POWER_LOSS:
+            self.machine.display(Prompt.CLEAR_PATH, job.board, expected, f"clear the card path: {fault}"[:80])
 
     def _resume_after_fault(self, job: Job) -> None:
         deadline = self.machine.clock() + self.ctx.board_timeout
@@ -192,15 +221,17 @@ class Station:
                 self.machine.start_deal(wire_job(job))
                 return
             except CommandRefused as exc:
+                if exc.reason == RefuseReason.WRONG_STATE and exc.detail == DeviceState.DEALING:
+                    return  # dealing again already
                 if exc.reason != RefuseReason.FAULT_PRESENT or self.machine.clock() > deadline:
                     raise
-                self.machine.sleep(0.05)
+                self.machine.sleep(0.25)
 
     def _machine_fault(self, job: Job, fault: DealingFault) -> None:
         """Dealing stopped for good partway: the board holds part of the deal; redeal it."""
         self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: the board will be redealt")
-        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault",
-                                 detail={"code": fault.code, "cards_dealt": fault.fault.cards_dealt})
+        detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.fault.cards_dealt}
+        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault", detail=detail)
         self.machine.abort()
         self._eject()
         self._send_back(job, fix_pack=False)
@@ -233,11 +264,15 @@ class Station:
             self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: left FAULTED after "
                                   f"{job.attempt} attempts: the director must see to it")
             return
-        expected = self._expected(job)
-        if fix_pack:
-            self.machine.display(Prompt.FIX_PACK, job.board, expected, "make the pack whole: 52 cards, one back")
-        self.machine.display(Prompt.EMPTY_BOARD, job.board, expected, "empty the board and put it back to redeal")
+        text = "make the pack whole, empty the board, put it back" if fix_pack else "empty the board, put it back"
+        self._have_emptied(job, text)
         self._next = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack})
+
+    def _have_emptied(self, job: Job, text: str) -> None:
+        """Prompt the operator to empty the (ejected) board and wait until it is back in the machine."""
+        self.machine.display(Prompt.EMPTY_BOARD, job.board, self._expected(job), text)
+        if not self.machine.wait_board(True, self.ctx.board_timeout):
+            raise DeviceTimeout(f"{self.name}: board {job.board} did not come back after emptying")
 
     def _recount_report(self, job: Job) -> VerificationReport:
         """Recount and verify; an unidentified card (F11) gets up to two more recounts."""
@@ -245,6 +280,9 @@ class Station:
             report = self._verify_recount(job, self.machine.recount(wire_job(job)))
             if not report.unverified:
                 return report
+            self.ctx.journal.note(self.ctx.run_id, "recount-unverified", job_id=job.id, machine=self.name,
+                                  detail={"faults": [c.name for c in report.codes]})
+            self.ctx.progress.say(self.name, f"{report.summary(blind=True)} -> recounting")
         return self._verify_recount(job, self.machine.recount(wire_job(job)))
 
     def _verify_recount(self, job: Job, rr: RecountReport) -> VerificationReport:
@@ -295,7 +333,7 @@ class Station:
         if sum(len(p.cards) + p.unidentified for p in rr.pockets) == 0:
             return True
         self._eject()
-        self.machine.display(Prompt.EMPTY_BOARD, job.board, self._expected(job), "the board is not empty: empty it")
+        self._have_emptied(job, "the board is not empty: empty it and put it back")
         self._next = self.ctx.journal.job(job.id)
         return False
 
@@ -327,30 +365,62 @@ class Station:
         self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: resuming after an interruption")
         st = self.machine.status()
         mine = st.job == wire_job(job)
-        if mine and st.state == DeviceState.FAULT:
-            self.machine.abort()
-            st = self.machine.status()
+        if mine and st.state == DeviceState.FAULT and self._resume_kept_job(job, st):
+            return
         if mine and st.state == DeviceState.DEALING:
-            try:
-                self._dealt(job, self._wait_dealt(job))
-            except DealingFault as fault:
-                self._machine_fault(job, fault)
+            self._finish_dealing(job)
             return
         if not (mine and st.flags & StatusFlag.BOARD_PRESENT):
             self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board))
             self._await_board(job)
             st = self.machine.status()
         rr = self.machine.recount(wire_job(job))
-        if job.state is JobState.DEALING and sum(len(p.cards) + p.unidentified for p in rr.pockets) == 0:
+        cards = sum(len(p.cards) + p.unidentified for p in rr.pockets)
+        if job.state is JobState.DEALING and cards == 0:
             self.ctx.journal.note(self.ctx.run_id, "resume-empty-board", job_id=job.id, machine=self.name)
             if st.state != DeviceState.LOADED or st.job != wire_job(job):
                 self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board))
             self._deal(job)
             return
+        finished = mine and st.state == DeviceState.DONE
+        if job.state is JobState.DEALING and cards < DECK_SIZE and not finished:
+            self._interrupted(job, cards)
+            return
         if job.state is JobState.DEALING:
-            job = self.ctx.journal.advance(job.id, JobState.DEALT, kind="resume-dealt",
-                                           detail={"counts": [len(p.cards) + p.unidentified for p in rr.pockets]})
+            job = self.ctx.journal.advance(job.id, JobState.DEALT, kind="resume-dealt", detail={"cards": cards})
         self._verify(job)
+
+    def _finish_dealing(self, job: Job) -> None:
+        """The machine is still dealing this job: wait for the end, then verify."""
+        try:
+            self._dealt(job, self._wait_dealt(job))
+        except DealingFault as fault:
+            self._machine_fault(job, fault)
+
+    def _resume_kept_job(self, job: Job, st: Status) -> bool:
+        """A machine that kept the job over a fault (e.g. power loss): put it right and go on dealing.
+
+        Returns False (after aborting) if the machine will not resume."""
+        fault = DealingFault(Fault(st.fault, st.fault_detail, st.job, st.cards_dealt, FaultFlag.RESUMABLE), job.board)
+        self.ctx.journal.note(self.ctx.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
+                              detail={"code": fault.code, "name": fault.name, "detail": st.fault_detail})
+        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on")
+        try:
+            self._put_right(job, fault)
+            self._resume_after_fault(job)
+        except CommandRefused:
+            self.machine.abort()
+            return False
+        self._finish_dealing(job)
+        return True
+
+    def _interrupted(self, job: Job, cards: int) -> None:
+        """Dealing stopped partway and the machine lost the job: empty the board and redeal."""
+        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="interrupted-deal", detail={"cards": cards})
+        self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: dealing was interrupted after "
+                              f"{cards} cards: the board will be emptied and redealt")
+        self._eject()
+        self._send_back(job, fix_pack=False)
 
 
 def to_recount(rr: RecountReport) -> Recount:

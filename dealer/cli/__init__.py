@@ -27,6 +27,7 @@ COMMAND_MODULES: Final = (
     "dealer.cli.squaredeal",
     "dealer.cli.plan",
     "dealer.cli.deal",
+    "dealer.cli.check",
     "dealer.cli.sim",
 )
 

@@ -1,4 +1,4 @@
-"""`dealer deal` and `dealer check`: deal a deal file on one or more machines, or recount dealt boards."""
+"""`dealer deal`: deal a deal file on one or more machines, every board checked and recounted."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
                                    "checking each board's label before dealing and recounting it after. "
                                    "Every step is journalled: after any crash, run the same command with --resume.")
     p.add_argument("file", metavar="FILE", help="deal file (PBN, DUP, DLM, ...)")
-    _machine_options(p)
+    machine_options(p)
     p.add_argument("--copies", type=int, default=1, help="copies of each board (Law 6F); copy k goes into set NAMEk")
     p.add_argument("--journal", metavar="PATH", help="journal file (default: FILE.journal)")
     p.add_argument("--resume", action="store_true", help="continue the unfinished run of this deal file")
@@ -31,13 +31,8 @@ def register(sub: Any) -> None:
     p.add_argument("--max-attempts", type=int, default=3, help="times a faulted board is redealt (default 3)")
     p.set_defaults(func=run_deal)
 
-    c = sub.add_parser("check", help="recount boards already dealt and verify them against the deal file")
-    c.add_argument("file", metavar="FILE", help="deal file the boards were dealt from")
-    _machine_options(c)
-    c.set_defaults(func=run_check)
 
-
-def _machine_options(p: argparse.ArgumentParser) -> None:
+def machine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", action="append", required=True, metavar="URL",
                    help="machine port: /dev/ttyUSB0, COM3, socket://host:port, rfc2217://host:port, sim:// "
                         "(repeat for several machines)")
@@ -72,14 +67,3 @@ def run_deal(args: argparse.Namespace) -> int:
     print(result.summary, file=sys.stderr)
     raise_for(result)
     return 0
-
-
-def run_check(args: argparse.Namespace) -> int:
-    from dealer.checking import check_boards
-
-    deals = load_deals(args.file, args.boards)
-    reports = check_boards(deals, args.port[0], args.set_name.upper(), board_timeout=args.board_timeout,
-                           show_cards=args.show_cards, quiet=args.quiet)
-    bad = [r for r in reports if not r.ok]
-    print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stderr)
-    return 8 if bad else 0

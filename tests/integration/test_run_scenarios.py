@@ -1,14 +1,17 @@
 """The host's dealing run (dealer.run) against every hil scenario, in memory and virtual time.
 
-Each scenario must end with every board verified or with a named fault report, and the simulator's
-ledger - what physically happened - must agree: a board reported verified holds exactly its deal, and
-each board was dealt into exactly as often as the journal says the run started dealing it.
+Each scenario must end with every board verified or with a named fault report; what the run saw
+(machine faults, verifier faults by their fault-table code, refused boards, redeals, restarts,
+reconnections) must be what the scenario expects; and the simulator's ledger - what physically
+happened - must agree with the journal: a board reported verified holds exactly its deal, and each
+board was dealt into exactly as often as the journal says the run started dealing it.
 """
 
 from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +22,7 @@ from dealer.machine import Machine
 from dealer.run import RunOptions, RunResult, deal_session
 from dealer.simport import loopback_opener
 from hil.loopback import Loopback
+from hil.physical import PhysicalBoard
 from hil.scenarios import SCENARIOS, Scenario
 from tests.unit.test_cards import random_deals
 
@@ -27,58 +31,74 @@ def deals_for(boards: tuple[int, ...], seed: int = 5) -> DealSet:
     return DealSet.from_deals(random_deals(seed, len(boards)), list(boards))
 
 
-def run_on_loopback(loop: Loopback, deals: DealSet, journal: Path, **options: object) -> tuple[RunResult, str]:
+def run_on_loopback(loop: Loopback, deals: DealSet, journal: Path,
+                    machines: list[Machine] | None = None, **options: Any) -> tuple[RunResult, str]:
+    """Deal `deals` on the loopback's machine; the Machine objects made are appended to `machines`."""
     out = io.StringIO()
 
     def factory(url: str) -> Machine:
-        return Machine(url, opener=loopback_opener(loop), clock=loop.clock, sleep=loop.clock.sleep,  # type: ignore[attr-defined]
-                       reconnect_timeout=30.0)
+        m = Machine(url, opener=loopback_opener(loop), clock=loop.clock,
+                    sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+        if machines is not None:
+            machines.append(m)
+        return m
 
     opts = RunOptions(ports=["loop://sim"], journal=journal, machine_factory=factory, out=out,
-                      board_timeout=120, deal_timeout=120, **options)  # type: ignore[arg-type]
+                      board_timeout=120, deal_timeout=120, **options)
     return deal_session(deals, "scenario.pbn", opts), out.getvalue()
 
 
-def dealing_starts(journal: Path, run_id: int) -> dict[tuple[int, int], int]:
-    """Per (board, copy): how many times the journal moved the job into DEALING."""
+def journal_view(journal: Path, run_id: int) -> dict[str, Any]:
+    """What the journal recorded: per board the dealings started, faults by kind, refusals."""
+    seen: dict[str, Any] = {"machine_faults": set(), "verifier_faults": set(), "refused_labels": 0,
+                            "dealings": 0, "starts": {}, "states": {}}
     with Journal.open(journal) as j:
-        counts = {}
-        for job in j.jobs(run_id):
-            events = j.events(run_id, job.id)
-            counts[(job.board, job.copy)] = sum(1 for e in events if e["state"] == JobState.DEALING.value)
         assert j.check_consistency(run_id) == []
-    return counts
+        for job in j.jobs(run_id):
+            seen["states"][job.board] = job.state
+            starts = 0
+            for ev in j.events(run_id, job.id):
+                starts += ev["state"] == JobState.DEALING.value
+                if ev["kind"] in ("machine-fault", "machine-fault-resumed"):
+                    seen["machine_faults"].add(ev["detail"]["name"])
+                elif ev["kind"] in ("recount-fault", "recount-unverified"):
+                    seen["verifier_faults"].update(ev["detail"]["faults"])
+                elif ev["kind"] == "board-refused":
+                    seen["refused_labels"] += 1
+                    seen["verifier_faults"].add("F8")
+            seen["starts"][job.board] = starts
+            seen["dealings"] += starts
+    return seen
+
+
+def hands_of(deal: np.ndarray) -> list[list[int]]:
+    return [sorted(int(c) for c in np.flatnonzero(deal == s)) for s in range(4)]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
-def test_every_scenario_ends_verified_or_with_a_named_fault(scenario: Scenario, tmp_path: Path) -> None:
+def test_every_scenario_ends_as_expected_and_agrees_with_the_ledger(scenario: Scenario, tmp_path: Path) -> None:
     deals = deals_for(scenario.boards)
+    machines: list[Machine] = []
     with Loopback(scenario.sim_config(seed=3)) as loop:
-        result, text = run_on_loopback(loop, deals, tmp_path / "j.db")
+        result, text = run_on_loopback(loop, deals, tmp_path / "j.db", machines)
         ledger = loop.device.ledger
-        boards = {b.label.decode(): b for b in loop.device.room.rack.in_use()}
-    assert result.complete or result.unresolved, text
-    for board in scenario.boards:
-        label = f"A:{board}:"
-        (held,) = [b for name, b in boards.items() if name.startswith(label)]
-        deal = deals.deals[deals.index_of(board)]
-        want = [sorted(int(c) for c in np.flatnonzero(deal == s)) for s in range(4)]
-        if f"board {board} copy 1: verified" not in str(result.unresolved):
-            pass
-    with Journal.open(tmp_path / "j.db") as j:
-        states = {job.board: job.state for job in j.jobs(result.run_id)}
-    for board, state in states.items():
-        (held,) = [b for name, b in boards.items() if name.startswith(f"A:{board}:")]
-        deal = deals.deals[deals.index_of(board)]
-        want = [sorted(int(c) for c in np.flatnonzero(deal == s)) for s in range(4)]
+        held: dict[int, PhysicalBoard] = {}
+        for b in loop.device.room.rack.in_use():
+            name = b.label.decode()
+            if name.startswith("A:") and b.card_count:
+                held[int(name.split(":")[1])] = b
+    seen = journal_view(tmp_path / "j.db", result.run_id)
+    for board, state in seen["states"].items():
+        want = hands_of(deals.deals[deals.index_of(board)])
         if state is JobState.VERIFIED:
-            assert [sorted(h) for h in held.hands()] == want, f"board {board} reported verified but differs"
+            assert [sorted(h) for h in held[board].hands()] == want, f"board {board}: verified but differs"
         else:
-            assert state is JobState.FAULTED, f"board {board} ended {state}"
-            assert "FAULT" in text or "REFUSED" in text
-    starts = dealing_starts(tmp_path / "j.db", result.run_id)
-    for (board, _copy), n in starts.items():
-        (name,) = [name for name in boards if name.startswith(f"A:{board}:")]
-        assert ledger.times_dealt(name.encode()) == n, f"board {board}: ledger vs journal"
-    if scenario.expect.verified:
-        assert result.complete, text
+            assert state is JobState.FAULTED, f"board {board} ended {state}:\n{text}"
+        label = held[board].label if board in held else None
+        if label is not None:
+            assert ledger.times_dealt(label) == seen["starts"][board], f"board {board}: ledger vs journal"
+    summary = {"verified": result.complete, "machine_faults": seen["machine_faults"],
+               "verifier_faults": seen["verifier_faults"], "refused_labels": seen["refused_labels"],
+               "dealings": seen["dealings"], "restarts": sum(m.restarts for m in machines),
+               "reconnects": sum(m.reconnects for m in machines)}
+    assert scenario.expect.mismatches(summary, len(scenario.boards), exact=True) == [], text
