@@ -8,6 +8,7 @@ the controller is `dealer deal` in a subprocess, killed at a random moment (seed
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -49,10 +50,8 @@ def run_state(journal: Path) -> tuple[bool, bool]:
 
 
 def kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait(timeout=30)
 
 
