@@ -124,6 +124,7 @@ class Machine:
         self._answer: Answered | None = None
         self._gave_up: GaveUp | None = None
         self._restarted = False
+        self._last_boot: int | None = None
         self.info: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
@@ -158,6 +159,8 @@ class Machine:
             raise MachineFault(f"{self.name}: machine speaks protocol {reply.protocol_version} schema "
                                f"{reply.schema_hash:08x}; this host speaks {PROTOCOL_VERSION} {SCHEMA_HASH:08x}")
         self.info = reply
+        if self._last_boot == reply.boot_id:
+            self._restarted = False  # the Boot of the very start we just handshook with
         return reply
 
     # --- commands -----------------------------------------------------------------------------
@@ -346,6 +349,7 @@ class Machine:
             if isinstance(msg, Boot):
                 if self.info is not None and msg.boot_id == self.info.boot_id:
                     return  # the Boot of the run we already handshook with, arriving late
+                self._last_boot = msg.boot_id
                 self._restarted = True
                 self._events.clear()
             elif isinstance(msg, Progress):

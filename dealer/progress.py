@@ -104,11 +104,11 @@ class RunProgress:
         self._record(machine, board, copy, (fault,), "label")
         self.say(machine, f"board {board}{_copy(copy)}: REFUSED {fault.text()}")
 
-    def machine_fault(self, machine: str, board: int, copy: int, text: str) -> None:
-        """The machine stopped on a fault while dealing (jam, empty hopper, ...)."""
+    def machine_fault(self, machine: str, board: int, copy: int, text: str, name: str = "") -> None:
+        """The machine stopped on a fault while dealing (jam, empty hopper, ...) named `name`."""
         with self._lock:
             self.stats(machine).machine_faults += 1
-            self.faults_by_code["machine"] += 1
+            self.faults_by_code[f"machine {name}".strip()] += 1
             self.fault_log.append({"machine": machine, "board": board, "copy": copy, "stage": "dealing",
                                    "faults": [{"code": "machine", "text": text}]})
         self.say(machine, f"board {board}{_copy(copy)}: {text}")
@@ -127,8 +127,8 @@ class RunProgress:
         wall = self.clock() - self.started
         lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"]
         for name, s in sorted(self.machines.items()):
-            lines.append(f"  {name}: {s.verified} verified, {s.faulted} faulted, {s.refused_boards} boards "
-                         f"refused, {s.machine_faults} machine faults, {s.boards_per_hour():.0f} boards/hour")
+            lines.append(f"  {name}: {s.verified} verified, {s.faulted} faulted, boards refused {s.refused_boards}, "
+                         f"machine faults {s.machine_faults}, {s.boards_per_hour():.0f} boards/hour")
         if self.faults_by_code:
             lines.append("  faults caught: " + ", ".join(
                 f"{code} x{n}" for code, n in sorted(self.faults_by_code.items())))

@@ -29,6 +29,7 @@ class RunOptions:
 
     ports: Sequence[str]
     journal: Path
+    names: Sequence[str] | None = None
     copies: int = 1
     set_name: str = "A"
     resume: bool = False
@@ -108,9 +109,12 @@ def _execute(journal: Journal, run_id: int, deals: DealSet, options: RunOptions)
     progress.verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
     ctx = RunContext(journal, run_id, deals, progress, default_set=options.set_name,
                      board_timeout=options.board_timeout, deal_timeout=options.deal_timeout,
-                     max_attempts=options.max_attempts, machine_names=set(options.ports))
+                     max_attempts=options.max_attempts, machine_names=set(options.names or options.ports))
+    names = list(options.names or options.ports)
     factory = options.machine_factory or (lambda url: Machine(url))
     machines = [factory(url) for url in options.ports]
+    for machine, name in zip(machines, names, strict=True):
+        machine.name = name
     errors: list[str] = []
     threads = [threading.Thread(target=_station_thread, args=(Station(m, ctx), errors), name=m.name,
                                 daemon=True) for m in machines]

@@ -147,6 +147,9 @@ class Station:
                 return
             except (Reconnected, DeviceRestarted) as exc:
                 self.ctx.progress.say(self.name, f"board {job.board}: {exc}; resynchronising")
+                why = "reconnected" if isinstance(exc, Reconnected) else "restarted"
+                self.ctx.journal.note(self.ctx.run_id, "link-resync", job_id=job.id, machine=self.name,
+                                      detail={"why": why})
                 job = self.ctx.journal.job(job.id)
                 if job.state in (JobState.LOADED, JobState.SCANNED):
                     step = self.deal_job
@@ -194,7 +197,8 @@ class Station:
             except DealingFault as fault:
                 if not fault.resumable:
                     raise
-                self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on")
+                self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on",
+                                                fault.name)
                 self.ctx.journal.note(self.ctx.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
                                       detail={"code": fault.code, "name": fault.name, "detail": fault.fault.detail})
                 self._put_right(job, fault)
@@ -229,7 +233,8 @@ class Station:
 
     def _machine_fault(self, job: Job, fault: DealingFault) -> None:
         """Dealing stopped for good partway: the board holds part of the deal; redeal it."""
-        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: the board will be redealt")
+        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: the board will be redealt",
+                                        fault.name)
         detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.fault.cards_dealt}
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault", detail=detail)
         self.machine.abort()
@@ -416,7 +421,8 @@ class Station:
         fault = DealingFault(Fault(st.fault, st.fault_detail, st.job, st.cards_dealt, FaultFlag.RESUMABLE), job.board)
         self.ctx.journal.note(self.ctx.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
                               detail={"code": fault.code, "name": fault.name, "detail": st.fault_detail})
-        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on")
+        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on",
+                                                fault.name)
         try:
             self._put_right(job, fault)
             self._resume_after_fault(job)

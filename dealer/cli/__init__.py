@@ -29,6 +29,7 @@ COMMAND_MODULES: Final = (
     "dealer.cli.deal",
     "dealer.cli.check",
     "dealer.cli.sim",
+    "dealer.cli.demo",
 )
 
 

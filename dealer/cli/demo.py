@@ -1,0 +1,30 @@
+"""`dealer demo`: a session dealt on simulated machines with faults injected (no hardware needed)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from dealer.demo import run_demo
+from dealer.run import raise_for
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("demo", help="deal a session on simulated machines with faults injected (no hardware)",
+                       description="Generate a session, deal it on simulated dealing machines with realistic "
+                                   "faults, and show how each fault was caught and resolved.")
+    p.add_argument("--boards", type=int, default=16, help="boards in the session (default 16)")
+    p.add_argument("--machines", type=int, default=2, help="simulated machines (default 2)")
+    p.add_argument("--speed", type=float, default=25.0,
+                   help="simulated machine speed factor (default 25: a board in about 0.6 s)")
+    p.add_argument("--folder", metavar="DIR", help="keep the session, journal and report in DIR")
+    p.add_argument("--show-cards", action="store_true", help="name cards in fault lines")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = run_demo(boards=args.boards, machines=args.machines, speed=args.speed,
+                      folder=Path(args.folder) if args.folder else None, show_cards=args.show_cards)
+    raise_for(result)
+    return 0
