@@ -11,7 +11,8 @@ it, poll for retransmits) and turns link outcomes into results or exceptions:
 - a port that vanished is reopened (same URL) for up to `reconnect_timeout` seconds, handshaken again,
   and raises `Reconnected`: the command in flight may or may not have been carried out, so the caller
   resynchronises from `status()`; if the port does not come back, `DeviceDisconnected`;
-- no answer after every retry: `DeviceTimeout`.
+- no answer after every retry: `DeviceTimeout` (the next command first handshakes again, as the link
+  requires after giving up; a machine found restarted meanwhile raises `DeviceRestarted`).
 Device events that nobody is waiting for yet are kept in order until someone asks for them.
 """
 
@@ -124,6 +125,7 @@ class Machine:
         self._answer: Answered | None = None
         self._gave_up: GaveUp | None = None
         self._restarted = False
+        self._resync = False
         self.info: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
@@ -151,7 +153,7 @@ class Machine:
     def _handshake(self, timeout: float) -> HelloAck:
         self._link.cancel()
         self._link = Link(Role.HOST, self._link_config)
-        self._restarted = False
+        self._restarted = self._resync = False
         reply = self._request(Hello(PROTOCOL_VERSION, SCHEMA_HASH, random.getrandbits(16)), HelloAck, timeout,
                               handshake=True)
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
@@ -280,10 +282,13 @@ class Machine:
     def _request(self, msg: Message, expect: type[M] | None, timeout: float, *, handshake: bool = False,
                  board: int | None = None) -> M:
         deadline = self._clock() + timeout
+        if self._resync and not handshake:
+            self._resynchronise(timeout)
         while True:
             reply = self._exchange(msg, deadline, timeout, handshake)
-            if not (isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY) or self._clock() >= deadline:
-                break
+            busy = isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY
+            if not busy or self._clock() + BUSY_RETRY >= deadline:
+                break  # still busy at the deadline: refused as BUSY (never sent again past the deadline)
             self.sleep(BUSY_RETRY)  # an activity (scan, recount, eject) is still running: it ends soon
         if isinstance(reply, Refused):
             if reply.reason == RefuseReason.HANDSHAKE_REQUIRED and not handshake:
@@ -301,6 +306,7 @@ class Machine:
         while self._answer is None:
             if self._gave_up is not None:
                 self._gave_up = None
+                self._resync = not handshake
                 raise DeviceTimeout(f"{self.name}: no answer to {type(msg).__name__} after every retry")
             if self._restarted and not handshake:
                 self._recover_restart()
@@ -358,6 +364,13 @@ class Machine:
         self.restarts += 1
         self._handshake(10.0)
         raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
+
+    def _resynchronise(self, timeout: float) -> None:
+        """After the link gave up, the protocol wants a handshake before any other command."""
+        before = self.info.boot_id if self.info is not None else None
+        if self._handshake(timeout).boot_id != before:
+            self.restarts += 1
+            raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
 
     def _reconnect(self) -> None:
         self.close()

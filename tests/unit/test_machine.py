@@ -255,6 +255,20 @@ def test_after_a_timeout_the_link_works_again_once_the_machine_answers() -> None
         assert m.status().state == DeviceState.IDLE
 
 
+def test_a_machine_that_restarted_while_nothing_got_through_is_seen_as_restarted() -> None:
+    wire = Wire()
+    with machine_on(wire=wire) as (m, _):
+        m.load(JOB, 1, PACKED)
+        wire.mute = True
+        with pytest.raises(DeviceTimeout):
+            m.reset(ResetMode.REBOOT, timeout=30.0)  # carried out; neither its Ack nor the Boot gets through
+        wire.mute = False
+        with pytest.raises(DeviceRestarted):
+            m.status()
+        assert m.restarts == 1
+        assert m.status().state == DeviceState.IDLE
+
+
 def test_no_answer_to_the_handshake_is_a_device_timeout() -> None:
     wire = Wire()
     wire.mute = True
