@@ -305,7 +305,9 @@ class Station:
                 ctx.progress.say(self.name, f"insert board {set_name} {job.board}{_copy(job)}")
                 if not m.wait_board(True, ctx.board_timeout):
                     raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
-            label = self._read_label()
+            present, label = self._scan()
+            if not present:
+                continue  # taken out again before it could be read
             fault = check_label(label, job.board, set_name)
             if fault is None:
                 assert label is not None
@@ -316,16 +318,24 @@ class Station:
             self._eject()
             m.display(Prompt.INSERT_BOARD, job.board, expected,
                       f"wrong board: insert board {set_name} {job.board}")
-            m.wait_board(False, ctx.board_timeout)
 
     def _board_present(self) -> bool:
         return bool(self.machine.status().flags & StatusFlag.BOARD_PRESENT)
 
+    def _scan(self) -> tuple[bool, str | None]:
+        """Read the board's label: (a board is in, its label or None if unreadable)."""
+        try:
+            scanned = self.machine.scan()
+        except CommandRefused as exc:
+            if exc.reason == RefuseReason.NO_BOARD:
+                return False, None
+            raise
+        if scanned.result == ScanResult.NO_BOARD:
+            return False, None
+        return True, scanned.label.decode("ascii", "replace") if scanned.result == ScanResult.OK else None
+
     def _read_label(self) -> str | None:
-        scanned = self.machine.scan()
-        if scanned.result != ScanResult.OK:
-            return None
-        return scanned.label.decode("ascii", "replace")
+        return self._scan()[1]
 
     def _board_is_empty(self, job: Job) -> bool:
         """Before a redeal: the board must be empty; if not, have it emptied and try again later."""
@@ -363,6 +373,8 @@ class Station:
         if job.state not in (JobState.DEALING, JobState.DEALT):
             return
         self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: resuming after an interruption")
+        self.ctx.journal.note(self.ctx.run_id, "resume-uncertain", job_id=job.id, machine=self.name,
+                              detail={"state": job.state.value})
         st = self.machine.status()
         mine = st.job == wire_job(job)
         if mine and st.state == DeviceState.FAULT and self._resume_kept_job(job, st):
