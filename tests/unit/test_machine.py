@@ -114,6 +114,20 @@ def test_the_handshake_gives_the_machines_identity_and_capabilities() -> None:
         assert m.status().boot_id == info.boot_id
 
 
+def test_the_power_on_boot_arriving_during_the_first_handshake_is_not_a_restart() -> None:
+    def slow_to_device(data: bytes, direction: str) -> list[Chunk]:
+        return [(0.05 if direction == "to_device" else 0.0, data)]
+
+    with Loopback(SimConfig(seed=1), manipulator=slow_to_device) as loop:
+        clock: Any = loop.clock
+        loop.advance(0.1)  # the machine's Boot notice is repeated at 0.117 s until answered
+        with Machine("loop://machine", opener=loopback_opener(loop), clock=loop.clock, sleep=clock.sleep) as m:
+            m.connect()
+            m.load(JOB, 1, PACKED)
+            assert m.restarts == 0
+            assert m.status().state == DeviceState.LOADED
+
+
 @pytest.mark.parametrize("constant, value", [("SCHEMA_HASH", SCHEMA_HASH ^ 0x5A5A), ("PROTOCOL_VERSION",
                                                                                      PROTOCOL_VERSION + 1)])
 def test_a_machine_speaking_another_protocol_or_schema_is_refused(monkeypatch: pytest.MonkeyPatch, constant: str,
