@@ -126,6 +126,7 @@ class Machine:
         self._gave_up: GaveUp | None = None
         self._restarted = False
         self._resync = False
+        self._boot_seen: int | None = None
         self.info: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
@@ -150,12 +151,15 @@ class Machine:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _handshake(self, timeout: float) -> HelloAck:
+    def _handshake(self, timeout: float, *, restart_reported: bool = False) -> HelloAck:
         self._link.cancel()
         self._link = Link(Role.HOST, self._link_config)
         self._restarted = self._resync = False
+        first = self.info is None
         reply = self._request(Hello(PROTOCOL_VERSION, SCHEMA_HASH, random.getrandbits(16)), HelloAck, timeout,
                               handshake=True)
+        if self._restarted and self._boot_seen == reply.boot_id and (first or restart_reported):
+            self._restarted = False  # the Boot of the run that answered: its power-on notice or the restart in hand
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
             raise MachineFault(f"{self.name}: machine speaks protocol {reply.protocol_version} schema "
                                f"{reply.schema_hash:08x}; this host speaks {PROTOCOL_VERSION} {SCHEMA_HASH:08x}")
@@ -353,6 +357,7 @@ class Machine:
                 if self.info is not None and msg.boot_id == self.info.boot_id:
                     return  # the Boot of the run we already handshook with, arriving late
                 self._restarted = True
+                self._boot_seen = msg.boot_id
                 self._events.clear()
             elif isinstance(msg, Progress):
                 if self.on_progress is not None:
@@ -362,13 +367,14 @@ class Machine:
 
     def _recover_restart(self) -> None:
         self.restarts += 1
-        self._handshake(10.0)
+        self._handshake(10.0, restart_reported=True)
         raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
 
     def _resynchronise(self, timeout: float) -> None:
         """After the link gave up, the protocol wants a handshake before any other command."""
         before = self.info.boot_id if self.info is not None else None
         if self._handshake(timeout).boot_id != before:
+            self._restarted = False  # reported here, once
             self.restarts += 1
             raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
 

@@ -114,10 +114,13 @@ def test_the_handshake_gives_the_machines_identity_and_capabilities() -> None:
         assert m.status().boot_id == info.boot_id
 
 
-def test_the_power_on_boot_arriving_during_the_first_handshake_is_not_a_restart() -> None:
-    def slow_to_device(data: bytes, direction: str) -> list[Chunk]:
-        return [(0.05 if direction == "to_device" else 0.0, data)]
+def slow_to_device(data: bytes, direction: str) -> list[Chunk]:
+    """A cable that takes 150 ms to carry the host's bytes: the machine repeats its Boot notice (at 0.117 s)
+    before the host's acknowledgement or Hello reaches it."""
+    return [(0.15 if direction == "to_device" else 0.0, data)]
 
+
+def test_the_power_on_boot_arriving_during_the_first_handshake_is_not_a_restart() -> None:
     with Loopback(SimConfig(seed=1), manipulator=slow_to_device) as loop:
         clock: Any = loop.clock
         loop.advance(0.1)  # the machine's Boot notice is repeated at 0.117 s until answered
@@ -312,6 +315,15 @@ def test_a_reboot_is_seen_as_a_restart_and_handshaken_again() -> None:
         assert m.restarts == 1 and m.info.boot_id != first_boot
         st = m.status()
         assert (st.state, st.job, st.boot_id) == (DeviceState.IDLE, 0, m.info.boot_id)  # the loaded deal is gone
+
+
+def test_a_restart_is_reported_once_even_if_its_boot_notice_comes_again_during_the_new_handshake() -> None:
+    with machine_on(wire=slow_to_device) as (m, _):  # type: ignore[arg-type]
+        m.reset(ResetMode.REBOOT)
+        with pytest.raises(DeviceRestarted):
+            m.status()
+        assert m.status().state == DeviceState.IDLE
+        assert m.restarts == 1
 
 
 @pytest.mark.parametrize("keeps_job", [False, True], ids=["loses the job", "keeps the job"])
