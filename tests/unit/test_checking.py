@@ -47,3 +47,20 @@ def test_a_board_never_dealt_is_reported_empty() -> None:
                                machine=machine(loop))
     assert [r.ok for r in reports] == [False, False]
     assert all(r.fault(FaultCode.F1) is not None for r in reports)
+
+
+def test_another_board_found_in_the_machine_is_refused_and_the_right_one_asked_for(tmp_path: Any) -> None:
+    deals = DealSet.from_deals(random_deals(2, 2), [1, 2])
+    with Loopback(SimConfig(seed=2)) as loop:
+        result, _ = run_on_loopback(loop, deals, tmp_path / "j.db")
+        assert result.complete
+        loop.advance(60.0)  # left alone, the operator puts the next empty board of the rack in
+        slot = loop.device.room.slot
+        assert slot is not None and slot.board.number == 3
+        out = io.StringIO()
+        reports = check_boards(deals, "loop://machine", "A", board_timeout=BOARD_TIMEOUT, out=out,
+                               machine=machine(loop))
+    assert [r.ok for r in reports] == [True, True]
+    refused = [line for line in out.getvalue().splitlines() if "REFUSED" in line]
+    assert len(refused) == 1
+    assert refused[0].startswith("[loop://machine] board 1: REFUSED F8") and "board 3 of set A" in refused[0]
