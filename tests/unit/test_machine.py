@@ -46,7 +46,7 @@ from firmware_protocol import (
     deal_hash,
 )
 from hil import FaultPlan, Loopback, SimConfig
-from hil.bytefaults import Chunk
+from hil.bytefaults import Chunk, Manipulator
 from hil.config import DEFAULT_CAPABILITIES
 from tests.unit.test_cards import random_deals
 
@@ -70,7 +70,7 @@ class Wire:
 
 
 @contextmanager
-def machine_on(config: SimConfig | None = None, wire: Wire | None = None,
+def machine_on(config: SimConfig | None = None, wire: Manipulator | None = None,
                **options: Any) -> Iterator[tuple[Machine, Loopback]]:
     """A connected Machine on a fresh simulated machine; closed (and the loopback too) afterwards."""
     with Loopback(config or SimConfig(seed=1), manipulator=wire) as loop:
@@ -289,7 +289,8 @@ def test_a_machine_that_restarted_while_nothing_got_through_is_seen_as_restarted
 def test_no_answer_to_the_handshake_is_a_device_timeout() -> None:
     wire = Wire()
     wire.mute = True
-    with pytest.raises(DeviceTimeout, match="HelloAck|Hello"), machine_on(wire=wire):
+    with pytest.raises(DeviceTimeout, match="^loop://machine: no answer to Hello after every retry"), \
+            machine_on(wire=wire):
         pass
 
 
@@ -318,7 +319,7 @@ def test_a_reboot_is_seen_as_a_restart_and_handshaken_again() -> None:
 
 
 def test_a_restart_is_reported_once_even_if_its_boot_notice_comes_again_during_the_new_handshake() -> None:
-    with machine_on(wire=slow_to_device) as (m, _):  # type: ignore[arg-type]
+    with machine_on(wire=slow_to_device) as (m, _):
         m.reset(ResetMode.REBOOT)
         with pytest.raises(DeviceRestarted):
             m.status()
