@@ -97,7 +97,7 @@ class Watch:
         by_command: dict[str, list[float]] = {}
         for a, b in idle:
             by_command.setdefault(named.get(b, "?"), []).append(b - a)
-        gaps = [min((t for t in loads if t >= out), default=out) - out for out in self.ejected[:-1] if out >= start]
+        gaps = [load - max(out for out in self.ejected if out <= load) for load in loads[1:]]  # from the board before
         hello = min(t for t, name in self.commands if name == "Hello")
         return {"boards": len(self.device.ledger.records), "hello": hello, "start": start, "end": end,
                 "span": end - start,
