@@ -1,7 +1,8 @@
 """`dealer check`: recount boards that were dealt earlier and verify each against its deal.
 
-Nothing is dealt: for each board the operator is prompted to insert it, its label is read, the
-machine recounts its pockets and the verifier names any fault by its Law.
+Nothing is dealt: for each board the operator is prompted to insert it, its label is read (another
+board is ejected and the right one asked for), the machine recounts its pockets and the verifier names
+any fault by its Law.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from dealer.dealset import DealSet
 from dealer.errors import DeviceTimeout
 from dealer.machine import CommandRefused, Machine
 from dealer.station import to_recount
-from dealer.verify import VerificationReport, verify_board
+from dealer.verify import VerificationReport, check_label, verify_board
 from firmware_protocol import Prompt, RefuseReason, ScanResult, StatusFlag
+
+MAX_REFUSALS = 3
+"""Wrong boards refused in a row before the board in the machine is checked (and reported) as it is."""
 
 
 def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = 600.0,
@@ -27,7 +31,7 @@ def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: flo
     try:
         m.connect()
         for item in deals:
-            report = _check_one(m, deals, item.board, set_name, board_timeout)
+            report = _check_one(m, deals, item.board, set_name, board_timeout, out if not quiet else None)
             reports.append(report)
             if not quiet:
                 out.write(f"[{m.name}] {report.summary(blind=not show_cards)}\n")
@@ -36,20 +40,40 @@ def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: flo
     return reports
 
 
-def _check_one(m: Machine, deals: DealSet, board: int, set_name: str, timeout: float) -> VerificationReport:
-    expected = BoardLabel.for_board(set_name, board).payload()
-    if not m.status().flags & StatusFlag.BOARD_PRESENT:
-        m.display(Prompt.INSERT_BOARD, board, expected, f"insert board {set_name} {board} for a recount")
-        if not m.wait_board(True, timeout):
-            raise DeviceTimeout(f"{m.name}: board {board} was not inserted in time")
-    scanned = m.scan()
-    label = scanned.label.decode("ascii", "replace") if scanned.result == ScanResult.OK else None
+def _check_one(m: Machine, deals: DealSet, board: int, set_name: str, timeout: float,
+               out: IO[str] | None) -> VerificationReport:
+    label = _insert(m, board, set_name, timeout, out)
     report = verify_board(deals.deals[deals.index_of(board)], to_recount(m.recount(0)), board=board,
                           set_name=set_name, label=label, session=deals)
+    _eject(m)
+    return report
+
+
+def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] | None) -> str | None:
+    """Have the board put in and read its label; another board found in the machine (F8, wrong board) is
+    ejected and the right one asked for, up to `MAX_REFUSALS` times. Returns the label read (None: unread)."""
+    expected = BoardLabel.for_board(set_name, board).payload()
+    refusals = 0
+    while True:
+        if not m.status().flags & StatusFlag.BOARD_PRESENT:
+            m.display(Prompt.INSERT_BOARD, board, expected, f"insert board {set_name} {board} for a recount")
+            if not m.wait_board(True, timeout):
+                raise DeviceTimeout(f"{m.name}: board {board} was not inserted in time")
+        scanned = m.scan()
+        label = scanned.label.decode("ascii", "replace") if scanned.result == ScanResult.OK else None
+        fault = check_label(label, board, set_name)
+        wrong_board = fault is not None and str(fault.details.get("problem", "")).startswith("wrong board")
+        if fault is None or not wrong_board or refusals == MAX_REFUSALS:
+            return label
+        refusals += 1
+        if out is not None:
+            out.write(f"[{m.name}] board {board}: REFUSED {fault.text()}\n")
+        _eject(m)
+
+
+def _eject(m: Machine) -> None:
     try:
-        m.eject()
+        m.eject()  # waits until the board is out, on a machine that senses boards
     except CommandRefused as exc:
         if exc.reason != RefuseReason.NO_BOARD:
             raise
-    m.wait_board(False, timeout)
-    return report

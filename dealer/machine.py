@@ -11,7 +11,8 @@ it, poll for retransmits) and turns link outcomes into results or exceptions:
 - a port that vanished is reopened (same URL) for up to `reconnect_timeout` seconds, handshaken again,
   and raises `Reconnected`: the command in flight may or may not have been carried out, so the caller
   resynchronises from `status()`; if the port does not come back, `DeviceDisconnected`;
-- no answer after every retry: `DeviceTimeout`.
+- no answer after every retry: `DeviceTimeout` (the next command first handshakes again, as the link
+  requires after giving up; a machine found restarted meanwhile raises `DeviceRestarted`).
 Device events that nobody is waiting for yet are kept in order until someone asks for them.
 """
 
@@ -124,7 +125,8 @@ class Machine:
         self._answer: Answered | None = None
         self._gave_up: GaveUp | None = None
         self._restarted = False
-        self._last_boot: int | None = None
+        self._resync = False
+        self._boot_seen: int | None = None
         self.info: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
@@ -149,18 +151,19 @@ class Machine:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _handshake(self, timeout: float) -> HelloAck:
+    def _handshake(self, timeout: float, *, restart_reported: bool = False) -> HelloAck:
         self._link.cancel()
         self._link = Link(Role.HOST, self._link_config)
-        self._restarted = False
+        self._restarted = self._resync = False
+        first = self.info is None
         reply = self._request(Hello(PROTOCOL_VERSION, SCHEMA_HASH, random.getrandbits(16)), HelloAck, timeout,
                               handshake=True)
+        if self._restarted and self._boot_seen == reply.boot_id and (first or restart_reported):
+            self._restarted = False  # the Boot of the run that answered: its power-on notice or the restart in hand
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
             raise MachineFault(f"{self.name}: machine speaks protocol {reply.protocol_version} schema "
                                f"{reply.schema_hash:08x}; this host speaks {PROTOCOL_VERSION} {SCHEMA_HASH:08x}")
         self.info = reply
-        if self._last_boot == reply.boot_id:
-            self._restarted = False  # the Boot of the very start we just handshook with
         return reply
 
     # --- commands -----------------------------------------------------------------------------
@@ -283,10 +286,13 @@ class Machine:
     def _request(self, msg: Message, expect: type[M] | None, timeout: float, *, handshake: bool = False,
                  board: int | None = None) -> M:
         deadline = self._clock() + timeout
+        if self._resync and not handshake:
+            self._resynchronise(timeout)
         while True:
             reply = self._exchange(msg, deadline, timeout, handshake)
-            if not (isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY) or self._clock() >= deadline:
-                break
+            busy = isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY
+            if not busy or self._clock() + BUSY_RETRY >= deadline:
+                break  # still busy at the deadline: refused as BUSY (never sent again past the deadline)
             self.sleep(BUSY_RETRY)  # an activity (scan, recount, eject) is still running: it ends soon
         if isinstance(reply, Refused):
             if reply.reason == RefuseReason.HANDSHAKE_REQUIRED and not handshake:
@@ -304,6 +310,7 @@ class Machine:
         while self._answer is None:
             if self._gave_up is not None:
                 self._gave_up = None
+                self._resync = not handshake
                 raise DeviceTimeout(f"{self.name}: no answer to {type(msg).__name__} after every retry")
             if self._restarted and not handshake:
                 self._recover_restart()
@@ -349,8 +356,8 @@ class Machine:
             if isinstance(msg, Boot):
                 if self.info is not None and msg.boot_id == self.info.boot_id:
                     return  # the Boot of the run we already handshook with, arriving late
-                self._last_boot = msg.boot_id
                 self._restarted = True
+                self._boot_seen = msg.boot_id
                 self._events.clear()
             elif isinstance(msg, Progress):
                 if self.on_progress is not None:
@@ -360,8 +367,16 @@ class Machine:
 
     def _recover_restart(self) -> None:
         self.restarts += 1
-        self._handshake(10.0)
+        self._handshake(10.0, restart_reported=True)
         raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
+
+    def _resynchronise(self, timeout: float) -> None:
+        """After the link gave up, the protocol wants a handshake before any other command."""
+        before = self.info.boot_id if self.info is not None else None
+        if self._handshake(timeout).boot_id != before:
+            self._restarted = False  # reported here, once
+            self.restarts += 1
+            raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
 
     def _reconnect(self) -> None:
         self.close()

@@ -1,0 +1,176 @@
+"""`dealer deal` and `dealer check` through real pyserial on pseudo-terminals: few tests, outcome-based.
+
+`dealer sim` runs as its own process (as a user runs it in a second terminal) or the simulator runs in
+this process (`sim://` ports, `hil.PtySimulator`) when a test reads its ledger - what physically
+happened to each board. Every process is started in its own session and killed with its group; the
+autouse leak check of this folder fails a test that leaves a thread, an fd or a pty behind. Deadlines
+are generous and nothing asserts how long anything took.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dealer import formats, simport
+from dealer.boards import BoardLabel
+from dealer.dealset import DealSet
+from dealer.journal import JobState, Journal
+from dealer.machine import Machine
+from dealer.run import RunOptions, RunResult, deal_session
+from hil import PtySimulator, SimConfig
+from hil.faults import FaultPlan
+from tests.unit.test_cards import random_deals
+
+pytestmark = [pytest.mark.pty,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
+SPEED = "200"
+"""Simulated machines at 200 times real speed: about 80 ms a board."""
+
+
+def dealer(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run `python -m dealer ARGS` to the end, in its own session (killed with its group on a timeout)."""
+    proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.fixture
+def served_sim(tmp_path: Path) -> Iterator[str]:
+    """`dealer sim` in its own process; yields the path it printed. Stopped (its group) afterwards."""
+    link = tmp_path / "machine"
+    proc = subprocess.Popen([sys.executable, "-m", "dealer", "sim", "--speed", SPEED, "--link", str(link)],
+                            cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        assert proc.stdout is not None
+        path = proc.stdout.readline().strip()
+        assert path == str(link) and os.path.exists(path)
+        yield path
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+
+
+@pytest.fixture
+def session_file(tmp_path: Path) -> Path:
+    path = tmp_path / "session.pbn"
+    formats.write_file(path, DealSet.from_deals(random_deals(7, 4), [1, 2, 3, 4]))
+    return path
+
+
+def journal_states(journal: Path) -> tuple[list[JobState], list[str]]:
+    """The state of every job of the journal's only run, and its consistency problems."""
+    with Journal.open(journal) as j:
+        (run,) = j.runs()
+        return [job.state for job in j.jobs(run.id)], j.check_consistency(run.id)
+
+
+def test_dealer_deal_against_dealer_sim_then_dealer_check_the_same_boards(served_sim: str, session_file: Path,
+                                                                          tmp_path: Path) -> None:
+    journal = tmp_path / "session.journal"
+    dealt = dealer("deal", str(session_file), "--port", served_sim, "--journal", str(journal), cwd=tmp_path)
+    assert dealt.returncode == 0, dealt.stderr
+    assert "4/4 boards verified" in dealt.stderr and "Traceback" not in dealt.stderr
+    states, problems = journal_states(journal)
+    assert states == [JobState.VERIFIED] * 4 and problems == []
+
+    trace = tmp_path / "trace.txt"
+    checked = dealer("check", str(session_file), "--port", f"spy://{served_sim}?file={trace}", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr  # the simulator kept the boards it dealt
+    assert "4/4 boards verified" in checked.stderr
+    lines = trace.read_text().splitlines()
+    assert any(" TX " in line for line in lines) and any(" RX " in line for line in lines)
+
+
+def test_dealer_check_finds_boards_that_were_never_dealt(served_sim: str, session_file: Path,
+                                                         tmp_path: Path) -> None:
+    checked = dealer("check", str(session_file), "--port", served_sim, "--boards", "1-2", cwd=tmp_path)
+    assert checked.returncode == 8, checked.stderr
+    assert "0/2 boards verified" in checked.stderr and "Traceback" not in checked.stderr
+
+
+def test_a_wrong_board_is_refused_by_its_label_and_the_right_one_dealt(session_file: Path, tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"faults": [{"kind": "wrong_board", "insertion": 2}]}))
+    dealt = dealer("deal", str(session_file), "--port", f"sim://?speed={SPEED}&faults={plan}", "--journal",
+                   str(tmp_path / "j.db"), cwd=tmp_path)
+    assert dealt.returncode == 0, dealt.stderr
+    refused = [line for line in dealt.stderr.splitlines() if "REFUSED" in line]
+    assert len(refused) == 1 and "F8" in refused[0] and "Law 2" in refused[0]
+    assert "4/4 boards verified" in dealt.stderr
+    states, problems = journal_states(tmp_path / "j.db")
+    assert states == [JobState.VERIFIED] * 4 and problems == []
+
+
+def test_two_copies_on_two_sim_ports_in_one_process(tmp_path: Path) -> None:
+    boards = [1, 2, 3, 4]
+    deals = DealSet.from_deals(random_deals(3, len(boards)), boards)
+    ports = [f"sim://?speed={SPEED}&seed=1", f"sim://?speed={SPEED}&seed=2"]
+    try:
+        result = deal_session(deals, "session.pbn", RunOptions(ports=ports, journal=tmp_path / "j.db", copies=2,
+                                                                board_timeout=60, deal_timeout=60,
+                                                                out=io.StringIO()))
+        assert result.complete and result.verified == 8, result.summary
+        sims = simport.simulators()
+        assert sorted(sims) == sorted(ports)
+        dealt: dict[str, int] = {}
+        for sim in sims.values():
+            with sim.lock:
+                assert sim.device is not None
+                mine = sim.device.ledger.dealt_labels()
+            assert mine, "each machine deals some of the boards"
+            for label, n in mine.items():
+                dealt[label] = dealt.get(label, 0) + n
+        want = {BoardLabel.for_board(f"A{c}", b).payload(): 1 for c in (1, 2) for b in boards}
+        assert dealt == want
+    finally:
+        simport.stop_all()
+
+
+def _deal_on(path: str, deals: DealSet, journal: Path, machines: list[Machine]) -> RunResult:
+    def factory(url: str) -> Machine:
+        machines.append(Machine(url, reconnect_timeout=30.0))
+        return machines[-1]
+
+    return deal_session(deals, "session.pbn", RunOptions(ports=[path], journal=journal, machine_factory=factory,
+                                                          board_timeout=60, deal_timeout=60, out=io.StringIO()))
+
+
+def test_a_machine_unplugged_mid_deal_and_plugged_back_resumes_that_board(tmp_path: Path) -> None:
+    boards = [1, 2, 3]
+    deals = DealSet.from_deals(random_deals(4, len(boards)), boards)
+    plan = FaultPlan.of({"kind": "unplug", "board": 2, "card": 20, "seconds": 0.5})
+    machines: list[Machine] = []
+    with PtySimulator(SimConfig(speed=float(SPEED), seed=2, faults=plan), link=tmp_path / "machine") as sim:
+        result = _deal_on(sim.path, deals, tmp_path / "j.db", machines)
+        with sim.lock:
+            assert sim.device is not None
+            ledger = sim.device.ledger.dealt_labels()
+        assert sim.unplugs == 1
+    assert result.complete, result.summary
+    assert machines[0].reconnects >= 1
+    assert ledger == {BoardLabel.for_board("A", b).payload(): 1 for b in boards}
+    states, problems = journal_states(tmp_path / "j.db")
+    assert states == [JobState.VERIFIED] * 3 and problems == []

@@ -1,0 +1,419 @@
+"""`dealer.machine.Machine` against the simulated machine on an in-memory cable, in virtual time.
+
+Every test drives a real `hil.Loopback` (the simulator's firmware, operator and fault plans) through
+`SerialTransport`, so what is checked is the host driver's behaviour against a machine: handshake,
+each command's round trip, refusals, timeouts, restarts, unplugging, and the event queue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+import hil.model
+from dealer.boards import BoardLabel
+from dealer.cards import pack
+from dealer.errors import DeviceDisconnected, DeviceTimeout, MachineFault
+from dealer.machine import (
+    BUSY_RETRY,
+    CommandRefused,
+    DeviceRestarted,
+    Machine,
+    Reconnected,
+)
+from dealer.simport import loopback_opener
+from firmware_protocol import (
+    PROTOCOL_VERSION,
+    SCHEMA_HASH,
+    BoardChanged,
+    BoardScanned,
+    Capability,
+    DealOutcome,
+    DeviceState,
+    Display,
+    FaultCode,
+    LoadDeal,
+    Prompt,
+    RecountReport,
+    RefuseReason,
+    ResetMode,
+    ScanBoard,
+    ScanResult,
+    StatusFlag,
+    deal_hash,
+)
+from hil import FaultPlan, Loopback, SimConfig
+from hil.bytefaults import Chunk, Manipulator
+from hil.config import DEFAULT_CAPABILITIES
+from tests.unit.test_cards import random_deals
+
+DEAL = random_deals(11, 1)[0]
+PACKED = bytes(pack(DEAL[None])[0])
+JOB = 7
+
+
+class Wire:
+    """A cable manipulator that passes bytes on, counts frames to the device, and can mute the machine."""
+
+    def __init__(self) -> None:
+        self.mute = False
+        self.frames_to_device = 0
+
+    def __call__(self, data: bytes, direction: str) -> list[Chunk]:
+        if direction == "to_device":
+            self.frames_to_device += data.count(b"\x00")
+            return [(0.0, data)]
+        return [] if self.mute else [(0.0, data)]
+
+
+@contextmanager
+def machine_on(config: SimConfig | None = None, wire: Manipulator | None = None,
+               **options: Any) -> Iterator[tuple[Machine, Loopback]]:
+    """A connected Machine on a fresh simulated machine; closed (and the loopback too) afterwards."""
+    with Loopback(config or SimConfig(seed=1), manipulator=wire) as loop:
+        clock: Any = loop.clock
+        options.setdefault("sleep", clock.sleep)
+        m = Machine("loop://machine", opener=loopback_opener(loop), clock=loop.clock, **options)
+        try:
+            m.connect()
+            yield m, loop
+        finally:
+            m.close()
+
+
+def wait_until(m: Machine, ready: Callable[[], bool], limit: float = 60.0) -> None:
+    """Poll (letting virtual time pass) until `ready()`; fails the test after `limit` machine seconds."""
+    deadline = m.clock() + limit
+    while not ready():
+        assert m.clock() < deadline, "the machine never got there"
+        m.sleep(0.1)
+
+
+def board_present(m: Machine) -> bool:
+    return bool(m.status().flags & StatusFlag.BOARD_PRESENT)
+
+
+def seats_of(report: RecountReport) -> list[list[int]]:
+    """The intended seat of every card found in each pocket."""
+    return [[int(DEAL[c]) for c in p.cards] for p in report.pockets]
+
+
+# --- handshake -------------------------------------------------------------------------------------
+
+
+def test_the_handshake_gives_the_machines_identity_and_capabilities() -> None:
+    with machine_on(SimConfig(seed=1, serial="SIM-0042")) as (m, _):
+        info = m.info
+        assert info is not None
+        assert (info.protocol_version, info.schema_hash, info.serial) == (PROTOCOL_VERSION, SCHEMA_HASH, b"SIM-0042")
+        assert info.capabilities == DEFAULT_CAPABILITIES
+        assert info.pockets == 4
+        assert m.status().boot_id == info.boot_id
+
+
+def slow_to_device(data: bytes, direction: str) -> list[Chunk]:
+    """A cable that takes 150 ms to carry the host's bytes: the machine repeats its Boot notice (at 0.117 s)
+    before the host's acknowledgement or Hello reaches it."""
+    return [(0.15 if direction == "to_device" else 0.0, data)]
+
+
+def test_the_power_on_boot_arriving_during_the_first_handshake_is_not_a_restart() -> None:
+    with Loopback(SimConfig(seed=1), manipulator=slow_to_device) as loop:
+        clock: Any = loop.clock
+        loop.advance(0.1)  # the machine's Boot notice is repeated at 0.117 s until answered
+        with Machine("loop://machine", opener=loopback_opener(loop), clock=loop.clock, sleep=clock.sleep) as m:
+            m.connect()
+            m.load(JOB, 1, PACKED)
+            assert m.restarts == 0
+            assert m.status().state == DeviceState.LOADED
+
+
+@pytest.mark.parametrize("constant, value", [("SCHEMA_HASH", SCHEMA_HASH ^ 0x5A5A), ("PROTOCOL_VERSION",
+                                                                                     PROTOCOL_VERSION + 1)])
+def test_a_machine_speaking_another_protocol_or_schema_is_refused(monkeypatch: pytest.MonkeyPatch, constant: str,
+                                                                   value: int) -> None:
+    monkeypatch.setattr(hil.model, constant, value)  # the simulated firmware announces something else
+    with pytest.raises(MachineFault) as caught, machine_on():
+        pass
+    text = str(caught.value)
+    assert type(caught.value) is MachineFault
+    assert f"this host speaks {PROTOCOL_VERSION} {SCHEMA_HASH:08x}" in text
+    if constant == "SCHEMA_HASH":
+        assert f"schema {value:08x}" in text
+    else:
+        assert f"protocol {value} " in text
+
+
+# --- one board --------------------------------------------------------------------------------------
+
+
+def test_status_load_scan_deal_recount_eject_round_trip() -> None:
+    progress: list[tuple[int, int]] = []
+    with machine_on(on_progress=lambda job, cards: progress.append((job, cards))) as (m, loop):
+        assert m.status().state == DeviceState.IDLE
+        m.load(JOB, 1, PACKED)
+        st = m.status()
+        assert (st.state, st.job, st.board, st.deal_hash) == (DeviceState.LOADED, JOB, 1, deal_hash(PACKED))
+        assert m.wait_board(True, 30.0)  # the operator puts in the board whose deal is loaded
+        scanned = m.scan()
+        assert (scanned.result, scanned.label.decode()) == (ScanResult.OK, BoardLabel.for_board("A", 1).payload())
+        done = m.deal(JOB, 60.0)
+        assert (done.job, done.outcome, done.cards_dealt, done.pocket_counts) == (JOB, DealOutcome.COMPLETE, 52,
+                                                                                  (13, 13, 13, 13))
+        assert progress == [(JOB, 13), (JOB, 26), (JOB, 39)]
+        report = m.recount(JOB)
+        assert report.job == JOB
+        assert seats_of(report) == [[seat] * 13 for seat in range(4)]
+        m.eject()
+        st = m.status()
+        assert st.state == DeviceState.DONE and not st.flags & StatusFlag.BOARD_PRESENT
+        assert loop.device.ledger.dealt_labels() == {BoardLabel.for_board("A", 1).payload(): 1}
+        assert m.pending_events() == []
+
+
+def test_a_busy_machine_is_asked_again_until_its_activity_ends() -> None:
+    sleeps: list[float] = []
+    with Loopback(SimConfig(seed=1)) as loop:
+        clock: Any = loop.clock
+
+        def sleep(seconds: float) -> None:
+            sleeps.append(seconds)
+            clock.sleep(seconds)
+
+        with Machine("loop://machine", opener=loopback_opener(loop), clock=loop.clock, sleep=sleep) as m:
+            m.connect()
+            m.load(JOB, 1, PACKED)
+            wait_until(m, lambda: board_present(m))
+            sleeps.clear()
+            m.send_command(ScanBoard())  # the scan runs for a while: a Recount now is refused as BUSY
+            report = m.recount(JOB)
+            assert sleeps and set(sleeps) == {BUSY_RETRY}
+            assert [len(p.cards) for p in report.pockets] == [0, 0, 0, 0]
+            assert m.wait_event(BoardScanned, 0.0).result == ScanResult.OK  # kept while waiting for the report
+
+
+def test_a_command_still_busy_at_its_deadline_is_refused_as_busy() -> None:
+    with machine_on() as (m, _):
+        m.load(JOB, 1, PACKED)
+        wait_until(m, lambda: board_present(m))
+        m.send_command(ScanBoard())
+        with pytest.raises(CommandRefused) as caught:
+            m.send_command(ScanBoard(), timeout=0.1)
+        assert caught.value.reason == RefuseReason.BUSY
+        assert "ScanBoard refused: BUSY" in str(caught.value)
+
+
+def _bad_deal(m: Machine) -> None:
+    bad = bytes(13)  # every card to North
+    m.send_command(LoadDeal(JOB, 3, bad, deal_hash(bad)))
+
+
+@pytest.mark.parametrize("command, reason, detail, name", [
+    (lambda m: m.start_deal(JOB), RefuseReason.WRONG_STATE, DeviceState.IDLE, "StartDeal refused: WRONG_STATE"),
+    (lambda m: m.eject(), RefuseReason.NO_BOARD, 0, "Eject refused: NO_BOARD"),
+    (_bad_deal, RefuseReason.BAD_DEAL, 0, "LoadDeal refused: BAD_DEAL"),
+    (lambda m: m.load(JOB, 3, PACKED[:-1] + bytes([PACKED[-1] ^ 0x03])), RefuseReason.BAD_DEAL, None,
+     "LoadDeal refused: BAD_DEAL"),
+], ids=["deal with nothing loaded", "eject with no board", "a deal with 52 cards to North",
+        "a deal with a card moved"])
+def test_a_refused_command_raises_command_refused_with_the_reason(command: Callable[[Machine], object],
+                                                                  reason: RefuseReason, detail: int | None,
+                                                                  name: str) -> None:
+    with machine_on() as (m, _):
+        with pytest.raises(CommandRefused) as caught:
+            command(m)
+        assert caught.value.reason == reason and caught.value.code == reason
+        if detail is not None:
+            assert caught.value.detail == detail
+        assert str(caught.value).startswith(name)
+        assert m.status().state == DeviceState.IDLE  # nothing was done
+
+
+def test_a_refused_load_names_its_board() -> None:
+    with machine_on() as (m, _):
+        with pytest.raises(CommandRefused) as caught:
+            m.load(JOB, 9, PACKED[:-1] + bytes([PACKED[-1] ^ 0x03]))
+        assert caught.value.board == 9
+
+
+# --- timeouts ----------------------------------------------------------------------------------------
+
+
+def test_a_machine_that_stops_answering_raises_device_timeout_after_every_retry() -> None:
+    wire = Wire()
+    with machine_on(wire=wire) as (m, _):
+        wire.mute = True
+        start = m.clock()
+        with pytest.raises(DeviceTimeout, match="no answer to GetStatus after every retry"):
+            m.status(timeout=30.0)
+        assert m.clock() - start < 30.0  # the link gave up before the command's own deadline
+
+
+def test_a_deadline_shorter_than_the_retries_raises_device_timeout_at_the_deadline() -> None:
+    wire = Wire()
+    with machine_on(wire=wire) as (m, _):
+        wire.mute = True
+        start = m.clock()
+        with pytest.raises(DeviceTimeout, match=r"no answer to GetStatus in 0\.6 s"):
+            m.status(timeout=0.6)
+        assert m.clock() - start == pytest.approx(0.6, abs=0.06)
+
+
+def test_after_a_timeout_the_link_works_again_once_the_machine_answers() -> None:
+    wire = Wire()
+    with machine_on(wire=wire) as (m, _):
+        wire.mute = True
+        with pytest.raises(DeviceTimeout):
+            m.status(timeout=30.0)
+        wire.mute = False
+        assert m.status().state == DeviceState.IDLE
+
+
+def test_a_machine_that_restarted_while_nothing_got_through_is_seen_as_restarted() -> None:
+    wire = Wire()
+    with machine_on(wire=wire) as (m, _):
+        m.load(JOB, 1, PACKED)
+        wire.mute = True
+        with pytest.raises(DeviceTimeout):
+            m.reset(ResetMode.REBOOT, timeout=30.0)  # carried out; neither its Ack nor the Boot gets through
+        wire.mute = False
+        with pytest.raises(DeviceRestarted):
+            m.status()
+        assert m.restarts == 1
+        assert m.status().state == DeviceState.IDLE
+
+
+def test_no_answer_to_the_handshake_is_a_device_timeout() -> None:
+    wire = Wire()
+    wire.mute = True
+    with pytest.raises(DeviceTimeout, match="^loop://machine: no answer to Hello after every retry"), \
+            machine_on(wire=wire):
+        pass
+
+
+def test_an_event_that_never_comes_is_a_device_timeout_naming_it() -> None:
+    with machine_on() as (m, _):
+        with pytest.raises(DeviceTimeout, match="no RecountReport from the machine in time"):
+            m.wait_event(RecountReport, 5.0)
+        assert m.wait_board(True, 30.0)
+        assert m.wait_board(False, 5.0) is False  # nobody takes the board out
+
+
+# --- restarts and unplugging -------------------------------------------------------------------------
+
+
+def test_a_reboot_is_seen_as_a_restart_and_handshaken_again() -> None:
+    with machine_on() as (m, _):
+        assert m.info is not None
+        first_boot = m.info.boot_id
+        m.load(JOB, 1, PACKED)
+        m.reset(ResetMode.REBOOT)
+        with pytest.raises(DeviceRestarted):
+            m.status()
+        assert m.restarts == 1 and m.info.boot_id != first_boot
+        st = m.status()
+        assert (st.state, st.job, st.boot_id) == (DeviceState.IDLE, 0, m.info.boot_id)  # the loaded deal is gone
+
+
+def test_a_restart_is_reported_once_even_if_its_boot_notice_comes_again_during_the_new_handshake() -> None:
+    with machine_on(wire=slow_to_device) as (m, _):
+        m.reset(ResetMode.REBOOT)
+        with pytest.raises(DeviceRestarted):
+            m.status()
+        assert m.status().state == DeviceState.IDLE
+        assert m.restarts == 1
+
+
+@pytest.mark.parametrize("keeps_job", [False, True], ids=["loses the job", "keeps the job"])
+def test_a_power_loss_while_dealing_raises_device_restarted(keeps_job: bool) -> None:
+    plan = FaultPlan.of({"kind": "power_loss", "board": 1, "card": 20})
+    with machine_on(SimConfig(seed=1, faults=plan, keeps_job=keeps_job)) as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        with pytest.raises(DeviceRestarted):
+            m.deal(JOB, 60.0)
+        assert m.restarts == 1
+        st = m.status()
+        if keeps_job:
+            assert (st.state, st.job, st.fault) == (DeviceState.FAULT, JOB, FaultCode.POWER_LOSS)
+            assert m.info is not None and m.info.capabilities & Capability.KEEPS_JOB_OVER_POWER_LOSS
+        else:
+            assert (st.state, st.job) == (DeviceState.IDLE, 0)
+        (record,) = loop.device.ledger.records
+        assert len(record.placed) == 19
+
+
+def test_an_unplug_mid_deal_reconnects_and_the_link_works_again() -> None:
+    plan = FaultPlan.of({"kind": "unplug", "board": 1, "card": 20, "seconds": 1.5})
+    with machine_on(SimConfig(seed=1, faults=plan)) as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        with pytest.raises(Reconnected):
+            m.deal(JOB, 60.0)
+        assert (m.reconnects, m.restarts) == (1, 0)
+        st = m.status()
+        assert st.job == JOB and st.state in (DeviceState.DEALING, DeviceState.DONE)  # it went on dealing
+        wait_until(m, lambda: m.status().state == DeviceState.DONE)
+        assert seats_of(m.recount(JOB)) == [[seat] * 13 for seat in range(4)]
+        assert loop.device.ledger.times_dealt(BoardLabel.for_board("A", 1).payload()) == 1
+
+
+def test_a_cable_pulled_between_commands_is_reopened() -> None:
+    with machine_on() as (m, loop):
+        m.load(JOB, 1, PACKED)
+        loop.unplug(seconds=2.0)
+        with pytest.raises(Reconnected, match="port reopened"):
+            m.status()
+        assert m.reconnects == 1
+        st = m.status()
+        assert (st.state, st.job) == (DeviceState.LOADED, JOB)  # the machine itself carried on
+
+
+def test_a_cable_that_stays_out_is_device_disconnected_naming_the_port() -> None:
+    with machine_on(reconnect_timeout=3.0) as (m, loop):
+        loop.unplug()
+        with pytest.raises(DeviceDisconnected, match="loop://machine: cannot open the port"):
+            m.status()
+        assert m.reconnects == 1
+
+
+# --- events and prompts ------------------------------------------------------------------------------
+
+
+def test_events_nobody_waits_for_are_kept_in_order() -> None:
+    with machine_on() as (m, _):
+        m.load(JOB, 1, PACKED)
+        wait_until(m, lambda: board_present(m))  # status does not take events: BoardChanged stays queued
+        m.send_command(ScanBoard())
+        done = m.deal(JOB, 60.0)  # StartDeal is refused BUSY while scanning, then dealing runs
+        assert done.outcome == DealOutcome.COMPLETE
+        events = m.pending_events()
+        assert events == [BoardChanged(1), BoardScanned(ScanResult.OK, BoardLabel.for_board("A", 1).payload().encode())]
+        assert m.pending_events() == []
+
+
+def test_a_board_prompt_on_the_display_brings_the_board_asked_for() -> None:
+    wire = Wire()
+    with machine_on(wire=wire) as (m, _):
+        label = BoardLabel.for_board("A", 3).payload()
+        sent = wire.frames_to_device
+        m.display(Prompt.INSERT_BOARD, 3, label, "insert board A 3")
+        assert wire.frames_to_device > sent
+        assert m.wait_board(True, 30.0)
+        assert m.scan().label.decode() == label
+
+
+def test_the_display_prompt_is_skipped_on_a_machine_without_a_display() -> None:
+    wire = Wire()
+    config = SimConfig(seed=1, capabilities=int(DEFAULT_CAPABILITIES & ~Capability.DISPLAY))
+    with machine_on(config, wire=wire) as (m, _):
+        with pytest.raises(CommandRefused) as caught:  # the machine really has no display
+            m.send_command(Display(Prompt.INSERT_BOARD, 3, b"A:3:S2:2", b"insert board A 3"))
+        assert caught.value.reason == RefuseReason.UNSUPPORTED
+        sent = wire.frames_to_device
+        m.display(Prompt.INSERT_BOARD, 3, BoardLabel.for_board("A", 3).payload(), "insert board A 3")
+        assert wire.frames_to_device == sent
+        assert m.status().state == DeviceState.IDLE

@@ -1,0 +1,114 @@
+"""`dealer.transport`: pyserial ports behind `SerialTransport`, errors as `DeviceDisconnected`, and
+``sim://`` ports (`dealer.simport`): one simulator per URL for the life of the process, stopped cleanly.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from dealer import simport
+from dealer.errors import DeviceDisconnected, UsageError
+from dealer.machine import Machine
+from dealer.transport import SerialTransport, open_transport, wait_for_port
+from firmware_protocol import DeviceState
+from hil.pytest_plugin import no_leaks
+from tests.unit.test_machine import JOB, PACKED
+
+on_linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a Linux pty here")
+
+
+def test_loop_url_round_trip() -> None:
+    port = SerialTransport.open("loop://")
+    try:
+        assert port.name == "loop://"
+        port.write(b"\x00frame one\x00")
+        port.write(b"frame two\x00")
+        got = b""
+        for _ in range(20):
+            got += port.read(0.2)
+            if got.endswith(b"two\x00"):
+                break
+        assert got == b"\x00frame one\x00frame two\x00"
+        assert port.read(0.01) == b""
+    finally:
+        port.close()
+    port.close()  # closing twice is harmless
+
+
+def test_a_read_or_write_on_a_closed_port_is_device_disconnected() -> None:
+    port = SerialTransport.open("loop://", name="machine 1")
+    port.close()
+    with pytest.raises(DeviceDisconnected, match="^machine 1: read failed"):
+        port.read(0.01)
+    with pytest.raises(DeviceDisconnected, match="^machine 1: write failed"):
+        port.write(b"x")
+
+
+def test_a_path_that_does_not_exist_is_device_disconnected_naming_it(tmp_path: Path) -> None:
+    path = str(tmp_path / "ttyUSB9")
+    with pytest.raises(DeviceDisconnected) as caught:
+        open_transport(path)
+    assert str(caught.value).startswith(f"{path}: cannot open the port (")
+    assert isinstance(caught.value, ConnectionError)
+    with pytest.raises(DeviceDisconnected, match=f"^{path}: cannot open"):
+        wait_for_port(path, timeout=0.0)
+
+
+def test_an_unknown_url_scheme_is_device_disconnected() -> None:
+    with pytest.raises(DeviceDisconnected, match="^nosuch://x: cannot open the port"):
+        open_transport("nosuch://x")
+
+
+def test_a_sim_url_with_an_unknown_option_is_a_usage_error_naming_it() -> None:
+    with pytest.raises(UsageError, match="unknown option 'sped'"):
+        open_transport("sim://?sped=100")
+    assert simport.simulators() == {}
+
+
+@on_linux
+@pytest.mark.pty
+def test_the_same_sim_url_reopened_is_the_same_machine_and_stop_all_leaves_nothing() -> None:
+    url, other = "sim://?speed=100&seed=4", "sim://?speed=100&seed=5"
+    with no_leaks():
+        try:
+            with Machine(url) as first:
+                boot = first.connect().boot_id
+                first.load(JOB, 1, PACKED)
+            with Machine(url) as again:  # a reconnection: the world is as it was left
+                assert again.connect().boot_id == boot
+                st = again.status()
+                assert (st.state, st.job) == (DeviceState.LOADED, JOB)
+            with Machine(other) as second:  # another URL is another machine
+                second.connect()
+                assert second.status().state == DeviceState.IDLE
+            sims = simport.simulators()
+            assert list(sims) == [url, other] and sims[url] is not sims[other]
+            port = open_transport(url)
+            port.close()
+            assert port.name == url and simport.simulators()[url] is sims[url]
+        finally:
+            simport.stop_all()
+        assert simport.simulators() == {}
+
+
+@on_linux
+@pytest.mark.pty
+def test_a_port_whose_machine_is_unplugged_is_device_disconnected() -> None:
+    from hil import PtySimulator, SimConfig
+
+    with no_leaks():
+        sim = PtySimulator(SimConfig(speed=100))
+        sim.start()
+        port = SerialTransport.open(sim.path, name="machine 1")
+        try:
+            sim.unplug()
+            with pytest.raises(DeviceDisconnected, match="^machine 1: (read|write) failed"):
+                for _ in range(50):  # the first reads may still see bytes already in the pty
+                    port.write(b"\x00")
+                    port.read(0.05)
+        finally:
+            port.close()
+            sim.stop()
