@@ -319,6 +319,9 @@ class Link:
             self._on_reply(frame, msg, now, events)
         elif kind is not Kind.NOTICE:
             self._on_request(frame, msg, events)
+            p = self._pending
+            if msg.SYNC and self.role is Role.DEVICE and p is not None and p.retries:
+                p.deadline = now  # a host arrived after we had waited in vain: repeat our event now
         else:  # a notice, at the host
             self.counters.delivered += 1
             events.append(Delivered(msg, frame.seq))

@@ -429,3 +429,32 @@ def test_timing_for_a_baud_rate() -> None:
     assert host.retransmit_timeout == pytest.approx(0.05 + 3 * 256 * 10 / 9600)
     assert host.max_retries == 8
     assert dev.max_retries is None and dev.retransmit_timeout < 0.12
+
+
+def test_a_host_arriving_late_hears_the_outstanding_event_at_once() -> None:
+    """A device that retransmitted its Boot in vain repeats it right after answering a new Hello."""
+    dev = device_link()
+    dev.send(Boot(BootReason.POWER_ON, 7), 0.0)
+    dev.data_to_send()  # nobody listening
+    dev.poll(RTO)
+    dev.data_to_send()  # the retransmission, lost too; the next one would wait 2 * RTO
+    host = host_link()
+    host.send(Hello(1, SCHEMA_HASH, 1), 1.5)
+    (hello,) = carry(host, dev, 1.5)
+    dev.reply(hello, HELLO_ACK)
+    dev.poll(1.5)
+    events = carry(dev, host, 1.5)
+    assert Delivered(Boot(BootReason.POWER_ON, 7), 0) in events
+    assert Answered(Hello(1, SCHEMA_HASH, 1), HELLO_ACK) in events
+
+
+def test_a_device_whose_event_went_out_once_does_not_repeat_it_on_hello() -> None:
+    dev = device_link()
+    dev.send(Boot(BootReason.POWER_ON, 7), 0.0)
+    dev.data_to_send()
+    host = host_link()
+    host.send(Hello(1, SCHEMA_HASH, 1), 0.1)
+    (hello,) = carry(host, dev, 0.1)
+    dev.reply(hello, HELLO_ACK)
+    dev.poll(0.1)
+    assert dev.counters.retransmits == 0
