@@ -373,9 +373,11 @@ class Station:
                              detail={"read": label, "problem": fault.details.get("problem")})
             ctx.progress.board_refused(self.name, job.board, job.copy, fault)
             self._eject()
+            still_in = self._board_present()  # a machine that cannot push it out: the operator takes it
             m.display(Prompt.INSERT_BOARD, job.board, expected,
                       f"wrong board: insert board {set_name} {job.board}")
-            m.wait_board(False, ctx.board_timeout)
+            if still_in:
+                m.wait_board(False, ctx.board_timeout)
 
     def _board_present(self) -> bool:
         return bool(self.machine.status().flags & StatusFlag.BOARD_PRESENT)
@@ -407,16 +409,37 @@ class Station:
     # --- after a crash ---------------------------------------------------------------------------
 
     def resolve_uncertain(self) -> None:
-        """Settle the jobs left in DEALING or DEALT by a crash: this machine's, and any machine's no
-        longer in the run."""
+        """Settle the jobs a crash left behind, this machine's and any machine's no longer in the run:
+        those in DEALING or DEALT (recount first), then those FAULTED before their redeal."""
         uncertain = [job for run in self.ctx.run_ids for job in self.ctx.journal.uncertain_jobs(run)]
         for job in uncertain:
-            orphan = job.machine not in self.ctx.machine_names
-            if (job.machine == self.name or orphan) and self.ctx.claim(job):
+            if self._mine(job) and self.ctx.claim(job):
                 self._robust(self._resolve_one, job)
         st = self.machine.status()
         if st.flags & StatusFlag.BOARD_PRESENT and st.state in (DeviceState.DONE, DeviceState.IDLE):
             self._eject()  # a board a crash left in the machine after its job was settled
+        faulted = [job for run in self.ctx.run_ids for job in self.ctx.journal.jobs(run, {JobState.FAULTED})]
+        for job in faulted:
+            if self._mine(job) and job.attempt < self.ctx.max_attempts and self.ctx.claim(job):
+                self._robust(self._redeal_left, job)
+
+    def _mine(self, job: Job) -> bool:
+        """A job left behind that this station settles: its own, or one of a machine not in the run."""
+        return job.machine == self.name or job.machine not in self.ctx.machine_names
+
+    def _redeal_left(self, job: Job) -> None:
+        """A FAULTED job whose redeal a stop interrupted (or that ran out of attempts and is given more):
+        have its board emptied, then deal it again, on this machine, from the same deal."""
+        job = self.ctx.journal.job(job.id)
+        if job.state is JobState.FAULTED:
+            self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: faulted before the stop: "
+                                  "the board will be emptied and redealt")
+            self._send_back(job, fix_pack=False)
+        elif job.state in (JobState.LOADED, JobState.SCANNED):
+            self._next = job  # the redeal was recorded before a reconnection
+        job, self._next = self._next, None
+        if job is not None:
+            self.deal_job(job)
 
     def _resolve_one(self, job: Job) -> None:
         """Find out what is in an uncertain job's board and finish the job from there."""
