@@ -124,6 +124,7 @@ class Machine:
         self._answer: Answered | None = None
         self._gave_up: GaveUp | None = None
         self._restarted = False
+        self._boot_seen: int | None = None
         self.info: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
@@ -154,6 +155,8 @@ class Machine:
         self._restarted = False
         reply = self._request(Hello(PROTOCOL_VERSION, SCHEMA_HASH, random.getrandbits(16)), HelloAck, timeout,
                               handshake=True)
+        if self._restarted and self._boot_seen == reply.boot_id:
+            self._restarted = False  # the Boot of the very run that answered, arriving during the handshake
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
             raise MachineFault(f"{self.name}: machine speaks protocol {reply.protocol_version} schema "
                                f"{reply.schema_hash:08x}; this host speaks {PROTOCOL_VERSION} {SCHEMA_HASH:08x}")
@@ -347,6 +350,7 @@ class Machine:
                 if self.info is not None and msg.boot_id == self.info.boot_id:
                     return  # the Boot of the run we already handshook with, arriving late
                 self._restarted = True
+                self._boot_seen = msg.boot_id
                 self._events.clear()
             elif isinstance(msg, Progress):
                 if self.on_progress is not None:

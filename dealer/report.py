@@ -177,7 +177,7 @@ def summary_text(rep: RunReport) -> str:
                      f"{s.verified} verified, {s.dealings} dealings; {state}")
     lines.append("Machines")
     for name, m in sorted(rep.machines.items()):
-        lines.append(f"  {name}: {m.verified} boards verified, {m.dealings} dealings, {m.busy / 3600:.2f} h on "
+        lines.append(f"  {name}: {m.verified} boards verified, {m.dealings} dealings, {_clock(m.busy)} on "
                      f"boards, {m.boards_per_hour:.0f} boards/hour; {m.recount_faults} recount faults, "
                      f"{m.machine_faults} machine faults")
     lines.append("Faults by type and Law")
@@ -188,6 +188,12 @@ def summary_text(rep: RunReport) -> str:
     lines += _breakdown(dict(rep.action_totals()), str,
                         lambda key: Counter({m: n for (_, m, a), n in rep.actions.items() if a == key}))
     return "\n".join(lines) + "\n"
+
+
+def _clock(seconds: float) -> str:
+    """Seconds as h:mm:ss."""
+    whole = round(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
 def _breakdown(totals: dict[Any, int], name: Any, per_machine: Any) -> list[str]:

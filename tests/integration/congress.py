@@ -4,6 +4,7 @@ ledgers (what physically happened to every board)."""
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,10 +112,19 @@ def check_against_ledgers(plan: Plan, journal_path: Path, ledgers: Sequence[Ledg
     return found
 
 
-def journal_counts(journal_path: Path) -> dict[str, int]:
-    """Job states over every run, read without the journal's writer (as a second process would)."""
+def journal_counts(journal_path: Path) -> Counter[tuple[str, str | None]]:
+    """Jobs of every run by (state, machine), read beside the journal's writer (as a second process
+    would); empty while the journal is still being created."""
     db = sqlite3.connect(f"file:{journal_path}?mode=ro", uri=True, timeout=5)
     try:
-        return dict(db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state").fetchall())
+        rows = db.execute("SELECT state, machine, COUNT(*) FROM jobs GROUP BY state, machine").fetchall()
+    except sqlite3.OperationalError:  # no tables yet
+        rows = []
     finally:
         db.close()
+    return Counter({(state, machine): n for state, machine, n in rows})
+
+
+def in_state(counts: Counter[tuple[str, str | None]], state: str, machine: str | None = None) -> int:
+    """How many jobs are in `state` (on `machine`, if named)."""
+    return sum(n for (s, m), n in counts.items() if s == state and (machine is None or m == machine))

@@ -13,6 +13,7 @@ from dealer.boards import BoardLabel
 from dealer.cards import pack
 from dealer.journal import JobState, Journal
 from dealer.machine import Machine
+from dealer.simport import loopback_opener
 from hil.config import SimConfig
 from hil.faults import FaultPlan
 from hil.loopback import Loopback
@@ -69,3 +70,15 @@ def test_a_refused_board_is_replaced_without_waiting_for_a_removal_that_already_
         result, text = run_on_loopback(loop, deals, tmp_path / "j.db")
     assert result.complete and "REFUSED" in text
     assert waits and all(came for _, came in waits), waits
+
+
+def test_the_boot_of_a_machine_that_arrives_during_the_handshake_is_not_a_restart() -> None:
+    # a machine just switched on: its Boot is still on the line when the host says Hello
+    config = SimConfig(seed=1, faults=FaultPlan.of({"kind": "delay", "frame": 1, "seconds": 0.05}))
+    with Loopback(config) as loop:
+        machine = Machine("loop://", opener=loopback_opener(loop), clock=loop.clock,
+                          sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+        hello = machine.connect()
+        status = machine.status()
+        machine.close()
+    assert machine.restarts == 0 and status.state is not None and hello.boot_id == machine.info.boot_id  # type: ignore[union-attr]
