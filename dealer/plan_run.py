@@ -59,16 +59,17 @@ def _open_runs(journal: Journal, plan: Plan, chosen: list[Session], deal_sets: d
                options: RunOptions) -> list[tuple[str, int]]:
     """The (session, run id) pairs to deal now, in plan order: unfinished runs continued (with resume),
     missing ones begun; finished sessions left out."""
-    found = {s.name: session_run(journal, s.name, deal_sets[s.name]) for s in chosen}
+    runs = journal.runs()
+    found = {s.name: session_run(runs, s.name, deal_sets[s.name]) for s in chosen}
     unfinished = [(name, run) for name, run in found.items() if run is not None and not run.finished]
     if unfinished and not options.resume:
         name, run = unfinished[0]
         raise JournalError(f"{journal.path}: run {run.id} of session {name} is unfinished; continue it with --resume")
     if options.resume and not unfinished:
         raise JournalError(f"{journal.path}: no unfinished run of this plan's sessions to resume")
-    for name, run in found.items():
-        if run is not None and run.finished:
-            options.out.write(f"session {name}: dealt already (run {run.id}, finished)\n")
+    for name, done in found.items():
+        if done is not None and done.finished:
+            options.out.write(f"session {name}: dealt already (run {done.id}, finished)\n")
     dealt_now = [s for s in chosen if not _finished(found[s.name])]
     check_physical_boards(dealt_now)
     begun = journal.begin_runs([RunSpec(s.name, _source_text(plan, s), deal_sets[s.name], s.jobs(), s.replay)
@@ -80,11 +81,11 @@ def _open_runs(journal: Journal, plan: Plan, chosen: list[Session], deal_sets: d
     return [(s.name, run_of[s.name]) for s in dealt_now]
 
 
-def session_run(journal: Journal, name: str, deals: DealSet) -> Run | None:
-    """The newest run of a session (its name and its deal set) in the journal, None if there is none."""
+def session_run(runs: list[Run], name: str, deals: DealSet) -> Run | None:
+    """The newest of a journal's `runs` that dealt this session (its name and its deal set), if any."""
     set_hash = deals.set_hash()
-    runs = [r for r in journal.runs() if r.name == name and r.set_hash == set_hash]
-    return runs[-1] if runs else None
+    mine = [r for r in runs if r.name == name and r.set_hash == set_hash]
+    return mine[-1] if mine else None
 
 
 def check_physical_boards(sessions: list[Session]) -> None:
@@ -112,8 +113,9 @@ def _source_text(plan: Plan, session: Session) -> str:
 def _nothing_left(journal: Journal, chosen: list[Session], deal_sets: dict[str, DealSet],
                   options: RunOptions) -> RunResult:
     """Every session asked for is dealt already: a complete result, nothing dealt."""
-    runs = [session_run(journal, s.name, deal_sets[s.name]) for s in chosen]
-    ids = tuple(r.id for r in runs if r is not None)
+    runs = journal.runs()
+    found = [session_run(runs, s.name, deal_sets[s.name]) for s in chosen]
+    ids = tuple(r.id for r in found if r is not None)
     jobs = sum(len(journal.jobs(i)) for i in ids)
     summary = f"every session asked for is dealt already ({len(ids)} runs, {jobs} boards verified)"
     options.out.write(summary + "\n")

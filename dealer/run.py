@@ -1,8 +1,10 @@
 """The dealing run: a deal set and its copies -> journal jobs -> machines, one station thread each.
 
-`deal_session` is what `dealer deal` does: read the deal file, open (or resume) the run in the
+`deal_session` is what `dealer deal FILE` does: read the deal file, open (or resume) the run in the
 journal, refuse a deal set used before (Law 6D2), put every job left half-way by a crash back where
 it belongs, start one `Station` per machine, and end with a summary and an optional report file.
+`execute` deals the jobs of one run or of several (a congress, `dealer.plan_run`) from one queue.
+A machine that is lost stops its station; the others go on, and its unsettled jobs wait for a resume.
 """
 
 from __future__ import annotations

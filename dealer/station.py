@@ -8,7 +8,12 @@ emptied the board; another board's deal in the pockets (F7) stops the whole run.
 
 Crash safety: a job the journal holds as DEALING or DEALT may have cards in its board. Such a job is
 never dealt again before its board is recounted: full and right, it is verified; empty, it is dealt;
-anything else is a fault. `resolve_uncertain` does this at start-up for jobs a crash left behind.
+anything else is a fault. A job left FAULTED (a stop came before its redeal, or it ran out of attempts
+and the run is resumed with more) has its board emptied and is redealt, on the machine that holds it.
+`resolve_uncertain` does both at start-up for jobs a crash left behind.
+
+Each step that ends a stretch of work on a job (verified, faulted, redealt, given back) records the
+machine's seconds on it (``busy``): the time on boards that run reports turn into boards per hour.
 """
 
 from __future__ import annotations
@@ -130,7 +135,7 @@ class RunContext:
             return True
 
 
-def put_right_prompt(code: int) -> str | None:
+def put_right_prompt(code: int | None) -> str | None:
     """The prompt that asks the operator to put a resumable machine fault right (None: nothing to do)."""
     if code == FaultCode_.BOARD_REMOVED:
         return Prompt.INSERT_BOARD.name
@@ -155,6 +160,7 @@ class Station:
         self._next: Job | None = None
         self._busy_job: int | None = None
         self._busy_since = 0.0
+        self._busy_carry = False
 
     # --- the loop -----------------------------------------------------------------------------
 
@@ -165,6 +171,7 @@ class Station:
         while not self.ctx.stop.is_set():
             job, self._next = self._next or self.ctx.journal.claim_next(self.ctx.run_ids, self.name), None
             if job is None:
+                self._busy_carry = False  # waiting for work is not dealing time
                 if not self.ctx.busy_elsewhere(self.name):
                     return
                 self.machine.sleep(0.05)
@@ -199,16 +206,21 @@ class Station:
         raise DeviceTimeout(f"{self.name}: board {job.board}: the link kept failing")
 
     def _clock_in(self, job: Job) -> None:
-        """This machine takes up a job (a board's life, or its next attempt, goes on if already begun)."""
+        """This machine takes up a job (a board's life, or its next attempt, goes on if already begun).
+
+        Straight after another job, its time runs on from that job's end (ejecting that board and taking
+        this one are work too); after waiting for work, from now."""
         if self._busy_job != job.id:
-            self._busy_job, self._busy_since = job.id, self.machine.clock()
+            if not self._busy_carry:
+                self._busy_since = self.machine.clock()
+            self._busy_job, self._busy_carry = job.id, False
 
     def _busy(self, job: Job, *, done: bool = False) -> dict[str, float]:
         """The machine's seconds on `job` since it took it up or since the last step recorded them, for
         the journal (what the run report's boards per hour of dealing time are made of)."""
         now = self.machine.clock()
         seconds = now - self._busy_since if self._busy_job == job.id else 0.0
-        self._busy_job, self._busy_since = (None if done else job.id), now
+        self._busy_job, self._busy_since, self._busy_carry = (None if done else job.id), now, done
         return {"busy": round(max(0.0, seconds), 3)}
 
     # --- one board ------------------------------------------------------------------------------
@@ -437,9 +449,9 @@ class Station:
             self._send_back(job, fix_pack=False)
         elif job.state in (JobState.LOADED, JobState.SCANNED):
             self._next = job  # the redeal was recorded before a reconnection
-        job, self._next = self._next, None
-        if job is not None:
-            self.deal_job(job)
+        again, self._next = self._next, None
+        if again is not None:
+            self.deal_job(again)
 
     def _resolve_one(self, job: Job) -> None:
         """Find out what is in an uncertain job's board and finish the job from there."""

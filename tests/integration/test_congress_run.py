@@ -4,6 +4,7 @@ virtual time, every outcome cross-checked with the simulators' ledgers."""
 from __future__ import annotations
 
 import io
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,12 @@ from hil.config import SimConfig
 from hil.faults import FaultPlan
 from hil.loopback import Loopback
 from tests.integration.congress import SessionText, check_against_ledgers, histories, label_of, plan_text
+
+
+@pytest.fixture(autouse=True)
+def _no_leaks(hil_leak_check: None) -> Iterator[None]:
+    yield
+
 
 TWO_SESSIONS = (SessionText("FRI", "1-3", (("A", ("A1", "A2")), ("B", ("B1", "B2")))),
                 SessionText("SAT", "1-3", (("A", ("C1", "C2")), ("B", ("D1", "D2")))))
@@ -113,7 +120,7 @@ def test_a_copy_dealt_wrong_is_a_copy_mismatch_redealt_to_the_same_deal(tmp_path
 
 def test_a_congress_deals_every_session_from_one_queue_on_every_machine(tmp_path: Path, room: Room) -> None:
     plan = write_plan(tmp_path, 3, TWO_SESSIONS)
-    result, text = deal(plan, room)
+    result, text = deal(plan, room, report=tmp_path / "report.json")
     jobs = check_against_ledgers(plan, plan.event.journal, room.ledgers, room.racks)
     assert result.complete and result.jobs == 24 and len(result.run_ids) == 2, text
     assert {h.session for h in jobs} == {"FRI", "SAT"}
@@ -124,6 +131,10 @@ def test_a_congress_deals_every_session_from_one_queue_on_every_machine(tmp_path
         # the sessions are taken in plan order: FRI's boards were all claimed before SAT's first
         claims = {h.job.id: min(e["id"] for e in journal.events(h.job.run_id, h.job.id) if e["state"] == "loaded")
                   for h in jobs}
+    body = json.loads((tmp_path / "report.json").read_text())
+    assert body["verified"] == body["jobs"] == 24 and body["sessions"] == {"FRI": 1, "SAT": 2}
+    assert sum(m["verified"] for m in body["report"]["machines"].values()) == 24
+    assert [(s["name"], s["verified"]) for s in body["report"]["sessions"]] == [("FRI", 12), ("SAT", 12)]
     fri = [claims[h.job.id] for h in jobs if h.session == "FRI"]
     sat = [claims[h.job.id] for h in jobs if h.session == "SAT"]
     assert max(fri) < min(sat)

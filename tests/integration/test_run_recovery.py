@@ -4,6 +4,7 @@ same deal, on the machine that holds it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,11 @@ from hil.config import SimConfig
 from hil.faults import FaultPlan
 from hil.loopback import Loopback
 from tests.integration.test_run_scenarios import deals_for, hands_of, run_on_loopback
+
+
+@pytest.fixture(autouse=True)
+def _no_leaks(hil_leak_check: None) -> Iterator[None]:
+    yield
 
 
 def test_a_board_left_faulted_is_emptied_and_redealt_on_resume(tmp_path: Path) -> None:
