@@ -54,7 +54,7 @@ def run_demo(*, boards: int = 16, machines: int = 2, speed: float = 25.0, folder
     ports = _machines(work, machines, speed, say)
     say("3. Dealing, every board checked by its label before dealing and recounted after:")
     try:
-        options = RunOptions(ports=ports, names=[f"m{k + 1}" for k in range(len(ports))],
+        options = RunOptions(ports=ports, machine_names=[f"m{k + 1}" for k in range(len(ports))],
                              journal=work / "session.journal", report=work / "report.json", out=out,
                              show_cards=show_cards, board_timeout=120, deal_timeout=120)
         result = deal_session(deals, str(work / "session.pbn"), options, name="demo")

@@ -24,7 +24,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -122,6 +122,17 @@ class Run:
 
 
 @dataclass(frozen=True)
+class RunSpec:
+    """A run to begin: its name and source, the deal set (each board once) and the copies to deal."""
+
+    name: str
+    source: str
+    deals: DealSet
+    plan: list[JobPlan]
+    replay: bool = False
+
+
+@dataclass(frozen=True)
 class Job:
     """One copy of one board, as the journal knows it now."""
 
@@ -200,38 +211,53 @@ class Journal:
 
         `deals` holds the boards of the run (each board once); `plan` the copies to deal, in order.
         """
-        hashes = dict(zip((int(b) for b in deals.boards), deals.deal_hashes(), strict=True))
-        missing = sorted({p.board for p in plan} - set(hashes))
-        if missing:
-            raise JournalError(f"the plan names boards not in the deal set: {missing[:5]}")
-        with self._transaction() as db:
-            if not replay:
-                self._refuse_reuse(db, hashes)
-            cur = db.execute(
-                "INSERT INTO runs (name, source, set_hash, replay, created) VALUES (?, ?, ?, ?, ?)",
-                (name, source, deals.set_hash(), int(replay), _now()))
-            run_id = int(cur.lastrowid or 0)
-            db.executemany("INSERT OR IGNORE INTO seen_deals VALUES (?, ?, ?)",
-                           [(h, run_id, b) for b, h in hashes.items()])
-            db.executemany(
-                "INSERT INTO jobs (run_id, seq, board, copy, section, set_name, deal_hash, state) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, i, p.board, p.copy, p.section, p.set_name, hashes[p.board], JobState.PLANNED.value)
-                 for i, p in enumerate(plan)])
-            self._event(db, run_id, None, None, "run-started",
-                        None, {"name": name, "jobs": len(plan), "replay": replay})
-        return self.run(run_id)
+        return self.begin_runs([RunSpec(name, source, deals, plan, replay)])[0]
 
-    def _refuse_reuse(self, db: sqlite3.Connection, hashes: dict[int, str]) -> None:
+    def begin_runs(self, specs: list[RunSpec], *, hint: str | None = None) -> list[Run]:
+        """Record several runs (a congress: one per session) in one transaction: all of them or none.
+
+        Each run is checked against Law 6D2 like `begin_run`, the runs before it in `specs` included,
+        so two sessions of one plan cannot share a deal unless the later is a replay. `hint` replaces
+        the advice given with a refusal (what the user should do about it).
+        """
+        for spec in specs:
+            boards = {int(b) for b in spec.deals.boards}
+            missing = sorted({p.board for p in spec.plan} - boards)
+            if missing:
+                raise JournalError(f"the plan names boards not in the deal set: {missing[:5]}")
+        with self._transaction() as db:
+            ids = [self._insert_run(db, spec, hint) for spec in specs]
+        return [self.run(i) for i in ids]
+
+    def _insert_run(self, db: sqlite3.Connection, spec: RunSpec, hint: str | None) -> int:
+        hashes = dict(zip((int(b) for b in spec.deals.boards), spec.deals.deal_hashes(), strict=True))
+        if not spec.replay:
+            self._refuse_reuse(db, hashes, spec.name, hint)
+        cur = db.execute(
+            "INSERT INTO runs (name, source, set_hash, replay, created) VALUES (?, ?, ?, ?, ?)",
+            (spec.name, spec.source, spec.deals.set_hash(), int(spec.replay), _now()))
+        run_id = int(cur.lastrowid or 0)
+        db.executemany("INSERT OR IGNORE INTO seen_deals VALUES (?, ?, ?)",
+                       [(h, run_id, b) for b, h in hashes.items()])
+        db.executemany(
+            "INSERT INTO jobs (run_id, seq, board, copy, section, set_name, deal_hash, state) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, i, p.board, p.copy, p.section, p.set_name, hashes[p.board], JobState.PLANNED.value)
+             for i, p in enumerate(spec.plan)])
+        self._event(db, run_id, None, None, "run-started",
+                    None, {"name": spec.name, "jobs": len(spec.plan), "replay": spec.replay})
+        return run_id
+
+    def _refuse_reuse(self, db: sqlite3.Connection, hashes: dict[int, str], name: str, hint: str | None) -> None:
         marks = ",".join("?" * len(hashes))
         row = db.execute(
             f"SELECT s.board, r.name, r.id FROM seen_deals s JOIN runs r ON r.id = s.run_id "
             f"WHERE s.deal_hash IN ({marks}) LIMIT 1", list(hashes.values())).fetchone()
         if row:
+            advice = hint or ("resume that run with --resume, or mark a replay event with --replay")
             raise JournalError(
-                f"Law 6D2: a deal of this set was already dealt as board {row[0]} of run "
-                f"{row[2]} ({row[1]}); a deal may not be imported from another session "
-                f"(resume that run with --resume, or mark a replay event with --replay)")
+                f"{name}: Law 6D2: a deal of this set was already dealt as board {row[0]} of run "
+                f"{row[2]} ({row[1]}); a deal may not be imported from another session ({advice})")
 
     def run(self, run_id: int) -> Run:
         """A run by id; `JournalError` if there is none."""
@@ -310,19 +336,22 @@ class Journal:
                         detail or {})
         return replace(job, state=state, machine=new_machine, attempt=attempt)
 
-    def claim_next(self, run_id: int, machine: str, *, detail: dict[str, Any] | None = None) -> Job | None:
+    def claim_next(self, run_id: int | Sequence[int], machine: str, *,
+                   detail: dict[str, Any] | None = None) -> Job | None:
         """Take the first PLANNED job of the run for `machine`, moving it to LOADED; None when none is left.
 
         This is the scheduler of a run with several machines: each claim is one transaction, so two
-        machines never get the same job.
+        machines never get the same job. Given several runs (a congress), the first run in the order
+        given that has a job left gives it.
         """
         with self._lock:
-            row = self._db.execute(
-                "SELECT id FROM jobs WHERE run_id = ? AND state = ? ORDER BY seq LIMIT 1",
-                (run_id, JobState.PLANNED.value)).fetchone()
-            if row is None:
-                return None
-            return self.advance(row[0], JobState.LOADED, machine=machine, detail=detail)
+            for one in (run_id,) if isinstance(run_id, int) else run_id:
+                row = self._db.execute(
+                    "SELECT id FROM jobs WHERE run_id = ? AND state = ? ORDER BY seq LIMIT 1",
+                    (one, JobState.PLANNED.value)).fetchone()
+                if row is not None:
+                    return self.advance(row[0], JobState.LOADED, machine=machine, detail=detail)
+            return None
 
     def redeal(self, job_id: int, machine: str, *, detail: dict[str, Any] | None = None) -> Job:
         """A FAULTED job back to PLANNED (a new attempt at the same deal) and at once LOADED on `machine`,

@@ -1,8 +1,10 @@
 """The dealing run: a deal set and its copies -> journal jobs -> machines, one station thread each.
 
-`deal_session` is what `dealer deal` does: read the deal file, open (or resume) the run in the
+`deal_session` is what `dealer deal FILE` does: read the deal file, open (or resume) the run in the
 journal, refuse a deal set used before (Law 6D2), put every job left half-way by a crash back where
 it belongs, start one `Station` per machine, and end with a summary and an optional report file.
+`execute` deals the jobs of one run or of several (a congress, `dealer.plan_run`) from one queue.
+A machine that is lost stops its station; the others go on, and its unsettled jobs wait for a resume.
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from dealer import report
 from dealer.dealset import DealSet
 from dealer.errors import DealerError, JournalError, VerificationError
 from dealer.journal import JobPlan, JobState, Journal
 from dealer.machine import Machine
-from dealer.outfile import write_text
 from dealer.progress import RunProgress
 from dealer.station import RunContext, Station
 
@@ -29,7 +31,6 @@ class RunOptions:
 
     ports: Sequence[str]
     journal: Path
-    names: Sequence[str] | None = None
     copies: int = 1
     set_name: str = "A"
     resume: bool = False
@@ -42,6 +43,8 @@ class RunOptions:
     deal_timeout: float = 300.0
     max_attempts: int = 3
     machine_factory: Callable[[str], Machine] | None = None
+    machine_names: Sequence[str] | None = None
+    """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
     out: IO[str] = field(default_factory=lambda: sys.stderr)
 
 
@@ -56,6 +59,8 @@ class RunResult:
     stopped: list[str]
     errors: list[str]
     summary: str
+    run_ids: tuple[int, ...] = ()
+    """Every run dealt (one per session in a congress), in dealing order."""
 
     @property
     def complete(self) -> bool:
@@ -79,7 +84,7 @@ def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | N
     plan = copies_plan(deals, options.copies, options.set_name)
     with Journal.open(options.journal) as journal:
         run_id = _open_run(journal, deals, source, plan, options, name or Path(source).stem)
-        return _execute(journal, run_id, deals, options)
+        return execute(journal, [(run_id, deals)], options)
 
 
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,
@@ -88,7 +93,7 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
     if options.resume:
         if unfinished is None:
             raise JournalError(f"{journal.path}: no unfinished run of this deal set to resume")
-        _release_loaded(journal, unfinished.id)
+        release_loaded(journal, unfinished.id)
         return unfinished.id
     if unfinished is not None:
         raise JournalError(f"{journal.path}: run {unfinished.id} of this deal set is unfinished; "
@@ -96,25 +101,26 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
     return journal.begin_run(name, source, deals, plan, replay=options.replay).id
 
 
-def _release_loaded(journal: Journal, run_id: int) -> None:
+def release_loaded(journal: Journal, run_id: int) -> None:
     """Jobs only loaded or scanned when the controller stopped: nothing was dealt; plan them again."""
     for job in journal.jobs(run_id, {JobState.LOADED, JobState.SCANNED}):
         journal.advance(job.id, JobState.PLANNED, kind="released", detail={"why": "resumed"})
 
 
-def _execute(journal: Journal, run_id: int, deals: DealSet, options: RunOptions) -> RunResult:
-    jobs = journal.jobs(run_id)
+def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunOptions,
+            extra: dict[str, Any] | None = None) -> RunResult:
+    """Deal the jobs of `runs` (run id, its deal set), in that order, from one queue on every machine of
+    `options`; finish each run whose jobs are all verified; write the report file if one is asked for."""
+    run_ids = [run for run, _ in runs]
+    jobs = [j for run in run_ids for j in journal.jobs(run)]
     progress = RunProgress(total_jobs=len(jobs), out=options.out, show_cards=options.show_cards,
                            quiet=options.quiet)
     progress.verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
-    ctx = RunContext(journal, run_id, deals, progress, default_set=options.set_name,
+    names = list(options.machine_names or options.ports)
+    ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
                      board_timeout=options.board_timeout, deal_timeout=options.deal_timeout,
-                     max_attempts=options.max_attempts, machine_names=set(options.names or options.ports))
-    names = list(options.names or options.ports)
-    factory = options.machine_factory or (lambda url: Machine(url))
-    machines = [factory(url) for url in options.ports]
-    for machine, name in zip(machines, names, strict=True):
-        machine.name = name
+                     max_attempts=options.max_attempts, machine_names=set(names), later_runs=tuple(runs[1:]))
+    machines = _machines(options, names)
     errors: list[str] = []
     threads = [threading.Thread(target=_station_thread, args=(Station(m, ctx), errors), name=m.name,
                                 daemon=True) for m in machines]
@@ -129,7 +135,18 @@ def _execute(journal: Journal, run_id: int, deals: DealSet, options: RunOptions)
             t.join(timeout=30)
         for m in machines:
             m.close()
-    return _result(journal, run_id, ctx, errors, options)
+    return _result(journal, run_ids, ctx, errors, options, extra or {})
+
+
+def _machines(options: RunOptions, names: list[str]) -> list[Machine]:
+    """One `Machine` per port, named as the run calls it (its port, or the name the plan gives it)."""
+    factory = options.machine_factory or (lambda url: Machine(url))
+    machines = []
+    for url, name in zip(options.ports, names, strict=True):
+        machine = factory(url)
+        machine.name = name
+        machines.append(machine)
+    return machines
 
 
 def _station_thread(station: Station, errors: list[str]) -> None:
@@ -137,22 +154,33 @@ def _station_thread(station: Station, errors: list[str]) -> None:
         station.run()
     except DealerError as exc:
         errors.append(f"{station.name}: {exc}")
+        station.ctx.machine_lost(station.name)
         station.ctx.progress.say(station.name, f"stopped: {exc}")
         station.release_current()
 
 
-def _result(journal: Journal, run_id: int, ctx: RunContext, errors: list[str], options: RunOptions) -> RunResult:
-    jobs = journal.jobs(run_id)
-    verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
-    unresolved = [f"board {j.board} copy {j.copy}: {j.state}" for j in jobs if j.state is not JobState.VERIFIED]
-    if verified == len(jobs):
-        journal.finish_run(run_id)
+def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[str], options: RunOptions,
+            extra: dict[str, Any]) -> RunResult:
+    several = len(run_ids) > 1
+    verified = total = 0
+    unresolved: list[str] = []
+    for run_id in run_ids:
+        jobs = journal.jobs(run_id)
+        done = sum(1 for j in jobs if j.state is JobState.VERIFIED)
+        verified, total = verified + done, total + len(jobs)
+        where = f"{journal.run(run_id).name} " if several else ""
+        unresolved += [f"{where}board {j.board} copy {j.copy}: {j.state}" for j in jobs
+                       if j.state is not JobState.VERIFIED]
+        if done == len(jobs) and not journal.run(run_id).finished:
+            journal.finish_run(run_id)
     summary = ctx.progress.summary()
     if options.report is not None:
-        write_text(options.report, ctx.progress.report({
-            "run": run_id, "journal": str(options.journal), "unresolved": unresolved,
-            "stopped": ctx.stop_reason, "errors": errors}), force=True)
-    return RunResult(run_id, verified, len(jobs), unresolved, list(ctx.stop_reason), errors, summary)
+        run_info = {"run": run_ids[0] if not several else run_ids, "journal": str(options.journal),
+                    "unresolved": unresolved, "stopped": ctx.stop_reason, "errors": errors, **extra}
+        report.write_run_report(options.report, journal, run_ids, ctx.progress, run_info,
+                                show_cards=options.show_cards)
+    return RunResult(run_ids[0], verified, total, unresolved, list(ctx.stop_reason), errors, summary,
+                     tuple(run_ids))
 
 
 def raise_for(result: RunResult) -> None:

@@ -8,7 +8,12 @@ emptied the board; another board's deal in the pockets (F7) stops the whole run.
 
 Crash safety: a job the journal holds as DEALING or DEALT may have cards in its board. Such a job is
 never dealt again before its board is recounted: full and right, it is verified; empty, it is dealt;
-anything else is a fault. `resolve_uncertain` does this at start-up for jobs a crash left behind.
+anything else is a fault. A job left FAULTED (a stop came before its redeal, or it ran out of attempts
+and the run is resumed with more) has its board emptied and is redealt, on the machine that holds it.
+`resolve_uncertain` does both at start-up for jobs a crash left behind.
+
+Each step that ends a stretch of work on a job (verified, faulted, redealt, given back) records the
+machine's seconds on it (``busy``): the time on boards that run reports turn into boards per hour.
 """
 
 from __future__ import annotations
@@ -42,13 +47,20 @@ from firmware_protocol import (
 )
 from firmware_protocol import FaultCode as FaultCode_
 
+_IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
+"""States of a job a machine has taken up."""
 FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
 """Faults whose fix includes making the pack whole before the redeal."""
 
 
 @dataclass
 class RunContext:
-    """What every station of one run shares."""
+    """What every station of one run shares.
+
+    A congress deals several runs (one per session) from one queue: `later_runs` are the runs after
+    `run_id`, in the order their jobs are taken. Each job is dealt and verified against the deals of
+    its own run.
+    """
 
     journal: Journal
     run_id: int
@@ -63,23 +75,50 @@ class RunContext:
     stop_reason: list[str] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    lost: set[str] = field(default_factory=set)
+    later_runs: tuple[tuple[int, DealSet], ...] = ()
 
     def __post_init__(self) -> None:
-        self._index = {int(b): i for i, b in enumerate(self.deals.boards)}
-        self._packed = pack(self.deals.deals)
+        self._deal_sets = {self.run_id: self.deals, **dict(self.later_runs)}
+        self._index = {run: {int(b): i for i, b in enumerate(d.boards)} for run, d in self._deal_sets.items()}
+        self._packed = {run: pack(d.deals) for run, d in self._deal_sets.items()}
 
-    def deal_of(self, board: int) -> npt.NDArray[np.uint8]:
-        """The intended (52,) deal of a board."""
-        deal: npt.NDArray[np.uint8] = self.deals.deals[self._index[board]]
+    @property
+    def run_ids(self) -> tuple[int, ...]:
+        """Every run dealt from this queue, in the order their jobs are taken."""
+        return tuple(self._deal_sets)
+
+    def deals_of(self, job: Job) -> DealSet:
+        """The deal set of a job's run (its session)."""
+        return self._deal_sets[job.run_id]
+
+    def deal_of(self, board: int, run_id: int | None = None) -> npt.NDArray[np.uint8]:
+        """The intended (52,) deal of a board (of run `run_id`, by default the first run)."""
+        run = self.run_id if run_id is None else run_id
+        deal: npt.NDArray[np.uint8] = self._deal_sets[run].deals[self._index[run][board]]
         return deal
 
-    def packed(self, board: int) -> bytes:
-        """The 13-byte packed deal of a board."""
-        return bytes(self._packed[self._index[board]])
+    def packed(self, board: int, run_id: int | None = None) -> bytes:
+        """The 13-byte packed deal of a board (of run `run_id`, by default the first run)."""
+        run = self.run_id if run_id is None else run_id
+        return bytes(self._packed[run][self._index[run][board]])
 
     def set_of(self, job: Job) -> str:
         """The physical board set a job's copy goes into."""
         return job.set_name or self.default_set
+
+    def busy_elsewhere(self, machine: str) -> bool:
+        """True while another machine still working holds a job of the queue (it may give it back)."""
+        for run in self.run_ids:
+            for job in self.journal.jobs(run, set(_IN_A_MACHINE)):
+                if job.machine != machine and job.machine not in self.lost:
+                    return True
+        return False
+
+    def machine_lost(self, machine: str) -> None:
+        """A station stopped for good: nobody waits for its jobs any more (they wait for a resume)."""
+        with self.lock:
+            self.lost.add(machine)
 
     def halt(self, reason: str) -> None:
         """Stop every station after its current board."""
@@ -96,6 +135,15 @@ class RunContext:
             return True
 
 
+def put_right_prompt(code: int | None) -> str | None:
+    """The prompt that asks the operator to put a resumable machine fault right (None: nothing to do)."""
+    if code == FaultCode_.BOARD_REMOVED:
+        return Prompt.INSERT_BOARD.name
+    if code == FaultCode_.EMPTY_HOPPER:
+        return Prompt.FIX_PACK.name
+    return None if code == FaultCode_.POWER_LOSS else Prompt.CLEAR_PATH.name
+
+
 def wire_job(job: Job) -> int:
     """The 16-bit job number sent to the machine (never 0)."""
     return job.id % 0xFFFF + 1
@@ -110,6 +158,9 @@ class Station:
         self.name = machine.name
         self._current: Job | None = None
         self._next: Job | None = None
+        self._busy_job: int | None = None
+        self._busy_since = 0.0
+        self._busy_carry = False
 
     # --- the loop -----------------------------------------------------------------------------
 
@@ -118,17 +169,14 @@ class Station:
         self.machine.connect()
         self.resolve_uncertain()
         while not self.ctx.stop.is_set():
-            job, self._next = self._next or self.ctx.journal.claim_next(self.ctx.run_id, self.name), None
+            job, self._next = self._next or self.ctx.journal.claim_next(self.ctx.run_ids, self.name), None
             if job is None:
-                if not self._others_busy():
+                self._busy_carry = False  # waiting for work is not dealing time
+                if not self.ctx.busy_elsewhere(self.name):
                     return
                 self.machine.sleep(0.05)
                 continue
             self._robust(self.deal_job, job)
-
-    def _others_busy(self) -> bool:
-        counts = self.ctx.journal.counts(self.ctx.run_id)
-        return any(counts[s] for s in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT))
 
     def release_current(self) -> None:
         """After this station failed: its job, if only loaded or scanned, goes back to the queue."""
@@ -136,7 +184,8 @@ class Station:
             return
         job = self.ctx.journal.job(self._current.id)
         if job.state in (JobState.LOADED, JobState.SCANNED):
-            self.ctx.journal.advance(job.id, JobState.PLANNED, kind="released", detail={"why": "machine lost"})
+            self.ctx.journal.advance(job.id, JobState.PLANNED, kind="released",
+                                     detail={"why": "machine lost", **self._busy(job, done=True)})
 
     def _robust(self, step: Callable[[Job], None], job: Job) -> None:
         """Run one board's life; after a reconnection or a restart, resynchronise and carry on."""
@@ -148,7 +197,7 @@ class Station:
             except (Reconnected, DeviceRestarted) as exc:
                 self.ctx.progress.say(self.name, f"board {job.board}: {exc}; resynchronising")
                 why = "reconnected" if isinstance(exc, Reconnected) else "restarted"
-                self.ctx.journal.note(self.ctx.run_id, "link-resync", job_id=job.id, machine=self.name,
+                self.ctx.journal.note(job.run_id, "link-resync", job_id=job.id, machine=self.name,
                                       detail={"why": why})
                 job = self.ctx.journal.job(job.id)
                 if job.state in (JobState.LOADED, JobState.SCANNED):
@@ -159,13 +208,32 @@ class Station:
                     return
         raise DeviceTimeout(f"{self.name}: board {job.board}: the link kept failing")
 
+    def _clock_in(self, job: Job) -> None:
+        """This machine takes up a job (a board's life, or its next attempt, goes on if already begun).
+
+        Straight after another job, its time runs on from that job's end (ejecting that board and taking
+        this one are work too); after waiting for work, from now."""
+        if self._busy_job != job.id:
+            if not self._busy_carry:
+                self._busy_since = self.machine.clock()
+            self._busy_job, self._busy_carry = job.id, False
+
+    def _busy(self, job: Job, *, done: bool = False) -> dict[str, float]:
+        """The machine's seconds on `job` since it took it up or since the last step recorded them, for
+        the journal (what the run report's boards per hour of dealing time are made of)."""
+        now = self.machine.clock()
+        seconds = now - self._busy_since if self._busy_job == job.id else 0.0
+        self._busy_job, self._busy_since, self._busy_carry = (None if done else job.id), now, done
+        return {"busy": round(max(0.0, seconds), 3)}
+
     # --- one board ------------------------------------------------------------------------------
 
     def deal_job(self, job: Job) -> None:
         """The whole life of a LOADED (or SCANNED) job on this machine."""
         ctx = self.ctx
+        self._clock_in(job)
         ctx.progress.board_started(self.name)
-        self.machine.load(wire_job(job), job.board, ctx.packed(job.board))
+        self.machine.load(wire_job(job), job.board, ctx.packed(job.board, job.run_id))
         label = self._await_board(job)
         if job.attempt > 1 and not self._board_is_empty(job):
             return
@@ -199,8 +267,9 @@ class Station:
                     raise
                 self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on",
                                                 fault.name)
-                self.ctx.journal.note(self.ctx.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
-                                      detail={"code": fault.code, "name": fault.name, "detail": fault.fault.detail})
+                self.ctx.journal.note(job.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
+                                      detail={"code": fault.code, "name": fault.name, "detail": fault.fault.detail,
+                                              "prompt": put_right_prompt(fault.code)})
                 self._put_right(job, fault)
                 self._resume_after_fault(job)
 
@@ -235,7 +304,7 @@ class Station:
         """Dealing stopped for good partway: the board holds part of the deal; redeal it."""
         self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: the board will be redealt",
                                         fault.name)
-        detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.fault.cards_dealt}
+        detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.fault.cards_dealt, **self._busy(job)}
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault", detail=detail)
         self.machine.abort()
         self._eject()
@@ -246,12 +315,13 @@ class Station:
         ctx = self.ctx
         if report.ok:
             ctx.journal.advance(job.id, JobState.VERIFIED, detail={
-                "layout": report.layout_hash, "warnings": [c.name for c in report.codes]})
+                "layout": report.layout_hash, "warnings": [c.name for c in report.codes],
+                **self._busy(job, done=True)})
             ctx.progress.board_verified(self.name, job.board, job.copy)
             self._eject()
             return
         ctx.journal.advance(job.id, JobState.FAULTED, kind="recount-fault", detail={
-            "faults": [c.name for c in report.codes], "counts": list(report.counts)})
+            "faults": [c.name for c in report.codes], "counts": list(report.counts), **self._busy(job)})
         self._eject()
         if report.fault(FaultCode.F7) is not None:
             ctx.progress.board_faulted(self.name, report, "the run stops: re-synchronise the boards")
@@ -271,7 +341,7 @@ class Station:
             return
         text = "make the pack whole, empty the board, put it back" if fix_pack else "empty the board, put it back"
         self._have_emptied(job, text)
-        self._next = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack})
+        self._next = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack, **self._busy(job)})
 
     def _have_emptied(self, job: Job, text: str) -> None:
         """Prompt the operator to empty the (ejected) board and wait until it is back in the machine."""
@@ -285,15 +355,16 @@ class Station:
             report = self._verify_recount(job, self.machine.recount(wire_job(job)))
             if not report.unverified:
                 return report
-            self.ctx.journal.note(self.ctx.run_id, "recount-unverified", job_id=job.id, machine=self.name,
+            self.ctx.journal.note(job.run_id, "recount-unverified", job_id=job.id, machine=self.name,
                                   detail={"faults": [c.name for c in report.codes]})
             self.ctx.progress.say(self.name, f"{report.summary(blind=True)} -> recounting")
         return self._verify_recount(job, self.machine.recount(wire_job(job)))
 
     def _verify_recount(self, job: Job, rr: RecountReport) -> VerificationReport:
         label = self._read_label()
-        return verify_board(self.ctx.deal_of(job.board), to_recount(rr), board=job.board,
-                            set_name=self.ctx.set_of(job), label=label, copy=job.copy, session=self.ctx.deals)
+        return verify_board(self.ctx.deal_of(job.board, job.run_id), to_recount(rr), board=job.board,
+                            set_name=self.ctx.set_of(job), label=label, copy=job.copy,
+                            session=self.ctx.deals_of(job))
 
     # --- boards and labels ----------------------------------------------------------------------
 
@@ -317,12 +388,15 @@ class Station:
             if fault is None:
                 assert label is not None
                 return label
-            ctx.journal.note(ctx.run_id, "board-refused", job_id=job.id, machine=self.name,
+            ctx.journal.note(job.run_id, "board-refused", job_id=job.id, machine=self.name,
                              detail={"read": label, "problem": fault.details.get("problem")})
             ctx.progress.board_refused(self.name, job.board, job.copy, fault)
             self._eject()
+            still_in = self._board_present()  # a machine that cannot push it out: the operator takes it
             m.display(Prompt.INSERT_BOARD, job.board, expected,
                       f"wrong board: insert board {set_name} {job.board}")
+            if still_in:
+                m.wait_board(False, ctx.board_timeout)
 
     def _board_present(self) -> bool:
         return bool(self.machine.status().flags & StatusFlag.BOARD_PRESENT)
@@ -347,6 +421,7 @@ class Station:
         rr = self.machine.recount(wire_job(job))
         if sum(len(p.cards) + p.unidentified for p in rr.pockets) == 0:
             return True
+        self.ctx.journal.note(job.run_id, "board-not-empty", job_id=job.id, machine=self.name)
         self._eject()
         self._have_emptied(job, "the board is not empty: empty it and put it back")
         self._next = self.ctx.journal.job(job.id)
@@ -362,23 +437,46 @@ class Station:
     # --- after a crash ---------------------------------------------------------------------------
 
     def resolve_uncertain(self) -> None:
-        """Settle the jobs left in DEALING or DEALT by a crash: this machine's, and any machine's no
-        longer in the run."""
-        for job in self.ctx.journal.uncertain_jobs(self.ctx.run_id):
-            orphan = job.machine not in self.ctx.machine_names
-            if (job.machine == self.name or orphan) and self.ctx.claim(job):
+        """Settle the jobs a crash left behind, this machine's and any machine's no longer in the run:
+        those in DEALING or DEALT (recount first), then those FAULTED before their redeal."""
+        uncertain = [job for run in self.ctx.run_ids for job in self.ctx.journal.uncertain_jobs(run)]
+        for job in uncertain:
+            if self._mine(job) and self.ctx.claim(job):
                 self._robust(self._resolve_one, job)
         st = self.machine.status()
         if st.flags & StatusFlag.BOARD_PRESENT and st.state in (DeviceState.DONE, DeviceState.IDLE):
             self._eject()  # a board a crash left in the machine after its job was settled
+        faulted = [job for run in self.ctx.run_ids for job in self.ctx.journal.jobs(run, {JobState.FAULTED})]
+        for job in faulted:
+            if self._mine(job) and job.attempt < self.ctx.max_attempts and self.ctx.claim(job):
+                self._robust(self._redeal_left, job)
+
+    def _mine(self, job: Job) -> bool:
+        """A job left behind that this station settles: its own, or one of a machine not in the run."""
+        return job.machine == self.name or job.machine not in self.ctx.machine_names
+
+    def _redeal_left(self, job: Job) -> None:
+        """A FAULTED job whose redeal a stop interrupted (or that ran out of attempts and is given more):
+        have its board emptied, then deal it again, on this machine, from the same deal."""
+        job = self.ctx.journal.job(job.id)
+        if job.state is JobState.FAULTED:
+            self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: faulted before the stop: "
+                                  "the board will be emptied and redealt")
+            self._send_back(job, fix_pack=False)
+        elif job.state in (JobState.LOADED, JobState.SCANNED):
+            self._next = job  # the redeal was recorded before a reconnection
+        again, self._next = self._next, None
+        if again is not None:
+            self.deal_job(again)
 
     def _resolve_one(self, job: Job) -> None:
         """Find out what is in an uncertain job's board and finish the job from there."""
         job = self.ctx.journal.job(job.id)
         if job.state not in (JobState.DEALING, JobState.DEALT):
             return
+        self._clock_in(job)
         self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: resuming after an interruption")
-        self.ctx.journal.note(self.ctx.run_id, "resume-uncertain", job_id=job.id, machine=self.name,
+        self.ctx.journal.note(job.run_id, "resume-uncertain", job_id=job.id, machine=self.name,
                               detail={"state": job.state.value})
         st = self.machine.status()
         mine = st.job == wire_job(job)
@@ -388,15 +486,15 @@ class Station:
             self._finish_dealing(job)
             return
         if not (mine and st.flags & StatusFlag.BOARD_PRESENT):
-            self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board))
+            self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
             self._await_board(job)
             st = self.machine.status()
         rr = self.machine.recount(wire_job(job))
         cards = sum(len(p.cards) + p.unidentified for p in rr.pockets)
         if job.state is JobState.DEALING and cards == 0:
-            self.ctx.journal.note(self.ctx.run_id, "resume-empty-board", job_id=job.id, machine=self.name)
+            self.ctx.journal.note(job.run_id, "resume-empty-board", job_id=job.id, machine=self.name)
             if st.state != DeviceState.LOADED or st.job != wire_job(job):
-                self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board))
+                self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
             self._deal(job)
             return
         finished = mine and st.state == DeviceState.DONE
@@ -419,8 +517,9 @@ class Station:
 
         Returns False (after aborting) if the machine will not resume."""
         fault = DealingFault(Fault(st.fault, st.fault_detail, st.job, st.cards_dealt, FaultFlag.RESUMABLE), job.board)
-        self.ctx.journal.note(self.ctx.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
-                              detail={"code": fault.code, "name": fault.name, "detail": st.fault_detail})
+        self.ctx.journal.note(job.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
+                              detail={"code": fault.code, "name": fault.name, "detail": st.fault_detail,
+                                      "prompt": put_right_prompt(fault.code)})
         self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on",
                                                 fault.name)
         try:
@@ -434,7 +533,8 @@ class Station:
 
     def _interrupted(self, job: Job, cards: int) -> None:
         """Dealing stopped partway and the machine lost the job: empty the board and redeal."""
-        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="interrupted-deal", detail={"cards": cards})
+        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="interrupted-deal",
+                                 detail={"cards": cards, **self._busy(job)})
         self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: dealing was interrupted after "
                               f"{cards} cards: the board will be emptied and redealt")
         self._eject()

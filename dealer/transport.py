@@ -18,6 +18,9 @@ from dealer.errors import DeviceDisconnected
 
 BAUDRATE: Final = 115200
 SIM_SCHEME: Final = "sim://"
+RFC2217_SCHEME: Final = "rfc2217://"
+REMOTE_READ_SLICE: Final = 0.01
+"""Seconds of the fixed read timeout of an RFC 2217 port (reads wait in slices of it)."""
 
 
 class Transport(Protocol):
@@ -39,12 +42,19 @@ class Transport(Protocol):
 
 
 class SerialTransport:
-    """A pyserial port (or any object with pyserial's read/write/in_waiting/timeout)."""
+    """A pyserial port (or any object with pyserial's read/write/in_waiting/timeout).
 
-    def __init__(self, port: Any, name: str) -> None:
+    On an RFC 2217 port (a machine on another host, through a serial server) setting pyserial's read
+    timeout sends the port's whole configuration to the server and waits for its answer, so the read
+    timeout is set once (`REMOTE_READ_SLICE`) and longer reads wait in slices of it; and pyserial does
+    not offer a write timeout there, so none is asked for.
+    """
+
+    def __init__(self, port: Any, name: str, *, fixed_timeout: bool = False) -> None:
         self.name = name
         self._port = port
         self._timeout = port.timeout
+        self._fixed_timeout = fixed_timeout
         with contextlib.suppress(serial.SerialException, OSError):
             self._port.reset_input_buffer()
 
@@ -52,12 +62,14 @@ class SerialTransport:
     def open(cls, url: str, baudrate: int = BAUDRATE, name: str | None = None) -> SerialTransport:
         """Open a pyserial URL (a plain device path is opened exclusively)."""
         plain_device = "://" not in url
+        remote = url.lower().startswith(RFC2217_SCHEME)
         try:
-            port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.05, write_timeout=5,
+            port = serial.serial_for_url(url, baudrate=baudrate, timeout=REMOTE_READ_SLICE if remote else 0.05,
+                                         write_timeout=None if remote else 5,
                                          exclusive=True if plain_device else None)
-        except (serial.SerialException, OSError, ValueError) as exc:
+        except (serial.SerialException, OSError, ValueError, NotImplementedError) as exc:
             raise DeviceDisconnected(f"{url}: cannot open the port ({_reason(exc)})") from exc
-        return cls(port, name or url)
+        return cls(port, name or url, fixed_timeout=remote)
 
     @classmethod
     def wrap(cls, port: Any, name: str) -> SerialTransport:
@@ -73,9 +85,12 @@ class SerialTransport:
     def read(self, timeout: float) -> bytes:
         timeout = max(0.0, math.ceil(timeout * 1000) / 1000)  # whole ms, never rounded down to "no wait"
         try:
-            if timeout != self._timeout:
-                self._port.timeout = self._timeout = timeout
-            data = self._port.read(1)
+            if self._fixed_timeout:
+                data = self._read_in_slices(timeout)
+            else:
+                if timeout != self._timeout:
+                    self._port.timeout = self._timeout = timeout
+                data = self._port.read(1)
             if data:
                 waiting = self._port.in_waiting
                 if waiting:
@@ -84,6 +99,14 @@ class SerialTransport:
         except (serial.SerialException, OSError, TypeError, AttributeError, ValueError) as exc:
             # pyserial raises TypeError/AttributeError on a port closed under a blocked read
             raise DeviceDisconnected(f"{self.name}: read failed ({_reason(exc)})") from exc
+
+    def _read_in_slices(self, timeout: float) -> bytes:
+        """One byte within `timeout` seconds, never changing the port's own read timeout."""
+        deadline = time.monotonic() + timeout
+        data = self._port.read(1)
+        while not data and time.monotonic() < deadline:
+            data = self._port.read(1)
+        return bytes(data)
 
     def close(self) -> None:
         with contextlib.suppress(serial.SerialException, OSError):

@@ -1,4 +1,4 @@
-"""`dealer deal`: deal a deal file on one or more machines, every board checked and recounted."""
+"""`dealer deal`: deal a deal file, or a whole congress plan, on machines, every board checked and recounted."""
 
 from __future__ import annotations
 
@@ -11,29 +11,40 @@ from dealer import formats
 from dealer.boards import parse_board_range
 from dealer.dealset import DealSet
 from dealer.errors import UsageError
-from dealer.run import RunOptions, deal_session, raise_for
+from dealer.run import RunOptions, RunResult, deal_session, raise_for
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("deal", help="deal a deal file on dealing machines, checking and recounting every board",
-                       description="Deal every board of FILE (in copies) on the machines given with --port, "
-                                   "checking each board's label before dealing and recounting it after. "
-                                   "Every step is journalled: after any crash, run the same command with --resume.")
-    p.add_argument("file", metavar="FILE", help="deal file (PBN, DUP, DLM, ...)")
-    machine_options(p)
-    p.add_argument("--copies", type=int, default=1, help="copies of each board (Law 6F); copy k goes into set NAMEk")
-    p.add_argument("--journal", metavar="PATH", help="journal file (default: FILE.journal)")
-    p.add_argument("--resume", action="store_true", help="continue the unfinished run of this deal file")
+    p = sub.add_parser("deal", help="deal a deal file or a congress plan on dealing machines, checking and "
+                                    "recounting every board",
+                       description="Deal every board of FILE (in copies) on the machines given with --port, or "
+                                   "every session of a congress plan (--plan) on the plan's machines, checking "
+                                   "each board's label before dealing and recounting it after. Every step is "
+                                   "journalled: after any crash, run the same command with --resume.")
+    p.add_argument("file", metavar="FILE", nargs="?", help="deal file (PBN, DUP, DLM, ...)")
+    p.add_argument("--plan", metavar="PLAN.toml",
+                   help="deal a congress plan: each session its own run on the plan's journal and machines")
+    p.add_argument("--session", action="append", metavar="NAME",
+                   help="with --plan: deal only this session (repeat for several; default: every session "
+                        "not dealt yet)")
+    machine_options(p, port_required=False)
+    p.add_argument("--copies", type=int, default=None,
+                   help="copies of each board (Law 6F); copy k goes into set NAMEk (not with --plan)")
+    p.add_argument("--journal", metavar="PATH", help="journal file (default: FILE.journal, or the plan's)")
+    p.add_argument("--resume", action="store_true", help="continue the unfinished run(s) of this file or plan")
     p.add_argument("--replay", action="store_true",
-                   help="allow deals already dealt in another run (a replay event, or more copies later; Law 6D2)")
-    p.add_argument("--report", metavar="FILE", help="write a run report (JSON, with fault details)")
+                   help="allow deals already dealt in another run (a replay event, or more copies later; Law "
+                        "6D2); a plan marks its replay sessions itself")
+    p.add_argument("--report", metavar="FILE",
+                   help="write a run report: FILE.csv (figures; fault texts only with --show-cards), FILE.txt "
+                        "(readable summary), else JSON (with fault details)")
     p.add_argument("--deal-timeout", type=float, default=300.0, help="seconds a deal may take (default 300)")
     p.add_argument("--max-attempts", type=int, default=3, help="times a faulted board is redealt (default 3)")
     p.set_defaults(func=run_deal)
 
 
-def machine_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", action="append", required=True, metavar="URL",
+def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -> None:
+    p.add_argument("--port", action="append", required=port_required, metavar="URL",
                    help="machine port: /dev/ttyUSB0, COM3, socket://host:port, rfc2217://host:port, sim:// "
                         "(repeat for several machines)")
     p.add_argument("--boards", metavar="RANGE", help="only these boards of the file, e.g. 1-16")
@@ -57,13 +68,42 @@ def load_deals(path: str, boards: str | None) -> DealSet:
 
 
 def run_deal(args: argparse.Namespace) -> int:
-    deals = load_deals(args.file, args.boards)
-    journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
-    options = RunOptions(ports=args.port, journal=journal, copies=args.copies, set_name=args.set_name.upper(),
-                         resume=args.resume, replay=args.replay, report=Path(args.report) if args.report else None,
-                         show_cards=args.show_cards, quiet=args.quiet, board_timeout=args.board_timeout,
-                         deal_timeout=args.deal_timeout, max_attempts=args.max_attempts)
-    result = deal_session(deals, str(Path(args.file).resolve()), options)
+    result = _deal_plan(args) if args.plan else _deal_file(args)
     print(result.summary, file=sys.stderr)
     raise_for(result)
     return 0
+
+
+def _common(args: argparse.Namespace, journal: Path, ports: list[str]) -> RunOptions:
+    return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
+                      set_name=args.set_name.upper(), resume=args.resume, replay=args.replay,
+                      report=Path(args.report) if args.report else None, show_cards=args.show_cards,
+                      quiet=args.quiet, board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
+                      max_attempts=args.max_attempts)
+
+
+def _deal_file(args: argparse.Namespace) -> RunResult:
+    if args.file is None:
+        raise UsageError("dealer deal: give a deal FILE (with --port) or --plan PLAN.toml")
+    if not args.port:
+        raise UsageError("dealer deal: give at least one machine with --port")
+    if args.session:
+        raise UsageError("--session goes with --plan")
+    deals = load_deals(args.file, args.boards)
+    journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
+    return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port))
+
+
+def _deal_plan(args: argparse.Namespace) -> RunResult:
+    from dealer.plan import Plan
+    from dealer.plan_run import deal_plan
+
+    given = [flag for flag, value in (("FILE", args.file), ("--port", args.port), ("--copies", args.copies),
+                                      ("--set", args.set_name != "A"), ("--boards", args.boards),
+                                      ("--replay", args.replay)) if value]
+    if given:
+        raise UsageError(f"dealer deal --plan: {given[0]} does not go with a plan (the plan names the sessions, "
+                         "their boards, copies, board sets, replays and machines)")
+    plan = Plan.load(args.plan)
+    journal = Path(args.journal) if args.journal else plan.event.journal
+    return deal_plan(plan, _common(args, journal, []), args.session)

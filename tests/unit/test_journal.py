@@ -198,3 +198,24 @@ def test_claims_from_several_machines_never_share_a_job(journal: Journal) -> Non
     assert sorted(every) == sorted(j.id for j in journal.jobs(run.id))
     assert journal.counts(run.id)[JobState.LOADED] == 60
     assert journal.counts(run.id)[JobState.PLANNED] == 0
+
+
+def test_runs_begun_together_are_all_or_none_and_checked_against_each_other(journal: Journal) -> None:
+    from dealer.journal import RunSpec
+
+    fri, sat = session(1), session(2)
+    with pytest.raises(JournalError, match="SUN: Law 6D2: .* run .* \\(FRI\\).*say replay"):
+        journal.begin_runs([RunSpec("FRI", "plan", fri, plan(fri)), RunSpec("SAT", "plan", sat, plan(sat)),
+                            RunSpec("SUN", "plan", fri, plan(fri))], hint="say replay")
+    assert journal.runs() == []
+    runs = journal.begin_runs([RunSpec("FRI", "plan", fri, plan(fri)), RunSpec("SUN", "plan", fri, plan(fri), True)])
+    assert [(r.name, r.replay) for r in runs] == [("FRI", False), ("SUN", True)]
+
+
+def test_claims_over_several_runs_take_them_in_the_order_given(journal: Journal) -> None:
+    first = journal.begin_run("FRI", "plan", session(1, 2), plan(session(1, 2)))
+    second = journal.begin_run("SAT", "plan", session(2, 2), plan(session(2, 2)))
+    order = [second.id, first.id]
+    taken = [journal.claim_next(order, "m1") for _ in range(5)]
+    assert [(j.run_id, j.board) for j in taken if j] == [(second.id, 1), (second.id, 2), (first.id, 1), (first.id, 2)]
+    assert taken[-1] is None

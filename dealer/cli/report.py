@@ -1,0 +1,53 @@
+"""`dealer report JOURNAL`: the run report of a journal, rebuilt from the journal alone.
+
+Per machine the boards verified and boards per hour, faults by type and Law, operator actions, and
+per session the boards verified and left: on screen as a readable summary, or into a file as CSV,
+JSON or text (by its extension). The journal holds no deal and no card, and neither does the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from dealer.errors import JournalError, UsageError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("report", help="run report of a journal: boards/hour per machine, faults, operator actions",
+                       description="Rebuild the run report from a dealing journal alone: per machine boards "
+                                   "verified and boards per hour, faults by type and Law, operator actions "
+                                   "(refused boards, redeals, put-right prompts), per session boards left.")
+    p.add_argument("journal", metavar="JOURNAL", help="the journal file of the runs")
+    p.add_argument("-o", "--output", metavar="FILE", help="write FILE.csv, FILE.json or a text summary "
+                                                          "(default: the summary on screen)")
+    p.add_argument("--session", action="append", metavar="NAME",
+                   help="only the runs of this session (or deal file) name; repeat for several")
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dealer import report
+    from dealer.journal import Journal
+    from dealer.outfile import check_writable, write_text
+
+    if not Path(args.journal).is_file():
+        raise JournalError(f"{args.journal}: no such journal")
+    if args.output:
+        check_writable(args.output, force=args.force)
+    with Journal.open(args.journal) as journal:
+        runs = journal.runs()
+        if args.session:
+            wanted = {name.casefold() for name in args.session}
+            runs = [r for r in runs if r.name.casefold() in wanted]
+            if not runs:
+                raise UsageError(f"{args.journal}: no run of session {', '.join(args.session)}")
+        rep = report.build(journal, [r.id for r in runs])
+    if args.output:
+        write_text(args.output, report.render(rep, args.output), force=args.force)
+        print(f"wrote the report of {len(rep.sessions)} run(s) to {args.output}")
+    else:
+        print(report.summary_text(rep), end="")
+    return 0

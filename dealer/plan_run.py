@@ -1,0 +1,122 @@
+"""A congress dealt: every session of a plan its own journal run, all of them dealt from one queue.
+
+`deal_plan` is what `dealer deal --plan PLAN.toml` does. Each session (in plan order) becomes one run
+of the plan's journal, with the session's deals and every copy of its boards as jobs, so Law 6D2 is
+checked per session: a session whose deals were dealt in another run is refused unless the plan marks
+it a replay. The runs of one invocation begin together, in one transaction (all or none).
+
+The machines (the plan's, by name and port URL) then take the jobs of every session from one queue,
+the earliest session's first: a machine that has finished its share of a session goes on with the
+next session's boards instead of waiting for the other machines to finish theirs, and the sessions
+are still dealt in plan order. Each job is dealt, verified and redealt against its own session's
+deals; every copy of a board against the one deal of that board (a copy that differs is F9, Law
+6F/87, redealt to the same deal).
+
+A run cannot deal two sessions into the same physical board (set and number): the later session
+needs the board after the earlier one has been played. Such sessions are refused together; deal them
+one at a time with `sessions=` (``--session``).
+
+Resume is per session: a session whose run is finished is skipped, an unfinished one needs
+`resume` (and goes on exactly where it stopped), one not begun yet is begun.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from dealer.dealset import DealSet
+from dealer.errors import JournalError, UsageError
+from dealer.journal import Journal, Run, RunSpec
+from dealer.plan import Plan, Session
+from dealer.run import RunOptions, RunResult, execute, release_loaded
+
+REPLAY_HINT = "mark the session replay = true in the plan if it is a replay of those deals"
+
+
+def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None) -> RunResult:
+    """Deal the plan's sessions (all, or those named) on the plan's machines, on the journal of
+    `options` (the CLI passes the plan's journal unless told otherwise)."""
+    if not plan.machines:
+        raise UsageError(f"{plan.path}: the plan names no machines ([[machines]] with name and port)")
+    chosen = [plan.session(name) for name in sessions] if sessions else list(plan.sessions)
+    chosen = [s for s in plan.sessions if s in chosen]  # plan order, each once
+    plan.check_reuse()
+    deal_sets = {s.name: plan.deal_set(s) for s in chosen}
+    options = replace(options, ports=[m.url for m in plan.machines],
+                      machine_names=[m.name for m in plan.machines])
+    with Journal.open(options.journal) as journal:
+        runs = _open_runs(journal, plan, chosen, deal_sets, options)
+        if not runs:
+            return _nothing_left(journal, chosen, deal_sets, options)
+        names = {run_id: name for name, run_id in runs}
+        extra = {"plan": plan.path, "sessions": {name: run_id for name, run_id in runs}}
+        result = execute(journal, [(run_id, deal_sets[names[run_id]]) for _, run_id in runs], options, extra)
+    return result
+
+
+def _open_runs(journal: Journal, plan: Plan, chosen: list[Session], deal_sets: dict[str, DealSet],
+               options: RunOptions) -> list[tuple[str, int]]:
+    """The (session, run id) pairs to deal now, in plan order: unfinished runs continued (with resume),
+    missing ones begun; finished sessions left out."""
+    runs = journal.runs()
+    found = {s.name: session_run(runs, s.name, deal_sets[s.name]) for s in chosen}
+    unfinished = [(name, run) for name, run in found.items() if run is not None and not run.finished]
+    if unfinished and not options.resume:
+        name, run = unfinished[0]
+        raise JournalError(f"{journal.path}: run {run.id} of session {name} is unfinished; continue it with --resume")
+    if options.resume and not unfinished:
+        raise JournalError(f"{journal.path}: no unfinished run of this plan's sessions to resume")
+    for name, done in found.items():
+        if done is not None and done.finished:
+            options.out.write(f"session {name}: dealt already (run {done.id}, finished)\n")
+    dealt_now = [s for s in chosen if not _finished(found[s.name])]
+    check_physical_boards(dealt_now)
+    begun = journal.begin_runs([RunSpec(s.name, _source_text(plan, s), deal_sets[s.name], s.jobs(), s.replay)
+                                for s in dealt_now if found[s.name] is None], hint=REPLAY_HINT)
+    run_of = {run.name: run.id for run in begun}
+    for name, run in unfinished:
+        release_loaded(journal, run.id)
+        run_of[name] = run.id
+    return [(s.name, run_of[s.name]) for s in dealt_now]
+
+
+def session_run(runs: list[Run], name: str, deals: DealSet) -> Run | None:
+    """The newest of a journal's `runs` that dealt this session (its name and its deal set), if any."""
+    set_hash = deals.set_hash()
+    mine = [r for r in runs if r.name == name and r.set_hash == set_hash]
+    return mine[-1] if mine else None
+
+
+def check_physical_boards(sessions: list[Session]) -> None:
+    """Refuse sessions of one run that deal into the same physical board (set and board number)."""
+    owner: dict[tuple[str, int], str] = {}
+    for session in sessions:
+        mine = {(job.set_name, job.board) for job in session.jobs()}
+        for key in sorted(mine):
+            other = owner.setdefault(key, session.name)
+            if other != session.name:
+                raise UsageError(
+                    f"sessions {other} and {session.name} both deal into board {key[1]} of set {key[0]}: one "
+                    f"run cannot deal both (the board is needed again only after {other} is played); deal them "
+                    f"one at a time with --session")
+
+
+def _finished(run: Run | None) -> bool:
+    return run is not None and run.finished
+
+
+def _source_text(plan: Plan, session: Session) -> str:
+    return f"plan {Path(plan.path).name}: {session.source.describe()}"
+
+
+def _nothing_left(journal: Journal, chosen: list[Session], deal_sets: dict[str, DealSet],
+                  options: RunOptions) -> RunResult:
+    """Every session asked for is dealt already: a complete result, nothing dealt."""
+    runs = journal.runs()
+    found = [session_run(runs, s.name, deal_sets[s.name]) for s in chosen]
+    ids = tuple(r.id for r in found if r is not None)
+    jobs = sum(len(journal.jobs(i)) for i in ids)
+    summary = f"every session asked for is dealt already ({len(ids)} runs, {jobs} boards verified)"
+    options.out.write(summary + "\n")
+    return RunResult(ids[0], jobs, jobs, [], [], [], summary, ids)

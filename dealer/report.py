@@ -1,0 +1,291 @@
+"""Run reports: what happened in dealing runs, rebuilt from the journal alone.
+
+A director wants, the day after: per machine the boards verified, the dealings started, the time spent
+on boards and the boards per hour of that time; the faults by type and Law (the verifier's F-codes
+with their Law; the machine's own stops by name); the operator's actions (boards refused by their
+label, redeals, put-right prompts, boards found not empty before a redeal); per session the boards
+verified and left. :func:`build` reads all of it from the journal's events; :func:`summary_text`,
+:func:`to_csv` (one table, a row per figure, for a spreadsheet) and :func:`to_json` write it out.
+
+Time on boards is the sum of the ``busy`` seconds each station records with a job's steps (from
+taking the board up to verifying it, a fault, or a redeal), so hours between two runs of the
+controller, or waiting for the other machines, are not counted.
+
+The journal holds no deal, no seed and no fault text naming cards, and so neither does any report
+built here. The one exception is asked for: `dealer deal --report FILE.csv --show-cards` adds the
+fault texts of the run just dealt (`fault_texts`), which name cards.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from dealer.journal import JobState, Journal
+from dealer.outfile import write_text
+from dealer.progress import RunProgress
+from dealer.verify import FaultCode
+
+CSV_COLUMNS: Final = ("table", "session", "machine", "item", "law", "value")
+PUT_RIGHT_TEXT: Final = {"CLEAR_PATH": "clear the card path", "FIX_PACK": "make the pack whole",
+                         "INSERT_BOARD": "put the board back", None: "none needed (the machine went on)"}
+"""What each put-right prompt asks of the operator (a resumable machine fault, then dealing goes on)."""
+
+
+@dataclass
+class MachineFigures:
+    """One machine over the runs reported."""
+
+    verified: int = 0
+    dealings: int = 0
+    busy: float = 0.0
+    recount_faults: int = 0
+    machine_faults: int = 0
+
+    @property
+    def boards_per_hour(self) -> float:
+        """Boards verified per hour on boards (0 when no time was recorded)."""
+        return self.verified * 3600.0 / self.busy if self.busy > 0 else 0.0
+
+
+@dataclass
+class SessionFigures:
+    """One run (a session of a congress, or a deal file dealt)."""
+
+    run: int
+    name: str
+    replay: bool
+    finished: bool
+    jobs: int = 0
+    verified: int = 0
+    faulted: int = 0
+    dealings: int = 0
+
+    @property
+    def left(self) -> int:
+        return self.jobs - self.verified
+
+
+@dataclass
+class RunReport:
+    """The figures of some runs of a journal: sessions, machines, faults and operator actions."""
+
+    journal: str
+    sessions: list[SessionFigures] = field(default_factory=list)
+    machines: dict[str, MachineFigures] = field(default_factory=dict)
+    faults: Counter[tuple[str, str, str, str]] = field(default_factory=Counter)
+    """(session, machine, fault type, Law) -> how many times it was found."""
+    actions: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    """(session, machine, operator action) -> how many times."""
+
+    def machine(self, name: str | None) -> MachineFigures:
+        return self.machines.setdefault(name or "?", MachineFigures())
+
+    def fault_totals(self) -> Counter[tuple[str, str]]:
+        """(fault type, Law) -> count over every session and machine."""
+        out: Counter[tuple[str, str]] = Counter()
+        for (_, _, kind, law), n in self.faults.items():
+            out[kind, law] += n
+        return out
+
+    def action_totals(self) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for (_, _, action), n in self.actions.items():
+            out[action] += n
+        return out
+
+
+# --- reading the journal ----------------------------------------------------------------------------
+
+
+def build(journal: Journal, run_ids: Sequence[int] | None = None) -> RunReport:
+    """The report of runs `run_ids` (default: every run of the journal), from its events alone."""
+    runs = journal.runs() if run_ids is None else [journal.run(r) for r in run_ids]
+    rep = RunReport(journal.path)
+    for run in runs:
+        jobs = journal.jobs(run.id)
+        figures = SessionFigures(run.id, run.name, run.replay, run.finished, len(jobs),
+                                 sum(j.state is JobState.VERIFIED for j in jobs),
+                                 sum(j.state is JobState.FAULTED for j in jobs))
+        rep.sessions.append(figures)
+        for event in journal.events(run.id):
+            _count_event(rep, figures, event)
+    return rep
+
+
+def _count_event(rep: RunReport, session: SessionFigures, event: dict[str, Any]) -> None:
+    kind, detail, where = event["kind"], event["detail"], event["machine"]
+    if where is None:
+        return  # run-started, run-finished
+    m = rep.machine(where)
+    m.busy += float(detail.get("busy", 0.0))
+    if event["state"] == JobState.DEALING.value:
+        m.dealings += 1
+        session.dealings += 1
+    elif event["state"] == JobState.VERIFIED.value:
+        m.verified += 1
+        _faults(rep, session.name, where, detail.get("warnings", []))
+    if kind in ("recount-fault", "recount-unverified"):
+        m.recount_faults += kind == "recount-fault"
+        _faults(rep, session.name, where, detail.get("faults", []))
+    elif kind in ("machine-fault", "machine-fault-resumed"):
+        m.machine_faults += 1
+        rep.faults[session.name, where, f"machine {detail.get('name', '?')}", ""] += 1
+        if kind == "machine-fault-resumed":
+            prompt = PUT_RIGHT_TEXT.get(detail.get("prompt"), "put right")
+            rep.actions[session.name, where, f"put-right prompt: {prompt}"] += 1
+    elif kind == "interrupted-deal":
+        rep.faults[session.name, where, "dealing interrupted (controller stopped)", ""] += 1
+    elif kind == "board-refused":
+        _faults(rep, session.name, where, [FaultCode.F8.name])
+        rep.actions[session.name, where, "board refused by its label, another asked for"] += 1
+    elif kind == "redeal":
+        rep.actions[session.name, where, "redeal: board emptied, the same deal dealt again"] += 1
+        if detail.get("fix_pack"):
+            rep.actions[session.name, where, "pack made whole before a redeal"] += 1
+    elif kind == "board-not-empty":
+        rep.actions[session.name, where, "board not empty before a redeal: emptied again"] += 1
+
+
+def _faults(rep: RunReport, session: str, machine: str, codes: Iterable[str]) -> None:
+    for name in codes:
+        code = FaultCode.__members__.get(name)
+        if code is None:
+            rep.faults[session, machine, name, ""] += 1
+        else:
+            rep.faults[session, machine, f"{code.value} {code.title}", code.law] += 1
+
+
+# --- writing it out -----------------------------------------------------------------------------------
+
+
+def summary_text(rep: RunReport) -> str:
+    """The report as a director reads it (no deal, no card)."""
+    jobs, verified = sum(s.jobs for s in rep.sessions), sum(s.verified for s in rep.sessions)
+    lines = [f"Run report of {rep.journal}: {len(rep.sessions)} run(s), {jobs} boards to deal "
+             f"(copies counted), {verified} verified"]
+    lines.append("Sessions")
+    for s in rep.sessions:
+        state = "finished" if s.finished else f"{s.left} left ({s.faulted} faulted)"
+        lines.append(f"  {s.name} (run {s.run}{', replay' if s.replay else ''}): {s.jobs} boards, "
+                     f"{s.verified} verified, {s.dealings} dealings; {state}")
+    lines.append("Machines")
+    for name, m in sorted(rep.machines.items()):
+        lines.append(f"  {name}: {m.verified} boards verified, {m.dealings} dealings, {_clock(m.busy)} on "
+                     f"boards, {m.boards_per_hour:.0f} boards/hour; {m.recount_faults} recount faults, "
+                     f"{m.machine_faults} machine faults")
+    lines.append("Faults by type and Law")
+    lines += _breakdown({(k, law): n for (k, law), n in rep.fault_totals().items()},
+                        lambda key: f"{key[0]} ({key[1]})" if key[1] else key[0],
+                        lambda key: Counter({m: n for (_, m, k, law), n in rep.faults.items() if (k, law) == key}))
+    lines.append("Operator actions")
+    lines += _breakdown(dict(rep.action_totals()), str,
+                        lambda key: Counter({m: n for (_, m, a), n in rep.actions.items() if a == key}))
+    return "\n".join(lines) + "\n"
+
+
+def _clock(seconds: float) -> str:
+    """Seconds as h:mm:ss."""
+    whole = round(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+def _breakdown(totals: dict[Any, int], name: Any, per_machine: Any) -> list[str]:
+    if not totals:
+        return ["  none"]
+    out = []
+    for key, n in sorted(totals.items(), key=lambda item: (-item[1], str(item[0]))):
+        machines: Counter[str] = per_machine(key)
+        out.append(f"  {name(key)}: {n} (" + ", ".join(f"{m} {c}" for m, c in sorted(machines.items())) + ")")
+    return out
+
+
+def csv_rows(rep: RunReport) -> list[tuple[str, str, str, str, str, str]]:
+    """The report as rows of `CSV_COLUMNS`: table, session, machine, item, law, value."""
+    rows: list[tuple[str, str, str, str, str, str]] = []
+    for s in rep.sessions:
+        for item, value in (("boards to deal", s.jobs), ("verified", s.verified), ("left", s.left),
+                            ("faulted", s.faulted), ("dealings started", s.dealings),
+                            ("finished", "yes" if s.finished else "no"), ("replay", "yes" if s.replay else "no")):
+            rows.append(("session", s.name, "", item, "", str(value)))
+    for name, m in sorted(rep.machines.items()):
+        for item, value in (("boards verified", str(m.verified)), ("dealings started", str(m.dealings)),
+                            ("hours on boards", f"{m.busy / 3600:.4f}"),
+                            ("boards per hour", f"{m.boards_per_hour:.1f}"),
+                            ("recount faults", str(m.recount_faults)), ("machine faults", str(m.machine_faults))):
+            rows.append(("machine", "", name, item, "", value))
+    for (session, machine, kind, law), n in sorted(rep.faults.items()):
+        rows.append(("fault", session, machine, kind, law, str(n)))
+    for (session, machine, action), n in sorted(rep.actions.items()):
+        rows.append(("operator action", session, machine, action, "", str(n)))
+    return rows
+
+
+def fault_text_rows(progress: RunProgress) -> list[tuple[str, str, str, str, str, str]]:
+    """The fault texts of a live run, which name cards: only for a report asked for with --show-cards."""
+    rows = []
+    for entry in progress.fault_log:
+        for fault in entry["faults"]:
+            text = fault.get("message") or fault.get("text", "")
+            rows.append(("fault text", "", str(entry["machine"]), f"board {entry['board']} copy {entry['copy']} "
+                         f"({entry['stage']})", str(fault.get("law", "")), f"{fault['code']}: {text}"))
+    return rows
+
+
+def to_csv(rep: RunReport, extra_rows: Sequence[tuple[str, ...]] = ()) -> str:
+    """The CSV text of the report (header row first)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    writer.writerows(csv_rows(rep))
+    writer.writerows(extra_rows)
+    return out.getvalue()
+
+
+def to_dict(rep: RunReport) -> dict[str, Any]:
+    """Plain form for JSON."""
+    return {
+        "journal": rep.journal,
+        "sessions": [{**asdict(s), "left": s.left} for s in rep.sessions],
+        "machines": {name: {**asdict(m), "busy": round(m.busy, 3), "boards_per_hour": round(m.boards_per_hour, 1)}
+                     for name, m in sorted(rep.machines.items())},
+        "faults": [{"session": s, "machine": m, "type": k, "law": law, "count": n}
+                   for (s, m, k, law), n in sorted(rep.faults.items())],
+        "operator_actions": [{"session": s, "machine": m, "action": a, "count": n}
+                             for (s, m, a), n in sorted(rep.actions.items())],
+    }
+
+
+def to_json(rep: RunReport) -> str:
+    return json.dumps(to_dict(rep), indent=2, sort_keys=True) + "\n"
+
+
+def render(rep: RunReport, path: str | Path) -> str:
+    """The report in the form `path`'s extension asks for: .csv, .json, else the readable summary."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return to_csv(rep)
+    if suffix == ".json":
+        return to_json(rep)
+    return summary_text(rep)
+
+
+def write_run_report(path: str | Path, journal: Journal, run_ids: Sequence[int], progress: RunProgress,
+                     run_info: dict[str, Any], *, show_cards: bool = False) -> None:
+    """The report file of a run just dealt: CSV or a readable summary (.txt) from the journal; any other
+    name gets the JSON of the live run (with its fault details) and the journal's figures."""
+    rep = build(journal, run_ids)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        text = to_csv(rep, fault_text_rows(progress) if show_cards else ())
+    elif suffix == ".txt":
+        text = summary_text(rep)
+    else:
+        text = progress.report({**run_info, "report": to_dict(rep)})
+    write_text(path, text, force=True)

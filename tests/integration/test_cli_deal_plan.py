@@ -1,0 +1,66 @@
+"""`dealer deal --plan` from the command line: its options, and a small congress on built-in simulated
+machines (``sim://`` ports, one with a fault plan file), with its report file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dealer import simport
+from dealer.cli import main
+from dealer.plan import Plan
+from tests.integration.congress import SessionText, check_against_ledgers, histories, plan_text
+
+pytestmark = [pytest.mark.pty,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
+
+
+@pytest.fixture(autouse=True)
+def _no_leaks(hil_leak_check: None) -> Iterator[None]:
+    yield
+    simport.stop_all()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["deal"], "give a deal FILE (with --port) or --plan PLAN.toml"),
+    (["deal", "x.pbn"], "give at least one machine with --port"),
+    (["deal", "x.pbn", "--port", "sim://", "--session", "FRI"], "--session goes with --plan"),
+    (["deal", "x.pbn", "--plan", "p.toml"], "FILE does not go with a plan"),
+    (["deal", "--plan", "p.toml", "--copies", "2"], "--copies does not go with a plan"),
+    (["deal", "--plan", "p.toml", "--port", "sim://"], "--port does not go with a plan"),
+])
+def test_options_that_do_not_go_together_are_one_line_and_exit_2(argv: list[str], message: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_a_congress_on_sim_ports_with_a_fault_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    faults = tmp_path / "jam.json"
+    faults.write_text(json.dumps({"faults": [{"kind": "jam", "board": 2, "card": 9}]}))
+    machines = [("M1", f"sim://?speed=200&seed=1&faults={faults}"), ("M2", "sim://?speed=200&seed=2")]
+    sessions = (SessionText("FRI", "1-2", (("A", ("A1", "A2")),)), SessionText("SAT", "1-2", (("A", ("C1",)),)))
+    (tmp_path / "congress.toml").write_text(plan_text(machines, sessions))
+    report = tmp_path / "report.txt"
+    assert main(["deal", "--plan", str(tmp_path / "congress.toml"), "--quiet", "--report", str(report)]) == 0
+    assert "6/6 boards verified" in capsys.readouterr().err
+    plan = Plan.load(tmp_path / "congress.toml")
+    sims = simport.simulators()
+    assert set(sims) == {url for _, url in machines}
+    ledgers, racks = [], []
+    for sim in sims.values():
+        with sim.lock:
+            assert sim.device is not None
+            ledgers.append(sim.device.ledger)
+            racks.append(list(sim.device.room.rack.in_use()))
+    jobs = check_against_ledgers(plan, plan.event.journal, ledgers, racks)
+    assert sum(h.machine_faults.count("JAM") for h in jobs) == 1
+    text = report.read_text()
+    assert "FRI (run 1): 4 boards, 4 verified" in text and "SAT (run 2): 2 boards, 2 verified" in text
+    assert "machine JAM: 1 (M1 1)" in text and "put-right prompt: clear the card path: 1 (M1 1)" in text
+    assert len(histories(plan.event.journal)) == 6

@@ -1,0 +1,90 @@
+"""How a run recovers: from a wrong board the operator brought (without waiting in vain), and, on resume,
+from a board left FAULTED (its redeal interrupted, or out of attempts): emptied and dealt again from the
+same deal, on the machine that holds it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dealer.boards import BoardLabel
+from dealer.cards import pack
+from dealer.journal import JobState, Journal
+from dealer.machine import Machine
+from dealer.simport import loopback_opener
+from hil.config import SimConfig
+from hil.faults import FaultPlan
+from hil.loopback import Loopback
+from tests.integration.test_run_scenarios import deals_for, hands_of, run_on_loopback
+
+
+@pytest.fixture(autouse=True)
+def _no_leaks(hil_leak_check: None) -> Iterator[None]:
+    yield
+
+
+def test_a_board_left_faulted_is_emptied_and_redealt_on_resume(tmp_path: Path) -> None:
+    deals = deals_for((1, 2, 3))
+    config = SimConfig(seed=4, faults=FaultPlan.of({"kind": "misfeed", "board": 2, "card": 7}))
+    with Loopback(config) as loop:
+        first, _ = run_on_loopback(loop, deals, tmp_path / "j.db", max_attempts=1)
+        assert not first.complete and first.unresolved == ["board 2 copy 1: faulted"]
+        second, text = run_on_loopback(loop, deals, tmp_path / "j.db", resume=True)
+        label = BoardLabel.for_board("A", 2).payload()
+        records = loop.device.ledger.for_label(label)
+        board = next(b for b in loop.device.room.rack.in_use() if b.label.decode() == label)
+    assert second.complete, text
+    assert "faulted before the stop" in text
+    assert len(records) == 2 and records[0].deal == records[1].deal == bytes(pack(deals.deals[1]))
+    assert [sorted(h) for h in board.hands()] == hands_of(deals.deals[1])
+    with Journal.open(tmp_path / "j.db") as journal:
+        assert journal.check_consistency(first.run_id) == []
+        job = journal.jobs(first.run_id)[1]
+        assert job.state is JobState.VERIFIED and job.attempt == 2
+        kinds = [e["kind"] for e in journal.events(first.run_id, job.id)]
+    assert kinds.count("recount-fault") == 1 and kinds.count("redeal") == 1
+
+
+def test_a_board_out_of_attempts_stays_faulted_on_resume_unless_given_more(tmp_path: Path) -> None:
+    deals = deals_for((1, 2))
+    config = SimConfig(seed=4, faults=FaultPlan.of({"kind": "misfeed", "board": 1, "card": 7}))
+    with Loopback(config) as loop:
+        first, _ = run_on_loopback(loop, deals, tmp_path / "j.db", max_attempts=1)
+        again, _ = run_on_loopback(loop, deals, tmp_path / "j.db", resume=True, max_attempts=1)
+        assert not again.complete and again.unresolved == first.unresolved == ["board 1 copy 1: faulted"]
+        assert loop.device.ledger.times_dealt(BoardLabel.for_board("A", 1).payload()) == 1
+
+
+def test_a_refused_board_is_replaced_without_waiting_for_a_removal_that_already_happened(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the machine ejects the wrong board itself: waiting afterwards for it to be taken out waited for
+    # nothing until the board timeout (in real time, 10 minutes a refused board)
+    waits: list[tuple[bool, bool]] = []
+    wait_board = Machine.wait_board
+
+    def recorded(self: Machine, present: bool, timeout: float) -> Any:
+        came = wait_board(self, present, timeout)
+        waits.append((present, came))
+        return came
+
+    monkeypatch.setattr(Machine, "wait_board", recorded)
+    deals = deals_for((1, 2, 3))
+    with Loopback(SimConfig(seed=2, faults=FaultPlan.of({"kind": "wrong_board", "insertion": 2}))) as loop:
+        result, text = run_on_loopback(loop, deals, tmp_path / "j.db")
+    assert result.complete and "REFUSED" in text
+    assert waits and all(came for _, came in waits), waits
+
+
+def test_the_boot_of_a_machine_that_arrives_during_the_handshake_is_not_a_restart() -> None:
+    # a machine just switched on: its Boot is still on the line when the host says Hello
+    config = SimConfig(seed=1, faults=FaultPlan.of({"kind": "delay", "frame": 1, "seconds": 0.05}))
+    with Loopback(config) as loop:
+        machine = Machine("loop://", opener=loopback_opener(loop), clock=loop.clock,
+                          sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+        hello = machine.connect()
+        status = machine.status()
+        machine.close()
+    assert machine.restarts == 0 and status.state is not None and hello.boot_id == machine.info.boot_id  # type: ignore[union-attr]
