@@ -71,10 +71,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
-from types import MappingProxyType
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 import numpy as np
@@ -84,171 +82,24 @@ from dealer.boards import BoardLabel, format_board_range
 from dealer.cards import (
     CARDS_PER_SEAT,
     DECK_SIZE,
-    RANKS,
     SEATS,
-    SUIT_SYMBOLS,
     DealArray,
-    card_name,
     check_deals,
 )
 from dealer.cards import pack as pack_deals
 from dealer.dealset import DealSet
 from dealer.errors import VerificationError
+from dealer.faults import PRECEDENCE, Action, CardPlace, DetailValue, Fault, FaultCode, card_text
+
+__all__ = [
+    "PRECEDENCE", "Action", "CardPlace", "Fault", "FaultCode", "Pocket", "Recount", "VerificationReport",
+    "card_text", "check_deal_set", "check_label", "deal_hash", "verify_board",
+]
 
 SEAT_NAMES: Final = ("North", "East", "South", "West")
 MIN_OTHER_BOARD_MATCH: Final = 40
 """Cards that must sit where another board's deal has them before the board is called F7."""
 _MAX_CARDS_SHOWN: Final = 13
-
-
-class Action(Enum):
-    """What the controller does about a fault."""
-
-    REDEAL_SAME_DEAL = "redeal the same deal from the file"
-    REPOCKET = "move the named cards or hands to their pockets"
-    SEARCH_AND_RESTORE = "search for the missing cards and restore them"
-    REMOVE_SURPLUS = "remove the surplus cards"
-    FIX_PACK_AND_REDEAL = "replace the foreign cards by the pack's own and redeal"
-    REFUSE_BOARD = "refuse the board; insert the board expected"
-    STOP_BATCH = "stop the batch and re-synchronise the boards"
-    REFUSE_DEAL_SET = "refuse the deal set"
-    RECOUNT = "recount the board or check it by hand"
-    WARN = "warn the director"
-
-
-class FaultCode(Enum):
-    """The fault categories F1..F12 of the fault table (module docstring)."""
-
-    F1 = "F1"
-    F2 = "F2"
-    F3 = "F3"
-    F4 = "F4"
-    F5 = "F5"
-    F6 = "F6"
-    F7 = "F7"
-    F8 = "F8"
-    F9 = "F9"
-    F10 = "F10"
-    F11 = "F11"
-    F12 = "F12"
-
-    @property
-    def title(self) -> str:
-        """Short name of the fault category."""
-        return _RULES[self].title
-
-    @property
-    def law(self) -> str:
-        """The Law reference of the category."""
-        return _RULES[self].law
-
-
-class _Rule(NamedTuple):
-    title: str
-    law: str
-    action: Action
-    blocking: bool
-
-
-_RULES: Final = {
-    FaultCode.F1: _Rule("missing card", "Law 14A", Action.SEARCH_AND_RESTORE, True),
-    FaultCode.F2: _Rule("card in wrong pocket", "Law 13A1", Action.REPOCKET, True),
-    FaultCode.F3: _Rule("swapped cards", "Law 6D1/6F, Law 87", Action.REDEAL_SAME_DEAL, True),
-    FaultCode.F4: _Rule("surplus card", "Law 13C, Law 1", Action.REMOVE_SURPLUS, True),
-    FaultCode.F5: _Rule("foreign card replacing own", "Law 13C, Law 14A", Action.FIX_PACK_AND_REDEAL, True),
-    FaultCode.F6: _Rule("hands in wrong pockets", "Law 6D1/6F, Law 87", Action.REPOCKET, True),
-    FaultCode.F7: _Rule("another board's deal", "Law 6D1/6F, Law 87", Action.STOP_BATCH, True),
-    FaultCode.F8: _Rule("wrong board", "Law 2", Action.REFUSE_BOARD, True),
-    FaultCode.F9: _Rule("copy mismatch", "Law 6F, Law 87", Action.REDEAL_SAME_DEAL, True),
-    FaultCode.F10: _Rule("reused deal", "Law 6D2", Action.REFUSE_DEAL_SET, True),
-    FaultCode.F11: _Rule("unidentified card", "Law 6D1", Action.RECOUNT, True),
-    FaultCode.F12: _Rule("operator exposure", "Law 16D", Action.WARN, False),
-}
-
-PRECEDENCE: Final = tuple(FaultCode[c] for c in
-                          ("F10", "F7", "F8", "F11", "F5", "F4", "F1", "F6", "F2", "F3", "F9", "F12"))
-"""Order of faults in a report: the first is the primary fault (see the module docstring)."""
-
-DetailValue = int | str | bool | tuple[int, ...] | tuple[str, ...] | None
-
-
-def card_text(card: int) -> str:
-    """A card as a director reads it: suit symbol and rank, e.g. 0 -> '♠A', 4 -> '♠10'."""
-    rank = RANKS[card % 13]
-    return SUIT_SYMBOLS[card // 13] + ("10" if rank == "T" else rank)
-
-
-@dataclass(frozen=True)
-class CardPlace:
-    """One card named by a fault: where it was found and where it belongs (None: nowhere).
-
-    `found` is the pocket (0..3 = N E S W) holding the card, None for a missing card. `belongs` is the
-    pocket it should be in as the board stands (with the rest of its hand), None for a surplus card.
-    `pack` is the pack identity read on the card, if any.
-    """
-
-    card: int
-    found: int | None
-    belongs: int | None
-    pack: str | None = None
-
-    @property
-    def text(self) -> str:
-        """The card as a director reads it, e.g. '♠A'."""
-        return card_text(self.card)
-
-    def to_dict(self) -> dict[str, DetailValue]:
-        """Plain form for a journal or a report file (seats as letters)."""
-        return {"card": self.card, "name": self.text, "ascii": card_name(self.card),
-                "found": None if self.found is None else SEATS[self.found],
-                "belongs": None if self.belongs is None else SEATS[self.belongs], "pack": self.pack}
-
-
-@dataclass(frozen=True)
-class Fault:
-    """One fault: its code and Law, a line naming cards and pockets, the action, and the details.
-
-    `details` keys by code: F6 ``rotation`` (k or None) and ``permutation`` (pocket holding each seat's
-    hand, N E S W); F7 ``matched_board``, ``offset``, ``agreement``, ``rotation``, ``permutation`` (or
-    ``boards`` for identical deals in a set); F8 ``problem``, ``expected_board``, ``expected_set``,
-    ``read``, ``read_board``, ``read_set``; F9 ``copy``, ``faults``; F10 ``session``, ``boards``;
-    F11 ``unidentified`` (per pocket) and ``unseen`` (cards not seen); counts faults ``counts``.
-    """
-
-    code: FaultCode
-    law: str
-    message: str
-    action: Action
-    blocking: bool
-    cards: tuple[CardPlace, ...] = ()
-    details: Mapping[str, DetailValue] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
-
-    @classmethod
-    def make(cls, code: FaultCode, message: str, cards: Iterable[CardPlace] = (), *,
-             action: Action | None = None, blocking: bool | None = None,
-             details: Mapping[str, DetailValue] | None = None, **more: DetailValue) -> Fault:
-        """A fault with the Law, action and blocking of its category unless given."""
-        rule = _RULES[code]
-        return cls(code, rule.law, message, rule.action if action is None else action,
-                   rule.blocking if blocking is None else blocking, tuple(cards),
-                   {**(details or {}), **more})
-
-    def text(self) -> str:
-        """One line for the director: 'F1 missing card (Law 14A): missing ♠A from North'."""
-        return f"{self.code.value} {self.code.title} ({self.law}): {self.message}"
-
-    def blind_text(self) -> str:
-        """One line naming no card: code, Law and action (for an operator's screen)."""
-        return f"{self.code.value} {self.code.title} ({self.law}): {self.action.value}"
-
-    def to_dict(self) -> dict[str, object]:
-        """Plain form for a journal or a report file."""
-        return {"code": self.code.value, "law": self.law, "message": self.message,
-                "action": self.action.name, "blocking": self.blocking,
-                "cards": [c.to_dict() for c in self.cards], "details": dict(self.details)}
 
 
 # --- the recount ------------------------------------------------------------------------------

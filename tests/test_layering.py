@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE_DEALER = ("cards", "boards", "dealset", "engines", "squaredeal", "formats", "plan", "jobplan", "verify")
+PURE_DEALER = ("cards", "boards", "dealset", "engines", "squaredeal", "formats", "plan", "jobplan", "verify", "faults")
 STDLIB = set(sys.stdlib_module_names)
 
 
