@@ -13,10 +13,10 @@ from typing import IO
 from dealer.boards import BoardLabel
 from dealer.dealset import DealSet
 from dealer.errors import DeviceTimeout
-from dealer.machine import CommandRefused, Machine
+from dealer.machine import Machine
 from dealer.station import to_recount
 from dealer.verify import VerificationReport, check_label, verify_board
-from firmware_protocol import Prompt, RefuseReason, ScanResult, StatusFlag
+from firmware_protocol import Prompt
 
 MAX_REFUSALS = 3
 """Wrong boards refused in a row before the board in the machine is checked (and reported) as it is."""
@@ -45,7 +45,7 @@ def _check_one(m: Machine, deals: DealSet, board: int, set_name: str, timeout: f
     label = _insert(m, board, set_name, timeout, out)
     report = verify_board(deals.deals[deals.index_of(board)], to_recount(m.recount(0)), board=board,
                           set_name=set_name, label=label, session=deals)
-    _eject(m)
+    m.eject_board()
     return report
 
 
@@ -55,12 +55,13 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
     expected = BoardLabel.for_board(set_name, board).payload()
     refusals = 0
     while True:
-        if not m.status().flags & StatusFlag.BOARD_PRESENT:
+        if not m.board_present():
             m.display(Prompt.INSERT_BOARD, board, expected, f"insert board {set_name} {board} for a recount")
             if not m.wait_board(True, timeout):
                 raise DeviceTimeout(f"{m.name}: board {board} was not inserted in time")
-        scanned = m.scan()
-        label = scanned.label.decode("ascii", "replace") if scanned.result == ScanResult.OK else None
+        present, label = m.read_label()
+        if not present:
+            continue  # taken out again before it could be read
         fault = check_label(label, board, set_name)
         wrong_board = fault is not None and str(fault.details.get("problem", "")).startswith("wrong board")
         if fault is None or not wrong_board or refusals == MAX_REFUSALS:
@@ -68,12 +69,4 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
         refusals += 1
         if out is not None:
             out.write(f"[{m.name}] board {board}: REFUSED {fault.text()}\n")
-        _eject(m)
-
-
-def _eject(m: Machine) -> None:
-    try:
-        m.eject()  # waits until the board is out, on a machine that senses boards
-    except CommandRefused as exc:
-        if exc.reason != RefuseReason.NO_BOARD:
-            raise
+        m.eject_board()

@@ -59,8 +59,10 @@ from firmware_protocol import (
     ResetMode,
     Role,
     ScanBoard,
+    ScanResult,
     StartDeal,
     Status,
+    StatusFlag,
 )
 from firmware_protocol import Recount as RecountCommand
 
@@ -190,6 +192,31 @@ class Machine:
         self._drop_events(BoardScanned)
         self._request(ScanBoard(), None, timeout)
         return self.wait_event(BoardScanned, timeout)
+
+    def read_label(self, timeout: float = 10.0) -> tuple[bool, str | None]:
+        """Scan the board: (a board is in, its label or None if unreadable). A board taken out before or
+        during the scan counts as no board, not as an error."""
+        try:
+            scanned = self.scan(timeout)
+        except CommandRefused as exc:
+            if exc.reason == RefuseReason.NO_BOARD:
+                return False, None
+            raise
+        if scanned.result == ScanResult.NO_BOARD:
+            return False, None
+        return True, scanned.label.decode("ascii", "replace") if scanned.result == ScanResult.OK else None
+
+    def board_present(self) -> bool:
+        """True when the board sensor sees a board in the machine."""
+        return bool(self.status().flags & StatusFlag.BOARD_PRESENT)
+
+    def eject_board(self, timeout: float = 10.0) -> None:
+        """Eject the board if there is one (no board is not an error); waits until it is out."""
+        try:
+            self.eject(timeout)
+        except CommandRefused as exc:
+            if exc.reason != RefuseReason.NO_BOARD:
+                raise
 
     def load(self, job: int, board: int, packed_deal: bytes, timeout: float = 5.0) -> None:
         """Load the deal of one job into the machine's memory."""

@@ -14,7 +14,8 @@ phase (``SN 0:...``) has one key, ``phase,0``, and session n appends ``ses<n>`` 
 Board numbers only label deals: in a ``1-16,17-32`` phase, session 2 is the first 16 deals of its
 own stream numbered 17-32. After the event the ``.sqk`` is revealed and anyone can regenerate.
 
-This module is pure: callers read and write the files and pass text or bytes in.
+Everything here is pure (text or bytes in) except :func:`read_sqd` and :func:`read_sqk`, the two
+small readers every caller shares; writing files is the caller's business.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import secrets
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Final
 
 import numpy as np
@@ -451,3 +453,23 @@ def first_difference(expected: DealSet, found: DealSet) -> str | None:
         return f"the file holds {len(found)} boards; the session has {len(expected)} ({shown})"
     return None
 
+
+# --- reading the files ----------------------------------------------------------------------
+
+
+def read_sqd(path: str | Path) -> Event:
+    """The event in a .sqd file; `FormatError` naming the file if it cannot be read or parsed."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+    return parse_sqd(data.decode("utf-8", "surrogateescape"), str(path))
+
+
+def read_sqk(event: Event, path: str | Path) -> dict[str, str]:
+    """The session keys in a .sqk file, checked against the event's key hash KH."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+    return check_keys(event, data, str(path))

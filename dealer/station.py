@@ -41,7 +41,6 @@ from firmware_protocol import (
     Prompt,
     RecountReport,
     RefuseReason,
-    ScanResult,
     Status,
     StatusFlag,
 )
@@ -280,7 +279,7 @@ class Station:
             self.machine.display(Prompt.INSERT_BOARD, job.board, expected, "put the board back to go on")
             if not self.machine.wait_board(True, self.ctx.board_timeout):
                 raise DeviceTimeout(f"{self.name}: board {job.board} was not put back in time")
-            if check_label(self._read_label(), job.board, self.ctx.set_of(job)) is not None:
+            if check_label(self.machine.read_label()[1], job.board, self.ctx.set_of(job)) is not None:
                 raise DealingFault(fault.fault, job.board, resumable=False)
         elif code == FaultCode_.EMPTY_HOPPER:
             self.machine.display(Prompt.FIX_PACK, job.board, expected, "the pack is short: put back the missing cards")
@@ -307,7 +306,7 @@ class Station:
         detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.fault.cards_dealt, **self._busy(job)}
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault", detail=detail)
         self.machine.abort()
-        self._eject()
+        self.machine.eject_board()
         self._send_back(job, fix_pack=False)
 
     def _verify(self, job: Job) -> None:
@@ -318,11 +317,11 @@ class Station:
                 "layout": report.layout_hash, "warnings": [c.name for c in report.codes],
                 **self._busy(job, done=True)})
             ctx.progress.board_verified(self.name, job.board, job.copy)
-            self._eject()
+            self.machine.eject_board()
             return
         ctx.journal.advance(job.id, JobState.FAULTED, kind="recount-fault", detail={
             "faults": [c.name for c in report.codes], "counts": list(report.counts), **self._busy(job)})
-        self._eject()
+        self.machine.eject_board()
         if report.fault(FaultCode.F7) is not None:
             ctx.progress.board_faulted(self.name, report, "the run stops: re-synchronise the boards")
             ctx.halt(f"board {job.board}: {report.summary(blind=True)}")
@@ -361,7 +360,7 @@ class Station:
         return self._verify_recount(job, self.machine.recount(wire_job(job)))
 
     def _verify_recount(self, job: Job, rr: RecountReport) -> VerificationReport:
-        label = self._read_label()
+        label = self.machine.read_label()[1]
         return verify_board(self.ctx.deal_of(job.board, job.run_id), to_recount(rr), board=job.board,
                             set_name=self.ctx.set_of(job), label=label, copy=job.copy,
                             session=self.ctx.deals_of(job))
@@ -376,12 +375,12 @@ class Station:
         m, ctx = self.machine, self.ctx
         expected, set_name = self._expected(job), ctx.set_of(job)
         while True:
-            if not self._board_present():
+            if not self.machine.board_present():
                 m.display(Prompt.INSERT_BOARD, job.board, expected, f"insert board {set_name} {job.board}")
                 ctx.progress.say(self.name, f"insert board {set_name} {job.board}{_copy(job)}")
                 if not m.wait_board(True, ctx.board_timeout):
                     raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
-            present, label = self._scan()
+            present, label = self.machine.read_label()
             if not present:
                 continue  # taken out again before it could be read
             fault = check_label(label, job.board, set_name)
@@ -391,48 +390,23 @@ class Station:
             ctx.journal.note(job.run_id, "board-refused", job_id=job.id, machine=self.name,
                              detail={"read": label, "problem": fault.details.get("problem")})
             ctx.progress.board_refused(self.name, job.board, job.copy, fault)
-            self._eject()
-            still_in = self._board_present()  # a machine that cannot push it out: the operator takes it
+            self.machine.eject_board()
+            still_in = self.machine.board_present()  # a machine that cannot push it out: the operator takes it
             m.display(Prompt.INSERT_BOARD, job.board, expected,
                       f"wrong board: insert board {set_name} {job.board}")
             if still_in:
                 m.wait_board(False, ctx.board_timeout)
 
-    def _board_present(self) -> bool:
-        return bool(self.machine.status().flags & StatusFlag.BOARD_PRESENT)
-
-    def _scan(self) -> tuple[bool, str | None]:
-        """Read the board's label: (a board is in, its label or None if unreadable)."""
-        try:
-            scanned = self.machine.scan()
-        except CommandRefused as exc:
-            if exc.reason == RefuseReason.NO_BOARD:
-                return False, None
-            raise
-        if scanned.result == ScanResult.NO_BOARD:
-            return False, None
-        return True, scanned.label.decode("ascii", "replace") if scanned.result == ScanResult.OK else None
-
-    def _read_label(self) -> str | None:
-        return self._scan()[1]
-
     def _board_is_empty(self, job: Job) -> bool:
         """Before a redeal: the board must be empty; if not, have it emptied and try again later."""
         rr = self.machine.recount(wire_job(job))
-        if sum(len(p.cards) + p.unidentified for p in rr.pockets) == 0:
+        if cards_in(rr) == 0:
             return True
         self.ctx.journal.note(job.run_id, "board-not-empty", job_id=job.id, machine=self.name)
-        self._eject()
+        self.machine.eject_board()
         self._have_emptied(job, "the board is not empty: empty it and put it back")
         self._next = self.ctx.journal.job(job.id)
         return False
-
-    def _eject(self) -> None:
-        try:
-            self.machine.eject()
-        except CommandRefused as exc:
-            if exc.reason != RefuseReason.NO_BOARD:
-                raise
 
     # --- after a crash ---------------------------------------------------------------------------
 
@@ -445,7 +419,7 @@ class Station:
                 self._robust(self._resolve_one, job)
         st = self.machine.status()
         if st.flags & StatusFlag.BOARD_PRESENT and st.state in (DeviceState.DONE, DeviceState.IDLE):
-            self._eject()  # a board a crash left in the machine after its job was settled
+            self.machine.eject_board()  # a board a crash left in the machine after its job was settled
         faulted = [job for run in self.ctx.run_ids for job in self.ctx.journal.jobs(run, {JobState.FAULTED})]
         for job in faulted:
             if self._mine(job) and job.attempt < self.ctx.max_attempts and self.ctx.claim(job):
@@ -490,7 +464,7 @@ class Station:
             self._await_board(job)
             st = self.machine.status()
         rr = self.machine.recount(wire_job(job))
-        cards = sum(len(p.cards) + p.unidentified for p in rr.pockets)
+        cards = cards_in(rr)
         if job.state is JobState.DEALING and cards == 0:
             self.ctx.journal.note(job.run_id, "resume-empty-board", job_id=job.id, machine=self.name)
             if st.state != DeviceState.LOADED or st.job != wire_job(job):
@@ -537,8 +511,13 @@ class Station:
                                  detail={"cards": cards, **self._busy(job)})
         self.ctx.progress.say(self.name, f"board {job.board}{_copy(job)}: dealing was interrupted after "
                               f"{cards} cards: the board will be emptied and redealt")
-        self._eject()
+        self.machine.eject_board()
         self._send_back(job, fix_pack=False)
+
+
+def cards_in(rr: RecountReport) -> int:
+    """Cards the machine found in the board, identified or not."""
+    return sum(len(p.cards) + p.unidentified for p in rr.pockets)
 
 
 def to_recount(rr: RecountReport) -> Recount:

@@ -43,13 +43,9 @@ def run(args: argparse.Namespace) -> int:
                                metadata={"generator": f"dealer {args.engine}"})
     formats.write_file(args.output, deals, args.format, force=args.force)
     if args.seed_out:
-        write_text(args.seed_out, seed_record(args.engine, seed, args.owner), force=args.force,
+        write_text(args.seed_out, engines.seed_record(args.engine, seed, args.owner), force=args.force,
                    mode=SECRET_MODE)
     print(f"wrote {len(boards)} boards ({format_board_range(boards)}) to {args.output} "
           f"with engine {args.engine}", file=sys.stderr)
     return 0
 
-
-def seed_record(engine: str, seed: bytes, owner: str) -> str:
-    """The text kept in a --seed-out file: enough to reproduce the stream."""
-    return f"engine {engine}\nseed {seed.hex()}\nowner {owner}\n"

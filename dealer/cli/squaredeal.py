@@ -15,7 +15,7 @@ from typing import Any
 from dealer import formats
 from dealer import squaredeal as sq
 from dealer.boards import format_board_range
-from dealer.errors import DealerError, FormatError, UsageError, VerificationError
+from dealer.errors import DealerError, UsageError, VerificationError
 from dealer.outfile import SECRET_MODE, check_writable, write_bytes, write_text
 
 
@@ -78,15 +78,6 @@ def _register_dealing(steps: Any) -> None:
 # --- files ----------------------------------------------------------------------------------
 
 
-def read_event(path: str | Path) -> sq.Event:
-    """The event in a .sqd file."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
-    return sq.parse_sqd(data.decode("utf-8", "surrogateescape"), str(path))
-
-
 def write_event(path: str | Path, event: sq.Event) -> None:
     """Rewrite a .sqd file atomically."""
     write_text(path, sq.format_sqd(event), force=True, encoding="utf-8")
@@ -94,15 +85,6 @@ def write_event(path: str | Path, event: sq.Event) -> None:
 
 def key_path(sqd: str, sqk: str | None) -> Path:
     return Path(sqk) if sqk else Path(sqd).with_suffix(".sqk")
-
-
-def read_keys(event: sq.Event, path: Path) -> dict[str, str]:
-    """The checked keys of a published event."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
-    return sq.check_keys(event, data, str(path))
 
 
 # --- steps ----------------------------------------------------------------------------------
@@ -122,7 +104,7 @@ def run_create(args: argparse.Namespace) -> int:
 def run_add_phase(args: argparse.Namespace) -> int:
     if not args.sessions.isdigit():
         raise UsageError(f"SESSIONS {args.sessions!r} is not a number")
-    event = sq.add_phase(read_event(args.sqd), int(args.sessions), args.boards, args.prefix, args.description)
+    event = sq.add_phase(sq.read_sqd(args.sqd), int(args.sessions), args.boards, args.prefix, args.description)
     write_event(args.sqd, event)
     phase = event.phases[-1]
     print(f"phase {len(event.phases)}: {phase.line()}", file=sys.stderr)
@@ -130,7 +112,7 @@ def run_add_phase(args: argparse.Namespace) -> int:
 
 
 def run_publish(args: argparse.Namespace) -> int:
-    event, data = sq.publish(read_event(args.sqd))
+    event, data = sq.publish(sq.read_sqd(args.sqd))
     keys = key_path(args.sqd, args.sqk)
     write_bytes(keys, data, force=True, mode=SECRET_MODE)
     write_event(args.sqd, event)
@@ -140,7 +122,7 @@ def run_publish(args: argparse.Namespace) -> int:
 
 
 def run_set_dv(args: argparse.Namespace) -> int:
-    event = read_event(args.sqd)
+    event = sq.read_sqd(args.sqd)
     if event.delayed_value is not None and not args.force:
         raise UsageError(f"the delayed value is already {event.delayed_value!r}; use --force to change it")
     event = sq.set_delayed_value(event, args.value)
@@ -150,8 +132,8 @@ def run_set_dv(args: argparse.Namespace) -> int:
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    event = read_event(args.sqd)
-    keys = read_keys(event, key_path(args.sqd, args.sqk))
+    event = sq.read_sqd(args.sqd)
+    keys = sq.read_sqk(event, key_path(args.sqd, args.sqk))
     refs = [sq.resolve_session(event, name) for name in args.sessions]
     if args.reserve:
         refs = [sq.SessionRef(r.phase, r.first, r.last, True) for r in refs]
@@ -169,8 +151,8 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    event = read_event(args.sqd)
-    keys = read_keys(event, key_path(args.sqd, args.sqk))
+    event = sq.read_sqd(args.sqd)
+    keys = sq.read_sqk(event, key_path(args.sqd, args.sqk))
     failures = 0
     for name in args.files:
         problem = verify_file(event, keys, Path(name), args.boards)

@@ -62,6 +62,11 @@ def fresh_seed(name: str) -> bytes:
     return secrets.token_bytes(seed_length(name))
 
 
+def seed_record(name: str, seed: bytes, owner: str) -> str:
+    """The text of a seed file (kept only on request, mode 0600): enough to reproduce the stream."""
+    return f"engine {name}\nseed {seed.hex()}\nowner {owner}\n"
+
+
 def make_engine(name: str, seed: bytes, owner: str = "") -> Engine:
     """An engine by name with its seed (`owner` is used by bigdeal only)."""
     module_name, class_name, size = _spec(name)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 from urllib.parse import urlsplit
 
-from dealer import engines, formats
+from dealer import engines, formats, squaredeal
 from dealer.boards import format_board_range, parse_board_range
 from dealer.dealset import DealSet
 from dealer.errors import DealerError, FormatError
@@ -348,7 +348,7 @@ class _Reader:
         except DealerError as exc:
             self.fail(where + ("squaredeal",), str(exc))
         try:
-            keys = sources.read_sqk(event, sqk)
+            keys = squaredeal.read_sqk(event, sqk)
         except DealerError as exc:
             self.fail(where + ("sqk" if "sqk" in value else "squaredeal",), str(exc))
         try:

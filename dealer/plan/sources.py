@@ -57,16 +57,11 @@ def generate(path: Path, engine: str, boards: tuple[int, ...], *, owner: str, ev
     except OutputExistsError:
         return read_deals(path, GENERATED_FORMAT)
     if seed_file is not None:
-        write_text(seed_file, seed_record(engine, seed, owner), mode=SECRET_MODE)
+        write_text(seed_file, engines.seed_record(engine, seed, owner), mode=SECRET_MODE)
     written = read_deals(path, GENERATED_FORMAT)
     if not np.array_equal(written.deals, deals.deals) or not np.array_equal(written.boards, deals.boards):
         raise FormatError("does not hold the deals just generated for it", path)
     return written
-
-
-def seed_record(engine: str, seed: bytes, owner: str) -> str:
-    """The text of a seed file: enough to reproduce the stream (as `dealer generate --seed-out`)."""
-    return f"engine {engine}\nseed {seed.hex()}\nowner {owner}\n"
 
 
 def boards_missing(held: DealSet, boards: tuple[int, ...]) -> str | None:
@@ -95,23 +90,10 @@ class SquareDealSession:
 
 def read_sqd(path: Path) -> squaredeal.Event:
     """The SquareDeal event in a .sqd file; it must be published and have its delayed value."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
-    event = squaredeal.parse_sqd(data.decode("utf-8", "surrogateescape"), str(path))
+    event = squaredeal.read_sqd(path)
     if event.delayed_value is None:
         raise UsageError(f"{path}: the delayed value DV is not set yet, so the deals cannot be made")
     return event
-
-
-def read_sqk(event: squaredeal.Event, path: Path) -> dict[str, str]:
-    """The session keys in a .sqk file, checked against the event's key hash KH."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
-    return squaredeal.check_keys(event, data, str(path))
 
 
 def squaredeal_session(event: squaredeal.Event, keys: dict[str, str], name: str,
