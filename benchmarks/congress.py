@@ -10,7 +10,7 @@ goals of the congress issue and ratios against baselines measured in the same ru
    `claim_next`) and of a resume (open, every run's `uncertain_jobs` and `counts`). Goals: each step
    <= 2 ms, resume <= 1 s. Baseline: one bare SQLite UPDATE + INSERT transaction on the same file.
 3. Eight simulated machines (pty simulators in real time, speed 20) on one controller dealing a congress
-   plan through `dealer.plan_run`: wall time of the run against the busiest machine's dealing time
+   plan through `dealer.plan.run`: wall time of the run against the busiest machine's dealing time
    (the seconds on boards the journal records, as `dealer report` counts them). Goal: within 5%.
    Baseline: one machine alone on the same controller dealing an eighth of the jobs.
 """
@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dealer import engines, formats  # noqa: E402
-from dealer.dealset import DealSet  # noqa: E402
-from dealer.journal import JobPlan, JobState, Journal  # noqa: E402
+from dealer.core.dealset import DealSet  # noqa: E402
+from dealer.dealing.journal import JobPlan, JobState, Journal  # noqa: E402
 from dealer.plan import Plan  # noqa: E402
 
 PLAN_GOAL_S = 2.0
@@ -256,9 +256,9 @@ def deal_on_simulators(folder: Path, machines: int, boards: int, shape: tuple[in
                        ) -> tuple[float, dict[str, tuple[int, float]]]:
     """Deal the plan on `machines` simulated machines on ptys (real time); wall seconds of the whole run,
     and per machine (boards verified, seconds on boards as the journal's report counts them)."""
-    from dealer import report
-    from dealer.plan_run import deal_plan
-    from dealer.run import RunOptions
+    from dealer.dealing import report
+    from dealer.dealing.run import RunOptions
+    from dealer.plan.run import deal_plan
     from hil.config import SimConfig
     from hil.pty_sim import PtySimulator
 

@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a clone without installing
 
-from dealer.dealset import DealSet  # noqa: E402
+from dealer.core.dealset import DealSet  # noqa: E402
 from dealer.formats import format_names, get_format, read_file, write_file  # noqa: E402
 
 BIGDEALX_PLACES = ("/work/tools/bin/bigdealx",)

@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from dealer import engines  # noqa: E402
-from dealer.cards import check_deals  # noqa: E402
+from dealer.core.cards import check_deals  # noqa: E402
 
 SEEDS = {
     "shuffle": "5eed0000c0ffee11223344556677889900aabbccddeeff0123456789abcdef01",
@@ -349,7 +349,7 @@ def in_process_pbn(boards: int) -> None:
         print(f"  missing ({missing}); this section runs once the PBN writer and bigdeal engine exist")
         return
     from dealer import formats
-    from dealer.dealset import DealSet
+    from dealer.core.dealset import DealSet
 
     method = engine_method("bigdeal")
     assert not isinstance(method, str)

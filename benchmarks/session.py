@@ -5,9 +5,9 @@ machines run in a separate process (this script with ``--serve``), each on its o
 is the controller alone: its CPU time (``os.times``, every thread) is the host's, and the simulator's
 own CPU never counts. Figures:
 
-* **host CPU per board**: `dealer.run.deal_session` (journal, label checks, recounts, verification,
+* **host CPU per board**: `dealer.dealing.run.deal_session` (journal, label checks, recounts, verification,
   progress) on one machine, against the goal of 20 ms, and beside the named baseline
-  ``bare driver``: the same boards driven with `dealer.machine.Machine` calls alone (load, prompt,
+  ``bare driver``: the same boards driven with `dealer.dealing.machine.Machine` calls alone (load, prompt,
   scan, deal, recount, eject), with no journal, no verifier, no stations.
 * **machine waiting for the host**, seen from the simulator: every timed action of the machine and
   its operator (a scan, each card, a recount, an eject, an operator's reaction or swap) runs from the
@@ -37,11 +37,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dealer.boards import BoardLabel  # noqa: E402
-from dealer.cards import pack  # noqa: E402
-from dealer.dealset import DealSet  # noqa: E402
-from dealer.machine import READ_SLICE, Machine  # noqa: E402
-from dealer.run import RunOptions, deal_session  # noqa: E402
+from dealer.core.boards import BoardLabel  # noqa: E402
+from dealer.core.cards import pack  # noqa: E402
+from dealer.core.dealset import DealSet  # noqa: E402
+from dealer.dealing.machine import READ_SLICE, Machine  # noqa: E402
+from dealer.dealing.run import RunOptions, deal_session  # noqa: E402
 from firmware_protocol import Prompt  # noqa: E402
 from tests.unit.test_cards import random_deals  # noqa: E402
 

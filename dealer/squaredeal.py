@@ -32,10 +32,10 @@ from typing import Final
 
 import numpy as np
 
-from dealer.boards import format_board_range
-from dealer.dealset import DealSet
+from dealer.core.boards import format_board_range
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError, UsageError, VerificationError
 from dealer.engines import bigdeal
-from dealer.errors import FormatError, UsageError, VerificationError
 
 KEY_LENGTH: Final = 60
 KEY_ALPHABET: Final = string.ascii_lowercase + string.ascii_uppercase + string.digits
@@ -83,7 +83,7 @@ class Phase:
 
 
 @dataclass(frozen=True)
-class Event:
+class SquareDealEvent:
     """The contents of a ``.sqd`` file. `key_hash` is set once the event is published."""
 
     name: str = UNDEFINED
@@ -165,8 +165,8 @@ def sharp_fill(prefix: str, first: int, last: int | None = None) -> str:
 _TAGS: Final = ("TN", "DI", "DV", "SN", "KH")
 
 
-def parse_sqd(text: str, path: str = "<sqd>") -> Event:
-    """An `Event` from the text of a .sqd file; `FormatError` naming the line for anything else."""
+def parse_sqd(text: str, path: str = "<sqd>") -> SquareDealEvent:
+    """An `SquareDealEvent` from the text of a .sqd file; `FormatError` naming the line for anything else."""
     values: dict[str, str] = {}
     phases: list[Phase] = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -186,7 +186,7 @@ def parse_sqd(text: str, path: str = "<sqd>") -> Event:
     key_hash = values.get("KH")
     if key_hash is not None and not re.fullmatch(r"[0-9a-f]{64}", key_hash):
         raise FormatError("KH is not a SHA-256 in 64 lower-case hex digits", path)
-    return Event(values.get("TN", UNDEFINED), values.get("DI", UNDEFINED), values.get("DV"),
+    return SquareDealEvent(values.get("TN", UNDEFINED), values.get("DI", UNDEFINED), values.get("DV"),
                  tuple(phases), key_hash)
 
 
@@ -205,7 +205,7 @@ def _parse_phase(value: str, path: str, line: int) -> Phase:
     return Phase(int(fields[0]), fields[1], fields[2], fields[3] if len(fields) == 4 else "")
 
 
-def format_sqd(event: Event) -> str:
+def format_sqd(event: SquareDealEvent) -> str:
     """The .sqd text of an event, as SquareDeal writes it (LF line ends)."""
     lines = [f"# Description file of tournament for program SquareDeal {FORMAT_VERSION} "
              f"(written by {GENERATOR})", "#", f"TN {event.name}", f"DI {event.delayed_info}"]
@@ -258,7 +258,7 @@ def format_sqk(keys: Mapping[str, str]) -> bytes:
     return b"".join(f"{ident}:{key}\r\n".encode("ascii") for ident, key in keys.items())
 
 
-def check_keys(event: Event, data: bytes, path: str = "<sqk>") -> dict[str, str]:
+def check_keys(event: SquareDealEvent, data: bytes, path: str = "<sqk>") -> dict[str, str]:
     """The keys of a published event, after checking the key file against KH and completeness."""
     if not event.published:
         raise UsageError("the event is not published yet: it has no key hash KH")
@@ -274,9 +274,9 @@ def check_keys(event: Event, data: bytes, path: str = "<sqk>") -> dict[str, str]
 # --- preparing and publishing ----------------------------------------------------------------
 
 
-def new_event(name: str | None = None, delayed_info: str | None = None) -> Event:
+def new_event(name: str | None = None, delayed_info: str | None = None) -> SquareDealEvent:
     """A new, unpublished event."""
-    return Event(_one_line(name or UNDEFINED, "event name"),
+    return SquareDealEvent(_one_line(name or UNDEFINED, "event name"),
                  canonical_text(delayed_info) if delayed_info else UNDEFINED)
 
 
@@ -297,7 +297,8 @@ def canonical_delayed_value(text: str) -> str:
     return re.sub(r"(?<=[0-9])[.,](?=[0-9])", "", canonical_text(text))
 
 
-def add_phase(event: Event, sessions: int, boards: str, prefix: str, description: str = "") -> Event:
+def add_phase(event: SquareDealEvent, sessions: int, boards: str, prefix: str,
+              description: str = "") -> SquareDealEvent:
     """The event with one more phase, checked and completed as SquareDeal does: a prefix without
     ``#`` gets as many as the session count has digits, a description without one gets `` #/N``."""
     if event.published:
@@ -322,7 +323,7 @@ def make_key(choose: Callable[[str], str] = secrets.choice) -> str:
     return "".join(choose(KEY_ALPHABET) for _ in range(KEY_LENGTH))
 
 
-def publish(event: Event, key_maker: Callable[[], str] = make_key) -> tuple[Event, bytes]:
+def publish(event: SquareDealEvent, key_maker: Callable[[], str] = make_key) -> tuple[SquareDealEvent, bytes]:
     """Draw a key for every session; return the published event (with KH) and the .sqk bytes."""
     if event.published:
         raise UsageError("the event is already published")
@@ -341,7 +342,7 @@ def publish(event: Event, key_maker: Callable[[], str] = make_key) -> tuple[Even
     return replace(event, key_hash=key_file_hash(data)), data
 
 
-def set_delayed_value(event: Event, value: str) -> Event:
+def set_delayed_value(event: SquareDealEvent, value: str) -> SquareDealEvent:
     """The event with its delayed value DV recorded (canonical form; see `canonical_delayed_value`)."""
     if not event.published:
         raise UsageError("publish the event before recording the delayed value")
@@ -356,7 +357,7 @@ def set_delayed_value(event: Event, value: str) -> Event:
 RESERVE_SUFFIX: Final = "reserve"
 
 
-def resolve_session(event: Event, name: str) -> SessionRef:
+def resolve_session(event: SquareDealEvent, name: str) -> SessionRef:
     """The session (or joined run, ``FIN1-2``) a file name stands for; ``...reserve`` is a reserve set.
 
     The name must be exactly what SquareDeal makes of the phase's prefix (``OPRR05``, not ``OPRR5``).
@@ -413,7 +414,7 @@ def session_seed(key: str, delayed_value: str, reserve: bool = False,
     return bigdeal.rmd160(text.encode("utf-8")), key[:half]
 
 
-def session_deals(event: Event, keys: Mapping[str, str], ref: SessionRef,
+def session_deals(event: SquareDealEvent, keys: Mapping[str, str], ref: SessionRef,
                   boards: str | None = None) -> DealSet:
     """The deals of a session or joined run, numbered as the phase says.
 
@@ -433,7 +434,7 @@ def session_deals(event: Event, keys: Mapping[str, str], ref: SessionRef,
     return DealSet.concat(parts)
 
 
-def file_name(event: Event, ref: SessionRef) -> str:
+def file_name(event: SquareDealEvent, ref: SessionRef) -> str:
     """The file name (no extension) SquareDeal gives a session or joined run."""
     phase = event.phases[ref.phase - 1]
     name = phase.session_name(ref.first, ref.last if ref.last > ref.first else None)
@@ -457,7 +458,7 @@ def first_difference(expected: DealSet, found: DealSet) -> str | None:
 # --- reading the files ----------------------------------------------------------------------
 
 
-def read_sqd(path: str | Path) -> Event:
+def read_sqd(path: str | Path) -> SquareDealEvent:
     """The event in a .sqd file; `FormatError` naming the file if it cannot be read or parsed."""
     try:
         data = Path(path).read_bytes()
@@ -466,7 +467,7 @@ def read_sqd(path: str | Path) -> Event:
     return parse_sqd(data.decode("utf-8", "surrogateescape"), str(path))
 
 
-def read_sqk(event: Event, path: str | Path) -> dict[str, str]:
+def read_sqk(event: SquareDealEvent, path: str | Path) -> dict[str, str]:
     """The session keys in a .sqk file, checked against the event's key hash KH."""
     try:
         data = Path(path).read_bytes()

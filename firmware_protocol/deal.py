@@ -2,7 +2,7 @@
 
 Card ``c`` (0..51 = suit * 13 + rank; suits S H D C, ranks A K Q J T 9..2) has its seat (0..3 =
 N E S W) in byte ``c // 4`` at bits ``7 - 2*(c % 4)`` .. ``6 - 2*(c % 4)``: the first card of a byte in
-its high bits. This is the same layout as `dealer.cards.pack`.
+its high bits. This is the same layout as `dealer.core.cards.pack`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The device side: a simulated duplicate-bridge dealing machine, written independently of the host.
 
-It shares only `firmware_protocol` (and the pure `dealer.boards` for board labels) with the host, so a
+It shares only `firmware_protocol` (and the pure `dealer.core.boards` for board labels) with the host, so a
 host driver is tested against a machine, not against itself. It is also what a new user runs before
 they have hardware, and what a firmware engineer compares a real machine against.
 
@@ -11,14 +11,14 @@ Modules (each owns one thing):
   ledger of every dealing; the machine's hopper, card path, slot and door.
 * `model`, `dealing`: the firmware (PROTOCOL.md section 6) and the card path; pure, time passed in.
 * `operator`: who inserts which board, what they do when the host prompts (`Display`), their mistakes.
-* `faults`, `bytefaults`: declarative fault plans; byte faults applied on the line.
+* `fault_plan`, `bytefaults`: declarative fault plans; byte faults applied on the line.
 * `device`: all of it behind a device-role `Link`: ``receive(bytes, now)``, ``poll(now)``,
   ``data_to_send()``, ``next_deadline()``.
 * `loopback`: an in-memory cable with a pyserial-like host end, in virtual time by default.
 * `pty_sim`: the machine on a pseudo-terminal, for real pyserial; `cli`: ``python -m hil``, ``dealer sim``.
 * `scenarios`: named fault plans with their expected outcome; `pytest_plugin`: ``--machine-port``.
 
-For a host's ``sim://`` URLs (``dealer.transport``)::
+For a host's ``sim://`` URLs (``dealer.dealing.transport``)::
 
     sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
            &keeps_job=1&boot_noise=1                      (every key optional)
@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from hil.config import SimConfig, Timing
 from hil.device import SimDevice, Unplug
-from hil.faults import FaultKind, FaultPlan, FaultSpec, PlanError
+from hil.fault_plan import FaultKind, FaultPlan, FaultPlanError, FaultSpec
 from hil.loopback import Loopback, LoopbackPort, VirtualClock, open_loopbacks
 from hil.scenarios import CAPABILITIES, SCENARIOS, Expect, Scenario
 
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CAPABILITIES", "SCENARIOS", "Expect", "FaultKind", "FaultPlan", "FaultSpec", "Loopback", "LoopbackPort",
-    "PlanError", "PtySimulator", "Scenario", "SimConfig", "SimDevice", "Timing", "Unplug", "VirtualClock",
+    "FaultPlanError", "PtySimulator", "Scenario", "SimConfig", "SimDevice", "Timing", "Unplug", "VirtualClock",
     "open_loopbacks", "open_sim",
 ]
 

@@ -16,7 +16,7 @@ import random
 from collections import deque
 from collections.abc import Callable, Iterable
 
-from hil.faults import BYTE_KINDS, FaultKind, FaultSpec
+from hil.fault_plan import BYTE_KINDS, FaultKind, FaultSpec
 
 Chunk = tuple[float, bytes]
 """Bytes to deliver, and how long after they were written."""

@@ -16,8 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from dealer.errors import DealerError, UsageError
-from hil.config import DEFAULT_SET, SimConfig
+from hil.config import DEFAULT_SET, SimConfig, SimConfigError, format_boards
 
 if TYPE_CHECKING:
     from hil.pty_sim import PtySimulator
@@ -28,7 +27,7 @@ DESCRIPTION = ("Serve a simulated duplicate-bridge dealing machine on a pseudo-t
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The simulator's options, shared by `python -m hil` and `dealer sim`."""
-    parser.add_argument("--faults", metavar="PLAN", help="fault plan file (JSON; see hil.faults)")
+    parser.add_argument("--faults", metavar="PLAN", help="fault plan file (JSON; see hil.fault_plan)")
     parser.add_argument("--speed", type=float, default=1.0, metavar="X",
                         help="run the machine X times faster than real (default 1: about 16 s a board)")
     parser.add_argument("--set", dest="set_name", metavar="NAME",
@@ -56,7 +55,7 @@ def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | Non
     out, err = out or sys.stdout, err or sys.stderr
     config = config_from_args(args)
     if os.path.lexists(str(config.link)) and not os.path.islink(str(config.link)):
-        raise UsageError(f"--link {config.link}: a file of that name exists and is not a symlink")
+        raise SimConfigError(f"--link {config.link}: a file of that name exists and is not a symlink")
     from hil.pty_sim import PtySimulator  # POSIX only: imported when the simulator runs
 
     stop = threading.Event()
@@ -95,9 +94,7 @@ def _report_faults(sim: PtySimulator, shown: tuple[int, int], err: TextIO) -> tu
 
 
 def _range(boards: Sequence[int]) -> str:
-    from dealer.boards import format_board_range
-
-    return format_board_range(list(boards))
+    return format_boards(list(boards))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -106,9 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return serve(args)
-    except DealerError as exc:
+    except SimConfigError as exc:
         print(f"hil: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return 2
     except OSError as exc:
         print(f"hil: error: {exc}", file=sys.stderr)
         return 1

@@ -18,10 +18,14 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import parse_qsl, urlsplit
 
-from dealer.boards import parse_board_range
-from dealer.errors import UsageError
 from firmware_protocol.codes import Capability
-from hil.faults import FaultPlan, PlanError
+from firmware_protocol.labels import MAX_BOARD, valid_set_name
+from hil.fault_plan import FaultPlan, FaultPlanError
+
+
+class SimConfigError(ValueError):
+    """A simulated machine that cannot be set up as asked; the message names the option."""
+
 
 DEFAULT_SET: Final = "A"
 DEFAULT_BOARDS: Final = tuple(range(1, 37))
@@ -70,11 +74,11 @@ class SimConfig:
 
     def __post_init__(self) -> None:
         if not self.speed > 0:
-            raise UsageError(f"simulator speed must be above 0, got {self.speed}")
+            raise SimConfigError(f"simulator speed must be above 0, got {self.speed}")
         if self.copies < 1:
-            raise UsageError(f"copies must be at least 1, got {self.copies}")
+            raise SimConfigError(f"copies must be at least 1, got {self.copies}")
         if not self.boards:
-            raise UsageError("the simulator's rack needs at least one board")
+            raise SimConfigError("the simulator's rack needs at least one board")
 
     @property
     def rack_set(self) -> str:
@@ -100,24 +104,24 @@ class SimConfig:
         """A config from the options of `dealer sim` (board range as text, plan as a file path)."""
         try:
             plan = FaultPlan.load(faults) if faults else FaultPlan()
-        except PlanError as exc:
-            raise UsageError(str(exc)) from None
-        numbers = tuple(parse_board_range(boards)) if boards else DEFAULT_BOARDS
-        if set_name is not None and not re.fullmatch(r"[A-Za-z0-9]{1,12}", set_name):
-            raise UsageError(f"board set {set_name!r}: use 1 to 12 letters (A-Z) and digits")
+        except FaultPlanError as exc:
+            raise SimConfigError(str(exc)) from None
+        numbers = parse_boards(boards) if boards else DEFAULT_BOARDS
+        if set_name is not None and not valid_set_name(set_name.upper()):
+            raise SimConfigError(f"board set {set_name!r}: use 1 to 12 letters (A-Z) and digits")
         return cls(speed=speed, seed=seed, set_name=set_name, boards=numbers, copies=copies, faults=plan,
                    link=link, keeps_job=keeps_job, boot_noise=boot_noise)
 
     @classmethod
     def from_url(cls, url: str) -> SimConfig:
-        """A config from a ``sim://`` URL (see the module docstring); raises UsageError naming the key."""
+        """A config from a ``sim://`` URL (see the module docstring); raises SimConfigError naming the key."""
         parts = urlsplit(url)
         if parts.scheme != "sim":
-            raise UsageError(f"{url!r} is not a sim:// URL")
+            raise SimConfigError(f"{url!r} is not a sim:// URL")
         options: dict[str, str] = {}
         for key, value in parse_qsl(parts.query, keep_blank_values=True):
             if key not in _URL_KEYS:
-                raise UsageError(f"{url}: unknown option {key!r} (options: {', '.join(sorted(_URL_KEYS))})")
+                raise SimConfigError(f"{url}: unknown option {key!r} (options: {', '.join(sorted(_URL_KEYS))})")
             options[key] = value
         try:
             return cls.from_options(
@@ -127,7 +131,34 @@ class SimConfig:
                 link=options.get("link") or None, keeps_job=options.get("keeps_job", "0") in ("1", "true", "yes"),
                 boot_noise=options.get("boot_noise", "0") in ("1", "true", "yes"))
         except ValueError as exc:
-            raise UsageError(f"{url}: {exc}") from None
+            raise SimConfigError(f"{url}: {exc}") from None
+
+
+def parse_boards(text: str) -> tuple[int, ...]:
+    """The rack's board numbers from a range text: '1-32', '7', or a comma list of those ('1-16,21')."""
+    numbers: list[int] = []
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        lo, hi = (int(m.group(1)), int(m.group(2) or m.group(1))) if m else (0, -1)
+        if m and hi < lo:
+            raise SimConfigError(f"boards {text!r}: {lo}-{hi} runs backwards")
+        if not 1 <= lo <= hi <= MAX_BOARD:
+            raise SimConfigError(f"boards {text!r}: {part.strip()!r} is not a board N or a range N-M (1..{MAX_BOARD})")
+        numbers.extend(range(lo, hi + 1))
+    if len(set(numbers)) != len(numbers):
+        raise SimConfigError(f"boards {text!r} names a board twice")
+    return tuple(numbers)
+
+
+def format_boards(boards: tuple[int, ...] | list[int]) -> str:
+    """The shortest range text for board numbers, e.g. (1, 2, 3, 7) -> '1-3,7'."""
+    spans: list[list[int]] = []
+    for b in boards:
+        if spans and b == spans[-1][1] + 1:
+            spans[-1][1] = b
+        else:
+            spans.append([b, b])
+    return ",".join(str(a) if a == z else f"{a}-{z}" for a, z in spans)
 
 
 _URL_KEYS: Final = {"speed", "seed", "set", "boards", "copies", "faults", "link", "keeps_job", "boot_noise"}

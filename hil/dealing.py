@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from firmware_protocol.codes import FaultCode
 from firmware_protocol.deal import unpack_seats
 from firmware_protocol.layout import Pocket
-from hil.faults import FaultKind, FaultSpec
+from hil.fault_plan import FaultKind, FaultSpec
 from hil.physical import POCKETS, Card, DealRecord
 from hil.room import HoldReason, Room
 

@@ -25,7 +25,7 @@ from firmware_protocol.link import Delivered, Link, LinkConfig, LinkEvent, Role
 from firmware_protocol.messages import Boot, Display, Kind, Message
 from hil.config import SimConfig
 from hil.dealing import Dealing, Stop
-from hil.faults import FaultEngine, FaultKind, FaultSpec
+from hil.fault_plan import FaultEngine, FaultKind, FaultSpec
 from hil.model import Firmware
 from hil.operator import Operator
 from hil.physical import Ledger, PhysicalBoard, Rack

@@ -55,7 +55,7 @@ from firmware_protocol.messages import (
 )
 from hil.config import SimConfig
 from hil.dealing import CardPath, Dealing, Stop
-from hil.faults import FaultEngine, FaultKind, FaultSpec
+from hil.fault_plan import FaultEngine, FaultKind, FaultSpec
 from hil.physical import LabelState, PhysicalBoard
 from hil.room import Room
 from hil.schedule import Schedule

@@ -30,11 +30,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from dealer.boards import BoardLabel
 from firmware_protocol.codes import DeviceState, Prompt
+from firmware_protocol.labels import BoardLabel
 from firmware_protocol.messages import Display
 from hil.config import SimConfig
-from hil.faults import FaultEngine, FaultKind, FaultSpec
+from hil.fault_plan import FaultEngine, FaultKind, FaultSpec
 from hil.model import Firmware
 from hil.physical import LabelState, PhysicalBoard, board_of_label
 from hil.room import Room

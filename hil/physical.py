@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
-from dealer.boards import BoardLabel
+from firmware_protocol.labels import BoardLabel
 
 DECK: Final = 52
 POCKETS: Final = 4

@@ -6,7 +6,7 @@ hardware test module's runbook says). A scenario `needs` capabilities of the rig
 the simulator has them all, a real rig declares what it can do with ``--machine-needs``.
 
 `Expect` is written in the terms a host's verifier uses: the machine's fault codes (FaultCode names
-from the Fault events or Status), the fault-table codes F1..F12 of `dealer.verify` the host's
+from the Fault events or Status), the fault-table codes F1..F12 of `dealer.verify.check` the host's
 verifier names before the board is put right, and counts of refused labels, extra dealings, device
 restarts and reconnections. Against the simulator the sets must match exactly and the counts be at
 least those given; against a real machine everything is "at least" (a real machine may misread a
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from hil.config import SimConfig
-from hil.faults import FaultPlan
+from hil.fault_plan import FaultPlan
 
 CAPABILITIES: Final = {
     "byte_faults": "line noise injected between host and machine (a fault proxy on a real rig)",

@@ -1,4 +1,8 @@
-"""The layering rules of DESIGN.md §2, enforced on the import statements of every module."""
+"""The layering rules of DESIGN.md §2, enforced on every import of every module.
+
+Every import counts: absolute and relative ``import``/``from`` statements at any depth (inside
+functions too) and ``importlib.import_module("...")`` / ``__import__("...")`` calls with a literal name.
+"""
 
 from __future__ import annotations
 
@@ -9,63 +13,162 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE_DEALER = ("cards", "boards", "dealset", "engines", "squaredeal", "formats", "plan", "jobplan", "verify", "faults")
 STDLIB = set(sys.stdlib_module_names)
+
+LAYERS: dict[str, set[str]] = {
+    # package of dealer          the packages of this project it may import (besides itself)
+    "dealer.core": set(),
+    "dealer.engines": {"dealer.core"},
+    "dealer.formats": {"dealer.core"},
+    "dealer.verify": {"dealer.core"},
+    "dealer.squaredeal": {"dealer.core", "dealer.engines", "dealer.formats"},
+    "dealer.printing": {"dealer.core"},
+    "dealer.dealing": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.verify", "firmware_protocol", "hil"},
+    "dealer.plan": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
+                    "dealer.dealing"},
+    "dealer.cli": {"dealer", "dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
+                   "dealer.printing", "dealer.dealing", "dealer.plan", "hil"},
+    "dealer": {"dealer.cli"},  # dealer/__init__.py (the version, imported by any) and __main__.py
+}
+"""Lowest first: a package imports only packages above it in this table (never one below)."""
+
+LABELS = "firmware_protocol.labels"
+"""The board-label grammar: a contract shared by host and machines, the one part of the protocol any
+package may use."""
+PYSERIAL_ONLY_IN = {"dealer.dealing.transport"}
+WIRE_ONLY_IN = {"dealer.dealing.machine"}
+"""Nothing above the machine driver sees a wire message, code or flag."""
+SIMULATOR_ONLY_IN = {"dealer.dealing.sim_ports", "dealer.dealing.demo", "dealer.cli.sim"}
+THIRD_PARTY = {"numpy", "serial", "cryptography", "reportlab", "endplay", "pytest", "hypothesis"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
 
 
 def imports_of(path: Path) -> set[str]:
-    """Top-level dotted names imported by a module (absolute imports only)."""
+    """Every dotted module name a module imports (relative imports resolved, literal importlib calls)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                stem = ".".join(base)
+                module = f"{stem}.{node.module}" if node.module else stem
+            else:
+                module = node.module or ""
+            names.add(module)
+            # `from pkg import submodule` imports pkg.submodule
+            names.update(f"{module}.{alias.name}" for alias in node.names
+                         if (ROOT / (module.replace(".", "/") + f"/{alias.name}.py")).exists()
+                         or (ROOT / (module.replace(".", "/") + f"/{alias.name}")).is_dir())
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if called in {"import_module", "__import__"} and isinstance(node.args[0].value, str):
+                names.add(node.args[0].value)
+    return {n for n in names if n}
 
 
 def modules(package: str) -> list[Path]:
-    return sorted((ROOT / package).rglob("*.py"))
+    return sorted(p for p in (ROOT / package).rglob("*.py") if ".venv" not in p.parts)
 
 
-@pytest.mark.parametrize("path", modules("firmware_protocol"), ids=str)
-def test_firmware_protocol_uses_only_the_standard_library(path: Path) -> None:
+def layer_of(name: str) -> str | None:
+    """The LAYERS key a dotted name belongs to (the longest that matches)."""
+    for layer in sorted(LAYERS, key=len, reverse=True):
+        if name == layer or name.startswith(layer + "."):
+            return layer
+    return None
+
+
+def project_package(name: str) -> str | None:
+    top = name.split(".")[0]
+    if top in {"firmware_protocol", "hil"}:
+        return top
+    return layer_of(name) if top == "dealer" else None
+
+
+@pytest.mark.parametrize("path", modules("dealer"), ids=lambda p: module_name(p))
+def test_dealer_packages_import_only_the_layers_below_them(path: Path) -> None:
+    me = module_name(path)
+    mine = layer_of(me)
+    assert mine is not None, f"{me} is in no layer of LAYERS: add its package"
     for name in imports_of(path):
+        other = project_package(name)
+        if other is None or other == mine or name in {LABELS, "dealer"}:
+            continue
+        assert other in LAYERS[mine], f"{me} imports {name}: {mine} may import only {sorted(LAYERS[mine])}"
+
+
+@pytest.mark.parametrize("path", modules("dealer"), ids=lambda p: module_name(p))
+def test_pyserial_wire_messages_and_the_simulator_each_stay_in_their_module(path: Path) -> None:
+    me = module_name(path)
+    for name in imports_of(path):
+        top = name.split(".")[0]
+        if top == "serial":
+            assert me in PYSERIAL_ONLY_IN, f"{me} imports {name}: only {PYSERIAL_ONLY_IN} touches pyserial"
+        if top == "firmware_protocol" and name != LABELS:
+            assert me in WIRE_ONLY_IN, f"{me} imports {name}: only {WIRE_ONLY_IN} speaks wire messages"
+        if top == "hil":
+            assert me in SIMULATOR_ONLY_IN, f"{me} imports {name}: only {SIMULATOR_ONLY_IN} start simulators"
+
+
+@pytest.mark.parametrize("path", modules("firmware_protocol"), ids=lambda p: module_name(p))
+def test_firmware_protocol_uses_only_the_standard_library(path: Path) -> None:
+    used = imports_of(path)
+    for name in used:
         top = name.split(".")[0]
         assert top in STDLIB or top == "firmware_protocol", f"{path.name} imports {name}"
     forbidden = {"time", "threading", "socket", "select", "asyncio"}
-    assert not {n.split(".")[0] for n in imports_of(path)} & forbidden, f"{path.name} reads I/O or clock"
+    assert not {n.split(".")[0] for n in used} & forbidden, f"{path.name} reads I/O or clock"
 
 
-def _pure_dealer_modules() -> list[Path]:
-    out = []
-    for path in modules("dealer"):
-        rel = path.relative_to(ROOT / "dealer").parts
-        if rel[0].removesuffix(".py") in PURE_DEALER:
-            out.append(path)
-    return out
-
-
-@pytest.mark.parametrize("path", _pure_dealer_modules(), ids=str)
-def test_pure_dealer_modules_touch_no_serial_and_no_protocol(path: Path) -> None:
+@pytest.mark.parametrize("path", modules("hil"), ids=lambda p: module_name(p))
+def test_the_simulator_depends_on_the_protocol_alone(path: Path) -> None:
     for name in imports_of(path):
         top = name.split(".")[0]
-        assert top not in {"serial", "firmware_protocol", "hil"}, f"{path} imports {name}"
-        assert name not in {"dealer.transport", "dealer.machine", "dealer.run", "dealer.journal"}
+        allowed = top in STDLIB or top == "firmware_protocol" or top == "hil"
+        allowed = allowed or (top == "pytest" and path.name == "pytest_plugin.py")
+        assert allowed, f"hil/{path.name} imports {name}: the simulator shares only firmware_protocol with the host"
 
 
-def test_only_transport_imports_pyserial() -> None:
-    for package in ("dealer", "firmware_protocol", "hil"):
-        for path in modules(package):
-            if path == ROOT / "dealer" / "transport.py":
-                continue
-            uses = {n for n in imports_of(path) if n.split(".")[0] == "serial"}
-            assert not uses, f"{path} imports {uses}"
+def test_importing_the_simulator_loads_neither_the_host_nor_numpy() -> None:
+    import subprocess
+
+    code = "import hil, sys; print(sorted(m for m in ('dealer', 'numpy', 'serial') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("path", modules("hil"), ids=str)
-def test_hil_is_independent_of_the_host_driver(path: Path) -> None:
-    for name in imports_of(path):
-        assert name not in {"dealer.machine", "dealer.run", "dealer.cli", "dealer.transport"}, (
-            f"{path.name} imports {name}")
-        assert not name.startswith("dealer.cli"), f"{path.name} imports {name}"
+def test_the_import_reader_sees_relative_imports_and_importlib_calls(tmp_path: Path) -> None:
+    """The rules above are only as good as `imports_of`: it must see every form an import can take."""
+    folder = ROOT / "dealer" / "verify"
+    probe = folder / "_layering_probe.py"
+    probe.write_text("from . import check\nfrom ..dealing import machine\nimport importlib\n"
+                     "def f():\n    importlib.import_module('dealer.cli')\n    from serial import Serial\n")
+    try:
+        names = imports_of(probe)
+    finally:
+        probe.unlink()
+    assert {"dealer.verify", "dealer.verify.check", "dealer.dealing", "dealer.dealing.machine", "dealer.cli",
+            "serial"} <= names
+
+
+def test_the_top_of_dealer_holds_packages_only() -> None:
+    loose = sorted(p.name for p in (ROOT / "dealer").glob("*.py")
+                   if p.name not in {"__init__.py", "__main__.py", "squaredeal.py"})
+    assert loose == [], f"modules outside a package at the top of dealer/: {loose}"
+    for folder in sorted(p for p in (ROOT / "dealer").iterdir() if p.is_dir() and p.name != "__pycache__"):
+        init = folder / "__init__.py"
+        assert init.exists(), f"dealer/{folder.name} is not a package"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc, f"dealer/{folder.name}/__init__.py has no docstring saying what it owns"
+        assert f"dealer.{folder.name}" in LAYERS, f"dealer/{folder.name} has no place in LAYERS"

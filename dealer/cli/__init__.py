@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from dealer import __version__
-from dealer.errors import DealerError
+from dealer.core.errors import DealerError
 
 COMMAND_MODULES: Final = (
     "dealer.cli.generate",
@@ -54,7 +54,7 @@ def command_named(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 success, see `dealer.errors` for the others)."""
+    """Run the command line; returns the exit code (0 success, see `dealer.core.errors` for the others)."""
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(command_named(arguments))
     args = parser.parse_args(arguments)

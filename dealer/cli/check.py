@@ -17,7 +17,7 @@ def register(sub: Any) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from dealer.checking import check_boards
+    from dealer.dealing.recheck import check_boards
 
     deals = load_deals(args.file, args.boards)
     reports = check_boards(deals, args.port[0], args.set_name.upper(), board_timeout=args.board_timeout,

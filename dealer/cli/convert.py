@@ -14,9 +14,9 @@ from types import ModuleType
 from typing import Any
 
 from dealer import formats
-from dealer.boards import format_board_range
-from dealer.errors import UsageError
-from dealer.outfile import check_writable
+from dealer.core.boards import format_board_range
+from dealer.core.errors import UsageError
+from dealer.core.outfile import check_writable
 
 
 def register(sub: Any) -> None:

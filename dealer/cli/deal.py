@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from dealer import formats
-from dealer.boards import parse_board_range
-from dealer.dealset import DealSet
-from dealer.errors import UsageError
-from dealer.run import RunOptions, RunResult, deal_session, raise_for
+from dealer.core.boards import parse_board_range
+from dealer.core.dealset import DealSet
+from dealer.core.errors import UsageError
+from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 
 
 def register(sub: Any) -> None:
@@ -96,7 +96,7 @@ def _deal_file(args: argparse.Namespace) -> RunResult:
 
 def _deal_plan(args: argparse.Namespace) -> RunResult:
     from dealer.plan import Plan
-    from dealer.plan_run import deal_plan
+    from dealer.plan.run import deal_plan
 
     given = [flag for flag, value in (("FILE", args.file), ("--port", args.port), ("--copies", args.copies),
                                       ("--set", args.set_name != "A"), ("--boards", args.boards),

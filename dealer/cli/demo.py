@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dealer.demo import run_demo
-from dealer.run import raise_for
+from dealer.dealing.demo import run_demo
+from dealer.dealing.run import raise_for
 
 
 def register(sub: Any) -> None:

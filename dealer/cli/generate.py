@@ -8,9 +8,9 @@ import sys
 from typing import Any
 
 from dealer import engines, formats
-from dealer.boards import format_board_range, parse_board_range
-from dealer.dealset import DealSet
-from dealer.outfile import SECRET_MODE, check_writable, write_text
+from dealer.core.boards import format_board_range, parse_board_range
+from dealer.core.dealset import DealSet
+from dealer.core.outfile import SECRET_MODE, check_writable, write_text
 
 
 def register(sub: Any) -> None:

@@ -1,14 +1,15 @@
-"""`dealer labels`: a sheet of Code 128 board labels (payload of `dealer.boards.BoardLabel`)."""
+"""`dealer labels`: a sheet of Code 128 board labels (payload of `dealer.core.boards.BoardLabel`)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from dealer.boards import BoardLabel, parse_board_range
-from dealer.errors import UsageError
+from dealer.core.boards import parse_board_range
+from dealer.core.errors import UsageError
 from dealer.printing import outputs
 from dealer.printing.labels_layout import STOCKS
+from firmware_protocol.labels import BoardLabel
 
 
 def register(sub: Any) -> None:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dealer.boards import format_board_range
+from dealer.core.boards import format_board_range
 from dealer.plan import DealingOrder, Plan, Session
 
 _ORDER_TEXT = {DealingOrder.SET: "set by set", DealingOrder.BOARD: "all copies of a board, board by board"}

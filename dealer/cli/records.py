@@ -9,11 +9,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dealer import doubledummy, formats
-from dealer.boards import parse_board_range
-from dealer.dealset import DealSet
-from dealer.errors import UsageError
-from dealer.printing import outputs
+from dealer import formats
+from dealer.core.boards import parse_board_range
+from dealer.core.dealset import DealSet
+from dealer.core.errors import UsageError
+from dealer.printing import doubledummy, outputs
 from dealer.printing.handview import TEN_STYLES
 
 

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dealer.errors import JournalError, UsageError
+from dealer.core.errors import JournalError, UsageError
 
 
 def register(sub: Any) -> None:
@@ -29,9 +29,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dealer import report
-    from dealer.journal import Journal
-    from dealer.outfile import check_writable, write_text
+    from dealer.core.outfile import check_writable, write_text
+    from dealer.dealing import report
+    from dealer.dealing.journal import Journal
 
     if not Path(args.journal).is_file():
         raise JournalError(f"{args.journal}: no such journal")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from dealer.core.errors import UsageError
 from hil import cli as hil_cli
+from hil.config import SimConfigError
 
 
 def register(sub: Any) -> None:
@@ -16,4 +18,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return hil_cli.serve(args)
+    try:
+        return hil_cli.serve(args)
+    except SimConfigError as exc:
+        raise UsageError(str(exc)) from None

@@ -14,9 +14,9 @@ from typing import Any
 
 from dealer import formats
 from dealer import squaredeal as sq
-from dealer.boards import format_board_range
-from dealer.errors import DealerError, UsageError, VerificationError
-from dealer.outfile import SECRET_MODE, check_writable, write_bytes, write_text
+from dealer.core.boards import format_board_range
+from dealer.core.errors import DealerError, UsageError, VerificationError
+from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes, write_text
 
 
 def register(sub: Any) -> None:
@@ -78,7 +78,7 @@ def _register_dealing(steps: Any) -> None:
 # --- files ----------------------------------------------------------------------------------
 
 
-def write_event(path: str | Path, event: sq.Event) -> None:
+def write_event(path: str | Path, event: sq.SquareDealEvent) -> None:
     """Rewrite a .sqd file atomically."""
     write_text(path, sq.format_sqd(event), force=True, encoding="utf-8")
 
@@ -166,7 +166,7 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def verify_file(event: sq.Event, keys: dict[str, str], path: Path, boards: str | None) -> str | None:
+def verify_file(event: sq.SquareDealEvent, keys: dict[str, str], path: Path, boards: str | None) -> str | None:
     """None if the file holds exactly its session's deals, else the first difference (one line)."""
     try:
         ref = sq.resolve_session(event, path.stem)

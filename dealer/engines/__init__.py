@@ -17,8 +17,8 @@ import importlib
 import secrets
 from typing import Final, Protocol
 
-from dealer.cards import DealArray
-from dealer.errors import UsageError
+from dealer.core.cards import DealArray
+from dealer.core.errors import UsageError
 
 DEFAULT_ENGINE: Final = "bigdeal"
 # engine name -> (module, class name, seed length in bytes)

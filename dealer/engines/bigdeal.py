@@ -25,7 +25,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.cards import DECK_SIZE, DealArray
+from dealer.core.cards import DECK_SIZE, DealArray
 from dealer.engines import godel, ripemd160
 
 SEED_SIZE: Final = 20

@@ -29,7 +29,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.cards import DECK_SIZE, DealArray, check_deals
+from dealer.core.cards import DECK_SIZE, DealArray, check_deals
 
 HAND: Final = 13
 # sizes of the three ranked hands' card pools: North among 52, East among 39, South among 26

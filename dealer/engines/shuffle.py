@@ -36,7 +36,7 @@ Digits: exact uniform integers by Lemire's multiply-shift with rejection
     The probability of a rejection is (2**26 mod m) / 2**26 <= 4.8e-7 per step, 6.6e-6 per deal.
 
 Dealing: Fisher-Yates on the label multiset (sequential dealing)
-    Cards are dealt in index order c = 0..51 (S A K ... 2, then H, D, C; see :mod:`dealer.cards`).
+    Cards are dealt in index order c = 0..51 (S A K ... 2, then H, D, C; see :mod:`dealer.core.cards`).
     Before card c there are 52 - c empty slots: each seat's remaining places, listed West's first, then
     South's, East's, North's. Card c goes to the seat owning slot k, the digit of step s = c; the last
     card (c = 51) takes the one slot left, with no digit. With T1 = W's remaining places, T2 = W's + S's,
@@ -72,7 +72,7 @@ import numpy as np
 import numpy.typing as npt
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from dealer.cards import DECK_SIZE, DealArray
+from dealer.core.cards import DECK_SIZE, DealArray
 
 KEY_SIZE: Final = 32
 STEPS: Final = DECK_SIZE - 1  # digits per deal: the last card takes the last slot

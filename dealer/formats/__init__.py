@@ -21,9 +21,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
 
-from dealer.dealset import DealSet
-from dealer.errors import FormatError, UsageError
-from dealer.outfile import atomic_output, check_writable
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError, UsageError
+from dealer.core.outfile import atomic_output, check_writable
 
 # format name -> module; the order is the order shown to users
 _MODULES: Final = {

@@ -18,7 +18,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.cards import RANKS, SEATS, SUITS, card_name
+from dealer.core.cards import RANKS, SEATS, SUITS, card_name
 from dealer.formats._records import UNSET, ByteArray, RecordFault, check_batch, duplicate_card
 
 DGE_SYMBOLS: Final = bytes([6, 3, 4, 5])  # spade, heart, diamond, club in the DOS code page

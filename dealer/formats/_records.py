@@ -13,8 +13,8 @@ from typing import BinaryIO, Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.cards import SEATS, card_name
-from dealer.errors import FormatError, UsageError
+from dealer.core.cards import SEATS, card_name
+from dealer.core.errors import FormatError, UsageError
 
 CHUNK_BOARDS: Final = 8192
 HIGHEST_BOARD: Final = 999_999_999  # board numbers in text formats: at most 9 digits

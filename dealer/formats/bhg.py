@@ -18,9 +18,9 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 
-from dealer.cards import card_name
-from dealer.dealset import DealSet
-from dealer.errors import FormatError
+from dealer.core.cards import card_name
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError
 from dealer.formats._codes import cards_by_seat
 from dealer.formats._records import (
     CHUNK_BOARDS,

@@ -18,10 +18,10 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 
-from dealer.boards import Vulnerability
-from dealer.cards import SEATS
-from dealer.dealset import DealSet
-from dealer.errors import FormatError
+from dealer.core.boards import Vulnerability
+from dealer.core.cards import SEATS
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError
 from dealer.formats._codes import hand_layout, parse_deal_strings, place_suit
 from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, UNSET, RecordFault, reject_options
 

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 
-from dealer.dealset import DealSet
+from dealer.core.dealset import DealSet
 from dealer.formats._codes import DGE_PART, decode_dge_part, encode_dge_part
 from dealer.formats._records import (
     CHUNK_BOARDS,

@@ -29,8 +29,8 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 
-from dealer.dealset import DealSet
-from dealer.errors import FormatError, UsageError
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError, UsageError
 from dealer.formats._records import ByteArray, RecordFault, check_batch, iter_lines
 
 NAME: Final = "dlm"

@@ -27,9 +27,9 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 
-from dealer.cards import SEATS, card_name
-from dealer.dealset import DealSet
-from dealer.errors import FormatError, UsageError
+from dealer.core.cards import SEATS, card_name
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError, UsageError
 from dealer.formats._codes import (
     BRI_PART,
     DGE_PART,

@@ -30,10 +30,10 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 
-from dealer.boards import dealer_of, vulnerability_of
-from dealer.cards import SEATS
-from dealer.dealset import DealSet
-from dealer.errors import FormatError
+from dealer.core.boards import dealer_of, vulnerability_of
+from dealer.core.cards import SEATS
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError
 from dealer.formats._codes import hand_layout, parse_deal_strings
 from dealer.formats._records import CHUNK_BOARDS, HIGHEST_BOARD, RecordFault, read_full, reject_options
 

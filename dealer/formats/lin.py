@@ -26,10 +26,10 @@ from typing import Any, BinaryIO, Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.boards import Vulnerability, dealers_of, vulnerabilities_of
-from dealer.cards import RANKS
-from dealer.dealset import DealSet
-from dealer.errors import FormatError
+from dealer.core.boards import Vulnerability, dealers_of, vulnerabilities_of
+from dealer.core.cards import RANKS
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError
 from dealer.formats._codes import hand_layout, parse_hand
 from dealer.formats._records import (
     CHUNK_BOARDS,

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
-from dealer.dealset import DealSet
+from dealer.core.dealset import DealSet
 from dealer.formats import pbn_export
 
 NAME: Final = "pbn"

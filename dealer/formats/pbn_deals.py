@@ -4,7 +4,7 @@ A full deal in PBN is always 69 characters: the first seat, a colon, then four h
 and 3 dots (16 characters) separated by single spaces. Both directions work on that fixed layout as
 (n, 69) byte arrays, so a batch of deals is converted with a few numpy operations and no Python loop
 per deal. Texts in another layout (an unknown hand ``-``, extra spaces) are left to the scalar
-:func:`dealer.cards.from_pbn`, which also gives the exact reason when a text is not a deal.
+:func:`dealer.core.cards.from_pbn`, which also gives the exact reason when a text is not a deal.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.cards import DECK_SIZE, RANKS, SEATS, DealArray
+from dealer.core.cards import DECK_SIZE, RANKS, SEATS, DealArray
 
 DEAL_TEXT_LENGTH: Final = 69  # "N:" + 4 hands of 16 + 3 spaces
 _HAND_WIDTH: Final = 16
@@ -92,7 +92,7 @@ def parse_deal_texts(texts: Sequence[str]) -> tuple[DealArray, npt.NDArray[np.bo
     """Deals from PBN deal texts in the full 69-character layout (any first seat, any case).
 
     Returns the (n, 52) deals and a mask of the texts that were read; rows where the mask is False
-    (another layout, or not a deal) hold no meaning and must be read with :func:`dealer.cards.from_pbn`.
+    (another layout, or not a deal) hold no meaning and must be read with :func:`dealer.core.cards.from_pbn`.
     """
     n = len(texts)
     deals = np.full((n, DECK_SIZE), _UNSET, dtype=np.uint8)

@@ -26,10 +26,10 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer import __version__
-from dealer.boards import Vulnerability
-from dealer.cards import SEATS
-from dealer.dealset import DealSet
-from dealer.errors import UsageError
+from dealer.core.boards import Vulnerability
+from dealer.core.cards import SEATS
+from dealer.core.dealset import DealSet
+from dealer.core.errors import UsageError
 from dealer.formats.pbn_deals import BLANK_DEAL_TEXT, put_deal_texts
 
 EXPORT_HEADER: Final = b"% PBN 2.1\r\n% EXPORT\r\n"

@@ -20,10 +20,10 @@ from typing import Any, BinaryIO, Final, NoReturn
 
 import numpy as np
 
-from dealer.boards import dealers_of, vulnerabilities_of
-from dealer.cards import DealArray, from_pbn
-from dealer.dealset import DealSet
-from dealer.errors import FormatError, InvalidDealError
+from dealer.core.boards import dealers_of, vulnerabilities_of
+from dealer.core.cards import DealArray, from_pbn
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError, InvalidDealError
 from dealer.formats.pbn_deals import DEAL_TEXT_LENGTH, parse_deal_texts
 
 BLOCK_SIZE: Final = 1 << 20  # bytes read at a time

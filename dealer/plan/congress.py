@@ -9,23 +9,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dealer.dealset import DealSet
-from dealer.jobplan import JobPlan
+from dealer.core.dealset import DealSet
+from dealer.dealing.jobplan import JobPlan
 from dealer.plan import sources
 from dealer.plan.locate import KeyPath, line_of
 from dealer.plan.model import (
     EngineSource,
-    Event,
     FileSource,
-    Machine,
+    MachineSpec,
     PlanError,
+    PlanEvent,
     Session,
     SessionSource,
     SquareDealSource,
     field_name,
 )
 from dealer.plan.reader import PlanContent, parse_plan, read_plan
-from dealer.verify import Fault, check_deal_set
+from dealer.verify.check import BoardFault, check_deal_set
 
 
 class Plan:
@@ -33,9 +33,9 @@ class Plan:
 
     def __init__(self, path: str | Path, content: PlanContent) -> None:
         self.path = str(path)
-        self.event: Event = content.event
+        self.event: PlanEvent = content.event
         self.sessions: tuple[Session, ...] = tuple(content.sessions)
-        self.machines: tuple[Machine, ...] = tuple(content.machines)
+        self.machines: tuple[MachineSpec, ...] = tuple(content.machines)
         self._files = dict(content.files)
         self._deal_sets: dict[str, DealSet] = {}
         self._lines = content.lines
@@ -159,7 +159,7 @@ class Plan:
 
     # --- Law 6D2 --------------------------------------------------------------------------------
 
-    def check_reuse(self) -> list[Fault]:
+    def check_reuse(self) -> list[BoardFault]:
         """Law 6D2 across the plan: no session may deal a deal an earlier session dealt, unless it is a
         replay; no session may hold the same deal twice. Raises `PlanError` at the later session;
         returns the non-blocking findings (reused deals in replay sessions).
@@ -167,7 +167,7 @@ class Plan:
         Sessions whose fresh deals are not generated yet are skipped: they hold no deals so far.
         """
         seen: dict[str, str] = {}
-        notes: list[Fault] = []
+        notes: list[BoardFault] = []
         for session in self.sessions:
             if self.needs_generation(session):
                 continue

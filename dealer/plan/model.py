@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from dealer.boards import format_board_range
-from dealer.errors import FormatError
-from dealer.jobplan import JobPlan
+from dealer.core.boards import format_board_range
+from dealer.core.errors import FormatError
+from dealer.dealing.jobplan import JobPlan
 
 
 class PlanError(FormatError):
@@ -44,7 +44,7 @@ class DealingOrder(StrEnum):
 
 
 @dataclass(frozen=True)
-class Event:
+class PlanEvent:
     """The event as a whole."""
 
     name: str
@@ -170,7 +170,7 @@ class Session:
 
 
 @dataclass(frozen=True)
-class Machine:
+class MachineSpec:
     """A dealing machine: its name in the run and its pyserial port name or URL."""
 
     name: str

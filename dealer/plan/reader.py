@@ -17,18 +17,18 @@ from typing import Any, Final, NoReturn
 from urllib.parse import urlsplit
 
 from dealer import engines, formats, squaredeal
-from dealer.boards import format_board_range, parse_board_range
-from dealer.dealset import DealSet
-from dealer.errors import DealerError, FormatError
+from dealer.core.boards import format_board_range, parse_board_range
+from dealer.core.dealset import DealSet
+from dealer.core.errors import DealerError, FormatError
 from dealer.plan import sources
 from dealer.plan.locate import KeyPath, key_lines, line_of
 from dealer.plan.model import (
     DealingOrder,
     EngineSource,
-    Event,
     FileSource,
-    Machine,
+    MachineSpec,
     PlanError,
+    PlanEvent,
     Section,
     Session,
     SessionSource,
@@ -67,9 +67,9 @@ _TYPE_NAMES: Final = {str: "text in quotes", int: "a whole number", bool: "true 
 class PlanContent:
     """What a plan file says, checked, with the deal files read while checking it."""
 
-    event: Event
+    event: PlanEvent
     sessions: list[Session]
-    machines: list[Machine]
+    machines: list[MachineSpec]
     files: dict[Path, DealSet] = field(default_factory=dict)  # deal files read while checking
     lines: dict[KeyPath, int] = field(default_factory=dict)   # where each key is written
     squaredeal: dict[SquareDealSource, sources.SquareDealSession] = field(default_factory=dict)
@@ -237,7 +237,7 @@ class _Reader:
             sessions.append(self.session(raw, ("sessions", i), event, sessions))
         return PlanContent(event, sessions, machines, self.files, self.lines, self.squaredeal)
 
-    def event(self, table: dict[str, Any]) -> Event:
+    def event(self, table: dict[str, Any]) -> PlanEvent:
         where: KeyPath = ("event",)
         name = self.text(table, where, "name")
         owner = self.get(table, where, "owner", str, name)
@@ -247,7 +247,7 @@ class _Reader:
         journal = self.base / self.text(table, where, "journal", f"{Path(self.path).stem}.journal")
         order = self.order(table, where, DealingOrder.SET)
         keep_seeds = self.get(table, where, "keep_seeds", bool, False)
-        return Event(name, owner, folder, journal, order, keep_seeds)
+        return PlanEvent(name, owner, folder, journal, order, keep_seeds)
 
     def order(self, table: dict[str, Any], where: KeyPath, default: DealingOrder) -> DealingOrder:
         value = self.get(table, where, "order", str, default.value)
@@ -257,10 +257,10 @@ class _Reader:
             self.fail(where + ("order",), f"{value!r} is not a dealing order: use 'set' (each board set "
                                           "in turn) or 'board' (every copy of a board before the next)")
 
-    def machines(self, value: object) -> list[Machine]:
+    def machines(self, value: object) -> list[MachineSpec]:
         if value == []:
             return []
-        machines: list[Machine] = []
+        machines: list[MachineSpec] = []
         names: dict[str, int] = {}
         ports: dict[str, int] = {}
         for i, raw in enumerate(self.items(value, ("machines",))):
@@ -273,7 +273,7 @@ class _Reader:
                 self.fail(where + ("port",), problem)
             self.unique(names, name.casefold(), i, where + ("name",), f"machine name {name!r}")
             self.unique(ports, url, i, where + ("port",), f"port {url!r}")
-            machines.append(Machine(name, url))
+            machines.append(MachineSpec(name, url))
         return machines
 
     def unique(self, seen: dict[str, int], key: str, index: int, where: KeyPath, what: str) -> None:
@@ -285,7 +285,7 @@ class _Reader:
 
     # --- sessions -----------------------------------------------------------------------------
 
-    def session(self, raw: object, where: KeyPath, event: Event, earlier: list[Session]) -> Session:
+    def session(self, raw: object, where: KeyPath, event: PlanEvent, earlier: list[Session]) -> Session:
         table = self.table(raw, where, _SESSION)
         name = self.name(table, where, "session")
         for other in earlier:
@@ -366,7 +366,7 @@ class _Reader:
                 return SessionSource(other.name)
         self.fail(where + ("deals_of",), f"no session {name!r} before this one in the plan")
 
-    def session_boards(self, table: dict[str, Any], where: KeyPath, name: str, source: Source, event: Event,
+    def session_boards(self, table: dict[str, Any], where: KeyPath, name: str, source: Source, event: PlanEvent,
                        earlier: list[Session]) -> tuple[int, ...]:
         """The session's boards, checked against what its source holds."""
         boards = self.board_list(table["boards"], where + ("boards",)) if "boards" in table else None
@@ -382,7 +382,7 @@ class _Reader:
                                                f"not {format_board_range(missing)}")
         return boards
 
-    def held_boards(self, source: Source, where: KeyPath, name: str, event: Event,
+    def held_boards(self, source: Source, where: KeyPath, name: str, event: PlanEvent,
                     earlier: list[Session]) -> tuple[tuple[int, ...] | None, str]:
         """The boards a source can give (None: any) and how to name it in an error."""
         if isinstance(source, EngineSource):

@@ -15,10 +15,10 @@ from typing import Final
 import numpy as np
 
 from dealer import engines, formats, squaredeal
-from dealer.boards import format_board_range
-from dealer.dealset import DealSet
-from dealer.errors import FormatError, OutputExistsError, UsageError
-from dealer.outfile import SECRET_MODE, check_writable, write_text
+from dealer.core.boards import format_board_range
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError, OutputExistsError, UsageError
+from dealer.core.outfile import SECRET_MODE, check_writable, write_text
 
 GENERATED_FORMAT: Final = "pbn"
 
@@ -78,7 +78,7 @@ def boards_missing(held: DealSet, boards: tuple[int, ...]) -> str | None:
 class SquareDealSession:
     """A session (or joined run) of a published SquareDeal event, with its checked keys and its boards."""
 
-    event: squaredeal.Event
+    event: squaredeal.SquareDealEvent
     keys: dict[str, str]
     ref: squaredeal.SessionRef
     boards: tuple[int, ...]
@@ -88,7 +88,7 @@ class SquareDealSession:
         return squaredeal.session_deals(self.event, self.keys, self.ref)
 
 
-def read_sqd(path: Path) -> squaredeal.Event:
+def read_sqd(path: Path) -> squaredeal.SquareDealEvent:
     """The SquareDeal event in a .sqd file; it must be published and have its delayed value."""
     event = squaredeal.read_sqd(path)
     if event.delayed_value is None:
@@ -96,7 +96,7 @@ def read_sqd(path: Path) -> squaredeal.Event:
     return event
 
 
-def squaredeal_session(event: squaredeal.Event, keys: dict[str, str], name: str,
+def squaredeal_session(event: squaredeal.SquareDealEvent, keys: dict[str, str], name: str,
                        reserve: bool) -> SquareDealSession:
     """The session a SquareDeal file name stands for (``OPRR05``, ``FIN1-2``); `reserve` takes the reserve set."""
     try:

@@ -8,7 +8,7 @@ into widths, so the PDF and SVG painters draw the very same bars.
 
 from __future__ import annotations
 
-from dealer.extras import require
+from dealer.core.extras import require
 
 
 def bar_widths(payload: str) -> tuple[int, ...]:

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from dealer.boards import Vulnerability
-from dealer.cards import RANKS, SEATS, SUIT_SYMBOLS, DealArray, hcp
-from dealer.dealset import BoardDeal, DealSet
-from dealer.doubledummy import DDResult
+from dealer.core.boards import Vulnerability
+from dealer.core.cards import RANKS, SEATS, SUIT_SYMBOLS, DealArray, hcp
+from dealer.core.dealset import BoardDeal, DealSet
+from dealer.printing.doubledummy import DDResult
 
 VOID: Final = "—"
 TEN_STYLES: Final = ("10", "T")

@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from dealer.boards import BoardLabel
-from dealer.cards import SEATS
-from dealer.errors import UsageError
+from dealer.core.boards import Vulnerability
+from dealer.core.cards import SEATS
+from dealer.core.errors import UsageError
 from dealer.printing.drawing import A4, POINT_MM, Item, Page, Rect, Text, place
 from dealer.printing.handview import VUL_NAMES, chunks
+from firmware_protocol.labels import BoardLabel
 
 MIN_MODULE: Final = 0.19   # mm; about 4.5 dots of a 600 dpi printer
 MAX_MODULE: Final = 0.38
@@ -101,7 +102,7 @@ def _side_by_side(label: BoardLabel, bars: Sequence[int], w: float, h: float, mo
     set_size = min(8.0, TEXT_W / (len(label.set_name) * 0.72 * POINT_MM))
     items.append(Text(cx, top + 4.5, label.set_name, set_size, "bold", anchor="middle"))
     items.append(Text(cx, top + 8.2, f"Dealer {SEATS[label.dealer]}", 7, anchor="middle"))
-    items.append(Text(cx, top + 11.4, f"Vul {VUL_NAMES[label.vulnerability]}", 7, anchor="middle"))
+    items.append(Text(cx, top + 11.4, f"Vul {VUL_NAMES[Vulnerability(label.vulnerability)]}", 7, anchor="middle"))
     return items
 
 
@@ -113,7 +114,7 @@ def _stacked(label: BoardLabel, bars: Sequence[int], w: float, h: float, module:
     size = min(20.0, (h - bar_h - 2 * PAD - 3.5) / (CAP_EM * POINT_MM))
     items.append(Text(PAD, h - PAD, number, size, "bold"))
     items.append(Text(w - PAD, h - PAD - 3.4, label.set_name, 7, "bold", anchor="end"))
-    details = f"Dealer {SEATS[label.dealer]}   Vul {VUL_NAMES[label.vulnerability]}"
+    details = f"Dealer {SEATS[label.dealer]}   Vul {VUL_NAMES[Vulnerability(label.vulnerability)]}"
     items.append(Text(w - PAD, h - PAD, details, 7, anchor="end"))
     return items
 

@@ -8,17 +8,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
-from dealer import doubledummy
-from dealer.boards import BoardLabel
-from dealer.dealset import DealSet
-from dealer.errors import UsageError
-from dealer.extras import require
-from dealer.outfile import PUBLIC_MODE, SECRET_MODE, atomic_output, check_writable
-from dealer.printing import curtains_layout, labels_layout, records_html, records_layout, svg
+from dealer.core.dealset import DealSet
+from dealer.core.errors import UsageError
+from dealer.core.extras import require
+from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, atomic_output, check_writable
+from dealer.printing import curtains_layout, doubledummy, labels_layout, records_html, records_layout, svg
 from dealer.printing.code128 import bar_widths
 from dealer.printing.drawing import Page
 from dealer.printing.handview import BoardView, board_views
 from dealer.printing.pdf import write_pdf
+from firmware_protocol.labels import BoardLabel
 
 MAX_PER_PAGE: Final = 12
 

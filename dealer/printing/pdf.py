@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, Final
 
-from dealer.extras import require
+from dealer.core.extras import require
 from dealer.printing.drawing import Color, Item, Line, Page, Rect, Text
 
 MM: Final = 72.0 / 25.4

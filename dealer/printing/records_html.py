@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Final
 
-from dealer.doubledummy import STRAIN_SYMBOLS
+from dealer.printing.doubledummy import STRAIN_SYMBOLS
 from dealer.printing.drawing import grid
 from dealer.printing.handview import BoardView, HandView, chunks
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from dealer.doubledummy import STRAIN_SYMBOLS
+from dealer.printing.doubledummy import STRAIN_SYMBOLS
 from dealer.printing.drawing import A4, POINT_MM, Item, Line, Page, Rect, Text, grid, place
 from dealer.printing.handview import BoardView, HandView, chunks
 

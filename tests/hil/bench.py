@@ -26,7 +26,7 @@ from firmware_protocol import (
 )
 from hil.config import SimConfig
 from hil.device import SimDevice, Unplug
-from hil.faults import FaultPlan
+from hil.fault_plan import FaultPlan
 
 M = TypeVar("M", bound=Message)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Line
-from hil.faults import FaultPlan
+from hil.fault_plan import FaultPlan
 from tests.hil.host import Port
 
 

@@ -1,9 +1,9 @@
 """A small script-level host, written with firmware_protocol alone, that drives the scenarios.
 
-It is not the project's host driver (that is `dealer.machine`); it is the least a host must do, so
+It is not the project's host driver (that is `dealer.dealing.machine`); it is the least a host must do, so
 that the simulator's scenarios can run against the simulator and, unchanged, a real machine:
-handshake; per board prompt the operator, scan and check the label (`dealer.verify.check_label`),
-load, deal, recount and verify (`dealer.verify.verify_board`); put faults right the way the fault
+handshake; per board prompt the operator, scan and check the label (`dealer.verify.check.check_label`),
+load, deal, recount and verify (`dealer.verify.check.verify_board`); put faults right the way the fault
 table says (clear the path and resume, fix the pack and resume, empty the board and redeal the same
 deal, recount again); survive a device restart (Boot) and a pulled cable (reopen the port, Hello,
 GetStatus). `BoardOutcome` records what it saw, in the terms the scenarios' expectations use.
@@ -22,9 +22,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dealer.boards import BoardLabel
-from dealer.verify import Recount as VerifyRecount
-from dealer.verify import check_label, verify_board
+from dealer.verify import BoardRecount
+from dealer.verify.check import check_label, verify_board
 from firmware_protocol import (
     SCHEMA_HASH,
     Abort,
@@ -60,6 +59,7 @@ from firmware_protocol import (
     StatusFlag,
     pack_seats,
 )
+from firmware_protocol.labels import BoardLabel
 
 UNRESUMABLE = (FaultCode.MISFEED, FaultCode.HARDWARE, FaultCode.INTERNAL)
 
@@ -393,7 +393,7 @@ class ScriptHost:
             assert isinstance(msg, RecountReport)
             if len(msg.pockets) != 4:
                 return False
-            recount = VerifyRecount.from_hands([p.cards for p in msg.pockets], [p.unidentified for p in msg.pockets])
+            recount = BoardRecount.from_hands([p.cards for p in msg.pockets], [p.unidentified for p in msg.pockets])
             report = verify_board(deal, recount, board=board, set_name=self.set_name, label=out.label)
             for code in report.codes:
                 if code.value not in out.verifier_faults:

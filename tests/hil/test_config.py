@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from dealer.boards import BoardLabel
-from dealer.errors import UsageError
 from firmware_protocol import Capability
-from hil.config import SimConfig
-from hil.faults import FaultKind
+from firmware_protocol.labels import BoardLabel
+from hil.config import SimConfig, SimConfigError
+from hil.fault_plan import FaultKind
 from hil.physical import LabelState, Rack, board_of_label, label_of
 
 
@@ -44,7 +43,7 @@ def test_a_bare_sim_url_is_the_default_machine() -> None:
     ("sim://?set=ABCDEFGHIJKLM", "1 to 12"),
 ])
 def test_a_bad_sim_url_is_refused_with_a_clear_message(url: str, message: str) -> None:
-    with pytest.raises(UsageError, match=message):
+    with pytest.raises(SimConfigError, match=message):
         SimConfig.from_url(url)
 
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from dealer.boards import BoardLabel
 from firmware_protocol import (
     Abort,
     Ack,
@@ -32,9 +31,10 @@ from firmware_protocol import (
     StatusFlag,
 )
 from firmware_protocol.framing import BadFrame, FrameDecoder
+from firmware_protocol.labels import BoardLabel
 from hil.bytefaults import TO_HOST, ByteFaults, Line
 from hil.config import SimConfig
-from hil.faults import FaultKind, FaultPlan, FaultSpec
+from hil.fault_plan import FaultKind, FaultPlan, FaultSpec
 from hil.loopback import Loopback
 from tests.hil.bench import Bench, hands_of
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.faults import FaultEngine, FaultKind, FaultPlan, FaultSpec, PlanError
+from hil.fault_plan import FaultEngine, FaultKind, FaultPlan, FaultPlanError, FaultSpec
 from hil.scenarios import SCENARIOS
 
 
@@ -45,14 +45,14 @@ def test_a_bare_list_is_a_plan() -> None:
     ([{"board": 1}], "a fault is an object with a \"kind\""),
 ])
 def test_a_bad_plan_is_refused_naming_the_fault_and_field(obj: object, message: str) -> None:
-    with pytest.raises(PlanError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(FaultPlanError, match=message.replace("(", r"\(").replace(")", r"\)")):
         FaultPlan.from_json(obj, "plan")
 
 
 def test_a_plan_file_that_is_not_json_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text('{"faults": [\n  {"kind": "jam",, }\n]}')
-    with pytest.raises(PlanError, match=r"bad.json: line 2"):
+    with pytest.raises(FaultPlanError, match=r"bad.json: line 2"):
         FaultPlan.load(path)
 
 

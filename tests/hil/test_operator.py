@@ -14,7 +14,7 @@ from firmware_protocol import (
     StartDeal,
 )
 from hil.config import SimConfig
-from hil.faults import FaultPlan
+from hil.fault_plan import FaultPlan
 from hil.physical import Card, Rack, label_of
 from tests.hil.bench import Bench
 

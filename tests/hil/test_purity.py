@@ -8,7 +8,7 @@ import pytest
 
 from tests.test_layering import ROOT, imports_of
 
-PURE = ("schedule", "physical", "room", "dealing", "model", "operator", "faults", "bytefaults", "device",
+PURE = ("schedule", "physical", "room", "dealing", "model", "operator", "fault_plan", "bytefaults", "device",
         "config", "scenarios")
 IMPURE = {"time", "threading", "select", "socket", "asyncio", "os", "tty", "fcntl", "pty", "serial", "subprocess"}
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from dealer.boards import BoardLabel
-from dealer.cards import pack
-from dealer.dealset import DealSet
-from dealer.journal import Job, JobState, Journal
+from dealer.core.cards import pack
+from dealer.core.dealset import DealSet
+from dealer.dealing.journal import Job, JobState, Journal
 from dealer.plan import Plan
+from firmware_protocol.labels import BoardLabel
 from hil.physical import Ledger, PhysicalBoard
 
 

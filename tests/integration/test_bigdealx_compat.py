@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dealer.boards import parse_board_range
-from dealer.cards import from_pbn
 from dealer.cli import main
+from dealer.core.boards import parse_board_range
+from dealer.core.cards import from_pbn
 from dealer.engines.bigdeal import BigDealEngine
 
 BIGDEALX = shutil.which("bigdealx")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dealer import simport
 from dealer.cli import main
+from dealer.dealing import sim_ports
 from dealer.plan import Plan
 from tests.integration.congress import SessionText, check_against_ledgers, histories, plan_text
 
@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.pty,
 @pytest.fixture(autouse=True)
 def _no_leaks(hil_leak_check: None) -> Iterator[None]:
     yield
-    simport.stop_all()
+    sim_ports.stop_all()
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -50,7 +50,7 @@ def test_a_congress_on_sim_ports_with_a_fault_plan(tmp_path: Path, capsys: pytes
     assert main(["deal", "--plan", str(tmp_path / "congress.toml"), "--quiet", "--report", str(report)]) == 0
     assert "6/6 boards verified" in capsys.readouterr().err
     plan = Plan.load(tmp_path / "congress.toml")
-    sims = simport.simulators()
+    sims = sim_ports.simulators()
     assert set(sims) == {url for _, url in machines}
     ledgers, racks = [], []
     for sim in sims.values():

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dealer.cards import from_pbn
 from dealer.cli import main
+from dealer.core.cards import from_pbn
 
 WBG = Path(__file__).resolve().parent.parent / "data" / "squaredeal" / "WBG2024"
 needs_pbn = pytest.mark.skipif(importlib.util.find_spec("dealer.formats.pbn") is None,

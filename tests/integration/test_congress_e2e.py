@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from dealer.dealing.run import RunOptions
 from dealer.plan import Plan
-from dealer.plan_run import deal_plan
-from dealer.run import RunOptions
+from dealer.plan.run import deal_plan
 from hil.config import SimConfig
-from hil.faults import FaultPlan
+from hil.fault_plan import FaultPlan
 from hil.pty_sim import PtySimulator
 from tests.integration.congress import (
     SessionText,

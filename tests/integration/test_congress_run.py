@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from dealer.errors import JournalError, UsageError
-from dealer.journal import Journal
-from dealer.machine import Machine
+from dealer.core.errors import JournalError, UsageError
+from dealer.dealing.journal import Journal
+from dealer.dealing.machine import Machine
+from dealer.dealing.run import RunOptions, RunResult
+from dealer.dealing.sim_ports import loopback_opener
 from dealer.plan import Plan, PlanError
-from dealer.plan_run import deal_plan
-from dealer.run import RunOptions, RunResult
-from dealer.simport import loopback_opener
+from dealer.plan.run import deal_plan
 from hil.config import SimConfig
-from hil.faults import FaultPlan
+from hil.fault_plan import FaultPlan
 from hil.loopback import Loopback
 from tests.integration.congress import SessionText, check_against_ledgers, histories, label_of, plan_text
 
@@ -209,7 +209,7 @@ def test_the_journal_keeps_no_deal(tmp_path: Path, room: Room) -> None:
     plan = write_plan(tmp_path, 1, (SessionText("FRI", "1", (("A", ("A1",)),)),))
     deal(plan, room)
     raw = plan.event.journal.read_bytes()
-    from dealer.cards import pack
+    from dealer.core.cards import pack
     assert bytes(pack(plan.deal_set("FRI").deals)[0]) not in raw
     assert histories(plan.event.journal)[0].layouts
 

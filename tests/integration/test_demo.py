@@ -6,9 +6,9 @@ import io
 from pathlib import Path
 
 from dealer.cli import main
-from dealer.demo import run_demo
-from dealer.journal import Journal
-from dealer.narrative import incidents
+from dealer.dealing.demo import run_demo
+from dealer.dealing.journal import Journal
+from dealer.dealing.narrative import incidents
 
 
 def test_the_demo_deals_every_board_and_explains_every_fault(tmp_path: Path) -> None:

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from dealer.boards import BoardLabel
-from dealer.cards import pack
-from dealer.journal import JobState, Journal
-from dealer.machine import Machine
-from dealer.simport import loopback_opener
+from dealer.core.cards import pack
+from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.machine import Machine
+from dealer.dealing.sim_ports import loopback_opener
+from firmware_protocol.labels import BoardLabel
 from hil.config import SimConfig
-from hil.faults import FaultPlan
+from hil.fault_plan import FaultPlan
 from hil.loopback import Loopback
 from tests.integration.test_run_scenarios import deals_for, hands_of, run_on_loopback
 

@@ -1,4 +1,4 @@
-"""The host's dealing run (dealer.run) against every hil scenario, in memory and virtual time.
+"""The host's dealing run (dealer.dealing.run) against every hil scenario, in memory and virtual time.
 
 Each scenario must end with every board verified or with a named fault report; what the run saw
 (machine faults, verifier faults by their fault-table code, refused boards, redeals, restarts,
@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dealer.dealset import DealSet
-from dealer.journal import JobState, Journal
-from dealer.machine import Machine
-from dealer.run import RunOptions, RunResult, deal_session
-from dealer.simport import loopback_opener
+from dealer.core.dealset import DealSet
+from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.machine import Machine
+from dealer.dealing.run import RunOptions, RunResult, deal_session
+from dealer.dealing.sim_ports import loopback_opener
 from hil.loopback import Loopback
 from hil.physical import PhysicalBoard
 from hil.scenarios import SCENARIOS, Scenario

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from dealer.cards import hand_text
-from dealer.dealset import DealSet
+from dealer.core.cards import hand_text
+from dealer.core.dealset import DealSet
 
 SYMBOLS = "♠♥♦♣"
 SEAT_NAMES = {0: "North", 1: "East", 2: "South", 3: "West"}

@@ -9,7 +9,7 @@ import pytest
 
 from dealer import formats
 from dealer.cli import main
-from dealer.dealset import DealSet
+from dealer.core.dealset import DealSet
 from dealer.printing import outputs
 from tests.printing.helpers import SEAT_NAMES, SYMBOLS, VUL_NAMES, parse_html, pdf_page_texts, random_deals, suits_of
 from tests.printing.test_records import block_pattern

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dealer.boards import dealer_of, vulnerability_of
-from dealer.cards import from_pbn
-from dealer.doubledummy import STRAINS, analyse
-from dealer.extras import MissingExtraError
+from dealer.core.boards import dealer_of, vulnerability_of
+from dealer.core.cards import from_pbn
+from dealer.core.extras import MissingExtraError
+from dealer.printing.doubledummy import STRAINS, analyse
 
 pytest.importorskip("endplay")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dealer.cards import from_pbn
-from dealer.dealset import DealSet
+from dealer.core.cards import from_pbn
+from dealer.core.dealset import DealSet
 from dealer.printing.handview import board_views, chunks
 from tests.printing.helpers import VUL_NAMES, hcp_of, random_deals, suits_of
 

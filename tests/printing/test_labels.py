@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 
-from dealer.boards import BoardLabel, dealer_of, vulnerability_of
 from dealer.cli import main
-from dealer.errors import UsageError
+from dealer.core.boards import dealer_of, vulnerability_of
+from dealer.core.errors import UsageError
 from dealer.printing.code128 import bar_widths
 from dealer.printing.drawing import Rect, Text
 from dealer.printing.labels_layout import MAX_MODULE, MIN_MODULE, PAD, QUIET, STOCKS, LabelStock, label_items
+from firmware_protocol.labels import BoardLabel
 from tests.printing.helpers import VUL_NAMES, pdf_page_images
 
 zxingcpp = pytest.importorskip("zxingcpp")

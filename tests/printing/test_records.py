@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from dealer import formats
-from dealer.cards import from_pbn
 from dealer.cli import main
-from dealer.dealset import DealSet
-from dealer.doubledummy import analyse
+from dealer.core.cards import from_pbn
+from dealer.core.dealset import DealSet
 from dealer.printing import outputs
+from dealer.printing.doubledummy import analyse
 from tests.printing.helpers import (
     SEAT_NAMES,
     SYMBOLS,

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dealer import cards
+from dealer.core import cards
 from firmware_protocol import cobs
 from firmware_protocol.crc import crc16
 from firmware_protocol.deal import deal_hash, pack_seats

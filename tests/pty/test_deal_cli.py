@@ -20,14 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from dealer import formats, simport
-from dealer.boards import BoardLabel
-from dealer.dealset import DealSet
-from dealer.journal import JobState, Journal
-from dealer.machine import Machine
-from dealer.run import RunOptions, RunResult, deal_session
+from dealer import formats
+from dealer.core.dealset import DealSet
+from dealer.dealing import sim_ports
+from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.machine import Machine
+from dealer.dealing.run import RunOptions, RunResult, deal_session
+from firmware_protocol.labels import BoardLabel
 from hil import PtySimulator, SimConfig
-from hil.faults import FaultPlan
+from hil.fault_plan import FaultPlan
 from tests.unit.test_cards import random_deals
 
 pytestmark = [pytest.mark.pty,
@@ -133,7 +134,7 @@ def test_two_copies_on_two_sim_ports_in_one_process(tmp_path: Path) -> None:
                                                                 board_timeout=60, deal_timeout=60,
                                                                 out=io.StringIO()))
         assert result.complete and result.verified == 8, result.summary
-        sims = simport.simulators()
+        sims = sim_ports.simulators()
         assert sorted(sims) == sorted(ports)
         dealt: dict[str, int] = {}
         for sim in sims.values():
@@ -146,7 +147,7 @@ def test_two_copies_on_two_sim_ports_in_one_process(tmp_path: Path) -> None:
         want = {BoardLabel.for_board(f"A{c}", b).payload(): 1 for c in (1, 2) for b in boards}
         assert dealt == want
     finally:
-        simport.stop_all()
+        sim_ports.stop_all()
 
 
 def _deal_on(path: str, deals: DealSet, journal: Path, machines: list[Machine]) -> RunResult:

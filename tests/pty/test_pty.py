@@ -31,7 +31,7 @@ from firmware_protocol import (  # noqa: E402
     encode_message,
 )
 from hil.config import SimConfig  # noqa: E402
-from hil.faults import FaultPlan  # noqa: E402
+from hil.fault_plan import FaultPlan  # noqa: E402
 from hil.pty_sim import PtySimulator  # noqa: E402
 from tests.hil.host import Disconnected, ScriptHost, Wire, summary  # noqa: E402
 

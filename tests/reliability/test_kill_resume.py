@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from dealer import formats
-from dealer.dealset import DealSet
-from dealer.journal import JobState, Journal
+from dealer.core.dealset import DealSet
+from dealer.dealing.journal import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.unit.test_cards import random_deals
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dealer import engines
-from dealer.cards import from_pbn
+from dealer.core.cards import from_pbn
 from dealer.engines import bigdeal, godel, ripemd160
 
 WBG = Path(__file__).resolve().parent.parent / "data" / "squaredeal" / "WBG2024"

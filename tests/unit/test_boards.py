@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dealer import boards
-from dealer.boards import BoardLabel, Vulnerability
-from dealer.errors import UsageError
+from dealer.core import boards
+from dealer.core.boards import Vulnerability
+from dealer.core.errors import UsageError
+from firmware_protocol.labels import BoardLabel
 
 # Law 2, written out from the Law's own lists (not from the formula under test)
 LAW2_DEALER = {1: "N", 5: "N", 9: "N", 13: "N", 2: "E", 6: "E", 10: "E", 14: "E",

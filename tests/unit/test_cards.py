@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dealer import cards
-from dealer.errors import InvalidDealError
+from dealer.core import cards
+from dealer.core.errors import InvalidDealError
 
 SORTED_DEAL = np.repeat(np.arange(4, dtype=np.uint8), 13)  # N all spades, E hearts, S diamonds, W clubs
 

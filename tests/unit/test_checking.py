@@ -1,15 +1,15 @@
-"""`dealer.checking.check_boards` (what `dealer check` does) against the simulated machine in virtual time."""
+"""`dealer.dealing.recheck.check_boards` (what `dealer check` does) against the simulated machine in virtual time."""
 
 from __future__ import annotations
 
 import io
 from typing import Any
 
-from dealer.checking import check_boards
-from dealer.dealset import DealSet
-from dealer.machine import Machine
-from dealer.simport import loopback_opener
-from dealer.verify import FaultCode
+from dealer.core.dealset import DealSet
+from dealer.dealing.machine import Machine
+from dealer.dealing.recheck import check_boards
+from dealer.dealing.sim_ports import loopback_opener
+from dealer.verify.check import FaultCategory
 from hil import Loopback, SimConfig
 from tests.integration.test_run_scenarios import run_on_loopback
 from tests.unit.test_cards import random_deals
@@ -46,7 +46,7 @@ def test_a_board_never_dealt_is_reported_empty() -> None:
         reports = check_boards(deals, "loop://machine", "A", board_timeout=BOARD_TIMEOUT, quiet=True,
                                machine=machine(loop))
     assert [r.ok for r in reports] == [False, False]
-    assert all(r.fault(FaultCode.F1) is not None for r in reports)
+    assert all(r.fault(FaultCategory.F1) is not None for r in reports)
 
 
 def test_another_board_found_in_the_machine_is_refused_and_the_right_one_asked_for(tmp_path: Any) -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from dealer import formats
-from dealer.cards import hand_text
 from dealer.cli import main
-from dealer.errors import FormatError
+from dealer.core.cards import hand_text
+from dealer.core.errors import FormatError
 from tests.unit.test_plan import BASE, line_with, write
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dealer.boards import Vulnerability
-from dealer.dealset import DealSet
-from dealer.errors import InvalidDealError
+from dealer.core.boards import Vulnerability
+from dealer.core.dealset import DealSet
+from dealer.core.errors import InvalidDealError
 from tests.unit.test_cards import random_deals
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.cards import from_pbn
+from dealer.core.cards import from_pbn
 from dealer.engines import godel
 
 WBG = Path(__file__).resolve().parent.parent / "data" / "squaredeal" / "WBG2024"

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from dealer.dealset import DealSet
-from dealer.errors import JournalError
-from dealer.journal import JobPlan, JobState, Journal
+from dealer.core.dealset import DealSet
+from dealer.core.errors import JournalError
+from dealer.dealing.jobplan import JobPlan
+from dealer.dealing.journal import JobState, Journal
 from tests.unit.test_cards import random_deals
 
 
@@ -149,7 +150,7 @@ def test_a_killed_writer_loses_no_committed_step(tmp_path: Path) -> None:
         run = j.begin_run("club", "s.pbn", deals, plan(deals))
     script = (
         "import sys\n"
-        "from dealer.journal import Journal, JobState\n"
+        "from dealer.dealing.journal import Journal, JobState\n"
         f"j = Journal.open({str(path)!r})\n"
         "for job in j.jobs(1):\n"
         "    for s in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.VERIFIED):\n"
@@ -201,7 +202,7 @@ def test_claims_from_several_machines_never_share_a_job(journal: Journal) -> Non
 
 
 def test_runs_begun_together_are_all_or_none_and_checked_against_each_other(journal: Journal) -> None:
-    from dealer.journal import RunSpec
+    from dealer.dealing.journal import RunSpec
 
     fri, sat = session(1), session(2)
     with pytest.raises(JournalError, match="SUN: Law 6D2: .* run .* \\(FRI\\).*say replay"):

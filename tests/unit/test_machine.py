@@ -1,4 +1,4 @@
-"""`dealer.machine.Machine` against the simulated machine on an in-memory cable, in virtual time.
+"""`dealer.dealing.machine.Machine` against the simulated machine on an in-memory cable, in virtual time.
 
 Every test drives a real `hil.Loopback` (the simulator's firmware, operator and fault plans) through
 `SerialTransport`, so what is checked is the host driver's behaviour against a machine: handshake,
@@ -14,37 +14,37 @@ from typing import Any
 import pytest
 
 import hil.model
-from dealer.boards import BoardLabel
-from dealer.cards import pack
-from dealer.errors import DeviceDisconnected, DeviceTimeout, MachineFault
-from dealer.machine import (
+from dealer.core.cards import pack
+from dealer.core.errors import DeviceDisconnected, DeviceTimeout, MachineFault
+from dealer.dealing.machine import (
     BUSY_RETRY,
     CommandRefused,
     DeviceRestarted,
     Machine,
+    MachineFaultKind,
+    MachineState,
+    OperatorPrompt,
     Reconnected,
 )
-from dealer.simport import loopback_opener
+from dealer.dealing.sim_ports import loopback_opener
+from dealer.verify import BoardRecount
 from firmware_protocol import (
     PROTOCOL_VERSION,
     SCHEMA_HASH,
     BoardChanged,
     BoardScanned,
     Capability,
-    DealOutcome,
     DeviceState,
     Display,
-    FaultCode,
     LoadDeal,
     Prompt,
     RecountReport,
     RefuseReason,
-    ResetMode,
     ScanBoard,
     ScanResult,
-    StatusFlag,
     deal_hash,
 )
+from firmware_protocol.labels import BoardLabel
 from hil import FaultPlan, Loopback, SimConfig
 from hil.bytefaults import Chunk, Manipulator
 from hil.config import DEFAULT_CAPABILITIES
@@ -93,10 +93,10 @@ def wait_until(m: Machine, ready: Callable[[], bool], limit: float = 60.0) -> No
 
 
 def board_present(m: Machine) -> bool:
-    return bool(m.status().flags & StatusFlag.BOARD_PRESENT)
+    return m.status().board_present
 
 
-def seats_of(report: RecountReport) -> list[list[int]]:
+def seats_of(report: BoardRecount) -> list[list[int]]:
     """The intended seat of every card found in each pocket."""
     return [[int(DEAL[c]) for c in p.cards] for p in report.pockets]
 
@@ -128,7 +128,7 @@ def test_the_power_on_boot_arriving_during_the_first_handshake_is_not_a_restart(
             m.connect()
             m.load(JOB, 1, PACKED)
             assert m.restarts == 0
-            assert m.status().state == DeviceState.LOADED
+            assert m.status().state == MachineState.LOADED
 
 
 @pytest.mark.parametrize("constant, value", [("SCHEMA_HASH", SCHEMA_HASH ^ 0x5A5A), ("PROTOCOL_VERSION",
@@ -153,23 +153,21 @@ def test_a_machine_speaking_another_protocol_or_schema_is_refused(monkeypatch: p
 def test_status_load_scan_deal_recount_eject_round_trip() -> None:
     progress: list[tuple[int, int]] = []
     with machine_on(on_progress=lambda job, cards: progress.append((job, cards))) as (m, loop):
-        assert m.status().state == DeviceState.IDLE
+        assert m.status().state == MachineState.IDLE
         m.load(JOB, 1, PACKED)
         st = m.status()
-        assert (st.state, st.job, st.board, st.deal_hash) == (DeviceState.LOADED, JOB, 1, deal_hash(PACKED))
+        assert (st.state, st.job, st.board, st.deal_hash) == (MachineState.LOADED, JOB, 1, deal_hash(PACKED))
         assert m.wait_board(True, 30.0)  # the operator puts in the board whose deal is loaded
         scanned = m.scan()
         assert (scanned.result, scanned.label.decode()) == (ScanResult.OK, BoardLabel.for_board("A", 1).payload())
         done = m.deal(JOB, 60.0)
-        assert (done.job, done.outcome, done.cards_dealt, done.pocket_counts) == (JOB, DealOutcome.COMPLETE, 52,
-                                                                                  (13, 13, 13, 13))
+        assert (done.job, done.complete, done.cards_dealt, done.pocket_counts) == (JOB, True, 52, (13, 13, 13, 13))
         assert progress == [(JOB, 13), (JOB, 26), (JOB, 39)]
         report = m.recount(JOB)
-        assert report.job == JOB
         assert seats_of(report) == [[seat] * 13 for seat in range(4)]
         m.eject()
         st = m.status()
-        assert st.state == DeviceState.DONE and not st.flags & StatusFlag.BOARD_PRESENT
+        assert st.state == MachineState.DONE and not st.board_present
         assert loop.device.ledger.dealt_labels() == {BoardLabel.for_board("A", 1).payload(): 1}
         assert m.pending_events() == []
 
@@ -229,7 +227,7 @@ def test_a_refused_command_raises_command_refused_with_the_reason(command: Calla
         if detail is not None:
             assert caught.value.detail == detail
         assert str(caught.value).startswith(name)
-        assert m.status().state == DeviceState.IDLE  # nothing was done
+        assert m.status().state == MachineState.IDLE  # nothing was done
 
 
 def test_a_refused_load_names_its_board() -> None:
@@ -269,7 +267,7 @@ def test_after_a_timeout_the_link_works_again_once_the_machine_answers() -> None
         with pytest.raises(DeviceTimeout):
             m.status(timeout=30.0)
         wire.mute = False
-        assert m.status().state == DeviceState.IDLE
+        assert m.status().state == MachineState.IDLE
 
 
 def test_a_machine_that_restarted_while_nothing_got_through_is_seen_as_restarted() -> None:
@@ -278,12 +276,12 @@ def test_a_machine_that_restarted_while_nothing_got_through_is_seen_as_restarted
         m.load(JOB, 1, PACKED)
         wire.mute = True
         with pytest.raises(DeviceTimeout):
-            m.reset(ResetMode.REBOOT, timeout=30.0)  # carried out; neither its Ack nor the Boot gets through
+            m.reset(reboot=True, timeout=30.0)  # carried out; neither its Ack nor the Boot gets through
         wire.mute = False
         with pytest.raises(DeviceRestarted):
             m.status()
         assert m.restarts == 1
-        assert m.status().state == DeviceState.IDLE
+        assert m.status().state == MachineState.IDLE
 
 
 def test_no_answer_to_the_handshake_is_a_device_timeout() -> None:
@@ -310,20 +308,20 @@ def test_a_reboot_is_seen_as_a_restart_and_handshaken_again() -> None:
         assert m.info is not None
         first_boot = m.info.boot_id
         m.load(JOB, 1, PACKED)
-        m.reset(ResetMode.REBOOT)
+        m.reset(reboot=True)
         with pytest.raises(DeviceRestarted):
             m.status()
         assert m.restarts == 1 and m.info.boot_id != first_boot
         st = m.status()
-        assert (st.state, st.job, st.boot_id) == (DeviceState.IDLE, 0, m.info.boot_id)  # the loaded deal is gone
+        assert (st.state, st.job, st.boot_id) == (MachineState.IDLE, 0, m.info.boot_id)  # the loaded deal is gone
 
 
 def test_a_restart_is_reported_once_even_if_its_boot_notice_comes_again_during_the_new_handshake() -> None:
     with machine_on(wire=slow_to_device) as (m, _):
-        m.reset(ResetMode.REBOOT)
+        m.reset(reboot=True)
         with pytest.raises(DeviceRestarted):
             m.status()
-        assert m.status().state == DeviceState.IDLE
+        assert m.status().state == MachineState.IDLE
         assert m.restarts == 1
 
 
@@ -338,10 +336,10 @@ def test_a_power_loss_while_dealing_raises_device_restarted(keeps_job: bool) -> 
         assert m.restarts == 1
         st = m.status()
         if keeps_job:
-            assert (st.state, st.job, st.fault) == (DeviceState.FAULT, JOB, FaultCode.POWER_LOSS)
+            assert (st.state, st.job, st.fault) == (MachineState.FAULT, JOB, MachineFaultKind.POWER_LOSS)
             assert m.info is not None and m.info.capabilities & Capability.KEEPS_JOB_OVER_POWER_LOSS
         else:
-            assert (st.state, st.job) == (DeviceState.IDLE, 0)
+            assert (st.state, st.job) == (MachineState.IDLE, 0)
         (record,) = loop.device.ledger.records
         assert len(record.placed) == 19
 
@@ -355,8 +353,8 @@ def test_an_unplug_mid_deal_reconnects_and_the_link_works_again() -> None:
             m.deal(JOB, 60.0)
         assert (m.reconnects, m.restarts) == (1, 0)
         st = m.status()
-        assert st.job == JOB and st.state in (DeviceState.DEALING, DeviceState.DONE)  # it went on dealing
-        wait_until(m, lambda: m.status().state == DeviceState.DONE)
+        assert st.job == JOB and st.state in (MachineState.DEALING, MachineState.DONE)  # it went on dealing
+        wait_until(m, lambda: m.status().state == MachineState.DONE)
         assert seats_of(m.recount(JOB)) == [[seat] * 13 for seat in range(4)]
         assert loop.device.ledger.times_dealt(BoardLabel.for_board("A", 1).payload()) == 1
 
@@ -369,7 +367,7 @@ def test_a_cable_pulled_between_commands_is_reopened() -> None:
             m.status()
         assert m.reconnects == 1
         st = m.status()
-        assert (st.state, st.job) == (DeviceState.LOADED, JOB)  # the machine itself carried on
+        assert (st.state, st.job) == (MachineState.LOADED, JOB)  # the machine itself carried on
 
 
 def test_a_cable_that_stays_out_is_device_disconnected_naming_the_port() -> None:
@@ -389,7 +387,7 @@ def test_events_nobody_waits_for_are_kept_in_order() -> None:
         wait_until(m, lambda: board_present(m))  # status does not take events: BoardChanged stays queued
         m.send_command(ScanBoard())
         done = m.deal(JOB, 60.0)  # StartDeal is refused BUSY while scanning, then dealing runs
-        assert done.outcome == DealOutcome.COMPLETE
+        assert done.complete
         events = m.pending_events()
         assert events == [BoardChanged(1), BoardScanned(ScanResult.OK, BoardLabel.for_board("A", 1).payload().encode())]
         assert m.pending_events() == []
@@ -400,7 +398,7 @@ def test_a_board_prompt_on_the_display_brings_the_board_asked_for() -> None:
     with machine_on(wire=wire) as (m, _):
         label = BoardLabel.for_board("A", 3).payload()
         sent = wire.frames_to_device
-        m.display(Prompt.INSERT_BOARD, 3, label, "insert board A 3")
+        m.display(OperatorPrompt.INSERT_BOARD, 3, label, "insert board A 3")
         assert wire.frames_to_device > sent
         assert m.wait_board(True, 30.0)
         assert m.scan().label.decode() == label
@@ -414,6 +412,6 @@ def test_the_display_prompt_is_skipped_on_a_machine_without_a_display() -> None:
             m.send_command(Display(Prompt.INSERT_BOARD, 3, b"A:3:S2:2", b"insert board A 3"))
         assert caught.value.reason == RefuseReason.UNSUPPORTED
         sent = wire.frames_to_device
-        m.display(Prompt.INSERT_BOARD, 3, BoardLabel.for_board("A", 3).payload(), "insert board A 3")
+        m.display(OperatorPrompt.INSERT_BOARD, 3, BoardLabel.for_board("A", 3).payload(), "insert board A 3")
         assert wire.frames_to_device == sent
-        assert m.status().state == DeviceState.IDLE
+        assert m.status().state == MachineState.IDLE

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dealer.errors import OutputError, OutputExistsError
-from dealer.outfile import SECRET_MODE, atomic_output, write_bytes
+from dealer.core.errors import OutputError, OutputExistsError
+from dealer.core.outfile import SECRET_MODE, atomic_output, write_bytes
 
 
 def test_writes_and_refuses_to_overwrite(tmp_path: Path) -> None:

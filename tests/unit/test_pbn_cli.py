@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from dealer import engines
-from dealer.cards import to_pbn
 from dealer.cli import main
+from dealer.core.cards import to_pbn
 from dealer.formats import read_file
 
 

@@ -1,4 +1,4 @@
-"""Bulk PBN deal texts agree with the one-deal conversions of dealer.cards, on good and broken texts."""
+"""Bulk PBN deal texts agree with the one-deal conversions of dealer.core.cards, on good and broken texts."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.cards import from_pbn, to_pbn
-from dealer.errors import InvalidDealError
+from dealer.core.cards import from_pbn, to_pbn
+from dealer.core.errors import InvalidDealError
 from dealer.formats.pbn_deals import deal_texts, parse_deal_texts
 
 SEATS_ROW = np.repeat(np.arange(4, dtype=np.uint8), 13).tolist()

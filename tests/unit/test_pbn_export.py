@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer import __version__
-from dealer.cards import from_pbn, to_pbn
-from dealer.dealset import DealSet
-from dealer.errors import UsageError
+from dealer.core.cards import from_pbn, to_pbn
+from dealer.core.dealset import DealSet
+from dealer.core.errors import UsageError
 from dealer.formats import pbn
 
 DEAL_1 = "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84"
@@ -166,7 +166,7 @@ def test_any_deal_set_comes_back_from_its_file(deals: DealSet) -> None:
 
 
 def plain_game(board: int, dealer: int, vul: int, deal: np.ndarray, event: str) -> str:
-    """One game of export form written out tag by tag, the deal text from dealer.cards.to_pbn."""
+    """One game of export form written out tag by tag, the deal text from dealer.core.cards.to_pbn."""
     tags = [("Event", event), ("Site", "?"), ("Date", "?"), ("Board", str(board)), ("West", ""), ("North", ""),
             ("East", ""), ("South", ""), ("Dealer", "NESW"[dealer]), ("Vulnerable", ("None", "NS", "EW", "All")[vul]),
             ("Deal", to_pbn(deal, dealer)), ("Scoring", ""), ("Declarer", ""), ("Contract", ""), ("Result", ""),

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.cards import hand_text
-from dealer.dealset import DealSet
-from dealer.errors import FormatError
+from dealer.core.cards import hand_text
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError
 from dealer.formats import pbn
 from dealer.formats.pbn_import import read_pbn
 

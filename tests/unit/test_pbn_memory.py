@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dealer.dealset import DealSet
+from dealer.core.dealset import DealSet
 from dealer.formats import write_file
 from tests.conftest import ROOT
 

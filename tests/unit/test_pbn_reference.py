@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from dealer.cards import hand_text
-from dealer.dealset import DealSet
+from dealer.core.cards import hand_text
+from dealer.core.dealset import DealSet
 from dealer.formats import read_file
 from tests.conftest import DATA, ROOT, SHARED_REFERENCE
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.errors import FormatError
-from dealer.jobplan import JobPlan
+from dealer.core.errors import FormatError
+from dealer.dealing.jobplan import JobPlan
 from dealer.plan import DealingOrder, EngineSource, Plan, PlanError, SessionSource
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from dealer import engines, formats
-from dealer.dealset import DealSet
-from dealer.errors import OutputExistsError
+from dealer.core.dealset import DealSet
+from dealer.core.errors import OutputExistsError
 from dealer.plan import Plan, PlanError, sources
-from dealer.verify import FaultCode
+from dealer.verify.check import FaultCategory
 from tests.unit.test_cards import random_deals
 from tests.unit.test_plan import BASE, line_with, write
 
@@ -171,7 +171,7 @@ def test_a_replay_session_deals_the_same_deals_and_is_noted(tmp_path: Path) -> N
     plan.generate()
     assert plan.deal_set("TUE1").same_deals(plan.deal_set("MON1"))
     notes = plan.check_reuse()
-    assert [n.code for n in notes] == [FaultCode.F10] and not notes[0].blocking
+    assert [n.code for n in notes] == [FaultCategory.F10] and not notes[0].blocking
     assert "MON1" in notes[0].message
 
 
@@ -187,7 +187,7 @@ def test_an_imported_file_holding_an_earlier_sessions_deals_is_refused(tmp_path:
     assert "F10" in str(err) and "Law 6D2" in str(err) and "boards 12-13" in str(err) and "'MON1'" in str(err)
     assert "replay = true" in str(err)
     marked = text.replace('source = { file = "old.pbn" }', 'source = { file = "old.pbn" }\nreplay = true')
-    assert [n.code for n in Plan.load(write(tmp_path, marked)).check_reuse()] == [FaultCode.F10]
+    assert [n.code for n in Plan.load(write(tmp_path, marked)).check_reuse()] == [FaultCategory.F10]
 
 
 def test_a_session_holding_one_deal_twice_is_refused(tmp_path: Path) -> None:

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from dealer import report
 from dealer.cli import main
-from dealer.dealset import DealSet
-from dealer.journal import JobPlan, JobState, Journal
-from dealer.progress import RunProgress
+from dealer.core.dealset import DealSet
+from dealer.dealing import report
+from dealer.dealing.jobplan import JobPlan
+from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.progress import RunProgress
 from tests.unit.test_cards import random_deals
 
 STEPS = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)

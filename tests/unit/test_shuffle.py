@@ -17,7 +17,7 @@ import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 import dealer.engines.shuffle as shuffle
-from dealer.cards import check_deals, seat_counts
+from dealer.core.cards import check_deals, seat_counts
 from dealer.engines import make_engine
 from dealer.engines.shuffle import ShuffleEngine, lemire_digits
 

@@ -11,22 +11,22 @@ import numpy as np
 import pytest
 
 from dealer import squaredeal as sq
-from dealer.cards import from_pbn
-from dealer.dealset import DealSet
+from dealer.core.cards import from_pbn
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError, UsageError, VerificationError
 from dealer.engines import ripemd160
-from dealer.errors import FormatError, UsageError, VerificationError
 
 WBG = Path(__file__).resolve().parent.parent / "data" / "squaredeal" / "WBG2024"
 PBN_FILES = sorted(p.stem for p in WBG.glob("*.pbn"))
 
 
 @pytest.fixture(scope="module")
-def event() -> sq.Event:
+def event() -> sq.SquareDealEvent:
     return sq.parse_sqd((WBG / "WBG2024.sqd").read_text())
 
 
 @pytest.fixture(scope="module")
-def keys(event: sq.Event) -> dict[str, str]:
+def keys(event: sq.SquareDealEvent) -> dict[str, str]:
     return sq.check_keys(event, (WBG / "WBG2024.sqk").read_bytes())
 
 
@@ -37,7 +37,7 @@ def pbn_boards_and_deals(path: Path) -> tuple[list[int], np.ndarray]:
     return boards, deals
 
 
-def test_the_published_description_reads(event: sq.Event) -> None:
+def test_the_published_description_reads(event: sq.SquareDealEvent) -> None:
     assert event.name == "World Bridge Games 2024"
     assert (event.delayed_info, event.delayed_value) == ("DJI1910", "43275.91")
     assert [p.prefix for p in event.phases] == ["OPRR##", "WSRR##", "MXRR##", "R16#", "QF#", "SF#", "FIN#"]
@@ -46,7 +46,7 @@ def test_the_published_description_reads(event: sq.Event) -> None:
     assert len(event.key_idents()) == 17 + 23 + 29 + 3 + 6 + 6 + 6
 
 
-def test_key_hash_is_taken_with_crlf_line_ends(event: sq.Event) -> None:
+def test_key_hash_is_taken_with_crlf_line_ends(event: sq.SquareDealEvent) -> None:
     data = (WBG / "WBG2024.sqk").read_bytes()
     assert b"\r\n" in data
     assert hashlib.sha256(data).hexdigest() == event.key_hash
@@ -54,7 +54,7 @@ def test_key_hash_is_taken_with_crlf_line_ends(event: sq.Event) -> None:
     assert sq.check_keys(event, data.replace(b"\r\n", b"\n"))["1,1"].startswith("hrzkVbQb9F0Q")
 
 
-def test_a_key_file_with_one_key_changed_fails_the_key_hash(event: sq.Event) -> None:
+def test_a_key_file_with_one_key_changed_fails_the_key_hash(event: sq.SquareDealEvent) -> None:
     data = bytearray((WBG / "WBG2024.sqk").read_bytes())
     at = data.index(b"7,3:") + 10
     data[at] = ord("A") if data[at] != ord("A") else ord("B")
@@ -63,7 +63,7 @@ def test_a_key_file_with_one_key_changed_fails_the_key_hash(event: sq.Event) -> 
 
 
 @pytest.mark.parametrize("name", PBN_FILES)
-def test_every_published_file_regenerates(event: sq.Event, keys: dict[str, str], name: str) -> None:
+def test_every_published_file_regenerates(event: sq.SquareDealEvent, keys: dict[str, str], name: str) -> None:
     ref = sq.resolve_session(event, name)
     deals = sq.session_deals(event, keys, ref)
     boards, expected = pbn_boards_and_deals(WBG / f"{name}.pbn")
@@ -83,7 +83,7 @@ def test_session_seed_is_squaredeals_call_of_bigdealx(keys: dict[str, str]) -> N
     assert odd_seed == ripemd160.ripemd160(("cde" + base64.b64encode(b"x").decode() + "reserveses4").encode())
 
 
-def test_reserve_sets_differ_from_the_originals(event: sq.Event, keys: dict[str, str]) -> None:
+def test_reserve_sets_differ_from_the_originals(event: sq.SquareDealEvent, keys: dict[str, str]) -> None:
     original = sq.session_deals(event, keys, sq.resolve_session(event, "FIN1"))
     reserve = sq.session_deals(event, keys, sq.resolve_session(event, "FIN1reserve"))
     assert sq.resolve_session(event, "FIN1reserve").reserve
@@ -95,7 +95,7 @@ def test_reserve_sets_differ_from_the_originals(event: sq.Event, keys: dict[str,
     ("OPRR05", (1, 5, 5)), ("OPRR17", (1, 17, 17)), ("R161", (4, 1, 1)), ("FIN1-2", (7, 1, 2)),
     ("MXRR01-03", (3, 1, 3)), ("QF6", (5, 6, 6)),
 ])
-def test_session_names_resolve(event: sq.Event, name: str, expected: tuple[int, int, int]) -> None:
+def test_session_names_resolve(event: sq.SquareDealEvent, name: str, expected: tuple[int, int, int]) -> None:
     ref = sq.resolve_session(event, name)
     assert (ref.phase, ref.first, ref.last) == expected
     assert sq.file_name(event, ref) == name
@@ -104,7 +104,7 @@ def test_session_names_resolve(event: sq.Event, name: str, expected: tuple[int, 
 @pytest.mark.parametrize("name", [
     "OPRR5", "OPRR18", "OPRR00", "FIN7", "XYZ1", "FIN2-1", "R161-2", "MXRR03-04",
 ])
-def test_names_that_are_no_session_are_refused(event: sq.Event, name: str) -> None:
+def test_names_that_are_no_session_are_refused(event: sq.SquareDealEvent, name: str) -> None:
     with pytest.raises(UsageError):
         sq.resolve_session(event, name)
 
@@ -124,7 +124,7 @@ def test_board_lists() -> None:
         sq.check_boards("10-5")
 
 
-def test_description_round_trips(event: sq.Event) -> None:
+def test_description_round_trips(event: sq.SquareDealEvent) -> None:
     text = sq.format_sqd(event)
     assert sq.parse_sqd(text) == event
     assert "SquareDeal 2.6" in text.splitlines()[0]
@@ -204,7 +204,7 @@ def test_open_ended_phase_sessions_share_one_key() -> None:
     assert not np.array_equal(first.deals, later.deals)
 
 
-def test_first_difference_names_the_board(event: sq.Event, keys: dict[str, str]) -> None:
+def test_first_difference_names_the_board(event: sq.SquareDealEvent, keys: dict[str, str]) -> None:
     expected = sq.session_deals(event, keys, sq.resolve_session(event, "FIN2"))
     moved = expected.deals.copy()
     seat_of_ace = moved[4, 0]

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from dealer.cards import check_deals
+from dealer.core.cards import check_deals
 from dealer.engines import engine_names, make_engine, seed_length
 
 ALPHA = 1e-6

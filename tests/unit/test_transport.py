@@ -1,5 +1,5 @@
-"""`dealer.transport`: pyserial ports behind `SerialTransport`, errors as `DeviceDisconnected`, and
-``sim://`` ports (`dealer.simport`): one simulator per URL for the life of the process, stopped cleanly.
+"""`dealer.dealing.transport`: pyserial ports behind `SerialTransport`, errors as `DeviceDisconnected`, and
+``sim://`` ports (`dealer.dealing.sim_ports`): one simulator per URL for the life of the process, stopped cleanly.
 """
 
 from __future__ import annotations
@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dealer import simport
-from dealer.errors import DeviceDisconnected, UsageError
-from dealer.machine import Machine
-from dealer.transport import SerialTransport, open_transport, wait_for_port
-from firmware_protocol import DeviceState
+from dealer.core.errors import DeviceDisconnected, UsageError
+from dealer.dealing import sim_ports
+from dealer.dealing.machine import Machine, MachineState
+from dealer.dealing.transport import SerialTransport, open_transport, wait_for_port
 from hil.pytest_plugin import no_leaks
 from tests.unit.test_machine import JOB, PACKED
 
@@ -65,7 +64,7 @@ def test_an_unknown_url_scheme_is_device_disconnected() -> None:
 def test_a_sim_url_with_an_unknown_option_is_a_usage_error_naming_it() -> None:
     with pytest.raises(UsageError, match="unknown option 'sped'"):
         open_transport("sim://?sped=100")
-    assert simport.simulators() == {}
+    assert sim_ports.simulators() == {}
 
 
 @on_linux
@@ -80,18 +79,18 @@ def test_the_same_sim_url_reopened_is_the_same_machine_and_stop_all_leaves_nothi
             with Machine(url) as again:  # a reconnection: the world is as it was left
                 assert again.connect().boot_id == boot
                 st = again.status()
-                assert (st.state, st.job) == (DeviceState.LOADED, JOB)
+                assert (st.state, st.job) == (MachineState.LOADED, JOB)
             with Machine(other) as second:  # another URL is another machine
                 second.connect()
-                assert second.status().state == DeviceState.IDLE
-            sims = simport.simulators()
+                assert second.status().state == MachineState.IDLE
+            sims = sim_ports.simulators()
             assert list(sims) == [url, other] and sims[url] is not sims[other]
             port = open_transport(url)
             port.close()
-            assert port.name == url and simport.simulators()[url] is sims[url]
+            assert port.name == url and sim_ports.simulators()[url] is sims[url]
         finally:
-            simport.stop_all()
-        assert simport.simulators() == {}
+            sim_ports.stop_all()
+        assert sim_ports.simulators() == {}
 
 
 @on_linux

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from dealer.boards import dealers_of, vulnerabilities_of
-from dealer.dealset import DealSet
+from dealer.core.boards import dealers_of, vulnerabilities_of
+from dealer.core.dealset import DealSet
 from dealer.formats import get_format
 
 SORTED_DEAL = np.repeat(np.arange(4, dtype=np.uint8), 13)

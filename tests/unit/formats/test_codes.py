@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.cards import to_pbn
+from dealer.core.cards import to_pbn
 from dealer.formats._codes import hand_layout, parse_deal_strings, parse_hand
 from dealer.formats._records import UNSET, RecordFault
 from tests.unit.formats.support import random_deals

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dealer.cards import hand_text
 from dealer.cli import main
-from dealer.dealset import DealSet
+from dealer.core.cards import hand_text
+from dealer.core.dealset import DealSet
 from dealer.formats import read_file, write_file
 from tests.unit.formats.support import KEEP_EVERYTHING, OURS, RUN_ONLY, random_deals
 

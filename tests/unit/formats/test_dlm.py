@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dealer.dealset import DealSet
-from dealer.errors import FormatError
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError
 from tests.unit.formats.support import random_deals, read_bytes, write_bytes
 
 DEALS = random_deals(21, 5)

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dealer.dealset import DealSet
-from dealer.errors import FormatError
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError
 from dealer.formats import read_file, write_file
 from tests.unit.formats.support import random_deals, read_bytes, write_bytes
 

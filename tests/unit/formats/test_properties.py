@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dealer.dealset import DealSet
-from dealer.errors import FormatError
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError
 from tests.unit.formats.support import (
     OURS,
     deal_sets,

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.cards import from_pbn
-from dealer.dealset import DealSet
-from dealer.errors import FormatError, InvalidDealError
+from dealer.core.cards import from_pbn
+from dealer.core.dealset import DealSet
+from dealer.core.errors import FormatError, InvalidDealError
 from dealer.formats import get_format, lin
 from tests.unit.formats.support import random_deals, read_bytes, write_bytes
 
@@ -131,7 +131,7 @@ def lin_hand(deal: np.ndarray, seat: int) -> str:
 
 
 def lin_md_reference(body: str) -> np.ndarray | None:
-    """The deal of an md body of three or four hands (S W N E), through the PBN reader of dealer.cards:
+    """The deal of an md body of three or four hands (S W N E), through the PBN reader of dealer.core.cards:
     each hand 'S..H..D..C..' rewritten as '..'.'..', an empty or absent fourth hand as '-'."""
     hands = body.split(",")
     hands += [""] * (4 - len(hands))

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Final
 
 
-class PlanError(ValueError):
+class FaultPlanError(ValueError):
     """A fault plan that cannot be used; the message names the fault and the field."""
 
 
@@ -172,18 +172,18 @@ class FaultSpec:
 
     @classmethod
     def from_json(cls, obj: Any, where: str = "fault") -> FaultSpec:
-        """A fault from its JSON form; raises PlanError naming `where` and the field."""
+        """A fault from its JSON form; raises FaultPlanError naming `where` and the field."""
         if not isinstance(obj, Mapping) or not isinstance(obj.get("kind"), str):
-            raise PlanError(f"{where}: a fault is an object with a \"kind\"")
+            raise FaultPlanError(f"{where}: a fault is an object with a \"kind\"")
         try:
             kind = FaultKind(obj["kind"])
         except ValueError:
             known = ", ".join(k.value for k in FaultKind)
-            raise PlanError(f"{where}: unknown kind {obj['kind']!r} (known: {known})") from None
+            raise FaultPlanError(f"{where}: unknown kind {obj['kind']!r} (known: {known})") from None
         where = f"{where} ({kind.value})"
         unknown = set(obj) - {"kind"} - _EXTRA[kind]
         if unknown:
-            raise PlanError(f"{where}: {', '.join(sorted(unknown))} does not apply "
+            raise FaultPlanError(f"{where}: {', '.join(sorted(unknown))} does not apply "
                             f"(fields: {', '.join(sorted(_EXTRA[kind]))})")
         values = {name: _field_value(name, obj[name], where) for name in obj if name != "kind"}
         spec = cls(kind, **values)
@@ -191,31 +191,31 @@ class FaultSpec:
         return spec
 
     def check(self, where: str) -> None:
-        """Raise PlanError if the trigger is missing or a value is out of range."""
+        """Raise FaultPlanError if the trigger is missing or a value is out of range."""
         k = self.kind
         points = [n for n in ("board", "frame", "insertion", "board_number") if getattr(self, n) is not None]
         if self.rate is None and not points and k not in LABEL_KINDS:
-            raise PlanError(f"{where}: needs a trigger ({', '.join(sorted(_EXTRA[k] & _TRIGGERS - {'times'}))})")
+            raise FaultPlanError(f"{where}: needs a trigger ({', '.join(sorted(_EXTRA[k] & _TRIGGERS - {'times'}))})")
         if k in LABEL_KINDS and self.board_number is None:
-            raise PlanError(f"{where}: needs board_number")
+            raise FaultPlanError(f"{where}: needs board_number")
         if self.rate is not None and not 0 < self.rate <= 1:
-            raise PlanError(f"{where}: rate must be in (0, 1], got {self.rate}")
+            raise FaultPlanError(f"{where}: rate must be in (0, 1], got {self.rate}")
         if self.card is not None and not 1 <= self.card <= 52:
-            raise PlanError(f"{where}: card must be 1..52, got {self.card}")
+            raise FaultPlanError(f"{where}: card must be 1..52, got {self.card}")
         if self.pocket is not None and not 0 <= self.pocket <= 3:
-            raise PlanError(f"{where}: pocket must be 0..3 (N E S W), got {self.pocket}")
+            raise FaultPlanError(f"{where}: pocket must be 0..3 (N E S W), got {self.pocket}")
         if self.direction not in ("to_host", "to_device"):
-            raise PlanError(f"{where}: direction must be \"to_host\" or \"to_device\"")
+            raise FaultPlanError(f"{where}: direction must be \"to_host\" or \"to_device\"")
         if self.when not in ("deal", "recount"):
-            raise PlanError(f"{where}: when must be \"deal\" or \"recount\"")
+            raise FaultPlanError(f"{where}: when must be \"deal\" or \"recount\"")
         if not 1 <= self.turns <= 3:
-            raise PlanError(f"{where}: turns must be 1..3, got {self.turns}")
+            raise FaultPlanError(f"{where}: turns must be 1..3, got {self.turns}")
         for name in ("board", "frame", "insertion", "board_number", "times", "size"):
             value = getattr(self, name)
             if value is not None and value < 1:
-                raise PlanError(f"{where}: {name} counts from 1, got {value}")
+                raise FaultPlanError(f"{where}: {name} counts from 1, got {value}")
         if self.seconds is not None and self.seconds < 0:
-            raise PlanError(f"{where}: seconds must not be negative")
+            raise FaultPlanError(f"{where}: seconds must not be negative")
 
 
 _INT_FIELDS: Final = {"board", "card", "frame", "insertion", "board_number", "times", "size", "pocket", "turns"}
@@ -225,18 +225,18 @@ _BOOL_FIELDS: Final = {"detected", "replace", "readable", "persistent", "replug"
 def _field_value(name: str, value: Any, where: str) -> Any:
     if name in _INT_FIELDS:
         if not isinstance(value, int) or isinstance(value, bool):
-            raise PlanError(f"{where}: {name} must be a whole number, got {value!r}")
+            raise FaultPlanError(f"{where}: {name} must be a whole number, got {value!r}")
     elif name in _BOOL_FIELDS:
         if not isinstance(value, bool):
-            raise PlanError(f"{where}: {name} must be true or false, got {value!r}")
+            raise FaultPlanError(f"{where}: {name} must be true or false, got {value!r}")
     elif name in ("rate", "seconds"):
         if value is None and name == "seconds":
             return None
         if not isinstance(value, int | float) or isinstance(value, bool):
-            raise PlanError(f"{where}: {name} must be a number, got {value!r}")
+            raise FaultPlanError(f"{where}: {name} must be a number, got {value!r}")
         return float(value)
     elif not isinstance(value, str):
-        raise PlanError(f"{where}: {name} must be text, got {value!r}")
+        raise FaultPlanError(f"{where}: {name} must be text, got {value!r}")
     return value
 
 
@@ -269,27 +269,27 @@ class FaultPlan:
         if isinstance(obj, list):
             obj = {"faults": obj}
         if not isinstance(obj, Mapping) or not isinstance(obj.get("faults", []), list):
-            raise PlanError(f"{source}: expected an object with a \"faults\" list")
+            raise FaultPlanError(f"{source}: expected an object with a \"faults\" list")
         unknown = set(obj) - {"seed", "faults", "about"}
         if unknown:
-            raise PlanError(f"{source}: unknown key {sorted(unknown)[0]!r} (keys: seed, faults, about)")
+            raise FaultPlanError(f"{source}: unknown key {sorted(unknown)[0]!r} (keys: seed, faults, about)")
         seed = obj.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise PlanError(f"{source}: seed must be a whole number")
+            raise FaultPlanError(f"{source}: seed must be a whole number")
         specs = tuple(FaultSpec.from_json(f, f"{source}: fault {i}") for i, f in enumerate(obj.get("faults", []), 1))
         return cls(specs, seed)
 
     @classmethod
     def load(cls, path: str | Path) -> FaultPlan:
-        """Read a plan file (JSON); raises PlanError naming the file, line and field."""
+        """Read a plan file (JSON); raises FaultPlanError naming the file, line and field."""
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
-            raise PlanError(f"fault plan {path}: {exc.strerror or exc}") from None
+            raise FaultPlanError(f"fault plan {path}: {exc.strerror or exc}") from None
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise PlanError(f"fault plan {path}: line {exc.lineno}: {exc.msg}") from None
+            raise FaultPlanError(f"fault plan {path}: line {exc.lineno}: {exc.msg}") from None
         return cls.from_json(obj, f"fault plan {path}")
 
     def dumps(self) -> str:

@@ -32,9 +32,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
 
-from dealer.dealset import DealSet
-from dealer.errors import JournalError
-from dealer.jobplan import JobPlan as JobPlan
+from dealer.core.dealset import DealSet
+from dealer.core.errors import JournalError
+from dealer.dealing.jobplan import JobPlan
 
 SCHEMA_VERSION: Final = 1
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 import sys
 from typing import IO
 
-from dealer.boards import BoardLabel
-from dealer.dealset import DealSet
-from dealer.errors import DeviceTimeout
-from dealer.machine import Machine
-from dealer.station import to_recount
+from dealer.core.dealset import DealSet
+from dealer.core.errors import DeviceTimeout
+from dealer.dealing.machine import Machine, OperatorPrompt
 from dealer.verify import VerificationReport, check_label, verify_board
-from firmware_protocol import Prompt
+from firmware_protocol.labels import BoardLabel
 
 MAX_REFUSALS = 3
 """Wrong boards refused in a row before the board in the machine is checked (and reported) as it is."""
@@ -43,7 +41,7 @@ def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: flo
 def _check_one(m: Machine, deals: DealSet, board: int, set_name: str, timeout: float,
                out: IO[str] | None) -> VerificationReport:
     label = _insert(m, board, set_name, timeout, out)
-    report = verify_board(deals.deals[deals.index_of(board)], to_recount(m.recount(0)), board=board,
+    report = verify_board(deals.deals[deals.index_of(board)], m.recount(0), board=board,
                           set_name=set_name, label=label, session=deals)
     m.eject_board()
     return report
@@ -56,7 +54,7 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
     refusals = 0
     while True:
         if not m.board_present():
-            m.display(Prompt.INSERT_BOARD, board, expected, f"insert board {set_name} {board} for a recount")
+            m.display(OperatorPrompt.INSERT_BOARD, board, expected, f"insert board {set_name} {board} for a recount")
             if not m.wait_board(True, timeout):
                 raise DeviceTimeout(f"{m.name}: board {board} was not inserted in time")
         present, label = m.read_label()

@@ -3,7 +3,7 @@
 `deal_session` is what `dealer deal FILE` does: read the deal file, open (or resume) the run in the
 journal, refuse a deal set used before (Law 6D2), put every job left half-way by a crash back where
 it belongs, start one `Station` per machine, and end with a summary and an optional report file.
-`execute` deals the jobs of one run or of several (a congress, `dealer.plan_run`) from one queue.
+`execute` deals the jobs of one run or of several (a congress, `dealer.plan.run`) from one queue.
 A machine that is lost stops its station; the others go on, and its unsettled jobs wait for a resume.
 """
 
@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from dealer import report
-from dealer.dealset import DealSet
-from dealer.errors import DealerError, JournalError, VerificationError
-from dealer.journal import JobPlan, JobState, Journal
-from dealer.machine import Machine
-from dealer.progress import RunProgress
-from dealer.station import RunContext, Station
+from dealer.core.dealset import DealSet
+from dealer.core.errors import DealerError, JournalError, VerificationError
+from dealer.dealing import report
+from dealer.dealing.jobplan import JobPlan
+from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.machine import Machine
+from dealer.dealing.progress import RunProgress
+from dealer.dealing.station import RunContext, Station
 
 
 @dataclass

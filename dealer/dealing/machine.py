@@ -2,7 +2,11 @@
 
 Blocking calls with deadlines - handshake, status, display, scan, load, deal, recount, eject - built on
 the pure link: this module owns the I/O pump (write what the link wants sent, read what arrived, feed
-it, poll for retransmits) and turns link outcomes into results or exceptions:
+it, poll for retransmits) and turns link outcomes into results or exceptions. It is the only module of
+the host that speaks wire messages: what it returns is in host terms (`MachineStatus`, `DealResult`, the
+verifier's `BoardRecount`, `OperatorPrompt`, `MachineFaultKind`), so the run above it never sees a frame,
+a flag or a wire code. `send_command`, `wait_event` and `pending_events` stay wire-level, for tests and
+tools that exercise the protocol itself.
 
 - a refused command raises `CommandRefused` (a `MachineFault` with the reason);
 - a Fault event while dealing raises `DealingFault` (code, detail, cards dealt, resumable);
@@ -22,10 +26,13 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Final, TypeVar, cast
 
-from dealer.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
-from dealer.transport import Transport, open_transport
+from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
+from dealer.dealing.transport import Transport, open_transport
+from dealer.verify import BoardRecount, PocketReading
 from firmware_protocol import (
     PROTOCOL_VERSION,
     SCHEMA_HASH,
@@ -36,7 +43,9 @@ from firmware_protocol import (
     Boot,
     Capability,
     DealDone,
+    DealOutcome,
     Delivered,
+    DeviceState,
     Display,
     Eject,
     Fault,
@@ -52,6 +61,7 @@ from firmware_protocol import (
     Message,
     Progress,
     Prompt,
+    Recount,
     RecountReport,
     Refused,
     RefuseReason,
@@ -64,13 +74,83 @@ from firmware_protocol import (
     Status,
     StatusFlag,
 )
-from firmware_protocol import Recount as RecountCommand
 
 M = TypeVar("M", bound=Message)
 BUSY_RETRY: Final = 0.02
 """Seconds between retries of a command the machine refused as BUSY."""
 READ_SLICE: Final = 0.05
 """Longest single read: the pump wakes at least this often to retransmit or notice a deadline."""
+
+
+class MachineState(StrEnum):
+    """Where the machine is in a board's life (PROTOCOL.md section 6)."""
+
+    IDLE = "idle"
+    LOADED = "loaded"
+    DEALING = "dealing"
+    DONE = "done"
+    FAULT = "fault"
+    UNKNOWN = "unknown"  # a state this host does not know (a newer firmware)
+
+
+class MachineFaultKind(StrEnum):
+    """Why the machine stopped dealing, as the machine tells it (not a Law: the verifier names those)."""
+
+    JAM = "JAM"
+    EMPTY_HOPPER = "EMPTY_HOPPER"
+    MISFEED = "MISFEED"
+    UNREADABLE_CARD = "UNREADABLE_CARD"
+    DUPLICATE_CARD = "DUPLICATE_CARD"
+    FOREIGN_CARD = "FOREIGN_CARD"
+    BOARD_REMOVED = "BOARD_REMOVED"
+    DOOR_OPEN = "DOOR_OPEN"
+    POWER_LOSS = "POWER_LOSS"
+    HARDWARE = "HARDWARE"
+    INTERNAL = "INTERNAL"
+    UNKNOWN = "UNKNOWN"  # a code this host does not know (a newer firmware)
+
+    @classmethod
+    def of_code(cls, code: int) -> MachineFaultKind:
+        """The kind of a wire fault code."""
+        name = FaultCode(code).name if code in FaultCode._value2member_map_ else "UNKNOWN"
+        return cls.__members__.get(name, cls.UNKNOWN)
+
+
+class OperatorPrompt(StrEnum):
+    """What the machine's display asks the operator standing at it to do."""
+
+    NONE = "NONE"  # nothing: the text is information only
+    INSERT_BOARD = "INSERT_BOARD"  # insert the board named (take out any other first)
+    REMOVE_BOARD = "REMOVE_BOARD"  # take the board out
+    EMPTY_BOARD = "EMPTY_BOARD"  # take every card out of the board's pockets, put the board back in
+    CLEAR_PATH = "CLEAR_PATH"  # clear a jammed or held card, the reject tray; close the door
+    FIX_PACK = "FIX_PACK"  # make the pack whole
+
+
+@dataclass(frozen=True)
+class MachineStatus:
+    """The machine's whole state: the loaded job, how far it got, the fault that stopped it, its sensors."""
+
+    state: MachineState
+    job: int
+    board: int
+    deal_hash: int  # low byte of the loaded deal's CRC: which deal is loaded, without reading it back
+    board_present: bool
+    cards_dealt: int
+    fault: MachineFaultKind | None
+    fault_detail: int
+    pocket_counts: tuple[int, ...]
+    boot_id: int
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """The end of dealing one job: cards dealt and counted into each pocket; False `complete` if aborted."""
+
+    job: int
+    complete: bool
+    cards_dealt: int
+    pocket_counts: tuple[int, ...]
 
 
 class CommandRefused(MachineFault):
@@ -84,15 +164,36 @@ class CommandRefused(MachineFault):
 
 
 class DealingFault(MachineFault):
-    """Dealing stopped on a machine fault (jam, empty hopper, ...)."""
+    """Dealing stopped on a machine fault (jam, empty hopper, ...): its `kind`, the machine's `detail`,
+    how many cards were dealt, and whether dealing can go on once the cause is put right."""
 
-    def __init__(self, fault: Fault, board: int | None = None, resumable: bool | None = None) -> None:
-        self.fault = fault
-        self.resumable = bool(fault.flags & FaultFlag.RESUMABLE) if resumable is None else resumable
-        name = FaultCode(fault.code).name if fault.code in FaultCode._value2member_map_ else str(fault.code)
-        self.name = name
-        super().__init__(f"machine fault {name} (detail {fault.detail}) after {fault.cards_dealt} cards",
-                         code=fault.code, board=board)
+    def __init__(self, kind: MachineFaultKind, detail: int, cards_dealt: int, resumable: bool, *,
+                 code: int, board: int | None = None) -> None:
+        self.kind = kind
+        self.detail = detail
+        self.cards_dealt = cards_dealt
+        self.resumable = resumable
+        self.wire_code = code
+        self.name = kind.value if kind is not MachineFaultKind.UNKNOWN else str(code)
+        super().__init__(f"machine fault {self.name} (detail {detail}) after {cards_dealt} cards",
+                         code=code, board=board)
+
+    def final(self, board: int | None = None) -> DealingFault:
+        """The same fault, no longer resumable (its cause cannot be put right where the board is)."""
+        return DealingFault(self.kind, self.detail, self.cards_dealt, False, code=self.wire_code, board=board)
+
+    @classmethod
+    def of_event(cls, fault: Fault, board: int | None = None) -> DealingFault:
+        """From the machine's Fault event."""
+        return cls(MachineFaultKind.of_code(fault.code), fault.detail, fault.cards_dealt,
+                   bool(fault.flags & FaultFlag.RESUMABLE), code=fault.code, board=board)
+
+    @classmethod
+    def of_status(cls, status: MachineStatus, board: int | None = None) -> DealingFault:
+        """The fault a machine holds in its status, taken as resumable (it kept the job over it)."""
+        kind = status.fault or MachineFaultKind.UNKNOWN
+        code = FaultCode[kind.value].value if kind.value in FaultCode.__members__ else 0
+        return cls(kind, status.fault_detail, status.cards_dealt, True, code=code, board=board)
 
 
 class DeviceRestarted(DealerError):
@@ -175,17 +276,23 @@ class Machine:
         """The clock this machine's deadlines are read from."""
         return self._clock
 
-    def display(self, prompt: Prompt, board: int = 0, label: str = "", text: str = "",
+    def display(self, prompt: OperatorPrompt, board: int = 0, label: str = "", text: str = "",
                 timeout: float = 5.0) -> None:
         """Show a prompt to the operator at the machine (if it has a display; else nothing is sent)."""
         if self.info is not None and not self.info.capabilities & Capability.DISPLAY:
             return
-        self._request(Display(prompt, board, label.encode("ascii", "replace")[:64],
+        self._request(Display(Prompt[prompt.value], board, label.encode("ascii", "replace")[:64],
                               text.encode("ascii", "replace")[:80]), None, timeout)
 
-    def status(self, timeout: float = 5.0) -> Status:
+    def status(self, timeout: float = 5.0) -> MachineStatus:
         """The machine's whole state: loaded job, progress, fault, sensors."""
-        return self._request(GetStatus(), Status, timeout)
+        st = self._request(GetStatus(), Status, timeout)
+        state = DeviceState(st.state).name if st.state in DeviceState._value2member_map_ else "UNKNOWN"
+        return MachineStatus(
+            state=MachineState[state], job=st.job, board=st.board, deal_hash=st.deal_hash,
+            board_present=bool(st.flags & StatusFlag.BOARD_PRESENT), cards_dealt=st.cards_dealt,
+            fault=MachineFaultKind.of_code(st.fault) if st.fault else None, fault_detail=st.fault_detail,
+            pocket_counts=tuple(st.pocket_counts), boot_id=st.boot_id)
 
     def scan(self, timeout: float = 10.0) -> BoardScanned:
         """Read the inserted board's label."""
@@ -208,7 +315,7 @@ class Machine:
 
     def board_present(self) -> bool:
         """True when the board sensor sees a board in the machine."""
-        return bool(self.status().flags & StatusFlag.BOARD_PRESENT)
+        return self.status().board_present
 
     def eject_board(self, timeout: float = 10.0) -> None:
         """Eject the board if there is one (no board is not an error); waits until it is out."""
@@ -227,26 +334,45 @@ class Machine:
         self._drop_events(DealDone, Fault)
         self._request(StartDeal(job), None, timeout)
 
-    def wait_dealt(self, job: int, timeout: float) -> DealDone:
+    def resume_deal(self, job: int, timeout: float = 5.0) -> bool:
+        """Go on dealing `job` after a fault was put right: True once dealing goes on (or already did),
+        False while the machine still sees the fault's cause. Any other refusal raises."""
+        try:
+            self.start_deal(job, timeout)
+        except CommandRefused as exc:
+            if exc.reason == RefuseReason.WRONG_STATE and exc.detail == DeviceState.DEALING:
+                return True
+            if exc.reason == RefuseReason.FAULT_PRESENT:
+                return False
+            raise
+        return True
+
+    def wait_dealt(self, job: int, timeout: float) -> DealResult:
         """Wait for the end of dealing `job`; raises `DealingFault` if it stopped on a fault."""
         deadline = self._clock() + timeout
         while True:
             msg = self._wait_any((DealDone, Fault), deadline)
             if isinstance(msg, Fault):
-                raise DealingFault(msg)
+                raise DealingFault.of_event(msg)
             if isinstance(msg, DealDone) and msg.job == job:
-                return msg
+                complete = msg.outcome == DealOutcome.COMPLETE
+                return DealResult(msg.job, complete, msg.cards_dealt, tuple(msg.pocket_counts))
 
-    def deal(self, job: int, timeout: float) -> DealDone:
+    def deal(self, job: int, timeout: float) -> DealResult:
         """Start dealing `job` and wait for its end."""
         self.start_deal(job)
         return self.wait_dealt(job, timeout)
 
-    def recount(self, job: int, timeout: float = 30.0) -> RecountReport:
-        """Read back every card in the board's pockets."""
+    def recount(self, job: int, timeout: float = 30.0) -> BoardRecount:
+        """Read back every card in the board's four pockets (N E S W; a board taken out before the recount
+        finished reads as four empty pockets)."""
         self._drop_events(RecountReport)
-        self._request(RecountCommand(job), None, timeout)
-        return self.wait_event(RecountReport, timeout)
+        self._request(Recount(job), None, timeout)
+        report = self.wait_event(RecountReport, timeout)
+        pockets = [PocketReading(tuple(p.cards), p.unidentified) for p in report.pockets[:4]]
+        while len(pockets) < 4:
+            pockets.append(PocketReading(()))
+        return BoardRecount((pockets[0], pockets[1], pockets[2], pockets[3]))
 
     def eject(self, timeout: float = 10.0) -> None:
         """Push the board out and wait until it is out (when the machine senses boards)."""
@@ -259,9 +385,9 @@ class Machine:
         """Stop dealing now."""
         self._request(Abort(), None, timeout)
 
-    def reset(self, mode: ResetMode = ResetMode.CLEAR, timeout: float = 5.0) -> None:
-        """Clear the machine to IDLE (or reboot it)."""
-        self._request(Reset(mode), None, timeout)
+    def reset(self, *, reboot: bool = False, timeout: float = 5.0) -> None:
+        """Clear the machine to IDLE (or restart its firmware)."""
+        self._request(Reset(ResetMode.REBOOT if reboot else ResetMode.CLEAR), None, timeout)
 
     def send_command(self, msg: Message, timeout: float = 5.0) -> Message:
         """Send any command and return its reply (Refused raises `CommandRefused`)."""

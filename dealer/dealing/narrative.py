@@ -1,6 +1,6 @@
 """What happened on a dealing run, told from its journal: each incident, how it was caught, how it ended.
 
-Read-only over `dealer.journal`. An incident is a journal event that is not a plain step: a board
+Read-only over `dealer.dealing.journal`. An incident is a journal event that is not a plain step: a board
 refused by its label, a machine fault put right, a recount that found faults, an interrupted deal, a
 reconnection or restart. Each line names the board, the machine, the fault code or machine fault
 and its Law, and the outcome of the board (verified on attempt k, or still open). No card is named.
@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dealer.journal import Job, JobState, Journal
-from dealer.verify import FaultCode
+from dealer.dealing.journal import Job, JobState, Journal
+from dealer.verify.check import FaultCategory
 
-_FAULT_TITLES = {code.name: f"{code.name} {code.title} ({code.law})" for code in FaultCode}
+_FAULT_TITLES = {code.name: f"{code.name} {code.title} ({code.law})" for code in FaultCategory}
 
 
 @dataclass(frozen=True)

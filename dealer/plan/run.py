@@ -25,11 +25,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from dealer.dealset import DealSet
-from dealer.errors import JournalError, UsageError
-from dealer.journal import Journal, Run, RunSpec
+from dealer.core.dealset import DealSet
+from dealer.core.errors import JournalError, UsageError
+from dealer.dealing.journal import Journal, Run, RunSpec
+from dealer.dealing.run import RunOptions, RunResult, execute, release_loaded
 from dealer.plan import Plan, Session
-from dealer.run import RunOptions, RunResult, execute, release_loaded
 
 REPLAY_HINT = "mark the session replay = true in the plan if it is a replay of those deals"
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from dealer.errors import OutputError, OutputExistsError
+from dealer.core.errors import OutputError, OutputExistsError
 
 SECRET_MODE = 0o600
 PUBLIC_MODE = 0o644

@@ -1,7 +1,7 @@
 """The fault table: the fault categories F1..F12 a board check can name, each with its Law of
-Duplicate Bridge (2017), the action the controller takes and whether it blocks the board; and `Fault`,
+Duplicate Bridge (2017), the action the controller takes and whether it blocks the board; and `BoardFault`,
 one named fault with the cards and pockets it concerns. The checks that find them are in
-`dealer.verify`, whose docstring is the table as a director reads it.
+`dealer.verify.check`, whose docstring is the table as a director reads it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Final, NamedTuple
 
-from dealer.cards import RANKS, SEATS, SUIT_SYMBOLS, card_name
+from dealer.core.cards import RANKS, SEATS, SUIT_SYMBOLS, card_name
 
 
 class Action(Enum):
@@ -30,7 +30,7 @@ class Action(Enum):
     WARN = "warn the director"
 
 
-class FaultCode(Enum):
+class FaultCategory(Enum):
     """The fault categories F1..F12 of the fault table (module docstring)."""
 
     F1 = "F1"
@@ -65,21 +65,21 @@ class _Rule(NamedTuple):
 
 
 _RULES: Final = {
-    FaultCode.F1: _Rule("missing card", "Law 14A", Action.SEARCH_AND_RESTORE, True),
-    FaultCode.F2: _Rule("card in wrong pocket", "Law 13A1", Action.REPOCKET, True),
-    FaultCode.F3: _Rule("swapped cards", "Law 6D1/6F, Law 87", Action.REDEAL_SAME_DEAL, True),
-    FaultCode.F4: _Rule("surplus card", "Law 13C, Law 1", Action.REMOVE_SURPLUS, True),
-    FaultCode.F5: _Rule("foreign card replacing own", "Law 13C, Law 14A", Action.FIX_PACK_AND_REDEAL, True),
-    FaultCode.F6: _Rule("hands in wrong pockets", "Law 6D1/6F, Law 87", Action.REPOCKET, True),
-    FaultCode.F7: _Rule("another board's deal", "Law 6D1/6F, Law 87", Action.STOP_BATCH, True),
-    FaultCode.F8: _Rule("wrong board", "Law 2", Action.REFUSE_BOARD, True),
-    FaultCode.F9: _Rule("copy mismatch", "Law 6F, Law 87", Action.REDEAL_SAME_DEAL, True),
-    FaultCode.F10: _Rule("reused deal", "Law 6D2", Action.REFUSE_DEAL_SET, True),
-    FaultCode.F11: _Rule("unidentified card", "Law 6D1", Action.RECOUNT, True),
-    FaultCode.F12: _Rule("operator exposure", "Law 16D", Action.WARN, False),
+    FaultCategory.F1: _Rule("missing card", "Law 14A", Action.SEARCH_AND_RESTORE, True),
+    FaultCategory.F2: _Rule("card in wrong pocket", "Law 13A1", Action.REPOCKET, True),
+    FaultCategory.F3: _Rule("swapped cards", "Law 6D1/6F, Law 87", Action.REDEAL_SAME_DEAL, True),
+    FaultCategory.F4: _Rule("surplus card", "Law 13C, Law 1", Action.REMOVE_SURPLUS, True),
+    FaultCategory.F5: _Rule("foreign card replacing own", "Law 13C, Law 14A", Action.FIX_PACK_AND_REDEAL, True),
+    FaultCategory.F6: _Rule("hands in wrong pockets", "Law 6D1/6F, Law 87", Action.REPOCKET, True),
+    FaultCategory.F7: _Rule("another board's deal", "Law 6D1/6F, Law 87", Action.STOP_BATCH, True),
+    FaultCategory.F8: _Rule("wrong board", "Law 2", Action.REFUSE_BOARD, True),
+    FaultCategory.F9: _Rule("copy mismatch", "Law 6F, Law 87", Action.REDEAL_SAME_DEAL, True),
+    FaultCategory.F10: _Rule("reused deal", "Law 6D2", Action.REFUSE_DEAL_SET, True),
+    FaultCategory.F11: _Rule("unidentified card", "Law 6D1", Action.RECOUNT, True),
+    FaultCategory.F12: _Rule("operator exposure", "Law 16D", Action.WARN, False),
 }
 
-PRECEDENCE: Final = tuple(FaultCode[c] for c in
+PRECEDENCE: Final = tuple(FaultCategory[c] for c in
                           ("F10", "F7", "F8", "F11", "F5", "F4", "F1", "F6", "F2", "F3", "F9", "F12"))
 """Order of faults in a report: the first is the primary fault (see the module docstring)."""
 
@@ -119,7 +119,7 @@ class CardPlace:
 
 
 @dataclass(frozen=True)
-class Fault:
+class BoardFault:
     """One fault: its code and Law, a line naming cards and pockets, the action, and the details.
 
     `details` keys by code: F6 ``rotation`` (k or None) and ``permutation`` (pocket holding each seat's
@@ -129,7 +129,7 @@ class Fault:
     F11 ``unidentified`` (per pocket) and ``unseen`` (cards not seen); counts faults ``counts``.
     """
 
-    code: FaultCode
+    code: FaultCategory
     law: str
     message: str
     action: Action
@@ -141,9 +141,9 @@ class Fault:
         object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
 
     @classmethod
-    def make(cls, code: FaultCode, message: str, cards: Iterable[CardPlace] = (), *,
+    def make(cls, code: FaultCategory, message: str, cards: Iterable[CardPlace] = (), *,
              action: Action | None = None, blocking: bool | None = None,
-             details: Mapping[str, DetailValue] | None = None, **more: DetailValue) -> Fault:
+             details: Mapping[str, DetailValue] | None = None, **more: DetailValue) -> BoardFault:
         """A fault with the Law, action and blocking of its category unless given."""
         rule = _RULES[code]
         return cls(code, rule.law, message, rule.action if action is None else action,

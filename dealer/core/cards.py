@@ -17,7 +17,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.errors import InvalidDealError
+from dealer.core.errors import InvalidDealError
 
 SEATS: Final = "NESW"
 SUITS: Final = "SHDC"

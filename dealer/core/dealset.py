@@ -15,9 +15,9 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from dealer.boards import Vulnerability, dealers_of, vulnerabilities_of
-from dealer.cards import DealArray, check_deals, pack
-from dealer.errors import InvalidDealError
+from dealer.core.boards import Vulnerability, dealers_of, vulnerabilities_of
+from dealer.core.cards import DealArray, check_deals, pack
+from dealer.core.errors import InvalidDealError
 
 IntArray = npt.NDArray[np.int64]
 SeatArray = npt.NDArray[np.uint8]

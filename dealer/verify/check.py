@@ -1,11 +1,11 @@
 """Verifying a board: the intended deal against what the machine saw, each fault named by its Law.
 
-Pure: no serial, no protocol, no clock, no I/O. A driver builds a `Recount` from the machine's
+Pure: no serial, no protocol, no clock, no I/O. A driver builds a `BoardRecount` from the machine's
 recount of the four pockets, calls :func:`verify_board`, and acts on the `VerificationReport`. Before
 dealing it calls :func:`check_label` (is this the board expected?) and :func:`check_deal_set` (was this
 deal set used before?).
 
-Fault table (the Laws of Duplicate Bridge 2017; checks are made before play, so pocket counts fall
+BoardFault table (the Laws of Duplicate Bridge 2017; checks are made before play, so pocket counts fall
 under 13A/14A and wrong contents under 6D1/6F; the same board found after play is 13D, 14B or 87)::
 
     code  Law                  what the recount shows                        controller action
@@ -62,8 +62,8 @@ With unidentified cards (F11) a card not seen may be one of them, so it is repor
 only when more cards are unseen than unidentified; surplus and misplaced cards that were identified
 are reported as usual.
 
-Fault messages name cards and pockets, so they are deal data: show them to the director, not on an
-operator's screen in blind mode (`Fault.blind_text` names only code, Law and action).
+BoardFault messages name cards and pockets, so they are deal data: show them to the director, not on an
+operator's screen in blind mode (`BoardFault.blind_text` names only code, Law and action).
 """
 
 from __future__ import annotations
@@ -78,22 +78,17 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from dealer.boards import BoardLabel, format_board_range
-from dealer.cards import (
-    CARDS_PER_SEAT,
-    DECK_SIZE,
-    SEATS,
-    DealArray,
-    check_deals,
-)
-from dealer.cards import pack as pack_deals
-from dealer.dealset import DealSet
-from dealer.errors import VerificationError
-from dealer.faults import PRECEDENCE, Action, CardPlace, DetailValue, Fault, FaultCode, card_text
+from dealer.core import cards
+from dealer.core.boards import Vulnerability, format_board_range
+from dealer.core.cards import CARDS_PER_SEAT, DECK_SIZE, SEATS, DealArray, check_deals
+from dealer.core.dealset import DealSet
+from dealer.core.errors import VerificationError
+from dealer.verify.fault_table import PRECEDENCE, Action, BoardFault, CardPlace, DetailValue, FaultCategory, card_text
+from firmware_protocol.labels import BoardLabel
 
 __all__ = [
-    "PRECEDENCE", "Action", "CardPlace", "Fault", "FaultCode", "Pocket", "Recount", "VerificationReport",
-    "card_text", "check_deal_set", "check_label", "deal_hash", "verify_board",
+    "PRECEDENCE", "Action", "BoardFault", "BoardRecount", "CardPlace", "FaultCategory", "PocketReading",
+    "VerificationReport", "card_text", "check_deal_set", "check_label", "deal_hash", "verify_board",
 ]
 
 SEAT_NAMES: Final = ("North", "East", "South", "West")
@@ -106,7 +101,7 @@ _MAX_CARDS_SHOWN: Final = 13
 
 
 @dataclass(frozen=True)
-class Pocket:
+class PocketReading:
     """What the machine saw in one pocket: the cards it identified, in any order (a card may appear
     twice if a duplicate is present), the pack identity read on each (None where not read), and how
     many cards it could not identify."""
@@ -139,10 +134,10 @@ class Pocket:
 
 
 @dataclass(frozen=True)
-class Recount:
+class BoardRecount:
     """The four pockets N E S W as the machine recounted them."""
 
-    pockets: tuple[Pocket, Pocket, Pocket, Pocket]
+    pockets: tuple[PocketReading, PocketReading, PocketReading, PocketReading]
 
     def __post_init__(self) -> None:
         if len(self.pockets) != 4:
@@ -150,16 +145,16 @@ class Recount:
 
     @classmethod
     def from_hands(cls, hands: Sequence[Sequence[int]], unidentified: Sequence[int] = (0, 0, 0, 0),
-                   packs: Sequence[Sequence[str | None]] | None = None) -> Recount:
+                   packs: Sequence[Sequence[str | None]] | None = None) -> BoardRecount:
         """A recount from four lists of card indices (N E S W) and unidentified counts."""
         if len(hands) != 4 or len(unidentified) != 4 or (packs is not None and len(packs) != 4):
             raise ValueError("a recount has 4 pockets (N E S W)")
-        p = [Pocket(tuple(h), u, None if packs is None else tuple(packs[i]))
+        p = [PocketReading(tuple(h), u, None if packs is None else tuple(packs[i]))
              for i, (h, u) in enumerate(zip(hands, unidentified, strict=True))]
         return cls((p[0], p[1], p[2], p[3]))
 
     @classmethod
-    def of_deal(cls, deal: DealArray, pack: str | None = None) -> Recount:
+    def of_deal(cls, deal: DealArray, pack: str | None = None) -> BoardRecount:
         """The recount of a board holding exactly `deal` (cards in index order), all of pack `pack`."""
         deal = check_deals(deal).reshape(DECK_SIZE)
         hands = [[int(c) for c in np.flatnonzero(deal == s)] for s in range(4)]
@@ -188,19 +183,19 @@ class VerificationReport:
     board: int
     copy: int
     ok: bool
-    faults: tuple[Fault, ...]
+    faults: tuple[BoardFault, ...]
     counts: tuple[int, int, int, int]
     label: BoardLabel | None
     layout_hash: str | None
     """SHA-256 of the verified layout (as `DealSet.deal_hashes`), only when ok."""
 
     @property
-    def blocking(self) -> tuple[Fault, ...]:
+    def blocking(self) -> tuple[BoardFault, ...]:
         """The faults that stop the board."""
         return tuple(f for f in self.faults if f.blocking)
 
     @property
-    def primary(self) -> Fault | None:
+    def primary(self) -> BoardFault | None:
         """The first blocking fault by precedence, None if nothing blocks."""
         blocking = self.blocking
         return blocking[0] if blocking else None
@@ -212,16 +207,16 @@ class VerificationReport:
         return None if primary is None else primary.action
 
     @property
-    def codes(self) -> tuple[FaultCode, ...]:
+    def codes(self) -> tuple[FaultCategory, ...]:
         """The fault codes, in precedence order."""
         return tuple(f.code for f in self.faults)
 
     @property
     def unverified(self) -> bool:
         """True if the machine could not identify every card (F11)."""
-        return FaultCode.F11 in self.codes
+        return FaultCategory.F11 in self.codes
 
-    def fault(self, code: FaultCode) -> Fault | None:
+    def fault(self, code: FaultCategory) -> BoardFault | None:
         """The fault of this code, None if absent."""
         return next((f for f in self.faults if f.code is code), None)
 
@@ -249,24 +244,24 @@ class VerificationReport:
 
 def deal_hash(deal: DealArray) -> str:
     """SHA-256 (hex) of a deal's packed form: the same identity as `DealSet.deal_hashes`."""
-    return hashlib.sha256(pack_deals(np.asarray(deal).reshape(DECK_SIZE)).tobytes()).hexdigest()
+    return hashlib.sha256(cards.pack(np.asarray(deal).reshape(DECK_SIZE)).tobytes()).hexdigest()
 
 
 # --- checks made before dealing ---------------------------------------------------------------
 
 
-def check_label(label: str | None, board: int, set_name: str) -> Fault | None:
+def check_label(label: str | None, board: int, set_name: str) -> BoardFault | None:
     """Barcode check before dealing: F8 unless `label` names board `board` of set `set_name` and the
     dealer and vulnerability it marks are those of Law 2. `label` is the payload read, None if none."""
     expected = f"board {board} of set {set_name.upper()}"
     base: dict[str, DetailValue] = {"expected_board": board, "expected_set": set_name.upper(), "read": label}
     if label is None:
-        return Fault.make(FaultCode.F8, f"board label not read; expected {expected}",
+        return BoardFault.make(FaultCategory.F8, f"board label not read; expected {expected}",
                           problem="no read", details=base)
     try:
         read = BoardLabel.parse(label)
     except ValueError as exc:
-        return Fault.make(FaultCode.F8, f"{exc}; expected {expected}", problem="unreadable", details=base)
+        return BoardFault.make(FaultCategory.F8, f"{exc}; expected {expected}", problem="unreadable", details=base)
     base |= {"read_board": read.board, "read_set": read.set_name}
     problems = []
     if read.board != board or read.set_name != set_name.upper():
@@ -281,7 +276,7 @@ def check_label(label: str | None, board: int, set_name: str) -> Fault | None:
     kind = "wrong board" if read.board != board or read.set_name != set_name.upper() else "breaks Law 2"
     if len(problems) == 2:
         kind = "wrong board, breaks Law 2"
-    return Fault.make(FaultCode.F8, "; ".join(problems), problem=kind, details=base)
+    return BoardFault.make(FaultCategory.F8, "; ".join(problems), problem=kind, details=base)
 
 
 def _boards_text(boards: list[int]) -> str:
@@ -291,10 +286,10 @@ def _boards_text(boards: list[int]) -> str:
 
 
 def _marking(label: BoardLabel) -> str:
-    return f"dealer {SEATS[label.dealer]}, vulnerability {label.vulnerability.pbn}"
+    return f"dealer {SEATS[label.dealer]}, vulnerability {Vulnerability(label.vulnerability).pbn}"
 
 
-def check_deal_set(deals: DealSet, seen: Mapping[str, str], *, replay: bool = False) -> tuple[Fault, ...]:
+def check_deal_set(deals: DealSet, seen: Mapping[str, str], *, replay: bool = False) -> tuple[BoardFault, ...]:
     """Checks of a deal set before dealing it: F10 for deals already dealt in another session and F7
     for two boards of the set holding the same deal.
 
@@ -303,23 +298,23 @@ def check_deal_set(deals: DealSet, seen: Mapping[str, str], *, replay: bool = Fa
     """
     hashes = deals.deal_hashes()
     boards = [int(b) for b in deals.boards]
-    faults: list[Fault] = []
+    faults: list[BoardFault] = []
     by_session: dict[str, list[int]] = {}
     for board, h in zip(boards, hashes, strict=True):
         if h in seen:
             by_session.setdefault(seen[h], []).append(board)
     for session, reused in by_session.items():
         note = "allowed: the event is a replay" if replay else "no result on it may stand"
-        faults.append(Fault.make(
-            FaultCode.F10, f"{_boards_text(reused)} already dealt in session {session!r}: {note}",
+        faults.append(BoardFault.make(
+            FaultCategory.F10, f"{_boards_text(reused)} already dealt in session {session!r}: {note}",
             action=Action.WARN if replay else None, blocking=not replay,
             session=session, boards=tuple(reused)))
     by_hash: dict[str, list[int]] = {}
     for board, h in zip(boards, hashes, strict=True):
         by_hash.setdefault(h, []).append(board)
     for same in (b for b in by_hash.values() if len(b) > 1):
-        faults.append(Fault.make(
-            FaultCode.F7, f"boards {', '.join(map(str, same))} of the set hold the same deal",
+        faults.append(BoardFault.make(
+            FaultCategory.F7, f"boards {', '.join(map(str, same))} of the set hold the same deal",
             action=Action.REFUSE_DEAL_SET, boards=tuple(same)))
     return tuple(sorted(faults, key=lambda f: PRECEDENCE.index(f.code)))
 
@@ -332,7 +327,7 @@ SessionDeals = Mapping[int, DealArray] | DealSet
 
 def verify_board(
     deal: DealArray,
-    recount: Recount,
+    recount: BoardRecount,
     *,
     board: int,
     set_name: str,
@@ -357,7 +352,7 @@ def verify_board(
     board_pack = pack if pack is not None else _majority_pack(entries)
     ref = _choose_reference(deal, board, entries, _other_deals(session, board))
     sort = _sort_cards(entries, ref.pockets, board_pack)
-    faults: list[Fault] = []
+    faults: list[BoardFault] = []
     label_fault = check_label(label, board, set_name)
     if label_fault is not None:
         faults.append(label_fault)
@@ -367,14 +362,14 @@ def verify_board(
     if copy > 1:
         faults += _copy_faults(faults, board, copy)
     if operator_exposed:
-        faults.append(Fault.make(FaultCode.F12, f"the deal of board {board} was shown to an operator: "
+        faults.append(BoardFault.make(FaultCategory.F12, f"the deal of board {board} was shown to an operator: "
                                  "tell the director if they play it"))
     faults.sort(key=lambda f: PRECEDENCE.index(f.code))
     return _report(deal, recount, board, copy, label, board_pack, faults)
 
 
-def _report(deal: DealArray, recount: Recount, board: int, copy: int, label: str | None,
-            board_pack: str | None, faults: list[Fault]) -> VerificationReport:
+def _report(deal: DealArray, recount: BoardRecount, board: int, copy: int, label: str | None,
+            board_pack: str | None, faults: list[BoardFault]) -> VerificationReport:
     exact = _holds_exactly(deal, recount, board_pack)
     blocking = any(f.blocking for f in faults)
     if not exact and not blocking:  # last guard of "never verified when the pockets differ"
@@ -394,7 +389,7 @@ def _parse_or_none(label: str | None) -> BoardLabel | None:
         return None
 
 
-def _holds_exactly(deal: DealArray, recount: Recount, board_pack: str | None) -> bool:
+def _holds_exactly(deal: DealArray, recount: BoardRecount, board_pack: str | None) -> bool:
     """F0 on the cards, checked directly: each pocket holds exactly its hand, all of one pack."""
     for seat, pocket in enumerate(recount.pockets):
         if pocket.unidentified or sorted(pocket.cards) != np.flatnonzero(deal == seat).tolist():
@@ -412,7 +407,7 @@ class _Entry(NamedTuple):
     pack: str | None
 
 
-def _entries(recount: Recount) -> list[_Entry]:
+def _entries(recount: BoardRecount) -> list[_Entry]:
     return [_Entry(c, q, pocket.pack_of(i))
             for q, pocket in enumerate(recount.pockets) for i, c in enumerate(pocket.cards)]
 
@@ -548,7 +543,7 @@ def _home_text(ref: _Reference, card: int) -> str:
     return f"{SEAT_NAMES[pocket]} (with {SEAT_NAMES[seat]}'s hand)"
 
 
-def _unidentified_faults(recount: Recount, unseen: list[int]) -> list[Fault]:
+def _unidentified_faults(recount: BoardRecount, unseen: list[int]) -> list[BoardFault]:
     per_pocket = tuple(p.unidentified for p in recount.pockets)
     total = sum(per_pocket)
     if not total:
@@ -557,11 +552,11 @@ def _unidentified_faults(recount: Recount, unseen: list[int]) -> list[Fault]:
     msg = f"{total} card(s) not identified ({where}): board UNVERIFIED"
     if unseen:
         msg += f"; not seen: {_cards_text([card_text(c) for c in unseen])}"
-    return [Fault.make(FaultCode.F11, msg, unidentified=per_pocket, unseen=tuple(unseen),
+    return [BoardFault.make(FaultCategory.F11, msg, unidentified=per_pocket, unseen=tuple(unseen),
                        counts=recount.counts)]
 
 
-def _pack_faults(sort: _Sorted, ref: _Reference, recount: Recount) -> list[Fault]:
+def _pack_faults(sort: _Sorted, ref: _Reference, recount: BoardRecount) -> list[BoardFault]:
     """F5 for surplus cards standing in for missing ones, F4 for other surplus, F1 for other missing."""
     unknown = recount.unidentified
     counts = recount.counts
@@ -571,7 +566,7 @@ def _pack_faults(sort: _Sorted, ref: _Reference, recount: Recount) -> list[Fault
     paired = {id(e) for (e, _), _ in pairs}
     surplus = [(e, why) for e, why in sort.surplus if id(e) not in paired]
     missing = [c for c in missing if c not in {m for _, m in pairs}]
-    faults: list[Fault] = []
+    faults: list[BoardFault] = []
     if pairs:
         faults.append(_foreign_fault(pairs, ref, counts))
     if surplus or total > DECK_SIZE:
@@ -601,7 +596,7 @@ def _pair_foreign_with_missing(surplus: list[tuple[_Entry, str]], missing: list[
 
 
 def _foreign_fault(pairs: list[tuple[tuple[_Entry, str], int]], ref: _Reference,
-                   counts: Sequence[int]) -> Fault:
+                   counts: Sequence[int]) -> BoardFault:
     texts, places = [], []
     for (entry, why), card in pairs:
         pack = f", pack {entry.pack}" if why == "other pack" else ", duplicate"
@@ -613,10 +608,10 @@ def _foreign_fault(pairs: list[tuple[tuple[_Entry, str], int]], ref: _Reference,
                          f"{card_text(card)} (missing from {_home_text(ref, card)})")
         places += [CardPlace(entry.card, entry.pocket, None, entry.pack),
                    CardPlace(card, None, int(ref.pockets[card]))]
-    return Fault.make(FaultCode.F5, "foreign card(s): " + _cards_text(texts), places, counts=tuple(counts))
+    return BoardFault.make(FaultCategory.F5, "foreign card(s): " + _cards_text(texts), places, counts=tuple(counts))
 
 
-def _surplus_fault(surplus: list[tuple[_Entry, str]], total: int, counts: Sequence[int]) -> Fault:
+def _surplus_fault(surplus: list[tuple[_Entry, str]], total: int, counts: Sequence[int]) -> BoardFault:
     texts = [f"{card_text(e.card)} in {SEAT_NAMES[e.pocket]} ("
              + (f"pack {e.pack}" if why == "other pack" else "duplicate") + ")" for e, why in surplus]
     msg = f"{total} cards in the board ({_counts_text(counts)})"
@@ -625,20 +620,20 @@ def _surplus_fault(surplus: list[tuple[_Entry, str]], total: int, counts: Sequen
     elif total > DECK_SIZE:
         msg += f": {total - DECK_SIZE} surplus card(s) among the unidentified"
     places = [CardPlace(e.card, e.pocket, None, e.pack) for e, _ in surplus]
-    return Fault.make(FaultCode.F4, msg, places, counts=tuple(counts))
+    return BoardFault.make(FaultCategory.F4, msg, places, counts=tuple(counts))
 
 
 def _missing_fault(missing: list[int], ref: _Reference, counts: Sequence[int],
-                   at_least: int | None = None) -> Fault:
+                   at_least: int | None = None) -> BoardFault:
     texts = [f"{card_text(c)} from {_home_text(ref, c)}" for c in missing]
     head = "missing " if at_least is None else f"at least {at_least} missing of "
     places = [CardPlace(c, None, int(ref.pockets[c])) for c in missing]
-    return Fault.make(FaultCode.F1, head + _cards_text(texts) + f" ({_counts_text(counts)})", places,
+    return BoardFault.make(FaultCategory.F1, head + _cards_text(texts) + f" ({_counts_text(counts)})", places,
                       counts=tuple(counts))
 
 
 def _placement_faults(ref: _Reference, misplaced: list[CardPlace], counts: Sequence[int],
-                      board: int) -> list[Fault]:
+                      board: int) -> list[BoardFault]:
     if ref.board != board:
         return [_other_board_fault(ref, board)]
     faults = []
@@ -656,23 +651,23 @@ def _perm_text(perm: tuple[int, ...]) -> str:
     return f"{head}: " + ", ".join(moved)
 
 
-def _hands_fault(perm: tuple[int, ...]) -> Fault:
-    return Fault.make(FaultCode.F6, _perm_text(perm) + " (the dealer and vulnerability changed with them)",
+def _hands_fault(perm: tuple[int, ...]) -> BoardFault:
+    return BoardFault.make(FaultCategory.F6, _perm_text(perm) + " (the dealer and vulnerability changed with them)",
                       rotation=_rotation_of(perm), permutation=perm)
 
 
-def _other_board_fault(ref: _Reference, board: int) -> Fault:
+def _other_board_fault(ref: _Reference, board: int) -> BoardFault:
     msg = (f"board {board} holds the deal of board {ref.board} (sequence offset {ref.board - board:+d}): "
            "stop and check every later board")
     if ref.perm != (0, 1, 2, 3):
         msg += "; " + _perm_text(ref.perm)
     if ref.agreement < DECK_SIZE:
         msg += f"; {DECK_SIZE - ref.agreement} card(s) differ from it"
-    return Fault.make(FaultCode.F7, msg, matched_board=ref.board, offset=ref.board - board,
+    return BoardFault.make(FaultCategory.F7, msg, matched_board=ref.board, offset=ref.board - board,
                       agreement=ref.agreement, rotation=_rotation_of(ref.perm), permutation=ref.perm)
 
 
-def _misplaced_fault(misplaced: list[CardPlace], ref: _Reference, counts: Sequence[int]) -> Fault:
+def _misplaced_fault(misplaced: list[CardPlace], ref: _Reference, counts: Sequence[int]) -> BoardFault:
     """F2 if the moves change how many cards a pocket holds, F3 if they are exchanges."""
     net = [0, 0, 0, 0]
     texts = []
@@ -682,20 +677,20 @@ def _misplaced_fault(misplaced: list[CardPlace], ref: _Reference, counts: Sequen
         net[belongs] -= 1
         texts.append(f"{m.text} is in {SEAT_NAMES[found]}, belongs in {_home_text(ref, m.card)}")
     if any(net):
-        return Fault.make(FaultCode.F2, _cards_text(texts) + f" ({_counts_text(counts)})", misplaced,
+        return BoardFault.make(FaultCategory.F2, _cards_text(texts) + f" ({_counts_text(counts)})", misplaced,
                           counts=tuple(counts))
-    return Fault.make(FaultCode.F3, "cards exchanged between pockets: " + _cards_text(texts), misplaced,
+    return BoardFault.make(FaultCategory.F3, "cards exchanged between pockets: " + _cards_text(texts), misplaced,
                       counts=tuple(counts))
 
 
-_CONTENT_FAULTS: Final = frozenset(FaultCode[c] for c in ("F1", "F2", "F3", "F4", "F5", "F6", "F7"))
+_CONTENT_FAULTS: Final = frozenset(FaultCategory[c] for c in ("F1", "F2", "F3", "F4", "F5", "F6", "F7"))
 
 
-def _copy_faults(faults: list[Fault], board: int, copy: int) -> list[Fault]:
+def _copy_faults(faults: list[BoardFault], board: int, copy: int) -> list[BoardFault]:
     codes = sorted({f.code for f in faults if f.code in _CONTENT_FAULTS}, key=PRECEDENCE.index)
     if not codes:
         return []
     names = tuple(c.value for c in codes)
-    return [Fault.make(FaultCode.F9, f"copy {copy} of board {board} differs from the original deal "
+    return [BoardFault.make(FaultCategory.F9, f"copy {copy} of board {board} differs from the original deal "
                        f"({', '.join(names)}): restore the original deal, never a new one",
                        copy=copy, faults=names)]

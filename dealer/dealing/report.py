@@ -27,10 +27,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from dealer.journal import JobState, Journal
-from dealer.outfile import write_text
-from dealer.progress import RunProgress
-from dealer.verify import FaultCode
+from dealer.core.outfile import write_text
+from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.progress import RunProgress
+from dealer.verify.check import FaultCategory
 
 CSV_COLUMNS: Final = ("table", "session", "machine", "item", "law", "value")
 PUT_RIGHT_TEXT: Final = {"CLEAR_PATH": "clear the card path", "FIX_PACK": "make the pack whole",
@@ -143,7 +143,7 @@ def _count_event(rep: RunReport, session: SessionFigures, event: dict[str, Any])
     elif kind == "interrupted-deal":
         rep.faults[session.name, where, "dealing interrupted (controller stopped)", ""] += 1
     elif kind == "board-refused":
-        _faults(rep, session.name, where, [FaultCode.F8.name])
+        _faults(rep, session.name, where, [FaultCategory.F8.name])
         rep.actions[session.name, where, "board refused by its label, another asked for"] += 1
     elif kind == "redeal":
         rep.actions[session.name, where, "redeal: board emptied, the same deal dealt again"] += 1
@@ -155,7 +155,7 @@ def _count_event(rep: RunReport, session: SessionFigures, event: dict[str, Any])
 
 def _faults(rep: RunReport, session: str, machine: str, codes: Iterable[str]) -> None:
     for name in codes:
-        code = FaultCode.__members__.get(name)
+        code = FaultCategory.__members__.get(name)
         if code is None:
             rep.faults[session, machine, name, ""] += 1
         else:

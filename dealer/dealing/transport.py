@@ -14,7 +14,7 @@ from typing import Any, Final, Protocol
 
 import serial
 
-from dealer.errors import DeviceDisconnected
+from dealer.core.errors import DeviceDisconnected
 
 BAUDRATE: Final = 115200
 SIM_SCHEME: Final = "sim://"
@@ -116,9 +116,9 @@ class SerialTransport:
 def open_transport(url: str) -> Transport:
     """Open a port by URL; `sim://` starts (or reuses) the built-in simulated machine."""
     if url.startswith(SIM_SCHEME):
-        from dealer import simport  # the simulator is optional at import time
+        from dealer.dealing import sim_ports  # the simulator is optional at import time
 
-        return SerialTransport.open(simport.serve(url), name=url)
+        return SerialTransport.open(sim_ports.serve(url), name=url)
     return SerialTransport.open(url)
 
 

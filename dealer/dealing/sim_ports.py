@@ -14,10 +14,10 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from dealer.errors import DeviceDisconnected
+from dealer.core.errors import DeviceDisconnected, UsageError
 
 if TYPE_CHECKING:
-    from dealer.transport import Transport
+    from dealer.dealing.transport import Transport
     from hil import Loopback, PtySimulator
 
 _LOCK = threading.Lock()
@@ -27,11 +27,15 @@ _SIMULATORS: dict[str, PtySimulator] = {}
 def serve(url: str) -> str:
     """The pty path of the simulator for `url`, starting it on first use."""
     import hil
+    from hil.config import SimConfigError
 
     with _LOCK:
         sim = _SIMULATORS.get(url)
         if sim is None:
-            sim = hil.open_sim(url)
+            try:
+                sim = hil.open_sim(url)
+            except SimConfigError as exc:
+                raise UsageError(str(exc)) from None
             _SIMULATORS[url] = sim
         return sim.path
 
@@ -55,8 +59,8 @@ atexit.register(stop_all)
 
 
 def loopback_opener(loop: Loopback) -> Callable[[str], Transport]:
-    """An opener for `dealer.machine.Machine` that opens the host end of an in-memory `hil.Loopback`."""
-    from dealer.transport import SerialTransport
+    """An opener for `dealer.dealing.machine.Machine` that opens the host end of an in-memory `hil.Loopback`."""
+    from dealer.dealing.transport import SerialTransport
 
     def opener(url: str) -> Transport:
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from dealer.errors import UsageError
+from dealer.core.errors import UsageError
 
 
 class MissingExtraError(UsageError):

@@ -13,9 +13,9 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.boards import Vulnerability
-from dealer.cards import SEATS, check_deals, to_pbn
-from dealer.extras import available, require
+from dealer.core.boards import Vulnerability
+from dealer.core.cards import SEATS, check_deals, to_pbn
+from dealer.core.extras import available, require
 
 STRAINS: Final = ("NT", "S", "H", "D", "C")
 STRAIN_SYMBOLS: Final = ("NT", "♠", "♥", "♦", "♣")

@@ -14,12 +14,13 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from dealer import engines, formats, simport
-from dealer.dealset import DealSet
-from dealer.errors import DealerError
-from dealer.journal import Journal
-from dealer.narrative import incidents
-from dealer.run import RunOptions, RunResult, deal_session
+from dealer import engines, formats
+from dealer.core.dealset import DealSet
+from dealer.core.errors import DealerError
+from dealer.dealing import sim_ports
+from dealer.dealing.journal import Journal
+from dealer.dealing.narrative import incidents
+from dealer.dealing.run import RunOptions, RunResult, deal_session
 
 # Faults per machine (hil fault plans): `board` is the k-th dealing on that machine, `insertion` the
 # operator's n-th insertion of a board.
@@ -64,7 +65,7 @@ def run_demo(*, boards: int = 16, machines: int = 2, speed: float = 25.0, folder
         _tell_incidents(work / "session.journal", result.run_id, say)
         _checks(work, deals, result, say)
     finally:
-        simport.stop_all()
+        sim_ports.stop_all()
     return result
 
 
@@ -124,7 +125,7 @@ def _checks(work: Path, deals: DealSet, result: RunResult, say: Any) -> None:
 def _ledger_dealings(deals: DealSet) -> dict[int, int]:
     """Per board number: dealings started into boards with its label, over every simulator."""
     counts = {int(b): 0 for b in deals.boards}
-    for sim in simport.simulators().values():
+    for sim in sim_ports.simulators().values():
         if sim.device is None:
             continue
         for board in sim.device.room.rack.in_use():

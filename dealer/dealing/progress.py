@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from dealer.verify import Fault, VerificationReport
+from dealer.verify.check import BoardFault, VerificationReport
 
 
 @dataclass
@@ -97,7 +97,7 @@ class RunProgress:
         self._record(machine, report.board, report.copy, report.faults, "recount")
         self.say(machine, f"{report.summary(blind=not self.show_cards)} -> {action}")
 
-    def board_refused(self, machine: str, board: int, copy: int, fault: Fault) -> None:
+    def board_refused(self, machine: str, board: int, copy: int, fault: BoardFault) -> None:
         """A board was refused before dealing (wrong or unreadable label, Law 2)."""
         with self._lock:
             self.stats(machine).refused_boards += 1
@@ -113,7 +113,7 @@ class RunProgress:
                                    "faults": [{"code": "machine", "text": text}]})
         self.say(machine, f"board {board}{_copy(copy)}: {text}")
 
-    def _record(self, machine: str, board: int, copy: int, faults: tuple[Fault, ...], stage: str) -> None:
+    def _record(self, machine: str, board: int, copy: int, faults: tuple[BoardFault, ...], stage: str) -> None:
         with self._lock:
             for f in faults:
                 self.faults_by_code[f"{f.code.name} {f.law}"] += 1

@@ -1,0 +1,131 @@
+"""Crash recovery: settling, at a station's start, the jobs an earlier run left in doubt.
+
+A job the journal holds as DEALING or DEALT may have cards in its board. Such a job is never dealt
+again before its board is recounted: full and right, it is verified; empty, it is dealt; partly dealt
+and abandoned by the machine, it is a fault (the board is emptied and redealt). A machine that kept
+the job over a fault (e.g. a power loss) is asked to put it right and deal on. A job left FAULTED (a stop
+came before its redeal, or it ran out of attempts and the run is resumed with more) has its board
+emptied and is redealt, on the machine that settles it.
+
+A station settles its own jobs and those of machines no longer in the run; each job is claimed once.
+"""
+
+from __future__ import annotations
+
+from dealer.core.cards import DECK_SIZE
+from dealer.dealing.journal import Job, JobState
+from dealer.dealing.machine import CommandRefused, DealingFault, MachineState, MachineStatus
+from dealer.dealing.station import Station, copy_text, fault_note, wire_job
+
+
+class Recovery:
+    """Settles the uncertain and interrupted jobs of one station's run."""
+
+    def __init__(self, station: Station) -> None:
+        self.station = station
+        self.ctx = station.ctx
+        self.machine = station.machine
+        self.name = station.name
+
+    def settle(self) -> None:
+        """Settle the jobs a crash left behind, this machine's and any machine's no longer in the run:
+        those in DEALING or DEALT (recount first), then those FAULTED before their redeal."""
+        uncertain = [job for run in self.ctx.run_ids for job in self.ctx.journal.uncertain_jobs(run)]
+        for job in uncertain:
+            if self._mine(job) and self.ctx.claim(job):
+                self.station.robust(self.resolve_one, job)
+        st = self.machine.status()
+        if st.board_present and st.state in (MachineState.DONE, MachineState.IDLE):
+            self.machine.eject_board()  # a board a crash left in the machine after its job was settled
+        faulted = [job for run in self.ctx.run_ids for job in self.ctx.journal.jobs(run, {JobState.FAULTED})]
+        for job in faulted:
+            if self._mine(job) and job.attempt < self.ctx.max_attempts and self.ctx.claim(job):
+                self.station.robust(self._redeal_left, job)
+
+    def _mine(self, job: Job) -> bool:
+        """A job left behind that this station settles: its own, or one of a machine not in the run."""
+        return job.machine == self.name or job.machine not in self.ctx.machine_names
+
+    def _redeal_left(self, job: Job) -> None:
+        """A FAULTED job whose redeal a stop interrupted (or that ran out of attempts and is given more):
+        have its board emptied, then deal it again, on this machine, from the same deal."""
+        station = self.station
+        job = self.ctx.journal.job(job.id)
+        if job.state is JobState.FAULTED:
+            self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: faulted before the stop: "
+                                  "the board will be emptied and redealt")
+            station.send_back(job, fix_pack=False)
+        elif job.state in (JobState.LOADED, JobState.SCANNED):
+            station.next_job = job  # the redeal was recorded before a reconnection
+        again, station.next_job = station.next_job, None
+        if again is not None:
+            station.deal_job(again)
+
+    def resolve_one(self, job: Job) -> None:
+        """Find out what is in an uncertain job's board and finish the job from there."""
+        station, machine = self.station, self.machine
+        job = self.ctx.journal.job(job.id)
+        if job.state not in (JobState.DEALING, JobState.DEALT):
+            return
+        station.clock_in(job)
+        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: resuming after an interruption")
+        self.ctx.journal.note(job.run_id, "resume-uncertain", job_id=job.id, machine=self.name,
+                              detail={"state": job.state.value})
+        st = machine.status()
+        mine = st.job == wire_job(job)
+        if mine and st.state is MachineState.FAULT and self._resume_kept_job(job, st):
+            return
+        if mine and st.state is MachineState.DEALING:
+            self._finish_dealing(job)
+            return
+        if not (mine and st.board_present):
+            machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
+            station.await_board(job)
+            st = machine.status()
+        cards = sum(machine.recount(wire_job(job)).counts)
+        if job.state is JobState.DEALING and cards == 0:
+            self.ctx.journal.note(job.run_id, "resume-empty-board", job_id=job.id, machine=self.name)
+            if st.state is not MachineState.LOADED or st.job != wire_job(job):
+                machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
+            station.deal(job)
+            return
+        finished = mine and st.state is MachineState.DONE
+        if job.state is JobState.DEALING and cards < DECK_SIZE and not finished:
+            self._interrupted(job, cards)
+            return
+        if job.state is JobState.DEALING:
+            job = self.ctx.journal.advance(job.id, JobState.DEALT, kind="resume-dealt", detail={"cards": cards})
+        station.verify(job)
+
+    def _finish_dealing(self, job: Job) -> None:
+        """The machine is still dealing this job: wait for the end, then verify."""
+        try:
+            self.station.dealt(job, self.station.wait_dealt(job))
+        except DealingFault as fault:
+            self.station.machine_fault(job, fault)
+
+    def _resume_kept_job(self, job: Job, st: MachineStatus) -> bool:
+        """A machine that kept the job over a fault (e.g. power loss): put it right and go on dealing.
+
+        Returns False (after aborting) if the machine will not resume."""
+        fault = DealingFault.of_status(st, job.board)
+        self.ctx.journal.note(job.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
+                              detail=fault_note(fault))
+        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on", fault.name)
+        try:
+            self.station.put_right(job, fault)
+            self.station.resume_after_fault(job)
+        except CommandRefused:
+            self.machine.abort()
+            return False
+        self._finish_dealing(job)
+        return True
+
+    def _interrupted(self, job: Job, cards: int) -> None:
+        """Dealing stopped partway and the machine lost the job: empty the board and redeal."""
+        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="interrupted-deal",
+                                 detail={"cards": cards, **self.station.busy(job)})
+        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing was interrupted after "
+                              f"{cards} cards: the board will be emptied and redealt")
+        self.machine.eject_board()
+        self.station.send_back(job, fix_pack=False)
