@@ -234,6 +234,14 @@ def test_the_packed_deal_example_follows_the_rule_and_hash() -> None:
     assert stated_hash == crc_hqx(packed, 0xFFFF) & 0xFF
 
 
+# --- golden vectors (section 10) ----------------------------------------------------------------------
+
+
+def test_section_10_lists_every_vector_file() -> None:
+    listed = set(re.findall(r"^\* `([a-z]+\.json)`:", spec.section("10"), re.MULTILINE))
+    assert listed == {p.name for p in (spec.SPEC_PATH.parents[1] / "tests" / "vectors").glob("*.json")}
+
+
 # --- constants ----------------------------------------------------------------------------------------
 
 
