@@ -74,6 +74,8 @@ class UInt(FieldKind):
         self.size = size
         self.struct_code = self._CODES[size]
         self.limit = 1 << (8 * size)
+        self.enum = enum
+        """The IntEnum or IntFlag the field holds (PROTOCOL.md section 7.2 names it), or None."""
         self.convert = _enum_converter(enum)
 
     def describe(self) -> str:

@@ -3,6 +3,9 @@
 Run once from the project root (``python tests/vectors/make_vectors.py``) when the protocol changes on
 purpose, then review the diff: the tests check the codec against the committed files, never against
 this script. The files are language-neutral JSON, so a firmware in C can test against them too.
+
+handworked.json is not written here: it is worked out by hand from PROTOCOL.md, so that a layout
+mistake shared by the codec and this script still shows (tests/protocol/test_handworked.py).
 """
 
 from __future__ import annotations
