@@ -331,6 +331,7 @@ def test_a_power_loss_while_dealing_raises_device_restarted(keeps_job: bool) -> 
     with machine_on(SimConfig(seed=1, faults=plan, keeps_job=keeps_job)) as (m, loop):
         m.load(JOB, 1, PACKED)
         assert m.wait_board(True, 30.0)
+        m.scan()
         with pytest.raises(DeviceRestarted):
             m.deal(JOB, 60.0)
         assert m.restarts == 1
@@ -349,6 +350,7 @@ def test_an_unplug_mid_deal_reconnects_and_the_link_works_again() -> None:
     with machine_on(SimConfig(seed=1, faults=plan)) as (m, loop):
         m.load(JOB, 1, PACKED)
         assert m.wait_board(True, 30.0)
+        m.scan()
         with pytest.raises(Reconnected):
             m.deal(JOB, 60.0)
         assert (m.reconnects, m.restarts) == (1, 0)
@@ -389,7 +391,8 @@ def test_events_nobody_waits_for_are_kept_in_order() -> None:
         done = m.deal(JOB, 60.0)  # StartDeal is refused BUSY while scanning, then dealing runs
         assert done.complete
         events = m.pending_events()
-        assert events == [BoardChanged(1), BoardScanned(ScanResult.OK, BoardLabel.for_board("A", 1).payload().encode())]
+        label = BoardLabel.for_board("A", 1).payload().encode()
+        assert events == [BoardChanged(1), BoardScanned(ScanResult.OK, 0, label)]
         assert m.pending_events() == []
 
 
