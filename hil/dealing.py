@@ -93,7 +93,7 @@ class CardPath:
         if stop is not None:
             return stop
         seat = dealing.seats[card.index]
-        rider = room.feed() if FaultKind.DOUBLE_FEED in kinds else None
+        rider = self._rider(dealing, seat) if FaultKind.DOUBLE_FEED in kinds else None
         misfeed = kinds.get(FaultKind.MISFEED)
         target = seat if misfeed is None else (misfeed.pocket if misfeed.pocket is not None else (seat + 1) % 4)
         if card in dealing.redirect:
@@ -116,6 +116,15 @@ class CardPath:
         if rider is not None and double is not None and double.detected is not False:
             return Stop(FaultCode.MISFEED, 0xFFFF, False)
         return None
+
+    def _rider(self, dealing: Dealing, seat: int) -> Card | None:
+        """The card fed along with this one: the next card of the pack that belongs to another hand (a
+        double feed of two cards of one hand would leave no trace in the board)."""
+        hopper = self.room.hopper
+        rider = next((c for c in hopper if dealing.seats[c.index] != seat), hopper[0] if hopper else None)
+        if rider is not None:
+            hopper.remove(rider)
+        return rider
 
     def _cross(self, dealing: Dealing, seat: int, target: int) -> int:
         """This card and the next one of another hand cross: each goes into the other's pocket."""

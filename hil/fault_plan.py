@@ -20,8 +20,8 @@ Kinds (fields besides the trigger; every field is optional):
   random bytes before it).
 * device level, at a card of a dealing: ``jam`` (the card sticks in the path), ``misfeed`` (it goes
   into pocket `pocket`, default the next one clockwise; `detected` default false: silent),
-  ``double_feed`` (the next card rides along into the same pocket; `detected` default true; unnoticed,
-  the pack runs out one card early: the hopper is empty after 51 cards),
+  ``double_feed`` (the next card of another hand rides along into the same pocket; `detected` default
+  true; unnoticed, the pack runs out one card early: the hopper is empty after 51 cards),
   ``swapped_cards`` (the n-th card and the next card of another hand each go into the other's pocket,
   unnoticed: every pocket still holds 13),
   ``card_falls`` (it falls out after the reader: counted, never in the board), ``unreadable_card``

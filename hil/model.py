@@ -229,7 +229,7 @@ class Firmware:
         slot = self.room.slot
         assert slot is not None
         if d.record is None or d.record.board != slot.board.ident:
-            d.record = self.room.ledger.start(slot.board, d.job, d.board_number, d.deal)
+            d.record = self.room.ledger.start(slot.board, d.job, d.board_number, d.deal, slot.turns)
         d.record.outcome = "dealing"
 
     def _abort(self, msg: Message, now: float) -> Message:

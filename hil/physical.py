@@ -209,6 +209,10 @@ class DealRecord:
     placed: list[tuple[int, str, int]] = field(default_factory=list)
     """(card index, pack, physical pocket 0..3 of the board) per card, in the order dealt."""
     outcome: str = "dealing"
+    cards_before: int = 0
+    """Cards the board already held when this dealing started (anything but 0: dealt on top)."""
+    turns: int = 0
+    """How the board lay in the machine: quarter turns clockwise from straight."""
 
     def hands(self) -> list[list[int]]:
         """Card indices this dealing put into each physical pocket N E S W."""
@@ -230,8 +234,10 @@ class Ledger:
         self.records: list[DealRecord] = []
         self.emptied: list[tuple[str, int]] = []
 
-    def start(self, board: PhysicalBoard, job: int, board_number: int, deal: bytes) -> DealRecord:
-        record = DealRecord(board.ident, board.label.decode("ascii", "replace"), job, board_number, deal)
+    def start(self, board: PhysicalBoard, job: int, board_number: int, deal: bytes, turns: int = 0) -> DealRecord:
+        """A dealing of `job` (the deal for board `board_number`) starts into `board`, lying `turns` round."""
+        record = DealRecord(board.ident, board.label.decode("ascii", "replace"), job, board_number, deal,
+                            cards_before=board.card_count, turns=turns)
         self.records.append(record)
         return record
 
@@ -259,7 +265,8 @@ class Ledger:
         that was ever in the machine, or holds cards, holds now; hands as PBN deals ``N:<N> <E> <S> <W>``
         (suits S.H.D.C, ranks AKQJT98765432; an empty pocket is the empty hand ``...``)."""
         dealings = [{"label": r.label, "board": r.board, "job": r.job, "board_number": r.board_number,
-                     "outcome": r.outcome, "cards": len(r.placed), "deal": pbn_deal(r.hands())}
+                     "outcome": r.outcome, "cards": len(r.placed), "cards_before": r.cards_before,
+                     "turns": r.turns, "deal": pbn_deal(r.hands())}
                     for r in self.records]
         held = [{"label": b.label.decode("ascii", "replace"), "board": b.ident, "cards": b.card_count,
                  "pockets": pbn_deal(b.hands()), "packs": sorted({c.pack for p in b.pockets for c in p})}
