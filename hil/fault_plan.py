@@ -3,7 +3,8 @@
 A plan is ``{"seed": 7, "faults": [{"kind": "jam", "board": 2, "card": 30}, ...]}`` (or just the list).
 Every fault has a `kind` and a trigger: a point (`board` and `card`, `frame`, `insertion` or
 `board_number`, by kind) or a `rate` (a probability per chance: per card, per frame, per insertion
-or per dealing); `times` caps how often it fires (default 1 for a point, unlimited for a rate).
+or per dealing; a card fault with a rate and a `board` has its chances in that dealing only); `times`
+caps how often it fires (default 1 for a point, unlimited for a rate).
 
 Points are counted from 1: `board` is the k-th dealing this machine starts (StartDeal from LOADED;
 resuming does not count), `card` the n-th card fed in it, `frame` the n-th frame on the wire in the
@@ -372,6 +373,8 @@ class FaultEngine:
         out = []
         for i, spec in self._specs:
             if spec.kind in CARD_KINDS and spec.frame is None and spec.when == "deal":
+                if spec.rate is not None and spec.board is not None and spec.board != self.dealings:
+                    continue  # a rate in one dealing only
                 point = spec.board == self.dealings and spec.card == card
                 if self._fire(i, spec, point, f"board {self.dealings} card {card}"):
                     out.append(spec)

@@ -6,9 +6,9 @@ by the speed). What they do, in order of precedence:
 1. A prompt on the machine's display (a `Display` command from the host) is carried out; a new
    prompt replaces whatever they were about to do. INSERT_BOARD takes out any other board and puts
    in the one named by `label` (or board number `board` of the set in use); if that board is in
-   already, they do nothing. REMOVE_BOARD takes the board out. EMPTY_BOARD takes the board out (or,
-   if none is in, the board named, else the last one that came out), sets its cards aside and puts
-   it in. They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card
+   already, they do nothing. REMOVE_BOARD takes the board out. EMPTY_BOARD takes the board out and
+   empties the board named by `label` (the one in the machine if it is that board; with no label,
+   the one in the machine or else the last one that came out), sets its cards aside and puts it in. They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card
    (a jammed or unreadable one goes back onto the hopper, wiped; a foreign one or a second copy is set
    aside) and closes the door. FIX_PACK makes the hopper's pack whole (`Room.fix_pack`).
 2. With no prompt and an empty slot: the board whose deal is loaded (the machine shows its number),
@@ -199,8 +199,9 @@ class Operator:
 
     def _empty_board(self, prompt: Display, t: float) -> None:
         board = self._take_out(t)
-        if board is None and prompt.label:
-            board = next((b for b in self.room.rack.in_use() if b.label == prompt.label), None)
+        if prompt.label and (board is None or board.label != prompt.label):  # the board named, not another
+            named = [b for b in self.room.rack.in_use() if b.label == prompt.label]
+            board = max(named, key=lambda b: b.card_count) if named else board
         board = board or self.last_out
         if board is None:
             return

@@ -364,13 +364,17 @@ class Machine:
         """True when the board sensor sees a board in the machine."""
         return self.status().board_present
 
-    def eject_board(self, timeout: float = 10.0) -> None:
-        """Eject the board if there is one (no board is not an error); waits until it is out."""
+    def eject_board(self, timeout: float = 10.0) -> bool:
+        """Eject the board if there is one (no board is not an error); waits until it is out. False if the
+        machine cannot push boards out (no EJECT): the operator must take it out."""
         try:
             self.eject(timeout)
         except CommandRefused as exc:
+            if exc.reason == RefuseReason.UNSUPPORTED:
+                return False
             if exc.reason != RefuseReason.NO_BOARD:
                 raise
+        return True
 
     def load(self, job: int, board: int, packed_deal: bytes, timeout: float = 5.0) -> None:
         """Load the deal of one job into the machine's memory."""

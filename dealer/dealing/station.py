@@ -449,7 +449,9 @@ class Station:
         self.next_job = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack, **self.busy(job)})
 
     def _have_emptied(self, job: Job, text: str) -> None:
-        """Prompt the operator to empty the (ejected) board and wait until it is back in the machine."""
+        """Prompt the operator to empty the (ejected) board and wait until a board is back in the machine
+        (which board, and whether it is empty, the checks before dealing tell)."""
+        self.machine.board_moved()  # forget the movements so far: another board put in before the prompt
         self.machine.display(OperatorPrompt.EMPTY_BOARD, job.board, self._expected(job), text)
         if not self.machine.wait_board(True, self.ctx.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} did not come back after emptying")
@@ -582,10 +584,9 @@ class Station:
     def _take_out(self, job: Job, text: str) -> None:
         """Have the board in the machine taken out (ejected, or by the operator) and the job's board asked for."""
         m = self.machine
-        m.eject_board()
-        still_in = m.board_present()  # a machine that cannot push it out: the operator takes it
+        ejected = m.eject_board()  # out once this returns; the operator may put the next one in at once
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
-        if still_in:
+        if not ejected:  # a machine that cannot push it out: the operator takes it out
             m.wait_board(False, self.ctx.board_timeout)
 
 
