@@ -8,9 +8,10 @@ by the speed). What they do, in order of precedence:
    in the one named by `label` (or board number `board` of the set in use); if that board is in
    already, they do nothing. REMOVE_BOARD takes the board out. EMPTY_BOARD takes the board out and
    empties the board named by `label` (the one in the machine if it is that board; with no label,
-   the one in the machine or else the last one that came out), sets its cards aside and puts it in. They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card
-   (a jammed or unreadable one goes back onto the hopper, wiped; a foreign one or a second copy is set
-   aside) and closes the door. FIX_PACK makes the hopper's pack whole (`Room.fix_pack`).
+   the one in the machine or else the last one that came out), sets its cards aside and puts it in.
+   They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card (a jammed
+   or unreadable one goes back onto the hopper, wiped; a foreign one or a second copy is set aside)
+   and closes the door. FIX_PACK makes the hopper's pack whole (`Room.fix_pack`).
 2. With no prompt and an empty slot: the board whose deal is loaded (the machine shows its number),
    else the next empty board of the rack in order.
 3. When a dealing ends (complete, aborted, reset) or the machine restarts, they load a fresh pack at

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from dealer.core.dealset import DealSet
-from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.journal import JobState
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.dealing.sim_ports import loopback_opener
@@ -26,6 +26,7 @@ from hil.loopback import Loopback
 from hil.physical import PhysicalBoard
 from hil.scenarios import SCENARIOS, Scenario
 from tests.support.physical_truth import check_physical_truth
+from tests.support.scenario_view import expectation_view, journal_view
 from tests.unit.test_cards import random_deals
 
 
@@ -48,33 +49,6 @@ def run_on_loopback(loop: Loopback, deals: DealSet, journal: Path,
     opts = RunOptions(ports=["loop://sim"], journal=journal, machine_factory=factory, out=out,
                       board_timeout=120, deal_timeout=120, **options)
     return deal_session(deals, "scenario.pbn", opts), out.getvalue()
-
-
-def journal_view(journal: Path, run_id: int) -> dict[str, Any]:
-    """What the journal recorded: per board the dealings started, faults by kind, refusals."""
-    seen: dict[str, Any] = {"machine_faults": set(), "verifier_faults": set(), "refused_labels": 0,
-                            "dealings": 0, "starts": {}, "states": {}}
-    with Journal.open(journal) as j:
-        assert j.check_consistency(run_id) == []
-        for job in j.jobs(run_id):
-            seen["states"][job.board] = job.state
-            starts = 0
-            for ev in j.events(run_id, job.id):
-                starts += ev["state"] == JobState.DEALING.value
-                if ev["kind"] in ("machine-fault", "machine-fault-resumed"):
-                    seen["machine_faults"].add(ev["detail"]["name"])
-                elif ev["kind"] == "double-feed":
-                    seen["machine_faults"].add("EMPTY_HOPPER")
-                elif ev["kind"] == "protocol-fault":
-                    seen["machine_faults"].add("PROTOCOL")
-                elif ev["kind"] in ("recount-fault", "recount-unverified"):
-                    seen["verifier_faults"].update(ev["detail"]["faults"])
-                elif ev["kind"] == "board-refused":
-                    seen["refused_labels"] += 1
-                    seen["verifier_faults"].add(ev["detail"]["code"])
-            seen["starts"][job.board] = starts
-            seen["dealings"] += starts
-    return seen
 
 
 def hands_of(deal: np.ndarray) -> list[list[int]]:
@@ -106,9 +80,5 @@ def test_every_scenario_ends_as_expected_and_agrees_with_the_ledger(scenario: Sc
         label = held[board].label if board in held else None
         if label is not None:
             assert ledger.times_dealt(label) == seen["starts"][board], f"board {board}: ledger vs journal"
-    summary = {"verified": result.complete, "machine_faults": seen["machine_faults"],
-               "verifier_faults": seen["verifier_faults"], "refused_labels": seen["refused_labels"],
-               "dealings": seen["dealings"], "restarts": sum(m.restarts for m in machines),
-               "reconnects": sum(m.reconnects for m in machines)}
-    dealt = sum(1 for n in seen["starts"].values() if n)  # boards dealt at least once
+    summary, dealt = expectation_view(seen, result.complete, machines)
     assert scenario.expect.mismatches(summary, dealt, exact=True) == [], text
