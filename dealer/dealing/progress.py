@@ -2,7 +2,8 @@
 
 Thread-safe: every station (machine) reports here. Nothing shown names a card unless the run was
 asked to (`show_cards`): a fault line gives its code, Law, action and pockets; the report file, which
-the director asked for, holds the full fault texts.
+the director asked for, holds the full fault texts. A board whose cards were shown is verified with
+the warning F12 (Law 16D), printed on its line.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def journal_view(journal: Path, run_id: int) -> dict[str, Any]:
                     seen["verifier_faults"].update(ev["detail"]["faults"])
                 elif ev["kind"] == "board-refused":
                     seen["refused_labels"] += 1
-                    seen["verifier_faults"].add(ev["detail"]["code"])
+                    seen["verifier_faults"].add(ev["detail"].get("code", "F8"))
             seen["starts"][job.board] = starts
             seen["dealings"] += starts
     return seen
