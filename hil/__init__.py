@@ -42,7 +42,10 @@ clears a jam or a held card and closes the door; FIX_PACK puts back missing card
 operator inserts the board whose deal is loaded (by its number), else the next empty board of the
 rack. With no ``set`` the rack is open: set A, and any board the host asks for by label is fetched.
 After a Fault, a host waits for the operator by retrying StartDeal (refused with FAULT_PRESENT until the
-cause is gone); after a prompt that moves a board, it waits for BoardChanged or polls Status.
+cause is gone); after a prompt that moves a board, it waits for BoardChanged or polls Status. The machine
+deals only into a board whose label it read since the board went in (StartDeal is refused NOT_SCANNED
+otherwise, also after a restart), and its reader reports how the board lies (BoardScanned.turns; a board
+turned with its label facing away is NO_READ).
 
 What puts each machine fault right on the simulator (the prompt a host sends, then StartDeal again):
 JAM, UNREADABLE_CARD, FOREIGN_CARD, DUPLICATE_CARD, DOOR_OPEN: CLEAR_PATH. EMPTY_HOPPER: FIX_PACK.

@@ -35,7 +35,9 @@ Kinds (fields besides the trigger; every field is optional):
 * firmware faults, at dealing k: ``stale_deal`` (the machine acknowledges and reports the new deal but
   deals the one loaded before it), ``wrong_job`` (the `report` of dealing k - "deal_done", "recount"
   or "fault" - names another job; for "fault" the machine jams at `card` and says so for another job),
-  ``extra_pocket`` (the recount after dealing k reports a fifth pocket holding `count` cards, default 3).
+  ``extra_pocket`` (the recount after dealing k reports a fifth pocket holding `count` cards, default 3),
+  ``miscount`` (the DealDone of dealing k counts a card into the wrong pocket: 13 14 12 13, though the
+  board holds its deal).
 * board level: ``wrong_board`` and ``rotated_board`` (the operator's insertion puts in another board,
   or the right one turned `turns` quarter turns, default 2; a turned board's label faces away from the
   reader unless `readable`: then the reader sees it, and reports the turn), ``unreadable_label`` and
@@ -101,6 +103,7 @@ class FaultKind(Enum):
     EXTRA_POCKET = "extra_pocket"
     LEFTOVER_CARDS = "leftover_cards"
     SWAP_BOARD = "swap_board"
+    MISCOUNT = "miscount"
 
 
 BYTE_KINDS: Final = frozenset({FaultKind.DROP, FaultKind.FLIP, FaultKind.DUPLICATE, FaultKind.DELAY,
@@ -114,7 +117,8 @@ PACK_KINDS: Final = frozenset({FaultKind.FOREIGN_CARD, FaultKind.DUPLICATE_CARD,
 INSERTION_KINDS: Final = frozenset({FaultKind.WRONG_BOARD, FaultKind.ROTATED_BOARD})
 LABEL_KINDS: Final = frozenset({FaultKind.UNREADABLE_LABEL, FaultKind.BAD_LABEL, FaultKind.LEFTOVER_CARDS})
 """Kinds that belong to a board by its number, from the first time it goes into the machine."""
-FIRMWARE_KINDS: Final = frozenset({FaultKind.STALE_DEAL, FaultKind.WRONG_JOB, FaultKind.EXTRA_POCKET})
+FIRMWARE_KINDS: Final = frozenset({FaultKind.STALE_DEAL, FaultKind.WRONG_JOB, FaultKind.EXTRA_POCKET,
+                                   FaultKind.MISCOUNT})
 """Kinds that make the firmware misreport (or misuse) what it was asked, at dealing k."""
 REPORTS: Final = ("deal_done", "recount", "fault")
 FRAME_KINDS: Final = frozenset({FaultKind.POWER_LOSS, FaultKind.UNPLUG})
@@ -146,6 +150,7 @@ _EXTRA: Final[dict[FaultKind, set[str]]] = {
     FaultKind.STALE_DEAL: {"board", "rate", "times"},
     FaultKind.WRONG_JOB: {"board", "card", "rate", "times", "report"},
     FaultKind.EXTRA_POCKET: {"board", "rate", "times", "count"},
+    FaultKind.MISCOUNT: {"board", "rate", "times"},
     FaultKind.LEFTOVER_CARDS: {"board_number", "count"},
     FaultKind.SWAP_BOARD: {"scan", "rate", "times", "seconds"},
 }

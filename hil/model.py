@@ -376,10 +376,12 @@ class Firmware:
             self.state = DeviceState.DONE
             if d.record:
                 d.record.outcome = "complete"
-            job = d.job
+            job, counts = d.job, list(d.counts)
             if self.engine.firmware(FaultKind.WRONG_JOB, "deal_done") is not None:
                 job = _another(d.job)
-            self.listener.emit(DealDone(job, DealOutcome.COMPLETE, d.cards_dealt, tuple(d.counts)), t)
+            if self.engine.firmware(FaultKind.MISCOUNT) is not None:
+                counts[1], counts[2] = counts[1] + 1, counts[2] - 1
+            self.listener.emit(DealDone(job, DealOutcome.COMPLETE, d.cards_dealt, tuple(counts)), t)
             self.listener.on_dealing_ended(t)
         else:
             self.schedule.at(t + self.config.scaled(self.config.timing.card), self._card, self._tag + ":card")

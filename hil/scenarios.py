@@ -253,6 +253,10 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
     Scenario("recount_other_job", "the recount names another job: a protocol fault, nothing verified; redeal",
              _plan({"kind": "wrong_job", "board": 1, "report": "recount"}), _expect(("PROTOCOL",), redeals=1),
              frozenset({"firmware_faults"}), defence="matches every report to the request"),
+    Scenario("deal_done_miscount", "DealDone counts 13 14 12 13 but the recount finds 13 in every pocket: a "
+             "protocol fault, nothing verified; redeal",
+             _plan({"kind": "miscount", "board": 1}), _expect(("PROTOCOL",), redeals=1),
+             frozenset({"firmware_faults"}), defence="matches every report to the request"),
     Scenario("fault_other_job", "the machine stops with a fault it reports for another job: a protocol fault, "
              "nothing verified; redeal",
              _plan({"kind": "wrong_job", "board": 1, "card": 20, "report": "fault"}),

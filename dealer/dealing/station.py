@@ -361,12 +361,12 @@ class Station:
         board, or the board turned, ends the dealing (the fault becomes final)."""
         deadline = self.machine.clock() + self.ctx.board_timeout
         while not (going := self.machine.resume_deal(wire_job(job))):
+            if self.machine.clock() > deadline:
+                raise DeviceTimeout(f"{self.name}: board {job.board}: the machine fault was not put right in time")
             if going is None:
                 if self.board_fault(job, self.machine.read_board()) is not None:
                     raise fault.final(job.board)
                 continue
-            if self.machine.clock() > deadline:
-                raise DeviceTimeout(f"{self.name}: board {job.board}: the machine fault was not put right in time")
             self.machine.sleep(0.25)
 
     def machine_fault(self, job: Job, fault: DealingFault) -> None:

@@ -235,6 +235,12 @@ def test_an_extra_pocket_comes_fifth_in_the_recount_after_that_dealing() -> None
     assert len(recount(bench).pockets) == 4  # once
 
 
+def test_a_miscount_announces_one_card_in_the_wrong_pocket_of_a_board_dealt_right() -> None:
+    bench, seats = dealing({"kind": "miscount", "board": 1})
+    assert bench.wait_for(DealDone).pocket_counts == (13, 14, 12, 13)
+    assert [sorted(p.cards) for p in recount(bench).pockets] == hands_of(seats)
+
+
 def test_leftover_cards_are_in_the_board_before_anything_is_dealt() -> None:
     bench = Bench(None, {"kind": "leftover_cards", "board_number": 1, "count": 6})
     bench.hello()
@@ -500,7 +506,8 @@ def test_every_fault_kind_has_an_effect_test_here() -> None:
              FaultKind.POWER_LOSS: "power_loss", FaultKind.UNPLUG: "unplugging",
              FaultKind.SWAPPED_CARDS: "swapped_cards", FaultKind.STALE_DEAL: "stale_deal",
              FaultKind.WRONG_JOB: "wrong_job", FaultKind.EXTRA_POCKET: "extra_pocket",
-             FaultKind.LEFTOVER_CARDS: "leftover_cards", FaultKind.SWAP_BOARD: "swap_board"}
+             FaultKind.LEFTOVER_CARDS: "leftover_cards", FaultKind.SWAP_BOARD: "swap_board",
+             FaultKind.MISCOUNT: "miscount"}
     assert set(words) == set(FaultKind)
     missing = [k.value for k, w in words.items() if w not in names]
     assert not missing, f"no effect test for {missing}"

@@ -246,6 +246,8 @@ def test_an_undetected_double_feed_is_named_by_its_law_and_the_board_redealt(tmp
     ("deal_done_other_job", "DealDone for job 3 while waiting for the dealing of job 2"),
     ("recount_other_job", "RecountReport for job 3 while waiting for the recount of job 2"),
     ("fault_other_job", "Fault for job 3 while waiting for the dealing of job 2"),
+    ("deal_done_miscount", "the machine counted [13, 14, 12, 13] cards into the pockets but the recount found "
+                           "[13, 13, 13, 13]"),
 ])
 def test_a_report_that_does_not_match_the_request_is_a_protocol_fault(name: str, problem: str,
                                                                         tmp_path: Path) -> None:
