@@ -44,7 +44,8 @@ Kinds (fields besides the trigger; every field is optional):
   ``bad_label`` (board `board_number`'s label cannot be read until it is wiped, the next time the board
   goes in; or it marks a dealer and vulnerability against Law 2 until a spare replaces it;
   `persistent`: never fixed), ``leftover_cards`` (board `board_number` holds `count` cards, default 3,
-  of another pack before it first goes in: 52 is a board dealt in an earlier session),
+  of another pack before it first goes in: 52 is a board dealt in an earlier session; with `times`, as
+  many boards of that number, of any set, as they first go in),
   ``board_removed`` (the operator pulls the board out at a card and puts it back `seconds` later,
   default 2), ``swap_board`` (after the n-th `scan`, the operator takes the board out and puts in the
   next board on the rack, `seconds` later, default 0.1).
@@ -151,7 +152,7 @@ _EXTRA: Final[dict[FaultKind, set[str]]] = {
     FaultKind.WRONG_JOB: {"board", "card", "rate", "times", "report"},
     FaultKind.EXTRA_POCKET: {"board", "rate", "times", "count"},
     FaultKind.MISCOUNT: {"board", "rate", "times"},
-    FaultKind.LEFTOVER_CARDS: {"board_number", "count"},
+    FaultKind.LEFTOVER_CARDS: {"board_number", "count", "times"},
     FaultKind.SWAP_BOARD: {"scan", "rate", "times", "seconds"},
 }
 for _kind in CARD_KINDS | PACK_KINDS:

@@ -43,7 +43,8 @@ SESSION_FAULTS = [  # `board` is the k-th dealing of the machine: 1-8 copy 1 wit
     {"kind": "misfeed", "board": 9, "rate": 1.0, "times": 52},  # F6 on copy 2: F9
     {"kind": "unreadable_card", "board": 11, "card": 9, "when": "recount"},  # F11
     {"kind": "wrong_board", "insertion": 4},  # F8
-    {"kind": "leftover_cards", "board_number": 3, "count": 2},  # F4 before dealing
+    {"kind": "leftover_cards", "board_number": 3, "count": 2, "times": 3},  # F4 before dealing (whichever
+    # board 3 goes in first, of set A1, A2 or A: the operator may take one of set A by mistake)
 ]
 
 
