@@ -5,8 +5,8 @@
 
 Handshake, make sure a board is in, scan its label (and see that the board lies straight), load a deal,
 check the board is empty (a recount), deal it, recount the pockets and check every card is where the
-deal put it, then eject the board (PROTOCOL.md 6.1 says what a host checks before dealing). Prints one line per step; exits 0
-when the recount matches the deal.
+deal put it, then eject the board (PROTOCOL.md 6.1 says what a host checks before dealing). Prints one
+line per step; exits 0 when the recount matches the deal.
 """
 
 from __future__ import annotations
