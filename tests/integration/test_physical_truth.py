@@ -17,13 +17,16 @@ from typing import Any
 
 import pytest
 
+from dealer.core.cards import pack
 from dealer.core.errors import DealerError
 from dealer.dealing.journal import JobState
 from dealer.dealing.machine import Machine
+from dealer.dealing.recheck import check_boards
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.dealing.sim_ports import loopback_opener
 from firmware_protocol.labels import BoardLabel
 from hil.config import SimConfig
+from hil.fault_plan import FaultPlan
 from hil.loopback import Loopback
 from hil.physical import LabelState, PhysicalBoard
 from hil.scenarios import by_name
@@ -259,3 +262,21 @@ def test_a_report_that_does_not_match_the_request_is_a_protocol_fault(name: str,
     assert kinds.index("protocol-fault") < kinds.index("verified")  # faulted first, verified only after a redeal
     assert kinds.count("verified") == 1 and kinds.count("redeal") == 1
     assert loop.device.ledger.times_dealt(label(1)) == 2
+
+
+def test_a_board_dealt_turned_elsewhere_is_named_f6_by_dealer_check_never_verified() -> None:
+    deals = deals_for((1,))
+    plan = FaultPlan.of({"kind": "rotated_board", "insertion": 1, "turns": 1, "readable": True})
+    with Loopback(SimConfig(seed=3, faults=plan)) as loop:
+        with Machine("loop://sim", opener=loopback_opener(loop), clock=loop.clock,
+                     sleep=loop.clock.sleep) as m:  # type: ignore[attr-defined]
+            m.connect()  # a host that checks nothing deals board 1 into the board lying turned
+            m.load(1, 1, bytes(pack(deals.deals[0:1])[0]))
+            assert m.wait_board(True, 30.0) and m.read_board().turns == 1
+            m.deal(1, 60.0)
+            m.eject_board()
+        checker = Machine("loop://sim", opener=loopback_opener(loop), clock=loop.clock,
+                          sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+        (report,) = check_boards(deals, "loop://sim", "A", out=io.StringIO(), machine=checker)
+    assert not report.ok and report.primary is not None  # read straight now, in the board's own pockets:
+    assert report.primary.code.value == "F6" and report.primary.details["rotation"] == 1  # N's hand in E
