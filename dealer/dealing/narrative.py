@@ -16,6 +16,9 @@ from dealer.dealing.journal import Job, JobState, Journal
 from dealer.verify.check import FaultCategory
 
 _FAULT_TITLES = {code.name: f"{code.name} {code.title} ({code.law})" for code in FaultCategory}
+_BEFORE_DEALING = {"F8": "board label", "F6": "board turned", "F4": "cards in the board",
+                   "F7": "another board's deal in the board"}
+"""What a check before dealing found, by the code it named."""
 
 
 @dataclass(frozen=True)
@@ -51,9 +54,8 @@ def _caught(kind: str, detail: dict[str, Any]) -> str | None:
     if kind == "board-refused":
         problem = detail.get("problem") or "wrong board"
         code = str(detail.get("code") or "F8")
-        title = _FAULT_TITLES.get(code, code).split(" (")[0]
         law = FaultCategory[code].law if code in FaultCategory.__members__ else "Law 2"
-        return f"{title} ({problem}; {law}) caught before dealing"
+        return f"{code} {_BEFORE_DEALING.get(code, 'board')} ({problem}; {law}) caught before dealing"
     if kind == "board-given-up":
         return f"the board failed its checks before dealing {detail.get('checks')} times: not dealt"
     if kind == "protocol-fault":
