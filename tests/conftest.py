@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ("hil.pytest_plugin",)
+pytest_plugins = ("hil.pytest_plugin", "tests.support.skip_policy")
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
-SHARED_REFERENCE = ROOT.parent / "shared" / "reference"
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Paint pages of primitives as one SVG document, the pages stacked top to bottom (pure text).
 
-Units are millimetres (the viewBox), so a page prints at its true size. Text uses a sans-serif
+Units are millimetres (the viewBox), so a page prints at its true size. TextItem uses a sans-serif
 family that carries the suit symbols.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Final
 
-from dealer.printing.drawing import POINT_MM, Item, Line, Page, Rect, Text
+from dealer.printing.drawing import POINT_MM, Item, LineItem, Page, RectItem, TextItem
 
 FAMILY: Final = "Helvetica, Arial, 'DejaVu Sans', sans-serif"
 COLORS: Final = {"black": "#000", "red": "#c00", "grey": "#8c8c8c"}
@@ -36,16 +36,16 @@ def svg_document(pages: Sequence[Page], title: str) -> str:
 
 
 def _item(item: Item) -> str:
-    if isinstance(item, Text):
+    if isinstance(item, TextItem):
         weight = ' font-weight="bold"' if item.font == "bold" else ""
         return (f'<text x="{item.x:.3f}" y="{item.y:.3f}" font-size="{item.size * POINT_MM:.3f}"{weight} '
                 f'text-anchor="{item.anchor}" fill="{COLORS[item.color]}">{escape(item.text)}</text>')
-    if isinstance(item, Rect):
+    if isinstance(item, RectItem):
         fill = COLORS[item.fill] if item.fill else "none"
         stroke = f' stroke="{COLORS[item.stroke]}" stroke-width="{item.line:.3f}"' if item.stroke else ""
         return (f'<rect x="{item.x:.4f}" y="{item.y:.4f}" width="{item.w:.4f}" height="{item.h:.4f}" '
                 f'fill="{fill}"{stroke}/>')
-    assert isinstance(item, Line)
+    assert isinstance(item, LineItem)
     dash = ' stroke-dasharray="2 1.5"' if item.dashed else ""
     return (f'<line x1="{item.x1:.3f}" y1="{item.y1:.3f}" x2="{item.x2:.3f}" y2="{item.y2:.3f}" '
             f'stroke="{COLORS[item.color]}" stroke-width="{item.line:.3f}"{dash}/>')

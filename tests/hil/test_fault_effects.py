@@ -32,7 +32,7 @@ from firmware_protocol import (
 )
 from firmware_protocol.framing import BadFrame, FrameDecoder
 from firmware_protocol.labels import BoardLabel
-from hil.bytefaults import TO_HOST, ByteFaults, Line
+from hil.bytefaults import TO_HOST, ByteFaults, OneWayLine
 from hil.config import SimConfig
 from hil.fault_plan import FaultKind, FaultPlan, FaultSpec
 from hil.loopback import Loopback
@@ -80,7 +80,7 @@ def resume_after(bench: Bench, prompt: Prompt) -> DealDone:
 def through(spec: dict[str, Any]) -> list[tuple[float, bytes]]:
     """The chunks six frames become, written one by one at t = 0, 1, ... seconds."""
     faults = ByteFaults(FaultPlan.of(spec).faults, seed=1)
-    line = Line(TO_HOST, faults)
+    line = OneWayLine(TO_HOST, faults)
     for i, frame in enumerate(FRAMES):
         line.put(frame, float(i))
     out = []

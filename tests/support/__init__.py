@@ -1,0 +1,1 @@
+"""Helpers shared by the test modules (never imported from a `test_*.py` module)."""
