@@ -177,6 +177,6 @@ def test_missing_print_extra_is_one_line(tmp_path: Path, suffix: str, monkeypatc
     assert main(["labels", "--set", "RED", "--boards", "1-4", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err == ("dealer: error: board labels as " + suffix.upper()
-                   + " needs the optional extra 'print': pip install 'dealer[print]'\n")
+                   + " needs the optional extra 'print': pip install 'duplicate-bridge-dealer[print]'\n")
     assert not out.exists()
 

@@ -198,8 +198,8 @@ def test_missing_extras(tmp_path: Path, deal_file: Path, monkeypatch: pytest.Mon
     assert main(["records", str(deal_file), "-o", str(tmp_path / "a.pdf")]) == 2
     assert main(["records", str(deal_file), "-o", str(tmp_path / "a.html"), "--dd"]) == 2
     assert capsys.readouterr().err == (
-        "dealer: error: hand records as PDF needs the optional extra 'print': pip install 'dealer[print]'\n"
-        "dealer: error: double-dummy analysis needs the optional extra 'dd': pip install 'dealer[dd]'\n")
+        "dealer: error: hand records as PDF needs the optional extra 'print': pip install 'duplicate-bridge-dealer[print]'\n"
+        "dealer: error: double-dummy analysis needs the optional extra 'dd': pip install 'duplicate-bridge-dealer[dd]'\n")
     assert main(["records", str(deal_file), "-o", str(tmp_path / "a.html")]) == 0  # HTML needs no extra
     assert not parse_html((tmp_path / "a.html").read_text(encoding="utf-8")).find("dd")
     assert not (tmp_path / "a.pdf").exists()
