@@ -28,6 +28,7 @@ COMMAND_MODULES: Final = (
     "dealer.cli.plan",
     "dealer.cli.deal",
     "dealer.cli.check",
+    "dealer.cli.ports",
     "dealer.cli.report",
     "dealer.cli.sim",
     "dealer.cli.demo",

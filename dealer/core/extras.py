@@ -7,7 +7,6 @@ from types import ModuleType
 
 from dealer.core.errors import UsageError
 
-
 DISTRIBUTION = "duplicate-bridge-dealer"
 """The name this project is installed under (the import package and the command are `dealer`)."""
 

@@ -87,4 +87,4 @@ def test_the_boot_of_a_machine_that_arrives_during_the_handshake_is_not_a_restar
         hello = machine.connect()
         status = machine.status()
         machine.close()
-    assert machine.restarts == 0 and status.state is not None and hello.boot_id == machine.info.boot_id  # type: ignore[union-attr]
+    assert machine.restarts == 0 and status.state is not None and hello.boot_id == machine.identity.boot_id  # type: ignore[union-attr]
