@@ -36,7 +36,8 @@ from hil.bytefaults import TO_HOST, ByteFaults, Line
 from hil.config import SimConfig
 from hil.fault_plan import FaultKind, FaultPlan, FaultSpec
 from hil.loopback import Loopback
-from tests.hil.bench import Bench, hands_of
+from tests.support.deals import hands_of
+from tests.support.sim_bench import Bench
 
 FRAMES = [bytes([0x03, 0x11, i + 1, 0x22, 0x00]) for i in range(6)]  # six small stand-in frames
 
@@ -134,7 +135,7 @@ def test_a_real_exchange_survives_the_byte_faults() -> None:
                         {"kind": "garbage", "rate": 0.2, "direction": "to_device"})
     with Loopback(SimConfig(faults=plan)) as loop:
         bench_port = loop.open(timeout=0.05)
-        from tests.hil.host import Wire
+        from tests.support.script_host import Wire
 
         wire = Wire(lambda: bench_port, loop.clock, loop.advance)
         assert isinstance(wire.open(30.0), HelloAck)
@@ -387,7 +388,7 @@ def test_unplugging_asks_the_io_layer_and_the_loopback_drops_the_port() -> None:
     assert [u.seconds for u in bench.unplugs] == [0.5]
     with Loopback(SimConfig(faults=FaultPlan.of({"kind": "unplug", "frame": 2, "replug": False}))) as loop:
         port = loop.open(timeout=0.05)
-        from tests.hil.host import Disconnected, Wire
+        from tests.support.script_host import Disconnected, Wire
 
         wire = Wire(lambda: port, loop.clock, loop.advance)
         wire.open(5.0)

@@ -39,7 +39,8 @@ from firmware_protocol import (
 )
 from firmware_protocol.framing import Frame, FrameDecoder
 from hil.config import DEFAULT_CAPABILITIES, SimConfig
-from tests.hil.bench import Bench, hands_of
+from tests.support.deals import hands_of
+from tests.support.sim_bench import Bench
 
 
 def ready(**options: object) -> Bench:

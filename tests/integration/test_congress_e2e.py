@@ -26,14 +26,14 @@ from dealer.plan.run import deal_plan
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan
 from hil.pty_sim import PtySimulator
-from tests.integration.congress import (
+from tests.support.congress import (
     SessionText,
     check_against_ledgers,
     in_state,
     journal_counts,
     plan_text,
 )
-from tests.integration.rfc2217_bridge import Rfc2217Bridge
+from tests.support.rfc2217_bridge import Rfc2217Bridge
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux"),

@@ -4,7 +4,7 @@ For every fixture case (tests/data/bigdeal/cases.json: seed, owner, board range)
 both programs write, ``dealer generate --boards RANGE --seed HEX --owner OWNER -o ours.EXT`` runs
 through the command-line entry point and its file is compared with Big Deal's file of that format:
 byte for byte where we write what Big Deal writes, else field by field, every field Big Deal's file
-holds decoded with the plain decoders of :mod:`tests.integration.bigdeal_fixtures`. Where the bytes
+holds decoded with the plain decoders of :mod:`tests.support.bigdeal_files`. Where the bytes
 differ the comparison functions below say exactly which bytes and why.
 
 bigdealx ``-n 16`` means boards 1-16, ``dealer generate --boards 16`` board 16 alone: the cases give
@@ -24,7 +24,7 @@ import pytest
 
 from dealer import formats
 from dealer.cli import main
-from tests.integration.bigdeal_fixtures import (
+from tests.support.bigdeal_files import (
     Case,
     bhg_deals,
     cases,

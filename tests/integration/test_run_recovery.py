@@ -18,7 +18,8 @@ from firmware_protocol.labels import BoardLabel
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan
 from hil.loopback import Loopback
-from tests.integration.test_run_scenarios import deals_for, hands_of, run_on_loopback
+from tests.support.deals import hands_of
+from tests.support.loopback_run import deals_for, run_on_loopback
 
 
 @pytest.fixture(autouse=True)

@@ -9,43 +9,18 @@ board was dealt into exactly as often as the journal says the run started dealin
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from dealer.core.dealset import DealSet
 from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.machine import Machine
-from dealer.dealing.run import RunOptions, RunResult, deal_session
-from dealer.dealing.sim_ports import loopback_opener
 from hil.loopback import Loopback
 from hil.physical import PhysicalBoard
 from hil.scenarios import SCENARIOS, Scenario
-from tests.unit.test_cards import random_deals
-
-
-def deals_for(boards: tuple[int, ...], seed: int = 5) -> DealSet:
-    return DealSet.from_deals(random_deals(seed, len(boards)), list(boards))
-
-
-def run_on_loopback(loop: Loopback, deals: DealSet, journal: Path,
-                    machines: list[Machine] | None = None, **options: Any) -> tuple[RunResult, str]:
-    """Deal `deals` on the loopback's machine; the Machine objects made are appended to `machines`."""
-    out = io.StringIO()
-
-    def factory(url: str) -> Machine:
-        m = Machine(url, opener=loopback_opener(loop), clock=loop.clock,
-                    sleep=loop.clock.sleep)  # type: ignore[attr-defined]
-        if machines is not None:
-            machines.append(m)
-        return m
-
-    opts = RunOptions(ports=["loop://sim"], journal=journal, machine_factory=factory, out=out,
-                      board_timeout=120, deal_timeout=120, **options)
-    return deal_session(deals, "scenario.pbn", opts), out.getvalue()
+from tests.support.deals import hands_of
+from tests.support.loopback_run import deals_for, run_on_loopback
 
 
 def journal_view(journal: Path, run_id: int) -> dict[str, Any]:
@@ -69,10 +44,6 @@ def journal_view(journal: Path, run_id: int) -> dict[str, Any]:
             seen["starts"][job.board] = starts
             seen["dealings"] += starts
     return seen
-
-
-def hands_of(deal: np.ndarray) -> list[list[int]]:
-    return [sorted(int(c) for c in np.flatnonzero(deal == s)) for s in range(4)]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)

@@ -18,7 +18,7 @@ from firmware_protocol.framing import (
     decode_frame,
     encode_frame,
 )
-from tests.protocol.vectors import expected_events, message_vectors, stream_vectors
+from tests.support.golden_vectors import expected_events, message_vectors, stream_vectors
 
 MESSAGES = message_vectors()
 STREAMS = stream_vectors()

@@ -29,7 +29,7 @@ from firmware_protocol.messages import (
     register,
     schema_hash,
 )
-from tests.protocol.strategies import messages_of
+from tests.support.message_strategies import messages_of
 
 CLASSES = sorted(REGISTRY.values(), key=lambda c: c.TYPE)
 

@@ -33,7 +33,7 @@ from firmware_protocol import (  # noqa: E402
 from hil.config import SimConfig  # noqa: E402
 from hil.fault_plan import FaultPlan  # noqa: E402
 from hil.pty_sim import PtySimulator  # noqa: E402
-from tests.hil.host import Disconnected, ScriptHost, Wire, summary  # noqa: E402
+from tests.support.script_host import Disconnected, ScriptHost, Wire, summary  # noqa: E402
 
 SPEED = 200.0
 

@@ -9,16 +9,7 @@ from hypothesis import strategies as st
 
 from dealer.core import cards
 from dealer.core.errors import InvalidDealError
-
-SORTED_DEAL = np.repeat(np.arange(4, dtype=np.uint8), 13)  # N all spades, E hearts, S diamonds, W clubs
-
-
-def random_deals(seed: int, n: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return rng.permuted(np.broadcast_to(SORTED_DEAL, (n, 52)), axis=1).astype(np.uint8)
-
-
-deal_strategy = st.permutations(list(SORTED_DEAL)).map(lambda p: np.array(p, dtype=np.uint8))
+from tests.support.deals import SORTED_DEAL, deal_strategy, random_deals
 
 
 def test_card_indices_follow_law_1_order() -> None:

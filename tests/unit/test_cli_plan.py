@@ -10,7 +10,7 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core.cards import hand_text
 from dealer.core.errors import FormatError
-from tests.unit.test_plan import BASE, line_with, write
+from tests.support.plan_texts import BASE, line_with, write
 
 
 def test_the_plan_is_shown_session_by_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

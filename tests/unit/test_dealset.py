@@ -8,7 +8,7 @@ import pytest
 from dealer.core.boards import Vulnerability
 from dealer.core.dealset import DealSet
 from dealer.core.errors import InvalidDealError
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
 
 
 def test_from_deals_numbers_boards_and_applies_law_2() -> None:

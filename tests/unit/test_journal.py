@@ -16,7 +16,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import JournalError
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import JobState, Journal
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
 
 
 @pytest.fixture

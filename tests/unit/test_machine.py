@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 import hil.model
-from dealer.core.cards import pack
 from dealer.core.errors import DeviceDisconnected, DeviceTimeout, MachineFault
 from dealer.dealing.machine import (
     BUSY_RETRY,
@@ -48,11 +47,7 @@ from firmware_protocol.labels import BoardLabel
 from hil import FaultPlan, Loopback, SimConfig
 from hil.bytefaults import Chunk, Manipulator
 from hil.config import DEFAULT_CAPABILITIES
-from tests.unit.test_cards import random_deals
-
-DEAL = random_deals(11, 1)[0]
-PACKED = bytes(pack(DEAL[None])[0])
-JOB = 7
+from tests.support.machine_job import DEAL, JOB, PACKED
 
 
 class Wire:

@@ -13,7 +13,7 @@ import pytest
 
 from dealer.cli import main
 from dealer.formats import read_file
-from tests.integration.bigdeal_fixtures import cases, pbn_deals, pbn_games
+from tests.support.bigdeal_files import cases, pbn_deals, pbn_games
 
 CASE = next(c for c in cases() if c.range == "5-20")
 

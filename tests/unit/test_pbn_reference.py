@@ -14,7 +14,7 @@ import pytest
 from dealer.core.cards import hand_text
 from dealer.core.dealset import DealSet
 from dealer.formats import read_file
-from tests.conftest import DATA, ROOT, SHARED_REFERENCE
+from tests.support.paths import DATA, ROOT, SHARED_REFERENCE
 
 PBN_DATA = DATA / "pbn"
 # shared/ sits beside a clone; a work tree may sit one folder deeper

@@ -14,8 +14,8 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import OutputExistsError
 from dealer.plan import Plan, PlanError, sources
 from dealer.verify.check import FaultCategory
-from tests.unit.test_cards import random_deals
-from tests.unit.test_plan import BASE, line_with, write
+from tests.support.deals import random_deals
+from tests.support.plan_texts import BASE, line_with, write
 
 REPLAY = BASE + '''
 [[sessions]]

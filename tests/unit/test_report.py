@@ -16,7 +16,7 @@ from dealer.dealing import report
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.progress import RunProgress
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
 
 STEPS = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
 

@@ -31,7 +31,7 @@ from dealer.verify.check import (
     verify_board,
 )
 from firmware_protocol.labels import BoardLabel
-from tests.unit.test_cards import deal_strategy, random_deals
+from tests.support.deals import deal_strategy, random_deals
 
 # A deal a reader can follow: North holds the spades, East the hearts, South the diamonds, West the clubs.
 SUIT_DEAL = np.repeat(np.arange(4, dtype=np.uint8), 13)
