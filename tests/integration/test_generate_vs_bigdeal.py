@@ -24,6 +24,7 @@ import pytest
 
 from dealer import formats
 from dealer.cli import main
+from dealer.core.errors import FormatError
 from tests.support.bigdeal_files import (
     Case,
     bhg_deals,
@@ -174,7 +175,7 @@ def test_generate_writes_what_bigdealx_writes(case: Case, ext: str, tmp_path: Pa
     if fmt in case.refused:
         # Big Deal skips the format for a run past board 99 ("Format dup supports 99 as high board,
         # skipping") and writes the others; we refuse the file, and write nothing
-        assert code != 0
+        assert code == FormatError.exit_code
         assert not out.exists() and not list(tmp_path.iterdir())
         assert "99" in shown
         return

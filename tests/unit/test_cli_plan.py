@@ -48,7 +48,7 @@ def test_a_bad_plan_is_one_line_and_the_format_exit_code(tmp_path: Path, capsys:
 
 
 def test_a_missing_plan_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", str(tmp_path / "none.toml")]) != 0
+    assert main(["plan", str(tmp_path / "none.toml")]) == FormatError.exit_code
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "none.toml: cannot read the plan" in err
 
