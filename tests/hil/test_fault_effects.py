@@ -36,6 +36,7 @@ from hil.bytefaults import TO_HOST, ByteFaults, Line
 from hil.config import SimConfig
 from hil.fault_plan import FaultKind, FaultPlan, FaultSpec
 from hil.loopback import Loopback
+from hil.room import HoldReason
 from tests.support.deals import hands_of
 from tests.support.sim_bench import Bench
 
@@ -152,7 +153,10 @@ def test_jam_stops_dealing_resumably_with_the_card_in_the_path() -> None:
     bench, seats = dealing({"kind": "jam", "board": 1, "card": 20})
     fault = bench.wait_for(Fault)
     assert fault == Fault(FaultCode.JAM, 19, 1, 19, FaultFlag.RESUMABLE)
-    assert bench.device.room.path is not None
+    room = bench.device.room
+    assert room.path is not None and room.path.reason is HoldReason.JAM
+    assert room.slot is not None and room.slot.board.card_count == 19  # the 20th card is the one held
+    assert room.path.card not in [c for p in room.slot.board.pockets for c in p]
     assert bench.cmd(StartDeal(1)) == Refused(RefuseReason.FAULT_PRESENT, FaultCode.JAM)
     assert resume_after(bench, Prompt.CLEAR_PATH).cards_dealt == 52
     assert [sorted(p.cards) for p in recount(bench).pockets] == hands_of(seats)

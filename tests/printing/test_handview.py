@@ -41,5 +41,5 @@ def test_ten_style_and_voids() -> None:
 def test_chunks_cut_pages() -> None:
     assert chunks(list(range(7)), 3) == [[0, 1, 2], [3, 4, 5], [6]]
     assert chunks([], 4) == []
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a page holds at least one item"):
         chunks([1], 0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -61,18 +63,19 @@ def test_pbn_with_one_unknown_hand_fills_it() -> None:
     assert np.array_equal(cards.from_pbn("E:K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84 -"), full)
 
 
-@pytest.mark.parametrize("text", [
-    "AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",   # no first seat
-    "X:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",  # bad seat
-    "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62",                   # three hands
-    "N:AJ9.K9542.Q.AK93 A.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",  # spade ace twice
-    "N:AJ9.K9542.Q.AK9X K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",  # bad rank
-    "N:AJ9.K9542.Q K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",        # two suits missing
-    "N:- - QT6543.AT.JT.T62 872.83.A542.QJ84",                                 # two unknown
+@pytest.mark.parametrize(("text", "reason"), [
+    ("AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "lacks 'first seat:' prefix"),
+    ("X:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "not a seat: 'X'"),
+    ("N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62", "needs 4 hands; got 3"),
+    ("N:AJ9.K9542.Q.AK93 A.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "SA appears twice"),
+    ("N:AJ9.K9542.Q.AK9X K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "'X' is not a rank"),
+    ("N:AJ9.K9542.Q K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "needs 4 suits"),
+    ("N:- - QT6543.AT.JT.T62 872.83.A542.QJ84", "more than one hand is unknown"),
 ])
-def test_bad_pbn_deals_raise_a_value_error(text: str) -> None:
-    with pytest.raises(ValueError):
+def test_bad_pbn_deals_raise_a_value_error(text: str, reason: str) -> None:
+    with pytest.raises(InvalidDealError, match=re.escape(reason)) as info:
         cards.from_pbn(text)
+    assert isinstance(info.value, ValueError)
 
 
 @given(deal_strategy, st.integers(0, 3))
