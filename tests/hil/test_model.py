@@ -45,7 +45,7 @@ from tests.support.sim_bench import Bench
 
 def ready(**options: object) -> Bench:
     """A machine after the handshake, with a board in it."""
-    bench = Bench(None, **options)  # type: ignore[arg-type]
+    bench = Bench(None, **options)
     bench.hello()
     bench.board_in()
     return bench

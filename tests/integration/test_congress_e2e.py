@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pytest_mock import MockerFixture
 
 from dealer.dealing.run import RunOptions
 from dealer.plan import Plan
@@ -183,7 +184,7 @@ def test_a_congress_killed_halfway_resumes_and_ends_with_every_copy_verified(tmp
 
 
 def test_part_of_a_plan_runs_on_a_machine_on_another_host_over_rfc2217(tmp_path: Path,
-                                                                      mocker: pytest.MockerFixture) -> None:
+                                                                      mocker: MockerFixture) -> None:
     import serial.rfc2217
 
     sim = PtySimulator(SimConfig(speed=150, seed=9), link=tmp_path / "hall-b")

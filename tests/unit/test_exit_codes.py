@@ -7,7 +7,7 @@ import pytest
 from dealer.cli import main
 from dealer.core import errors
 
-DOCUMENTED = {
+DOCUMENTED: dict[type[errors.DealerError], int] = {
     errors.DealerError: 1,
     errors.UsageError: 2,
     errors.InvalidDealError: 3,
@@ -29,7 +29,7 @@ def test_every_error_class_has_its_documented_exit_code() -> None:
     assert {cls: cls.exit_code for cls in defined} == DOCUMENTED
 
 
-@pytest.mark.parametrize("cls", sorted(DOCUMENTED, key=lambda c: c.__name__), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [pytest.param(c, id=c.__name__) for c in DOCUMENTED])
 def test_the_command_line_exits_with_the_code_of_the_error_raised(
         cls: type[errors.DealerError], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """`dealer.cli.main` turns an error of any class into one line on stderr and that class's exit code."""
