@@ -11,7 +11,7 @@ import pytest
 from dealer.cli import main
 from dealer.dealing.demo import run_demo
 from dealer.dealing.journal import Journal
-from dealer.dealing.narrative import incidents
+from dealer.dealing.narrative import Incident, incidents
 
 
 def test_the_demo_deals_every_board_and_explains_every_fault(tmp_path: Path) -> None:
@@ -31,7 +31,7 @@ def test_the_demo_deals_every_board_and_explains_every_fault(tmp_path: Path) -> 
     assert "16/16 boards verified" in text
 
 
-def incidents_of(folder: Path, run_id: int) -> list:
+def incidents_of(folder: Path, run_id: int) -> list[Incident]:
     with Journal.open(folder / "session.journal") as journal:
         return incidents(journal, run_id)
 

@@ -22,7 +22,7 @@ from dealer.printing.code128 import bar_widths
 from dealer.printing.drawing import RectItem, TextItem
 from dealer.printing.labels_layout import MAX_MODULE, MIN_MODULE, PAD, QUIET, STOCKS, LabelStock, label_items
 from firmware_protocol.labels import BoardLabel
-from tests.printing.helpers import VUL_NAMES, pdf_page_images
+from tests.support.printed import VUL_NAMES, pdf_page_images
 
 zxingcpp = pytest.importorskip("zxingcpp")
 pdfium = pytest.importorskip("pypdfium2")

@@ -24,7 +24,7 @@ from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.dealing.journal import JobState, Journal
 from hil import PtySimulator, SimConfig
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARDS = 24

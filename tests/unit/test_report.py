@@ -12,11 +12,12 @@ import pytest
 
 from dealer.cli import main
 from dealer.core.dealset import DealSet
+from dealer.core.errors import JournalError, OutputExistsError, UsageError
 from dealer.dealing import report
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.progress import RunProgress
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
 
 STEPS = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
 
@@ -114,14 +115,14 @@ def test_dealer_report_prints_or_writes_the_report(journal_path: Path, tmp_path:
     assert main(["report", str(journal_path), "--session", "sat", "-o", str(tmp_path / "sat.csv")]) == 0
     rows = list(csv.DictReader((tmp_path / "sat.csv").open()))
     assert {r["session"] for r in rows if r["session"]} == {"SAT"}
-    assert main(["report", str(journal_path), "-o", str(tmp_path / "sat.csv")]) != 0
+    assert main(["report", str(journal_path), "-o", str(tmp_path / "sat.csv")]) == OutputExistsError.exit_code
     assert "exists" in capsys.readouterr().err
     assert main(["report", str(journal_path), "-o", str(tmp_path / "all.json")]) == 0
     assert json.loads((tmp_path / "all.json").read_text())["sessions"][1]["name"] == "SAT"
-    assert main(["report", str(tmp_path / "none.journal")]) != 0
+    assert main(["report", str(tmp_path / "none.journal")]) == JournalError.exit_code
     assert "no such journal" in capsys.readouterr().err
     assert not (tmp_path / "none.journal").exists()
-    assert main(["report", str(journal_path), "--session", "MON"]) != 0
+    assert main(["report", str(journal_path), "--session", "MON"]) == UsageError.exit_code
     assert "no run of session MON" in capsys.readouterr().err
 
 
