@@ -29,6 +29,7 @@ COMMAND_MODULES: Final = (
     "dealer.cli.deal",
     "dealer.cli.check",
     "dealer.cli.report",
+    "dealer.cli.stats",
     "dealer.cli.sim",
     "dealer.cli.demo",
 )

@@ -6,7 +6,8 @@ import pytest
 
 from tests.test_layering import ROOT, imports_of
 
-PURE = ("handview", "drawing", "records_layout", "curtains_layout", "labels_layout", "records_html", "svg")
+PURE = ("handview", "drawing", "records_layout", "curtains_layout", "labels_layout", "records_html", "svg",
+        "stats_layout")
 IO_MODULES = {"os", "io", "pathlib", "sys", "tempfile", "shutil", "subprocess", "socket", "open"}
 
 
