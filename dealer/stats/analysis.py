@@ -68,6 +68,8 @@ def count_deals(deals: DealArray) -> Counts:
 def count_sets(deals: DealArray, sets: int) -> Counts:
     """The counts of every quantity in each of `sets` equal consecutive sets of deals: shape (sets, K)."""
     batch = np.asarray(deals, dtype=np.uint8).reshape(-1, DECK_SIZE)
+    if sets < 1 or len(batch) % sets:
+        raise ValueError(f"{len(batch)} deals do not make {sets} equal sets")
     return _count(batch, sets)
 
 

@@ -95,7 +95,7 @@ def test_the_monte_carlo_test_is_reproducible_and_honest() -> None:
     assert [f.test.p_value for f in first.figures] == [f.test.p_value for f in again.figures]
     assert first.figure("patterns").test.method == "Monte Carlo"
     rng = np.random.default_rng(11)
-    small = [goodness.check_sample(analysis.count_deals(goodness.uniform_deals(32, rng)), 32, sets=199)
+    small = [goodness.check_sample(analysis.count_deals(goodness.uniform_deals(32, rng)), 32, sets=99)
              for _ in range(200)]
     below = np.mean([r.tests["suit_lengths"].p_value <= 0.05 for r in small])
     overall = np.mean([r.overall <= 0.05 for r in small])
