@@ -30,6 +30,7 @@ COMMAND_MODULES: Final = (
     "dealer.cli.check",
     "dealer.cli.ports",
     "dealer.cli.report",
+    "dealer.cli.stats",
     "dealer.cli.sim",
     "dealer.cli.demo",
 )
