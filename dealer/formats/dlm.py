@@ -32,10 +32,13 @@ import numpy as np
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, UsageError
 from dealer.formats._records import ByteArray, RecordFault, check_batch, iter_lines
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "dlm"
 EXTENSIONS: Final = ("dlm",)
 MAX_BOARD: Final = 99
+NUMBERED: Final = True
+COUNTED: Final = True
 ENCODING: Final = "cp1252"
 FILLER: Final = "aaaaaabffffffkkkkkklpppppp"
 _BOARD_VALUE: Final = re.compile(r"([a-p]{26})(\d{3})")
@@ -53,7 +56,8 @@ class _Document:
     seen: bool = False
 
 
-def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
+def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
+         report: ReadReport | None = None) -> Iterator[DealSet]:
     """The boards From-To of a DLM file, checked."""
     doc = _parse(stream, path)
     if not doc.seen:
@@ -193,11 +197,11 @@ def encode_letters(deals: ByteArray) -> ByteArray:
 
 
 def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, headline: str | None = None,
-          duplicates: int = 1, newline: str = "\r\n", **options: Any) -> None:
-    """Write consecutive boards 1-99 as a DLM file listing boards 01-99.
+          duplicates: int = 0, newline: str = "\n", **options: Any) -> None:
+    """Write consecutive boards 1-99 as a DLM file listing boards 01-99, as Big Deal does.
 
     `blind` writes Status=Sealed; `headline` defaults to the set's event; `duplicates` goes in the
-    header (1 in every real file seen); `newline` is CRLF as the Windows program writes, or LF.
+    header (Big Deal writes 0); `newline` is LF as Big Deal writes on Unix, or CRLF as on Windows.
     """
     if options:
         raise UsageError(f"DLM files take blind, headline, duplicates and newline; got "
