@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from dealer import formats
-from dealer.cli.reading import add_reading_options, read_deals, reading_options
+from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.core.boards import format_board_range, parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     wanted = parse_board_range(args.boards) if args.boards else None
     if not args.split:
         check_writable(args.output, force=args.force)
-    deals = read_deals(args.input, source.NAME, reading_options(args, skip_partial=True))
+    deals, notes = read_deals(args.input, source.NAME, reading_options(args, skip_partial=True))
     if wanted is not None:
         deals = _select(deals, wanted, args.input)
     options: dict[str, Any] = {}
@@ -97,12 +97,16 @@ def run(args: argparse.Namespace) -> int:
         pieces = parts.cut(deals, limit)
         if not args.split:
             raise UsageError(_how_to_split(args.output, target, deals, pieces))
-        return _write_parts(args, target, source, pieces, options)
+        _write_parts(args, target, source, pieces, options)
+        show(notes)
+        return 0
     if args.split:
         check_writable(args.output, force=args.force)
     _write(args.output, deals, target, options, force=args.force)
-    print(f"converted {len(deals)} boards ({summary([int(b) for b in deals.boards])}) from "
-          f"{source.NAME.upper()} to {target.NAME.upper()}: {args.output}", file=sys.stderr)
+    show(notes)
+    count = f"{len(deals)} board{'' if len(deals) == 1 else 's'}"
+    print(f"converted {count} ({summary([int(b) for b in deals.boards])}) from {source.NAME.upper()} to "
+          f"{target.NAME.upper()}: {args.output}", file=sys.stderr)
     return 0
 
 
@@ -136,7 +140,7 @@ def _write(path: str | Path, deals: DealSet, target: ModuleType, options: dict[s
 
 
 def _write_parts(args: argparse.Namespace, target: ModuleType, source: ModuleType, pieces: list[parts.Part],
-                 options: dict[str, Any]) -> int:
+                 options: dict[str, Any]) -> None:
     paths = [part_path(args.output, k) for k in range(1, len(pieces) + 1)]
     for path in paths:
         check_writable(path, force=args.force)
@@ -144,4 +148,3 @@ def _write_parts(args: argparse.Namespace, target: ModuleType, source: ModuleTyp
         _write(path, piece.deals, target, options, force=args.force)
         print(f"converted {piece.describe()} from {source.NAME.upper()} to {target.NAME.upper()}: {path}",
               file=sys.stderr)
-    return 0

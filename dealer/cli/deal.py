@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from dealer.cli.reading import add_reading_options, read_deals, reading_options
+from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.core.boards import parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -64,7 +64,7 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
     """The deal file's boards, or the selected ones: each board number once (repeats of the same deal
     kept once, different deals under one number refused unless the options choose a game), and every
     deal full - a partial deal refuses the file, naming its board."""
-    deals = read_deals(path, None, replace(options, skip_partial=False))
+    deals, notes = read_deals(path, None, replace(options, skip_partial=False))
     if len(np.unique(deals.boards)) != len(deals):  # the journal holds one job a board: refuse here, not there
         raise UsageError(f"{path}: a board number comes twice")
     if boards:
@@ -73,6 +73,7 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
         if missing:
             raise UsageError(f"{path}: no board {missing[0]} in the file")
         deals = deals.select(wanted)
+    show(notes)
     return deals
 
 

@@ -47,10 +47,15 @@ def reading_options(args: argparse.Namespace, *, skip_partial: bool) -> ReadOpti
                        skip_results_only=getattr(args, "skip_results_only", False), game=getattr(args, "game", None))
 
 
-def read_deals(path: str | Path, fmt: str | None, options: ReadOptions) -> DealSet:
-    """Read a deal file with these options; its notes go to stderr, one line each."""
+def read_deals(path: str | Path, fmt: str | None, options: ReadOptions) -> tuple[DealSet, list[str]]:
+    """Read a deal file with these options: its deals, and the notes to show the user once the command
+    has done its work (a command that fails shows its one error line alone)."""
     report = ReadReport()
     deals = formats.read_file(path, fmt, options, report)
-    for note in report.notes:
+    return deals, report.notes
+
+
+def show(notes: list[str]) -> None:
+    """The notes of a read, on stderr, one line each."""
+    for note in notes:
         print(f"dealer: {note}", file=sys.stderr)
-    return deals

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer import formats
-from dealer.cli.reading import add_reading_options, read_deals, reading_options
+from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.core.boards import parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -45,8 +45,8 @@ def add_deal_options(p: argparse.ArgumentParser) -> None:
 
 def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:
     """The boards the command prints and the title to print over them (partial deals skipped and listed,
-    unless --strict)."""
-    deals = read_deals(args.file, args.format, reading_options(args, skip_partial=True))
+    unless --strict). What the reading noted is shown here: printing commands fail before reading."""
+    deals, notes = read_deals(args.file, args.format, reading_options(args, skip_partial=True))
     if args.boards:
         wanted = parse_board_range(args.boards)
         missing = [b for b in wanted if b not in set(deals.boards.tolist())]
@@ -54,6 +54,7 @@ def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:
             raise UsageError(f"{args.file}: has no board {missing[0]}")
         deals = deals.select(wanted)
     title = args.title or deals.event or Path(args.file).stem
+    show(notes)
     return deals, title
 
 

@@ -101,7 +101,7 @@ def read_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
     report = ReadReport() if report is None else report
     deals = DealSet.concat(iter_file(path, module.NAME, options, report))
     if not len(deals):
-        raise FormatError("holds no boards", path)
+        raise FormatError("holds no boards", path, offset=_size(path))
 
     def places() -> list[str] | None:  # read again, noting where each board is: only to name an error
         tracked = ReadReport.tracking()
@@ -115,6 +115,13 @@ def read_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
     if not module.NUMBERED or not module.COUNTED:
         report.notes.append(_count_note(str(path), module, deals, options))
     return deals
+
+
+def _size(path: str | Path) -> int | None:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return None
 
 
 def _skipped_notes(path: str, report: ReadReport) -> list[str]:

@@ -9,6 +9,8 @@ reader takes quoted or bare fields and CRLF or LF, and checks every rank, that e
 once and each hand has 13 cards, the board number and the dealer and vulnerability names. Lines of
 the 16 holdings alone (no board number, dealer or vulnerability) are read too: each is the board after
 the previous line's (the first is board 1, or ``--first-board``), with Law 2 dealer and vulnerability.
+All lines of a file have one layout, and a line of holdings alone ends with a line end: so a full line
+cut short after its holdings is refused, not read as another board.
 """
 
 from __future__ import annotations
@@ -62,6 +64,25 @@ class _Chunk:
         return DealSet(np.array(self.boards), deals, np.array(self.dealers), np.array(self.vuls))
 
 
+class _Lines:
+    """The lines of a text stream for the csv module, noting whether the last one given ended with a
+    line end (a file cut inside a line does not)."""
+
+    def __init__(self, text: io.TextIOWrapper) -> None:
+        self.text = text
+        self.ended = True
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = self.text.readline(MAX_LINE + 1)
+        if not line:
+            raise StopIteration
+        self.ended = line.endswith(("\n", "\r"))
+        return line
+
+
 def _holding_fault(holdings: list[str]) -> str | None:
     """The reason 16 suit holdings are not a deal, naming the hand and suit where it can."""
     deal = bytearray([UNSET] * 52)
@@ -77,9 +98,11 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     """Boards of a CSV file in chunks, as the file numbers them."""
     text = io.TextIOWrapper(stream, encoding="latin-1", newline="")
     previous = (options.first_board or 1) - 1
+    lines = _Lines(text)
     try:
-        rows = csv.reader(text, strict=True)
+        rows = csv.reader(lines, strict=True)
         chunk = _Chunk()
+        layout: int | None = None  # fields a line, as the first line has them
         while True:
             try:
                 row = next(rows)
@@ -89,6 +112,16 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
                 raise FormatError(f"not CSV: {exc}", path, line=rows.line_num) from None
             if not row or row == [""]:
                 continue
+            if len(row) not in (FIELDS, HOLDINGS):
+                raise FormatError(f"a board is {FIELDS} fields (or the {HOLDINGS} holdings alone); this line "
+                                  f"has {len(row)}", path, line=rows.line_num)
+            if len(row) == HOLDINGS and not lines.ended:
+                raise FormatError("the file ends inside a line (a line of holdings alone ends with a line end)",
+                                  path, line=rows.line_num)
+            if layout is None:
+                layout = len(row)
+            elif len(row) != layout:
+                raise FormatError(f"a line of {len(row)} fields after lines of {layout}", path, line=rows.line_num)
             previous = _take(chunk, row, rows.line_num, path, previous)
             if len(chunk.boards) == CHUNK_BOARDS:
                 yield chunk.deal_set(path, report)
@@ -100,10 +133,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
 
 
 def _take(chunk: _Chunk, row: list[str], line: int, path: str, previous: int) -> int:
-    """Add one line's board to the chunk; returns its board number."""
-    if len(row) not in (FIELDS, HOLDINGS):
-        raise FormatError(f"a board is {FIELDS} fields (or the {HOLDINGS} holdings alone); this line has "
-                          f"{len(row)}", path, line=line)
+    """Add one line's board (of 18 or 16 fields) to the chunk; returns its board number."""
     if any(len(field) > MAX_LINE for field in row):
         raise FormatError("field too long", path, line=line)
     if len(row) == HOLDINGS:

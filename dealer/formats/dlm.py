@@ -54,6 +54,7 @@ class _Document:
     header: dict[str, tuple[str, int]] = field(default_factory=dict)
     boards: dict[int, tuple[str, int]] = field(default_factory=dict)
     seen: bool = False
+    end: int = 0  # the last line of the file: where what is missing should have been by
 
 
 def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
@@ -61,7 +62,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     """The boards From-To of a DLM file, checked."""
     doc = _parse(stream, path)
     if not doc.seen:
-        raise FormatError("no [Document] section", path)
+        raise FormatError("no [Document] section", path, line=doc.end)
     status = _text(doc, "status", path).lower()
     if status not in ("show", "sealed"):
         raise FormatError(f"Status must be Show or Sealed, not {doc.header['status'][0]!r}", path,
@@ -75,7 +76,8 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     chosen = list(range(low, high + 1))
     missing = [b for b in chosen if b not in deals]
     if missing:
-        raise FormatError(f"no 'Board {missing[0]:02d}' line", path, board=missing[0])
+        raise FormatError(f"no 'Board {missing[0]:02d}' line (the file ends here)", path, line=doc.end,
+                          board=missing[0])
     headline = doc.header.get("headline", ("", 0))[0]
     yield DealSet.from_deals(np.stack([deals[b] for b in chosen]), chosen, event=headline,
                              metadata={"sealed": "yes"} if status == "sealed" else None)
@@ -85,6 +87,7 @@ def _parse(stream: BinaryIO, path: str) -> _Document:
     doc = _Document()
     section = ""
     for number, raw in iter_lines(stream, path):
+        doc.end = number
         line = raw.decode(ENCODING, errors="replace").strip()
         if number == 1:
             line = line.lstrip("\ufeff")
@@ -128,7 +131,7 @@ def _take(doc: _Document, line: str, number: int, path: str) -> None:
 
 def _text(doc: _Document, key: str, path: str) -> str:
     if key not in doc.header:
-        raise FormatError(f"the [Document] section has no {key!r} line", path)
+        raise FormatError(f"the [Document] section has no {key!r} line (the file ends here)", path, line=doc.end)
     return doc.header[key][0]
 
 

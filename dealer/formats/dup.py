@@ -11,7 +11,8 @@ The file holds no board numbers: the Duplimate deals its records as boards lowes
 trailer. Variants read: the trailer on every board (Jannersten's description, current Big Deal) or on
 the first board only with ten NUL bytes on the others (Big Deal 1.2); "blind" files whose first board's
 DGE part is 68 spaces so the DOS program does not show the cards (Big Deal ``dupblind``); and files of
-78-digit BRI lines separated by CRLF, described for early DUP files (read only). Boards are numbered
+78-digit BRI lines separated by CRLF, described for early DUP files (read only; the first line must end
+with CRLF, or the file would be one cut short record). Boards are numbered
 from `--first-board` if given, else from the trailer's lowest board; dealer and vulnerability follow
 Law 2.
 
@@ -105,7 +106,10 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     """Boards of a DUP file in chunks, numbered from the first board of the options, else from the
     trailer's lowest board (from 1 in the early variant without trailers)."""
     head = read_full(stream, LINE_RECORD)
-    if head[BRI_PART:LINE_RECORD] == b"\r\n" or (len(head) == BRI_PART and head.isdigit()):
+    if head[BRI_PART:LINE_RECORD] == b"\r\n":
+        if report is not None:
+            report.notes.append(f"{path}: an early DUP of BRI lines, which does not record how many boards it "
+                                "holds: check that none is missing")
         yield from _read_lines(stream, path, head, options.first_board or 1)
     else:
         yield from _read_records(stream, path, head, options.first_board)

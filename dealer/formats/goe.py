@@ -6,6 +6,8 @@ characters, right-aligned: leading zeros and the commas before the first digit a
 SquareDeal events publish beside the PBN files, so a published ``.goe`` can be checked like a PBN file.
 The writer writes Big Deal's bytes (LF line ends). The reader takes any line of digits, with or without
 the commas (each group of three after the first), spaces around, LF or CRLF; empty lines are passed over.
+Every number must end with a line end: a file cut inside the last number would otherwise give another,
+valid, number - another deal.
 
 No board numbers: boards read are numbered from the first board (1, or ``--first-board``) with Law 2
 dealer and vulnerability. Keeps: the deals, in order. Loses: board numbers, dealer, vulnerability,
@@ -24,7 +26,7 @@ import numpy as np
 from dealer.core import godel
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
-from dealer.formats._records import CHUNK_BOARDS, iter_lines, reject_options
+from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, reject_options
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "goe"
@@ -42,9 +44,17 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     next_board = options.first_board or 1
     numbers: list[int] = []
     lines: list[int] = []
-    for line_number, line in iter_lines(stream, path):
+    line_number = 0
+    while raw := stream.readline(MAX_LINE + 1):
+        line_number += 1
+        if len(raw) > MAX_LINE:
+            raise FormatError(f"line longer than {MAX_LINE} bytes", path, line=line_number)
+        line = raw.rstrip(b"\r\n")
         if not line.strip():
             continue
+        if line == raw:  # a number without its line end: cut short, or another number than written
+            raise FormatError("the file ends inside a line (every number ends with a line end)", path,
+                              line=line_number, board=next_board + len(numbers))
         m = _NUMBER.fullmatch(line)
         if m is None or len(m.group(1)) > WIDTH:
             raise FormatError("a line is one deal number: digits, commas between groups of three", path,

@@ -29,10 +29,10 @@ class Part:
         return [int(b) for b in self.deals.boards] != self.session_boards
 
     def describe(self) -> str:
-        """'boards 1-99', or 'boards 100-120, as boards 1-21'."""
+        """'boards 1-99', or 'boards 100-120 as boards 1-21'."""
         text = f"board{'s' if len(self.session_boards) > 1 else ''} {format_board_range(self.session_boards)}"
         if self.renumbered:
-            text += f", as board{'s' if len(self.deals) > 1 else ''} {format_board_range(self.deals.boards.tolist())}"
+            text += f" as board{'s' if len(self.deals) > 1 else ''} {format_board_range(self.deals.boards.tolist())}"
         return text
 
 

@@ -35,15 +35,15 @@ _STRING = r'[^"\\\n]*(?:\\.[^"\\\n]*)*'  # inside quotes; \" and \\ are escapes
 _KEPT = "Vulnerable|Generator|Dealer|Event|Board|Site|Date|Deal"
 _OTHER_TAG = rf'\[{_WS}(?!(?:{_KEPT}){_WS}")[A-Za-z0-9_]+{_WS}"{_STRING}"{_WS}\]'
 
-# One token a match. Groups: 1, 2 = name and value of a kept tag; 3 = a run of other tag pairs (passed
-# over, but it makes a game); 4 = a semi-empty line (it ends a game); 5 = a comment '{' never closed (the
-# token runs to the end of the text, so that no later '{' is tried again: each is tried once); 6 = a
-# character that starts nothing legal here. A comment, an escape line or a string matches without a
-# group and is passed over; section data is skipped by the search. No pattern can backtrack far, so
-# lexing stays linear in the text.
+# One token a match. Groups: 1, 2 = name and value of a kept tag; 3 = the '[' of a run of other tag
+# pairs (passed over, but it makes a game; only its first character is captured, to keep the token
+# small); 4 = a semi-empty line (it ends a game); 5 = a comment '{' never closed (the token runs to the
+# end of the text, so that no later '{' is tried again: each is tried once); 6 = a character that starts
+# nothing legal here. A comment, an escape line or a string matches without a group and is passed over;
+# section data is skipped by the search. No pattern can backtrack far, so lexing stays linear in the text.
 _LEXER = re.compile(
     rf'\[{_WS}({_KEPT}){_WS}"({_STRING})"{_WS}\]'
-    rf"|((?:{_OTHER_TAG}[ \t\v\f]*\n?)+)"
+    rf"|(?=(\[))(?:{_OTHER_TAG}[ \t\v\f]*\n?)+"
     r"|^([ \t\v\f]*\n)"
     r"|^%[^\n]*"
     r"|;[^\n]*"
