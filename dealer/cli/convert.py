@@ -130,23 +130,8 @@ def _how_to_split(output: str, target: ModuleType, deals: DealSet, pieces: list[
 
 def _write(path: str | Path, deals: DealSet, target: ModuleType, options: dict[str, Any], *, force: bool) -> None:
     formats.write_file(path, deals, target.NAME, force=force, **options)
-    for note in written_notes(path, deals, target, blind=bool(options.get("blind"))):
+    for note in formats.written_notes(path, deals, target, blind=bool(options.get("blind"))):
         print(f"dealer: {note}", file=sys.stderr)
-
-
-def written_notes(path: str | Path, deals: DealSet, target: ModuleType, *, blind: bool) -> list[str]:
-    """What a user must know about a file just written: a blind DUP that blanks nothing, and boards a
-    format without numbers will give back under other numbers."""
-    notes = []
-    first = int(deals.boards[0]) if len(deals) else 1
-    if blind and target.NAME == "dup" and first != 1:
-        notes.append(f"{path}: blind DUP blanks board 1's cards only (as Big Deal's does); board 1 is not in "
-                     "this run, so every board's cards show")
-    if not target.NUMBERED and first != 1:
-        notes.append(f"{path}: {target.NAME.upper()} holds no board numbers: boards "
-                     f"{summary([int(b) for b in deals.boards])} read back as 1-{len(deals)} unless read with "
-                     f"--first-board {first}")
-    return notes
 
 
 def _write_parts(args: argparse.Namespace, target: ModuleType, source: ModuleType, pieces: list[parts.Part],

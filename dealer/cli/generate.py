@@ -8,7 +8,6 @@ import sys
 from typing import Any
 
 from dealer import engines, formats
-from dealer.cli.convert import written_notes
 from dealer.core.boards import format_board_range, parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -62,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.boards and len(boards) == 1 and boards[0] > 1 and args.boards.strip().isdigit():
         hint = f" (--count {boards[0]} makes boards 1-{boards[0]}, as bigdealx -n {boards[0]} does)"
     print(f"wrote {made(boards)} to {args.output} with engine {args.engine}{hint}", file=sys.stderr)
-    for note in written_notes(args.output, deals, module, blind=args.blind):
+    for note in formats.written_notes(args.output, deals, module, blind=args.blind):
         print(f"dealer: {note}", file=sys.stderr)
     return 0
 

@@ -144,9 +144,7 @@ def _listed(items: list[str], most: int = 12) -> str:
 
 def _count_note(path: str, module: ModuleType, deals: DealSet, options: ReadOptions) -> str:
     """For a format that holds no board numbers or no count: how many boards were read, and as which."""
-    boards = format_board_range([int(b) for b in deals.boards])
-    boards = boards if len(boards) <= 40 else boards[:37] + "..."
-    text = f"{path}: {len(deals)} board{'s' if len(deals) != 1 else ''} read ({boards})"
+    text = f"{path}: {len(deals)} board{'s' if len(deals) != 1 else ''} read ({_short_range(deals)})"
     name = module.NAME.upper()
     if not module.NUMBERED and options.first_board is None:
         text += f"; {name} holds no board numbers: numbered from {int(deals.boards[0])} (--first-board N to " \
@@ -167,3 +165,23 @@ def write_file(path: str | Path, deals: DealSet, fmt: str | None = None, *, forc
                           f"this run reaches board {int(deals.boards.max())}", path)
     with atomic_output(path, force=force) as out:
         module.write(out, deals, **options)
+
+
+def written_notes(path: str | Path, deals: DealSet, target: ModuleType, *, blind: bool) -> list[str]:
+    """What a user must know about a file just written: a blind DUP that blanks nothing, and boards a
+    format without numbers will give back under other numbers."""
+    notes = []
+    first = int(deals.boards[0]) if len(deals) else 1
+    if blind and target.NAME == "dup" and first != 1:
+        notes.append(f"{path}: blind DUP blanks board 1's cards only (as Big Deal's does); board 1 is not in "
+                     "this run, so every board's cards show")
+    if not target.NUMBERED and first != 1:
+        notes.append(f"{path}: {target.NAME.upper()} holds no board numbers: boards "
+                     f"{_short_range(deals)} read back as 1-{len(deals)} unless read with "
+                     f"--first-board {first}")
+    return notes
+
+
+def _short_range(deals: DealSet) -> str:
+    text = format_board_range([int(b) for b in deals.boards])
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -8,7 +8,8 @@ deal: the dealer as a digit (1 = S, 2 = W, 3 = N, 4 = E) followed by the South, 
 hands (``S..H..D..C..``), comma-separated; one hand may be left out or empty, it holds the rest.
 The reader takes whole BBO files too: a board starts at each ``qx`` or ``md``, other keys (names,
 bidding, play, comments) are passed over, and lines may break after any ``|``. A board without a
-number is the previous one plus 1 (the first is 1); without ``sv`` or a dealer digit it gets Law 2.
+number is the previous one plus 1 (the first is 1, or ``--first-board``); without ``sv`` or a dealer
+digit it gets Law 2.
 
 Keeps: deals, board numbers, dealers and vulnerabilities. Loses: event. The writer writes Big Deal's
 line, three hands (East implied), except ``sv|o`` for none as BBO writes (Big Deal writes ``0``,
