@@ -6,7 +6,7 @@ writes cut anywhere, and holds back a partial frame until its delimiter comes (a
 nothing with half a frame anyway). Any callable of the same shape can stand in for it: a
 `Manipulator` takes the bytes written and the direction and returns ``(delay, bytes)`` chunks.
 
-`Line` carries one direction: what goes in comes out after the chunks' delays, never reordered (a
+`OneWayLine` carries one direction: what goes in comes out after the chunks' delays, never reordered (a
 serial line delays bytes but does not reorder them). Time is passed in; nothing here reads a clock.
 """
 
@@ -124,7 +124,7 @@ def chain(*manipulators: Manipulator) -> Manipulator:
     return apply
 
 
-class Line:
+class OneWayLine:
     """One direction of the cable: bytes put in at `now` come out after their delays, in order."""
 
     def __init__(self, direction: str, manipulator: Manipulator = pass_through) -> None:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Line, Manipulator, chain
+from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Manipulator, OneWayLine, chain
 from hil.config import SimConfig
 from hil.device import SimDevice
 from hil.record import RecordFile
@@ -64,8 +64,8 @@ class Loopback:
         self.device = SimDevice(config, self.clock())
         self.byte_faults = ByteFaults(config.faults.faults, config.seed)
         wire = chain(self.byte_faults, manipulator) if manipulator else self.byte_faults
-        self.to_host = Line(TO_HOST, wire)
-        self.to_device = Line(TO_DEVICE, wire)
+        self.to_host = OneWayLine(TO_HOST, wire)
+        self.to_device = OneWayLine(TO_DEVICE, wire)
         self.plugged = True
         self.port: LoopbackPort | None = None
         self._replug_at: float | None = None

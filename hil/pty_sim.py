@@ -28,7 +28,7 @@ import tty
 from pathlib import Path
 from typing import Final
 
-from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Line, Manipulator, chain
+from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Manipulator, OneWayLine, chain
 from hil.config import SimConfig
 from hil.device import SimDevice
 from hil.record import RecordFile
@@ -48,8 +48,8 @@ class PtySimulator:
         self.link = Path(link) if link is not None else None
         self.byte_faults = ByteFaults(config.faults.faults, config.seed)
         wire = chain(self.byte_faults, manipulator) if manipulator else self.byte_faults
-        self.to_host = Line(TO_HOST, wire)
-        self.to_device = Line(TO_DEVICE, wire)
+        self.to_host = OneWayLine(TO_HOST, wire)
+        self.to_device = OneWayLine(TO_DEVICE, wire)
         self.lock = threading.Lock()
         self.device: SimDevice | None = None
         self.pts_path: str | None = None

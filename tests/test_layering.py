@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.imports import imports_of, module_name, modules
+from tests.support.paths import ROOT
+
 STDLIB = set(sys.stdlib_module_names)
 
 LAYERS: dict[str, set[str]] = {
@@ -21,13 +23,15 @@ LAYERS: dict[str, set[str]] = {
     "dealer.engines": {"dealer.core"},
     "dealer.formats": {"dealer.core"},
     "dealer.verify": {"dealer.core"},
+    "dealer.stats": {"dealer.core"},
     "dealer.squaredeal": {"dealer.core", "dealer.engines", "dealer.formats"},
-    "dealer.printing": {"dealer.core"},
-    "dealer.dealing": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.verify", "firmware_protocol", "hil"},
+    "dealer.printing": {"dealer.core", "dealer.stats"},
+    "dealer.dealing": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.verify", "dealer.stats",
+                       "firmware_protocol", "hil"},
     "dealer.plan": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
                     "dealer.dealing"},
     "dealer.cli": {"dealer", "dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
-                   "dealer.printing", "dealer.dealing", "dealer.plan", "hil"},
+                   "dealer.stats", "dealer.printing", "dealer.dealing", "dealer.plan", "hil"},
     "dealer": {"dealer.cli"},  # dealer/__init__.py (the version, imported by any) and __main__.py
 }
 """Lowest first: a package imports only packages above it in this table (never one below)."""
@@ -40,45 +44,6 @@ WIRE_ONLY_IN = {"dealer.dealing.machine"}
 """Nothing above the machine driver sees a wire message, code or flag."""
 SIMULATOR_ONLY_IN = {"dealer.dealing.sim_ports", "dealer.dealing.demo", "dealer.cli.sim"}
 THIRD_PARTY = {"numpy", "serial", "cryptography", "reportlab", "endplay", "pytest", "hypothesis"}
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def imports_of(path: Path) -> set[str]:
-    """Every dotted module name a module imports (relative imports resolved, literal importlib calls)."""
-    name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                stem = ".".join(base)
-                module = f"{stem}.{node.module}" if node.module else stem
-            else:
-                module = node.module or ""
-            names.add(module)
-            # `from pkg import submodule` imports pkg.submodule
-            names.update(f"{module}.{alias.name}" for alias in node.names
-                         if (ROOT / (module.replace(".", "/") + f"/{alias.name}.py")).exists()
-                         or (ROOT / (module.replace(".", "/") + f"/{alias.name}")).is_dir())
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-            func = node.func
-            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if called in {"import_module", "__import__"} and isinstance(node.args[0].value, str):
-                names.add(node.args[0].value)
-    return {n for n in names if n}
-
-
-def modules(package: str) -> list[Path]:
-    return sorted(p for p in (ROOT / package).rglob("*.py") if ".venv" not in p.parts)
 
 
 def layer_of(name: str) -> str | None:
@@ -119,6 +84,16 @@ def test_pyserial_wire_messages_and_the_simulator_each_stay_in_their_module(path
             assert me in WIRE_ONLY_IN, f"{me} imports {name}: only {WIRE_ONLY_IN} speaks wire messages"
         if top == "hil":
             assert me in SIMULATOR_ONLY_IN, f"{me} imports {name}: only {SIMULATOR_ONLY_IN} start simulators"
+
+
+@pytest.mark.parametrize("path", modules("dealer/stats"), ids=lambda p: module_name(p))
+def test_the_statistics_are_pure(path: Path) -> None:
+    """dealer.stats counts and tests: the standard library, numpy and dealer.core, no I/O library, no plotting."""
+    for name in imports_of(path):
+        top = name.split(".")[0]
+        allowed = top in STDLIB - {"sqlite3", "socket", "threading", "subprocess"} or top == "numpy"
+        allowed = allowed or layer_of(name) in {"dealer.core", "dealer.stats"}
+        assert allowed, f"{module_name(path)} imports {name}"
 
 
 @pytest.mark.parametrize("path", modules("firmware_protocol"), ids=lambda p: module_name(p))

@@ -28,7 +28,9 @@ COMMAND_MODULES: Final = (
     "dealer.cli.plan",
     "dealer.cli.deal",
     "dealer.cli.check",
+    "dealer.cli.ports",
     "dealer.cli.report",
+    "dealer.cli.stats",
     "dealer.cli.sim",
     "dealer.cli.demo",
 )

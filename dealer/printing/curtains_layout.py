@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from dealer.printing.drawing import A4, Item, Line, Page, Text, place
+from dealer.printing.drawing import A4, Item, LineItem, Page, TextItem, place
 from dealer.printing.handview import BoardView, HandView, chunks
 
 MARGIN: Final = 10.0
@@ -35,18 +35,18 @@ def curtain_pages(views: Sequence[BoardView], title: str, page_size: tuple[float
 def card(view: BoardView, hand: HandView, title: str, w: float, h: float) -> list[Item]:
     """One card at its own origin, its edges dashed for cutting."""
     items: list[Item] = [
-        Line(0, 0, w, 0, dashed=True), Line(0, h, w, h, dashed=True),
-        Line(0, 0, 0, h, dashed=True), Line(w, 0, w, h, dashed=True),
-        Text(5, 11, f"Board {view.board}", 16, "bold"),
-        Text(w - 5, 11, hand.seat_name, 16, "bold", anchor="end"),
-        Text(5, 18, f"Dealer: {view.dealer_name}    Vul: {view.vulnerability_name}", 9),
-        Line(5, 20.5, w - 5, 20.5, line=0.2),
-        Text(5, h - 3.5, title, 6.5, color="grey"),
+        LineItem(0, 0, w, 0, dashed=True), LineItem(0, h, w, h, dashed=True),
+        LineItem(0, 0, 0, h, dashed=True), LineItem(w, 0, w, h, dashed=True),
+        TextItem(5, 11, f"Board {view.board}", 16, "bold"),
+        TextItem(w - 5, 11, hand.seat_name, 16, "bold", anchor="end"),
+        TextItem(5, 18, f"Dealer: {view.dealer_name}    Vul: {view.vulnerability_name}", 9),
+        LineItem(5, 20.5, w - 5, 20.5, line=0.2),
+        TextItem(5, h - 3.5, title, 6.5, color="grey"),
     ]
     longest = max(len(s) for s in hand.suits)
     size = min(HAND_PT, (w - 20) / (longest * 0.66 * 0.3528))
     for k, (symbol, ranks, red) in enumerate(hand.lines()):
         base = 29 + k * 8.5
-        items.append(Text(9, base, symbol, size, color="red" if red else "black"))
-        items.append(Text(17, base, ranks, size))
+        items.append(TextItem(9, base, symbol, size, color="red" if red else "black"))
+        items.append(TextItem(17, base, ranks, size))
     return items

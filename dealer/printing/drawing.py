@@ -13,14 +13,14 @@ from typing import Final, Literal
 
 Font = Literal["regular", "bold"]
 Anchor = Literal["start", "middle", "end"]
-Color = Literal["black", "red", "grey"]
+Color = Literal["black", "red", "grey", "blue"]
 
 A4: Final = (210.0, 297.0)
 POINT_MM: Final = 25.4 / 72.0
 
 
 @dataclass(frozen=True)
-class Text:
+class TextItem:
     """One line of text; `size` is the font size in points."""
 
     x: float
@@ -33,7 +33,7 @@ class Text:
 
 
 @dataclass(frozen=True)
-class Rect:
+class RectItem:
     """A rectangle; filled if `fill`, outlined if `stroke` (line width `line` mm)."""
 
     x: float
@@ -46,7 +46,7 @@ class Rect:
 
 
 @dataclass(frozen=True)
-class Line:
+class LineItem:
     """A straight line, solid or dashed (for cutting)."""
 
     x1: float
@@ -58,7 +58,7 @@ class Line:
     dashed: bool = False
 
 
-Item = Text | Rect | Line
+Item = TextItem | RectItem | LineItem
 
 
 @dataclass
@@ -74,9 +74,9 @@ def place(items: Iterable[Item], dx: float, dy: float, scale: float = 1.0) -> li
     """Items drawn at natural size, moved by (dx, dy) and scaled about their own origin."""
     out: list[Item] = []
     for it in items:
-        if isinstance(it, Text):
+        if isinstance(it, TextItem):
             out.append(replace(it, x=dx + it.x * scale, y=dy + it.y * scale, size=it.size * scale))
-        elif isinstance(it, Rect):
+        elif isinstance(it, RectItem):
             out.append(replace(it, x=dx + it.x * scale, y=dy + it.y * scale, w=it.w * scale, h=it.h * scale,
                                line=it.line * scale))
         else:

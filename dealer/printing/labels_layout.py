@@ -16,7 +16,7 @@ from typing import Final
 from dealer.core.boards import Vulnerability
 from dealer.core.cards import SEATS
 from dealer.core.errors import UsageError
-from dealer.printing.drawing import A4, POINT_MM, Item, Page, Rect, Text, place
+from dealer.printing.drawing import A4, POINT_MM, Item, Page, RectItem, TextItem, place
 from dealer.printing.handview import VUL_NAMES, chunks
 from firmware_protocol.labels import BoardLabel
 
@@ -93,29 +93,29 @@ def _side_by_side(label: BoardLabel, bars: Sequence[int], w: float, h: float, mo
     bar_h = h - 2 * PAD - 3.2
     items = barcode(bars, PAD, PAD, module, bar_h)
     code_w = (sum(bars) + 2 * QUIET) * module
-    items.append(Text(PAD + code_w / 2, h - PAD, label.payload(), 6, anchor="middle"))
+    items.append(TextItem(PAD + code_w / 2, h - PAD, label.payload(), 6, anchor="middle"))
     cx = w - PAD - TEXT_W / 2
     number = str(label.board)
     size = min(30.0, TEXT_W / (len(number) * DIGIT_EM * POINT_MM))
     top = PAD + CAP_EM * size * POINT_MM
-    items.append(Text(cx, top, number, size, "bold", anchor="middle"))
+    items.append(TextItem(cx, top, number, size, "bold", anchor="middle"))
     set_size = min(8.0, TEXT_W / (len(label.set_name) * 0.72 * POINT_MM))
-    items.append(Text(cx, top + 4.5, label.set_name, set_size, "bold", anchor="middle"))
-    items.append(Text(cx, top + 8.2, f"Dealer {SEATS[label.dealer]}", 7, anchor="middle"))
-    items.append(Text(cx, top + 11.4, f"Vul {VUL_NAMES[Vulnerability(label.vulnerability)]}", 7, anchor="middle"))
+    items.append(TextItem(cx, top + 4.5, label.set_name, set_size, "bold", anchor="middle"))
+    items.append(TextItem(cx, top + 8.2, f"Dealer {SEATS[label.dealer]}", 7, anchor="middle"))
+    items.append(TextItem(cx, top + 11.4, f"Vul {VUL_NAMES[Vulnerability(label.vulnerability)]}", 7, anchor="middle"))
     return items
 
 
 def _stacked(label: BoardLabel, bars: Sequence[int], w: float, h: float, module: float) -> list[Item]:
     bar_h = h * 0.42
     items = barcode(bars, PAD, PAD, module, bar_h)
-    items.append(Text(w / 2, PAD + bar_h + 2.6, label.payload(), 6, anchor="middle"))
+    items.append(TextItem(w / 2, PAD + bar_h + 2.6, label.payload(), 6, anchor="middle"))
     number = str(label.board)
     size = min(20.0, (h - bar_h - 2 * PAD - 3.5) / (CAP_EM * POINT_MM))
-    items.append(Text(PAD, h - PAD, number, size, "bold"))
-    items.append(Text(w - PAD, h - PAD - 3.4, label.set_name, 7, "bold", anchor="end"))
+    items.append(TextItem(PAD, h - PAD, number, size, "bold"))
+    items.append(TextItem(w - PAD, h - PAD - 3.4, label.set_name, 7, "bold", anchor="end"))
     details = f"Dealer {SEATS[label.dealer]}   Vul {VUL_NAMES[Vulnerability(label.vulnerability)]}"
-    items.append(Text(w - PAD, h - PAD, details, 7, anchor="end"))
+    items.append(TextItem(w - PAD, h - PAD, details, 7, anchor="end"))
     return items
 
 
@@ -125,6 +125,6 @@ def barcode(bars: Sequence[int], x: float, y: float, module: float, height: floa
     pos = x + QUIET * module
     for i, width in enumerate(bars):
         if i % 2 == 0:
-            items.append(Rect(pos, y, width * module, height))
+            items.append(RectItem(pos, y, width * module, height))
         pos += width * module
     return items

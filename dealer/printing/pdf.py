@@ -1,6 +1,6 @@
 """Paint pages of primitives into a PDF with reportlab (extra ``print``).
 
-Text uses the PDF standard fonts, so nothing is embedded and every viewer has them: Helvetica for
+TextItem uses the PDF standard fonts, so nothing is embedded and every viewer has them: Helvetica for
 letters and digits, ZapfDingbats for the suit symbols ♠ ♥ ♦ ♣ (reportlab maps them to its glyphs,
 and text extraction gives the symbols back).
 """
@@ -11,14 +11,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, Final
 
 from dealer.core.extras import require
-from dealer.printing.drawing import Color, Item, Line, Page, Rect, Text
+from dealer.printing.drawing import Color, Item, LineItem, Page, RectItem, TextItem
 
 MM: Final = 72.0 / 25.4
 SUITS: Final = frozenset("♠♥♦♣")
 FONTS: Final = {"regular": "Helvetica", "bold": "Helvetica-Bold"}
 SYMBOL_FONT: Final = "ZapfDingbats"
 SYMBOL_SCALE: Final = 1.05  # ZapfDingbats suits beside Helvetica capitals
-RGB: Final = {"black": (0.0, 0.0, 0.0), "red": (0.8, 0.0, 0.0), "grey": (0.55, 0.55, 0.55)}
+RGB: Final = {"black": (0.0, 0.0, 0.0), "red": (0.8, 0.0, 0.0), "grey": (0.55, 0.55, 0.55),
+              "blue": (0x1F / 255, 0x5F / 255, 0xBF / 255)}
 
 
 def write_pdf(pages: Sequence[Page], stream: BinaryIO, title: str, purpose: str) -> None:
@@ -36,13 +37,13 @@ def write_pdf(pages: Sequence[Page], stream: BinaryIO, title: str, purpose: str)
 
 
 def _paint(canvas: Any, height: float, item: Item) -> None:
-    if isinstance(item, Text):
+    if isinstance(item, TextItem):
         _text(canvas, height, item)
-    elif isinstance(item, Rect):
+    elif isinstance(item, RectItem):
         _fill_stroke(canvas, item.fill, item.stroke, item.line)
         canvas.rect(item.x * MM, (height - item.y - item.h) * MM, item.w * MM, item.h * MM,
                     stroke=int(item.stroke is not None), fill=int(item.fill is not None))
-    elif isinstance(item, Line):
+    elif isinstance(item, LineItem):
         canvas.setStrokeColorRGB(*RGB[item.color])
         canvas.setLineWidth(item.line * MM)
         if item.dashed:
@@ -70,7 +71,7 @@ def _runs(text: str) -> Iterator[tuple[str, bool]]:
             start = i
 
 
-def _text(canvas: Any, height: float, t: Text) -> None:
+def _text(canvas: Any, height: float, t: TextItem) -> None:
     metrics = require("reportlab.pdfbase.pdfmetrics", "print", "PDF output")
     runs = [(piece, SYMBOL_FONT, t.size * SYMBOL_SCALE) if suit else (piece, FONTS[t.font], t.size)
             for piece, suit in _runs(t.text)]

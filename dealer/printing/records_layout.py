@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from dealer.printing.doubledummy import STRAIN_SYMBOLS
-from dealer.printing.drawing import A4, POINT_MM, Item, Line, Page, Rect, Text, grid, place
+from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, RectItem, TextItem, grid, place
 from dealer.printing.handview import BoardView, HandView, chunks
 
 BLOCK_W: Final = 91.0
@@ -39,8 +39,8 @@ def record_pages(views: Sequence[BoardView], title: str, per_page: int = 6,
     out = []
     for number, boards in enumerate(pages, start=1):
         page = Page(width, height)
-        page.items.append(Text(width / 2, MARGIN + 6, title, 14, "bold", anchor="middle"))
-        page.items.append(Text(width / 2, height - MARGIN, f"Page {number} of {len(pages)}", 7,
+        page.items.append(TextItem(width / 2, MARGIN + 6, title, 14, "bold", anchor="middle"))
+        page.items.append(TextItem(width / 2, height - MARGIN, f"Page {number} of {len(pages)}", 7,
                                color="grey", anchor="middle"))
         top = MARGIN + HEADER
         page.items.extend(_cell_rules(cols, rows, cell_w, cell_h, top, len(boards)))
@@ -59,19 +59,19 @@ def _cell_rules(cols: int, rows: int, cell_w: float, cell_h: float, top: float, 
     used_rows = -(-used // cols)
     for r in range(1, used_rows):
         y = top + r * cell_h
-        rules.append(Line(MARGIN, y, MARGIN + cols * cell_w, y, line=0.15))
+        rules.append(LineItem(MARGIN, y, MARGIN + cols * cell_w, y, line=0.15))
     for c in range(1, cols):
         x = MARGIN + c * cell_w
-        rules.append(Line(x, top, x, top + used_rows * cell_h, line=0.15))
+        rules.append(LineItem(x, top, x, top + used_rows * cell_h, line=0.15))
     return rules
 
 
 def board_block(view: BoardView) -> list[Item]:
     """One board at natural size, origin at the block's top-left corner."""
     items: list[Item] = [
-        Text(1, 5, f"Board {view.board}", 11, "bold"),
-        Text(1, 9.5, f"Dealer: {view.dealer_name}", 7.5),
-        Text(1, 13.5, f"Vul: {view.vulnerability_name}", 7.5),
+        TextItem(1, 5, f"Board {view.board}", 11, "bold"),
+        TextItem(1, 9.5, f"Dealer: {view.dealer_name}", 7.5),
+        TextItem(1, 13.5, f"Vul: {view.vulnerability_name}", 7.5),
     ]
     size = hand_size(view.hands)
     step = LINE * size / HAND_PT
@@ -101,8 +101,8 @@ def hand_lines(hand: HandView, x: float, y: float, size: float, step: float) -> 
     items: list[Item] = []
     for k, (symbol, ranks, red) in enumerate(hand.lines()):
         base = y + k * step
-        items.append(Text(x, base, symbol, size, color="red" if red else "black"))
-        items.append(Text(x + 0.4 * size, base, ranks, size))
+        items.append(TextItem(x, base, symbol, size, color="red" if red else "black"))
+        items.append(TextItem(x + 0.4 * size, base, ranks, size))
     return items
 
 
@@ -111,11 +111,11 @@ def compass(hands: Sequence[HandView], x: float, y: float) -> list[Item]:
     w, h = 22.0, 21.0
     n, e, s, wst = (f"{hd.seat_letter} {hd.hcp}" for hd in hands)
     return [
-        Rect(x, y, w, h, fill=None, stroke="grey", line=0.3),
-        Text(x + w / 2, y + 4, n, 7, "bold", anchor="middle"),
-        Text(x + w / 2, y + h - 1.6, s, 7, "bold", anchor="middle"),
-        Text(x + 1, y + h / 2 + 1.2, wst, 7, "bold"),
-        Text(x + w - 1, y + h / 2 + 1.2, e, 7, "bold", anchor="end"),
+        RectItem(x, y, w, h, fill=None, stroke="grey", line=0.3),
+        TextItem(x + w / 2, y + 4, n, 7, "bold", anchor="middle"),
+        TextItem(x + w / 2, y + h - 1.6, s, 7, "bold", anchor="middle"),
+        TextItem(x + 1, y + h / 2 + 1.2, wst, 7, "bold"),
+        TextItem(x + w - 1, y + h / 2 + 1.2, e, 7, "bold", anchor="end"),
     ]
 
 
@@ -125,19 +125,19 @@ def dd_table(view: BoardView, x: float, y: float) -> list[Item]:
     items: list[Item] = []
     col = [x + 6.5 + 5.0 * k for k in range(5)]
     for k, symbol in enumerate(STRAIN_SYMBOLS):
-        items.append(Text(col[k], y + 2.5, symbol, 7, "bold", "red" if k in (2, 3) else "black", "middle"))
-    items.append(Line(x, y + 3.6, x + 30, y + 3.6, line=0.15))
+        items.append(TextItem(col[k], y + 2.5, symbol, 7, "bold", "red" if k in (2, 3) else "black", "middle"))
+    items.append(LineItem(x, y + 3.6, x + 30, y + 3.6, line=0.15))
     for r, seat in enumerate(DD_ORDER):
         base = y + 6.7 + 3.4 * r
-        items.append(Text(x + 0.5, base, "NESW"[seat], 7, "bold"))
-        items += [Text(col[k], base, str(t), 7, anchor="middle") for k, t in enumerate(view.dd.tricks[seat])]
+        items.append(TextItem(x + 0.5, base, "NESW"[seat], 7, "bold"))
+        items += [TextItem(col[k], base, str(t), 7, anchor="middle") for k, t in enumerate(view.dd.tricks[seat])]
     return items
 
 
 def par_lines(view: BoardView, x: float, y: float) -> list[Item]:
     """'Par', the score and each par contract on its own line."""
     assert view.dd is not None
-    items: list[Item] = [Text(x, y, f"Par {view.dd.par_score_text()}", 7.5, "bold")]
+    items: list[Item] = [TextItem(x, y, f"Par {view.dd.par_score_text()}", 7.5, "bold")]
     for k, contract in enumerate(view.dd.par_contract_texts()[:3]):
-        items.append(Text(x, y + 3.6 * (k + 1), contract, 7.5))
+        items.append(TextItem(x, y + 3.6 * (k + 1), contract, 7.5))
     return items

@@ -6,51 +6,11 @@ dealing it calls :func:`check_deal_set` (was this deal set used before?), then f
 :func:`check_label` (is this the board expected?), :func:`check_orientation` (does it lie straight?) and
 :func:`check_empty` (are its pockets empty?): a board refused there is never dealt into.
 
-BoardFault table (the Laws of Duplicate Bridge 2017; checks are made before play, so pocket counts fall
-under 13A/14A and wrong contents under 6D1/6F; the same board found after play is 13D, 14B or 87)::
-
-    code  Law                  what the recount shows                        controller action
-    ----  -------------------  --------------------------------------------  -------------------------
-    F0    -                    every pocket 13, 52 distinct cards of one     PASS; the report keeps a
-                               pack, each in its intended pocket, barcode    hash of the verified layout
-                               = expected board and conforming to Law 2
-    F1    Law 14A              missing card(s): a card of the deal is in     SEARCH_AND_RESTORE: hopper,
-                               no pocket (no surplus card took its place)    jam path, reject tray; else
-                                                                             a spare pack, same back
-    F2    Law 13A1             card(s) in the wrong pocket that leave a      REPOCKET the named cards
-                               pocket over 13 and another under (14/12)
-    F3    Law 6D1/6F, Law 87   cards exchanged between pockets, every        REDEAL_SAME_DEAL from the
-                               pocket still 13                               deal file
-    F4    Law 13C, Law 1       surplus card(s): more than 52 cards, a        REMOVE_SURPLUS; the board
-                               duplicate card or a card of another pack      that lost it is short (F1)
-    F5    Law 13C, Law 14A     foreign card in place of one of the deal's    FIX_PACK_AND_REDEAL; check
-                               own (duplicate or wrong back + missing)       the sister boards
-    F6    Law 6D1/6F, Law 87   whole hands in the wrong pockets: rotated     REPOCKET the hands (the
-                               by k, or permuted (e.g. N and S swapped)      dealer and vul changed)
-    F7    Law 6D1/6F, Law 87   the pockets hold another board's deal of      STOP_BATCH: report the
-                               the session (or two deals of a set match)     offset, check later boards
-    F8    Law 2                barcode not read, unreadable, another board   REFUSE_BOARD: never deal
-                               or set, or marked against Law 2               deal n into board m
-    F9    Law 6F, Law 87       a copy k > 1 of a board differs (any of       REDEAL_SAME_DEAL: restore
-                               F1-F7 on that copy)                           the ORIGINAL deal
-    F10   Law 6D2              the deal was already dealt in another         REFUSE_DEAL_SET unless the
-                               session (deal hash in the history)            event is a replay
-    F11   Law 6D1              unidentified card(s): the board cannot be     RECOUNT (or check by hand);
-                               verified                                      UNVERIFIED until then
-    F12   Law 16D              the deal was shown to an operator who may     WARN the director (does not
-                               play it                                       block the board)
-
-Every fault but F12 (and F10 in a replay event) blocks the board. A report is ``ok`` only for F0.
-
+The fault table (codes, Laws, actions, precedence) is `dealer.verify.fault_table`, the one source of it.
 Three of the codes are also named before dealing, with the action REFUSE_BOARD where dealing would make
 them: F8 for the label; F6 for a board lying turned in the machine (every hand would go into the wrong
 pocket); F4 for a board that holds cards already (they would be surplus: dealt on top), or F7 when those
 cards are another board's deal of the session (STOP_BATCH).
-
-Precedence (the order of `VerificationReport.faults`; the first is the `primary` fault, whose action
-the controller takes first)::
-
-    F10 > F7 > F8 > F11 > F5 > F4 > F1 > F6 > F2 > F3 > F9 > F12
 
 Faults of the deal set or the batch come first (a sequence offset makes every later board
 suspect), then the board's identity, then what cannot be known (unidentified cards), then the pack
@@ -68,7 +28,7 @@ With unidentified cards (F11) a card not seen may be one of them, so it is repor
 only when more cards are unseen than unidentified; surplus and misplaced cards that were identified
 are reported as usual.
 
-BoardFault messages name cards and pockets, so they are deal data: show them to the director, not on an
+Fault messages name cards and pockets, so they are deal data: show them to the director, not on an
 operator's screen in blind mode (`BoardFault.blind_text` names only code, Law and action).
 """
 

@@ -1,7 +1,51 @@
 """The fault table: the fault categories F1..F12 a board check can name, each with its Law of
 Duplicate Bridge (2017), the action the controller takes and whether it blocks the board; and `BoardFault`,
 one named fault with the cards and pockets it concerns. The checks that find them are in
-`dealer.verify.check`, whose docstring is the table as a director reads it.
+`dealer.verify.check`.
+
+`_RULES` below is the one source of the table; the table as a director reads it follows, and a test
+(`tests/unit/test_fault_table.py`) holds it, and every other rendering, to `_RULES`.
+
+Fault table (the Laws of Duplicate Bridge 2017; checks are made before play, so pocket counts fall
+under 13A/14A and wrong contents under 6D1/6F; the same board found after play is 13D, 14B or 87)::
+
+    code  Law                  what the recount shows                        controller action
+    ----  -------------------  --------------------------------------------  -------------------------
+    F0    -                    every pocket 13, 52 distinct cards of one     PASS; the report keeps a
+                               pack, each in its intended pocket, barcode    hash of the verified layout
+                               = expected board and conforming to Law 2
+    F1    Law 14A              missing card(s): a card of the deal is in     SEARCH_AND_RESTORE: hopper,
+                               no pocket (no surplus card took its place)    jam path, reject tray; else
+                                                                             a spare pack, same back
+    F2    Law 13A1             card(s) in the wrong pocket that leave a      REPOCKET the named cards
+                               pocket over 13 and another under (14/12)
+    F3    Law 6D1/6F, Law 87   cards exchanged between pockets, every        REDEAL_SAME_DEAL from the
+                               pocket still 13                               deal file
+    F4    Law 13C, Law 1       surplus card(s): more than 52 cards, a        REMOVE_SURPLUS; the board
+                               duplicate card or a card of another pack      that lost it is short (F1)
+    F5    Law 13C, Law 14A     foreign card in place of one of the deal's    FIX_PACK_AND_REDEAL; check
+                               own (duplicate or wrong back + missing)       the sister boards
+    F6    Law 6D1/6F, Law 87   whole hands in the wrong pockets: rotated     REPOCKET the hands (the
+                               by k, or permuted (e.g. N and S swapped)      dealer and vul changed)
+    F7    Law 6D1/6F, Law 87   the pockets hold another board's deal of      STOP_BATCH: report the
+                               the session (or two deals of a set match)     offset, check later boards
+    F8    Law 2                barcode not read, unreadable, another board   REFUSE_BOARD: never deal
+                               or set, or marked against Law 2               deal n into board m
+    F9    Law 6F, Law 87       a copy k > 1 of a board differs (any of       REDEAL_SAME_DEAL: restore
+                               F1-F7 on that copy)                           the ORIGINAL deal
+    F10   Law 6D2              the deal was already dealt in another         REFUSE_DEAL_SET unless the
+                               session (deal hash in the history)            event is a replay
+    F11   Law 6D1              unidentified card(s): the board cannot be     RECOUNT (or check by hand);
+                               verified                                      UNVERIFIED until then
+    F12   Law 16D              the deal was shown to an operator who may     WARN the director (does not
+                               play it                                       block the board)
+
+Every fault but F12 (and F10 in a replay event) blocks the board. A report is ``ok`` only for F0.
+
+Precedence (the order of `VerificationReport.faults`; the first is the `primary` fault, whose action
+the controller takes first)::
+
+    F10 > F7 > F8 > F11 > F5 > F4 > F1 > F6 > F2 > F3 > F9 > F12
 """
 
 from __future__ import annotations

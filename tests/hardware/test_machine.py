@@ -82,7 +82,7 @@ from dealer.dealing.transport import SerialTransport, Transport
 from hil import PtySimulator
 from hil.pytest_plugin import require_capabilities
 from hil.scenarios import SCENARIOS, Scenario
-from tests.hil.faulty_port import FaultyPort
+from tests.support.faulty_port import FaultyPort
 from tests.support.loopback_run import deals_for
 from tests.support.physical_truth import check_physical_truth
 from tests.support.scenario_view import expectation_view, journal_view

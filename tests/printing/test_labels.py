@@ -19,10 +19,10 @@ from dealer.cli import main
 from dealer.core.boards import dealer_of, vulnerability_of
 from dealer.core.errors import UsageError
 from dealer.printing.code128 import bar_widths
-from dealer.printing.drawing import Rect, Text
+from dealer.printing.drawing import RectItem, TextItem
 from dealer.printing.labels_layout import MAX_MODULE, MIN_MODULE, PAD, QUIET, STOCKS, LabelStock, label_items
 from firmware_protocol.labels import BoardLabel
-from tests.printing.helpers import VUL_NAMES, pdf_page_images
+from tests.support.printed import VUL_NAMES, pdf_page_images
 
 zxingcpp = pytest.importorskip("zxingcpp")
 pdfium = pytest.importorskip("pypdfium2")
@@ -68,12 +68,12 @@ def test_bars_sit_beside_the_text_with_quiet_zones() -> None:
     bars = bar_widths(label.payload())
     stock = STOCKS["l7159"]
     items = label_items(label, bars, stock.width, stock.height)
-    rects = [i for i in items if isinstance(i, Rect)]
+    rects = [i for i in items if isinstance(i, RectItem)]
     assert len(rects) == (len(bars) + 1) // 2
     module = rects[0].w / bars[0]
     assert MIN_MODULE <= module <= MAX_MODULE
     assert rects[0].x == pytest.approx(PAD + QUIET * module)
-    texts = [i for i in items if isinstance(i, Text)]
+    texts = [i for i in items if isinstance(i, TextItem)]
     number = next(t for t in texts if t.text == "17")
     assert number.x > rects[-1].x + rects[-1].w + QUIET * module  # beside, right of the quiet zone
     assert {"RED", "Dealer N", "Vul None", label.payload()} <= {t.text for t in texts}
@@ -83,13 +83,13 @@ def test_long_payloads_go_full_width_or_are_refused() -> None:
     label = BoardLabel.for_board("ABCDEFGHIJKL", 9999)
     bars = bar_widths(label.payload())
     narrow = STOCKS["l7159"]
-    rects = [i for i in label_items(label, bars, narrow.width, narrow.height) if isinstance(i, Rect)]
-    texts = [i for i in label_items(label, bars, narrow.width, narrow.height) if isinstance(i, Text)]
+    rects = [i for i in label_items(label, bars, narrow.width, narrow.height) if isinstance(i, RectItem)]
+    texts = [i for i in label_items(label, bars, narrow.width, narrow.height) if isinstance(i, TextItem)]
     number = next(t for t in texts if t.text == "9999")
     assert number.y > rects[0].y + rects[0].h  # under the bars
     wide = STOCKS["l7163"]
-    texts = [i for i in label_items(label, bars, wide.width, wide.height) if isinstance(i, Text)]
-    rects = [i for i in label_items(label, bars, wide.width, wide.height) if isinstance(i, Rect)]
+    texts = [i for i in label_items(label, bars, wide.width, wide.height) if isinstance(i, TextItem)]
+    rects = [i for i in label_items(label, bars, wide.width, wide.height) if isinstance(i, RectItem)]
     number = next(t for t in texts if t.text == "9999")
     assert number.y < rects[0].y + rects[0].h  # beside them
     with pytest.raises(UsageError, match="too long"):
@@ -177,6 +177,6 @@ def test_missing_print_extra_is_one_line(tmp_path: Path, suffix: str, monkeypatc
     assert main(["labels", "--set", "RED", "--boards", "1-4", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err == ("dealer: error: board labels as " + suffix.upper()
-                   + " needs the optional extra 'print': pip install 'dealer[print]'\n")
+                   + " needs the optional extra 'print': pip install 'duplicate-bridge-dealer[print]'\n")
     assert not out.exists()
 

@@ -14,16 +14,13 @@ import pytest
 from dealer.core.cards import hand_text
 from dealer.core.dealset import DealSet
 from dealer.formats import read_file
-from tests.conftest import DATA, ROOT, SHARED_REFERENCE
+from tests.support.paths import DATA
 
 PBN_DATA = DATA / "pbn"
-# shared/ sits beside a clone; a work tree may sit one folder deeper
-_PLACES = [base / "squaredeal" / "WBG2024" for base in
-           (SHARED_REFERENCE, ROOT.parent.parent / "shared" / "reference")]
-SQUAREDEAL = next((p for p in _PLACES if p.is_dir()), _PLACES[0])
+SQUAREDEAL = DATA / "squaredeal" / "WBG2024"  # SquareDeal's published WBG 2024 files, as Big Deal wrote them
 
 COPIED = sorted(PBN_DATA.glob("*.pbn"))
-WBG2024 = sorted(SQUAREDEAL.glob("*.pbn")) if SQUAREDEAL.is_dir() else []
+WBG2024 = sorted(SQUAREDEAL.glob("*.pbn"))
 
 TAG_LINE = re.compile(r'^\[(Board|Dealer|Vulnerable|Deal) "([^"]*)"\]', re.MULTILINE)
 VULNERABILITY = {"None": 0, "NS": 1, "N-S": 1, "EW": 2, "E-W": 2, "All": 3, "Both": 3}
@@ -60,6 +57,7 @@ def test_the_copied_files_are_there() -> None:
     assert {"Hand_Trophy_Pairs.pbn", "Hazlemere_Trophy.pbn", "Schiphol.pbn", "Wed_Individual.pbn",
             "ruter71.pbn", "big-deal.pbn"} <= names
     assert (PBN_DATA / "LICENSE-richardschneider-pbn.txt").is_file()
+    assert len(WBG2024) == 10  # FIN1-6, FIN1-2, QF1-2, SF1: each is checked below
 
 
 @pytest.mark.parametrize("path", COPIED + WBG2024, ids=lambda p: p.name)
@@ -93,7 +91,6 @@ def test_boards_copied_out_by_hand(name: str, index: int, board: int, dealer: in
     assert read_hands(ds, index) == hands
 
 
-@pytest.mark.skipif(not WBG2024, reason="shared reference data not present")
 def test_a_squaredeal_session_from_board_17() -> None:
     ds = read_file(SQUAREDEAL / "FIN2.pbn")
     assert ds.boards.tolist() == list(range(17, 33))

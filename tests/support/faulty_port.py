@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Line
+from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, OneWayLine
 from hil.fault_plan import FaultPlan
-from tests.hil.host import Port
+from tests.support.script_host import Port
 
 
 class FaultyPort:
@@ -16,7 +16,7 @@ class FaultyPort:
     def __init__(self, port: Port, plan: FaultPlan, clock: Callable[[], float], seed: int = 0) -> None:
         self.faults = faults = ByteFaults(plan.faults, seed)
         self.port, self.clock = port, clock
-        self.out, self.back = Line(TO_DEVICE, faults), Line(TO_HOST, faults)
+        self.out, self.back = OneWayLine(TO_DEVICE, faults), OneWayLine(TO_HOST, faults)
 
     @property
     def timeout(self) -> float | None:
