@@ -100,7 +100,11 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=1_000_000)
     parser.add_argument("--subset", type=int, default=20_000, help="deals the plain-Python baseline runs on")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, to check the script runs")
     args = parser.parse_args()
+    if args.quick:
+        args.deals, args.subset, args.repeat = 20_000, 2_000, 1
+    print("baselines: plain Python per deal; numpy one-hot (each timed as ours: best of --repeat)")
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
           f"{args.deals:,} deals, best of {args.repeat}")
     deals = make_engine("shuffle", bytes(range(32))).deals(args.deals)

@@ -26,6 +26,7 @@ BASELINES: dict[str, list[str]] = {
     "hil_device.py": ["bare link exchange"],
     "protocol.py": ["crc_hqx only", "byte-at-a-time decoder"],
     "session.py": ["bare driver", "one machine alone"],
+    "stats.py": ["plain Python per deal", "numpy one-hot"],
 }
 """Each script and the baselines its header must name."""
 
