@@ -20,6 +20,7 @@ BENCHMARKS = ROOT / "benchmarks"
 
 BASELINES: dict[str, list[str]] = {
     "bigdeal_engine.py": ["hashlib only", "numpy RIPEMD only", "bigdealx -f goedel"],
+    "c_size.py": ["flash goal", "RAM goal"],
     "congress.py": ["engine + write_file", "bare SQLite transaction", "one machine alone"],
     "formats.py": ["endplay PBN reader", "endplay PBN writer"],
     "generate.py": ["random.shuffle", "endplay generate_deals", "bigdealx"],

@@ -4,7 +4,9 @@
 optional fault model: `ByteNoise` drops or flips single bytes (order kept, like a UART), `FrameFaults`
 loses, duplicates, corrupts or delays whole frames (delays reorder them). `FakeMachine` is a device
 that counts every command it carries out; `ScriptedHost` sends a list of commands one at a time.
-`Simulation.run` advances the fake clock from event to event; nothing here reads a real clock.
+`Simulation.run` advances the fake clock from event to event; nothing here reads a real clock. Its
+device may be any `DeviceEnd`: `FakeMachine` on a Python `Link`, or a device written in another language
+whose link is driven from here.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from firmware_protocol import (
     SCHEMA_HASH,
@@ -161,6 +164,29 @@ class Channel:
         return out
 
 
+class LinkEnd(Protocol):
+    """What `Simulation` needs of one end's link (as `firmware_protocol.Link` offers it)."""
+
+    def receive(self, data: bytes, now: float) -> list[LinkEvent]: ...
+
+    def poll(self, now: float) -> list[LinkEvent]: ...
+
+    def data_to_send(self) -> bytes: ...
+
+    def next_deadline(self) -> float | None: ...
+
+
+class DeviceEnd(Protocol):
+    """The device end of a `Simulation`: its link, its power-up, and what it does with its link's events."""
+
+    @property
+    def link(self) -> LinkEnd: ...
+
+    def start(self, now: float) -> None: ...
+
+    def handle(self, events: Sequence[LinkEvent], now: float) -> None: ...
+
+
 class FakeMachine:
     """Device side: answers every command, counts what it carries out, sends DealDone per LoadDeal."""
 
@@ -247,7 +273,7 @@ class Simulation:
     With `echo`, each end also hears everything it sends (as on a 2-wire RS-485 bus).
     """
 
-    def __init__(self, host: ScriptedHost, machine: FakeMachine, h2d: Channel | None = None,
+    def __init__(self, host: ScriptedHost, machine: DeviceEnd, h2d: Channel | None = None,
                  d2h: Channel | None = None, echo: bool = False) -> None:
         self.host = host
         self.machine = machine

@@ -1,0 +1,100 @@
+"""`dealer deal` deals a 16-board session to the example C device (`firmware_protocol/c/examples/
+pty_device.c`) through a pseudo-terminal, the path a real machine's port would have: the host and a device
+written apart, meeting only on the wire.
+
+Judged by what the device itself holds at the end (its `--dump` of every board's pockets, read against the
+deal file) as well as by the host's journal.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dealer import formats
+from dealer.core.dealset import DealSet
+from dealer.dealing.journal import JobState, Journal
+from tests.support.c_build import CBuilds, sanitizer_report
+from tests.support.c_device import DeviceProcess
+from tests.support.deals import random_deals
+from tests.support.paths import ROOT
+
+pytestmark = [pytest.mark.pty,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
+
+
+def dealer(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """`python -m dealer ARGS` to its end, in its own session (killed with its group if it overruns)."""
+    proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def read_dump(path: Path) -> dict[str, list[list[int]]]:
+    """The device's boards: label -> the card indices in each pocket N E S W."""
+    boards = {}
+    for line in path.read_text().splitlines():
+        label, *pockets = line.split(" ")
+        boards[label] = [[] if p == "-" else [int(c) for c in p.split(",")] for p in pockets]
+    return boards
+
+
+def test_dealer_deal_deals_a_sixteen_board_session_to_the_c_device(c_builds: CBuilds, tmp_path: Path) -> None:
+    session = tmp_path / "session.pbn"
+    formats.write_file(session, DealSet.from_deals(random_deals(23, 16), range(1, 17)))
+    journal, dump = tmp_path / "session.journal", tmp_path / "boards.txt"
+    device = DeviceProcess(c_builds("pty_device"), ["--set", "A", "--boards", "1-16", "--dump", str(dump)],
+                           tmp_path / "machine")
+    try:
+        dealt = dealer("deal", str(session), "--port", device.path, "--journal", str(journal), cwd=tmp_path)
+    finally:
+        code, err = device.stop()
+    assert code == 0 and not sanitizer_report(err), err[-3000:]
+    assert dealt.returncode == 0, dealt.stderr[-3000:]
+    assert "16/16 boards verified" in dealt.stderr and "Traceback" not in dealt.stderr
+
+    with Journal.open(journal) as j:
+        (run,) = j.runs()
+        assert [job.state for job in j.jobs(run.id)] == [JobState.VERIFIED] * 16
+        assert j.check_consistency(run.id) == []
+
+    # what the machine holds: each board's pockets are its deal from the file, every card once
+    assert oct(dump.stat().st_mode & 0o777) == "0o600"
+    boards = read_dump(dump)
+    deals = formats.read_file(session)
+    assert len(boards) == 16
+    for label, pockets in boards.items():
+        number = int(label.split(":")[1])
+        seats = deals.deals[list(deals.boards).index(number)]
+        assert sorted(c for p in pockets for c in p) == list(range(52)), label
+        assert all(seats[c] == s for s, pocket in enumerate(pockets) for c in pocket), label
+
+
+def test_boards_of_another_set_are_refused_and_nothing_is_dealt_into_them(c_builds: CBuilds,
+                                                                          tmp_path: Path) -> None:
+    session = tmp_path / "session.pbn"
+    formats.write_file(session, DealSet.from_deals(random_deals(24, 2), [1, 2]))
+    dump = tmp_path / "boards.txt"
+    device = DeviceProcess(c_builds("pty_device"), ["--set", "B", "--boards", "1-2", "--dump", str(dump)],
+                           tmp_path / "machine")
+    try:
+        dealt = dealer("deal", str(session), "--port", device.path, "--journal", str(tmp_path / "j.db"),
+                       cwd=tmp_path)
+    finally:
+        code, err = device.stop()
+    assert code == 0 and not sanitizer_report(err), err[-3000:]
+    assert dealt.returncode != 0 and "0/2 boards verified" in dealt.stderr, dealt.stderr[-3000:]
+    assert "Traceback" not in dealt.stderr
+    assert all(pockets == [[], [], [], []] for pockets in read_dump(dump).values())
