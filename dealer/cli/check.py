@@ -8,6 +8,7 @@ from typing import Any
 
 from dealer.cli.deal import load_deals, machine_options
 from dealer.cli.reading import reading_options
+from dealer.core.errors import VerificationError
 
 
 def register(sub: Any) -> None:
@@ -24,5 +25,8 @@ def run_check(args: argparse.Namespace) -> int:
     reports = check_boards(deals, args.port[0], args.set_name.upper(), board_timeout=args.board_timeout,
                            show_cards=args.show_cards, quiet=args.quiet)
     bad = [r for r in reports if not r.ok]
-    print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stderr)
-    return 8 if bad else 0
+    print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stdout, flush=True)
+    if bad:
+        raise VerificationError(f"{len(bad)} of {len(reports)} boards do not hold their deals: boards "
+                                + ", ".join(str(r.board) for r in bad[:10]) + ("..." if len(bad) > 10 else ""))
+    return 0

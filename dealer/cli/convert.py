@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     show(notes)
     count = f"{len(deals)} board{'' if len(deals) == 1 else 's'}"
     print(f"converted {count} ({summary([int(b) for b in deals.boards])}) from {source.NAME.upper()} to "
-          f"{target.NAME.upper()}: {args.output}", file=sys.stderr)
+          f"{target.NAME.upper()}: {args.output}")
     return 0
 
 
@@ -141,5 +141,4 @@ def _write_parts(args: argparse.Namespace, target: ModuleType, source: ModuleTyp
         check_writable(path, force=args.force)
     for path, piece in zip(paths, pieces, strict=True):
         _write(path, piece.deals, target, options, force=args.force)
-        print(f"converted {piece.describe()} from {source.NAME.upper()} to {target.NAME.upper()}: {path}",
-              file=sys.stderr)
+        print(f"converted {piece.describe()} from {source.NAME.upper()} to {target.NAME.upper()}: {path}")

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from dealer.cli.live import add_view_option, run_view
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.core.boards import parse_board_range
 from dealer.core.dealset import DealSet
@@ -56,7 +57,8 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
     p.add_argument("--board-timeout", type=float, default=600.0,
                    help="seconds to wait for the operator to insert a board (default 600)")
     p.add_argument("--show-cards", action="store_true", help="name cards in fault lines (they reveal the deal)")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--quiet", action="store_true", help="show no progress, only the summary")
+    add_view_option(p)
     add_reading_options(p, partial=False)
 
 
@@ -79,17 +81,17 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
 
 def run_deal(args: argparse.Namespace) -> int:
     result = _deal_plan(args) if args.plan else _deal_file(args)
-    print(result.summary, file=sys.stderr)
+    print(result.summary, file=sys.stdout, flush=True)
     raise_for(result)
     return 0
 
 
-def _common(args: argparse.Namespace, journal: Path, ports: list[str]) -> RunOptions:
+def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
                       set_name=args.set_name.upper(), resume=args.resume, replay=args.replay,
                       report=Path(args.report) if args.report else None, show_cards=args.show_cards,
                       quiet=args.quiet, board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
-                      max_attempts=args.max_attempts)
+                      max_attempts=args.max_attempts, out=sys.stderr, view=run_view(args.plain), title=title)
 
 
 def _deal_file(args: argparse.Namespace) -> RunResult:
@@ -101,7 +103,7 @@ def _deal_file(args: argparse.Namespace) -> RunResult:
         raise UsageError("--session goes with --plan")
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
-    return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port))
+    return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port, args.file))
 
 
 def _deal_plan(args: argparse.Namespace) -> RunResult:
@@ -118,4 +120,4 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
                          "their boards, copies, board sets, replays and machines)")
     plan = Plan.load(args.plan)
     journal = Path(args.journal) if args.journal else plan.event.journal
-    return deal_plan(plan, _common(args, journal, []), args.session)
+    return deal_plan(plan, _common(args, journal, [], plan.event.name), args.session)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from dealer.cli.live import add_view_option, run_view
 from dealer.dealing.demo import run_demo
 from dealer.dealing.run import raise_for
 
@@ -22,11 +23,13 @@ def register(sub: Any) -> None:
                    help="work in DIR and keep the session, journal and report there (default: a temporary "
                         "folder, removed at the end)")
     p.add_argument("--show-cards", action="store_true", help="name cards in fault lines")
+    add_view_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     result = run_demo(boards=args.boards, machines=args.machines, speed=args.speed,
-                      folder=Path(args.keep) if args.keep else None, show_cards=args.show_cards)
+                      folder=Path(args.keep) if args.keep else None, show_cards=args.show_cards,
+                      view=run_view(args.plain))
     raise_for(result)
     return 0

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     hint = ""
     if args.boards and len(boards) == 1 and boards[0] > 1 and args.boards.strip().isdigit():
         hint = f" (--count {boards[0]} makes boards 1-{boards[0]}, as bigdealx -n {boards[0]} does)"
-    print(f"wrote {made(boards)} to {args.output} with engine {args.engine}{hint}", file=sys.stderr)
+    print(f"wrote {made(boards)} to {args.output} with engine {args.engine}{hint}")
     for note in formats.written_notes(args.output, deals, module, blind=args.blind):
         print(f"dealer: {note}", file=sys.stderr)
     return 0

@@ -8,7 +8,6 @@ never printed; the .sqk is created with mode 0600.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +99,7 @@ def run_create(args: argparse.Namespace) -> int:
     event = sq.new_event(args.event, args.delayed_info)
     write_text(args.sqd, sq.format_sqd(event), force=args.force)
     write_bytes(keys, b"", force=args.force, mode=SECRET_MODE)
-    print(f"created {args.sqd} and an empty key file {keys} (keep it secret)", file=sys.stderr)
+    print(f"created {args.sqd} and an empty key file {keys} (keep it secret)")
     return 0
 
 
@@ -110,7 +109,7 @@ def run_add_phase(args: argparse.Namespace) -> int:
     event = sq.add_phase(sq.read_sqd(args.sqd), int(args.sessions), args.boards, args.prefix, args.description)
     write_event(args.sqd, event)
     phase = event.phases[-1]
-    print(f"phase {len(event.phases)}: {phase.line()}", file=sys.stderr)
+    print(f"phase {len(event.phases)}: {phase.line()}")
     return 0
 
 
@@ -120,7 +119,7 @@ def run_publish(args: argparse.Namespace) -> int:
     write_bytes(keys, data, force=True, mode=SECRET_MODE)
     write_event(args.sqd, event)
     print(f"published: KH {event.key_hash} in {args.sqd}; {len(event.key_idents())} session keys in "
-          f"{keys} - keep it secret until the event is over", file=sys.stderr)
+          f"{keys} - keep it secret until the event is over")
     return 0
 
 
@@ -130,7 +129,7 @@ def run_set_dv(args: argparse.Namespace) -> int:
         raise UsageError(f"the delayed value is already {event.delayed_value!r}; use --force to change it")
     event = sq.set_delayed_value(event, args.value)
     write_event(args.sqd, event)
-    print(f"DV {event.delayed_value}", file=sys.stderr)
+    print(f"DV {event.delayed_value}")
     return 0
 
 
@@ -149,7 +148,7 @@ def run_generate(args: argparse.Namespace) -> int:
         deals = sq.session_deals(event, keys, ref, args.boards)
         formats.write_file(target, deals, force=args.force)
         boards = format_board_range([int(b) for b in deals.boards])
-        print(f"wrote {target} (boards {boards})", file=sys.stderr)
+        print(f"wrote {target} (boards {boards})")
     return 0
 
 

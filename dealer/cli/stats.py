@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import secrets
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     print(report.summary_text(samples, notes), end="")
     if args.output:
         _write(args, kind, samples, notes)
-        print(f"wrote the statistics of {' and '.join(s.name for s in samples)} to {args.output}", file=sys.stderr)
+        print(f"wrote the statistics of {' and '.join(s.name for s in samples)} to {args.output}")
     return 0
 
 
