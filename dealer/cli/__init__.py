@@ -59,7 +59,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dealer {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                help="what to do (dealer COMMAND --help tells more)")
     module = f"{__name__}.{command}"
     for name in (module,) if module in COMMAND_MODULES else COMMAND_MODULES:
         importlib.import_module(name).register(sub)

@@ -19,6 +19,7 @@ from typing import Any
 
 from dealer import formats
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
+from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_range, parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -46,6 +47,12 @@ def register(sub: Any) -> None:
                         "(default: as the input is)")
     add_reading_options(p, partial=True)
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    teach(p, [("dealer convert session.pbn session.dlm", "for a Duplimate (the extensions pick the formats)"),
+              ("dealer convert big.pbn big.dup --split", "120 boards into DUP files of up to 99"),
+              ("dealer convert big.pbn part.dup --boards 1-32", "only boards 1-32"),
+              ("dealer convert deals.bri s.pbn --first-board 5", "a file without board numbers starts at 5"),
+              ("dealer convert results.pbn session.dup", "a results file (one game a table): one deal a board")],
+          "SOURCE and TARGET are deal files; their extensions choose the formats (--from and --to override).")
     p.set_defaults(func=run)
 
 
