@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,10 @@ _ORDER_TEXT = {DealingOrder.SET: "set by set", DealingOrder.BOARD: "all copies o
 
 def register(sub: Any) -> None:
     p = sub.add_parser("plan", help="check a congress plan file and show its sessions and jobs",
-                       description="Check a congress plan (TOML) and show its sessions, sections, board sets, "
-                                   "jobs and machines, and everything `dealer deal --plan` would refuse. Deals "
-                                   "and seeds are never shown.",
+                       description=textwrap.fill(
+                           "Check a congress plan (TOML) and show its sessions, sections, board sets, jobs and "
+                           "machines, and everything `dealer deal --plan` would refuse. Deals and seeds are never "
+                           "shown.", 100),
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("plan", metavar="PLAN.toml", help="the plan file (see examples/congress.toml)")
     p.add_argument("--generate", action="store_true",

@@ -8,6 +8,7 @@ first paragraph of its own ``--help``) and, from `teach`, an epilog of examples 
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Sequence
 
 WIDTH = 50
@@ -28,3 +29,5 @@ def teach(parser: argparse.ArgumentParser, examples: Sequence[tuple[str, str]], 
         lines += ["", note]
     parser.epilog = "\n".join(lines)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    if parser.description and "\n" not in parser.description:  # shown as written from now on: wrap it here
+        parser.description = textwrap.fill(parser.description, 100)
