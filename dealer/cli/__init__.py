@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from dealer import __version__
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, exit_code_table
 
 COMMAND_MODULES: Final = (
     "dealer.cli.generate",
@@ -36,13 +36,31 @@ COMMAND_MODULES: Final = (
 )
 
 
+EPILOG = f"""examples:
+  dealer demo                                       a session dealt on simulated machines, with faults
+  dealer ports --probe                              which serial port the dealing machine is on
+  dealer generate --boards 1-32 -o session.pbn      fresh deals (nothing secret is printed)
+  dealer deal session.pbn --port /dev/ttyUSB0       deal them: label check, deal, recount, journal
+  dealer deal --plan congress.toml                  a congress: every session on every machine
+  dealer COMMAND --help                             what a command does, with examples
+
+Results and summaries go to standard output, progress and diagnostics to standard error: `dealer deal
+... > deal.log` keeps the summary, and the screen shows the progress (live on a terminal; --plain for
+one line an event).
+
+exit codes (the same for every command):
+{exit_code_table()}"""
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The `dealer` parser with every command registered, or only `command` if it is one of them."""
     parser = argparse.ArgumentParser(
-        prog="dealer", description="Open controller for duplicate-bridge dealing machines.")
+        prog="dealer", description="Open controller for duplicate-bridge dealing machines.", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dealer {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                help="what to do (dealer COMMAND --help tells more)")
     module = f"{__name__}.{command}"
     for name in (module,) if module in COMMAND_MODULES else COMMAND_MODULES:
         importlib.import_module(name).register(sub)

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from dealer import engines, formats
+from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_range, parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -35,6 +36,13 @@ def register(sub: Any) -> None:
                    help="DUP: blank board 1's cards for the DOS program (Big Deal's dupblind); DLM: Status=Sealed "
                         "(Big Deal's dlmblind)")
     p.add_argument("--force", action="store_true", help="replace existing output files")
+    teach(p, [("dealer generate --boards 1-32 -o session.pbn", "32 fresh deals, seed from the OS, none printed"),
+              ("dealer generate --count 24 -o club.dlm", "boards 1-24 for a Duplimate"),
+              ("dealer generate --boards 1-32 -o s.pbn --seed-out s.seed", "keep the seed (mode 0600) to redo it"),
+              ("dealer generate --boards 1-16 --seed HEX --owner TEXT -o s.pbn", "as bigdealx -h HEX -W TEXT")],
+          "RANGE is boards like 1-32, 5-20, 7 or 1-16,21; N a count of boards; HEX a seed in hexadecimal "
+          "(bigdeal: 40\ndigits); FILE's extension picks the format (.pbn .dup .dlm .bri .dge .csv .ber .bhg .lin "
+          ".rzd .cds .goe .json).")
     p.set_defaults(func=run)
 
 
@@ -60,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     hint = ""
     if args.boards and len(boards) == 1 and boards[0] > 1 and args.boards.strip().isdigit():
         hint = f" (--count {boards[0]} makes boards 1-{boards[0]}, as bigdealx -n {boards[0]} does)"
-    print(f"wrote {made(boards)} to {args.output} with engine {args.engine}{hint}", file=sys.stderr)
+    print(f"wrote {made(boards)} to {args.output} with engine {args.engine}{hint}")
     for note in formats.written_notes(args.output, deals, module, blind=args.blind):
         print(f"dealer: {note}", file=sys.stderr)
     return 0

@@ -7,6 +7,7 @@ turns its answers into plain data. Strains are ordered NT S H D C, as hand recor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -82,8 +83,10 @@ def solver_available() -> bool:
     return available("endplay.dds")
 
 
-def analyse(deals: npt.ArrayLike, dealers: npt.ArrayLike, vulnerabilities: npt.ArrayLike) -> list[DDResult]:
-    """Double-dummy results of an (n, 52) batch of deals with their dealers (seats) and vulnerabilities."""
+def analyse(deals: npt.ArrayLike, dealers: npt.ArrayLike, vulnerabilities: npt.ArrayLike,
+            done: Callable[[int], None] | None = None) -> list[DDResult]:
+    """Double-dummy results of an (n, 52) batch of deals with their dealers (seats) and vulnerabilities;
+    `done` is told how many more deals are analysed after each batch (for a progress bar)."""
     dds = require("endplay.dds", _EXTRA, "double-dummy analysis")
     types = require("endplay.types", _EXTRA, "double-dummy analysis")
     batch = check_deals(np.asarray(deals).reshape(-1, 52))
@@ -100,6 +103,8 @@ def analyse(deals: npt.ArrayLike, dealers: npt.ArrayLike, vulnerabilities: npt.A
             vul = _endplay_vul(types, Vulnerability(int(vuls[i])))
             par = dds.par(table, vul, types.Player(int(seats[i])))
             out.append(DDResult(_tricks(table.to_list()), int(par.score), _par_contracts(par)))
+        if done is not None:
+            done(len(rows))
     return out
 
 
