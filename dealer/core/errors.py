@@ -7,8 +7,10 @@ raises. Classes that have a builtin meaning also inherit it, so callers may catc
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the command line's start-up imports this module; pathlib is not needed to run it
+    from pathlib import Path
 
 
 class DealerError(Exception):
