@@ -1,16 +1,26 @@
 """`dealer generate`: a session's deals from an engine, written to a deal file. Deals and seeds are
-never printed; a seed is kept only in the file `--seed-out` names (mode 0600)."""
+never printed; a seed is kept only in the file `--seed-out` names (mode 0600).
+
+Deals are made and written in pieces on every core (`--threads`), so any number of boards takes
+bounded memory in the formats that stream (PBN); the file is the same whatever the number of threads."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Final
+
+import numpy as np
 
 from dealer import engines, formats
-from dealer.core.boards import format_board_range, parse_board_range
+from dealer.core.boards import format_board_spans, parse_board_spans
 from dealer.core.dealset import DealSet
 from dealer.core.outfile import SECRET_MODE, check_writable, write_text
+from dealer.core.parallel import MAX_THREADS
+
+PIECE: Final = 1 << 18
+"""Deals made and written at a time (about 14 MB of deals)."""
 
 
 def register(sub: Any) -> None:
@@ -28,24 +38,46 @@ def register(sub: Any) -> None:
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="deal file; extension picks the format")
     p.add_argument("--format", choices=formats.format_names(), help="file format (default: from extension)")
     p.add_argument("--force", action="store_true", help="replace existing output files")
+    p.add_argument("--threads", type=thread_count, metavar="N",
+                   help=f"threads to make and write the deals on (default: one a CPU, at most {MAX_THREADS}); "
+                        "the deals are the same for any N")
     p.set_defaults(func=run)
 
 
+def thread_count(text: str) -> int:
+    """--threads: a whole number from 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1; got {text!r}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
-    boards = parse_board_range(args.boards)
+    spans = parse_board_spans(args.boards)
+    count = sum(last - first + 1 for first, last in spans)
     seed = engines.parse_seed(args.engine, args.seed) if args.seed else engines.fresh_seed(args.engine)
     formats.format_for_path(args.output, args.format)
     check_writable(args.output, force=args.force)
     if args.seed_out:
         check_writable(args.seed_out, force=args.force)
-    engine = engines.make_engine(args.engine, seed, args.owner)
-    deals = DealSet.from_deals(engine.deals(len(boards)), boards, event=args.event,
-                               metadata={"generator": f"dealer {args.engine}"})
-    formats.write_file(args.output, deals, args.format, force=args.force)
+    engine = engines.make_engine(args.engine, seed, args.owner, threads=args.threads)
+    parts = pieces(engine, spans, event=args.event, metadata={"generator": f"dealer {args.engine}"})
+    formats.write_file_parts(args.output, parts, args.format, force=args.force, threads=args.threads)
     if args.seed_out:
         write_text(args.seed_out, engines.seed_record(args.engine, seed, args.owner), force=args.force,
                    mode=SECRET_MODE)
-    print(f"wrote {len(boards)} boards ({format_board_range(boards)}) to {args.output} "
+    print(f"wrote {count} boards ({format_board_spans(spans)}) to {args.output} "
           f"with engine {args.engine}", file=sys.stderr)
     return 0
 
+
+def pieces(engine: engines.Engine, spans: list[tuple[int, int]], *, event: str,
+           metadata: dict[str, str]) -> Iterator[DealSet]:
+    """The next deals of `engine` for the boards of `spans` (first, last; in order), at most PIECE a set."""
+    for first, last in spans:
+        for start in range(first, last + 1, PIECE):
+            boards = np.arange(start, min(start + PIECE, last + 1), dtype=np.int64)
+            yield DealSet.from_deals(engine.deals(len(boards)), boards, event=event, metadata=metadata)

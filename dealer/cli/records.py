@@ -6,8 +6,9 @@ The hands appear only in the output file; the screen shows just how many boards 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from dealer import formats
 from dealer.core.boards import parse_board_range
@@ -61,10 +62,26 @@ def run(args: argparse.Namespace) -> int:
     if args.dd:
         doubledummy.require_solver()
     deals, title = load_deals(args)
-    views = outputs.views_for(deals, args.ten, args.dd)
+    views = outputs.views_for(deals, args.ten, args.dd, progress=dd_progress(sys.stderr))
     outputs.write_records(args.output, views, title, per_page=args.per_page, force=args.force)
     print(wrote(len(deals), args.output))
     return 0
+
+
+def dd_progress(stream: TextIO) -> doubledummy.Progress:
+    """Shows 'double dummy: 80/200 boards' on `stream` after each batch: on a terminal one line
+    rewritten in place, elsewhere one line a batch."""
+    live = stream.isatty()
+
+    def show(done: int, total: int) -> None:
+        text = f"double dummy: {done}/{total} boards"
+        if live:
+            stream.write(f"\r{text}" + ("\n" if done == total else ""))
+        else:
+            stream.write(text + "\n")
+        stream.flush()
+
+    return show
 
 
 def wrote(count: int, path: str) -> str:

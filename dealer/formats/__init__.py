@@ -8,15 +8,20 @@ A format module defines::
     def read(stream: BinaryIO, path: str) -> Iterator[DealSet]      # chunks in file order
     def write(stream: BinaryIO, deals: DealSet, **options) -> None
 
+and may define, to write a file of any size in bounded memory and on every core::
+
+    def write_parts(stream: BinaryIO, parts: Iterable[DealSet], *, threads: int | None, **options) -> None
+
 Readers check every checksum and invariant they can and raise `FormatError` naming the file and the
 line, byte offset or board; they never raise anything else, whatever the bytes. Writers are only
-called through :func:`write_file`, which checks the board limit first and writes atomically.
+called through :func:`write_file` or :func:`write_file_parts`, which check the board limit first and
+write atomically.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
@@ -95,3 +100,18 @@ def write_file(path: str | Path, deals: DealSet, fmt: str | None = None, *, forc
                           f"this run reaches board {int(deals.boards.max())}", path)
     with atomic_output(path, force=force) as out:
         module.write(out, deals, **options)
+
+
+def write_file_parts(path: str | Path, parts: Iterable[DealSet], fmt: str | None = None, *, force: bool = False,
+                     threads: int | None = None, **options: Any) -> None:
+    """Write deal sets one after another as one file, atomically, like :func:`write_file` of them all
+    joined. A format with ``write_parts`` and no board limit writes each set as it comes, so a file of
+    any size takes bounded memory, building its text on `threads` threads (default: one a CPU); the
+    others get the sets joined first."""
+    module = format_for_path(path, fmt)
+    writer = getattr(module, "write_parts", None)
+    if writer is None or module.MAX_BOARD is not None:
+        write_file(path, DealSet.concat(parts), fmt, force=force, **options)
+        return
+    with atomic_output(path, force=force) as out:
+        writer(out, parts, threads=threads, **options)

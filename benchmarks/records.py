@@ -1,0 +1,153 @@
+"""Double-dummy analysis for hand records: the batched analysis on every core against one deal at a time.
+
+    python benchmarks/records.py [--boards 200] [--reps 1]
+
+One deal file of --boards boards (bigdeal engine, fixed seed). Each way runs in its own process (DDS's
+thread count is set once per process), in turn, --reps rounds:
+
+- one deal at a time, one thread: endplay's ``calc_dd_table`` and ``par`` per deal, DDS limited to one
+  thread (``SetMaxThreads(1)``): the analysis on one core;
+- one deal at a time, DDS's threads: the same loop with DDS's default threads (one a core), which
+  spreads the five strains of each single deal over the cores;
+- batched (ours): ``dealer.printing.doubledummy.analyse``, deals in multi-deal batches
+  (``calc_all_tables``) solved on DDS's threads;
+- ``dealer records --dd`` writing the HTML sheet (the whole command, as a user runs it).
+
+Each line gives the wall time, the CPU time of the process (all its threads) and boards/s; the ratios
+are taken in the same round. The tricks and par of the batched run are compared with the first
+one-at-a-time run, board by board. The load average is printed before and after: other work on the
+machine slows every figure alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = "0123456789abcdef0123456789abcdef01234567"
+TARGET_SECONDS = 12.0  # for 200 boards on the 2-core machine the figure was set for
+
+CHILD = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from dealer import formats
+mode, path = sys.argv[1], sys.argv[2]
+deals = formats.read_file(path)
+start, cpu = time.perf_counter(), time.process_time()
+if mode == "batched":
+    from dealer.printing.doubledummy import analyse
+    results = analyse(deals.deals, deals.dealers, deals.vulnerabilities)
+    out = [[r.pbn_tricks(), r.par_score] for r in results]
+else:
+    import endplay._dds as raw
+    import endplay.dds as dds
+    from endplay.types import Deal, Player, Vul
+    from dealer.core.cards import to_pbn
+    if mode == "single-one-thread":
+        raw.SetMaxThreads(1)
+    vuls = (Vul.none, Vul.ns, Vul.ew, Vul.both)
+    out = []
+    for deal, dealer, vul in zip(deals.deals, deals.dealers, deals.vulnerabilities):
+        table = dds.calc_dd_table(Deal(to_pbn(deal)))
+        par = dds.par(table, vuls[int(vul)], Player(int(dealer)))
+        by = table.to_list()  # [denom S H D C NT][player N E S W]
+        tricks = "".join(f"{{by[d][p]:x}}" for p in (0, 2, 1, 3) for d in (4, 0, 1, 2, 3))
+        out.append([tricks, par.score])
+print(json.dumps({{"wall": time.perf_counter() - start, "cpu": time.process_time() - cpu, "results": out}}))
+"""
+
+WAYS = {
+    "single-one-thread": "one deal at a time, DDS on one thread",
+    "single": "one deal at a time, DDS's threads",
+    "batched": "batched multi-deal calls (ours), DDS's threads",
+}
+
+
+def run_way(mode: str, path: Path) -> dict[str, object]:
+    run = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT)), mode, str(path)],
+                         capture_output=True, text=True)
+    if run.returncode:
+        raise RuntimeError(f"{mode} failed: {run.stderr[-500:]}")
+    result: dict[str, object] = json.loads(run.stdout)
+    return result
+
+
+def run_records(path: Path, out: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of `dealer records --dd` writing an HTML sheet, as a whole process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    run = subprocess.run([sys.executable, "-m", "dealer", "records", str(path), "-o", str(out), "--dd", "--force"],
+                         cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode:
+        raise RuntimeError(f"dealer records failed: {run.stderr[-500:]}")
+    progress = [line for line in run.stderr.splitlines() if line.startswith("double dummy:")]
+    print(f"    (dealer records showed {len(progress)} progress lines on stderr, the last: {progress[-1]!r})")
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--boards", type=int, default=200, help="boards analysed (default 200)")
+    parser.add_argument("--reps", type=int, default=1, help="rounds (default 1; a round takes minutes)")
+    args = parser.parse_args(argv)
+    try:
+        import endplay
+    except ImportError:
+        print("endplay (extra 'dd') is not installed: nothing to measure")
+        return 1
+    print(f"{args.boards} boards, {os.cpu_count()} CPUs, endplay {endplay.__version__}; "
+          f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    walls: dict[str, list[float]] = {label: [] for label in (*WAYS, "records")}
+    cpus: dict[str, list[float]] = {label: [] for label in walls}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "session.pbn"
+        subprocess.run([sys.executable, "-m", "dealer", "generate", "--boards", f"1-{args.boards}", "--seed", SEED,
+                        "-o", str(path)], cwd=ROOT, check=True, capture_output=True)
+        reference: list[object] | None = None
+        same = True
+        for rep in range(args.reps):
+            print(f"  round {rep + 1}:")
+            for mode, label in WAYS.items():
+                result = run_way(mode, path)
+                walls[mode].append(float(result["wall"]))  # type: ignore[arg-type]
+                cpus[mode].append(float(result["cpu"]))  # type: ignore[arg-type]
+                print(f"    {label:<48} {walls[mode][-1]:7.2f} s wall {cpus[mode][-1]:7.2f} s CPU")
+                if mode.startswith("single") and reference is None:
+                    reference = result["results"]  # type: ignore[assignment]
+                elif mode == "batched":
+                    same = same and result["results"] == reference
+            wall, cpu = run_records(path, Path(tmp) / "records.html")
+            walls["records"].append(wall)
+            cpus["records"].append(cpu)
+            print(f"    {'dealer records --dd (whole command, HTML)':<48} {wall:7.2f} s wall {cpu:7.2f} s CPU")
+    print(f"\nMedians over {args.reps} round(s), {args.boards} boards:")
+    labels = {**WAYS, "records": "dealer records --dd (whole command, HTML)"}
+    for mode, label in labels.items():
+        wall = statistics.median(walls[mode])
+        print(f"  {label:<48} {wall:7.2f} s ({args.boards / wall:5.1f} boards/s; "
+              f"CPU {statistics.median(cpus[mode]):6.2f} s)")
+    for base in ("single-one-thread", "single"):
+        ratios = [b / o for b, o in zip(walls[base], walls["batched"], strict=True)]
+        print(f"  batched is {statistics.median(ratios):.2f}x faster than {WAYS[base]}")
+    target = TARGET_SECONDS * args.boards / 200
+    batched = statistics.median(walls["batched"])
+    print(f"  target: {args.boards} boards in <= {target:.1f} s: {'met' if batched <= target else 'NOT met'} "
+          f"(batched {batched:.2f} s, dealer records {statistics.median(walls['records']):.2f} s)")
+    print(f"  tricks and par of the batched run equal one deal at a time, board by board: {'yes' if same else 'NO'}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
