@@ -17,7 +17,7 @@ Sections:
    same PBN, round robin, and whether both files hold the same deals. bigdealx is taken from
    --bigdealx, else $BIGDEALX, else PATH; without it there is no baseline and the section says so.
 4. Streaming: ``dealer generate`` of --stream-boards boards (default 10**7) to a PBN file, as a whole
-   process: its peak resident memory (the kernel's maximum RSS of that process), its time, and the
+   process: its peak resident memory (VmHWM, read by the process at its end), its time, and the
    file's size; beside it the peak of the same command for 32 boards (the process's own footprint) and
    the size the deals alone would take in memory.
 
@@ -158,19 +158,43 @@ def dealer_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "dealer"]
 
 
-def run_dealer(args: list[str], folder: Path) -> tuple[float, int]:
-    """Wall seconds and peak resident memory (bytes, the kernel's maximum RSS) of one dealer process."""
+def run_dealer(args: list[str], folder: Path) -> float:
+    """Wall seconds of one `dealer` process (the console command)."""
     start = time.perf_counter()
-    child = subprocess.Popen([*dealer_command(), *args], cwd=folder, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert child.stderr is not None
-    error = child.stderr.read()
-    _, status, usage = os.wait4(child.pid, 0)
+    run = subprocess.run([*dealer_command(), *args], cwd=folder, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        raise RuntimeError(f"dealer {' '.join(args)} failed ({child.returncode}): {error.decode()[-300:]}")
-    return elapsed, usage.ru_maxrss * 1024
+    if run.returncode:
+        raise RuntimeError(f"dealer {' '.join(args)} failed ({run.returncode}): {run.stderr.decode()[-300:]}")
+    return elapsed
+
+
+# Runs the command line in this interpreter and reports the process's own peak resident memory (VmHWM,
+# which a new program starts afresh; the rusage of a child would also count the parent's pages it
+# held between fork and exec).
+PEAK_PROBE = """
+import re, runpy, sys
+sys.argv = ["dealer", *sys.argv[1:]]
+try:
+    runpy.run_module("dealer", run_name="__main__")
+except SystemExit as exit:
+    code = exit.code
+with open("/proc/self/status") as status:
+    peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1)) * 1024
+print("peak", peak, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def run_dealer_peak(args: list[str], folder: Path) -> tuple[float, int]:
+    """Wall seconds and peak resident memory (bytes) of one `dealer` process."""
+    start = time.perf_counter()
+    run = subprocess.run([sys.executable, "-c", PEAK_PROBE, *args], cwd=folder, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if run.returncode:
+        raise RuntimeError(f"dealer {' '.join(args)} failed ({run.returncode}): {run.stderr[-300:]}")
+    return elapsed, int(run.stderr.split()[-1])
 
 
 def run_bigdealx(binary: str, boards: int, workdir: Path) -> tuple[float, Path]:
@@ -212,7 +236,7 @@ def whole_process(binary: str | None, reps: int) -> None:
             if binary:
                 seconds_taken, bx_file = run_bigdealx(binary, PBN_BOARDS, folder / f"bx{rep}")
                 theirs.append(seconds_taken)
-            ours.append(run_dealer(args, folder)[0])
+            ours.append(run_dealer(args, folder))
         mid = statistics.median(ours)
         print(f"  dealer generate (default threads)  median {mid:.3f} s (min {min(ours):.3f}, max {max(ours):.3f}; "
               f"{fmt_rate(PBN_BOARDS / mid)} deals/s)")
@@ -235,8 +259,8 @@ def streaming(boards: int) -> None:
     print(f"\nStreaming: dealer generate of {boards:,} boards to PBN (default engine and threads), whole process")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        _, small = run_dealer(["generate", "--boards", "1-32", "-o", "small.pbn"], folder)
-        elapsed, peak = run_dealer(["generate", "--boards", f"1-{boards}", "-o", "big.pbn"], folder)
+        _, small = run_dealer_peak(["generate", "--boards", "1-32", "-o", "small.pbn"], folder)
+        elapsed, peak = run_dealer_peak(["generate", "--boards", f"1-{boards}", "-o", "big.pbn"], folder)
         size = (folder / "big.pbn").stat().st_size
     verdict = "met" if peak / 1e6 <= STREAM_TARGET_MB else "NOT met"
     print(f"  peak resident memory {peak / 1e6:.0f} MB (target <= {STREAM_TARGET_MB:.0f} MB: {verdict}); "

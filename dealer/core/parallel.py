@@ -57,7 +57,7 @@ def map_spans(work: Callable[[int, int], Result], total: int, chunk: int, thread
 
 
 def iter_spans(work: Callable[[int, int], Result], total: int, chunk: int, threads: int) -> Iterator[Result]:
-    """Like :func:`map_spans`, lazily: the results in span order, with at most twice `threads` spans
+    """Like :func:`map_spans`, lazily: the results in span order, with at most `threads` spans
     computed ahead of the one the caller has taken (bounded memory for any `total`)."""
     parts = spans(total, chunk)
     if threads <= 1 or len(parts) <= 1:
@@ -69,7 +69,7 @@ def iter_spans(work: Callable[[int, int], Result], total: int, chunk: int, threa
     try:
         for first, last in parts:
             ahead.append(pool.submit(work, first, last))
-            if len(ahead) > 2 * threads:
+            if len(ahead) > threads:
                 yield ahead.popleft().result()
         while ahead:
             yield ahead.popleft().result()
