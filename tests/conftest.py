@@ -1,4 +1,4 @@
-"""Shared test fixtures: paths to the reference data and helpers for deal arrays."""
+"""Shared test fixtures: the simulator's leak check plugin and the path to the reference data."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ("hil.pytest_plugin", "tests.support.skip_policy")
+from tests.support.paths import DATA
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
+pytest_plugins = ("hil.pytest_plugin", "tests.support.skip_policy")
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ COMMANDS: Final = {
     "plan": "check a congress plan file and show its sessions and jobs",
     "deal": "deal a deal file or a congress plan on dealing machines, checking and recounting every board",
     "check": "recount boards already dealt and verify them against the deal file",
+    "ports": "list the serial ports and find the dealing machines on them",
     "report": "run report of a journal: boards/hour per machine, faults, operator actions",
     "sim": "serve a simulated dealing machine on a pseudo-terminal",
     "demo": "deal a session on simulated machines with faults injected (no hardware)",

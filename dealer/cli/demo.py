@@ -18,13 +18,15 @@ def register(sub: Any) -> None:
     p.add_argument("--machines", type=int, default=2, help="simulated machines (default 2)")
     p.add_argument("--speed", type=float, default=25.0,
                    help="simulated machine speed factor (default 25: a board in about 0.6 s)")
-    p.add_argument("--folder", metavar="DIR", help="keep the session, journal and report in DIR")
+    p.add_argument("--keep", "--folder", metavar="DIR", dest="keep",
+                   help="work in DIR and keep the session, journal and report there (default: a temporary "
+                        "folder, removed at the end)")
     p.add_argument("--show-cards", action="store_true", help="name cards in fault lines")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     result = run_demo(boards=args.boards, machines=args.machines, speed=args.speed,
-                      folder=Path(args.folder) if args.folder else None, show_cards=args.show_cards)
+                      folder=Path(args.keep) if args.keep else None, show_cards=args.show_cards)
     raise_for(result)
     return 0

@@ -7,6 +7,9 @@ from types import ModuleType
 
 from dealer.core.errors import UsageError
 
+DISTRIBUTION = "duplicate-bridge-dealer"
+"""The name this project is installed under (the import package and the command are `dealer`)."""
+
 
 class MissingExtraError(UsageError):
     """A command needs an optional dependency that is not installed."""
@@ -17,8 +20,8 @@ def require(module: str, extra: str, purpose: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise MissingExtraError(
-            f"{purpose} needs the optional extra '{extra}': pip install 'dealer[{extra}]'") from None
+        raise MissingExtraError(f"{purpose} needs the optional extra '{extra}': "
+                                f"pip install '{DISTRIBUTION}[{extra}]'") from None
 
 
 def available(module: str) -> bool:

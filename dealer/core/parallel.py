@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Final, TypeVar
 
@@ -56,7 +56,8 @@ def map_spans(work: Callable[[int, int], Result], total: int, chunk: int, thread
         return list(pool.map(lambda span: work(*span), parts))
 
 
-def iter_spans(work: Callable[[int, int], Result], total: int, chunk: int, threads: int) -> Iterator[Result]:
+def iter_spans(work: Callable[[int, int], Result], total: int, chunk: int,
+               threads: int) -> Generator[Result, None, None]:
     """Like :func:`map_spans`, lazily: the results in span order, with at most `threads` spans
     computed ahead of the one the caller has taken (bounded memory for any `total`)."""
     parts = spans(total, chunk)

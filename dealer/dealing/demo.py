@@ -4,11 +4,15 @@ It generates a session (Big Deal engine, fresh seed from the OS, not kept), star
 in this process (`sim://` ports, each with its own fault plan), deals every board with label checks
 and recounts while showing live progress, then tells how each fault was caught and resolved, checks
 the journal and the simulators' ledgers (what physically happened), and prints the summary.
+
+It works in a folder it names on its first line: a fresh temporary folder, removed at the end (Ctrl-C
+included), or a folder the user asked to keep.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -42,15 +46,30 @@ FAULT_STORY = [
 
 
 def run_demo(*, boards: int = 16, machines: int = 2, speed: float = 25.0, folder: Path | None = None,
-             show_cards: bool = False, out: IO[str] = sys.stdout) -> RunResult:
-    """Run the demonstration; returns the run's result (complete when every board was verified)."""
+             show_cards: bool = False, out: IO[str] | None = None) -> RunResult:
+    """Run the demonstration; returns the run's result (complete when every board was verified).
+
+    `folder`: where to work and what to keep; None works in a temporary folder removed at the end.
+    `out`: where the story goes (standard output by default)."""
+    out = out or sys.stdout
     if not 1 <= machines <= len(DEMO_FAULTS) * 4:
         raise DealerError(f"the demo runs 1 to {len(DEMO_FAULTS) * 4} machines")
-    work = folder or Path(tempfile.mkdtemp(prefix="dealer-demo-"))
-    work.mkdir(parents=True, exist_ok=True)
     say = _printer(out)
-    say("dealer demo: a whole session on simulated dealing machines, with faults injected")
-    say(f"  work folder: {work}")
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        say(f"dealer demo: working in {folder} (kept)")
+        return _run(folder, boards, machines, speed, show_cards, out, say)
+    work = Path(tempfile.mkdtemp(prefix="dealer-demo-"))
+    say(f"dealer demo: working in {work} (removed at the end; --keep DIR keeps the files)")
+    try:
+        return _run(work, boards, machines, speed, show_cards, out, say)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool, out: IO[str],
+         say: Any) -> RunResult:
+    say("A whole session on simulated dealing machines, with faults injected")
     deals = _session(work, boards, say)
     ports = _machines(work, machines, speed, say)
     say("3. Dealing, every board checked by its label before dealing and recounted after:")

@@ -144,6 +144,26 @@ class MachineStatus:
 
 
 @dataclass(frozen=True)
+class MachineIdentity:
+    """Who answered the handshake: the machine's serial number, firmware, protocol and what it can do."""
+
+    serial: str
+    firmware: str  # "major.minor.patch"
+    protocol_version: int
+    capabilities: frozenset[str]  # names, e.g. "BARCODE_READER", "CARD_RECOUNT", "DISPLAY"
+    pockets: int
+    hoppers: int
+    boot_id: int
+
+    @classmethod
+    def of_hello(cls, hello: HelloAck) -> MachineIdentity:
+        names = frozenset(c.name for c in Capability if c.name and hello.capabilities & c)
+        return cls(hello.serial.decode("ascii", "replace"),
+                   f"{hello.firmware_major}.{hello.firmware_minor}.{hello.firmware_patch}",
+                   hello.protocol_version, names, hello.pockets, hello.hoppers, hello.boot_id)
+
+
+@dataclass(frozen=True)
 class DealResult:
     """The end of dealing one job: cards dealt and counted into each pocket; False `complete` if aborted."""
 
@@ -230,17 +250,22 @@ class Machine:
         self._restarted = False
         self._resync = False
         self._boot_seen: int | None = None
-        self.info: HelloAck | None = None
+        self._hello: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
 
     # --- connection ---------------------------------------------------------------------------
 
-    def connect(self, timeout: float = 10.0) -> HelloAck:
+    def connect(self, timeout: float = 10.0) -> MachineIdentity:
         """Open the port and handshake; returns the machine's identity and capabilities."""
         if self._transport is None:
             self._transport = self._opener(self.url)
-        return self._handshake(timeout)
+        return MachineIdentity.of_hello(self._handshake(timeout))
+
+    @property
+    def identity(self) -> MachineIdentity | None:
+        """The machine met at the last handshake (None before the first)."""
+        return MachineIdentity.of_hello(self._hello) if self._hello is not None else None
 
     def close(self) -> None:
         """Close the port."""
@@ -258,7 +283,7 @@ class Machine:
         self._link.cancel()
         self._link = Link(Role.HOST, self._link_config)
         self._restarted = self._resync = False
-        first = self.info is None
+        first = self._hello is None
         reply = self._request(Hello(PROTOCOL_VERSION, SCHEMA_HASH, random.getrandbits(16)), HelloAck, timeout,
                               handshake=True)
         if self._restarted and self._boot_seen == reply.boot_id and (first or restart_reported):
@@ -266,7 +291,7 @@ class Machine:
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
             raise MachineFault(f"{self.name}: machine speaks protocol {reply.protocol_version} schema "
                                f"{reply.schema_hash:08x}; this host speaks {PROTOCOL_VERSION} {SCHEMA_HASH:08x}")
-        self.info = reply
+        self._hello = reply
         return reply
 
     # --- commands -----------------------------------------------------------------------------
@@ -279,7 +304,7 @@ class Machine:
     def display(self, prompt: OperatorPrompt, board: int = 0, label: str = "", text: str = "",
                 timeout: float = 5.0) -> None:
         """Show a prompt to the operator at the machine (if it has a display; else nothing is sent)."""
-        if self.info is not None and not self.info.capabilities & Capability.DISPLAY:
+        if self._hello is not None and not self._hello.capabilities & Capability.DISPLAY:
             return
         self._request(Display(Prompt[prompt.value], board, label.encode("ascii", "replace")[:64],
                               text.encode("ascii", "replace")[:80]), None, timeout)
@@ -378,7 +403,7 @@ class Machine:
         """Push the board out and wait until it is out (when the machine senses boards)."""
         self._drop_events(BoardChanged)
         self._request(Eject(), None, timeout)
-        if self.info is None or self.info.capabilities & Capability.BOARD_SENSOR:
+        if self._hello is None or self._hello.capabilities & Capability.BOARD_SENSOR:
             self.wait_board(False, timeout)
 
     def abort(self, timeout: float = 5.0) -> None:
@@ -507,7 +532,7 @@ class Machine:
         elif isinstance(event, Delivered):
             msg = event.message
             if isinstance(msg, Boot):
-                if self.info is not None and msg.boot_id == self.info.boot_id:
+                if self._hello is not None and msg.boot_id == self._hello.boot_id:
                     return  # the Boot of the run we already handshook with, arriving late
                 self._restarted = True
                 self._boot_seen = msg.boot_id
@@ -525,7 +550,7 @@ class Machine:
 
     def _resynchronise(self, timeout: float) -> None:
         """After the link gave up, the protocol wants a handshake before any other command."""
-        before = self.info.boot_id if self.info is not None else None
+        before = self._hello.boot_id if self._hello is not None else None
         if self._handshake(timeout).boot_id != before:
             self._restarted = False  # reported here, once
             self.restarts += 1

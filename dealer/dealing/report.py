@@ -183,11 +183,19 @@ def summary_text(rep: RunReport) -> str:
     lines.append("Faults by type and Law")
     lines += _breakdown({(k, law): n for (k, law), n in rep.fault_totals().items()},
                         lambda key: f"{key[0]} ({key[1]})" if key[1] else key[0],
-                        lambda key: Counter({m: n for (_, m, k, law), n in rep.faults.items() if (k, law) == key}))
+                        lambda key: _per_machine((m, n) for (_, m, k, law), n in rep.faults.items() if (k, law) == key))
     lines.append("Operator actions")
     lines += _breakdown(dict(rep.action_totals()), str,
-                        lambda key: Counter({m: n for (_, m, a), n in rep.actions.items() if a == key}))
+                        lambda key: _per_machine((m, n) for (_, m, a), n in rep.actions.items() if a == key))
     return "\n".join(lines) + "\n"
+
+
+def _per_machine(counts: Iterable[tuple[str, int]]) -> Counter[str]:
+    """Counts summed per machine (over every session: a machine's counts come once per session)."""
+    out: Counter[str] = Counter()
+    for machine, n in counts:
+        out[machine] += n
+    return out
 
 
 def _clock(seconds: float) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 import serial
@@ -111,6 +112,29 @@ class SerialTransport:
     def close(self) -> None:
         with contextlib.suppress(serial.SerialException, OSError):
             self._port.close()
+
+
+@dataclass(frozen=True)
+class PortInfo:
+    """A serial port present on this computer, as the operating system describes it."""
+
+    device: str  # what to give --port: /dev/ttyUSB0, COM3, ...
+    description: str
+    maker: str | None  # the USB manufacturer, if the port is a USB device
+    serial_number: str | None  # the USB serial number, which tells two identical adapters apart
+    usb_id: str | None  # "VID:PID" in hex
+
+
+def list_ports() -> list[PortInfo]:
+    """The serial ports present, in device order (pyserial's port listing)."""
+    from serial.tools import list_ports as pyserial_ports
+
+    found = []
+    for p in sorted(pyserial_ports.comports(), key=lambda p: p.device):
+        usb = f"{p.vid:04X}:{p.pid:04X}" if p.vid is not None and p.pid is not None else None
+        description = p.description if p.description and p.description != "n/a" else ""
+        found.append(PortInfo(p.device, description, p.manufacturer, p.serial_number, usb))
+    return found
 
 
 def open_transport(url: str) -> Transport:

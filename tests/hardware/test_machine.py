@@ -1,7 +1,7 @@
 """Bench runbook: the simulator's scenarios, run unchanged against a real dealing machine.
 
 Every scenario of `hil.scenarios.SCENARIOS` runs here through the same script-level host
-(`tests/hil/host.py`) as against the simulator, and is checked against the same expectation, loosely:
+(`tests/support/script_host.py`) as against the simulator, and is checked against the same expectation, loosely:
 the machine must report at least the faults expected, and every board must end verified. Without
 ``--machine-port`` every test here is skipped; a scenario the rig is not prepared for is skipped
 with the reason.
@@ -65,8 +65,8 @@ import pytest
 
 from hil.pytest_plugin import require_capabilities
 from hil.scenarios import SCENARIOS, Scenario
-from tests.hil.faulty_port import FaultyPort
-from tests.hil.host import Port, ScriptHost, summary
+from tests.support.faulty_port import FaultyPort
+from tests.support.script_host import Port, ScriptHost, summary
 
 pytestmark = pytest.mark.hardware
 

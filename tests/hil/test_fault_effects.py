@@ -36,7 +36,9 @@ from hil.bytefaults import TO_HOST, ByteFaults, OneWayLine
 from hil.config import SimConfig
 from hil.fault_plan import FaultKind, FaultPlan, FaultSpec
 from hil.loopback import Loopback
-from tests.hil.bench import Bench, hands_of
+from hil.room import HoldReason
+from tests.support.deals import hands_of
+from tests.support.sim_bench import Bench
 
 FRAMES = [bytes([0x03, 0x11, i + 1, 0x22, 0x00]) for i in range(6)]  # six small stand-in frames
 
@@ -134,7 +136,7 @@ def test_a_real_exchange_survives_the_byte_faults() -> None:
                         {"kind": "garbage", "rate": 0.2, "direction": "to_device"})
     with Loopback(SimConfig(faults=plan)) as loop:
         bench_port = loop.open(timeout=0.05)
-        from tests.hil.host import Wire
+        from tests.support.script_host import Wire
 
         wire = Wire(lambda: bench_port, loop.clock, loop.advance)
         assert isinstance(wire.open(30.0), HelloAck)
@@ -151,7 +153,10 @@ def test_jam_stops_dealing_resumably_with_the_card_in_the_path() -> None:
     bench, seats = dealing({"kind": "jam", "board": 1, "card": 20})
     fault = bench.wait_for(Fault)
     assert fault == Fault(FaultCode.JAM, 19, 1, 19, FaultFlag.RESUMABLE)
-    assert bench.device.room.path is not None
+    room = bench.device.room
+    assert room.path is not None and room.path.reason is HoldReason.JAM
+    assert room.slot is not None and room.slot.board.card_count == 19  # the 20th card is the one held
+    assert room.path.card not in [c for p in room.slot.board.pockets for c in p]
     assert bench.cmd(StartDeal(1)) == Refused(RefuseReason.FAULT_PRESENT, FaultCode.JAM)
     assert resume_after(bench, Prompt.CLEAR_PATH).cards_dealt == 52
     assert [sorted(p.cards) for p in recount(bench).pockets] == hands_of(seats)
@@ -387,7 +392,7 @@ def test_unplugging_asks_the_io_layer_and_the_loopback_drops_the_port() -> None:
     assert [u.seconds for u in bench.unplugs] == [0.5]
     with Loopback(SimConfig(faults=FaultPlan.of({"kind": "unplug", "frame": 2, "replug": False}))) as loop:
         port = loop.open(timeout=0.05)
-        from tests.hil.host import Disconnected, Wire
+        from tests.support.script_host import Disconnected, Wire
 
         wire = Wire(lambda: port, loop.clock, loop.advance)
         wire.open(5.0)

@@ -6,7 +6,9 @@ import errno
 
 import pytest
 
-from firmware_protocol import SCHEMA_HASH, Hello, encode_message
+from firmware_protocol import SCHEMA_HASH, Boot, Hello, encode_message
+from firmware_protocol.framing import Frame, FrameDecoder
+from firmware_protocol.messages import decode_message
 from hil.bytefaults import Chunk
 from hil.config import SimConfig
 from hil.loopback import Loopback, VirtualClock, open_loopbacks
@@ -57,7 +59,10 @@ def test_unplugged_the_port_fails_with_eio_and_cannot_be_reopened_until_replugge
             loop.open()
         loop.replug()
         port.close()
-        assert loop.open().read(1) is not None
+        frames = FrameDecoder().feed(loop.open().read(64))
+    # the reopened port carries the machine's frames again: its Boot, still unanswered
+    assert frames and all(isinstance(f, Frame) and isinstance(decode_message(f.type, f.payload), Boot)
+                          for f in frames), frames
 
 
 def test_a_timed_unplug_plugs_itself_back() -> None:

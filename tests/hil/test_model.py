@@ -39,12 +39,13 @@ from firmware_protocol import (
 )
 from firmware_protocol.framing import Frame, FrameDecoder
 from hil.config import DEFAULT_CAPABILITIES, SimConfig
-from tests.hil.bench import Bench, hands_of
+from tests.support.deals import hands_of
+from tests.support.sim_bench import Bench
 
 
 def ready(**options: object) -> Bench:
     """A machine after the handshake, with a board in it."""
-    bench = Bench(None, **options)  # type: ignore[arg-type]
+    bench = Bench(None, **options)
     bench.hello()
     bench.board_in()
     return bench

@@ -16,7 +16,7 @@ from firmware_protocol import (
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan
 from hil.physical import Card, Rack, label_of
-from tests.hil.bench import Bench
+from tests.support.sim_bench import Bench
 
 
 def slot_label(bench: Bench) -> bytes | None:

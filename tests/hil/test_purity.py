@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_layering import ROOT, imports_of
+from tests.support.imports import imports_of
+from tests.support.paths import ROOT
 
 PURE = ("schedule", "physical", "room", "dealing", "model", "operator", "fault_plan", "bytefaults", "device",
         "config", "scenarios")

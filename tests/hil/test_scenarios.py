@@ -9,8 +9,8 @@ from hil.config import SimConfig
 from hil.loopback import Loopback
 from hil.physical import PhysicalBoard
 from hil.scenarios import CAPABILITIES, SCENARIOS, Expect, Scenario, by_name
-from tests.hil.faulty_port import FaultyPort
-from tests.hil.host import BoardOutcome, Port, ScriptHost, deal_for, summary
+from tests.support.faulty_port import FaultyPort
+from tests.support.script_host import BoardOutcome, Port, ScriptHost, deal_for, summary
 
 
 def board_holding(loop: Loopback, label: str) -> PhysicalBoard:

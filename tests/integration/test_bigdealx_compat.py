@@ -2,7 +2,7 @@
 
 The files are fixtures (tests/data/bigdeal/, made by its make_fixtures.py from a bigdealx built from
 Big Deal's public sources); no bigdealx is needed here. Every expected value comes from those files,
-read with the plain decoders of :mod:`tests.integration.bigdeal_fixtures`.
+read with the plain decoders of :mod:`tests.support.bigdeal_files`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from dealer import formats
 from dealer.engines.bigdeal import BigDealEngine
-from tests.integration.bigdeal_fixtures import Case, cases, goe_numbers, manifest, pbn_deals, pbn_games
+from tests.support.bigdeal_files import Case, cases, goe_numbers, manifest, pbn_deals, pbn_games
 
 CASES = cases()
 

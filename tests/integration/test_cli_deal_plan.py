@@ -13,7 +13,7 @@ import pytest
 from dealer.cli import main
 from dealer.dealing import sim_ports
 from dealer.plan import Plan
-from tests.integration.congress import SessionText, check_against_ledgers, histories, plan_text
+from tests.support.congress import SessionText, check_against_ledgers, histories, plan_text
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]

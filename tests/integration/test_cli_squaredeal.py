@@ -13,6 +13,7 @@ import pytest
 
 from dealer.cli import main
 from dealer.core.cards import from_pbn
+from dealer.core.errors import VerificationError
 
 WBG = Path(__file__).resolve().parent.parent / "data" / "squaredeal" / "WBG2024"
 needs_pbn = pytest.mark.skipif(importlib.util.find_spec("dealer.formats.pbn") is None,
@@ -137,7 +138,7 @@ def test_verify_fails_a_file_with_one_card_moved(tmp_path: Path, capsys: pytest.
     bad = altered_fin1(tmp_path, 4, move_only=True)  # North 12 cards, East 14
     code = main(["squaredeal", "verify", str(WBG / "WBG2024.sqd"), "--sqk", str(WBG / "WBG2024.sqk"),
                  str(bad)])
-    assert code != 0
+    assert code == VerificationError.exit_code
     assert str(bad) in capsys.readouterr().out
 
 

@@ -22,7 +22,7 @@ from dealer.plan.run import deal_plan
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan
 from hil.loopback import Loopback
-from tests.integration.congress import SessionText, check_against_ledgers, histories, label_of, plan_text
+from tests.support.congress import SessionText, check_against_ledgers, histories, label_of, plan_text
 
 
 @pytest.fixture(autouse=True)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import tempfile
 from pathlib import Path
+
+import pytest
 
 from dealer.cli import main
 from dealer.dealing.demo import run_demo
 from dealer.dealing.journal import Journal
-from dealer.dealing.narrative import incidents
+from dealer.dealing.narrative import Incident, incidents
 
 
 def test_the_demo_deals_every_board_and_explains_every_fault(tmp_path: Path) -> None:
@@ -28,10 +31,31 @@ def test_the_demo_deals_every_board_and_explains_every_fault(tmp_path: Path) -> 
     assert "16/16 boards verified" in text
 
 
-def incidents_of(folder: Path, run_id: int) -> list:
+def incidents_of(folder: Path, run_id: int) -> list[Incident]:
     with Journal.open(folder / "session.journal") as journal:
         return incidents(journal, run_id)
 
 
 def test_the_demo_command_exits_zero(tmp_path: Path) -> None:
     assert main(["demo", "--boards", "8", "--speed", "300", "--folder", str(tmp_path / "d")]) == 0
+
+
+def test_the_demo_names_its_folder_first_and_removes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    tempfile.tempdir = None  # read TMPDIR again
+    try:
+        assert main(["demo", "--boards", "4", "--speed", "300"]) == 0
+    finally:
+        tempfile.tempdir = None
+    first = capsys.readouterr().out.splitlines()[0]
+    folder = Path(first.split("working in ")[1].split(" (")[0])
+    assert folder.parent == tmp_path and folder.name.startswith("dealer-demo-")
+    assert not folder.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_the_demo_keeps_the_folder_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    keep = tmp_path / "kept"
+    assert main(["demo", "--boards", "4", "--speed", "300", "--keep", str(keep)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"dealer demo: working in {keep} (kept)"
+    assert {"session.pbn", "session.journal", "report.json"} <= {p.name for p in keep.iterdir()}

@@ -4,7 +4,7 @@ For every fixture case (tests/data/bigdeal/cases.json: seed, owner, board range)
 both programs write, ``dealer generate --boards RANGE --seed HEX --owner OWNER -o ours.EXT`` runs
 through the command-line entry point and its file is compared with Big Deal's file of that format:
 byte for byte where we write what Big Deal writes, else field by field, every field Big Deal's file
-holds decoded with the plain decoders of :mod:`tests.integration.bigdeal_fixtures`. Where the bytes
+holds decoded with the plain decoders of :mod:`tests.support.bigdeal_files`. Where the bytes
 differ the comparison functions below say exactly which bytes and why.
 
 bigdealx ``-n 16`` means boards 1-16, ``dealer generate --boards 16`` board 16 alone: the cases give
@@ -24,7 +24,8 @@ import pytest
 
 from dealer import formats
 from dealer.cli import main
-from tests.integration.bigdeal_fixtures import (
+from dealer.core.errors import FormatError
+from tests.support.bigdeal_files import (
     Case,
     bhg_deals,
     cases,
@@ -174,7 +175,7 @@ def test_generate_writes_what_bigdealx_writes(case: Case, ext: str, tmp_path: Pa
     if fmt in case.refused:
         # Big Deal skips the format for a run past board 99 ("Format dup supports 99 as high board,
         # skipping") and writes the others; we refuse the file, and write nothing
-        assert code != 0
+        assert code == FormatError.exit_code
         assert not out.exists() and not list(tmp_path.iterdir())
         assert "99" in shown
         return

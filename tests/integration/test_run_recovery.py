@@ -12,13 +12,14 @@ import pytest
 
 from dealer.core.cards import pack
 from dealer.dealing.journal import JobState, Journal
-from dealer.dealing.machine import Machine
+from dealer.dealing.machine import Machine, MachineState
 from dealer.dealing.sim_ports import loopback_opener
 from firmware_protocol.labels import BoardLabel
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan
 from hil.loopback import Loopback
-from tests.integration.test_run_scenarios import deals_for, hands_of, run_on_loopback
+from tests.support.deals import hands_of
+from tests.support.loopback_run import deals_for, run_on_loopback
 
 
 @pytest.fixture(autouse=True)
@@ -87,4 +88,7 @@ def test_the_boot_of_a_machine_that_arrives_during_the_handshake_is_not_a_restar
         hello = machine.connect()
         status = machine.status()
         machine.close()
-    assert machine.restarts == 0 and status.state is not None and hello.boot_id == machine.info.boot_id  # type: ignore[union-attr]
+    assert (machine.restarts, machine.reconnects) == (0, 0)
+    # the machine answers as the idle machine it is, the one that booted once: the Boot was not a second boot
+    assert status.state is MachineState.IDLE and not status.board_present
+    assert machine.identity is not None and status.boot_id == hello.boot_id == machine.identity.boot_id

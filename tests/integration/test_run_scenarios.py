@@ -9,43 +9,19 @@ board was dealt into exactly as often as the journal says the run started dealin
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from dealer.core.dealset import DealSet
 from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.machine import Machine
-from dealer.dealing.run import RunOptions, RunResult, deal_session
-from dealer.dealing.sim_ports import loopback_opener
+from firmware_protocol.labels import BoardLabel
 from hil.loopback import Loopback
 from hil.physical import PhysicalBoard
 from hil.scenarios import SCENARIOS, Scenario
-from tests.unit.test_cards import random_deals
-
-
-def deals_for(boards: tuple[int, ...], seed: int = 5) -> DealSet:
-    return DealSet.from_deals(random_deals(seed, len(boards)), list(boards))
-
-
-def run_on_loopback(loop: Loopback, deals: DealSet, journal: Path,
-                    machines: list[Machine] | None = None, **options: Any) -> tuple[RunResult, str]:
-    """Deal `deals` on the loopback's machine; the Machine objects made are appended to `machines`."""
-    out = io.StringIO()
-
-    def factory(url: str) -> Machine:
-        m = Machine(url, opener=loopback_opener(loop), clock=loop.clock,
-                    sleep=loop.clock.sleep)  # type: ignore[attr-defined]
-        if machines is not None:
-            machines.append(m)
-        return m
-
-    opts = RunOptions(ports=["loop://sim"], journal=journal, machine_factory=factory, out=out,
-                      board_timeout=120, deal_timeout=120, **options)
-    return deal_session(deals, "scenario.pbn", opts), out.getvalue()
+from tests.support.deals import hands_of
+from tests.support.loopback_run import deals_for, run_on_loopback
 
 
 def journal_view(journal: Path, run_id: int) -> dict[str, Any]:
@@ -71,10 +47,6 @@ def journal_view(journal: Path, run_id: int) -> dict[str, Any]:
     return seen
 
 
-def hands_of(deal: np.ndarray) -> list[list[int]]:
-    return [sorted(int(c) for c in np.flatnonzero(deal == s)) for s in range(4)]
-
-
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
 def test_every_scenario_ends_as_expected_and_agrees_with_the_ledger(scenario: Scenario, tmp_path: Path) -> None:
     deals = deals_for(scenario.boards)
@@ -94,9 +66,8 @@ def test_every_scenario_ends_as_expected_and_agrees_with_the_ledger(scenario: Sc
             assert [sorted(h) for h in held[board].hands()] == want, f"board {board}: verified but differs"
         else:
             assert state is JobState.FAULTED, f"board {board} ended {state}:\n{text}"
-        label = held[board].label if board in held else None
-        if label is not None:
-            assert ledger.times_dealt(label) == seen["starts"][board], f"board {board}: ledger vs journal"
+        label = BoardLabel.for_board("A", board).payload()
+        assert ledger.times_dealt(label) == seen["starts"][board], f"board {board}: ledger vs journal"
     summary = {"verified": result.complete, "machine_faults": seen["machine_faults"],
                "verifier_faults": seen["verifier_faults"], "refused_labels": seen["refused_labels"],
                "dealings": seen["dealings"], "restarts": sum(m.restarts for m in machines),

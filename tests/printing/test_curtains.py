@@ -11,15 +11,23 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core.dealset import DealSet
 from dealer.printing import outputs
-from tests.printing.helpers import SEAT_NAMES, SYMBOLS, VUL_NAMES, parse_html, pdf_page_texts, random_deals, suits_of
-from tests.printing.test_records import block_pattern
+from tests.support.deals import random_deal_set
+from tests.support.printed import (
+    SEAT_NAMES,
+    SYMBOLS,
+    VUL_NAMES,
+    block_pattern,
+    parse_html,
+    pdf_page_texts,
+    suits_of,
+)
 
 pytest.importorskip("pypdfium2")
 
 
 @pytest.fixture
 def deals() -> DealSet:
-    return random_deals(3, seed=11, first_board=14)
+    return random_deal_set(3, seed=11, first_board=14)
 
 
 def expected_meta(deals: DealSet, i: int) -> tuple[str, str]:

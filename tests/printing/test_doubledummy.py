@@ -51,7 +51,7 @@ def test_solid_suits_and_par() -> None:
 def test_missing_solver_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "endplay.dds", None)
     deal = from_pbn("N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432")
-    with pytest.raises(MissingExtraError, match=r"extra 'dd': pip install 'dealer\[dd\]'"):
+    with pytest.raises(MissingExtraError, match=r"extra 'dd': pip install 'duplicate-bridge-dealer\[dd\]'"):
         analyse(deal[None, :], [0], [0])
 
 

@@ -7,11 +7,12 @@ import pytest
 from dealer.core.cards import from_pbn
 from dealer.core.dealset import DealSet
 from dealer.printing.handview import board_views, chunks
-from tests.printing.helpers import VUL_NAMES, hcp_of, random_deals, suits_of
+from tests.support.deals import random_deal_set
+from tests.support.printed import VUL_NAMES, hcp_of, suits_of
 
 
 def test_suit_lines_hcp_and_names_match_the_deal() -> None:
-    deals = random_deals(20, seed=1)
+    deals = random_deal_set(20, seed=1)
     views = board_views(deals)
     for view, deal in zip(views, deals.deals, strict=True):
         assert view.vulnerability_name == VUL_NAMES[int(view.vulnerability)]
@@ -40,5 +41,5 @@ def test_ten_style_and_voids() -> None:
 def test_chunks_cut_pages() -> None:
     assert chunks(list(range(7)), 3) == [[0, 1, 2], [3, 4, 5], [6]]
     assert chunks([], 4) == []
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a page holds at least one item"):
         chunks([1], 0)

@@ -22,7 +22,7 @@ from dealer.printing.code128 import bar_widths
 from dealer.printing.drawing import RectItem, TextItem
 from dealer.printing.labels_layout import MAX_MODULE, MIN_MODULE, PAD, QUIET, STOCKS, LabelStock, label_items
 from firmware_protocol.labels import BoardLabel
-from tests.printing.helpers import VUL_NAMES, pdf_page_images
+from tests.support.printed import VUL_NAMES, pdf_page_images
 
 zxingcpp = pytest.importorskip("zxingcpp")
 pdfium = pytest.importorskip("pypdfium2")
@@ -177,6 +177,6 @@ def test_missing_print_extra_is_one_line(tmp_path: Path, suffix: str, monkeypatc
     assert main(["labels", "--set", "RED", "--boards", "1-4", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err == ("dealer: error: board labels as " + suffix.upper()
-                   + " needs the optional extra 'print': pip install 'dealer[print]'\n")
+                   + " needs the optional extra 'print': pip install 'duplicate-bridge-dealer[print]'\n")
     assert not out.exists()
 

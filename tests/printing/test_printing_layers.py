@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_layering import ROOT, imports_of
+from tests.support.imports import imports_of
+from tests.support.paths import ROOT
 
 PURE = ("handview", "drawing", "records_layout", "curtains_layout", "labels_layout", "records_html", "svg")
 IO_MODULES = {"os", "io", "pathlib", "sys", "tempfile", "shutil", "subprocess", "socket", "open"}

@@ -16,14 +16,15 @@ from dealer.core.cards import from_pbn
 from dealer.core.dealset import DealSet
 from dealer.printing import outputs
 from dealer.printing.doubledummy import analyse
-from tests.printing.helpers import (
+from tests.support.deals import random_deal_set
+from tests.support.printed import (
     SEAT_NAMES,
     SYMBOLS,
     VUL_NAMES,
+    block_pattern,
     hcp_of,
     parse_html,
     pdf_page_texts,
-    random_deals,
     suits_of,
 )
 
@@ -34,13 +35,8 @@ SOLID = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
 @pytest.fixture
 def deals() -> DealSet:
     """Nine boards: eight random deals and one with four 13-card suits (voids, the longest lines)."""
-    rand = random_deals(8, seed=7)
+    rand = random_deal_set(8, seed=7)
     return DealSet.concat([rand, DealSet.from_deals([from_pbn(SOLID)], [9], event=rand.event)])
-
-
-def block_pattern(suits: list[str]) -> str:
-    """A hand's four lines in extracted PDF text (a space may follow each symbol)."""
-    return r"\r\n".join(re.escape(sym) + " ?" + re.escape(ranks) for sym, ranks in zip(SYMBOLS, suits, strict=True))
 
 
 def board_segments(text: str) -> dict[int, tuple[int, str]]:
@@ -198,8 +194,10 @@ def test_missing_extras(tmp_path: Path, deal_file: Path, monkeypatch: pytest.Mon
     assert main(["records", str(deal_file), "-o", str(tmp_path / "a.pdf")]) == 2
     assert main(["records", str(deal_file), "-o", str(tmp_path / "a.html"), "--dd"]) == 2
     assert capsys.readouterr().err == (
-        "dealer: error: hand records as PDF needs the optional extra 'print': pip install 'dealer[print]'\n"
-        "dealer: error: double-dummy analysis needs the optional extra 'dd': pip install 'dealer[dd]'\n")
+        "dealer: error: hand records as PDF needs the optional extra 'print': "
+        "pip install 'duplicate-bridge-dealer[print]'\n"
+        "dealer: error: double-dummy analysis needs the optional extra 'dd': "
+        "pip install 'duplicate-bridge-dealer[dd]'\n")
     assert main(["records", str(deal_file), "-o", str(tmp_path / "a.html")]) == 0  # HTML needs no extra
     assert not parse_html((tmp_path / "a.html").read_text(encoding="utf-8")).find("dd")
     assert not (tmp_path / "a.pdf").exists()

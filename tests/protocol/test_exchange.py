@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from firmware_protocol.messages import MsgType, encode_message, message_from_fields
-from tests.protocol.sim import one_board_exchange
-from tests.protocol.vectors import load
+from tests.support.golden_vectors import load
+from tests.support.link_sim import one_board_exchange
 
 LOAD_DEAL_BUDGET = 24
 BOARD_BUDGET = 300

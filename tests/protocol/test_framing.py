@@ -18,7 +18,7 @@ from firmware_protocol.framing import (
     decode_frame,
     encode_frame,
 )
-from tests.protocol.vectors import expected_events, message_vectors, stream_vectors
+from tests.support.golden_vectors import expected_events, message_vectors, stream_vectors
 
 MESSAGES = message_vectors()
 STREAMS = stream_vectors()
@@ -93,7 +93,7 @@ def test_largest_frame_fits_exactly() -> None:
     wire = encode_frame(0x65, 9, b"\x07" * MAX_PAYLOAD)
     assert len(wire) == MAX_WIRE == 256
     assert decode_frame(wire) == Frame(0x65, 9, b"\x07" * MAX_PAYLOAD)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=f"payload of {MAX_PAYLOAD + 1} bytes exceeds {MAX_PAYLOAD}"):
         encode_frame(0x65, 9, b"\x07" * (MAX_PAYLOAD + 1))
 
 

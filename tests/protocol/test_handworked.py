@@ -3,7 +3,7 @@
 The file was written from the document, not from the codec. Two kinds of test use it:
 
 * the file against the document: an encoder written here from the field types of section 7.1 and the
-  rows of section 7.2 (as `tests.protocol.spec` reads them), a bitwise CRC from section 2.3 and a COBS
+  rows of section 7.2 (as `tests.support.protocol_spec` reads them), a bitwise CRC from section 2.3 and a COBS
   encoder from section 2.2 must give exactly the file's layouts, payloads, CRCs, bodies and frames, so
   a slip in the hand-worked bytes fails too;
 * the codec against the file: `firmware_protocol` must decode each frame to exactly the listed fields
@@ -23,8 +23,8 @@ import pytest
 from firmware_protocol.framing import Frame, decode_frame, encode_body
 from firmware_protocol.layout import Pocket
 from firmware_protocol.messages import REGISTRY, decode_message, encode_message, message_from_fields
-from tests.protocol import spec
-from tests.protocol.vectors import load
+from tests.support import protocol_spec as spec
+from tests.support.golden_vectors import load
 
 HAND = load("handworked.json")
 EXAMPLES: list[dict[str, Any]] = HAND["messages"]

@@ -441,6 +441,7 @@ def test_a_host_arriving_late_hears_the_outstanding_event_at_once() -> None:
     host = host_link()
     host.send(Hello(1, SCHEMA_HASH, 1), 1.5)
     (hello,) = carry(host, dev, 1.5)
+    assert isinstance(hello, Delivered)
     dev.reply(hello, HELLO_ACK)
     dev.poll(1.5)
     events = carry(dev, host, 1.5)
@@ -455,6 +456,7 @@ def test_a_device_whose_event_went_out_once_does_not_repeat_it_on_hello() -> Non
     host = host_link()
     host.send(Hello(1, SCHEMA_HASH, 1), 0.1)
     (hello,) = carry(host, dev, 0.1)
+    assert isinstance(hello, Delivered)
     dev.reply(hello, HELLO_ACK)
     dev.poll(0.1)
     assert dev.counters.retransmits == 0

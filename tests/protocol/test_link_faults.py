@@ -2,7 +2,7 @@
 
 The simulated machine counts what it carries out; the host counts the DealDone events it is given.
 Loss, duplication, corruption and reordering of whole frames, and byte-level noise, are applied in both
-directions by the channels of `tests.protocol.sim`.
+directions by the channels of `tests.support.link_sim`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from firmware_protocol import Ack, Link, LinkConfig, LoadDeal, Role
-from tests.protocol.sim import (
+from tests.support.link_sim import (
     ByteNoise,
     Channel,
     FakeMachine,

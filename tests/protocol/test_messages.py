@@ -29,7 +29,7 @@ from firmware_protocol.messages import (
     register,
     schema_hash,
 )
-from tests.protocol.strategies import messages_of
+from tests.support.message_strategies import messages_of
 
 CLASSES = sorted(REGISTRY.values(), key=lambda c: c.TYPE)
 
@@ -149,5 +149,5 @@ def test_deal_helpers() -> None:
     assert not is_valid_deal(pack_seats([0] * 52)) and not is_valid_deal(deal[:12])
     load = LoadDeal.for_deal(7, 3, deal)
     assert load.deal_hash == deal_hash(deal)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"a deal is 52 seats, each 0\.\.3"):
         pack_seats([4] * 52)

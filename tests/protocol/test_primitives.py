@@ -9,7 +9,7 @@ import pytest
 from firmware_protocol import cobs
 from firmware_protocol.crc import CRC_CHECK, crc16
 from firmware_protocol.errors import DecodeError
-from tests.protocol import reference
+from tests.support import protocol_reference as reference
 
 
 def test_crc_check_value_of_the_catalogue() -> None:

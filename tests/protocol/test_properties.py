@@ -11,7 +11,7 @@ from firmware_protocol.errors import DecodeError
 from firmware_protocol.framing import MAX_ENCODED, BadFrame, Frame, FrameDecoder, encode_frame
 from firmware_protocol.link import Answered, Delivered, GaveUp, Link, Role, Violation
 from firmware_protocol.messages import REGISTRY, Message, Refused, decode_message, encode_message
-from tests.protocol.strategies import messages_of
+from tests.support.message_strategies import messages_of
 
 chunks = st.lists(st.binary(max_size=300), max_size=12)
 

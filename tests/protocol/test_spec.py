@@ -1,6 +1,6 @@
 """PROTOCOL.md against the code: the message table, the field types, the value tables, the constants.
 
-The document is read by `tests.protocol.spec`, which does not import the codec. For every message the
+The document is read by `tests.support.protocol_spec`, which does not import the codec. For every message the
 row of section 7.2 (code, name, kind, direction, sync, reply, and each payload field's name, order,
 type, width, limit and enumeration) must equal what the codec declares (`cls.CODEC.fields`); the size
 columns must follow from the field types of section 7.1; the value tables of section 7.4 must list
@@ -22,7 +22,7 @@ from firmware_protocol.framing import MAX_PAYLOAD, MAX_WIRE
 from firmware_protocol.layout import ByteList, FieldSpec, FixedBytes, PocketList, Text, UInt
 from firmware_protocol.link import REPLY_TIME
 from firmware_protocol.messages import REGISTRY, SCHEMA_HASH, Direction, Kind, Message, schema_text
-from tests.protocol import spec
+from tests.support import protocol_spec as spec
 
 SPEC = spec.text()
 ROWS = spec.messages()

@@ -20,8 +20,8 @@ from firmware_protocol.messages import (
     message_from_fields,
     schema_text,
 )
-from tests.protocol import reference
-from tests.protocol.vectors import load, message_vectors
+from tests.support import protocol_reference as reference
+from tests.support.golden_vectors import load, message_vectors
 
 MESSAGES = message_vectors()
 

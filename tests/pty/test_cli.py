@@ -78,7 +78,7 @@ def test_faults_are_reported_on_stderr_as_they_fire(tmp_path: Path) -> None:
         proc.stdout.readline()
         example = subprocess.run([sys.executable, str(ROOT / "examples" / "one_board.py"), str(link)], env=ENV,
                                  capture_output=True, text=True, timeout=60)
-        assert example.returncode != 0 and "fault while dealing" in example.stderr
+        assert example.returncode == 1 and "fault while dealing" in example.stderr  # sys.exit(message)
     finally:
         _, err = stop(proc)
     assert "dealer sim: fault: jam at board 1 card 5" in err

@@ -29,7 +29,7 @@ from dealer.dealing.run import RunOptions, RunResult, deal_session
 from firmware_protocol.labels import BoardLabel
 from hil import PtySimulator, SimConfig
 from hil.fault_plan import FaultPlan
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]

@@ -12,13 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import serial
 
-pytestmark = [pytest.mark.pty,
-              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
-
-serial = pytest.importorskip("serial")
-
-from firmware_protocol import (  # noqa: E402
+from firmware_protocol import (
     SCHEMA_HASH,
     GaveUp,
     GetStatus,
@@ -30,10 +26,13 @@ from firmware_protocol import (  # noqa: E402
     Status,
     encode_message,
 )
-from hil.config import SimConfig  # noqa: E402
-from hil.fault_plan import FaultPlan  # noqa: E402
-from hil.pty_sim import PtySimulator  # noqa: E402
-from tests.hil.host import Disconnected, ScriptHost, Wire, summary  # noqa: E402
+from hil.config import SimConfig
+from hil.fault_plan import FaultPlan
+from hil.pty_sim import PtySimulator
+from tests.support.script_host import Disconnected, ScriptHost, Wire, summary
+
+pytestmark = [pytest.mark.pty,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
 
 SPEED = 200.0
 

@@ -24,7 +24,7 @@ from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.dealing.journal import JobState, Journal
 from hil import PtySimulator, SimConfig
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARDS = 24
@@ -49,6 +49,12 @@ def run_state(journal: Path) -> tuple[bool, bool]:
         return bool(runs), bool(runs) and runs[-1].finished
 
 
+def frames_from_host(sim: PtySimulator) -> int:
+    """Frames the simulated machine has received from controllers so far."""
+    with sim.lock:
+        return sim.device.link.counters.frames_received if sim.device is not None else 0
+
+
 def kill(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
@@ -70,8 +76,14 @@ def test_fifty_kills_deal_every_board_exactly_once(tmp_path: Path) -> None:
             exists, finished = run_state(journal)
             if finished:
                 break
+            before = frames_from_host(sim)
             proc = controller(deal_file, sim.path, journal, resume=exists)
-            deadline = time.monotonic() + rng.uniform(0.05, 1.2)
+            # the kill lands a random time after the controller starts talking to the machine (not after
+            # it starts: on a busy computer, Python's start-up alone could swallow every kill)
+            talking = time.monotonic() + 60
+            while frames_from_host(sim) < before + 2 and proc.poll() is None and time.monotonic() < talking:
+                time.sleep(0.01)
+            deadline = time.monotonic() + rng.uniform(0.0, 1.0)
             while time.monotonic() < deadline and proc.poll() is None:
                 time.sleep(0.01)
             if proc.poll() is None:

@@ -34,7 +34,7 @@ def test_vectorised_law_2_matches_the_scalar_one() -> None:
 
 @pytest.mark.parametrize("bad", [0, -3])
 def test_board_numbers_start_at_one(bad: int) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=f"board numbers start at 1; got {bad}"):
         boards.dealer_of(bad)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -9,16 +11,7 @@ from hypothesis import strategies as st
 
 from dealer.core import cards
 from dealer.core.errors import InvalidDealError
-
-SORTED_DEAL = np.repeat(np.arange(4, dtype=np.uint8), 13)  # N all spades, E hearts, S diamonds, W clubs
-
-
-def random_deals(seed: int, n: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return rng.permuted(np.broadcast_to(SORTED_DEAL, (n, 52)), axis=1).astype(np.uint8)
-
-
-deal_strategy = st.permutations(list(SORTED_DEAL)).map(lambda p: np.array(p, dtype=np.uint8))
+from tests.support.deals import SORTED_DEAL, deal_strategy, random_deals
 
 
 def test_card_indices_follow_law_1_order() -> None:
@@ -70,18 +63,19 @@ def test_pbn_with_one_unknown_hand_fills_it() -> None:
     assert np.array_equal(cards.from_pbn("E:K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84 -"), full)
 
 
-@pytest.mark.parametrize("text", [
-    "AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",   # no first seat
-    "X:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",  # bad seat
-    "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62",                   # three hands
-    "N:AJ9.K9542.Q.AK93 A.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",  # spade ace twice
-    "N:AJ9.K9542.Q.AK9X K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",  # bad rank
-    "N:AJ9.K9542.Q K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84",        # two suits missing
-    "N:- - QT6543.AT.JT.T62 872.83.A542.QJ84",                                 # two unknown
+@pytest.mark.parametrize(("text", "reason"), [
+    ("AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "lacks 'first seat:' prefix"),
+    ("X:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "not a seat: 'X'"),
+    ("N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62", "needs 4 hands; got 3"),
+    ("N:AJ9.K9542.Q.AK93 A.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "SA appears twice"),
+    ("N:AJ9.K9542.Q.AK9X K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "'X' is not a rank"),
+    ("N:AJ9.K9542.Q K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84", "needs 4 suits"),
+    ("N:- - QT6543.AT.JT.T62 872.83.A542.QJ84", "more than one hand is unknown"),
 ])
-def test_bad_pbn_deals_raise_a_value_error(text: str) -> None:
-    with pytest.raises(ValueError):
+def test_bad_pbn_deals_raise_a_value_error(text: str, reason: str) -> None:
+    with pytest.raises(InvalidDealError, match=re.escape(reason)) as info:
         cards.from_pbn(text)
+    assert isinstance(info.value, ValueError)
 
 
 @given(deal_strategy, st.integers(0, 3))

@@ -11,8 +11,8 @@ from dealer.dealing.recheck import check_boards
 from dealer.dealing.sim_ports import loopback_opener
 from dealer.verify.check import FaultCategory
 from hil import Loopback, SimConfig
-from tests.integration.test_run_scenarios import run_on_loopback
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
+from tests.support.loopback_run import run_on_loopback
 
 BOARD_TIMEOUT = 600.0
 

@@ -10,7 +10,7 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core.cards import hand_text
 from dealer.core.errors import FormatError
-from tests.unit.test_plan import BASE, line_with, write
+from tests.support.plan_texts import BASE, line_with, write
 
 
 def test_the_plan_is_shown_session_by_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -48,7 +48,7 @@ def test_a_bad_plan_is_one_line_and_the_format_exit_code(tmp_path: Path, capsys:
 
 
 def test_a_missing_plan_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", str(tmp_path / "none.toml")]) != 0
+    assert main(["plan", str(tmp_path / "none.toml")]) == FormatError.exit_code
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "none.toml: cannot read the plan" in err
 

@@ -8,7 +8,7 @@ import pytest
 from dealer.core.boards import Vulnerability
 from dealer.core.dealset import DealSet
 from dealer.core.errors import InvalidDealError
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
 
 
 def test_from_deals_numbers_boards_and_applies_law_2() -> None:
@@ -21,7 +21,7 @@ def test_from_deals_numbers_boards_and_applies_law_2() -> None:
 def test_mismatched_lengths_and_bad_deals_are_refused() -> None:
     deals = random_deals(2, 3)
     with pytest.raises(InvalidDealError):
-        DealSet(np.array([1, 2]), deals, np.zeros(3), np.zeros(3))
+        DealSet(np.array([1, 2]), deals, np.zeros(3, dtype=np.uint8), np.zeros(3, dtype=np.uint8))
     deals[1, :13] = 0
     with pytest.raises(InvalidDealError):
         DealSet.from_deals(deals)

@@ -11,6 +11,7 @@ import pytest
 
 from dealer import engines
 from dealer.core import parallel
+from dealer.core.errors import UsageError
 from dealer.engines import bigdeal, godel, shuffle
 from dealer.engines.bigdeal import BigDealEngine
 from dealer.engines.shuffle import ShuffleEngine
@@ -79,7 +80,7 @@ def test_the_registry_passes_the_thread_count_and_refuses_none() -> None:
     assert isinstance(engine, ShuffleEngine) and engine.threads == 3
     engine = engines.make_engine("bigdeal", BIGDEAL_SEED, "x")
     assert isinstance(engine, BigDealEngine) and engine.threads == parallel.default_threads()
-    with pytest.raises(engines.UsageError, match="at least one thread"):
+    with pytest.raises(UsageError, match="at least one thread"):
         engines.make_engine("shuffle", SHUFFLE_KEY, threads=0)
 
 

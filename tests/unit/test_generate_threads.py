@@ -13,7 +13,7 @@ from dealer import engines, formats
 from dealer.cli import generate, main
 from dealer.core.dealset import DealSet
 from dealer.formats import pbn_export, read_file
-from tests.integration.bigdeal_fixtures import cases, pbn_deals
+from tests.support.bigdeal_files import cases, pbn_deals
 
 CASE = next(c for c in cases() if c.range == "5-20")
 SEEDS = {"bigdeal": "0123456789abcdef0123456789abcdef01234567",

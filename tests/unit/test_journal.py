@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,12 +16,12 @@ import pytest
 from dealer.core.dealset import DealSet
 from dealer.core.errors import JournalError
 from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import JobState, Journal
-from tests.unit.test_cards import random_deals
+from dealer.dealing.journal import Job, JobState, Journal
+from tests.support.deals import random_deals
 
 
 @pytest.fixture
-def journal(tmp_path: Path):
+def journal(tmp_path: Path) -> Iterator[Journal]:
     j = Journal.open(tmp_path / "j.db")
     yield j
     j.close()
@@ -129,7 +130,7 @@ def test_threads_share_one_journal(journal: Journal) -> None:
     run = journal.begin_run("club", "s.pbn", deals, plan(deals))
     jobs = journal.jobs(run.id)
 
-    def worker(part: list) -> None:
+    def worker(part: list[Job]) -> None:
         for job in part:
             walk_to_verified(journal, job.id, machine=f"m{job.seq % 4}")
 

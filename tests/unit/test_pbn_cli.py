@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from dealer.cli import main
+from dealer.core.errors import OutputExistsError
 from dealer.formats import read_file
-from tests.integration.bigdeal_fixtures import cases, pbn_deals, pbn_games
+from tests.support.bigdeal_files import cases, pbn_deals, pbn_games
 
 CASE = next(c for c in cases() if c.range == "5-20")
 
@@ -39,7 +40,7 @@ def test_generate_writes_an_export_pbn_file(tmp_path: Path, capsys: pytest.Captu
 def test_generate_refuses_to_overwrite_without_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "x.pbn"
     out.write_bytes(b"keep me")
-    assert main(["generate", "--boards", "1-4", "-o", str(out)]) != 0
+    assert main(["generate", "--boards", "1-4", "-o", str(out)]) == OutputExistsError.exit_code
     assert out.read_bytes() == b"keep me"
     assert "exists" in capsys.readouterr().err
     assert main(["generate", "--boards", "1-4", "-o", str(out), "--force"]) == 0

@@ -181,7 +181,7 @@ def test_bulk_export_equals_the_games_written_one_by_one() -> None:
     deals = rng.permuted(np.tile(np.repeat(np.arange(4, dtype=np.uint8), 13), (n, 1)), axis=1)
     boards = np.where(rng.random(n) < 0.5, rng.integers(1, 100, n), 10 ** rng.integers(0, 19, n))
     boards = boards + rng.integers(0, 9, n)
-    dealers, vuls = rng.integers(0, 4, n), rng.integers(0, 4, n)
+    dealers, vuls = rng.integers(0, 4, n).astype(np.uint8), rng.integers(0, 4, n).astype(np.uint8)
     data = written(DealSet(boards, deals, dealers, vuls, "Cup"), generator="gen")
     games = [plain_game(int(b), int(d), int(v), deal, "Cup")
              for b, d, v, deal in zip(boards, dealers, vuls, deals, strict=True)]

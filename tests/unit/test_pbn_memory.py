@@ -12,7 +12,7 @@ import pytest
 
 from dealer.core.dealset import DealSet
 from dealer.formats import write_file
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 BOARDS = 100_000
 # In a child process: peak resident memory (MiB) after importing the reader and, with "stream",

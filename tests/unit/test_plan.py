@@ -11,60 +11,8 @@ from hypothesis import strategies as st
 from dealer.core.errors import FormatError
 from dealer.dealing.jobplan import JobPlan
 from dealer.plan import DealingOrder, EngineSource, Plan, PlanError, SessionSource
-
-ROOT = Path(__file__).resolve().parents[2]
-
-BASE = '''\
-[event]
-name = "Test Congress"
-owner = "Test Owner"
-
-[[machines]]
-name = "M1"
-port = "/dev/ttyUSB0"
-
-[[machines]]
-name = "M2"
-port = "rfc2217://dealroom.local:4001"
-
-[[sessions]]
-name = "MON1"
-boards = "1-4"
-
-[[sessions.sections]]
-name = "A"
-copies = 2
-
-[[sessions.sections]]
-name = "B"
-sets = ["RED", "BLUE", "GREEN"]
-
-[[sessions]]
-name = "MON2"
-boards = "5-7"
-source = "shuffle"
-order = "board"
-
-[[sessions.sections]]
-name = "A"
-copies = 2
-
-[[sessions.sections]]
-name = "C"
-boards = "6-7"
-'''
-
-
-def line_with(text: str, fragment: str, nth: int = 1) -> int:
-    hits = [i for i, line in enumerate(text.splitlines(), start=1) if fragment in line]
-    assert len(hits) >= nth, f"{fragment!r} not in the plan text"
-    return hits[nth - 1]
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "congress.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.support.paths import ROOT
+from tests.support.plan_texts import BASE, line_with, write
 
 
 def error_of(tmp_path: Path, text: str) -> PlanError:

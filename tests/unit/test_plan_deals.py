@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from pytest_mock import MockerFixture
 
 from dealer import engines, formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import OutputExistsError
 from dealer.plan import Plan, PlanError, sources
 from dealer.verify.check import FaultCategory
-from tests.unit.test_cards import random_deals
-from tests.unit.test_plan import BASE, line_with, write
+from tests.support.deals import random_deals
+from tests.support.plan_texts import BASE, line_with, write
 
 REPLAY = BASE + '''
 [[sessions]]
@@ -106,15 +108,15 @@ def test_a_stale_seed_file_stops_generation_before_anything_is_written(tmp_path:
     assert not deal_file(tmp_path, "MON1").exists()
 
 
-def test_a_file_written_meanwhile_by_another_process_wins(tmp_path: Path, mocker) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_written_meanwhile_by_another_process_wins(tmp_path: Path, mocker: MockerFixture) -> None:
     theirs = DealSet.from_deals(random_deals(5, 4), [1, 2, 3, 4])
     real_write = formats.write_file
 
-    def racing_write(path: Path, deals: DealSet, *args: object, **kwargs: object) -> None:
+    def racing_write(path: Path, deals: DealSet, *args: Any, **kwargs: Any) -> None:
         real_write(path, theirs)  # the other process commits first
         real_write(path, deals, *args, **kwargs)
 
-    mocker.patch.object(sources.formats, "write_file", side_effect=racing_write)
+    mocker.patch.object(formats, "write_file", side_effect=racing_write)  # the module sources writes through
     got = sources.generate(tmp_path / "S.pbn", "bigdeal", (1, 2, 3, 4), owner="", event="E")
     assert np.array_equal(got.deals, theirs.deals)
     assert np.array_equal(formats.read_file(tmp_path / "S.pbn").deals, theirs.deals)

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer.plan.locate import key_lines, line_of
+from tests.support.plan_texts import line_with
 
 DOC = '''\
 # comment with [brackets] and = signs
@@ -45,11 +46,6 @@ engine = "shuffle"
 [[sessions.sections]]
 copies = 3
 '''
-
-
-def line_with(text: str, fragment: str, nth: int = 1) -> int:
-    hits = [i for i, line in enumerate(text.splitlines(), start=1) if fragment in line]
-    return hits[nth - 1]
 
 
 def test_the_document_is_valid_toml() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from dealer import formats
 from dealer.plan import Plan, PlanError, SquareDealSource
-from tests.unit.test_plan import line_with, write
+from tests.support.plan_texts import line_with, write
 
 WBG = Path(__file__).resolve().parents[1] / "data" / "squaredeal" / "WBG2024"
 

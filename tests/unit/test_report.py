@@ -12,11 +12,12 @@ import pytest
 
 from dealer.cli import main
 from dealer.core.dealset import DealSet
+from dealer.core.errors import JournalError, OutputExistsError, UsageError
 from dealer.dealing import report
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.progress import RunProgress
-from tests.unit.test_cards import random_deals
+from tests.support.deals import random_deals
 
 STEPS = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
 
@@ -114,12 +115,46 @@ def test_dealer_report_prints_or_writes_the_report(journal_path: Path, tmp_path:
     assert main(["report", str(journal_path), "--session", "sat", "-o", str(tmp_path / "sat.csv")]) == 0
     rows = list(csv.DictReader((tmp_path / "sat.csv").open()))
     assert {r["session"] for r in rows if r["session"]} == {"SAT"}
-    assert main(["report", str(journal_path), "-o", str(tmp_path / "sat.csv")]) != 0
+    assert main(["report", str(journal_path), "-o", str(tmp_path / "sat.csv")]) == OutputExistsError.exit_code
     assert "exists" in capsys.readouterr().err
     assert main(["report", str(journal_path), "-o", str(tmp_path / "all.json")]) == 0
     assert json.loads((tmp_path / "all.json").read_text())["sessions"][1]["name"] == "SAT"
-    assert main(["report", str(tmp_path / "none.journal")]) != 0
+    assert main(["report", str(tmp_path / "none.journal")]) == JournalError.exit_code
     assert "no such journal" in capsys.readouterr().err
     assert not (tmp_path / "none.journal").exists()
-    assert main(["report", str(journal_path), "--session", "MON"]) != 0
+    assert main(["report", str(journal_path), "--session", "MON"]) == UsageError.exit_code
     assert "no run of session MON" in capsys.readouterr().err
+
+
+def test_the_summary_adds_a_machines_faults_over_every_session(journal_path: Path) -> None:
+    """M2 refuses a wrong board in both sessions: the text's per-machine counts are the CSV's and JSON's
+    summed over sessions (they were once overwritten session by session)."""
+    with Journal.open(journal_path) as j:
+        for run in (1, 2):
+            job = j.jobs(run)[-1]
+            j.note(run, "board-refused", {"read": "X:9:N0:1", "problem": "another board"}, job_id=job.id,
+                   machine="M2")
+        rep = report.build(j)
+    rows = list(csv.DictReader(io.StringIO(report.to_csv(rep))))
+    from_csv: dict[tuple[str, str], int] = {}
+    for r in rows:
+        if r["table"] == "fault":
+            label = f"{r['item']} ({r['law']})" if r["law"] else r["item"]
+            from_csv[label, r["machine"]] = from_csv.get((label, r["machine"]), 0) + int(r["value"])
+    from_json: dict[tuple[str, str], int] = {}
+    for f in json.loads(report.to_json(rep))["faults"]:
+        label = f"{f['type']} ({f['law']})" if f["law"] else f["type"]
+        from_json[label, f["machine"]] = from_json.get((label, f["machine"]), 0) + f["count"]
+    assert from_csv == from_json
+    assert from_csv["F8 wrong board (Law 2)", "M2"] == 2 and from_csv["F8 wrong board (Law 2)", "M1"] == 1
+    text = report.summary_text(rep)
+    section = text.split("Faults by type and Law\n")[1].split("Operator actions\n")[0]
+    from_text: dict[tuple[str, str], int] = {}
+    for line in section.splitlines():
+        label, _, rest = line.strip().rpartition(": ")
+        total, machines = rest.split(" (", 1)
+        for part in machines.rstrip(")").split(", "):
+            machine, n = part.rsplit(" ", 1)
+            from_text[label, machine] = int(n)
+        assert int(total) == sum(n for (lab, _), n in from_text.items() if lab == label)
+    assert from_text == from_csv

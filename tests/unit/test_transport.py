@@ -14,7 +14,7 @@ from dealer.dealing import sim_ports
 from dealer.dealing.machine import Machine, MachineState
 from dealer.dealing.transport import SerialTransport, open_transport, wait_for_port
 from hil.pytest_plugin import no_leaks
-from tests.unit.test_machine import JOB, PACKED
+from tests.support.machine_job import JOB, PACKED
 
 on_linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a Linux pty here")
 

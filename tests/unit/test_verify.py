@@ -4,7 +4,8 @@ that no board is reported verified when its pockets differ from the deal."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -31,7 +32,7 @@ from dealer.verify.check import (
     verify_board,
 )
 from firmware_protocol.labels import BoardLabel
-from tests.unit.test_cards import deal_strategy, random_deals
+from tests.support.deals import deal_strategy, random_deals
 
 # A deal a reader can follow: North holds the spades, East the hearts, South the diamonds, West the clubs.
 SUIT_DEAL = np.repeat(np.arange(4, dtype=np.uint8), 13)
@@ -291,7 +292,9 @@ def test_the_barcode_check_before_dealing() -> None:
     assert check_label(label(10), 10, "red") is None
     fault = check_label(label(9), 10, "RED")
     assert fault is not None and fault.code is FaultCategory.F8 and fault.blocking
-    assert check_label(None, 10, "RED") is not None
+    unread = check_label(None, 10, "RED")  # the reader saw no label
+    assert unread is not None and (unread.code, unread.blocking) == (FaultCategory.F8, True)
+    assert unread.details["problem"] == "no read" and "not read" in unread.message
 
 
 # --- F9 copies ------------------------------------------------------------------------------------
@@ -418,21 +421,21 @@ def test_card_text_names_ten_as_a_director_reads_it() -> None:
     assert card_text(card_index("S", "T")) == "♠10" and card_text(51) == "♣2"
 
 
-@pytest.mark.parametrize("build", [
-    lambda: PocketReading((52,)),
-    lambda: PocketReading((1, 2), packs=("A",)),
-    lambda: PocketReading((), unidentified=-1),
-    lambda: BoardRecount.from_hands([[0]] * 3),
+@pytest.mark.parametrize(("build", "reason"), [
+    (lambda: PocketReading((52,)), "card index 52 is not 0..51"),
+    (lambda: PocketReading((1, 2), packs=("A",)), "2 cards but 1 pack identities"),
+    (lambda: PocketReading((), unidentified=-1), "-1 unidentified cards"),
+    (lambda: BoardRecount.from_hands([[0]] * 3), "a recount has 4 pockets"),
 ])
-def test_malformed_recounts_are_refused(build: object) -> None:
-    with pytest.raises(ValueError):
-        build()  # type: ignore[operator]
+def test_malformed_recounts_are_refused(build: Callable[[], object], reason: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        build()
 
 
 def test_bad_deal_or_copy_number_is_refused() -> None:
     with pytest.raises(InvalidDealError):
         check(BoardRecount.of_deal(SUIT_DEAL), np.zeros(52, dtype=np.uint8))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="copy numbers start at 1; got 0"):
         check(BoardRecount.of_deal(SUIT_DEAL), copy=0)
 
 

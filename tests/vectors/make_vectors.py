@@ -228,7 +228,7 @@ def framing_file() -> dict[str, Any]:
 
 
 def exchange_file() -> dict[str, Any]:
-    from tests.protocol.sim import one_board_exchange
+    from tests.support.link_sim import one_board_exchange
 
     frames = one_board_exchange()
     steps = ["scan", "load", "deal", "recount"]

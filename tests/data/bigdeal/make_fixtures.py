@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -122,7 +123,7 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def run_case(bigdealx: str, seed_label: str, owner_label: str, boards: str) -> tuple[dict, str]:
+def run_case(bigdealx: str, seed_label: str, owner_label: str, boards: str) -> tuple[dict[str, Any], str]:
     seed, owner = SEEDS[seed_label], OWNERS[owner_label]
     case_id = f"{seed_label}-{owner_label}-{boards}"
     target = HERE / case_id
@@ -130,7 +131,7 @@ def run_case(bigdealx: str, seed_label: str, owner_label: str, boards: str) -> t
         shutil.rmtree(target)
     target.mkdir()
     first, last = board_range(boards)
-    case: dict = {"id": case_id, "seed": seed, "owner": owner, "owner_hex": owner.encode("utf-8").hex(),
+    case: dict[str, Any] = {"id": case_id, "seed": seed, "owner": owner, "owner_hex": owner.encode("utf-8").hex(),
                   "range": boards, "first_board": first, "last_board": last, "runs": [], "files": [],
                   "refused": []}
     banner = ""

@@ -12,7 +12,7 @@ import pytest
 
 from dealer.core.dealset import DealSet
 from dealer.formats import read_file
-from tests.unit.formats.support import read_bytes, write_bytes
+from tests.support.format_round_trips import read_bytes, write_bytes
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "bigdeal-samples"
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from dealer.core.cards import to_pbn
 from dealer.formats._codes import hand_layout, parse_deal_strings, parse_hand
 from dealer.formats._records import UNSET, RecordFault
-from tests.unit.formats.support import random_deals
+from tests.support.deals import random_deals
 
 SORTED = np.repeat(np.arange(4, dtype=np.uint8), 13)  # N spades, E hearts, S diamonds, W clubs
 

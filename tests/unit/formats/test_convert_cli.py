@@ -13,7 +13,8 @@ from dealer.cli import main
 from dealer.core.cards import hand_text
 from dealer.core.dealset import DealSet
 from dealer.formats import read_file, write_file
-from tests.unit.formats.support import KEEP_EVERYTHING, OURS, RUN_ONLY, random_deals
+from tests.support.deals import random_deals
+from tests.support.format_round_trips import KEEP_EVERYTHING, OURS, RUN_ONLY
 
 FORMATS = ("pbn", *OURS)
 LAW2_SET = DealSet.from_deals(random_deals(31, 5))  # boards 1-5: every format holds all of it

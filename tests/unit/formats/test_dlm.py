@@ -8,7 +8,8 @@ import pytest
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
-from tests.unit.formats.support import random_deals, read_bytes, write_bytes
+from tests.support.deals import random_deals
+from tests.support.format_round_trips import read_bytes, write_bytes
 
 DEALS = random_deals(21, 5)
 

@@ -10,7 +10,8 @@ import pytest
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
 from dealer.formats import read_file, write_file
-from tests.unit.formats.support import random_deals, read_bytes, write_bytes
+from tests.support.deals import random_deals
+from tests.support.format_round_trips import read_bytes, write_bytes
 
 DEALS = DealSet.from_deals(random_deals(11, 4))
 

@@ -11,15 +11,8 @@ from hypothesis import strategies as st
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
-from tests.unit.formats.support import (
-    OURS,
-    deal_sets,
-    expected_after,
-    random_deals,
-    read_bytes,
-    same,
-    write_bytes,
-)
+from tests.support.deals import random_deals
+from tests.support.format_round_trips import OURS, deal_sets, expected_after, read_bytes, same, write_bytes
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -13,7 +13,8 @@ from dealer.core.cards import from_pbn
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, InvalidDealError
 from dealer.formats import get_format, lin
-from tests.unit.formats.support import random_deals, read_bytes, write_bytes
+from tests.support.deals import random_deals
+from tests.support.format_round_trips import read_bytes, write_bytes
 
 # board 1 of Big Deal's sample: N AJ9.K9542.Q.AK93  E K.QJ76.K98763.75  S QT6543.AT.JT.T62  W 872.83.A542.QJ84
 SAMPLE = DealSet.concat(get_format("bhg").read(io.BytesIO(

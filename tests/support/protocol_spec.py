@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
-SPEC_PATH = Path(__file__).resolve().parents[2] / "firmware_protocol" / "PROTOCOL.md"
+from tests.support.paths import ROOT
+
+SPEC_PATH = ROOT / "firmware_protocol" / "PROTOCOL.md"
 WIRE_OVERHEAD = 6
 """Bytes a frame adds to its payload (section 2.1): type, seq, 2 CRC bytes, 1 COBS byte, the delimiter."""
 

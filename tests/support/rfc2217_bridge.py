@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-from typing import Any
+from typing import Any, cast
 
 import serial
 import serial.rfc2217
@@ -71,7 +71,9 @@ class Rfc2217Bridge:
         client.settimeout(0.05)
         port = serial.serial_for_url(self.serial_path, baudrate=115200, timeout=0.02)
         link = _Connection(client)
-        manager = serial.rfc2217.PortManager(_NoModemLines(port), link)
+        # PortManager uses only the attributes the two stand-ins have (duck typing, as pyserial does)
+        manager = serial.rfc2217.PortManager(cast(serial.rfc2217.Serial, _NoModemLines(port)),
+                                               cast(serial.rfc2217.Serial, link))
         reader = threading.Thread(target=self._to_client, args=(port, manager, link), name="rfc2217-bridge-reader",
                                   daemon=True)
         reader.start()

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, OneWayLine
 from hil.fault_plan import FaultPlan
-from tests.hil.host import Port
+from tests.support.script_host import Port
 
 
 class FaultyPort:

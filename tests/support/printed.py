@@ -3,6 +3,7 @@ array and Law 2 (not from the printing code), PDF text and image access, and a t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -11,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from dealer.core.cards import hand_text
-from dealer.core.dealset import DealSet
 
 SYMBOLS = "♠♥♦♣"
 SEAT_NAMES = {0: "North", 1: "East", 2: "South", 3: "West"}
@@ -33,10 +33,9 @@ def pdf_block(suits: list[str]) -> str:
     return "\r\n".join(sym + ranks for sym, ranks in zip(SYMBOLS, suits, strict=True))
 
 
-def random_deals(n: int, seed: int, first_board: int = 1) -> DealSet:
-    rng = np.random.default_rng(seed)
-    deals = np.stack([rng.permutation(np.repeat(np.arange(4, dtype=np.uint8), 13)) for _ in range(n)])
-    return DealSet.from_deals(deals, range(first_board, first_board + n), event="Test pairs")
+def block_pattern(suits: list[str]) -> str:
+    """A hand's four lines in extracted PDF text (a space may follow each symbol)."""
+    return r"\r\n".join(re.escape(sym) + " ?" + re.escape(ranks) for sym, ranks in zip(SYMBOLS, suits, strict=True))
 
 
 def pdf_page_texts(path: Path) -> list[str]:

@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-FIXTURES = Path(__file__).resolve().parent.parent / "data" / "bigdeal"
+from tests.support.paths import DATA
+
+FIXTURES = DATA / "bigdeal"
 SEATS = "NESW"
 RANKS = "AKQJT98765432"
 Deals = npt.NDArray[np.uint8]

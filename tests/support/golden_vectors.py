@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from firmware_protocol.framing import BadFrame, Frame
-
-VECTORS = Path(__file__).resolve().parent.parent / "vectors"
+from tests.support.paths import VECTORS
 
 
 @cache

@@ -11,18 +11,12 @@ from hypothesis import strategies as st
 from dealer.core.boards import dealers_of, vulnerabilities_of
 from dealer.core.dealset import DealSet
 from dealer.formats import get_format
-
-SORTED_DEAL = np.repeat(np.arange(4, dtype=np.uint8), 13)
+from tests.support.deals import random_deals
 
 OURS = ("dup", "dlm", "bri", "dge", "csv", "ber", "bhg", "lin", "json")
 RUN_ONLY = {"dup", "dlm"}  # hold one run of consecutive boards 1-99, Law 2
 KEEP_EVERYTHING = {"csv", "lin", "json", "pbn"}  # board numbers, dealer and vulnerability as given
 # the others (bri, dge, ber, bhg) keep only the deals: boards read back are 1..n with Law 2
-
-
-def random_deals(seed: int, n: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return rng.permuted(np.broadcast_to(SORTED_DEAL, (n, 52)), axis=1).astype(np.uint8)
 
 
 @st.composite

@@ -9,14 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
 from dealer.dealing.journal import Job, JobState, Journal
 from dealer.plan import Plan
 from firmware_protocol.labels import BoardLabel
 from hil.physical import Ledger, PhysicalBoard
+from tests.support.deals import hands_of
 
 
 @dataclass(frozen=True)
@@ -48,10 +47,6 @@ def plan_text(machines: Sequence[tuple[str, str]], sessions: Sequence[SessionTex
 
 def label_of(job: Job) -> str:
     return BoardLabel.for_board(job.set_name, job.board).payload()
-
-
-def hands(deal: np.ndarray) -> list[list[int]]:
-    return [sorted(int(c) for c in np.flatnonzero(deal == seat)) for seat in range(4)]
 
 
 @dataclass
@@ -107,7 +102,7 @@ def check_against_ledgers(plan: Plan, journal_path: Path, ledgers: Sequence[Ledg
         assert len(records) == h.dealings == 1 + h.redeals, (h.session, label, len(records), h.dealings, h.redeals)
         assert all(r.deal == bytes(pack(deal)) for r in records), f"{label}: dealt another deal"
         held = [b for b in boards if b.label.decode() == label]
-        assert len(held) == 1 and [sorted(p) for p in held[0].hands()] == hands(deal), label
+        assert len(held) == 1 and [sorted(p) for p in held[0].hands()] == hands_of(deal), label
         assert h.layouts == [h.job.deal_hash], label
     return found
 

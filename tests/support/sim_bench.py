@@ -37,10 +37,6 @@ def seats_for(seed: int = 0) -> list[int]:
     return seats
 
 
-def hands_of(seats: list[int]) -> list[list[int]]:
-    return [[c for c in range(52) if seats[c] == s] for s in range(4)]
-
-
 class Bench:
     """A host link and a simulated machine on a fake clock."""
 

@@ -1,0 +1,74 @@
+"""`dealer ports`: the serial ports present, and which of them answer as dealing machines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from dealer.core.errors import DealerError, DeviceTimeout
+
+EPILOG = """examples:
+  dealer ports                      list the serial ports (device, description, USB maker, serial number)
+  dealer ports --probe              ... and ask each whether a dealing machine answers on it
+  dealer ports --probe sim://       probe a port by name or URL (here the built-in simulated machine)
+
+Copy the device of the machine (e.g. /dev/ttyUSB0 or COM3) into dealer deal --port.
+--probe sends a handshake to every port listed: use it when no other serial device (a modem, a
+programmer) would mind a few bytes it does not understand."""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("ports", help="list the serial ports and find the dealing machines on them",
+                       description="List the serial ports of this computer; with --probe, say which of them "
+                                   "answer as dealing machines (serial number, firmware, protocol version).",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("urls", nargs="*", metavar="PORT",
+                   help="ports or pyserial URLs to probe as well as (with --probe) or instead of the list")
+    p.add_argument("--probe", action="store_true", help="ask each port whether a dealing machine answers")
+    p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS",
+                   help="how long to wait for a machine's answer on each port (default 3)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dealer.dealing.transport import list_ports
+
+    if not args.timeout > 0:
+        from dealer.core.errors import UsageError
+
+        raise UsageError(f"--timeout {args.timeout:g}: give a number of seconds above 0")
+    present = list_ports()
+    out = sys.stdout
+    if not present and not args.urls:
+        print("no serial ports found", file=out)
+    for port in present:
+        maker = f"; made by {port.maker}" if port.maker else ""
+        serial_no = f"; serial number {port.serial_number}" if port.serial_number else ""
+        usb = f"; USB {port.usb_id}" if port.usb_id else ""
+        print(f"{port.device}: {port.description or 'serial port'}{maker}{serial_no}{usb}", file=out)
+    if not (args.probe or args.urls):
+        return 0
+    targets = list(dict.fromkeys(([p.device for p in present] if args.probe else []) + list(args.urls)))
+    print("", file=out)
+    for url in targets:
+        print(f"{url}: {probe(url, args.timeout)}", file=out, flush=True)
+    return 0
+
+
+def probe(url: str, timeout: float) -> str:
+    """One line saying what answers on `url`."""
+    from dealer.dealing.machine import Machine
+
+    machine = Machine(url, reconnect_timeout=0.0)
+    try:
+        who = machine.connect(timeout=timeout)
+    except DeviceTimeout:
+        return f"no dealing machine answered within {timeout:g} s"
+    except DealerError as exc:
+        return f"not a dealing machine here: {str(exc).removeprefix(url + ': ')}"
+    finally:
+        machine.close()
+    caps = ", ".join(sorted(who.capabilities)).lower().replace("_", " ")
+    return (f"dealing machine {who.serial}, firmware {who.firmware}, protocol {who.protocol_version}, "
+            f"{who.pockets} pockets; {caps}")
