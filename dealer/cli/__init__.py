@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Final
 
 from dealer import __version__
 from dealer.core.errors import DealerError
+
+# No command does linear algebra, so numpy's BLAS need not start a thread a CPU when numpy is imported:
+# that start costs every command that handles deals a good part of its start-up, more on a busy machine.
+# A value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 COMMANDS: Final = {
     # command -> its one-line summary in `dealer --help`, in the order shown
