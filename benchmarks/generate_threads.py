@@ -158,11 +158,17 @@ def dealer_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "dealer"]
 
 
+def child_env() -> dict[str, str]:
+    """This environment less PYTHONDONTWRITEBYTECODE: the first (untimed) run caches the bytecode, as an
+    install does."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run_dealer(args: list[str], folder: Path) -> float:
     """Wall seconds of one `dealer` process (the console command)."""
     start = time.perf_counter()
     run = subprocess.run([*dealer_command(), *args], cwd=folder, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=child_env())
     elapsed = time.perf_counter() - start
     if run.returncode:
         raise RuntimeError(f"dealer {' '.join(args)} failed ({run.returncode}): {run.stderr.decode()[-300:]}")
@@ -190,7 +196,7 @@ def run_dealer_peak(args: list[str], folder: Path) -> tuple[float, int]:
     """Wall seconds and peak resident memory (bytes) of one `dealer` process."""
     start = time.perf_counter()
     run = subprocess.run([sys.executable, "-c", PEAK_PROBE, *args], cwd=folder, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=child_env())
     elapsed = time.perf_counter() - start
     if run.returncode:
         raise RuntimeError(f"dealer {' '.join(args)} failed ({run.returncode}): {run.stderr[-300:]}")
