@@ -52,7 +52,7 @@ def map_spans(work: Callable[[int, int], Result], total: int, chunk: int, thread
     parts = spans(total, chunk)
     if threads <= 1 or len(parts) <= 1:
         return [work(first, last) for first, last in parts]
-    with ThreadPoolExecutor(max_workers=min(threads, len(parts)), thread_name_prefix="dealer-engine") as pool:
+    with ThreadPoolExecutor(max_workers=min(threads, len(parts)), thread_name_prefix="dealer-chunks") as pool:
         return list(pool.map(lambda span: work(*span), parts))
 
 
@@ -65,7 +65,7 @@ def iter_spans(work: Callable[[int, int], Result], total: int, chunk: int,
         for first, last in parts:
             yield work(first, last)
         return
-    pool = ThreadPoolExecutor(max_workers=min(threads, len(parts)), thread_name_prefix="dealer-writer")
+    pool = ThreadPoolExecutor(max_workers=min(threads, len(parts)), thread_name_prefix="dealer-chunks")
     ahead: deque[Future[Result]] = deque()
     try:
         for first, last in parts:
