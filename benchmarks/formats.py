@@ -1,50 +1,45 @@
 """Boards per second to write and read deal files, in every format `dealer.formats` registers.
 
-For each format: write N boards (``write_file``: atomic, with fsync) and read them back (``read_file``),
-best of R runs, and check that every board came back. A format that holds one run of boards 1-99 per
-file (DUP, DLM) is measured on N boards written as ceil(N / 99) files of boards 1-99 (the last one
-shorter), which is how such a session is kept; their file figures include one temporary file, fsync
-and rename per 99 boards, so the codec alone is also timed in memory (``write`` to and ``read`` from a
-``BytesIO``) for every format. Baselines in the same run:
+For each format, in process: write N boards (``write_file``: atomic, with fsync) and read them back
+(``read_file``), each the median of R runs, and check that every board came back. A format that holds
+one run of boards 1-99 per file (DUP, DLM) is measured on N boards written as ceil(N / 99) files of
+boards 1-99 (the last one shorter), which is how such a session is kept; their file figures include
+one temporary file, fsync and rename per 99 boards, so the codec alone is also timed in memory
+(``write`` to and ``read`` from a ``BytesIO``) for every format. Baselines in the same run, timed as
+ours are (R runs, median), if endplay is importable:
 
-- Big Deal: ``bigdealx`` writing N boards of PBN, the whole process (it deals them too), if it is on
-  PATH or at /work/tools/bin/bigdealx;
-- endplay's PBN reader (``endplay.parsers.pbn.load``) on the file this program wrote, if importable.
+- ``endplay PBN reader``: ``endplay.parsers.pbn.load`` on the PBN file written here (file against our
+  ``read_file`` of that file) and ``loads`` on its text (in memory, against our PBN ``read`` from bytes);
+- ``endplay PBN writer``: ``endplay.parsers.pbn.dumps`` of the boards endplay read (in memory, against
+  our PBN ``write`` to a ``BytesIO``).
 
-Deals for the benchmark are numpy permutations of the 52 seat labels (no engine needed).
+Deals for the benchmark are numpy permutations of the 52 seat labels (no engine needed). Big Deal's
+``bigdealx`` deals and writes in one whole process; it is set against ``dealer generate`` (also a whole
+process) in ``benchmarks/generate.py``.
 
-    python benchmarks/formats.py [--boards 100000] [--repeat 3]
+    python benchmarks/formats.py [--boards 20000] [--repeats 3] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import io
-import os
-import secrets
-import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
+from _support import header, median, timings  # the project root on sys.path too
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a clone without installing
+from dealer.core.dealset import DealSet
+from dealer.formats import format_names, get_format, read_file, write_file
 
-from dealer.core.dealset import DealSet  # noqa: E402
-from dealer.formats import format_names, get_format, read_file, write_file  # noqa: E402
-
-BIGDEALX_PLACES = ("/work/tools/bin/bigdealx",)
 BINARY: Final = ("dup", "bri", "dge", "ber", "bhg")  # fixed-size binary records
 BINARY_GOAL: Final = 100_000
 PBN_GOAL: Final = 50_000
-BIGDEAL_RC = "[BigDeal]\nformats=pbn\naskformats=no\nowner=benchmark\n"
 
 
 def random_deals(count: int, seed: int = 2024) -> np.ndarray:
@@ -62,13 +57,8 @@ def deal_sets_for(name: str, deals: np.ndarray) -> list[DealSet]:
     return [DealSet.from_deals(deals[i:i + limit], event="Benchmark") for i in range(0, len(deals), limit)]
 
 
-def best_seconds(repeat: int, run: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def median_seconds(repeats: int, run: Callable[[], object]) -> float:
+    return median(timings(run, repeats))
 
 
 @dataclass
@@ -95,19 +85,24 @@ def bench_format(name: str, deals: np.ndarray, folder: Path, repeat: int) -> For
     paths = [folder / f"bench{i:05d}.{module.EXTENSIONS[0]}" for i in range(len(sets))]
     pairs = list(zip(paths, sets, strict=True))
     try:
-        write = best_seconds(repeat, lambda: [write_file(p, d, name, force=True) for p, d in pairs])
+        write = median_seconds(repeat, lambda: write_files(pairs, name))
         back: list[list[DealSet]] = []
-        read = best_seconds(repeat, lambda: back.append([read_file(p, name) for p in paths]))
+        read = median_seconds(repeat, lambda: back.append([read_file(p, name) for p in paths]))
         blobs: list[bytes] = []
-        write_memory = best_seconds(repeat, lambda: blobs.extend(encode(module, d) for d in sets))
+        write_memory = median_seconds(repeat, lambda: blobs.extend(encode(module, d) for d in sets))
         data = blobs[:len(sets)]
-        read_memory = best_seconds(repeat, lambda: [decode(module, b) for b in data])
+        read_memory = median_seconds(repeat, lambda: [decode(module, b) for b in data])
     except Exception as exc:  # report it and go on to the next format
         return FormatResult(name, error=f"{type(exc).__name__}: {exc}")
     n = len(deals)
     same = all(a.same_deals(b) for a, b in zip(back[-1], sets, strict=True))
     return FormatResult(name, len(sets), n / write, n / read, n / write_memory, n / read_memory,
                         sum(p.stat().st_size for p in paths), paths[0], same)
+
+
+def write_files(pairs: list[tuple[Path, DealSet]], name: str) -> None:
+    for path, deals in pairs:
+        write_file(path, deals, name, force=True)
 
 
 def encode(module: ModuleType, deals: DealSet) -> bytes:
@@ -120,51 +115,35 @@ def decode(module: ModuleType, data: bytes) -> DealSet:
     return DealSet.concat(module.read(io.BytesIO(data), "memory"))
 
 
-def find_bigdealx() -> str | None:
-    found = shutil.which("bigdealx")
-    if found:
-        return found
-    return next((p for p in BIGDEALX_PLACES if os.access(p, os.X_OK)), None)
+@dataclass
+class EndplayResult:
+    """endplay's PBN figures (boards/s), or why they are missing."""
+
+    read: float = 0.0
+    read_memory: float = 0.0
+    write_memory: float = 0.0
+    error: str = ""
 
 
-def bench_bigdealx(count: int, repeat: int) -> tuple[float | None, str]:
-    """Boards/s of the whole `bigdealx -n COUNT -f pbn` process (best of `repeat`), or why not."""
-    exe = find_bigdealx()
-    if exe is None:
-        return None, "not available (no bigdealx on PATH or in /work/tools/bin)"
-    times = []
-    for _ in range(repeat):
-        with tempfile.TemporaryDirectory() as tmp:  # a fresh folder: Big Deal logs every seed it used
-            Path(tmp, ".bigdealrc").write_text(BIGDEAL_RC)
-            command = [exe, "-h", secrets.token_hex(20), "-n", str(count), "-p", "bench", "-f", "pbn"]
-            start = time.perf_counter()
-            done = subprocess.run(command, cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=600, check=False)
-            times.append(time.perf_counter() - start)
-            out = Path(tmp, "bench.pbn")
-            if done.returncode or not out.is_file():
-                return None, f"failed: exit {done.returncode}, {done.stderr.decode(errors='replace')[:200]}"
-            boards = len(read_file(out))  # and our reader takes Big Deal's own output
-            if boards != count:
-                return None, f"wrote {boards} boards, not {count}"
-    return count / min(times), f"{exe} (whole process: dealing and writing; its file read back: {count})"
-
-
-def bench_endplay(path: Path, count: int, repeat: int) -> tuple[float | None, str]:
-    """Boards/s of endplay's PBN reader on `path`, or why not."""
+def bench_endplay(path: Path, count: int, repeats: int) -> EndplayResult:
+    """endplay's PBN reader on `path` (file and text) and writer (text), or why not."""
     try:
         from endplay.parsers import pbn as endplay_pbn  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
-        return None, "not available (endplay is not installed)"
+        return EndplayResult(error="not available (endplay is not installed)")
 
-    def load() -> object:
+    def load() -> list[Any]:
         with open(path, encoding="latin-1", newline="") as f:
-            boards = endplay_pbn.load(f)
+            boards: list[Any] = endplay_pbn.load(f)
         if len(boards) != count:
             raise RuntimeError(f"endplay read {len(boards)} boards, not {count}")
         return boards
 
-    return count / best_seconds(repeat, load), "endplay.parsers.pbn.load"
+    text = path.read_text(encoding="latin-1")
+    boards = load()
+    return EndplayResult(count / median_seconds(repeats, load),
+                         count / median_seconds(repeats, lambda: endplay_pbn.loads(text)),
+                         count / median_seconds(repeats, lambda: endplay_pbn.dumps(boards)))
 
 
 def show(label: str, rate: float | None, note: str = "") -> None:
@@ -183,31 +162,39 @@ def show_format(r: FormatResult) -> None:
     show(f"{r.name} read (in memory)", r.read_memory)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--boards", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement; the best counts")
-    args = parser.parse_args()
-    n = args.boards
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--boards", type=int, default=20_000, help="boards written and read (default 20,000)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each measurement, ours and the baselines'; "
+                        "the median counts (default 3)")
+    parser.add_argument("--quick", action="store_true", help="a first look: 200 boards, one run")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.boards, args.repeats = 200, 1
+    n, repeats = args.boards, args.repeats
     deals = random_deals(n)
-    print(f"{n:,} boards, best of {args.repeat} runs, "
-          f"python {sys.version.split()[0]}, numpy {np.__version__}")
+    header("formats: boards/s written and read, in every format, in files and in memory",
+           {"endplay PBN reader": "endplay.parsers.pbn.load of our PBN file, and loads of its text",
+            "endplay PBN writer": "endplay.parsers.pbn.dumps of the boards it read (in memory)"},
+           f"{n:,} boards, median of {repeats} runs of each measurement")
     with tempfile.TemporaryDirectory() as tmp:
-        results = [bench_format(name, deals, Path(tmp), args.repeat) for name in format_names()]
+        results = [bench_format(name, deals, Path(tmp), repeats) for name in format_names()]
         for r in results:
             show_format(r)
-        bigdeal, bigdeal_note = bench_bigdealx(n, min(args.repeat, 2))
-        show("Big Deal: bigdealx -f pbn", bigdeal, bigdeal_note)
         pbn = next((r for r in results if r.name == "pbn" and r.path), None)
-        endplay, endplay_note = (bench_endplay(pbn.path, n, 1) if pbn and pbn.path
-                                 else (None, "no PBN file to read"))
-        show("endplay PBN reader", endplay, endplay_note)
-    print("ratios")
-    if pbn and bigdeal:
-        print(f"  pbn write / bigdealx         {pbn.write / bigdeal:8.1f}x"
-              "  (bigdealx also deals; this writes ready deals)")
-    if pbn and endplay:
-        print(f"  pbn read / endplay read      {pbn.read / endplay:8.1f}x")
+        endplay = (bench_endplay(pbn.path, n, repeats) if pbn and pbn.path
+                   else EndplayResult(error="no PBN file to read"))
+    if endplay.error:
+        show("endplay PBN reader and writer", None, endplay.error)
+    else:
+        show("endplay PBN read (file)", endplay.read, "endplay.parsers.pbn.load")
+        show("endplay PBN read (in memory)", endplay.read_memory, "endplay.parsers.pbn.loads")
+        show("endplay PBN write (in memory)", endplay.write_memory, "endplay.parsers.pbn.dumps")
+    if pbn and not pbn.error and not endplay.error:
+        print("ratios (ours / endplay, boards/s; >1: ours is faster)")
+        print(f"  pbn read (file)        {pbn.read / endplay.read:8.1f}x")
+        print(f"  pbn read (in memory)   {pbn.read_memory / endplay.read_memory:8.1f}x")
+        print(f"  pbn write (in memory)  {pbn.write_memory / endplay.write_memory:8.1f}x")
     show_goals(results)
     return 0 if all(r.same for r in results) else 1
 

@@ -1,40 +1,38 @@
 """Deal generation speed and memory: both engines against named baselines, measured in one run.
 
-    python benchmarks/generate.py [--sizes 1000,100000,1000000] [--reps 5] [--pbn-boards 100000]
+    python benchmarks/generate.py [--sizes 1000,100000] [--reps 3] [--pbn-boards 100000] [--quick]
 
-Sections (each prints its figures and ratios; the machine is noisy, so the ratios measured in the
-same run say more than the absolute figures):
+Sections (the machine is noisy, so the ratios measured in the same run say more than the absolute
+figures; every method, ours or a baseline, is timed the same way):
 
-1. In memory, deals/s at each size: the ``shuffle`` and ``bigdeal`` engines ((n, 52) uint8 arrays) and
-   the baselines ``random.shuffle`` (a 52-list shuffled per deal and cut into four 13-card lists, on
-   the Mersenne Twister) and endplay's ``generate_deals`` with no constraint (Deal objects), if
-   endplay is installed. Each engine makes one untimed call at each size first. Round robin: every
-   repetition times each method once, so the ratio of a method to the shuffle engine is taken within
-   a repetition; the figures are medians over repetitions. A call under 0.2 s is repeated until 0.2 s
-   have passed; a method whose first call took over SLOW_CALL seconds is timed once at that size, and
-   its ratio is taken against the shuffle engine's median.
-2. Peak memory of 10**6 deals in memory per engine, each in a fresh subprocess: the tracemalloc peak
-   during the call (Python and numpy allocations, the 49.6 MiB result included) and the process's peak
-   resident set (VmHWM: interpreter, libraries and all).
-3. Whole process, PBN file of --pbn-boards boards from one seed and owner: ``bigdealx -h SEED -W OWNER``
-   ($BIGDEALX, on PATH or at /work/tools/bin/bigdealx) against ``python -m dealer generate --engine bigdeal``
-   with the same seed and owner, in rounds, and whether the two files hold the same deals. Ours runs
-   twice a round, each from its own copy of the package: with its bytecode cached (as after ``pip
-   install``, which compiles it; the cache is written by one untimed run) and with its modules
-   compiled from source on every run (PYTHONDONTWRITEBYTECODE). Then the least
-   work bigdealx does, ``-f goedel`` (deal numbers only, no hands), as the baseline of the in-memory
-   rate. Needs the bigdeal engine and the PBN writer (``dealer.formats.pbn``); absent parts are
-   reported as missing, never faked.
-4. In process, writing --pbn-boards bigdeal deals as PBN with ``dealer.formats.write_file``.
+1. In memory, deals/s at each size n: the ``shuffle`` and ``bigdeal`` engines (``engine.deals(n)``,
+   (n, 52) uint8 arrays) and the baselines ``random.shuffle`` (a 52-list shuffled per deal and cut
+   into four 13-card lists, on the Mersenne Twister) and ``endplay generate_deals`` with no
+   constraint (n Deal objects), if endplay is installed. Every method makes one untimed call at the
+   smallest n first. Round robin: each of --reps repetitions times every method once at the same n
+   (a call under 0.2 s is repeated until 0.2 s have passed, the same for every method); each figure is
+   the median over the repetitions, and each ratio the median of the per-repetition ratios.
+2. Peak memory of --memory-deals deals in memory per engine, each in a fresh subprocess: the
+   tracemalloc peak during the call (Python and numpy allocations, the result included) and the
+   process's peak resident set (VmHWM). No baseline: ours only.
+3. Whole process, a PBN file of --pbn-boards boards from one seed and owner, wall seconds from start
+   to exit: ``python -m dealer generate --engine bigdeal`` against the baseline ``bigdealx -h SEED -W
+   OWNER -f pbn`` (Big Deal, if ``bigdealx`` is on PATH; otherwise there is no baseline and only our
+   figures are printed), in --pbn-reps rounds, each round running every command once in turn; medians.
+   Ours runs twice a round, each from its own copy of the package: with its bytecode cached (as after
+   ``pip install``, which compiles it; the cache is written by one untimed run) and with its modules
+   compiled from source on every run (PYTHONDONTWRITEBYTECODE). Then whether both files hold the same
+   deals in the same order.
+
+Writing deal files in process (every format, with endplay's PBN reader and writer as baselines) is
+``benchmarks/formats.py``; the bigdeal engine against ``bigdealx``'s own dealing is
+``benchmarks/bigdeal_engine.py``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import os
-import platform
 import random
 import re
 import shutil
@@ -47,13 +45,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from _support import ROOT, bigdealx_on_path, header, median, run_bigdealx, run_dealer_generate
 
-import numpy as np  # noqa: E402
-
-from dealer import engines  # noqa: E402
-from dealer.core.cards import check_deals  # noqa: E402
+from dealer import engines
+from dealer.core.cards import check_deals
 
 SEEDS = {
     "shuffle": "5eed0000c0ffee11223344556677889900aabbccddeeff0123456789abcdef01",
@@ -63,22 +58,15 @@ OWNER = "dealer benchmark"
 ENGINES = ("shuffle", "bigdeal")
 BASELINE_SEED = 20240601
 MIN_SECONDS = 0.2
-SLOW_CALL = 4.0
-BIGDEALX_PLACES = ("/work/tools/bin/bigdealx",)
-BIGDEALX_QUOTED_SECONDS = 4.7  # bigdealx writing 100,000 PBN deals, measured earlier on this machine kind
 
 Method = Callable[[int], object]
 
 
 # ---- methods --------------------------------------------------------------------------------------
 
-def engine_method(name: str) -> Method | str:
-    """deals(n) of an engine from its benchmark seed, or why it is missing."""
-    seed = bytes.fromhex(SEEDS[name])
-    try:
-        engine = engines.make_engine(name, seed, OWNER)
-    except ModuleNotFoundError as exc:
-        return f"missing: {exc.name} cannot be imported on this branch"
+def engine_method(name: str) -> Method:
+    """deals(n) of an engine from its benchmark seed (checked once to be whole deals)."""
+    engine = engines.make_engine(name, bytes.fromhex(SEEDS[name]), OWNER)
     check_deals(engine.deals(1000))
     return engine.deals
 
@@ -118,59 +106,35 @@ def seconds_per_call(method: Method, n: int) -> float:
 
 # ---- section 1: in memory -------------------------------------------------------------------------
 
-def in_memory(methods: dict[str, Method], sizes: list[int], reps: int) -> dict[tuple[str, int], float]:
-    """Round-robin timing; prints deals/s and time ratios to the shuffle engine. Returns median rates."""
+def in_memory(methods: dict[str, Method], sizes: list[int], reps: int) -> None:
+    """Round-robin timing; prints deals/s and time ratios to the shuffle engine."""
+    print(f"\n1. In memory ({reps} round-robin repetitions at each n; medians)")
+    for method in methods.values():  # one untimed call each: first-use costs are no method's rate
+        method(min(sizes))
     rates: dict[tuple[str, int], float] = {}
     for n in sizes:
-        times: dict[str, list[float | None]] = {name: [] for name in methods}
-        for name in ENGINES:  # one untimed call each: first-use costs are not the engines' rate
-            if name in methods:
-                methods[name](n)
-        for rep in range(reps):
+        times: dict[str, list[float]] = {name: [] for name in methods}
+        for _ in range(reps):
             for name, method in methods.items():
-                first = times[name][0] if times[name] else None
-                if rep and first is not None and first > SLOW_CALL:
-                    times[name].append(None)
-                    continue
                 times[name].append(seconds_per_call(method, n))
-        print(f"\nn = {n:,}  ({reps} round-robin repetitions)")
-        print(f"  {'method':<28} {'deals/s':>12} {'reps':>5} {'time / shuffle':>15}")
+        print(f"  n = {n:,}")
+        print(f"    {'method':<28} {'deals/s':>12} {'time / shuffle engine':>22}")
         for name, series in times.items():
-            done = [t for t in series if t is not None]
-            rate = n / statistics.median(done)
-            rates[name, n] = rate
-            ratio = ratio_to(times, name, "shuffle")
-            print(f"  {name:<28} {fmt_rate(rate):>12} {len(done):>5} {ratio:>15}")
-    return rates
-
-
-def ratio_to(times: dict[str, list[float | None]], name: str, reference: str) -> str:
-    """Median over repetitions of the time ratio; a method timed once (too slow to repeat) is set
-    against the reference's median, not against its first repetition alone."""
-    if reference not in times:
-        return "-"
-    done = [t for t in times[name] if t is not None]
-    if len(done) == 1:
-        return f"{done[0] / statistics.median(t for t in times[reference] if t is not None):.2f}"
-    pairs = [t / r for t, r in zip(times[name], times[reference], strict=True)
-             if t is not None and r is not None]
-    return f"{statistics.median(pairs):.2f}" if pairs else "-"
+            rates[name, n] = n / median(series)
+            ratios = [t / r for t, r in zip(series, times["shuffle"], strict=True)]
+            print(f"    {name:<28} {fmt_rate(rates[name, n]):>12} {median(ratios):>22.2f}")
+    print("  Speed-ups at each n (median rates; >1 means the first is faster):")
+    pairs = [("shuffle", "random.shuffle"), ("shuffle", "endplay generate_deals"), ("shuffle", "bigdeal"),
+             ("bigdeal", "random.shuffle"), ("bigdeal", "endplay generate_deals")]
+    for n in sizes:
+        parts = [f"{a}/{b} {rates[a, n] / rates[b, n]:.1f}x" for a, b in pairs if (a, n) in rates and (b, n) in rates]
+        print(f"    n = {n:,}: " + "; ".join(parts))
 
 
 def fmt_rate(rate: float) -> str:
     if rate >= 1e6:
         return f"{rate / 1e6:.2f} M"
     return f"{rate / 1e3:.1f} k" if rate >= 1e3 else f"{rate:.0f}"
-
-
-def print_ratios(rates: dict[tuple[str, int], float], sizes: list[int]) -> None:
-    print("\nSpeed-ups at each n (median rates; >1 means the first is faster):")
-    pairs = [("shuffle", "random.shuffle"), ("shuffle", "endplay generate_deals"), ("shuffle", "bigdeal"),
-             ("bigdeal", "random.shuffle"), ("bigdeal", "endplay generate_deals")]
-    for n in sizes:
-        parts = [f"{a}/{b} {rates[a, n] / rates[b, n]:.1f}x" for a, b in pairs
-                 if (a, n) in rates and (b, n) in rates]
-        print(f"  n = {n:,}: " + ("; ".join(parts) if parts else "-"))
 
 
 # ---- section 2: memory ----------------------------------------------------------------------------
@@ -192,10 +156,10 @@ print(peak, before, peak_rss())
 """
 
 
-def memory(names: list[str], n: int = 10**6) -> None:
-    print(f"\nPeak memory of {n:,} deals in memory (fresh subprocess per engine):")
+def memory(n: int) -> None:
+    print(f"\n2. Peak memory of {n:,} deals in memory (a fresh subprocess per engine; no baseline)")
     print(f"  {'engine':<10} {'tracemalloc peak':>18} {'peak RSS before':>18} {'process peak RSS':>18}")
-    for name in names:
+    for name in ENGINES:
         code = MEMORY_PROBE.format(root=str(ROOT), name=name, seed=SEEDS[name], owner=OWNER, n=n)
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         if run.returncode:
@@ -207,47 +171,7 @@ def memory(names: list[str], n: int = 10**6) -> None:
           "   process - interpreter, numpy, cryptography - before the call, and its peak after it)")
 
 
-# ---- sections 3 and 4: PBN files ------------------------------------------------------------------
-
-def find_bigdealx() -> str | None:
-    """$BIGDEALX, else bigdealx on PATH, else a known build place."""
-    places = [os.environ.get("BIGDEALX", ""), shutil.which("bigdealx") or "", *BIGDEALX_PLACES]
-    return next((p for p in places if p and os.access(p, os.X_OK)), None)
-
-
-def pbn_ready() -> str | None:
-    """None if `dealer generate --engine bigdeal -o x.pbn` can run here, else what is missing."""
-    needed = ("dealer.engines.bigdeal", "dealer.formats.pbn")
-    missing = [m for m in needed if importlib.util.find_spec(m) is None]
-    return ", ".join(missing) + " not on this branch" if missing else None
-
-
-def run_bigdealx(binary: str, boards: int, workdir: Path) -> tuple[float, Path]:
-    """Time bigdealx writing `boards` PBN deals in a fresh directory (it refuses a repeated seed hash)."""
-    workdir.mkdir()
-    (workdir / ".bigdealrc").write_text(f"[BigDeal]\nformats=pbn\naskformats=no\nowner={OWNER}\n")
-    command = [binary, "-h", SEEDS["bigdeal"], "-W", OWNER, "-n", str(boards), "-p", "bx", "-f", "pbn"]
-    env = dict(os.environ, HOME=str(workdir))
-    start = time.perf_counter()
-    run = subprocess.run(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if run.returncode:
-        error = run.stderr.decode(errors="replace")[-300:]
-        raise RuntimeError(f"bigdealx failed ({run.returncode}): {error}")
-    return elapsed, workdir / "bx.pbn"
-
-
-def run_dealer_generate(boards: int, out: Path, where: tuple[Path, dict[str, str]]) -> float:
-    folder, env = where
-    command = [sys.executable, "-m", "dealer", "generate", "--boards", f"1-{boards}", "--engine", "bigdeal",
-               "--seed", SEEDS["bigdeal"], "--owner", OWNER, "-o", str(out), "--force"]
-    start = time.perf_counter()
-    run = subprocess.run(command, cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if run.returncode:
-        raise RuntimeError(f"dealer generate failed ({run.returncode}): {run.stderr.decode()[-300:]}")
-    return elapsed
-
+# ---- section 3: whole process ---------------------------------------------------------------------
 
 def python_setups(tmp: Path) -> dict[str, tuple[Path, dict[str, str]]]:
     """Where and how to run `python -m dealer`, each from its own copy of the package: with its
@@ -263,21 +187,6 @@ def python_setups(tmp: Path) -> dict[str, tuple[Path, dict[str, str]]]:
     return setups
 
 
-def run_bigdealx_numbers(binary: str, boards: int, workdir: Path) -> float:
-    """Time `bigdealx -f goedel`: the deal numbers only (hashing and rejection, no dealing into hands),
-    the least work bigdealx can be asked for."""
-    workdir.mkdir()
-    (workdir / ".bigdealrc").write_text(f"[BigDeal]\nformats=goedel\naskformats=no\nowner={OWNER}\n")
-    command = [binary, "-h", SEEDS["bigdeal"], "-W", OWNER, "-n", str(boards), "-p", "bx", "-f", "goedel"]
-    start = time.perf_counter()
-    run = subprocess.run(command, cwd=workdir, env=dict(os.environ, HOME=str(workdir)),
-                         stdin=subprocess.DEVNULL, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if run.returncode or not (workdir / "bx.goe").is_file():
-        raise RuntimeError(f"bigdealx -f goedel failed ({run.returncode})")
-    return elapsed
-
-
 def deal_tags(path: Path) -> list[str]:
     """The Deal tags of a PBN file, each rewritten to start with North (the first seat may vary)."""
     tags = re.findall(r'^\[Deal "([^"]*)"\]', path.read_text(encoding="latin-1"), flags=re.M)
@@ -291,112 +200,79 @@ def north_first(deal: str) -> str:
     return "N:" + " ".join(listed[(k - shift) % 4] for k in range(4))
 
 
-def whole_process_pbn(boards: int, reps: int, bigdeal_rate: float | None) -> None:
-    print(f"\nWhole process: PBN file of {boards:,} boards from one seed and owner "
-          f"({reps} rounds; each round runs every command once, in turn)")
-    binary = find_bigdealx()
-    missing = pbn_ready()
+def whole_process_pbn(boards: int, reps: int, binary: str | None) -> None:
+    print(f"\n3. Whole process: a PBN file of {boards:,} boards from one seed and owner, wall seconds from start "
+          f"to exit ({reps} rounds; each round runs every command once, in turn; medians)")
     if binary is None:
-        print("  bigdealx: not found ($BIGDEALX, PATH, /work/tools/bin)")
-    if missing:
-        print(f"  dealer generate --engine bigdeal: missing ({missing})")
-        return
+        print("  no baseline: bigdealx is not on PATH; our figures only")
+    seed = SEEDS["bigdeal"]
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        envs = python_setups(tmp)
+        setups = python_setups(tmp)
         ours_file = tmp / "dealer.pbn"
-        run_dealer_generate(boards, ours_file, envs["bytecode cached"])  # writes the bytecode cache
-        times: dict[str, list[float]] = {"bigdealx": [], **{f"dealer generate, {k}": [] for k in envs}}
+        cached = setups["bytecode cached"]
+        run_dealer_generate(seed, OWNER, boards, ours_file, cached[0], cached[1])  # writes the bytecode cache
+        times: dict[str, list[float]] = {f"dealer generate, {k}": [] for k in setups}
+        if binary:
+            times["bigdealx"] = []
         bx_file: Path | None = None
         for rep in range(reps):
             if binary:
-                seconds, bx_file = run_bigdealx(binary, boards, tmp / f"bx{rep}")
+                seconds, bx_file = run_bigdealx(binary, seed, OWNER, boards, "pbn", tmp / f"bx{rep}")
                 times["bigdealx"].append(seconds)
-            for label, env in envs.items():
-                times[f"dealer generate, {label}"].append(run_dealer_generate(boards, ours_file, env))
+            for label, (where, env) in setups.items():
+                times[f"dealer generate, {label}"].append(run_dealer_generate(seed, OWNER, boards, ours_file,
+                                                                              where, env))
         for label, series in times.items():
-            if series:
-                mid = statistics.median(series)
-                print(f"  {label:<34} median {mid:.3f} s (min {min(series):.3f}, max {max(series):.3f}; "
-                      f"{fmt_rate(boards / mid)} deals/s)")
+            mid = median(series)
+            print(f"  {label:<34} median {mid:.3f} s (min {min(series):.3f}, max {max(series):.3f}; "
+                  f"{fmt_rate(boards / mid)} deals/s)")
         if binary and bx_file:
-            for label in envs:
+            for label in setups:
                 ratios = [b / o for b, o in zip(times["bigdealx"], times[f"dealer generate, {label}"], strict=True)]
-                print(f"  bigdealx time / dealer generate time, {label}: median {statistics.median(ratios):.1f}x "
-                      f"(min {min(ratios):.1f}x, max {max(ratios):.1f}x over the rounds; target >= 10x)")
+                print(f"  bigdealx time / dealer generate time, {label}: median {statistics.median(ratios):.2f}x "
+                      f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x over the rounds)")
             same = deal_tags(bx_file) == deal_tags(ours_file)
             print(f"  same deals, in the same order, in both files: {'yes' if same else 'NO'} "
                   f"({len(deal_tags(ours_file)):,} deals)")
-            numbers = [run_bigdealx_numbers(binary, boards, tmp / f"goe{rep}") for rep in range(reps)]
-            numbers_rate = boards / statistics.median(numbers)
-            bx_rate = boards / statistics.median(times["bigdealx"])
-            print(f"  bigdealx -f goedel (deal numbers only, no hands; whole process): "
-                  f"median {statistics.median(numbers):.3f} s ({fmt_rate(numbers_rate)} deals/s)")
-            if bigdeal_rate:
-                print(f"  bigdeal engine in memory ({fmt_rate(bigdeal_rate)} deals/s, section 1) is "
-                      f"{bigdeal_rate / numbers_rate:.1f}x bigdealx's rate for the numbers alone and "
-                      f"{bigdeal_rate / bx_rate:.1f}x its whole-process PBN rate (target >= 2x)")
-        else:
-            mid = statistics.median(times["dealer generate, bytecode cached"])
-            print(f"  vs bigdealx's quoted {BIGDEALX_QUOTED_SECONDS} s (research notes; not measured here): "
-                  f"{BIGDEALX_QUOTED_SECONDS / mid:.1f}x")
-
-
-def in_process_pbn(boards: int) -> None:
-    print(f"\nIn process: writing {boards:,} bigdeal deals as PBN (dealer.formats.write_file)")
-    missing = pbn_ready()
-    if missing:
-        print(f"  missing ({missing}); this section runs once the PBN writer and bigdeal engine exist")
-        return
-    from dealer import formats
-    from dealer.core.dealset import DealSet
-
-    method = engine_method("bigdeal")
-    assert not isinstance(method, str)
-    deals = np.asarray(method(boards))
-    with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        formats.write_file(Path(tmp) / "x.pbn", DealSet.from_deals(deals))
-        elapsed = time.perf_counter() - start
-        size = (Path(tmp) / "x.pbn").stat().st_size
-    print(f"  {elapsed:.3f} s ({fmt_rate(boards / elapsed)} deals/s, {size / 1e6:.1f} MB)")
 
 
 # ---- main -----------------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1000,100000,1000000", help="comma list of batch sizes")
-    parser.add_argument("--reps", type=int, default=5, help="round-robin repetitions (default 5)")
-    parser.add_argument("--pbn-boards", type=int, default=100_000, help="boards in the PBN sections")
-    parser.add_argument("--pbn-reps", type=int, default=5,
-                        help="rounds in the whole-process section")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--sizes", default="1000,100000", help="comma list of batch sizes (default 1000,100000)")
+    parser.add_argument("--reps", type=int, default=3, help="round-robin repetitions (default 3)")
+    parser.add_argument("--memory-deals", type=int, default=10**6, help="deals in the memory section (default 10**6)")
+    parser.add_argument("--pbn-boards", type=int, default=100_000, help="boards in the whole-process section")
+    parser.add_argument("--pbn-reps", type=int, default=3, help="rounds in the whole-process section (default 3)")
+    parser.add_argument("--quick", action="store_true", help="a first look: tiny sizes, one repetition")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes, args.reps, args.memory_deals, args.pbn_boards, args.pbn_reps = "1000", 1, 10_000, 1000, 1
+        global MIN_SECONDS
+        MIN_SECONDS = 0.02
     sizes = [int(s) for s in args.sizes.split(",")]
 
-    import cryptography
-    print(f"Python {platform.python_version()}, numpy {np.__version__}, "
-          f"cryptography {cryptography.__version__}, {os.cpu_count()} CPUs, {platform.machine()}")
-    methods: dict[str, Method] = {}
-    for name in ("shuffle", "bigdeal"):
-        found = engine_method(name)
-        if isinstance(found, str):
-            print(f"engine {name}: {found}")
-        else:
-            methods[name] = found
+    methods: dict[str, Method] = {name: engine_method(name) for name in ENGINES}
     methods["random.shuffle"] = random_shuffle
     endplay = endplay_method()
-    if isinstance(endplay, str):
-        print(f"endplay generate_deals: {endplay}")
-    else:
-        methods["endplay generate_deals"] = endplay
+    binary = bigdealx_on_path()
+    baselines = {"random.shuffle": "a 52-list shuffled per deal and cut into four lists (in memory)",
+                 "endplay generate_deals": "n unconstrained Deal objects (in memory)"
+                 + (f" - {endplay}" if isinstance(endplay, str) else ""),
+                 "bigdealx": f"Big Deal writing a PBN file (whole process): {binary}" if binary
+                 else "not on PATH: no baseline for the whole-process section"}
+    import cryptography
 
-    rates = in_memory(methods, sizes, args.reps)
-    print_ratios(rates, sizes)
-    memory([name for name in ("shuffle", "bigdeal") if name in methods])
-    near = min(sizes, key=lambda n: abs(n - args.pbn_boards))
-    whole_process_pbn(args.pbn_boards, args.pbn_reps, rates.get(("bigdeal", near)))
-    in_process_pbn(args.pbn_boards)
+    header("generate: deals/s in memory, peak memory, a PBN file as a whole process", baselines,
+           f"cryptography {cryptography.__version__}; sizes {sizes}, {args.reps} repetitions; PBN file of "
+           f"{args.pbn_boards:,} boards, {args.pbn_reps} rounds")
+    if not isinstance(endplay, str):
+        methods["endplay generate_deals"] = endplay
+    in_memory(methods, sizes, args.reps)
+    memory(args.memory_deals)
+    whole_process_pbn(args.pbn_boards, args.pbn_reps, binary)
     return 0
 
 

@@ -1,32 +1,33 @@
 """What the simulated machine costs: CPU time per board of `hil.SimDevice` with a bare host `Link`.
 
-Run from the project root: ``python benchmarks/hil_device.py``. A host that starts the simulator in its
-own process (``sim://``) pays this per board on top of its own work, so its per-board figures should
-be read against it. Each figure is the best of several runs, with its ratio to a named baseline
-measured in the same process:
+Run from the project root: ``python benchmarks/hil_device.py [--boards 30] [--repeats 5] [--quick]``. A
+host that starts the simulator in its own process (``sim://``) pays this per board on top of its own
+work, so its per-board figures should be read against it. Each figure is the process CPU time of one
+run divided by the boards, the median of --repeats runs, beside a named baseline measured in the same
+process the same way (the same runs, the same boards):
 
 * ``bare link exchange``: one board's frames (scan, load, deal, recount) between two `Link`s with a
-  scripted device (tests.protocol.sim.one_board_exchange): the protocol's own cost, with no machine.
+  scripted device (`_support.one_board_exchange`): the protocol's own cost, with no machine.
 
 The simulated board: handshake once, then per board prompt, scan, load, deal 52 cards, recount,
-eject, driven by a bare host `Link` on a fake clock (tests.hil.bench.Bench), at speed 1 (virtual time
+eject, driven by a bare host `Link` on a fake clock (`_support.DeviceBench`), at speed 1 (virtual time
 costs nothing, so the speed does not change the CPU figure).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _support import DeviceBench, header, median, one_board_exchange, seats_for, timings
 
-from firmware_protocol import (  # noqa: E402
+from firmware_protocol import (
     BoardScanned,
     DealDone,
+    Display,
     Eject,
+    Hello,
     LoadDeal,
     Prompt,
     Recount,
@@ -35,34 +36,22 @@ from firmware_protocol import (  # noqa: E402
     StartDeal,
     pack_seats,
 )
-from hil.physical import label_of  # noqa: E402
-from tests.hil.bench import Bench, seats_for  # noqa: E402
-from tests.protocol.sim import one_board_exchange  # noqa: E402
-
-BOARDS = 30
+from firmware_protocol.messages import SCHEMA_HASH
+from hil.physical import label_of
 
 
-def best_seconds(run: Callable[[], object], repeats: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return best
-
-
-def slot_label(bench: Bench) -> bytes | None:
+def slot_label(bench: DeviceBench) -> bytes | None:
     slot = bench.device.room.slot
     return slot.board.label if slot else None
 
 
-def simulated_session() -> None:
-    bench = Bench()
-    bench.hello()
-    for board in range(1, BOARDS + 1):
+def simulated_session(boards: int) -> None:
+    bench = DeviceBench()
+    bench.cmd(Hello(1, SCHEMA_HASH, 1))
+    for board in range(1, boards + 1):
         label = label_of("A", board)
-        bench.prompt(Prompt.INSERT_BOARD, label)
-        bench.run(60.0, lambda label=label: slot_label(bench) == label)
+        bench.cmd(Display(Prompt.INSERT_BOARD, 0, label, b""))
+        bench.run(60.0, lambda: slot_label(bench) == label)  # noqa: B023 - called at once, in this iteration
         bench.cmd(ScanBoard())
         bench.wait_for(BoardScanned)
         bench.cmd(LoadDeal.for_deal(board, board, pack_seats(seats_for(board))))
@@ -71,16 +60,33 @@ def simulated_session() -> None:
         bench.cmd(Recount(board))
         bench.wait_for(RecountReport)
         bench.cmd(Eject())
-    assert bench.device.ledger.dealt_labels() == {label_of("A", b).decode(): 1 for b in range(1, BOARDS + 1)}
+    assert bench.device.ledger.dealt_labels() == {label_of("A", b).decode(): 1 for b in range(1, boards + 1)}
 
 
-def main() -> None:
-    per_board = best_seconds(simulated_session) / BOARDS
-    baseline = best_seconds(lambda: [one_board_exchange() for _ in range(BOARDS)]) / BOARDS
-    print(f"simulated machine, one board end to end: {per_board * 1e3:.2f} ms CPU "
-          f"({per_board / baseline:.1f}x the bare link exchange)")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--boards", type=int, default=30, help="boards a run (default 30)")
+    parser.add_argument("--repeats", type=int, default=5, help="runs of ours and of the baseline (default 5)")
+    parser.add_argument("--quick", action="store_true", help="a first look: 2 boards, one run")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.boards, args.repeats = 2, 1
+    n, repeats = args.boards, args.repeats
+    header("hil device: CPU time per board of the simulated machine driven by a bare host Link",
+           {"bare link exchange": "one board's frames between two Links with a scripted device, no machine"},
+           f"{n} boards a run, process CPU time, median of {repeats} runs, in turn")
+    ours: list[float] = []
+    base: list[float] = []
+    for _ in range(repeats):
+        ours += timings(lambda: simulated_session(n), 1, time.process_time)
+        base += timings(lambda: [one_board_exchange() for _ in range(n)], 1, time.process_time)
+    per_board, baseline = median(ours) / n, median(base) / n
+    ratio = median([o / b for o, b in zip(ours, base, strict=True)])
+    print(f"simulated machine, one board end to end: {per_board * 1e3:.2f} ms CPU ({ratio:.1f}x the bare link "
+          "exchange, median of the runs' ratios)")
     print(f"bare link exchange of one board:          {baseline * 1e3:.2f} ms CPU")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,61 +1,53 @@
 """Wire protocol figures: frames/s encoded and decoded, bytes and time on the wire for one board.
 
-Run from the project root: ``python benchmarks/protocol.py``. Every speed is the best of several runs,
-printed with its ratio to named baselines measured in the same process:
+Run from the project root: ``python benchmarks/protocol.py [--repeats 5] [--frames 20000] [--quick]``.
+Every speed is the median of --repeats runs, in process, printed with its ratio to named baselines
+measured in the same process the same way (the same runs, the same frames):
 
 * ``crc_hqx only``: binascii.crc_hqx over each frame body, the C floor of any decoder;
 * ``byte-at-a-time decoder``: a straightforward decoder that handles one byte per step (as a firmware
   would), written here for comparison, against the split-based `FrameDecoder`.
 
-Byte counts come from one board's exchange on a clean wire (tests.protocol.sim.one_board_exchange):
-the same frames as tests/vectors/exchange.json.
+The link figure (command and reply through a host and a device `Link`, both ends in this process) has
+no baseline. Byte counts come from one board's exchange on a clean wire (`_support.one_board_exchange`:
+a host and a device Link back to back, the device scripted); they are counted, not timed.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
-import time
 from binascii import crc_hqx
 from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _support import HELLO_ACK, header, load_commands, median, one_board_exchange, timings
 
-from firmware_protocol import cobs  # noqa: E402
-from firmware_protocol.framing import Frame, FrameDecoder  # noqa: E402
-from firmware_protocol.link import Delivered, Link, Role  # noqa: E402
-from firmware_protocol.messages import (  # noqa: E402
+from firmware_protocol import cobs
+from firmware_protocol.framing import Frame, FrameDecoder
+from firmware_protocol.link import Delivered, Link, Role
+from firmware_protocol.messages import (
     SCHEMA_HASH,
     Ack,
     Boot,
     Hello,
-    HelloAck,
     LoadDeal,
     Message,
     decode_message,
     encode_message,
 )
-from tests.protocol.sim import load_commands, one_board_exchange  # noqa: E402
 
 BAUD = 9600
 BITS_PER_BYTE = 10  # 8N1: start bit, 8 data bits, stop bit
-FRAMES = 20_000
 
 
-def best_rate(count: int, run: Callable[[], object], repeats: int = 5) -> float:
-    """Items per second of `run` (which handles `count` items), best of `repeats`."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
-    return count / best
+def rate(count: int, run: Callable[[], object], repeats: int) -> float:
+    """Items per second of `run` (which handles `count` items), median of `repeats` runs."""
+    return count / median(timings(run, repeats))
 
 
-def sample_messages() -> list[Message]:
+def sample_messages(frames: int) -> list[Message]:
     """A board's worth of traffic, repeated: LoadDeal commands and Acks, one after the other."""
-    loads = load_commands(FRAMES // 2)
+    loads = load_commands(frames // 2)
     return [m for load in loads for m in (load, Ack())]
 
 
@@ -81,8 +73,8 @@ def byte_at_a_time_decode(stream: bytes) -> list[bytes]:
     return out
 
 
-def speed_figures() -> None:
-    messages = sample_messages()
+def speed_figures(frames_wanted: int, repeats: int) -> None:
+    messages = sample_messages(frames_wanted)
     frames = [encode_message(m, i & 0xFF) for i, m in enumerate(messages)]
     stream = b"".join(frames)
     chunks = [stream[i:i + 4096] for i in range(0, len(stream), 4096)]
@@ -97,13 +89,13 @@ def speed_figures() -> None:
         return [decode_message(f.type, f.payload) for f in decode_frames()]
 
     assert len(decode_frames()) == n and len(byte_at_a_time_decode(stream)) == n
-    encode = best_rate(n, lambda: [encode_message(m, 7) for m in messages])
-    framing = best_rate(n, decode_frames)
-    full = best_rate(n, decode_messages)
-    crc_only = best_rate(n, lambda: [crc_hqx(b, 0xFFFF) for b in bodies])
-    naive = best_rate(n, lambda: byte_at_a_time_decode(stream), repeats=2)
+    encode = rate(n, lambda: [encode_message(m, 7) for m in messages], repeats)
+    framing = rate(n, decode_frames, repeats)
+    full = rate(n, decode_messages, repeats)
+    crc_only = rate(n, lambda: [crc_hqx(b, 0xFFFF) for b in bodies], repeats)
+    naive = rate(n, lambda: byte_at_a_time_decode(stream), repeats)
     print(f"Speed ({n:,} frames: LoadDeal and Ack alternating, avg {len(stream) / n:.1f} bytes, "
-          "fed 4 KiB at a time)")
+          f"fed 4 KiB at a time; median of {repeats} runs)")
     print(f"  encode message + frame          {encode:>12,.0f} frames/s")
     print(f"  decode frames (COBS + CRC)      {framing:>12,.0f} frames/s   goal >= 100,000: "
           f"{'met' if framing >= 100_000 else 'NOT met'} ({framing / 100_000:.1f}x)")
@@ -113,13 +105,12 @@ def speed_figures() -> None:
     print(f"  baseline: byte-at-a-time        {naive:>12,.0f} frames/s   (decoder at {framing / naive:.1f}x)")
 
 
-def link_figures() -> None:
+def link_figures(count: int, repeats: int) -> None:
     host, device = Link(Role.HOST), Link(Role.DEVICE)
     device.send(Boot(1, 1), 0.0)
     host.send(Hello(1, SCHEMA_HASH, 1), 0.0)
-    commands = load_commands(5_000)
-
-    hello_ack = HelloAck(1, SCHEMA_HASH, 1, 0, 0, 1, 3, 4, 1, b"")
+    commands = load_commands(count)
+    hello_ack = HELLO_ACK
 
     def run() -> None:
         for cmd in [Hello(1, SCHEMA_HASH, 2), *commands]:
@@ -129,8 +120,9 @@ def link_figures() -> None:
                     device.reply(ev, hello_ack if isinstance(ev.message, Hello) else Ack())
             host.receive(device.data_to_send(), 0.0)
 
-    rate = best_rate(len(commands) + 1, run, repeats=3)
-    print(f"  link: command + reply, both ends {rate:>11,.0f} round trips/s ({1e6 / rate:.0f} us CPU each)")
+    trips = rate(len(commands) + 1, run, repeats)
+    print(f"  link: command + reply, both ends {trips:>11,.0f} round trips/s ({1e6 / trips:.0f} us each; "
+          "no baseline)")
 
 
 def wire_figures() -> None:
@@ -155,8 +147,23 @@ def wire_figures() -> None:
           f"whole board {board * ms:.0f} ms, with the scan {scanned * ms:.0f} ms")
 
 
-if __name__ == "__main__":
-    print(f"Python {sys.version.split()[0]}")
-    speed_figures()
-    link_figures()
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--repeats", type=int, default=5, help="runs of ours and of each baseline (default 5)")
+    parser.add_argument("--frames", type=int, default=20_000, help="frames decoded and encoded (default 20,000)")
+    parser.add_argument("--quick", action="store_true", help="a first look: 1,000 frames, one run")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.frames, args.repeats = 1000, 1
+    header("protocol: frames/s encoded and decoded, bytes and time on the wire for one board",
+           {"crc_hqx only": "binascii.crc_hqx over each frame body (the C floor of any decoder)",
+            "byte-at-a-time decoder": "a decoder taking one byte per step, as a firmware would"},
+           f"{args.frames:,} frames, median of {args.repeats} runs")
+    speed_figures(args.frames, args.repeats)
+    link_figures(args.frames // 4, args.repeats)
     wire_figures()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,13 +23,15 @@ LAYERS: dict[str, set[str]] = {
     "dealer.engines": {"dealer.core"},
     "dealer.formats": {"dealer.core"},
     "dealer.verify": {"dealer.core"},
+    "dealer.stats": {"dealer.core"},
     "dealer.squaredeal": {"dealer.core", "dealer.engines", "dealer.formats"},
-    "dealer.printing": {"dealer.core"},
-    "dealer.dealing": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.verify", "firmware_protocol", "hil"},
+    "dealer.printing": {"dealer.core", "dealer.stats"},
+    "dealer.dealing": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.verify", "dealer.stats",
+                       "firmware_protocol", "hil"},
     "dealer.plan": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
                     "dealer.dealing"},
     "dealer.cli": {"dealer", "dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
-                   "dealer.printing", "dealer.dealing", "dealer.plan", "hil"},
+                   "dealer.stats", "dealer.printing", "dealer.dealing", "dealer.plan", "hil"},
     "dealer": {"dealer.cli"},  # dealer/__init__.py (the version, imported by any) and __main__.py
 }
 """Lowest first: a package imports only packages above it in this table (never one below)."""
@@ -82,6 +84,16 @@ def test_pyserial_wire_messages_and_the_simulator_each_stay_in_their_module(path
             assert me in WIRE_ONLY_IN, f"{me} imports {name}: only {WIRE_ONLY_IN} speaks wire messages"
         if top == "hil":
             assert me in SIMULATOR_ONLY_IN, f"{me} imports {name}: only {SIMULATOR_ONLY_IN} start simulators"
+
+
+@pytest.mark.parametrize("path", modules("dealer/stats"), ids=lambda p: module_name(p))
+def test_the_statistics_are_pure(path: Path) -> None:
+    """dealer.stats counts and tests: the standard library, numpy and dealer.core, no I/O library, no plotting."""
+    for name in imports_of(path):
+        top = name.split(".")[0]
+        allowed = top in STDLIB - {"sqlite3", "socket", "threading", "subprocess"} or top == "numpy"
+        allowed = allowed or layer_of(name) in {"dealer.core", "dealer.stats"}
+        assert allowed, f"{module_name(path)} imports {name}"
 
 
 @pytest.mark.parametrize("path", modules("firmware_protocol"), ids=lambda p: module_name(p))

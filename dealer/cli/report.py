@@ -2,7 +2,9 @@
 
 Per machine the boards verified and boards per hour, faults by type and Law, operator actions, and
 per session the boards verified and left: on screen as a readable summary, or into a file as CSV,
-JSON or text (by its extension). The journal holds no deal and no card, and neither does the report.
+JSON or text (by its extension). Where the runs' deal files are at hand (and still hold the deals the
+journal's hashes prove were dealt), a short section on the deals' statistics too. The journal holds no
+deal and no card, and neither does the report.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dealer.core.dealset import DealSet
     from dealer.core.outfile import check_writable, write_text
     from dealer.dealing import report
+    from dealer.dealing.dealt import dealt_deals
     from dealer.dealing.journal import Journal
 
     if not Path(args.journal).is_file():
@@ -45,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
             if not runs:
                 raise UsageError(f"{args.journal}: no run of session {', '.join(args.session)}")
         rep = report.build(journal, [r.id for r in runs])
+        chosen = {r.id for r in runs}
+        found = [d.deals for d in dealt_deals(journal) if d.run.id in chosen and d.deals is not None]
+        if found:
+            report.add_deal_statistics(rep, DealSet.concat(found), f"the deals of {len(found)} of {len(runs)} runs")
     if args.output:
         write_text(args.output, report.render(rep, args.output), force=args.force)
         print(f"wrote the report of {len(rep.sessions)} run(s) to {args.output}")

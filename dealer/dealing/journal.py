@@ -273,6 +273,13 @@ class Journal:
         ids = [r[0] for r in self._db.execute("SELECT id FROM runs ORDER BY id")]
         return [self.run(i) for i in ids]
 
+    def deal_hashes(self, run_id: int) -> dict[int, str]:
+        """Board number -> the hash of the deal the run recorded for it (what proves a deal file is the one
+        dealt, without the journal holding any deal)."""
+        rows = self._db.execute("SELECT board, deal_hash FROM seen_deals WHERE run_id = ? ORDER BY board",
+                                (run_id,)).fetchall()
+        return {int(board): str(digest) for board, digest in rows}
+
     def unfinished_run(self, set_hash: str) -> Run | None:
         """The newest unfinished run of a deal set, if any (what --resume continues)."""
         row = self._db.execute(

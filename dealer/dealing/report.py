@@ -11,6 +11,11 @@ Time on boards is the sum of the ``busy`` seconds each station records with a jo
 taking the board up to verifying it, a fault, or a redeal), so hours between two runs of the
 controller, or waiting for the other machines, are not counted.
 
+A short section on the deals themselves (:func:`add_deal_statistics`, from :mod:`dealer.stats`): the
+one-line verdict on whether they look like a perfect shuffle's, and the share of wild deals. It needs
+the deals: the run just dealt has them, and `dealer report` finds them again where the runs' deal files
+are at hand (:mod:`dealer.dealing.dealt`); it holds statistics only.
+
 The journal holds no deal, no seed and no fault text naming cards, and so neither does any report
 built here. The one exception is asked for: `dealer deal --report FILE.csv --show-cards` adds the
 fault texts of the run just dealt (`fault_texts`), which name cards.
@@ -27,9 +32,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from dealer.core.dealset import DealSet
 from dealer.core.outfile import write_text
 from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.progress import RunProgress
+from dealer.stats import SampleStats, analyse
+from dealer.stats.report import wild_line
 from dealer.verify.check import FaultCategory
 
 CSV_COLUMNS: Final = ("table", "session", "machine", "item", "law", "value")
@@ -83,6 +91,8 @@ class RunReport:
     """(session, machine, fault type, Law) -> how many times it was found."""
     actions: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     """(session, machine, operator action) -> how many times."""
+    deal_stats: SampleStats | None = None
+    """The statistics of the deals, when they are at hand (see `add_deal_statistics`)."""
 
     def machine(self, name: str | None) -> MachineFigures:
         return self.machines.setdefault(name or "?", MachineFigures())
@@ -117,6 +127,12 @@ def build(journal: Journal, run_ids: Sequence[int] | None = None) -> RunReport:
         for event in journal.events(run.id):
             _count_event(rep, figures, event)
     return rep
+
+
+def add_deal_statistics(rep: RunReport, deals: DealSet, name: str = "the deals of these runs") -> None:
+    """Add the statistics of `deals` (each board once) to the report: the verdict and the wild deals."""
+    if len(deals):
+        rep.deal_stats = analyse(deals.deals, name)
 
 
 def _count_event(rep: RunReport, session: SessionFigures, event: dict[str, Any]) -> None:
@@ -187,6 +203,9 @@ def summary_text(rep: RunReport) -> str:
     lines.append("Operator actions")
     lines += _breakdown(dict(rep.action_totals()), str,
                         lambda key: _per_machine((m, n) for (_, m, a), n in rep.actions.items() if a == key))
+    if rep.deal_stats is not None:
+        lines += [f"Deal statistics ({rep.deal_stats.name})", f"  {rep.deal_stats.sentence}",
+                  f"  {wild_line(rep.deal_stats)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -232,7 +251,16 @@ def csv_rows(rep: RunReport) -> list[tuple[str, str, str, str, str, str]]:
         rows.append(("fault", session, machine, kind, law, str(n)))
     for (session, machine, action), n in sorted(rep.actions.items()):
         rows.append(("operator action", session, machine, action, "", str(n)))
+    if rep.deal_stats is not None:
+        rows += [("deal statistics", "", "", item, "", value) for item, value in _stats_items(rep.deal_stats).items()]
     return rows
+
+
+def _stats_items(stats: SampleStats) -> dict[str, str]:
+    return {"deals": str(stats.deals), "verdict": stats.sentence,
+            "chance of a result at least this uneven": f"{stats.chance:.4g}",
+            "chance computed by": stats.chance_method, "wild deals": str(stats.figure("wild").counts[0]),
+            "wild share": f"{stats.wild_share:.4f}", "wild share of a perfect shuffle": f"{stats.wild_expected:.4f}"}
 
 
 def fault_text_rows(progress: RunProgress) -> list[tuple[str, str, str, str, str, str]]:
@@ -267,6 +295,8 @@ def to_dict(rep: RunReport) -> dict[str, Any]:
                    for (s, m, k, law), n in sorted(rep.faults.items())],
         "operator_actions": [{"session": s, "machine": m, "action": a, "count": n}
                              for (s, m, a), n in sorted(rep.actions.items())],
+        "deal_statistics": None if rep.deal_stats is None else {"of": rep.deal_stats.name,
+                                                                **_stats_items(rep.deal_stats)},
     }
 
 
@@ -285,10 +315,13 @@ def render(rep: RunReport, path: str | Path) -> str:
 
 
 def write_run_report(path: str | Path, journal: Journal, run_ids: Sequence[int], progress: RunProgress,
-                     run_info: dict[str, Any], *, show_cards: bool = False) -> None:
+                     run_info: dict[str, Any], *, show_cards: bool = False, deals: DealSet | None = None) -> None:
     """The report file of a run just dealt: CSV or a readable summary (.txt) from the journal; any other
-    name gets the JSON of the live run (with its fault details) and the journal's figures."""
+    name gets the JSON of the live run (with its fault details) and the journal's figures. With the run's
+    `deals`, the report has their statistics too."""
     rep = build(journal, run_ids)
+    if deals is not None:
+        add_deal_statistics(rep, deals, "the deals of this run")
     suffix = Path(path).suffix.lower()
     if suffix == ".csv":
         text = to_csv(rep, fault_text_rows(progress) if show_cards else ())

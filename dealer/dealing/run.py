@@ -136,7 +136,8 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
             t.join(timeout=30)
         for m in machines:
             m.close()
-    return _result(journal, run_ids, ctx, errors, options, extra or {})
+    dealt = DealSet.concat(deals for _, deals in runs)
+    return _result(journal, run_ids, ctx, errors, options, extra or {}, dealt)
 
 
 def _machines(options: RunOptions, names: list[str]) -> list[Machine]:
@@ -161,7 +162,7 @@ def _station_thread(station: Station, errors: list[str]) -> None:
 
 
 def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[str], options: RunOptions,
-            extra: dict[str, Any]) -> RunResult:
+            extra: dict[str, Any], deals: DealSet) -> RunResult:
     several = len(run_ids) > 1
     verified = total = 0
     unresolved: list[str] = []
@@ -179,7 +180,7 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
         run_info = {"run": run_ids[0] if not several else run_ids, "journal": str(options.journal),
                     "unresolved": unresolved, "stopped": ctx.stop_reason, "errors": errors, **extra}
         report.write_run_report(options.report, journal, run_ids, ctx.progress, run_info,
-                                show_cards=options.show_cards)
+                                show_cards=options.show_cards, deals=deals)
     return RunResult(run_ids[0], verified, total, unresolved, list(ctx.stop_reason), errors, summary,
                      tuple(run_ids))
 

@@ -1,4 +1,4 @@
-"""The director's printed outputs: hand records, curtain cards and board labels.
+"""The director's printed outputs: hand records, curtain cards, board labels and the deal statistics report.
 
 The layering inside this package:
 
@@ -8,5 +8,7 @@ The layering inside this package:
   of primitives; pure.
 * ``pdf``, ``svg``: paint pages of primitives (PDF through reportlab, SVG as text).
 * ``records_html``: hand records and curtain cards as one self-contained HTML page.
+* ``stats_layout``: the statistics report's bar charts (observed against exact) as pages of primitives,
+  and the report as one HTML page with the charts in inline SVG; pure.
 * ``code128``: the bar pattern of a Code 128 symbol, from reportlab's encoder.
 """

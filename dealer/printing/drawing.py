@@ -13,7 +13,7 @@ from typing import Final, Literal
 
 Font = Literal["regular", "bold"]
 Anchor = Literal["start", "middle", "end"]
-Color = Literal["black", "red", "grey"]
+Color = Literal["black", "red", "grey", "blue"]
 
 A4: Final = (210.0, 297.0)
 POINT_MM: Final = 25.4 / 72.0

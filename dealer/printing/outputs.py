@@ -12,11 +12,12 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.extras import require
 from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, atomic_output, check_writable
-from dealer.printing import curtains_layout, doubledummy, labels_layout, records_html, records_layout, svg
+from dealer.printing import curtains_layout, doubledummy, labels_layout, records_html, records_layout, stats_layout, svg
 from dealer.printing.code128 import bar_widths
 from dealer.printing.drawing import Page
 from dealer.printing.handview import BoardView, board_views
 from dealer.printing.pdf import write_pdf
+from dealer.stats import SampleStats
 from firmware_protocol.labels import BoardLabel
 
 MAX_PER_PAGE: Final = 12
@@ -24,6 +25,7 @@ MAX_PER_PAGE: Final = 12
 # output kind (the file extension) -> whether it needs reportlab (extra ``print``)
 RECORD_KINDS: Final = {"pdf": True, "html": False}
 LABEL_KINDS: Final = {"pdf": True, "svg": True}  # SVG bars come from reportlab's Code 128 encoder too
+STATS_KINDS: Final = {"pdf": True, "html": False}
 
 
 def prepare(path: str | Path, kinds: Mapping[str, bool], purpose: str, *, force: bool) -> str:
@@ -79,6 +81,17 @@ def write_labels(path: str | Path, labels: Sequence[BoardLabel], stock: labels_l
         _write_text(path, svg.svg_document(pages, title), force, PUBLIC_MODE)
     else:
         _write_pdf(path, pages, title, "board labels", force, PUBLIC_MODE)
+
+
+def write_stats(path: str | Path, samples: Sequence[SampleStats], title: str, notes: Sequence[str] = (), *,
+                model: bool = False, force: bool = False) -> None:
+    """A statistics report (charts and tests, no deal) as HTML or PDF; public (mode 0644)."""
+    kind = prepare(path, STATS_KINDS, "statistics reports", force=force)
+    if kind == "html":
+        _write_text(path, stats_layout.stats_html(samples, title, notes, model=model), force, PUBLIC_MODE)
+    else:
+        _write_pdf(path, stats_layout.stats_pages(samples, title, notes, model=model), title, "statistics reports",
+                   force, PUBLIC_MODE)
 
 
 def _write_text(path: str | Path, text: str, force: bool, mode: int) -> None:

@@ -18,7 +18,8 @@ SUITS: Final = frozenset("♠♥♦♣")
 FONTS: Final = {"regular": "Helvetica", "bold": "Helvetica-Bold"}
 SYMBOL_FONT: Final = "ZapfDingbats"
 SYMBOL_SCALE: Final = 1.05  # ZapfDingbats suits beside Helvetica capitals
-RGB: Final = {"black": (0.0, 0.0, 0.0), "red": (0.8, 0.0, 0.0), "grey": (0.55, 0.55, 0.55)}
+RGB: Final = {"black": (0.0, 0.0, 0.0), "red": (0.8, 0.0, 0.0), "grey": (0.55, 0.55, 0.55),
+              "blue": (0x1F / 255, 0x5F / 255, 0xBF / 255)}
 
 
 def write_pdf(pages: Sequence[Page], stream: BinaryIO, title: str, purpose: str) -> None:

@@ -13,15 +13,19 @@ from typing import Final
 from dealer.printing.drawing import POINT_MM, Item, LineItem, Page, RectItem, TextItem
 
 FAMILY: Final = "Helvetica, Arial, 'DejaVu Sans', sans-serif"
-COLORS: Final = {"black": "#000", "red": "#c00", "grey": "#8c8c8c"}
+COLORS: Final = {"black": "#000", "red": "#c00", "grey": "#8c8c8c", "blue": "#1f5fbf"}
 
 
 def svg_document(pages: Sequence[Page], title: str) -> str:
     """The SVG text of `pages`, stacked vertically on one canvas."""
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + svg_element(pages, title)
+
+
+def svg_element(pages: Sequence[Page], title: str) -> str:
+    """The ``<svg>`` element of `pages` stacked vertically, without the XML declaration (to sit in HTML)."""
     width = max((p.width for p in pages), default=0.0)
     height = sum(p.height for p in pages)
-    out = [f'<?xml version="1.0" encoding="UTF-8"?>\n'
-           f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}mm" height="{height:g}mm" '
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}mm" height="{height:g}mm" '
            f'viewBox="0 0 {width:g} {height:g}" font-family="{escape(FAMILY)}">',
            f"<title>{escape(title)}</title>",
            f'<rect x="0" y="0" width="{width:g}" height="{height:g}" fill="#fff"/>']

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from dealer.cli import main
+from dealer.core.cards import hand_text
 from dealer.dealing import sim_ports
 from dealer.plan import Plan
 from tests.support.congress import SessionText, check_against_ledgers, histories, plan_text
@@ -63,4 +64,7 @@ def test_a_congress_on_sim_ports_with_a_fault_plan(tmp_path: Path, capsys: pytes
     text = report.read_text()
     assert "FRI (run 1): 4 boards, 4 verified" in text and "SAT (run 2): 2 boards, 2 verified" in text
     assert "machine JAM: 1 (M1 1)" in text and "put-right prompt: clear the card path: 1 (M1 1)" in text
+    assert "Deal statistics (the deals of this run)\n  These 4 deals are" in text and "wild deals: " in text
+    dealt = [plan.deal_set(name).deals for name in ("FRI", "SAT")]
+    assert not [h for deals in dealt for d in deals for h in (hand_text(d, s) for s in range(4)) if h in text]
     assert len(histories(plan.event.journal)) == 6

@@ -7,7 +7,8 @@ import pytest
 from tests.support.imports import imports_of
 from tests.support.paths import ROOT
 
-PURE = ("handview", "drawing", "records_layout", "curtains_layout", "labels_layout", "records_html", "svg")
+PURE = ("handview", "drawing", "records_layout", "curtains_layout", "labels_layout", "records_html", "svg",
+        "stats_layout")
 IO_MODULES = {"os", "io", "pathlib", "sys", "tempfile", "shutil", "subprocess", "socket", "open"}
 
 

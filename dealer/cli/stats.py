@@ -1,0 +1,216 @@
+"""`dealer stats`: are these deals what a perfect shuffle gives? Figures beside their exact probabilities.
+
+Over deal files (any format we read), the deals a journal's runs dealt, the sessions of a congress plan,
+or all of them together as one sample; and, with ``--shuffle-model K``, beside deals from K riffle
+shuffles of the gathered pack (what dealing by hand would look like). On screen: each sample's verdict
+in one sentence, its wild deals and one line per figure; with ``-o`` also a report, .html or .pdf with
+bar charts, or .json. Never a deal, on screen or in the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from dealer import formats
+from dealer.core.errors import UsageError
+
+DEFAULT_MODEL_DEALS = 1000
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("stats", help="deal statistics against the exact probabilities of a perfect shuffle",
+                       description="Hand patterns, high-card points, suit lengths, longest and shortest suits, the "
+                                   "longest fit of each partnership and the wild deals of a set of deals, each "
+                                   "beside its exact probability and tested for fit, with the verdict in one "
+                                   "sentence. The deals of every FILE, --journal and --plan together make one "
+                                   "sample; --shuffle-model adds deals shuffled by hand (a model) beside them.")
+    p.add_argument("files", metavar="FILE", nargs="*", help="deal files (PBN, DUP, DLM, BRI, ...)")
+    p.add_argument("--format", choices=formats.format_names(), metavar="FMT",
+                   help=f"format of the deal files ({', '.join(formats.format_names())}; default: from each extension)")
+    p.add_argument("--journal", metavar="JOURNAL",
+                   help="the deals the journal's runs dealt (their deal files, proven by the journal's hashes; "
+                        "a plan's sessions with --plan too)")
+    p.add_argument("--plan", metavar="PLAN.toml", help="the deals of a congress plan's sessions (or, with --journal, "
+                                                       "where its runs' deals come from)")
+    p.add_argument("--shuffle-model", type=int, metavar="K",
+                   help="also analyse deals made by K riffle shuffles (1-10) of the previous deal's gathered pack")
+    p.add_argument("--deals", type=int, metavar="N",
+                   help="how many model deals (default: as many as the other deals, else "
+                        f"{DEFAULT_MODEL_DEALS})")
+    p.add_argument("--seed", type=int, metavar="N", help="seed of the model's random shuffles (default: fresh)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write the report: OUT.html, OUT.pdf or OUT.json")
+    p.add_argument("--title", default="Deal statistics", help="report title (default: %(default)s)")
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dealer.core.outfile import check_writable
+    from dealer.stats import SampleStats, analyse
+
+    if not (args.files or args.journal or args.plan or args.shuffle_model is not None):
+        raise UsageError("dealer stats: give deal files, --journal, --plan or --shuffle-model")
+    if args.shuffle_model is None and (args.deals is not None or args.seed is not None):
+        raise UsageError("--deals and --seed go with --shuffle-model")
+    if args.shuffle_model is not None:
+        _check_model(args.shuffle_model, args.deals)
+    kind = _output_kind(args)
+    if args.output:
+        check_writable(args.output, force=args.force)
+    notes: list[str] = []
+    samples: list[SampleStats] = []
+    deals, name = _collected(args, notes)
+    if deals is not None:
+        samples.append(analyse(deals.deals, name))
+    if args.shuffle_model is not None:
+        count = args.deals if args.deals is not None else len(deals) if deals is not None else DEFAULT_MODEL_DEALS
+        samples.append(analyse(_model(args.shuffle_model, count, args.seed), _model_name(args.shuffle_model)))
+    from dealer.stats import report
+
+    print(report.summary_text(samples, notes), end="")
+    if args.output:
+        _write(args, kind, samples, notes)
+        print(f"wrote the statistics of {' and '.join(s.name for s in samples)} to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _output_kind(args: argparse.Namespace) -> str | None:
+    """The kind of report -o asks for (json, html, pdf), checked before any work."""
+    if not args.output:
+        return None
+    kind = Path(args.output).suffix.lower().lstrip(".")
+    if kind == "json":
+        return kind
+    from dealer.printing import outputs
+
+    if kind not in outputs.STATS_KINDS:
+        raise UsageError(f"{args.output}: a statistics report is written as .html, .pdf or .json")
+    return outputs.prepare(args.output, outputs.STATS_KINDS, "statistics reports", force=args.force)
+
+
+def _write(args: argparse.Namespace, kind: str | None, samples: list[Any], notes: list[str]) -> None:
+    model = args.shuffle_model is not None
+    if kind == "json":
+        from dealer.core.outfile import write_text
+        from dealer.stats import report
+
+        write_text(args.output, report.to_json(samples, notes, model=model), force=args.force)
+        return
+    from dealer.printing.outputs import write_stats
+
+    write_stats(args.output, samples, args.title, notes, model=model, force=args.force)
+
+
+def _check_model(shuffles: int, count: int | None) -> None:
+    from dealer.stats.shuffling import MAX_SHUFFLES
+
+    if not 1 <= shuffles <= MAX_SHUFFLES:
+        raise UsageError(f"--shuffle-model takes 1 to {MAX_SHUFFLES} riffle shuffles; got {shuffles}")
+    if count is not None and count < 1:
+        raise UsageError(f"--deals must be at least 1; got {count}")
+
+
+def _model(shuffles: int, count: int, seed: int | None) -> Any:
+    import numpy as np
+
+    from dealer.stats.shuffling import model_deals
+
+    rng = np.random.default_rng(seed if seed is not None else secrets.randbits(128))
+    return model_deals(count, shuffles, rng)
+
+
+def _model_name(shuffles: int) -> str:
+    return f"hand shuffling model: {shuffles} riffle shuffle{'' if shuffles == 1 else 's'} a deal"
+
+
+def _collected(args: argparse.Namespace, notes: list[str]) -> tuple[Any, str]:
+    """The deals of the files, journal and plan as one set (each deal once), and what to call them."""
+    from dealer.core.dealset import DealSet
+
+    parts: list[DealSet] = []
+    names: list[str] = []
+    if args.files:
+        parts += [formats.read_file(path, args.format) for path in args.files]
+        names.append(Path(args.files[0]).name if len(args.files) == 1 else f"{len(args.files)} deal files")
+    plan = _plan(args.plan) if args.plan else None
+    if args.journal:
+        found, name = _journal(args.journal, plan, notes)
+        parts += found
+        names.append(name)
+    elif plan is not None:
+        found, name = _plan_sessions(plan, notes)
+        parts += found
+        names.append(name)
+    if not parts:
+        if args.journal or args.plan:
+            raise UsageError("dealer stats: none of the deals asked for are at hand" +
+                             (f" ({notes[0]})" if notes else ""))
+        return None, ""
+    return _each_once(DealSet.concat(parts), notes), " + ".join(names)
+
+
+def _plan(path: str) -> Any:
+    from dealer.plan import Plan
+
+    return Plan.load(path)
+
+
+def _plan_sessions(plan: Any, notes: list[str]) -> tuple[list[Any], str]:
+    """The deals of every session of the plan whose deals exist; replays (deals dealt before) left out."""
+    found = []
+    for session in plan.sessions:
+        if session.replay:
+            notes.append(f"session {session.name} left out: a replay of deals dealt before")
+        elif plan.needs_generation(session):
+            notes.append(f"session {session.name} left out: its deals are not generated yet")
+        else:
+            found.append(plan.deal_set(session))
+    return found, f"plan {Path(plan.path).name} ({len(found)} of {len(plan.sessions)} sessions)"
+
+
+def _journal(path: str, plan: Any, notes: list[str]) -> tuple[list[Any], str]:
+    """The deals the journal's runs dealt, each proven by the journal's hashes."""
+    from dealer.core.errors import JournalError
+    from dealer.dealing.dealt import dealt_deals
+    from dealer.dealing.journal import Journal, Run
+
+    if not Path(path).is_file():
+        raise JournalError(f"{path}: no such journal")
+
+    def from_plan(run: Run) -> Any:
+        if plan is None or not run.source.startswith("plan "):
+            return None
+        session = next((s for s in plan.sessions if s.name == run.name), None)
+        if session is None or plan.needs_generation(session):
+            return None
+        deals = plan.deal_set(session)
+        return deals if deals.set_hash() == run.set_hash else None
+
+    with Journal.open(path) as journal:
+        runs = dealt_deals(journal, from_plan)
+    for item in runs:
+        if item.deals is None:
+            notes.append(f"run {item.run.id} ({item.run.name}) left out: {item.reason}")
+    found = [item.deals for item in runs if item.deals is not None]
+    return found, f"journal {Path(path).name} ({len(found)} of {len(runs)} runs)"
+
+
+def _each_once(deals: Any, notes: list[str]) -> Any:
+    """The set with each deal once: a deal found twice (the same file given twice, a file and a run that
+    dealt it) is counted once."""
+    import numpy as np
+
+    seen: dict[str, int] = {}
+    keep = [seen.setdefault(digest, i) == i for i, digest in enumerate(deals.deal_hashes())]
+    if all(keep):
+        return deals
+    notes.append(f"{keep.count(False)} deals found twice (the same deal in two files or runs) are counted once")
+    index = np.flatnonzero(keep)
+    from dealer.core.dealset import DealSet
+
+    return DealSet(deals.boards[index], deals.deals[index], deals.dealers[index], deals.vulnerabilities[index],
+                   deals.event, dict(deals.metadata))

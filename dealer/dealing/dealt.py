@@ -1,0 +1,59 @@
+"""The deals a journal's runs dealt, found again: for statistics over a session, an event or a year.
+
+The journal holds no deal, only each run's source and the hash of every board's deal. A run of
+``dealer deal FILE`` names its deal file (its full path): the file is read again and each board the
+run dealt is proven by its hash, so a file changed since is never mistaken for what was dealt. Runs
+whose source is not a file (the sessions of a congress plan) are found by a `lookup` the caller gives
+(the plan's deal sets, proven the same way). Replay runs deal deals an earlier run dealt; they are
+left out, so no deal is counted twice. Every run left out says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from dealer import formats
+from dealer.core.dealset import DealSet
+from dealer.core.errors import DealerError
+from dealer.dealing.journal import Journal, Run
+
+Lookup = Callable[[Run], DealSet | None]
+
+
+@dataclass(frozen=True)
+class RunDeals:
+    """A run of the journal and the deals it dealt (each board once), or why they cannot be had."""
+
+    run: Run
+    deals: DealSet | None
+    reason: str = ""
+
+
+def dealt_deals(journal: Journal, lookup: Lookup | None = None) -> list[RunDeals]:
+    """Every run of the journal, oldest first, with its deals found again and proven by their hashes."""
+    return [_found(journal, run, lookup) for run in journal.runs()]
+
+
+def _found(journal: Journal, run: Run, lookup: Lookup | None) -> RunDeals:
+    if run.replay:
+        return RunDeals(run, None, "a replay: its deals are those of an earlier run")
+    hashes = journal.deal_hashes(run.id)
+    source = Path(run.source)
+    try:
+        if source.is_file():
+            held = formats.read_file(source)
+        elif lookup is not None and (looked := lookup(run)) is not None:
+            held = looked
+        else:
+            return RunDeals(run, None, f"its deals are not at hand (source: {run.source})")
+        deals = held.select(sorted(hashes))
+    except KeyError as exc:
+        return RunDeals(run, None, f"its source no longer holds board {exc.args[0]}")
+    except DealerError as exc:
+        return RunDeals(run, None, f"its source cannot be read: {exc}")
+    for board, digest in zip(deals.boards, deals.deal_hashes(), strict=True):
+        if digest != hashes[int(board)]:
+            return RunDeals(run, None, f"its source has changed since: board {int(board)} is not the deal dealt")
+    return RunDeals(run, deals)

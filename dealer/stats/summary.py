@@ -1,0 +1,117 @@
+"""One sample of deals analysed: every quantity counted, set beside its exact probability, tested, and the
+verdict said in one plain sentence. Holds counts only: never a deal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from dealer.core.cards import DealArray, check_deals
+from dealer.stats.analysis import count_deals
+from dealer.stats.exact import FIGURE_KEYS, Quantity, quantity
+from dealer.stats.goodness import MONTE_CARLO_SETS, FitTest, check_sample
+
+UNEVEN: Final = 0.05
+"""Below this chance a sample is called uneven."""
+NOT_RANDOM: Final = 0.001
+"""At or below this chance a sample is called not what a perfect shuffle gives (the least chance the Monte
+Carlo test can give, 1 in 1000 sets, included)."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One quantity over a sample: what was counted, what a perfect shuffle gives, and the test."""
+
+    quantity: Quantity
+    counts: tuple[int, ...]
+    test: FitTest
+
+    @property
+    def units(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def observed_shares(self) -> tuple[float, ...]:
+        return tuple(c / self.units if self.units else 0.0 for c in self.counts)
+
+    @property
+    def expected_counts(self) -> tuple[float, ...]:
+        return tuple(float(p) * self.units for p in self.quantity.probabilities)
+
+
+@dataclass(frozen=True)
+class SampleStats:
+    """The statistics of one sample of deals (a session, an event, a model's deals)."""
+
+    name: str
+    deals: int
+    figures: tuple[Figure, ...]
+    chance: float
+    """The chance that deals from a perfect shuffle look at least this uneven somewhere."""
+    chance_method: str
+    bound: bool
+    """True if `chance` is an upper bound (Bonferroni) rather than the chance itself (Monte Carlo)."""
+    smallest: str | None
+    sentence: str
+
+    def figure(self, key: str) -> Figure:
+        return next(f for f in self.figures if f.quantity.key == key)
+
+    @property
+    def wild_share(self) -> float:
+        return self.figure("wild").observed_shares[0]
+
+    @property
+    def wild_expected(self) -> float:
+        return float(quantity("wild").probabilities[0])
+
+
+def analyse(deals: DealArray, name: str, *, sets: int = MONTE_CARLO_SETS) -> SampleStats:
+    """Count, compare and test `deals` ((n, 52) seats); `name` says what they are (no deal is kept)."""
+    batch = check_deals(np.asarray(deals).reshape(-1, 52))
+    n = len(batch)
+    counts = count_deals(batch)
+    result = check_sample(counts, n, sets=sets)
+    figures = tuple(Figure(quantity(key), tuple(int(c) for c in counts[key]), result.tests[key])
+                    for key in FIGURE_KEYS)
+    bound = result.overall_method.startswith("Bonferroni")
+    wild = figures[FIGURE_KEYS.index("wild")]
+    title = quantity(result.smallest).title if result.smallest else ""
+    text = verdict(n, result.overall, bound=bound, most=title, wild_share=wild.observed_shares[0],
+                   wild_expected=float(quantity("wild").probabilities[0]))
+    return SampleStats(name, n, figures, result.overall, result.overall_method, bound, result.smallest, text)
+
+
+def chance_text(p: float, *, bound: bool = False) -> str:
+    """A chance in words for the verdict: '41 %', '2.3 %', '0.15 %', '0.1 % or less'."""
+    if p <= NOT_RANDOM:
+        return "0.1 % or less"
+    if p >= 0.1:
+        text = f"{p * 100:.0f} %"
+    elif p >= 0.01:
+        text = f"{p * 100:.1f} %"
+    else:
+        text = f"{p * 100:.2f} %"
+    return f"at most {text}" if bound and p < 1 else text
+
+
+def verdict(deals: int, chance: float, *, bound: bool, most: str, wild_share: float, wild_expected: float) -> str:
+    """The plain sentence of a sample's verdict."""
+    these = f"These {deals} deals are" if deals != 1 else "This one deal is"
+    if deals == 0:
+        return "There are no deals to judge."
+    how_often = chance_text(chance, bound=bound)
+    if chance >= UNEVEN:
+        return (f"{these} as random as a perfect shuffle would give: a result at least this uneven happens by "
+                f"chance {how_often} of the time.")
+    shape = "flatter" if wild_share < wild_expected else "wilder"
+    wild = (f"{wild_share * 100:.1f} % wild deals where a perfect shuffle gives {wild_expected * 100:.1f} %")
+    if chance > NOT_RANDOM:
+        return (f"{these} a little uneven for a perfect shuffle, most in {most.lower()}: a result at least this "
+                f"uneven happens by chance only {how_often} of the time (about one set in {round(1 / chance)}), "
+                f"worth a second look but no proof of a biased shuffle ({wild}).")
+    they = "They are" if deals != 1 else "It is"
+    return (f"{these} not what a perfect shuffle gives, most in {most.lower()}: a result this uneven happens by "
+            f"chance {how_often} of the time. {they} {shape} than random: {wild}.")
