@@ -2,6 +2,7 @@
 against Big Deal's own program, and a very large file in bounded memory - all measured in one run.
 
     python benchmarks/generate_threads.py [--threads N] [--reps 7] [--bigdealx PATH] [--stream-boards 10000000]
+                                          [--quick]
 
 Sections:
 
@@ -9,13 +10,13 @@ Sections:
    engines use by default, one a CPU), round robin: every repetition times each variant once, medians.
    Each engine's deals with N threads are checked equal to those with 1, byte for byte.
 2. The bound of the shuffle design: AES-256-CTR keystream (``cryptography``) over the same number of
-   bytes the shuffle engine consumes for 10**6 deals (51 words of 4 bytes a deal), on 1 thread and on
-   N threads (each thread a contiguous part, as the engine splits its work), timed in the same rounds;
-   printed as the share of that rate the engine reaches.
+   bytes the shuffle engine consumes for n deals (51 words of 4 bytes a deal), on 1 thread and on N
+   threads, made as the engine makes its words (a chunk's worth at a time into a buffer each thread
+   reuses), timed in the same rounds; printed as the share of that rate the engine reaches.
 3. Whole process, PBN file of 100,000 boards from one seed and owner: ``dealer generate`` (the console
    command, default engine bigdeal, default threads) against ``bigdealx -h SEED -W OWNER`` writing the
    same PBN, round robin, and whether both files hold the same deals. bigdealx is taken from
-   --bigdealx, else $BIGDEALX, else PATH; without it there is no baseline and the section says so.
+   --bigdealx, else PATH; without it there is no baseline and the section says so.
 4. Streaming: ``dealer generate`` of --stream-boards boards (default 10**7) to a PBN file, as a whole
    process: its peak resident memory (VmHWM, read by the process at its end), its time, and the
    file's size; beside it the peak of the same command for 32 boards (the process's own footprint) and
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
+import queue
 import re
 import shutil
 import statistics
@@ -44,19 +45,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
+from _support import header, run_bigdealx  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 
 from dealer import engines  # noqa: E402
 from dealer.core.parallel import default_threads, map_spans  # noqa: E402
-from dealer.engines.shuffle import STEPS  # noqa: E402
+from dealer.engines.shuffle import CHUNK, STEPS  # noqa: E402
 
 SEEDS = {
     "shuffle": "5eed0000c0ffee11223344556677889900aabbccddeeff0123456789abcdef01",
     "bigdeal": "0123456789abcdef0123456789abcdef01234567",
 }
 OWNER = "dealer benchmark"
-N = 10**6
-PBN_BOARDS = 100_000
+QUICK = {"n": 10**4, "reps": 2, "pbn_boards": 2000, "pbn_reps": 1, "stream_boards": 20_000}
 TARGETS = {"shuffle": 16e6, "bigdeal": 2.5e6}  # deals/s in memory at n = 10**6
 PBN_TARGET = 15.0  # bigdealx time / dealer generate time
 STREAM_TARGET_MB = 200.0
@@ -80,37 +81,41 @@ def fmt_rate(rate: float) -> str:
 
 # ---- sections 1 and 2: in memory, and the AES bound ---------------------------------------------
 
-def engine_call(name: str, threads: int) -> Timed:
-    """One call of deals(N) from a fresh stream (the engine and its scratch space made once)."""
+def engine_call(name: str, threads: int, n: int) -> Timed:
+    """One call of deals(n) from a fresh stream (the shuffle engine and its scratch space made once)."""
     engine = engines.make_engine(name, bytes.fromhex(SEEDS[name]), OWNER, threads=threads)
     if name == "shuffle":
         shuffle = engine
-        return lambda: shuffle.deals_at(0, N)  # type: ignore[attr-defined]
-    return lambda: engines.make_engine(name, bytes.fromhex(SEEDS[name]), OWNER, threads=threads).deals(N)
+        return lambda: shuffle.deals_at(0, n)  # type: ignore[attr-defined]
+    return lambda: engines.make_engine(name, bytes.fromhex(SEEDS[name]), OWNER, threads=threads).deals(n)
 
 
 def ctr_call(total_bytes: int, threads: int) -> Timed:
-    """AES-256-CTR keystream of `total_bytes`, in `threads` contiguous parts on as many threads."""
+    """AES-256-CTR keystream of `total_bytes` on `threads` threads, made as the shuffle engine makes its
+    words: in pieces of one chunk's worth (CHUNK deals), each into a buffer its thread reuses."""
     key = bytes.fromhex(SEEDS["shuffle"])
-    buffer = bytearray(total_bytes + 16 * threads)
-    zeros = bytes(-(-total_bytes // threads) + 16)
-    part = -(-total_bytes // threads // 16) * 16
+    piece = CHUNK * STEPS * 4
+    zeros = bytes(piece)
+    idle: queue.SimpleQueue[bytearray] = queue.SimpleQueue()
 
     def span(first: int, last: int) -> None:
-        nonce = (first // 16).to_bytes(16, "big")
-        encryptor = Cipher(algorithms.AES(key), modes.CTR(nonce)).encryptor()
-        view = memoryview(buffer)[first:last + 16]
-        encryptor.update_into(memoryview(zeros)[:last - first], view)
+        try:
+            buffer = idle.get_nowait()
+        except queue.Empty:
+            buffer = bytearray(piece + 16)
+        encryptor = Cipher(algorithms.AES(key), modes.CTR((first // 16).to_bytes(16, "big"))).encryptor()
+        encryptor.update_into(memoryview(zeros)[:last - first], buffer)
+        idle.put(buffer)
 
-    return lambda: map_spans(span, total_bytes, part, threads)
+    return lambda: map_spans(span, total_bytes, piece, threads)
 
 
-def in_memory(threads: int, reps: int) -> dict[str, float]:
+def in_memory(threads: int, reps: int, n: int) -> dict[str, float]:
     """Median seconds of each variant over `reps` round-robin repetitions; prints them."""
-    keystream_bytes = N * STEPS * 4
+    keystream_bytes = n * STEPS * 4
     variants: dict[str, Timed] = {}
     for name in ("shuffle", "bigdeal"):
-        one, many = engine_call(name, 1), engine_call(name, threads)
+        one, many = engine_call(name, 1, n), engine_call(name, threads, n)
         same = np.array_equal(np.asarray(one()), np.asarray(many()))
         print(f"  {name}: deals with {threads} threads equal those with 1, byte for byte: {'yes' if same else 'NO'}")
         variants[f"{name}, 1 thread"] = one
@@ -122,13 +127,13 @@ def in_memory(threads: int, reps: int) -> dict[str, float]:
         for label, call in variants.items():
             times[label].append(seconds(call))
     medians = {label: statistics.median(series) for label, series in times.items()}
-    print(f"\nIn memory, n = {N:,}, {reps} rounds, medians (min .. max):")
+    print(f"\nIn memory, n = {n:,}, {reps} rounds, medians (min .. max):")
     for label, series in times.items():
         unit = (f"{keystream_bytes / medians[label] / 1e9:6.2f} GB/s of keystream ({keystream_bytes / 1e6:.0f} MB)"
-                if label.startswith("AES") else f"{fmt_rate(N / medians[label])} deals/s")
+                if label.startswith("AES") else f"{fmt_rate(n / medians[label])} deals/s")
         print(f"  {label:<26} {medians[label]:.3f} s ({min(series):.3f} .. {max(series):.3f})  {unit}")
     for name in ("shuffle", "bigdeal"):
-        rate = N / medians[f"{name}, {threads} threads"]
+        rate = n / medians[f"{name}, {threads} threads"]
         speedup = medians[f"{name}, 1 thread"] / medians[f"{name}, {threads} threads"]
         verdict = "met" if rate >= TARGETS[name] else "NOT met"
         print(f"  {name}: {threads} threads {speedup:.2f}x one thread; {fmt_rate(rate)} deals/s "
@@ -138,15 +143,15 @@ def in_memory(threads: int, reps: int) -> dict[str, float]:
         bound = medians[f"AES-256-CTR, {count} thread{'s' if count > 1 else ''}"]
         print(f"  shuffle engine on {count} thread(s) reaches {100 * bound / engine:.0f}% of the AES-256-CTR "
               f"keystream rate on {count} thread(s) over the same {keystream_bytes / 1e6:.0f} MB "
-              f"(the bound of this design: {fmt_rate(N / bound)} deals/s)")
+              f"(the bound of this design: {fmt_rate(n / bound)} deals/s)")
     return medians
 
 
 # ---- section 3: whole process against bigdealx --------------------------------------------------
 
 def find_bigdealx(option: str | None) -> str | None:
-    """--bigdealx, else $BIGDEALX, else bigdealx on PATH."""
-    for place in (option, os.environ.get("BIGDEALX"), shutil.which("bigdealx")):
+    """--bigdealx, else bigdealx on PATH."""
+    for place in (option, shutil.which("bigdealx")):
         if place and os.access(place, os.X_OK):
             return place
     return None
@@ -203,20 +208,6 @@ def run_dealer_peak(args: list[str], folder: Path) -> tuple[float, int]:
     return elapsed, int(run.stderr.split()[-1])
 
 
-def run_bigdealx(binary: str, boards: int, workdir: Path) -> tuple[float, Path]:
-    """bigdealx writing `boards` PBN deals in a fresh folder (it refuses a seed hash it has seen)."""
-    workdir.mkdir()
-    (workdir / ".bigdealrc").write_text(f"[BigDeal]\nformats=pbn\naskformats=no\nowner={OWNER}\n")
-    command = [binary, "-h", SEEDS["bigdeal"], "-W", OWNER, "-n", str(boards), "-p", "bx", "-f", "pbn"]
-    start = time.perf_counter()
-    run = subprocess.run(command, cwd=workdir, env=dict(os.environ, HOME=str(workdir)), stdin=subprocess.DEVNULL,
-                         capture_output=True)
-    elapsed = time.perf_counter() - start
-    if run.returncode:
-        raise RuntimeError(f"bigdealx failed ({run.returncode}): {run.stderr.decode(errors='replace')[-300:]}")
-    return elapsed, workdir / "bx.pbn"
-
-
 def deal_tags(path: Path) -> list[str]:
     """The Deal tags of a PBN file, each rewritten to start with North (the first seat may vary)."""
     out = []
@@ -227,10 +218,10 @@ def deal_tags(path: Path) -> list[str]:
     return out
 
 
-def whole_process(binary: str | None, reps: int) -> None:
-    print(f"\nWhole process: PBN file of {PBN_BOARDS:,} boards, bigdeal engine, one seed and owner "
+def whole_process(binary: str | None, reps: int, boards: int) -> None:
+    print(f"\nWhole process: PBN file of {boards:,} boards, bigdeal engine, one seed and owner "
           f"({reps} rounds, each command once a round, in turn)")
-    args = ["generate", "--boards", f"1-{PBN_BOARDS}", "--seed", SEEDS["bigdeal"], "--owner", OWNER,
+    args = ["generate", "--boards", f"1-{boards}", "--seed", SEEDS["bigdeal"], "--owner", OWNER,
             "-o", "ours.pbn", "--force"]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -240,14 +231,15 @@ def whole_process(binary: str | None, reps: int) -> None:
         bx_file: Path | None = None
         for rep in range(reps):
             if binary:
-                seconds_taken, bx_file = run_bigdealx(binary, PBN_BOARDS, folder / f"bx{rep}")
+                seconds_taken, bx_file = run_bigdealx(binary, SEEDS["bigdeal"], OWNER, boards, "pbn",
+                                                      folder / f"bx{rep}")
                 theirs.append(seconds_taken)
             ours.append(run_dealer(args, folder))
         mid = statistics.median(ours)
         print(f"  dealer generate (default threads)  median {mid:.3f} s (min {min(ours):.3f}, max {max(ours):.3f}; "
-              f"{fmt_rate(PBN_BOARDS / mid)} deals/s)")
+              f"{fmt_rate(boards / mid)} deals/s)")
         if not binary or bx_file is None:
-            print("  bigdealx: not found (--bigdealx, $BIGDEALX, PATH): no baseline, no ratio")
+            print("  no baseline: bigdealx is not on PATH (nor given with --bigdealx); no ratio")
             return
         print(f"  bigdealx ({binary})  median {statistics.median(theirs):.3f} s "
               f"(min {min(theirs):.3f}, max {max(theirs):.3f})")
@@ -279,17 +271,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=default_threads(),
                         help="threads for the N-thread figures (default: the engines' default)")
+    parser.add_argument("--n", type=int, default=10**6, help="deals in memory (default 10**6)")
     parser.add_argument("--reps", type=int, default=7, help="rounds in memory (default 7)")
+    parser.add_argument("--pbn-boards", type=int, default=100_000, help="boards of the whole-process section")
     parser.add_argument("--pbn-reps", type=int, default=5, help="rounds of the whole-process section (default 5)")
-    parser.add_argument("--bigdealx", metavar="PATH", help="Big Deal's bigdealx (else $BIGDEALX, else PATH)")
+    parser.add_argument("--bigdealx", metavar="PATH", help="Big Deal's bigdealx (else the one on PATH)")
     parser.add_argument("--stream-boards", type=int, default=10**7, help="boards of the streaming section")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (checks the script runs)")
     args = parser.parse_args(argv)
+    if args.quick:
+        for name, value in QUICK.items():
+            setattr(args, name, value)
     import cryptography
 
-    print(f"Python {platform.python_version()}, numpy {np.__version__}, cryptography {cryptography.__version__}, "
-          f"{os.cpu_count()} CPUs, {platform.machine()}; threads {args.threads}; load average {load()}")
-    in_memory(args.threads, args.reps)
-    whole_process(find_bigdealx(args.bigdealx), args.pbn_reps)
+    binary = find_bigdealx(args.bigdealx)
+    header("Deal generation on every core: N threads against one, against the AES bound and Big Deal", {
+        "one thread": "each engine with threads=1, in the same rounds",
+        "AES-256-CTR keystream": f"cryptography {cryptography.__version__}'s AES-256-CTR over the bytes the "
+                                 "shuffle engine consumes, on 1 and N threads",
+        "bigdealx": f"Big Deal writing the same PBN ({binary})" if binary else "Big Deal writing the same PBN: "
+                    "not found",
+        "32-board run": "dealer generate of 32 boards: the process's own memory",
+    }, f"threads N = {args.threads}; {os.cpu_count()} CPUs; load average {load()}")
+    in_memory(args.threads, args.reps, args.n)
+    whole_process(binary, args.pbn_reps, args.pbn_boards)
     streaming(args.stream_boards)
     print(f"\nload average at the end: {load()}")
     return 0

@@ -1,6 +1,6 @@
 """Start-up time of quick commands, whole processes, against Python's own start-up in the same run.
 
-    python benchmarks/startup.py [--reps 21]
+    python benchmarks/startup.py [--reps 21] [--quick]
 
 Times, as whole processes, ``python -c pass`` and ``python -c "import serial"`` (the baselines: the
 least any Python program pays, and what a program that talks to a serial port pays) and ``python -c
@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _support import header
 
 SEED = "0123456789abcdef0123456789abcdef01234567"
 HELP_TARGET = 3.0  # dealer --help / import serial
@@ -64,9 +65,16 @@ def run_once(command: list[str], folder: Path) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=21, help="timed runs of each command (default 21)")
+    parser.add_argument("--quick", action="store_true", help="3 runs each (checks the script runs)")
     args = parser.parse_args(argv)
+    reps = 3 if args.quick else args.reps
     dealer, how = dealer_command()
-    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs; dealer: {how}")
+    header("Start-up of quick commands, whole processes", {
+        "python -c pass": "the interpreter starting and stopping, nothing imported",
+        "import serial": 'python -c "import serial": what a program that talks to a serial port pays',
+        "import numpy": 'python -c "import numpy", as it is and with one BLAS thread (as dealer sets it)',
+    }, f"{reps} warm runs of each command, round robin; dealer: {how}; load average "
+       + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         subprocess.run([*dealer, "generate", "--boards", "1-32", "--seed", SEED, "-o", "b32.pbn"],
@@ -86,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         for command in commands.values():
             run_once(command, folder)  # warm
         times: dict[str, list[float]] = {label: [] for label in commands}
-        for _ in range(args.reps):
+        for _ in range(reps):
             for label, command in commands.items():
                 times[label].append(run_once(command, folder))
-    print(f"\nWhole processes, warm, {args.reps} runs each, round robin:")
+    print(f"\nWhole processes, warm, {reps} runs each, round robin:")
     medians = {label: statistics.median(series) for label, series in times.items()}
     width = max(len(label) for label in times)
     for label, series in times.items():
