@@ -46,10 +46,21 @@ def spans(total: int, chunk: int) -> list[tuple[int, int]]:
     return [(first, min(first + chunk, total)) for first in range(0, total, chunk)]
 
 
+def balanced_chunk(total: int, chunk: int, threads: int) -> int:
+    """The span length to split `total` items over `threads` threads: `chunk`, or less (down to a
+    quarter of it) so that there are at least four spans a thread and no thread is left with a much
+    larger share than another (100,000 deals in chunks of 32,768 would give one thread twice the work
+    of the other)."""
+    if threads <= 1:
+        return chunk
+    return max(1, chunk // 4, min(chunk, -(-total // (4 * threads))))
+
+
 def map_spans(work: Callable[[int, int], Result], total: int, chunk: int, threads: int) -> list[Result]:
-    """``work(first, last)`` for each span of 0..total of at most `chunk`, on up to `threads` threads;
-    the results in span order. One span, or one thread, runs in the calling thread."""
-    parts = spans(total, chunk)
+    """``work(first, last)`` for each span of 0..total of at most `chunk` (see :func:`balanced_chunk`),
+    on up to `threads` threads; the results in span order. One span, or one thread, runs in the calling
+    thread."""
+    parts = spans(total, balanced_chunk(total, chunk, threads))
     if threads <= 1 or len(parts) <= 1:
         return [work(first, last) for first, last in parts]
     with ThreadPoolExecutor(max_workers=min(threads, len(parts)), thread_name_prefix="dealer-chunks") as pool:
@@ -60,7 +71,7 @@ def iter_spans(work: Callable[[int, int], Result], total: int, chunk: int,
                threads: int) -> Generator[Result, None, None]:
     """Like :func:`map_spans`, lazily: the results in span order, with at most `threads` spans
     computed ahead of the one the caller has taken (bounded memory for any `total`)."""
-    parts = spans(total, chunk)
+    parts = spans(total, balanced_chunk(total, chunk, threads))
     if threads <= 1 or len(parts) <= 1:
         for first, last in parts:
             yield work(first, last)

@@ -111,13 +111,13 @@ def test_results_come_in_span_order_whatever_finishes_first() -> None:
             gate.wait(5)  # the first span finishes last
         else:
             order.append(first)
-            if len(order) == 3:
+            if len(order) == 7:
                 gate.set()
         return first, last
 
-    assert parallel.map_spans(work, 40, 10, 4) == [(0, 10), (10, 20), (20, 30), (30, 40)]
-    assert sorted(order) == [10, 20, 30]
-    assert list(parallel.iter_spans(lambda a, b: (a, b), 25, 10, 3)) == [(0, 10), (10, 20), (20, 25)]
+    assert parallel.map_spans(work, 80, 10, 2) == [(a, a + 10) for a in range(0, 80, 10)]
+    assert sorted(order) == list(range(10, 80, 10))
+    assert list(parallel.iter_spans(lambda a, b: (a, b), 25, 10, 1)) == [(0, 10), (10, 20), (20, 25)]
 
 
 def test_an_error_in_a_span_reaches_the_caller_and_no_thread_is_left() -> None:
@@ -129,10 +129,20 @@ def test_an_error_in_a_span_reaches_the_caller_and_no_thread_is_left() -> None:
         return first
 
     with pytest.raises(RuntimeError, match="span 30 failed"):
-        parallel.map_spans(work, 100, 10, 3)
+        parallel.map_spans(work, 400, 10, 3)
     with pytest.raises(RuntimeError, match="span 30 failed"):
-        list(parallel.iter_spans(work, 100, 10, 3))
+        list(parallel.iter_spans(work, 400, 10, 3))
     lazy = parallel.iter_spans(lambda a, b: a, 1000, 10, 3)
     assert next(lazy) == 0
     lazy.close()  # the caller stops early: pending spans are cancelled, running ones joined
     assert threading.active_count() == before
+
+
+def test_spans_are_shortened_so_every_thread_gets_a_fair_share() -> None:
+    assert parallel.balanced_chunk(100_000, 32_768, 1) == 32_768
+    assert parallel.balanced_chunk(100_000, 32_768, 2) == 12_500  # 8 spans, 4 a thread
+    assert parallel.balanced_chunk(10**6, 32_768, 2) == 32_768  # already 31 spans
+    assert parallel.balanced_chunk(1000, 32_768, 2) == 8_192  # never below a quarter of the chunk
+    assert parallel.balanced_chunk(5, 3, 4) == 1
+    widths = [b - a for a, b in parallel.spans(100_000, parallel.balanced_chunk(100_000, 32_768, 2))]
+    assert sum(widths) == 100_000 and max(widths) - min(widths) == 0
