@@ -2,8 +2,9 @@
 
     python benchmarks/records.py [--boards 200] [--reps 1] [--quick]
 
-One deal file of --boards boards (bigdeal engine, fixed seed). Each way runs in its own process (DDS's
-thread count is set once per process), in turn, --reps rounds:
+One deal file of --boards boards (bigdeal engine, fixed seed). The three ways of analysing run in one
+process, interleaved: each block of 40 deals is solved by every way in turn (DDS's thread count set
+before each), so all three meet the same machine load; --reps rounds:
 
 - one deal at a time, one thread: endplay's ``calc_dd_table`` and ``par`` per deal, DDS limited to one
   thread (``SetMaxThreads(1)``): the analysis on one core;
@@ -14,7 +15,7 @@ thread count is set once per process), in turn, --reps rounds:
 - ``dealer records --dd`` writing the HTML sheet (the whole command, as a user runs it).
 
 Each line gives the wall time, the CPU time of the process (all its threads) and boards/s; the ratios
-are taken in the same round. The tricks and par of the batched run are compared with the first
+are taken in the same round. The tricks and par of the batched run are compared with the one-thread,
 one-at-a-time run, board by board. The load average is printed before and after: other work on the
 machine slows every figure alike.
 """
@@ -22,6 +23,7 @@ machine slows every figure alike.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import resource
@@ -42,30 +44,40 @@ TARGET_SECONDS = 12.0  # for 200 boards on the 2-core machine the figure was set
 CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
+import endplay._dds as raw
+import endplay.dds as dds
+from endplay.types import Deal, Player, Vul
 from dealer import formats
-mode, path = sys.argv[1], sys.argv[2]
-deals = formats.read_file(path)
-start, cpu = time.perf_counter(), time.process_time()
-if mode == "batched":
-    from dealer.printing.doubledummy import analyse
-    results = analyse(deals.deals, deals.dealers, deals.vulnerabilities)
-    out = [[r.pbn_tricks(), r.par_score] for r in results]
-else:
-    import endplay._dds as raw
-    import endplay.dds as dds
-    from endplay.types import Deal, Player, Vul
-    from dealer.core.cards import to_pbn
-    if mode == "single-one-thread":
-        raw.SetMaxThreads(1)
-    vuls = (Vul.none, Vul.ns, Vul.ew, Vul.both)
+from dealer.core.cards import to_pbn
+from dealer.printing.doubledummy import analyse
+deals = formats.read_file(sys.argv[1])
+block = int(sys.argv[2])
+vuls = (Vul.none, Vul.ns, Vul.ew, Vul.both)
+
+def one_at_a_time(first, last):
     out = []
-    for deal, dealer, vul in zip(deals.deals, deals.dealers, deals.vulnerabilities):
+    for deal, dealer, vul in zip(deals.deals[first:last], deals.dealers[first:last], deals.vulnerabilities[first:last]):
         table = dds.calc_dd_table(Deal(to_pbn(deal)))
         par = dds.par(table, vuls[int(vul)], Player(int(dealer)))
         by = table.to_list()  # [denom S H D C NT][player N E S W]
-        tricks = "".join(f"{{by[d][p]:x}}" for p in (0, 2, 1, 3) for d in (4, 0, 1, 2, 3))
-        out.append([tricks, par.score])
-print(json.dumps({{"wall": time.perf_counter() - start, "cpu": time.process_time() - cpu, "results": out}}))
+        out.append(["".join(f"{{by[d][p]:x}}" for p in (0, 2, 1, 3) for d in (4, 0, 1, 2, 3)), par.score])
+    return out
+
+def batched(first, last):
+    results = analyse(deals.deals[first:last], deals.dealers[first:last], deals.vulnerabilities[first:last])
+    return [[r.pbn_tricks(), r.par_score] for r in results]
+
+ways = {{"single-one-thread": (1, one_at_a_time), "single": (0, one_at_a_time), "batched": (0, batched)}}
+report = {{mode: {{"wall": 0.0, "cpu": 0.0, "results": []}} for mode in ways}}
+for first in range(0, len(deals), block):
+    last = min(first + block, len(deals))
+    for mode, (threads, way) in ways.items():
+        raw.SetMaxThreads(threads)  # 0: DDS's default, one thread a core
+        start, cpu = time.perf_counter(), time.process_time()
+        report[mode]["results"] += way(first, last)
+        report[mode]["wall"] += time.perf_counter() - start
+        report[mode]["cpu"] += time.process_time() - cpu
+print(json.dumps(report))
 """
 
 WAYS = {
@@ -73,14 +85,17 @@ WAYS = {
     "single": "one deal at a time, DDS's threads",
     "batched": "batched multi-deal calls (ours), DDS's threads",
 }
+BLOCK = 40  # deals each way takes in turn: one batch of the batched analysis
 
 
-def run_way(mode: str, path: Path) -> dict[str, object]:
-    run = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT)), mode, str(path)],
+def run_ways(path: Path) -> dict[str, dict[str, object]]:
+    """The three ways in one process, interleaved block by block (each block of deals solved by every
+    way in turn, so all meet the same machine load); wall and CPU seconds and results of each way."""
+    run = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT)), str(path), str(BLOCK)],
                          capture_output=True, text=True, env=ENV)
     if run.returncode:
-        raise RuntimeError(f"{mode} failed: {run.stderr[-500:]}")
-    result: dict[str, object] = json.loads(run.stdout)
+        raise RuntimeError(f"the analysis failed: {run.stderr[-500:]}")
+    result: dict[str, dict[str, object]] = json.loads(run.stdout)
     return result
 
 
@@ -108,14 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.boards, args.reps = 4, 1
     try:
-        import endplay
-    except ImportError:
+        endplay_version = importlib.metadata.version("endplay")
+    except importlib.metadata.PackageNotFoundError:
         print("endplay (extra 'dd') is not installed: nothing to measure")
         return 1
     header("Double-dummy analysis of hand records: batched on every core against one deal at a time", {
         "one deal at a time, one thread": "endplay calc_dd_table and par per deal, DDS on one thread",
         "one deal at a time, DDS's threads": "the same loop with DDS's default threads (one a core)",
-    }, f"{args.boards} boards, {args.reps} round(s), endplay {endplay.__version__}; load average before: "
+    }, f"{args.boards} boards, {args.reps} round(s), endplay {endplay_version}; load average before: "
        + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     walls: dict[str, list[float]] = {label: [] for label in (*WAYS, "records")}
     cpus: dict[str, list[float]] = {label: [] for label in walls}
@@ -123,19 +138,15 @@ def main(argv: list[str] | None = None) -> int:
         path = Path(tmp) / "session.pbn"
         subprocess.run([sys.executable, "-m", "dealer", "generate", "--boards", f"1-{args.boards}", "--seed", SEED,
                         "-o", str(path)], cwd=ROOT, check=True, capture_output=True)
-        reference: list[object] | None = None
         same = True
         for rep in range(args.reps):
             print(f"  round {rep + 1}:")
+            report = run_ways(path)
             for mode, label in WAYS.items():
-                result = run_way(mode, path)
-                walls[mode].append(float(result["wall"]))  # type: ignore[arg-type]
-                cpus[mode].append(float(result["cpu"]))  # type: ignore[arg-type]
+                walls[mode].append(float(report[mode]["wall"]))  # type: ignore[arg-type]
+                cpus[mode].append(float(report[mode]["cpu"]))  # type: ignore[arg-type]
                 print(f"    {label:<48} {walls[mode][-1]:7.2f} s wall {cpus[mode][-1]:7.2f} s CPU")
-                if mode.startswith("single") and reference is None:
-                    reference = result["results"]  # type: ignore[assignment]
-                elif mode == "batched":
-                    same = same and result["results"] == reference
+            same = same and report["batched"]["results"] == report["single-one-thread"]["results"]
             wall, cpu = run_records(path, Path(tmp) / "records.html")
             walls["records"].append(wall)
             cpus["records"].append(cpu)
