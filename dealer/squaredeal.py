@@ -12,7 +12,9 @@ CRLF line ends) and ``KH``, the SHA-256 of that file, goes into the ``.sqd``. On
 exactly as SquareDeal calls ``bigdealx -W first -e second -e base64(DV) -e original``. An open-ended
 phase (``SN 0:...``) has one key, ``phase,0``, and session n appends ``ses<n>`` to the seed text.
 Board numbers only label deals: in a ``1-16,17-32`` phase, session 2 is the first 16 deals of its
-own stream numbered 17-32. After the event the ``.sqk`` is revealed and anyone can regenerate.
+own stream numbered 17-32. Sessions of one phase may be joined into one file (``FIN1-2``) when no board
+number comes twice in the join, whether the phase fixes its boards or they are given at generation.
+After the event the ``.sqk`` is revealed and anyone can regenerate.
 
 Everything here is pure (text or bytes in) except :func:`read_sqd` and :func:`read_sqk`, the two
 small readers every caller shares; writing files is the caller's business.
@@ -393,14 +395,22 @@ def _match_phase(phase: Phase, index: int, base: str, reserve: bool) -> SessionR
     return SessionRef(index, first, last, reserve)
 
 
-def _check_joinable(phase: Phase, ref: SessionRef, name: str) -> None:
-    """Joined sessions must continue each other's board numbers, as SquareDeal joins them."""
-    if phase.boards == "?":
-        return
-    for session in range(ref.first + 1, ref.last + 1):
-        if phase.session_boards(session)[0] != phase.session_boards(session - 1)[-1] + 1:
-            raise UsageError(f"{name!r}: sessions {session - 1} and {session} do not continue each "
-                             "other's board numbers, so they are not joined into one file")
+def _check_joinable(phase: Phase, ref: SessionRef, name: str, override: str | None = None) -> None:
+    """The one rule for joining sessions into one file, in a phase of fixed boards or of boards given at
+    generation (``?`` with `override`): no board number may come twice. Raises `UsageError` naming the
+    sessions that share a board."""
+    if phase.boards == "?" and override is None:
+        return  # the boards are known only at generation; checked then
+    holder: dict[int, int] = {}
+    for session in ref.sessions():
+        for board in phase.session_boards(session, override):
+            if board in holder:
+                shared = sorted(set(phase.session_boards(holder[board], override))
+                                & set(phase.session_boards(session, override)))
+                raise UsageError(f"{name!r}: sessions {holder[board]} and {session} both hold board"
+                                 f"{'s' if len(shared) > 1 else ''} {format_board_range(shared)}; a joined "
+                                 "file holds each board once, so these sessions are not joined")
+            holder[board] = session
 
 
 def session_seed(key: str, delayed_value: str, reserve: bool = False,
@@ -423,6 +433,8 @@ def session_deals(event: SquareDealEvent, keys: Mapping[str, str], ref: SessionR
     if event.delayed_value is None:
         raise UsageError("the delayed value DV is not set yet")
     phase = event.phases[ref.phase - 1]
+    if ref.last > ref.first:
+        _check_joinable(phase, ref, file_name(event, ref), boards)
     parts = []
     for session in ref.sessions():
         ident = f"{ref.phase},{0 if phase.open_ended else session}"

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from dealer.cli.deal import load_deals, machine_options
+from dealer.cli.reading import reading_options
 
 
 def register(sub: Any) -> None:
@@ -19,7 +20,7 @@ def register(sub: Any) -> None:
 def run_check(args: argparse.Namespace) -> int:
     from dealer.dealing.recheck import check_boards
 
-    deals = load_deals(args.file, args.boards)
+    deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     reports = check_boards(deals, args.port[0], args.set_name.upper(), board_timeout=args.board_timeout,
                            show_cards=args.show_cards, quiet=args.quiet)
     bad = [r for r in reports if not r.ok]

@@ -2,7 +2,10 @@
 
 The whole input is read and checked before anything is written; the output is written atomically
 and an existing file is replaced only with --force. A sealed input (blind DUP, Status=Sealed DLM)
-stays sealed when the output can be (DUP, DLM) unless --no-blind says otherwise.
+stays sealed when the output can be (DUP, DLM) unless --no-blind says otherwise. Repeated board numbers
+keep one board each; partial deals are skipped and listed (--strict refuses them). --boards writes a
+subset; a session the output format cannot hold (DUP, DLM: one run, boards up to 99) is refused with
+the way to split it, and --split writes it as NAME-1.EXT, NAME-2.EXT, ..., each a run the format holds.
 """
 
 from __future__ import annotations
@@ -10,29 +13,38 @@ from __future__ import annotations
 import argparse
 import inspect
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from dealer import formats
-from dealer.core.boards import format_board_range
+from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
+from dealer.core.boards import format_board_range, parse_board_range
+from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.outfile import check_writable
+from dealer.formats import parts
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("convert", help="convert a deal file to another format",
                        description="Convert a deal file between formats (the extensions choose them; "
-                                   "--from and --to override). Formats without board numbers, dealer or "
-                                   "vulnerability number boards from 1 and apply Law 2.")
+                                   "--from and --to override). Formats without board numbers number boards "
+                                   "from 1 (or --first-board) and apply Law 2.")
     p.add_argument("input", metavar="IN", help="deal file to read")
     p.add_argument("output", metavar="OUT", help="deal file to write")
     p.add_argument("--from", dest="from_format", choices=formats.format_names(), metavar="FMT",
                    help=f"format of IN ({', '.join(formats.format_names())})")
     p.add_argument("--to", dest="to_format", choices=formats.format_names(), metavar="FMT",
                    help="format of OUT")
+    p.add_argument("--boards", metavar="RANGE", help="write only these boards, e.g. 1-32 or 1-16,21")
+    p.add_argument("--split", action="store_true",
+                   help="a session the output format cannot hold in one file (DUP, DLM: one run of boards up "
+                        "to 99) goes into OUT-1, OUT-2, ..., each a run it holds")
     p.add_argument("--blind", action=argparse.BooleanOptionalAction, default=None,
                    help="DUP: blank board 1's cards for the DOS program; DLM: Status=Sealed "
                         "(default: as the input is)")
+    add_reading_options(p, partial=True)
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.set_defaults(func=run)
 
@@ -57,19 +69,77 @@ def summary(boards: list[int]) -> str:
     return text if len(text) <= 40 else f"{text[:37]}..."
 
 
+def part_path(output: str, number: int) -> Path:
+    """OUT-1.EXT, OUT-2.EXT, ... beside OUT."""
+    out = Path(output)
+    return out.with_name(f"{out.stem}-{number}{out.suffix}")
+
+
 def run(args: argparse.Namespace) -> int:
     source = format_of(args.input, args.from_format, "--from")
     target = format_of(args.output, args.to_format, "--to")
     if args.blind is not None and not accepts(target, "blind"):
         raise UsageError(f"--blind/--no-blind apply to DUP and DLM output, not {target.NAME.upper()}")
-    check_writable(args.output, force=args.force)
-    deals = formats.read_file(args.input, source.NAME)
+    if args.split and target.MAX_BOARD is None:
+        raise UsageError(f"--split is for formats that hold boards 1-99 only (DUP, DLM), not {target.NAME.upper()}")
+    wanted = parse_board_range(args.boards) if args.boards else None
+    if not args.split:
+        check_writable(args.output, force=args.force)
+    deals, notes = read_deals(args.input, source.NAME, reading_options(args, skip_partial=True))
+    if wanted is not None:
+        deals = _select(deals, wanted, args.input)
     options: dict[str, Any] = {}
     if accepts(target, "blind"):
         sealed = deals.metadata.get("sealed") == "yes"
         options["blind"] = sealed if args.blind is None else args.blind
-    formats.write_file(args.output, deals, target.NAME, force=args.force, **options)
-    boards = summary([int(b) for b in deals.boards])
-    print(f"converted {len(deals)} boards ({boards}) from {source.NAME.upper()} to "
+    limit = target.MAX_BOARD
+    if limit is not None and not parts.fits(deals, limit):
+        pieces = parts.cut(deals, limit)
+        if not args.split:
+            raise UsageError(_how_to_split(args.output, target, deals, pieces))
+        _write_parts(args, target, source, pieces, options)
+        show(notes)
+        return 0
+    if args.split:
+        check_writable(args.output, force=args.force)
+    _write(args.output, deals, target, options, force=args.force)
+    show(notes)
+    count = f"{len(deals)} board{'' if len(deals) == 1 else 's'}"
+    print(f"converted {count} ({summary([int(b) for b in deals.boards])}) from {source.NAME.upper()} to "
           f"{target.NAME.upper()}: {args.output}", file=sys.stderr)
     return 0
+
+
+def _select(deals: DealSet, wanted: list[int], path: str) -> DealSet:
+    present = set(deals.boards.tolist())
+    missing = [b for b in wanted if b not in present]
+    if missing:
+        raise UsageError(f"{path}: has no board {format_board_range(missing) if len(missing) < 20 else missing[0]}")
+    return deals.select(wanted)
+
+
+def _how_to_split(output: str, target: ModuleType, deals: DealSet, pieces: list[parts.Part]) -> str:
+    name = target.NAME.upper()
+    boards = deals.boards
+    why = (f"this run reaches board {int(boards.max())}" if (len(boards) < 2 or (boards[1:] - boards[:-1] == 1).all())
+           else f"these boards ({summary([int(b) for b in boards])}) are not one run")
+    listed = "; ".join(f"{part_path(output, k)} ({piece.describe()})" for k, piece in enumerate(pieces, start=1))
+    return (f"{output}: {name} holds one run of boards 1-{target.MAX_BOARD}; {why}. --split writes "
+            f"{len(pieces)} files: {listed}; or --boards chooses boards it holds")
+
+
+def _write(path: str | Path, deals: DealSet, target: ModuleType, options: dict[str, Any], *, force: bool) -> None:
+    formats.write_file(path, deals, target.NAME, force=force, **options)
+    for note in formats.written_notes(path, deals, target, blind=bool(options.get("blind"))):
+        print(f"dealer: {note}", file=sys.stderr)
+
+
+def _write_parts(args: argparse.Namespace, target: ModuleType, source: ModuleType, pieces: list[parts.Part],
+                 options: dict[str, Any]) -> None:
+    paths = [part_path(args.output, k) for k in range(1, len(pieces) + 1)]
+    for path in paths:
+        check_writable(path, force=args.force)
+    for path, piece in zip(paths, pieces, strict=True):
+        _write(path, piece.deals, target, options, force=args.force)
+        print(f"converted {piece.describe()} from {source.NAME.upper()} to {target.NAME.upper()}: {path}",
+              file=sys.stderr)

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from dealer import formats
+import numpy as np
+
+from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.core.boards import parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions
 
 
 def register(sub: Any) -> None:
@@ -53,17 +57,23 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
                    help="seconds to wait for the operator to insert a board (default 600)")
     p.add_argument("--show-cards", action="store_true", help="name cards in fault lines (they reveal the deal)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
+    add_reading_options(p, partial=False)
 
 
-def load_deals(path: str, boards: str | None) -> DealSet:
-    """The deal file's boards, or the selected ones."""
-    deals = formats.read_file(path)
+def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPTIONS) -> DealSet:
+    """The deal file's boards, or the selected ones: each board number once (repeats of the same deal
+    kept once, different deals under one number refused unless the options choose a game), and every
+    deal full - a partial deal refuses the file, naming its board."""
+    deals, notes = read_deals(path, None, replace(options, skip_partial=False))
+    if len(np.unique(deals.boards)) != len(deals):  # the journal holds one job a board: refuse here, not there
+        raise UsageError(f"{path}: a board number comes twice")
     if boards:
         wanted = parse_board_range(boards)
         missing = [b for b in wanted if b not in set(int(x) for x in deals.boards)]
         if missing:
             raise UsageError(f"{path}: no board {missing[0]} in the file")
         deals = deals.select(wanted)
+    show(notes)
     return deals
 
 
@@ -89,7 +99,7 @@ def _deal_file(args: argparse.Namespace) -> RunResult:
         raise UsageError("dealer deal: give at least one machine with --port")
     if args.session:
         raise UsageError("--session goes with --plan")
-    deals = load_deals(args.file, args.boards)
+    deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
     return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port))
 
@@ -100,7 +110,9 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
 
     given = [flag for flag, value in (("FILE", args.file), ("--port", args.port), ("--copies", args.copies),
                                       ("--set", args.set_name != "A"), ("--boards", args.boards),
-                                      ("--replay", args.replay)) if value]
+                                      ("--replay", args.replay), ("--first-board", args.first_board),
+                                      ("--first-game/--game", args.game),
+                                      ("--skip-results-only", args.skip_results_only)) if value]
     if given:
         raise UsageError(f"dealer deal --plan: {given[0]} does not go with a plan (the plan names the sessions, "
                          "their boards, copies, board sets, replays and machines)")

@@ -16,6 +16,7 @@ import numpy as np
 from dealer import engines, formats
 from dealer.core.boards import format_board_spans, parse_board_spans
 from dealer.core.dealset import DealSet
+from dealer.core.errors import UsageError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_text
 from dealer.core.parallel import MAX_THREADS
 
@@ -26,8 +27,11 @@ PIECE: Final = 1 << 18
 def register(sub: Any) -> None:
     p = sub.add_parser("generate", help="generate deals for a range of boards into a deal file",
                        description="Generate random deals. Board numbers only label deals: with "
-                                   "--boards 5-20 the boards get the first 16 deals of the stream.")
-    p.add_argument("--boards", required=True, metavar="RANGE", help="boards, e.g. 1-32, 5-20, 7 or 1-16,21")
+                                   "--boards 5-20 the boards get the first 16 deals of the stream. "
+                                   "--boards 16 is board 16 alone; --count 16 is boards 1-16 (bigdealx -n 16).")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--boards", metavar="RANGE", help="boards, e.g. 1-32, 5-20, 7 (board 7 alone) or 1-16,21")
+    which.add_argument("--count", type=int, metavar="N", help="boards 1-N (as bigdealx -n N)")
     p.add_argument("--engine", default=engines.DEFAULT_ENGINE, choices=engines.engine_names(),
                    help="deal engine (default: %(default)s, Big Deal compatible)")
     p.add_argument("--seed", metavar="HEX", help="reproduce a stream from its seed (bigdeal: 40 hex digits, "
@@ -37,6 +41,9 @@ def register(sub: Any) -> None:
     p.add_argument("--seed-out", metavar="FILE", help="keep the seed in FILE (created with mode 0600)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="deal file; extension picks the format")
     p.add_argument("--format", choices=formats.format_names(), help="file format (default: from extension)")
+    p.add_argument("--blind", action="store_true",
+                   help="DUP: blank board 1's cards for the DOS program (Big Deal's dupblind); DLM: Status=Sealed "
+                        "(Big Deal's dlmblind)")
     p.add_argument("--force", action="store_true", help="replace existing output files")
     p.add_argument("--threads", type=thread_count, metavar="N",
                    help=f"threads to make and write the deals on (default: one a CPU, at most {MAX_THREADS}); "
@@ -56,21 +63,32 @@ def thread_count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    spans = parse_board_spans(args.boards)
+    if args.count is not None and args.count < 1:
+        raise UsageError(f"--count must be 1 or more; got {args.count}")
+    spans = parse_board_spans(args.boards) if args.boards else [(1, args.count)]
     count = sum(last - first + 1 for first, last in spans)
     seed = engines.parse_seed(args.engine, args.seed) if args.seed else engines.fresh_seed(args.engine)
-    formats.format_for_path(args.output, args.format)
+    module = formats.format_for_path(args.output, args.format)
+    if args.blind and module.NAME not in ("dup", "dlm"):
+        raise UsageError(f"--blind applies to DUP and DLM files, not {module.NAME.upper()}")
     check_writable(args.output, force=args.force)
     if args.seed_out:
         check_writable(args.seed_out, force=args.force)
     engine = engines.make_engine(args.engine, seed, args.owner, threads=args.threads)
     parts = pieces(engine, spans, event=args.event, metadata={"generator": f"dealer {args.engine}"})
-    formats.write_file_parts(args.output, parts, args.format, force=args.force, threads=args.threads)
+    options = {"blind": True} if args.blind else {}
+    formats.write_file_parts(args.output, parts, args.format, force=args.force, threads=args.threads, **options)
     if args.seed_out:
         write_text(args.seed_out, engines.seed_record(args.engine, seed, args.owner), force=args.force,
                    mode=SECRET_MODE)
-    print(f"wrote {count} boards ({format_board_spans(spans)}) to {args.output} "
-          f"with engine {args.engine}", file=sys.stderr)
+    first = spans[0][0]
+    hint = ""
+    if args.boards and count == 1 and first > 1 and args.boards.strip().isdigit():
+        hint = f" (--count {first} makes boards 1-{first}, as bigdealx -n {first} does)"
+    print(f"wrote {made(count, spans)} to {args.output} with engine {args.engine}{hint}", file=sys.stderr)
+    for note in formats.notes_on_written(args.output, module, first=first, count=count,
+                                         boards=lambda: shortened(format_board_spans(spans)), blind=args.blind):
+        print(f"dealer: {note}", file=sys.stderr)
     return 0
 
 
@@ -81,3 +99,14 @@ def pieces(engine: engines.Engine, spans: list[tuple[int, int]], *, event: str,
         for start in range(first, last + 1, PIECE):
             boards = np.arange(start, min(start + PIECE, last + 1), dtype=np.int64)
             yield DealSet.from_deals(engine.deals(len(boards)), boards, event=event, metadata=metadata)
+
+
+def made(count: int, spans: list[tuple[int, int]]) -> str:
+    """What was made, in words that cannot be misread: '1 board: board 16', '16 boards: boards 1-16'."""
+    if count == 1:
+        return f"1 board: board {spans[0][0]}"
+    return f"{count} boards: boards {format_board_spans(spans)}"
+
+
+def shortened(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."

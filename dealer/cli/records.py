@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from dealer import formats
+from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.core.boards import parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -39,12 +40,14 @@ def add_deal_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--boards", metavar="RANGE", help="only these boards, e.g. 1-16 or 3,7")
     p.add_argument("--title", help="event title (default: the file's event, else its name)")
     p.add_argument("--ten", choices=TEN_STYLES, default="10", help="print the ten as 10 or T (default: 10)")
+    add_reading_options(p, partial=True)
     p.add_argument("--force", action="store_true", help="replace an existing output file")
 
 
 def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:
-    """The boards the command prints and the title to print over them."""
-    deals = formats.read_file(args.file, args.format)
+    """The boards the command prints and the title to print over them (partial deals skipped and listed,
+    unless --strict). What the reading noted is shown here: printing commands fail before reading."""
+    deals, notes = read_deals(args.file, args.format, reading_options(args, skip_partial=True))
     if args.boards:
         wanted = parse_board_range(args.boards)
         missing = [b for b in wanted if b not in set(deals.boards.tolist())]
@@ -52,6 +55,7 @@ def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:
             raise UsageError(f"{args.file}: has no board {missing[0]}")
         deals = deals.select(wanted)
     title = args.title or deals.event or Path(args.file).stem
+    show(notes)
     return deals, title
 
 

@@ -17,6 +17,7 @@ from dealer import squaredeal as sq
 from dealer.core.boards import format_board_range
 from dealer.core.errors import DealerError, UsageError, VerificationError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes, write_text
+from dealer.formats.reading import ReadOptions
 
 
 def register(sub: Any) -> None:
@@ -69,7 +70,9 @@ def _register_dealing(steps: Any) -> None:
 
     f = steps.add_parser("verify", help="check the keys against KH and each deal file against its session")
     f.add_argument("sqd", metavar="SQD")
-    f.add_argument("files", metavar="FILE", nargs="+", help="deal files named as SquareDeal names them")
+    f.add_argument("files", metavar="FILE", nargs="+",
+                   help="deal files named as SquareDeal names them (.pbn, the published .goe, or any format; "
+                        "a file without board numbers is taken from the session's first board)")
     f.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
     f.add_argument("--boards", metavar="BOARDS", help="boards of a phase whose count is '?'")
     f.set_defaults(func=run_verify)
@@ -167,11 +170,12 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def verify_file(event: sq.SquareDealEvent, keys: dict[str, str], path: Path, boards: str | None) -> str | None:
-    """None if the file holds exactly its session's deals, else the first difference (one line)."""
+    """None if the file holds exactly its session's deals, else the first difference (one line). A file
+    without board numbers (a ``.goe``, BRI, ...) is numbered from the session's first board."""
     try:
         ref = sq.resolve_session(event, path.stem)
         expected = sq.session_deals(event, keys, ref, boards)
-        found = formats.read_file(path)
+        found = formats.read_file(path, options=ReadOptions(first_board=int(expected.boards[0])))
     except DealerError as exc:
         return str(exc)
     return sq.first_difference(expected, found)

@@ -4,7 +4,7 @@ For counter = 1, 2, 3, ... the 44-byte block ``counter (4 bytes, little-endian) 
 RIPEMD-160(owner)`` is hashed with RIPEMD-160 (Carl Ellison's P1363 construction). The first 12 bytes
 of each digest, read big-endian, are a candidate deal number; a candidate >= D (the number of deals)
 is rejected, so every deal is exactly equally likely. Each accepted number becomes a deal through
-Big Deal's numbering (:mod:`dealer.engines.godel`). Board numbers take no part: boards 5-20 get the
+Big Deal's numbering (:mod:`dealer.core.godel`). Board numbers take no part: boards 5-20 get the
 first 16 deals of the stream, as in Big Deal.
 
 Hashing goes through ``hashlib`` or through the numpy RIPEMD-160 of :mod:`dealer.engines.ripemd160`;
@@ -26,9 +26,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.core import parallel
+from dealer.core import godel, parallel
 from dealer.core.cards import DECK_SIZE, DealArray
-from dealer.engines import godel, ripemd160
+from dealer.engines import ripemd160
 
 SEED_SIZE: Final = 20
 CANDIDATE_BYTES: Final = 12

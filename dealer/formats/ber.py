@@ -4,9 +4,9 @@ Character i (0-51, spade ace first, club two last) names the hand holding card i
 ``2`` = East, ``3`` = South, ``4`` = West. Big Deal writes no line ends; a final line end is
 tolerated.
 
-Keeps: the deals, in order. Loses: board numbers, dealer, vulnerability, event. Boards read are
-numbered from 1 and get dealer and vulnerability by Law 2. The reader checks every character and
-that each hand holds 13 cards.
+Keeps: the deals, in order. Loses: board numbers, dealer, vulnerability, event. Boards read are numbered
+from the first board (1, or `--first-board`) and get dealer and vulnerability by Law 2. The reader
+checks every character and that each hand holds 13 cards.
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ from dealer.formats._records import (
     iter_records,
     reject_options,
 )
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "ber"
 EXTENSIONS: Final = ("ber",)
 MAX_BOARD: Final = None
+NUMBERED: Final = False
+COUNTED: Final = False
 RECORD: Final = 52
 
 
@@ -36,8 +39,10 @@ def _line_end(rest: bytes) -> bool:
     return rest in (b"\n", b"\r\n")
 
 
-def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
-    """Boards of a BER file in chunks, numbered from 1."""
+def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
+         report: ReadReport | None = None) -> Iterator[DealSet]:
+    """Boards of a BER file in chunks, numbered from the first board (1 unless the options say)."""
+    first_board = options.first_board or 1
     for first, block in iter_records(stream, path, RECORD, tail_ok=_line_end):
         deals = block - np.uint8(ord("1"))
         try:
@@ -47,8 +52,8 @@ def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
                 raise RecordFault(row, k, f"byte {int(block[row, k]):#04x} is not a hand 1-4")
             check_batch(deals)
         except RecordFault as fault:
-            raise fault_error(fault, path, first, RECORD) from None
-        yield DealSet.from_deals(deals, np.arange(first + 1, first + len(deals) + 1))
+            raise fault_error(fault, path, first, RECORD, first_board=first_board) from None
+        yield DealSet.from_deals(deals, np.arange(first, first + len(deals)) + first_board)
 
 
 def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:

@@ -2,13 +2,23 @@
 
 Each letter is a card: ``A``-``Z`` = cards 1-26 (spade ace .. heart two), ``a``-``z`` = cards 27-52
 (diamond ace .. club two). A line holds four hands of 13 letters, the dealer's hand first, then
-clockwise. Big Deal writes an empty first line and LF line ends; empty lines are passed over.
+clockwise; the dealer is the Law 2 dealer of the board's real number ((board - 1) mod 4), so the
+letters can only be read knowing which board a line is.
 
-Keeps: the deals, in order. Loses: board numbers, dealer and vulnerability (line k is board k, with
-the Law 2 dealer and vulnerability, and its hands start with that dealer's), event. The writer
-therefore starts line k with the hand of board k's Law 2 dealer, so any set survives a round trip;
-for a run starting at board 1 (mod 4) this is exactly Big Deal's file. The reader checks every
-letter and that each card is held once.
+Two writers, two ways of saying it. Big Deal (``output.c``) writes an empty line, then the run's boards
+one a line, each turned by its own board number: a run of boards 5-20 starts at the file's second line.
+deal-convert writes line n for board n - line 0 empty, an empty line for every board not in the set -
+so its empty lines carry the positions. The reader takes both: when empty lines stand between the first
+line and a board (or between boards), the file carries positions and line n (counting the first line as
+0) is board n; otherwise the boards follow one another from the first board (1, or ``--first-board``;
+a position-carrying file refuses a ``--first-board`` that disagrees with it). LF or CRLF line ends.
+
+The writer writes Big Deal's file byte for byte: an empty line, then each board's line starting with the
+hand of its number's Law 2 dealer, LF line ends.
+
+Keeps: the deals, in order. Loses: board numbers (but for the positions above), dealer and
+vulnerability (Law 2 from the number), event. The reader checks every letter and that each card is
+held once.
 """
 
 from __future__ import annotations
@@ -32,10 +42,13 @@ from dealer.formats._records import (
     iter_lines,
     reject_options,
 )
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "bhg"
 EXTENSIONS: Final = ("bhg",)
 MAX_BOARD: Final = None
+NUMBERED: Final = False
+COUNTED: Final = False
 _CARD_OF_BYTE: Final = np.full(256, -1, dtype=np.int16)
 _CARD_OF_BYTE[ord("A"):ord("Z") + 1] = np.arange(26)
 _CARD_OF_BYTE[ord("a"):ord("z") + 1] = np.arange(26, 52)
@@ -43,36 +56,61 @@ _LETTERS: Final = np.frombuffer(bytes(range(ord("A"), ord("Z") + 1)) + bytes(ran
                                 dtype=np.uint8)
 
 
-def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
-    """Boards of a Borel file in chunks, numbered from 1."""
+def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
+         report: ReadReport | None = None) -> Iterator[DealSet]:
+    """Boards of a Borel file in chunks: by position when the file carries positions, else from the first
+    board (see the module docstring)."""
+    first_board = options.first_board or 1
     lines: list[bytes] = []
     numbers: list[int] = []
-    done = 0
+    boards: list[int] = []
+    positional = False
+    empty_before = 0  # empty lines since the last board (the file's first line not counted)
+    seen = 0
+    first_line = 0
     for number, line in iter_lines(stream, path):
         if not line.strip():
+            if number > 1:
+                empty_before += 1
             continue
+        if empty_before and not positional:
+            # positions: line n is board n; the boards before the gap must already be where they say
+            positional = True
+            if (seen and first_line != first_board + 1) or (
+                    not seen and options.first_board is not None and options.first_board != number - 1):
+                where = f"board {number - 1}" if not seen else "the boards before it"
+                raise FormatError(f"the file's empty lines place {where} at its line position, which "
+                                  f"disagrees with the first board {first_board}", path, line=number)
+        if not seen:
+            first_line = number
+        board = number - 1 if positional else first_board + seen
+        empty_before = 0
         if len(line) != 52:
             raise FormatError(f"a board is 52 letters; this line has {len(line)} bytes", path,
-                              line=number, board=done + len(lines) + 1)
+                              line=number, board=board)
         lines.append(line)
         numbers.append(number)
+        boards.append(board)
+        seen += 1
         if len(lines) == CHUNK_BOARDS:
-            yield _decode(lines, numbers, done, path)
-            done += len(lines)
-            lines, numbers = [], []
+            yield _decode(lines, numbers, boards, path, report)
+            lines, numbers, boards = [], [], []
     if lines:
-        yield _decode(lines, numbers, done, path)
+        yield _decode(lines, numbers, boards, path, report)
 
 
-def _decode(lines: list[bytes], numbers: list[int], done: int, path: str) -> DealSet:
-    boards = np.arange(done + 1, done + len(lines) + 1)
+def _decode(lines: list[bytes], numbers: list[int], boards: list[int], path: str,
+            report: ReadReport | None) -> DealSet:
+    board_array = np.array(boards, dtype=np.int64)
     letters = np.frombuffer(b"".join(lines), dtype=np.uint8).reshape(-1, 52)
     cards = _CARD_OF_BYTE[letters]
     try:
-        deals = _deals_of(cards, boards)
+        deals = _deals_of(cards, board_array)
     except RecordFault as fault:
-        raise FormatError(fault.reason, path, line=numbers[fault.row], board=int(boards[fault.row])) from None
-    return DealSet.from_deals(deals, boards)
+        raise FormatError(fault.reason, path, line=numbers[fault.row], board=boards[fault.row]) from None
+    if report is not None:
+        report.place_all([f"line {n}" for n in numbers])
+    return DealSet.from_deals(deals, board_array)
 
 
 def _deals_of(cards: np.ndarray, boards: np.ndarray) -> ByteArray:
@@ -94,13 +132,14 @@ def _deals_of(cards: np.ndarray, boards: np.ndarray) -> ByteArray:
 
 
 def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:
-    """Write an empty line, then each deal as 52 letters starting with its Law 2 dealer's hand."""
+    """Write an empty line, then each deal as 52 letters starting with the hand of the Law 2 dealer of its
+    board number, as Big Deal does."""
     reject_options(NAME, options)
     stream.write(b"\n")
     for start in range(0, len(deals), CHUNK_BOARDS):
         part = deals.deals[start:start + CHUNK_BOARDS]
         order = cards_by_seat(part)  # N, E, S, W hands, 13 cards each
-        dealer = (start + np.arange(len(part))) % 4
+        dealer = (deals.boards[start:start + CHUNK_BOARDS] - 1) % 4
         columns = ((dealer[:, None] * 13 + np.arange(52)[None, :]) % 52)
         block = np.empty((len(part), 53), dtype=np.uint8)
         block[:, :52] = _LETTERS[np.take_along_axis(order, columns, axis=1)]

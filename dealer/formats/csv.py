@@ -6,7 +6,11 @@ vulnerability ``-``, ``NS``, ``EW`` or ``All`` (e.g. ``"1","N/-"``). Big Deal wr
 
 Keeps: deals, board numbers, dealers and vulnerabilities as the file gives them. Loses: event. The
 reader takes quoted or bare fields and CRLF or LF, and checks every rank, that each card is held
-once and each hand has 13 cards, the board number and the dealer and vulnerability names.
+once and each hand has 13 cards, the board number and the dealer and vulnerability names. Lines of
+the 16 holdings alone (no board number, dealer or vulnerability) are read too: each is the board after
+the previous line's (the first is board 1, or ``--first-board``), with Law 2 dealer and vulnerability.
+All lines of a file have one layout, and a line of holdings alone ends with a line end: so a full line
+cut short after its holdings is refused, not read as another board.
 """
 
 from __future__ import annotations
@@ -18,17 +22,21 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 
-from dealer.core.boards import Vulnerability
+from dealer.core.boards import Vulnerability, dealers_of, vulnerabilities_of
 from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
 from dealer.formats._codes import hand_layout, parse_deal_strings, place_suit
 from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, UNSET, RecordFault, reject_options
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "csv"
 EXTENSIONS: Final = ("csv",)
 MAX_BOARD: Final = None
+NUMBERED: Final = True
+COUNTED: Final = False
 FIELDS: Final = 18
+HOLDINGS: Final = 16
 VUL_TEXT: Final = ("-", "NS", "EW", "All")
 _SEP: Final = 1  # placeholder byte between holdings in the vectorised layout
 
@@ -44,7 +52,9 @@ class _Chunk:
         self.vuls: list[int] = []
         self.lines: list[int] = []
 
-    def deal_set(self, path: str) -> DealSet:
+    def deal_set(self, path: str, report: ReadReport | None) -> DealSet:
+        if report is not None:
+            report.place_all([f"line {n}" for n in self.lines])
         try:
             deals = parse_deal_strings(self.texts)
         except RecordFault as fault:
@@ -52,6 +62,25 @@ class _Chunk:
             raise FormatError(_holding_fault(self.holdings[row]) or fault.reason, path,
                               line=self.lines[row], board=self.boards[row]) from None
         return DealSet(np.array(self.boards), deals, np.array(self.dealers), np.array(self.vuls))
+
+
+class _Lines:
+    """The lines of a text stream for the csv module, noting whether the last one given ended with a
+    line end (a file cut inside a line does not)."""
+
+    def __init__(self, text: io.TextIOWrapper) -> None:
+        self.text = text
+        self.ended = True
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = self.text.readline(MAX_LINE + 1)
+        if not line:
+            raise StopIteration
+        self.ended = line.endswith(("\n", "\r"))
+        return line
 
 
 def _holding_fault(holdings: list[str]) -> str | None:
@@ -64,12 +93,16 @@ def _holding_fault(holdings: list[str]) -> str | None:
     return None
 
 
-def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
+def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
+         report: ReadReport | None = None) -> Iterator[DealSet]:
     """Boards of a CSV file in chunks, as the file numbers them."""
     text = io.TextIOWrapper(stream, encoding="latin-1", newline="")
+    previous = (options.first_board or 1) - 1
+    lines = _Lines(text)
     try:
-        rows = csv.reader(text, strict=True)
+        rows = csv.reader(lines, strict=True)
         chunk = _Chunk()
+        layout: int | None = None  # fields a line, as the first line has them
         while True:
             try:
                 row = next(rows)
@@ -79,21 +112,34 @@ def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
                 raise FormatError(f"not CSV: {exc}", path, line=rows.line_num) from None
             if not row or row == [""]:
                 continue
-            _take(chunk, row, rows.line_num, path)
+            if len(row) not in (FIELDS, HOLDINGS):
+                raise FormatError(f"a board is {FIELDS} fields (or the {HOLDINGS} holdings alone); this line "
+                                  f"has {len(row)}", path, line=rows.line_num)
+            if len(row) == HOLDINGS and not lines.ended:
+                raise FormatError("the file ends inside a line (a line of holdings alone ends with a line end)",
+                                  path, line=rows.line_num)
+            if layout is None:
+                layout = len(row)
+            elif len(row) != layout:
+                raise FormatError(f"a line of {len(row)} fields after lines of {layout}", path, line=rows.line_num)
+            previous = _take(chunk, row, rows.line_num, path, previous)
             if len(chunk.boards) == CHUNK_BOARDS:
-                yield chunk.deal_set(path)
+                yield chunk.deal_set(path, report)
                 chunk = _Chunk()
         if chunk.boards:
-            yield chunk.deal_set(path)
+            yield chunk.deal_set(path, report)
     finally:
         text.detach()
 
 
-def _take(chunk: _Chunk, row: list[str], line: int, path: str) -> None:
-    if len(row) != FIELDS:
-        raise FormatError(f"a board is {FIELDS} fields; this line has {len(row)}", path, line=line)
+def _take(chunk: _Chunk, row: list[str], line: int, path: str, previous: int) -> int:
+    """Add one line's board (of 18 or 16 fields) to the chunk; returns its board number."""
     if any(len(field) > MAX_LINE for field in row):
         raise FormatError("field too long", path, line=line)
+    if len(row) == HOLDINGS:
+        board = previous + 1
+        _add(chunk, row, line, board, int(dealers_of(board)), int(vulnerabilities_of(board)))
+        return board
     board_text = row[16].strip()
     if not (board_text.isascii() and board_text.isdigit() and len(board_text) <= 9) or int(board_text) < 1:
         raise FormatError(f"board number {row[16]!r} is not a number from 1", path, line=line)
@@ -107,12 +153,17 @@ def _take(chunk: _Chunk, row: list[str], line: int, path: str) -> None:
     if not slash or dealer < 0 or vul is None:
         raise FormatError(f"{row[17]!r} is not dealer/vulnerability such as 'N/-' or 'E/NS'", path,
                           line=line, board=board)
+    _add(chunk, row, line, board, dealer, int(vul))
+    return board
+
+
+def _add(chunk: _Chunk, row: list[str], line: int, board: int, dealer: int, vul: int) -> None:
     holdings = [field.strip() for field in row[:16]]
     chunk.texts.append("N:" + " ".join(".".join(holdings[h:h + 4]) for h in range(0, 16, 4)))
     chunk.holdings.append(holdings)
     chunk.boards.append(board)
     chunk.dealers.append(dealer)
-    chunk.vuls.append(int(vul))
+    chunk.vuls.append(vul)
     chunk.lines.append(line)
 
 

@@ -32,10 +32,13 @@ import numpy as np
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, UsageError
 from dealer.formats._records import ByteArray, RecordFault, check_batch, iter_lines
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "dlm"
 EXTENSIONS: Final = ("dlm",)
 MAX_BOARD: Final = 99
+NUMBERED: Final = True
+COUNTED: Final = True
 ENCODING: Final = "cp1252"
 FILLER: Final = "aaaaaabffffffkkkkkklpppppp"
 _BOARD_VALUE: Final = re.compile(r"([a-p]{26})(\d{3})")
@@ -51,13 +54,15 @@ class _Document:
     header: dict[str, tuple[str, int]] = field(default_factory=dict)
     boards: dict[int, tuple[str, int]] = field(default_factory=dict)
     seen: bool = False
+    end: int = 0  # the last line of the file: where what is missing should have been by
 
 
-def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
+def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
+         report: ReadReport | None = None) -> Iterator[DealSet]:
     """The boards From-To of a DLM file, checked."""
     doc = _parse(stream, path)
     if not doc.seen:
-        raise FormatError("no [Document] section", path)
+        raise FormatError("no [Document] section", path, line=doc.end)
     status = _text(doc, "status", path).lower()
     if status not in ("show", "sealed"):
         raise FormatError(f"Status must be Show or Sealed, not {doc.header['status'][0]!r}", path,
@@ -71,7 +76,8 @@ def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
     chosen = list(range(low, high + 1))
     missing = [b for b in chosen if b not in deals]
     if missing:
-        raise FormatError(f"no 'Board {missing[0]:02d}' line", path, board=missing[0])
+        raise FormatError(f"no 'Board {missing[0]:02d}' line (the file ends here)", path, line=doc.end,
+                          board=missing[0])
     headline = doc.header.get("headline", ("", 0))[0]
     yield DealSet.from_deals(np.stack([deals[b] for b in chosen]), chosen, event=headline,
                              metadata={"sealed": "yes"} if status == "sealed" else None)
@@ -81,6 +87,7 @@ def _parse(stream: BinaryIO, path: str) -> _Document:
     doc = _Document()
     section = ""
     for number, raw in iter_lines(stream, path):
+        doc.end = number
         line = raw.decode(ENCODING, errors="replace").strip()
         if number == 1:
             line = line.lstrip("\ufeff")
@@ -124,7 +131,7 @@ def _take(doc: _Document, line: str, number: int, path: str) -> None:
 
 def _text(doc: _Document, key: str, path: str) -> str:
     if key not in doc.header:
-        raise FormatError(f"the [Document] section has no {key!r} line", path)
+        raise FormatError(f"the [Document] section has no {key!r} line (the file ends here)", path, line=doc.end)
     return doc.header[key][0]
 
 
@@ -193,11 +200,11 @@ def encode_letters(deals: ByteArray) -> ByteArray:
 
 
 def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, headline: str | None = None,
-          duplicates: int = 1, newline: str = "\r\n", **options: Any) -> None:
-    """Write consecutive boards 1-99 as a DLM file listing boards 01-99.
+          duplicates: int = 0, newline: str = "\n", **options: Any) -> None:
+    """Write consecutive boards 1-99 as a DLM file listing boards 01-99, as Big Deal does.
 
     `blind` writes Status=Sealed; `headline` defaults to the set's event; `duplicates` goes in the
-    header (1 in every real file seen); `newline` is CRLF as the Windows program writes, or LF.
+    header (Big Deal writes 0); `newline` is LF as Big Deal writes on Unix, or CRLF as on Windows.
     """
     if options:
         raise UsageError(f"DLM files take blind, headline, duplicates and newline; got "

@@ -5,18 +5,30 @@ Each board: the BRI part (bytes 1-78: N, E, S hands as two-digit card numbers 01
 
     147 Y/N  random hands       148 Y/N  backwards counting
     149-151  lowest board       152-153  copies of each board       154-156  highest board
-    (numbers left-aligned and space-padded; Big Deal writes "YN1  0 NN " with NN the board count)
+    (numbers left-aligned and space-padded)
 
-Variants read: the trailer on every board (Jannersten's description, current Big Deal) or on the
-first board only with ten NUL bytes on the others (Big Deal 1.2); "blind" files whose first board's
-DGE part is 68 spaces so the DOS program does not show the cards (Big Deal ``dupblind``); and
-files of 78-digit BRI lines separated by CRLF, described for early DUP files (read only; boards from
-1). Boards are numbered from the trailer's lowest board; dealer and vulnerability follow Law 2.
+The file holds no board numbers: the Duplimate deals its records as boards lowest..highest of the
+trailer. Variants read: the trailer on every board (Jannersten's description, current Big Deal) or on
+the first board only with ten NUL bytes on the others (Big Deal 1.2); "blind" files whose first board's
+DGE part is 68 spaces so the DOS program does not show the cards (Big Deal ``dupblind``); and files of
+78-digit BRI lines separated by CRLF, described for early DUP files (read only; the first line must end
+with CRLF, or the file would be one cut short record). Boards are numbered
+from `--first-board` if given, else from the trailer's lowest board; dealer and vulnerability follow
+Law 2.
 
-Keeps: the deals of a run of consecutive boards 1-99 and its first board number; whether the file is
-blind (metadata ``sealed`` = ``yes``). Loses: dealer and vulnerability other than Law 2, event.
-The reader checks both parts of every board and that they give the same deal, every trailer, and
-that the number of boards matches the trailer.
+Writing follows Big Deal's ``output.c`` byte for byte, the DUP files Duplimate machines in the field are
+known to read (no machine document we hold says otherwise): every record carries the trailer
+``YN1  0 NN `` - lowest board 1, no copies, NN the number of boards in two digits - whatever the run's
+own numbers, so a run of boards 5-20 is written as the Duplimate's boards 1-16 (``YN1  0 16 ``); its
+board numbers are not in the file and come back only with ``--first-board 5``. The blind variant blanks
+the DGE part of board 1 only, as Big Deal's ``dupblind`` does: a run that does not hold board 1 is written
+with every board's cards shown. Boards must be one consecutive run ending at board 99 at most (Big Deal:
+"Format dup supports 99 as high board").
+
+Keeps: the deals of a run of consecutive boards; whether the file is blind (metadata ``sealed`` =
+``yes``). Loses: board numbers (as above), dealer and vulnerability other than Law 2, event. The reader
+checks both parts of every board and that they give the same deal, every trailer, and that the number
+of boards matches the trailer.
 """
 
 from __future__ import annotations
@@ -39,10 +51,13 @@ from dealer.formats._codes import (
     encode_dge_part,
 )
 from dealer.formats._records import CHUNK_BOARDS, ByteArray, RecordFault, fault_error, iter_records, read_full
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "dup"
 EXTENSIONS: Final = ("dup",)
 MAX_BOARD: Final = 99
+NUMBERED: Final = False
+COUNTED: Final = True
 RECORD: Final = 156
 TRAILER_AT: Final = BRI_PART + DGE_PART  # 146
 LINE_RECORD: Final = BRI_PART + 2  # 78 digits + CRLF
@@ -61,7 +76,7 @@ class Trailer:
     highest: int
 
     def encode(self) -> bytes:
-        """The trailer bytes, numbers left-aligned; the highest board with two digits as Big Deal does."""
+        """The trailer bytes, numbers left-aligned; the highest board in two digits, as Big Deal writes it."""
         text = (("Y" if self.random else "N") + ("Y" if self.backwards else "N")
                 + f"{self.lowest:<3d}{self.copies:<2d}{self.highest:02d}".ljust(8))
         return text.encode("ascii")
@@ -86,16 +101,21 @@ class Trailer:
         return cls(flags[0:1] == b"Y", flags[1:2] == b"Y", lowest, copies, highest)
 
 
-def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
-    """Boards of a DUP file in chunks, numbered from the trailer's lowest board."""
+def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
+         report: ReadReport | None = None) -> Iterator[DealSet]:
+    """Boards of a DUP file in chunks, numbered from the first board of the options, else from the
+    trailer's lowest board (from 1 in the early variant without trailers)."""
     head = read_full(stream, LINE_RECORD)
-    if head[BRI_PART:LINE_RECORD] == b"\r\n" or (len(head) == BRI_PART and head.isdigit()):
-        yield from _read_lines(stream, path, head)
+    if head[BRI_PART:LINE_RECORD] == b"\r\n":
+        if report is not None:
+            report.notes.append(f"{path}: an early DUP of BRI lines, which does not record how many boards it "
+                                "holds: check that none is missing")
+        yield from _read_lines(stream, path, head, options.first_board or 1)
     else:
-        yield from _read_records(stream, path, head)
+        yield from _read_records(stream, path, head, options.first_board)
 
 
-def _read_records(stream: BinaryIO, path: str, head: bytes) -> Iterator[DealSet]:
+def _read_records(stream: BinaryIO, path: str, head: bytes, first_board: int | None) -> Iterator[DealSet]:
     trailer: Trailer | None = None
     first_ends = b""  # the first board's trailer bytes
     later: bytes | None = None  # the trailer every board after the first carries
@@ -110,11 +130,12 @@ def _read_records(stream: BinaryIO, path: str, head: bytes) -> Iterator[DealSet]
                               "holds more", path, offset=count * RECORD, board=trailer.highest + 1)
         later = _check_trailers(block, first, first_ends, later, path, trailer.lowest)
         blind = first == 0 and block[0, BRI_PART:TRAILER_AT].tobytes() == _BLIND_DGE
+        lowest = first_board or trailer.lowest
         try:
             deals = _decode_checked(block, blind)
         except RecordFault as fault:
-            raise fault_error(fault, path, first, RECORD, first_board=trailer.lowest) from None
-        boards = np.arange(first, first + len(block)) + trailer.lowest
+            raise fault_error(fault, path, first, RECORD, first_board=lowest) from None
+        boards = np.arange(first, first + len(block)) + lowest
         yield DealSet.from_deals(deals, boards, metadata={"sealed": "yes"} if blind else None)
         seen = first + len(block)
     if trailer is not None and seen != trailer.highest - trailer.lowest + 1:
@@ -161,7 +182,7 @@ def _decode_checked(block: ByteArray, blind: bool) -> ByteArray:
     return deals
 
 
-def _read_lines(stream: BinaryIO, path: str, head: bytes) -> Iterator[DealSet]:
+def _read_lines(stream: BinaryIO, path: str, head: bytes, first_board: int) -> Iterator[DealSet]:
     """The early variant: one 78-digit BRI line per board, CRLF between boards."""
     tail: list[bytes] = []
 
@@ -173,8 +194,8 @@ def _read_lines(stream: BinaryIO, path: str, head: bytes) -> Iterator[DealSet]:
         try:
             deals = decode_bri_part(np.ascontiguousarray(block[:, :BRI_PART]))
         except RecordFault as fault:
-            raise fault_error(fault, path, first, LINE_RECORD) from None
-        return DealSet.from_deals(deals, np.arange(first + 1, first + len(deals) + 1))
+            raise fault_error(fault, path, first, LINE_RECORD, first_board=first_board) from None
+        return DealSet.from_deals(deals, np.arange(first, first + len(deals)) + first_board)
 
     seen = 0
     for first, block in iter_records(stream, path, LINE_RECORD, initial=head, tail_ok=last_line):
@@ -182,7 +203,7 @@ def _read_lines(stream: BinaryIO, path: str, head: bytes) -> Iterator[DealSet]:
         if ends.size:
             row = first + int(ends[0])
             raise FormatError("a BRI line must be 78 digits and CRLF", path,
-                              offset=row * LINE_RECORD + BRI_PART, board=row + 1)
+                              offset=row * LINE_RECORD + BRI_PART, board=row + first_board)
         yield decode(block, first)
         seen = first + len(block)
     if tail and tail[0]:
@@ -191,11 +212,11 @@ def _read_lines(stream: BinaryIO, path: str, head: bytes) -> Iterator[DealSet]:
 
 def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, copies: int = 0,
           trailer: str = "every", **options: Any) -> None:
-    """Write a run of consecutive boards as DUP records.
+    """Write a run of consecutive boards as DUP records, as Big Deal does (see the module docstring).
 
-    `blind` blanks the first board's DGE part (the DOS program then shows no cards); `copies` goes in
-    the trailer (Big Deal writes 0); `trailer` is ``every`` (on every board, as Jannersten describes
-    and current Big Deal writes) or ``first`` (board 1 only, NUL bytes after, as Big Deal 1.2 wrote).
+    `blind` blanks board 1's DGE part (the DOS program then shows no cards); `copies` goes in the
+    trailer (Big Deal writes 0); `trailer` is ``every`` (on every board, as Jannersten describes and
+    current Big Deal writes) or ``first`` (board 1 only, NUL bytes after, as Big Deal 1.2 wrote).
     """
     if options:
         raise UsageError(f"DUP files take blind, copies and trailer; got {', '.join(sorted(options))}")
@@ -210,7 +231,8 @@ def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, copies: int 
         raise FormatError("DUP holds consecutive boards only, in order; this set is not one run")
     if boards[-1] > MAX_BOARD:
         raise FormatError(f"DUP holds boards 1-{MAX_BOARD} only; this run reaches board {boards[-1]}")
-    ends = Trailer(True, False, int(boards[0]), copies, int(boards[-1])).encode()
+    ends = Trailer(True, False, 1, copies, len(deals)).encode()
+    blank = int(np.flatnonzero(boards == 1)[0]) if blind and boards[0] == 1 else None
     for start in range(0, len(deals), CHUNK_BOARDS):
         part = deals.deals[start:start + CHUNK_BOARDS]
         block = np.empty((len(part), RECORD), dtype=np.uint8)
@@ -219,6 +241,11 @@ def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, copies: int 
         block[:, TRAILER_AT:] = np.frombuffer(ends if trailer == "every" else _NO_TRAILER, dtype=np.uint8)
         if start == 0:
             block[0, TRAILER_AT:] = np.frombuffer(ends, dtype=np.uint8)
-            if blind:
-                block[0, BRI_PART:TRAILER_AT] = np.frombuffer(_BLIND_DGE, dtype=np.uint8)
+        if blank is not None and start <= blank < start + len(part):
+            block[blank - start, BRI_PART:TRAILER_AT] = np.frombuffer(_BLIND_DGE, dtype=np.uint8)
         stream.write(block.tobytes())
+
+
+def blinds_nothing(deals: DealSet) -> bool:
+    """True if the blind variant of these boards shows every board's cards (board 1 is not in the run)."""
+    return not len(deals) or int(deals.boards[0]) != 1

@@ -36,10 +36,13 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
 from dealer.formats._codes import hand_layout, parse_deal_strings
 from dealer.formats._records import CHUNK_BOARDS, HIGHEST_BOARD, RecordFault, read_full, reject_options
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "json"
 EXTENSIONS: Final = ("json",)
 MAX_BOARD: Final = None
+NUMBERED: Final = True
+COUNTED: Final = True
 FORMAT_ID: Final = "dealer-deals"
 VERSION: Final = 1
 VUL_NAMES: Final = ("None", "NS", "EW", "All")
@@ -127,7 +130,8 @@ class _Scanner:
             return obj
 
 
-def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
+def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
+         report: ReadReport | None = None) -> Iterator[DealSet]:
     """Boards of a JSON deal file in chunks."""
     scan = _Scanner(stream, path)
     scan.expect("{", "'{' starting the document")
@@ -145,7 +149,7 @@ def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
             scan.expect(":", "':'")
             if key == "boards":
                 seen_boards = True
-                yield from _boards(scan, _check_header(scan, header))
+                yield from _boards(scan, _check_header(scan, header), report)
             else:
                 header[key] = scan.value()
             if scan.expect(",}", "',' or '}'") == "}":
@@ -180,7 +184,8 @@ class _Chunk:
         self.lines: list[int] = []
 
 
-def _boards(scan: _Scanner, header: tuple[str, dict[str, str]]) -> Iterator[DealSet]:
+def _boards(scan: _Scanner, header: tuple[str, dict[str, str]], report: ReadReport | None,
+            ) -> Iterator[DealSet]:
     scan.expect("[", "'[' starting the boards")
     chunk = _Chunk()
     if scan.peek() == "]":
@@ -191,12 +196,12 @@ def _boards(scan: _Scanner, header: tuple[str, dict[str, str]]) -> Iterator[Deal
         line = scan.line()
         _take(chunk, scan.value(), line, scan.path)
         if len(chunk.boards) == CHUNK_BOARDS:
-            yield _deal_set(chunk, header, scan.path)
+            yield _deal_set(chunk, header, scan.path, report)
             chunk = _Chunk()
         if scan.expect(",]", "',' or ']'") == "]":
             break
     if chunk.boards:
-        yield _deal_set(chunk, header, scan.path)
+        yield _deal_set(chunk, header, scan.path, report)
 
 
 def _take(chunk: _Chunk, item: Any, line: int, path: str) -> None:
@@ -232,7 +237,10 @@ def _choice(item: dict[str, Any], key: str, names: dict[str, int], default: int,
     return names[value]
 
 
-def _deal_set(chunk: _Chunk, header: tuple[str, dict[str, str]], path: str) -> DealSet:
+def _deal_set(chunk: _Chunk, header: tuple[str, dict[str, str]], path: str,
+              report: ReadReport | None) -> DealSet:
+    if report is not None:
+        report.place_all([f"line {n}" for n in chunk.lines])
     try:
         deals = parse_deal_strings(chunk.texts)
     except RecordFault as fault:

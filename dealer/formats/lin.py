@@ -8,7 +8,8 @@ deal: the dealer as a digit (1 = S, 2 = W, 3 = N, 4 = E) followed by the South, 
 hands (``S..H..D..C..``), comma-separated; one hand may be left out or empty, it holds the rest.
 The reader takes whole BBO files too: a board starts at each ``qx`` or ``md``, other keys (names,
 bidding, play, comments) are passed over, and lines may break after any ``|``. A board without a
-number is the previous one plus 1 (the first is 1); without ``sv`` or a dealer digit it gets Law 2.
+number is the previous one plus 1 (the first is 1, or ``--first-board``); without ``sv`` or a dealer
+digit it gets Law 2.
 
 Keeps: deals, board numbers, dealers and vulnerabilities. Loses: event. The writer writes Big Deal's
 line, three hands (East implied), except ``sv|o`` for none as BBO writes (Big Deal writes ``0``,
@@ -40,10 +41,13 @@ from dealer.formats._records import (
     iter_lines,
     reject_options,
 )
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "lin"
 EXTENSIONS: Final = ("lin",)
 MAX_BOARD: Final = None
+NUMBERED: Final = True
+COUNTED: Final = False
 SEAT_OF_DIGIT: Final = {"1": 2, "2": 3, "3": 0, "4": 1}  # LIN dealer digit -> seat N=0 E=1 S=2 W=3
 MD_SEATS: Final = (2, 3, 0, 1)  # md hands are S, W, N, E
 VUL_CODES: Final = "oneb"
@@ -94,9 +98,11 @@ def _pairs(stream: BinaryIO, path: str) -> Iterator[tuple[str, str, int]]:
         raise FormatError(f"text {carry[:20]!r} after the last '|'", path, line=number)
 
 
-def read(stream: BinaryIO, path: str) -> Iterator[DealSet]:
-    """Boards of a LIN file in chunks."""
-    chunk = _Chunk(path)
+def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
+         report: ReadReport | None = None) -> Iterator[DealSet]:
+    """Boards of a LIN file in chunks (a board without a number follows the previous one; the first is 1,
+    or the first board of the options)."""
+    chunk = _Chunk(path, (options.first_board or 1) - 1, report)
     try:
         yield from _read_boards(stream, path, chunk)
     except FormatError:
@@ -134,9 +140,10 @@ def _starts_next_board(board: _Board, key: str) -> bool:
 class _Chunk:
     """Boards decoded so far in one chunk."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, previous: int = 0, report: ReadReport | None = None) -> None:
         self.path = path
-        self.previous = 0
+        self.previous = previous
+        self.report = report
         self._reset()
 
     def _reset(self) -> None:
@@ -246,6 +253,8 @@ class _Chunk:
         dealers = [law if d is None else d for d, law in zip(self.dealers, law_dealers, strict=True)]
         vuls = [law if v is None else v for v, law in zip(self.vuls, law_vuls, strict=True)]
         result = DealSet(boards, deals, np.array(dealers), np.array(vuls))
+        if self.report is not None:
+            self.report.place_all([f"line {n}" for n in self.lines])
         self._reset()
         return result
 

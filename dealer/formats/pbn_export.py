@@ -7,6 +7,24 @@ ranks descending. Event, Site and Date belong to the event and are ``?`` when un
 Scoring, Declarer, Contract and Result do not apply to a dealing program and are ``""``, as the
 standard asks of one.
 
+Where Big Deal's PBN (``output.c``: ``init_pbn``, ``print_pbn``) differs for the same run, the standard is
+explicit and ours follows it (sections of PBN 2.1):
+
+- line ends: CRLF (2.3: "this end-of-line indicator equals the CRLF character-pair"); Big Deal writes
+  C text mode, LF from its Unix build;
+- games: "each game (except for the first) must start with an empty text line" (3); Big Deal ends every
+  game with one, so its file also ends with an empty line;
+- ``Generator``: a supplemental tag, after the 15 mandatory tags (3.4), in every game (3: "every game
+  contains all its required data"); Big Deal writes it once, before the first game's Event, with a
+  ``%`` line before;
+- the players, Scoring, Declarer, Contract and Result: ``""`` (3.4: "when a tag value of a mandatory tag
+  is inappropriate (e.g. a dealing program ...), then the tag is given as an empty string"); Big Deal
+  writes ``"?"``;
+- ``[Deal]`` starts with the dealer (3.4.11: "in export format ... <first> is equal to the dealer"); Big
+  Deal always starts with North. The deal is the same.
+
+Event, Site, Date, Board, Dealer and Vulnerable are the same as Big Deal's.
+
 Every game is the same text but for four fields: the board number (1 to 19 digits), the dealer (one
 letter), the vulnerability (``None``, ``NS``, ``EW`` or ``All``) and the 69-character deal. So a chunk
 of games is built as one (n, width) byte array: a template row copied n times, then the four fields

@@ -21,10 +21,11 @@ from typing import Any, BinaryIO, Final, NoReturn
 import numpy as np
 
 from dealer.core.boards import dealers_of, vulnerabilities_of
-from dealer.core.cards import DealArray, from_pbn
+from dealer.core.cards import RANKS, SEATS, DealArray, from_pbn
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, InvalidDealError
 from dealer.formats.pbn_deals import DEAL_TEXT_LENGTH, parse_deal_texts
+from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport, Skipped
 
 BLOCK_SIZE: Final = 1 << 20  # bytes read at a time
 MAX_PENDING: Final = 32 << 20  # longest text without a game boundary, or inside one comment
@@ -34,14 +35,15 @@ _STRING = r'[^"\\\n]*(?:\\.[^"\\\n]*)*'  # inside quotes; \" and \\ are escapes
 _KEPT = "Vulnerable|Generator|Dealer|Event|Board|Site|Date|Deal"
 _OTHER_TAG = rf'\[{_WS}(?!(?:{_KEPT}){_WS}")[A-Za-z0-9_]+{_WS}"{_STRING}"{_WS}\]'
 
-# One token a match. Groups: 1, 2 = name and value of a kept tag; 3 = a semi-empty line (it ends a
-# game); 4 = a comment '{' never closed (the token runs to the end of the text, so that no later '{' is
-# tried again: each is tried once); 5 = a character that starts nothing legal here. A run of other tag
-# pairs, a comment, an escape line or a string matches without a group and is passed over; section
-# data is skipped by the search. No pattern can backtrack far, so lexing stays linear in the text.
+# One token a match. Groups: 1, 2 = name and value of a kept tag; 3 = the '[' of a run of other tag
+# pairs (passed over, but it makes a game; only its first character is captured, to keep the token
+# small); 4 = a semi-empty line (it ends a game); 5 = a comment '{' never closed (the token runs to the
+# end of the text, so that no later '{' is tried again: each is tried once); 6 = a character that starts
+# nothing legal here. A comment, an escape line or a string matches without a group and is passed over;
+# section data is skipped by the search. No pattern can backtrack far, so lexing stays linear in the text.
 _LEXER = re.compile(
     rf'\[{_WS}({_KEPT}){_WS}"({_STRING})"{_WS}\]'
-    rf"|(?:{_OTHER_TAG}[ \t\v\f]*\n?)+"
+    rf"|(?=(\[))(?:{_OTHER_TAG}[ \t\v\f]*\n?)+"
     r"|^([ \t\v\f]*\n)"
     r"|^%[^\n]*"
     r"|;[^\n]*"
@@ -51,7 +53,7 @@ _LEXER = re.compile(
     r'|([\[\]}"])',
     re.MULTILINE,
 )
-_Token = tuple[str, str, str, str, str]
+_Token = tuple[str, str, str, str, str, str]
 _BAD_TOKEN: Final = {
     "[": 'malformed tag pair (expected [Name "value"] on at most two lines)',
     "]": "']' outside a tag pair",
@@ -75,14 +77,17 @@ _METADATA_TAGS: Final = ("Site", "Date", "Generator")
 _MAX_BOARD_NUMBER: Final = 2**63 - 1  # what a deal set holds
 
 
-def read_pbn(stream: BinaryIO, path: str, *, block_size: int = BLOCK_SIZE,
+def read_pbn(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
+             report: ReadReport | None = None, *, block_size: int = BLOCK_SIZE,
              max_pending: int = MAX_PENDING) -> Iterator[DealSet]:
     """Stream the boards of a PBN file in file order, one deal set per block of games.
 
-    `block_size` bytes are read at a time; `max_pending` bounds the text held while waiting for the end
-    of a game or of a comment (both exist to be lowered by tests).
+    `options` say whether games without a deal and partial deals are skipped (into `report`) or refuse
+    the file, and where a file without Board tags starts. `block_size` bytes are read at a time;
+    `max_pending` bounds the text held while waiting for the end of a game or of a comment (both exist
+    to be lowered by tests).
     """
-    reader = _Reader(path, max_pending)
+    reader = _Reader(path, max_pending, options, ReadReport() if report is None else report)
     for text, line, final in _blocks(stream, path, block_size, max_pending):
         chunk = reader.parse(text, line, final)
         if chunk is not None:
@@ -155,15 +160,18 @@ class _NeedMore(Exception):
 class _Reader:
     """Games to boards across the blocks of one file; holds what carries from game to game."""
 
-    def __init__(self, path: str, max_pending: int) -> None:
+    def __init__(self, path: str, max_pending: int, options: ReadOptions, report: ReadReport) -> None:
         self.path = path
         self.max_pending = max_pending
+        self.options = options
+        self.report = report
         self.last: dict[str, str] = {}  # latest value of every kept tag ('#' copies it)
         self.sticky: dict[str, str] = {}  # tags once set with '##': later games keep their latest value
         self.event: str | None = None
         self.metadata: dict[str, str] = {}
         self.metadata_seen: set[str] = set()
-        self.previous_board = 0
+        self.previous_board = (options.first_board or 1) - 1
+        self.seen_board = False  # a game with a deal (or a Board tag) was read: the file's top is over
         self.pending = ""
         self.pending_line = 1
 
@@ -192,12 +200,16 @@ class _Reader:
         self.pending, self.pending_line = text, line
 
     def _state(self) -> tuple[Any, ...]:
+        report = self.report
         return (dict(self.last), dict(self.sticky), self.event, dict(self.metadata),
-                set(self.metadata_seen), self.previous_board)
+                set(self.metadata_seen), self.previous_board, self.seen_board, len(report.partial),
+                len(report.results_only))
 
     def _restore(self, state: tuple[Any, ...]) -> None:
         (self.last, self.sticky, self.event, self.metadata, self.metadata_seen,
-         self.previous_board) = state
+         self.previous_board, self.seen_board, partial, results_only) = state
+        del self.report.partial[partial:]
+        del self.report.results_only[results_only:]
 
     def note_metadata(self, values: dict[str, str]) -> None:
         """Keep the first Event, Site, Date and Generator of the file's top (up to its first board).
@@ -220,7 +232,7 @@ def _end_of_last_game_before(text: str, token: int) -> int:
     for k, m in enumerate(_LEXER.finditer(text)):
         if k == token:
             break
-        if m.group(3):
+        if m.group(4):
             end = m.end()
     return end
 
@@ -237,6 +249,7 @@ class _Block:
         self.vulnerabilities: list[int] = []
         self.deals: list[str] = []
         self.deal_tokens: list[int] = []
+        self._starts: list[int] | None = None  # start offset of every token, worked out when needed
 
     def run(self, tokens: list[_Token], final: bool) -> DealSet | None:
         try:
@@ -248,36 +261,41 @@ class _Block:
 
     def read_games(self, tokens: list[_Token], final: bool) -> None:
         tags: dict[str, int] = {}  # kept tag name -> its token index; the first one counts
-        for k, (name, value, blank, open_brace, bad) in enumerate(tokens):
+        start: int | None = None  # the game's first tag (kept or not): None while there is no game
+        for k, (name, value, others, blank, open_brace, bad) in enumerate(tokens):
             if name:
                 if name not in tags:
                     tags[name] = k
                 elif name in ("Board", "Deal") and tokens[tags[name]][1] != value:
                     self.fail(k, f"a second {name} tag in one game; games are separated by an empty line")
+                start = k if start is None else start
+            elif others:
+                start = k if start is None else start
             elif blank:
-                if tags:
-                    self.finish_game(tags, tokens)
-                    tags = {}
+                if start is not None:
+                    self.finish_game(tags, tokens, start)
+                    tags, start = {}, None
             elif open_brace:
                 if not final:
                     raise _NeedMore(k)
                 self.fail(k, _BAD_TOKEN["{"])
             elif bad:
                 self.fail(k, _BAD_TOKEN[bad])
-        if tags and final:
-            self.finish_game(tags, tokens)
+        if start is not None and final:
+            self.finish_game(tags, tokens, start)
+
+    def token_line(self, token: int) -> int:
+        """The line of the `token`-th token of this block."""
+        if self._starts is None:
+            self._starts = [m.start() for m in _LEXER.finditer(self.text)]
+        start = self._starts[token] if token < len(self._starts) else 0
+        return self.line + self.text.count("\n", 0, start)
 
     def fail(self, token: int, reason: str, board: int | None = None) -> NoReturn:
         """Raise `FormatError` at the line of the `token`-th token of this block."""
-        start = 0
-        for k, m in enumerate(_LEXER.finditer(self.text)):
-            if k == token:
-                start = m.start()
-                break
-        line = self.line + self.text.count("\n", 0, start)
-        raise FormatError(reason, self.reader.path, line, board=board)
+        raise FormatError(reason, self.reader.path, self.token_line(token), board=board)
 
-    def finish_game(self, tags: dict[str, int], tokens: list[_Token]) -> None:
+    def finish_game(self, tags: dict[str, int], tokens: list[_Token], start: int) -> None:
         """Resolve one game's kept tags and, if it has a deal, record its board."""
         values = {name: tokens[k][1] for name, k in tags.items()}
         reader = self.reader
@@ -286,17 +304,16 @@ class _Block:
             values = self.resolve(values)
         else:
             reader.last.update(values)
-        if not reader.previous_board:  # the top of the file, up to its first board
+        if not reader.seen_board:  # the top of the file, up to its first board
             reader.note_metadata(values)
         deal = values.get("Deal", "")
         if len(deal) != DEAL_TEXT_LENGTH:
             deal = deal.strip()
             if not deal:
-                return  # a header game, or one without a deal
+                self.no_deal(values, tags, start)
+                return
         at = tags["Deal"]
         board = self.board_number(values.get("Board", ""), tags.get("Board", at))
-        if deal == "?":
-            self.fail(at, "the deal is unknown ('?')", board)
         dealer = _DEALER_CODES.get(values.get("Dealer", ""))
         if dealer is None:
             dealer = self.dealer(values["Dealer"], tags.get("Dealer", at), board)
@@ -309,6 +326,22 @@ class _Block:
         self.deals.append(deal)
         self.deal_tokens.append(at)
         reader.previous_board = board
+        reader.seen_board = True
+
+    def no_deal(self, values: dict[str, str], tags: dict[str, int], start: int) -> None:
+        """A game with tags but no deal: the file's header before any board, or else a results-only
+        game (skipped if the options say so) or a game cut short - an error naming its line."""
+        reader = self.reader
+        if not reader.seen_board and "Board" not in values:
+            return  # the file's header: Event, Site, Date, Generator, ... for the games below
+        board_text = values.get("Board", "").strip()
+        board = int(board_text) if board_text.isascii() and board_text.isdigit() and len(board_text) < 19 else None
+        if reader.options.skip_results_only:
+            reader.report.results_only.append(Skipped(board, f"line {self.token_line(start)}", "no deal"))
+            reader.seen_board = True
+            return
+        self.fail(start, "a game with tags but no deal (results only, or the file is cut short); "
+                         "--skip-results-only passes over games without a deal", board)
 
     def resolve(self, values: dict[str, str]) -> dict[str, str]:
         """Tag values after unescaping and inheritance (PBN standard 4.8: '#' and '##')."""
@@ -351,29 +384,85 @@ class _Block:
         return code
 
     def deal_set(self) -> DealSet | None:
-        """The block's boards as one deal set: deals decoded together, Law 2 where the file says nothing."""
+        """The block's boards as one deal set: deals decoded together, Law 2 where the file says nothing;
+        partial deals dropped (into the report) when the options say so."""
         if not self.boards:
             return None
         deals, read_ok = parse_deal_texts(self.deals)
+        keep = np.ones(len(self.boards), dtype=bool)
         for i in np.flatnonzero(~read_ok):
-            deals[i] = self.scalar_deal(int(i))
+            deal = self.scalar_deal(int(i))
+            if deal is None:
+                keep[i] = False
+            else:
+                deals[i] = deal
         boards = np.array(self.boards, dtype=np.int64)
         given_dealers = np.array(self.dealers, dtype=np.int8)
         given_vuls = np.array(self.vulnerabilities, dtype=np.int8)
         dealers = np.where(given_dealers == _LAW2, dealers_of(boards), given_dealers).astype(np.uint8)
         vuls = np.where(given_vuls == _LAW2, vulnerabilities_of(boards), given_vuls).astype(np.uint8)
         reader = self.reader
-        return DealSet(boards, deals, dealers, vuls, reader.event or "", dict(reader.metadata))
+        if reader.report.places is not None:
+            reader.report.place_all([f"line {self.token_line(t)}" for t, k in zip(self.deal_tokens, keep,
+                                                                                 strict=True) if k])
+        return DealSet(boards[keep], deals[keep], dealers[keep], vuls[keep], reader.event or "",
+                       dict(reader.metadata))
 
-    def scalar_deal(self, i: int) -> DealArray:
-        """One deal in a layout the bulk decoder does not take; `FormatError` if it is not a full deal."""
+    def scalar_deal(self, i: int) -> DealArray | None:
+        """One deal in a layout the bulk decoder does not take. A partial deal is None when the options
+        skip them; else, and for anything that is not a deal at all, `FormatError`."""
         text = self.deals[i]
         try:
             return from_pbn(text)
         except InvalidDealError as exc:
             reason = str(exc)
+        partial = partial_deal(text)
+        if partial is None:
             reason = reason if len(reason) <= 160 else reason[:157] + "..."
             self.fail(self.deal_tokens[i], f"not a full deal: {reason}", self.boards[i])
+        reader = self.reader
+        if not reader.options.skip_partial:
+            self.fail(self.deal_tokens[i], f"a partial deal ({partial}): every board needs all 52 cards",
+                      self.boards[i])
+        reader.report.partial.append(Skipped(self.boards[i], f"line {self.token_line(self.deal_tokens[i])}",
+                                             partial))
+        return None
+
+
+def partial_deal(text: str) -> str | None:
+    """What a well-formed PBN deal text lacks, if all it lacks is cards (``?``, ``-`` hands, short hands):
+    a partial deal. None if the text is not a deal at all (bad syntax, a card twice, a hand over 13)."""
+    body = text.strip()
+    if body == "?":
+        return "the deal is unknown ('?')"
+    first, sep, rest = body.partition(":")
+    hands = rest.split()
+    if not sep or len(first.strip()) != 1 or first.strip().upper() not in SEATS or len(hands) != 4:
+        return None
+    seat0 = SEATS.index(first.strip().upper())
+    seen: set[int] = set()
+    short: list[str] = []
+    for k, hand in enumerate(hands):
+        seat = SEATS[(seat0 + k) % 4]
+        if hand == "-":
+            short.append(f"{seat} unknown")
+            continue
+        suits = hand.split(".")
+        if len(suits) != 4:
+            return None
+        count = 0
+        for suit, ranks in enumerate(suits):
+            for ch in ranks.upper():
+                rank = RANKS.find(ch)
+                if rank < 0 or suit * 13 + rank in seen:
+                    return None
+                seen.add(suit * 13 + rank)
+                count += 1
+        if count > 13:
+            return None
+        if count < 13:
+            short.append(f"{seat} {count} cards")
+    return f"{', '.join(short)}" if short and len(seen) < 52 else None
 
 
 def _shown(value: str) -> str:

@@ -2,17 +2,29 @@
 
 The files are fixtures (tests/data/bigdeal/, made by its make_fixtures.py from a bigdealx built from
 Big Deal's public sources); no bigdealx is needed here. Every expected value comes from those files,
-read with the plain decoders of :mod:`tests.support.bigdeal_files`.
+read with the plain decoders of :mod:`tests.support.bigdeal_files`; our side is read through
+``dealer convert``, the command users run.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from dealer import formats
+from dealer.cli import main
 from dealer.engines.bigdeal import BigDealEngine
-from tests.support.bigdeal_files import Case, cases, goe_numbers, manifest, pbn_deals, pbn_games
+from tests.support.bigdeal_files import (
+    Case,
+    cases,
+    deal_from_pbn,
+    goe_numbers,
+    manifest,
+    pbn_deals,
+    pbn_games,
+)
 
 CASES = cases()
 
@@ -65,30 +77,54 @@ def test_the_owner_changes_the_deals() -> None:
         assert np.array_equal(BigDealEngine(bytes.fromhex(case.seed), case.owner).deals(16), expected)
 
 
-# Big Deal format -> whether the file carries board numbers (the others are numbered from 1 on reading)
-READABLE = {"pbn": True, "lin": True, "csv": True, "dlm": True, "dlmblind": True, "dup": False,
-            "dupblind": False, "bri": False, "dge": False, "ber": False, "borel": False}
+# Every deal file Big Deal writes, and whether it carries board numbers (the others are read with
+# --first-board, the run's first board). The one other file Big Deal writes, ``stats`` (.txt), holds
+# statistics of the set, not deals.
+BOARD_NUMBERS = {"pbn": True, "lin": True, "csv": True, "dlm": True, "dlmblind": True, "cds": True,
+                 "dup": False, "dupblind": False, "bri": False, "dge": False, "ber": False, "borel": False,
+                 "kops": False, "goedel": False}
 
 
-def _readable(case: Case) -> list[str]:
-    out = []
-    for fmt in READABLE:
-        if fmt not in case.files:
-            continue
-        # A BHG line starts with the dealer's hand and the file holds no board numbers, so it can be
-        # read only knowing its first board: our reader takes board 1. Big Deal's files of runs
-        # starting at another board than 1, 5, 9, ... are not readable as they stand.
-        if fmt == "borel" and (case.first - 1) % 4:
-            continue
-        out.append(fmt)
-    return out
+def test_every_deal_file_big_deal_wrote_is_read() -> None:
+    written = {fmt for case in CASES for fmt in case.files}
+    assert written - set(BOARD_NUMBERS) == {"stats"}
+    assert set(BOARD_NUMBERS) <= written
 
 
-@pytest.mark.parametrize(("case", "fmt"), [(c, f) for c in CASES for f in _readable(c)],
+def games_of_json(data: bytes) -> list[tuple[int, str, str, list[int]]]:
+    """(board, dealer, vulnerability, deal) of each board of our JSON file, decoded with the json module
+    and the fixtures' own PBN deal decoder."""
+    doc = json.loads(data)
+    return [(b["board"], b["dealer"], b["vulnerable"], deal_from_pbn(b["deal"])) for b in doc["boards"]]
+
+
+@pytest.mark.parametrize(("case", "fmt"), [(c, f) for c in CASES for f in BOARD_NUMBERS if f in c.files],
                          ids=lambda v: str(v))
-def test_our_readers_read_bigdealx_files(case: Case, fmt: str) -> None:
-    expected = pbn_deals(case.read("pbn"))
-    got = formats.read_file(case.path(fmt))
-    assert np.array_equal(got.deals, expected)
-    if READABLE[fmt]:
-        assert got.boards.tolist() == case.boards
+def test_convert_reads_every_bigdealx_file_as_its_pbn(case: Case, fmt: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``dealer convert FILE out.json`` (with ``--first-board`` where the file holds no numbers) gives
+    Big Deal's PBN: the same boards, dealers, vulnerabilities and deals, in order."""
+    out = tmp_path / "out.json"
+    extra = [] if BOARD_NUMBERS[fmt] else ["--first-board", str(case.first)]
+    assert main(["convert", str(case.path(fmt)), str(out), *extra]) == 0, capsys.readouterr().err
+    expected = [(int(g["Board"]), g["Dealer"], g["Vulnerable"], deal_from_pbn(g["Deal"]))
+                for g in pbn_games(case.read("pbn"))]
+    assert [g[0] for g in expected] == case.boards
+    assert games_of_json(out.read_bytes()) == expected
+    shown = capsys.readouterr().err
+    if not BOARD_NUMBERS[fmt]:
+        assert "--first-board N" not in shown  # the numbers were given: no hint to give them
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.first > 1], ids=str)
+def test_a_file_without_board_numbers_read_without_first_board_says_so(case: Case, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Read without --first-board, a BRI of boards 5-20 is boards 1-16, and the user is told how to say
+    otherwise; the deals are Big Deal's in order."""
+    out = tmp_path / "out.json"
+    assert main(["convert", str(case.path("bri")), str(out)]) == 0
+    shown = capsys.readouterr().err
+    assert "numbered from 1 (--first-board N to start at N)" in shown
+    got = games_of_json(out.read_bytes())
+    assert [g[0] for g in got] == list(range(1, len(case.boards) + 1))
+    assert np.array_equal([g[3] for g in got], pbn_deals(case.read("pbn")))

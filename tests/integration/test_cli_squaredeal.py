@@ -162,3 +162,40 @@ def test_wbg2024_sessions_regenerate_exactly(tmp_path: Path) -> None:
         ours = pbn_boards_and_deals(tmp_path / "out" / f"{name}.pbn")
         theirs = pbn_boards_and_deals(WBG / f"{name}.pbn")
         assert ours[0] == theirs[0] and np.array_equal(ours[1], theirs[1]), name
+
+
+@needs_pbn
+def test_one_rule_for_joins_fixed_open_or_given_at_generation(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A join whose board numbers repeat is refused naming the sessions, whatever kind of phase; one
+    whose numbers do not repeat is written."""
+    sqd = tmp_path / "e.sqd"
+    assert main(["squaredeal", "create", str(sqd), "--event", "E", "--delayed-info", "DJI"]) == 0
+    assert main(["squaredeal", "add-phase", str(sqd), "2", "?", "QQ#", "Boards given later"]) == 0
+    assert main(["squaredeal", "add-phase", str(sqd), "0", "12", "X#", "Open"]) == 0
+    assert main(["squaredeal", "publish", str(sqd)]) == 0
+    assert main(["squaredeal", "set-dv", str(sqd), "1"]) == 0
+    out = tmp_path / "deals"
+    capsys.readouterr()
+    for name, boards in (("QQ1-2", ["--boards", "12"]), ("X1-2", [])):
+        assert main(["squaredeal", "generate", str(sqd), name, *boards, "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"'{name}': sessions 1 and 2 both hold boards 1-12;" in err
+    assert not out.exists() or list(out.iterdir()) == []
+    assert main(["squaredeal", "generate", str(sqd), "QQ1-2", "--boards", "1-12,13-24", "-o", str(out)]) == 0
+    assert pbn_boards_and_deals(out / "QQ1-2.pbn")[0] == list(range(1, 25))
+
+
+def test_a_published_goe_verifies_like_its_pbn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The WBG 2024 .goe files SquareDeal published beside the PBN: each verifies against its session,
+    numbered from the session's first board (FIN2 holds boards 17-32); one changed number does not."""
+    names = ["FIN1.goe", "FIN2.goe", "QF1.goe", "SF1.goe"]
+    for name in ("WBG2024.sqd", "WBG2024.sqk", *names):
+        shutil.copy(WBG / name, tmp_path / name)
+    assert main(["squaredeal", "verify", str(tmp_path / "WBG2024.sqd"), *(str(tmp_path / n) for n in names)]) == 0
+    assert capsys.readouterr().out.count(": matches") == 4
+    lines = (tmp_path / "FIN2.goe").read_text().splitlines(keepends=True)
+    lines[3] = lines[3][:-2] + str((int(lines[3][-2]) + 1) % 10) + "\n"  # board 20: the last digit changed
+    (tmp_path / "FIN2.goe").write_text("".join(lines))
+    assert main(["squaredeal", "verify", str(tmp_path / "WBG2024.sqd"), str(tmp_path / "FIN2.goe")]) == 8
+    assert "FIN2.goe: board 20: the deal differs" in capsys.readouterr().out

@@ -161,7 +161,10 @@ def test_command_writes_only_the_file_and_one_line(tmp_path: Path, deal_file: Pa
     out = tmp_path / "out.html"
     assert main(["records", str(deal_file), "-o", str(out), "--no-dd", "--boards", "3,7,9"]) == 0
     captured = capsys.readouterr()
-    assert captured.out == f"wrote 3 boards to {out}\n" and captured.err == ""
+    # stderr holds one note: a PBN file does not say how many boards it holds (no hand is shown)
+    assert captured.out == f"wrote 3 boards to {out}\n"
+    assert captured.err == (f"dealer: {deal_file}: 9 boards read (1-9); PBN does not record how many boards "
+                            "a file holds: check that none is missing\n")
     root = parse_html(out.read_text(encoding="utf-8"))
     assert [int(b.attrs["data-board"]) for b in root.find("board", "article")] == [3, 7, 9]
     assert root.find(tag="h1")[0].all_text() == "Test pairs"
@@ -234,4 +237,7 @@ def test_double_dummy_progress_goes_to_stderr_without_hands(tmp_path: Path, deal
     assert main(["records", str(deal_file), "-o", str(out), "--dd", "--boards", "1-2"]) == 0
     captured = capsys.readouterr()
     assert captured.out == f"wrote 2 boards to {out}\n"
-    assert captured.err == "double dummy: 2/2 boards\n"
+    progress = [line for line in captured.err.splitlines() if line.startswith("double dummy:")]
+    assert progress == ["double dummy: 2/2 boards"]
+    for seat in range(4):
+        assert suits_of(deals.deals[0], seat)[0] not in captured.err

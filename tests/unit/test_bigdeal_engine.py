@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from dealer import engines
+from dealer.core import godel
 from dealer.core.cards import from_pbn
-from dealer.engines import bigdeal, godel, ripemd160
+from dealer.engines import bigdeal, ripemd160
 
 WBG = Path(__file__).resolve().parent.parent / "data" / "squaredeal" / "WBG2024"
 # session file -> (phase, session) of WBG2024.sqd: FIN is phase 7, SF phase 6, QF phase 5

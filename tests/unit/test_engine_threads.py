@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from dealer import engines
-from dealer.core import parallel
+from dealer.core import godel, parallel
 from dealer.core.errors import UsageError
-from dealer.engines import bigdeal, godel, shuffle
+from dealer.engines import bigdeal, shuffle
 from dealer.engines.bigdeal import BigDealEngine
 from dealer.engines.shuffle import ShuffleEngine
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dealer.core import godel
 from dealer.core.cards import from_pbn
-from dealer.engines import godel
 
 WBG = Path(__file__).resolve().parent.parent / "data" / "squaredeal" / "WBG2024"
 GOE_FILES = sorted(WBG.glob("*.goe"))

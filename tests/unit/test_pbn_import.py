@@ -13,7 +13,7 @@ from dealer.core.cards import hand_text
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
 from dealer.formats import pbn
-from dealer.formats.pbn_import import read_pbn
+from dealer.formats.pbn_import import BLOCK_SIZE, MAX_PENDING, read_pbn
 
 # the two boards of Big Deal's sample, as their files give them (hands from North)
 DEAL_1 = "N:AJ9.K9542.Q.AK93 K.QJ76.K98763.75 QT6543.AT.JT.T62 872.83.A542.QJ84"
@@ -22,9 +22,9 @@ NORTH_1 = "AJ9.K9542.Q.AK93"
 WEST_1 = "872.83.A542.QJ84"
 
 
-def read(data: str | bytes, **kwargs: int) -> DealSet:
+def read(data: str | bytes, block_size: int = BLOCK_SIZE, max_pending: int = MAX_PENDING) -> DealSet:
     raw = data.encode("latin-1") if isinstance(data, str) else data
-    return DealSet.concat(read_pbn(io.BytesIO(raw), "t.pbn", **kwargs))
+    return DealSet.concat(read_pbn(io.BytesIO(raw), "t.pbn", block_size=block_size, max_pending=max_pending))
 
 
 def summary(ds: DealSet) -> list[tuple[int, int, int]]:
@@ -146,13 +146,15 @@ def test_a_repeated_tag_with_the_same_value_is_ignored() -> None:
 @pytest.mark.parametrize(("text", "message"), [
     (f'[Board "1"]\n[Deal "{DEAL_1}"]\n[Board "2"]\n[Deal "{DEAL_2}"]\n',
      "t.pbn, line 3: a second Board tag in one game"),
-    (f'[Board "1"]\n\n[Board "x2"]\n[Deal "{DEAL_1}"]\n', "t.pbn, line 3: board number 'x2' is not"),
+    (f'[Event "e"]\n\n[Board "x2"]\n[Deal "{DEAL_1}"]\n', "t.pbn, line 3: board number 'x2' is not"),
     (f'[Board "0"]\n[Deal "{DEAL_1}"]\n', "t.pbn, line 1: board number '0'"),
     (f'[Board "5"]\n[Dealer "X"]\n[Deal "{DEAL_1}"]\n', "t.pbn, line 2, board 5: dealer 'X'"),
     (f'\n\n[Board "5"]\n[Vulnerable "NE"]\n[Deal "{DEAL_1}"]\n', "t.pbn, line 4, board 5: vulnerability"),
-    ('[Board "5"]\n[Deal "?"]\n', "t.pbn, line 2, board 5: the deal is unknown"),
-    ('[Board "5"]\n\n[Deal "N:- - - -"]\n', "t.pbn, line 3, board 1: not a full deal: more than one hand"),
-    (f'[Board "5"]\n[Deal "{DEAL_1[:-1]}"]\n', "t.pbn, line 2, board 5: not a full deal: cards in no hand"),
+    ('[Board "5"]\n[Deal "?"]\n', "t.pbn, line 2, board 5: a partial deal (the deal is unknown ('?'))"),
+    ('[Event "e"]\n\n[Deal "N:- - - -"]\n', "t.pbn, line 3, board 1: a partial deal (N unknown, E unknown"),
+    (f'[Board "5"]\n[Deal "{DEAL_1[:-1]}"]\n', "t.pbn, line 2, board 5: a partial deal (W 12 cards)"),
+    (f'[Board "5"]\n[Deal "{DEAL_1}"]\n\n[Board "6"]\n', "t.pbn, line 4, board 6: a game with tags but no deal"),
+    (f'[Board "5"]\n[Deal "{DEAL_1[:-2]}A4"]\n[Event "x"]\n', "t.pbn, line 2, board 5: not a full deal"),
     (f'[Board "5"]\n[Deal "{DEAL_1[:-2]}A4"]\n', "t.pbn, line 2, board 5: not a full deal: CA appears twice"),
     (f'[Board "5"]\n[Deal "{DEAL_1}"\n', "t.pbn, line 2: malformed tag pair"),
     (f'[Board "5"]\n[Deal "{DEAL_1}\n"]', "t.pbn, line 2: malformed tag pair"),

@@ -93,7 +93,7 @@ def test_reserve_sets_differ_from_the_originals(event: sq.SquareDealEvent, keys:
 
 @pytest.mark.parametrize(("name", "expected"), [
     ("OPRR05", (1, 5, 5)), ("OPRR17", (1, 17, 17)), ("R161", (4, 1, 1)), ("FIN1-2", (7, 1, 2)),
-    ("MXRR01-03", (3, 1, 3)), ("QF6", (5, 6, 6)),
+    ("MXRR01-03", (3, 1, 3)), ("QF6", (5, 6, 6)), ("MXRR03-04", (3, 3, 4)),
 ])
 def test_session_names_resolve(event: sq.SquareDealEvent, name: str, expected: tuple[int, int, int]) -> None:
     ref = sq.resolve_session(event, name)
@@ -102,11 +102,34 @@ def test_session_names_resolve(event: sq.SquareDealEvent, name: str, expected: t
 
 
 @pytest.mark.parametrize("name", [
-    "OPRR5", "OPRR18", "OPRR00", "FIN7", "XYZ1", "FIN2-1", "R161-2", "MXRR03-04",
+    "OPRR5", "OPRR18", "OPRR00", "FIN7", "XYZ1", "FIN2-1", "R161-2", "MXRR01-04",
 ])
 def test_names_that_are_no_session_are_refused(event: sq.SquareDealEvent, name: str) -> None:
     with pytest.raises(UsageError):
         sq.resolve_session(event, name)
+
+
+@pytest.mark.parametrize(("name", "sessions", "boards"), [
+    ("R161-2", "1 and 2", "boards 1-20"), ("MXRR01-04", "1 and 4", "boards 1-10"),
+    ("FIN1-3", "1 and 3", "boards 1-16"),
+])
+def test_a_join_that_repeats_board_numbers_is_refused_naming_the_sessions(
+        event: sq.SquareDealEvent, name: str, sessions: str, boards: str) -> None:
+    with pytest.raises(UsageError, match=f"sessions {sessions} both hold {boards};"):
+        sq.resolve_session(event, name)
+
+
+def test_the_same_rule_joins_sessions_of_a_phase_whose_boards_come_at_generation() -> None:
+    """A phase of '?' boards: the join is checked once the boards are given, by the same rule."""
+    event = sq.SquareDealEvent("E", "DJI", "1", (sq.Phase(2, "?", "QQ#"), sq.Phase(3, "?", "OP#")), "0" * 64)
+    keys = {"1,1": "a" * 60, "1,2": "b" * 60, "2,1": "c" * 60, "2,2": "d" * 60, "2,3": "e" * 60}
+    joined = sq.resolve_session(event, "QQ1-2")  # the boards are not known yet: nothing to refuse
+    with pytest.raises(UsageError, match="'QQ1-2': sessions 1 and 2 both hold boards 1-12;"):
+        sq.session_deals(event, keys, joined, "12")
+    deals = sq.session_deals(event, keys, joined, "1-12,13-24")
+    assert deals.boards.tolist() == list(range(1, 25))
+    with pytest.raises(UsageError, match="sessions 1 and 3 both hold boards 1-8;"):
+        sq.session_deals(event, keys, sq.resolve_session(event, "OP1-3"), "1-8,9-16")
 
 
 def test_board_lists() -> None:

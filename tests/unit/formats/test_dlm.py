@@ -88,10 +88,11 @@ def test_header_faults() -> None:
 def test_writer_lists_boards_1_to_99_with_filler_and_right_checksums() -> None:
     run = DealSet.from_deals(DEALS[:3], [5, 6, 7], event="Club")
     text = write_bytes("dlm", run).decode("cp1252")
-    lines = text.split("\r\n")
-    assert lines[:10] == ["[Document]", "Headline=Club", "Status=Show", "Duplicates=1", "From board=5",
+    assert "\r" not in text  # LF, as Big Deal writes it
+    lines = text.split("\n")
+    assert lines[:10] == ["[Document]", "Headline=Club", "Status=Show", "Duplicates=0", "From board=5",
                           "To board=7", "Next board to duplimate=0", "PrintOuts=0", "Crypto key=0",
-                          f"Checksum={1 ^ 5 ^ 7 ^ 1}"]
+                          f"Checksum={0 ^ 5 ^ 7 ^ 1}"]
     boards = [line for line in lines if line.startswith("Board ")]
     assert len(boards) == 99
     filler = np.repeat(np.arange(4), 13)  # Big Deal's filler: N spades, E hearts, S diamonds, W clubs
@@ -102,10 +103,10 @@ def test_writer_lists_boards_1_to_99_with_filler_and_right_checksums() -> None:
     assert back.same_deals(run) and back.event == "Club"
 
 
-def test_blind_writes_sealed_and_newline_can_be_lf() -> None:
-    data = write_bytes("dlm", DealSet.from_deals(DEALS[:2]), blind=True, newline="\n")
-    assert b"\r" not in data
-    assert b"Status=Sealed\n" in data and f"Checksum={1 ^ 1 ^ 2}\n".encode() in data
+def test_blind_writes_sealed_and_newline_can_be_crlf() -> None:
+    data = write_bytes("dlm", DealSet.from_deals(DEALS[:2]), blind=True, newline="\r\n")
+    assert data.count(b"\r\n") == data.count(b"\n") == 10 + 2 * 99
+    assert b"Status=Sealed\r\n" in data and f"Checksum={0 ^ 1 ^ 2}\r\n".encode() in data
     assert read_bytes("dlm", data).metadata.get("sealed") == "yes"
 
 

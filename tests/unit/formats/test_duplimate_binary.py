@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,8 @@ import pytest
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
-from dealer.formats import read_file, write_file
+from dealer.formats import get_format, read_file, write_file
+from dealer.formats.reading import ReadOptions
 from tests.support.deals import random_deals
 from tests.support.format_round_trips import read_bytes, write_bytes
 
@@ -44,11 +46,22 @@ def test_dup_record_is_bri_part_dge_part_and_trailer() -> None:
     assert data[156 + 146:2 * 156] == b"YN1  0 04 "
 
 
-def test_dup_keeps_the_first_board_number_of_a_run() -> None:
+def test_dup_writes_big_deals_trailer_and_holds_no_board_numbers() -> None:
+    """Big Deal writes lowest board 1 and the number of boards whatever the run's own numbers: a run of
+    boards 17-20 is the Duplimate's boards 1-4, and comes back as 17-20 only when the reader is told."""
     run = DEALS.renumbered([17, 18, 19, 20])
     data = write_bytes("dup", run, copies=2)
-    assert data[146:156] == b"YN17 2 20 "
-    assert read_bytes("dup", data).same_deals(run)
+    assert [data[k * 156 + 146:(k + 1) * 156] for k in range(4)] == [b"YN1  2 04 "] * 4
+    assert read_bytes("dup", data).same_deals(DEALS)
+    back = DealSet.concat(get_format("dup").read(io.BytesIO(data), "mem", ReadOptions(first_board=17)))
+    assert back.same_deals(run)
+
+
+def test_dup_still_reads_a_trailer_with_the_runs_own_numbers() -> None:
+    data = bytearray(write_bytes("dup", DEALS))
+    for k in range(4):  # the trailer this project wrote before following Big Deal's
+        data[k * 156 + 146:(k + 1) * 156] = b"YN17 0 20 "
+    assert read_bytes("dup", bytes(data)).same_deals(DEALS.renumbered([17, 18, 19, 20]))
 
 
 def test_dup_trailer_on_board_one_only_reads() -> None:

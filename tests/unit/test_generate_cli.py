@@ -1,0 +1,55 @@
+"""`dealer generate --boards` and `--count`: a lone number is one board and says so in words that cannot
+be misread; --count N is boards 1-N, as bigdealx -n N."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dealer.cli import main
+from dealer.formats import read_file
+
+SEED = "ab" * 20
+
+
+def test_a_lone_number_is_that_board_and_the_message_says_so(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "one.pbn"
+    assert main(["generate", "--boards", "16", "--seed", SEED, "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"wrote 1 board: board 16 to {out}" in err
+    assert "--count 16 makes boards 1-16, as bigdealx -n 16 does" in err
+    assert read_file(out).boards.tolist() == [16]
+
+
+def test_count_n_is_boards_1_to_n_the_same_deals_as_the_range(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate", "--count", "16", "--seed", SEED, "-o", str(tmp_path / "c.pbn")]) == 0
+    assert "wrote 16 boards: boards 1-16" in capsys.readouterr().err
+    assert main(["generate", "--boards", "1-16", "--seed", SEED, "-o", str(tmp_path / "r.pbn")]) == 0
+    counted, ranged = read_file(tmp_path / "c.pbn"), read_file(tmp_path / "r.pbn")
+    assert counted.boards.tolist() == list(range(1, 17)) and counted.same_deals(ranged)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--count", "0"], "--count must be 1 or more"),
+    (["--count", "4", "--blind"], "--blind applies to DUP and DLM files, not PBN"),
+])
+def test_bad_counts_are_refused(argv: list[str], message: str, tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate", *argv, "-o", str(tmp_path / "x.pbn")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.pbn").exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--count", "4", "--boards", "1-4"], "not allowed with argument"),
+    ([], "one of the arguments --boards --count is required"),
+])
+def test_boards_and_count_are_one_or_the_other(argv: list[str], message: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["generate", *argv, "-o", str(tmp_path / "x.pbn")])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
