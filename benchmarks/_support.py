@@ -196,22 +196,25 @@ def handshaken_pair() -> tuple[Link, Link]:
 
 
 def one_board_exchange(job: int = 101, board: int = 17) -> list[WireFrame]:
-    """Every frame of one board after the handshake, on a clean wire: scan, load, deal, recount. The
-    device side is scripted: an Ack to every command, BoardScanned after ScanBoard, three Progress
-    notices and DealDone after StartDeal, RecountReport (every card in its pocket) after Recount."""
+    """Every frame of one board after the handshake, on a clean wire: scan, load, check, deal, recount.
+    The device side is scripted: an Ack to every command, BoardScanned (straight) after ScanBoard, a
+    RecountReport of four empty pockets after the Recount that checks the board is empty before dealing,
+    three Progress notices and DealDone after StartDeal, RecountReport (every card in its pocket) after
+    the Recount that verifies the board."""
     load = LoadDeal.for_deal(job, board, pack_seats(list(range(4)) * 13))
     seats = unpack_seats(load.deal)
     pockets = tuple(Pocket(tuple(c for c in range(52) if seats[c] == s), 0) for s in range(4))
-    then: dict[type, list[Message]] = {
-        ScanBoard: [BoardScanned(ScanResult.OK, f"RED:{board}:N0:8".encode())],
-        StartDeal: [Progress(job, 13), Progress(job, 26), Progress(job, 39),
-                    DealDone(job, DealOutcome.COMPLETE, 52, (13, 13, 13, 13))],
-        Recount: [RecountReport(job, pockets)],
+    then: dict[str, list[Message]] = {
+        "scan": [BoardScanned(ScanResult.OK, 0, f"RED:{board}:N0:8".encode())],
+        "check": [RecountReport(job, tuple(Pocket((), 0) for _ in range(4)))],
+        "deal": [Progress(job, 13), Progress(job, 26), Progress(job, 39),
+                 DealDone(job, DealOutcome.COMPLETE, 52, (13, 13, 13, 13))],
+        "recount": [RecountReport(job, pockets)],
     }
     host, device = handshaken_pair()
     frames: list[WireFrame] = []
-    for step, command in (("scan", ScanBoard()), ("load", load), ("deal", StartDeal(job)),
-                          ("recount", Recount(job))):
+    for step, command in (("scan", ScanBoard()), ("load", load), ("check", Recount(job)),
+                          ("deal", StartDeal(job)), ("recount", Recount(job))):
         host.send(command, 0.0)
         while not (host.idle and device.idle):
             _carry(step, "host", host, device, frames, then)
@@ -220,7 +223,7 @@ def one_board_exchange(job: int = 101, board: int = 17) -> list[WireFrame]:
 
 
 def _carry(step: str, sender: str, src: Link, dst: Link, frames: list[WireFrame],
-           then: dict[type, list[Message]]) -> None:
+           then: dict[str, list[Message]]) -> None:
     data = src.data_to_send()
     for piece in data.split(b"\x00")[:-1]:
         wire = piece + b"\x00"
@@ -230,7 +233,7 @@ def _carry(step: str, sender: str, src: Link, dst: Link, frames: list[WireFrame]
     for ev in dst.receive(data, 0.0):
         if isinstance(ev, Delivered) and sender == "host":
             dst.reply(ev, Ack())
-            for event in then.get(type(ev.message), []):
+            for event in then.get(step, []):
                 dst.send(event, 0.0)
 
 

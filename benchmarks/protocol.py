@@ -127,9 +127,9 @@ def link_figures(count: int, repeats: int) -> None:
 
 def wire_figures() -> None:
     frames = one_board_exchange()
-    steps = ("scan", "load", "deal", "recount")
+    steps = ("scan", "load", "check", "deal", "recount")
     by_step = {s: sum(len(f.wire) for f in frames if f.step == s) for s in steps}
-    board = by_step["load"] + by_step["deal"] + by_step["recount"]
+    board = by_step["load"] + by_step["check"] + by_step["deal"] + by_step["recount"]
     scanned = board + by_step["scan"]
     host_bytes = sum(len(f.wire) for f in frames if f.sender == "host" and f.step != "scan")
     load_frame = next(len(f.wire) for f in frames if isinstance(f.message, LoadDeal))
@@ -137,7 +137,7 @@ def wire_figures() -> None:
     print("Bytes on the wire for one board (clean wire, after the handshake; both directions, Acks included)")
     for step, size in by_step.items():
         print(f"  {step:<8} {size:>4} bytes   {size * ms:6.1f} ms at {BAUD} baud")
-    print(f"  load + deal + recount: {board} bytes = {board / 13:.1f}x the 13-byte deal; "
+    print(f"  load + check (is it empty?) + deal + recount: {board} bytes = {board / 13:.1f}x the 13-byte deal; "
           f"goal <= 300: {'met' if board <= 300 else 'NOT met'} ({board / 300:.0%} of it)")
     print(f"  with the barcode scan: {scanned} bytes")
     print(f"  LoadDeal frame: {load_frame} bytes on the wire (goal <= 24: "

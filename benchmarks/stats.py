@@ -31,6 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a clone without installing
 
+from _support import header  # noqa: E402
+
 from dealer.engines import make_engine  # noqa: E402
 from dealer.stats import analyse, analysis, exact  # noqa: E402
 
@@ -100,7 +102,14 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=1_000_000)
     parser.add_argument("--subset", type=int, default=20_000, help="deals the plain-Python baseline runs on")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, to check the script runs")
     args = parser.parse_args()
+    if args.quick:
+        args.deals, args.subset, args.repeat = 20_000, 2_000, 1
+    header("stats: deals analysed per second by dealer stats", {
+        "plain Python per deal": "the same figures counted from each deal's hands in Python lists",
+        "numpy one-hot": "the straightforward vectorised count, a boolean array per seat",
+    }, f"best of {args.repeat} for every method")
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
           f"{args.deals:,} deals, best of {args.repeat}")
     deals = make_engine("shuffle", bytes(range(32))).deals(args.deals)

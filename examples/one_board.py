@@ -3,9 +3,10 @@
     python examples/one_board.py              # starts `dealer sim` and deals one board on it
     python examples/one_board.py /dev/ttyUSB0 # or deals one board on the machine at that port
 
-Handshake, make sure a board is in, scan its label, load a deal, deal it, recount the pockets and
-check every card is where the deal put it, then eject the board. Prints one line per step; exits 0
-when the recount matches the deal.
+Handshake, make sure a board is in, scan its label (and see that the board lies straight), load a deal,
+check the board is empty (a recount), deal it, recount the pockets and check every card is where the
+deal put it, then eject the board (PROTOCOL.md 6.1 says what a host checks before dealing). Prints one
+line per step; exits 0 when the recount matches the deal.
 """
 
 from __future__ import annotations
@@ -114,9 +115,17 @@ def deal_one_board(path: str) -> int:
     scan = machine.wait(lambda m: isinstance(m, BoardScanned))
     assert isinstance(scan, BoardScanned)
     print(f"scan: label {scan.label.decode()!r}")
+    if scan.turns:
+        sys.exit(f"the board lies turned {scan.turns} quarter turn(s): put it in straight")
     seats = [seat for seat in range(4) for _ in range(13)]
     random.shuffle(seats)
     machine.ask(LoadDeal.for_deal(1, 1, pack_seats(seats)))
+    machine.ask(Recount(1))
+    before = machine.wait(lambda m: isinstance(m, RecountReport))
+    assert isinstance(before, RecountReport)
+    if any(p.cards or p.unidentified for p in before.pockets):
+        sys.exit("the board holds cards already: empty it first")
+    print("check: the board is empty")
     machine.ask(StartDeal(1))
     print("dealing ...")
     done = machine.wait(lambda m: isinstance(m, DealDone | Fault))

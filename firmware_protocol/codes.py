@@ -62,6 +62,7 @@ class RefuseReason(IntEnum):
     WRONG_JOB = 7  # detail: low byte of the loaded job id
     FAULT_PRESENT = 8  # detail: the FaultCode still present
     UNSUPPORTED = 9  # detail: the command's type code (the machine lacks the capability)
+    NOT_SCANNED = 10  # detail: 0; the board in the machine was not scanned since it went in: ScanBoard first
 
 
 class FaultCode(IntEnum):

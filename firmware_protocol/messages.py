@@ -381,9 +381,11 @@ class BoardChanged(Message):
 @register(MsgType.BOARD_SCANNED)
 @dataclass(frozen=True, slots=True)
 class BoardScanned(Message):
-    """Result of ScanBoard: the barcode payload as opaque bytes, or why there is none."""
+    """Result of ScanBoard: the barcode payload as opaque bytes, or why there is none, and how the board
+    lies: `turns` quarter turns clockwise from straight (0: its North pocket under the machine's North)."""
 
     result: Annotated[int, UInt(1, ScanResult)]
+    turns: U8
     label: Annotated[bytes, Text(64)]
 
 

@@ -15,13 +15,15 @@ Modules (each owns one thing):
 * `device`: all of it behind a device-role `Link`: ``receive(bytes, now)``, ``poll(now)``,
   ``data_to_send()``, ``next_deadline()``.
 * `loopback`: an in-memory cable with a pyserial-like host end, in virtual time by default.
+* `record`: the physical record (the ledger as JSON, hands as PBN) kept in a file, for checking a run
+  without importing anything of this project.
 * `pty_sim`: the machine on a pseudo-terminal, for real pyserial; `cli`: ``python -m hil``, ``dealer sim``.
 * `scenarios`: named fault plans with their expected outcome; `pytest_plugin`: ``--machine-port``.
 
 For a host's ``sim://`` URLs (``dealer.dealing.transport``)::
 
     sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
-           &keeps_job=1&boot_noise=1                      (every key optional)
+           &keeps_job=1&boot_noise=1&ledger=record.json   (every key optional)
 
     import hil
     sim = hil.open_sim(url)              # a started PtySimulator (SimConfig.from_url, then start())
@@ -40,7 +42,10 @@ clears a jam or a held card and closes the door; FIX_PACK puts back missing card
 operator inserts the board whose deal is loaded (by its number), else the next empty board of the
 rack. With no ``set`` the rack is open: set A, and any board the host asks for by label is fetched.
 After a Fault, a host waits for the operator by retrying StartDeal (refused with FAULT_PRESENT until the
-cause is gone); after a prompt that moves a board, it waits for BoardChanged or polls Status.
+cause is gone); after a prompt that moves a board, it waits for BoardChanged or polls Status. The machine
+deals only into a board whose label it read since the board went in (StartDeal is refused NOT_SCANNED
+otherwise, also after a restart), and its reader reports how the board lies (BoardScanned.turns; a board
+turned with its label facing away is NO_READ).
 
 What puts each machine fault right on the simulator (the prompt a host sends, then StartDeal again):
 JAM, UNREADABLE_CARD, FOREIGN_CARD, DUPLICATE_CARD, DOOR_OPEN: CLEAR_PATH. EMPTY_HOPPER: FIX_PACK.

@@ -1,5 +1,7 @@
 """`python -m hil` and `dealer sim`: serve a simulated dealing machine on a pseudo-terminal until stopped.
 
+With ``--ledger FILE`` the machine's physical record (`hil.record`) is kept in FILE.
+
 The first line on standard output is the path a host opens (the stable symlink), alone on its line;
 everything else goes to standard error. SIGTERM or SIGINT (Ctrl-C) stops the machine cleanly: the
 thread is joined, the pty closed and the symlink removed.
@@ -41,13 +43,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keeps-job", action="store_true",
                         help="announce KEEPS_JOB_OVER_POWER_LOSS: a power loss keeps the job")
     parser.add_argument("--boot-noise", action="store_true", help="write a line of text before the first frame")
+    parser.add_argument("--ledger", metavar="FILE",
+                        help="keep the physical record in FILE (JSON: every dealing and what every board holds, "
+                             "as PBN deals), written after every board and when the machine stops")
 
 
 def config_from_args(args: argparse.Namespace) -> SimConfig:
     link = args.link or os.path.join(tempfile.gettempdir(), f"dealer-sim-{os.getpid()}")
     return SimConfig.from_options(speed=args.speed, seed=args.seed, set_name=args.set_name, boards=args.boards,
                                   copies=args.copies, faults=args.faults, link=link, keeps_job=args.keeps_job,
-                                  boot_noise=args.boot_noise)
+                                  boot_noise=args.boot_noise, ledger=args.ledger)
 
 
 def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -4,6 +4,7 @@
 ``sim://`` URL (`SimConfig.from_url`), the form a host's transport passes on::
 
     sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
+          &ledger=record.json
 
 Every query key is optional; unknown keys are refused. Times in `Timing` are seconds of machine time
 at speed 1 (realistic: about 8 s to deal a board, 4 s to recount it, 16 s a board in all with the
@@ -71,6 +72,8 @@ class SimConfig:
     baud: int = 115200
     link: str | None = None
     """Path of the stable symlink a pty simulator keeps pointing at its current port."""
+    ledger: str | None = None
+    """Path of the JSON file the I/O layer keeps the physical record in (`hil.record`), if any."""
 
     def __post_init__(self) -> None:
         if not self.speed > 0:
@@ -100,7 +103,8 @@ class SimConfig:
     @classmethod
     def from_options(cls, *, speed: float = 1.0, seed: int = 0, set_name: str | None = None,
                      boards: str | None = None, copies: int = 1, faults: str | Path | None = None,
-                     link: str | None = None, keeps_job: bool = False, boot_noise: bool = False) -> SimConfig:
+                     link: str | None = None, keeps_job: bool = False, boot_noise: bool = False,
+                     ledger: str | None = None) -> SimConfig:
         """A config from the options of `dealer sim` (board range as text, plan as a file path)."""
         try:
             plan = FaultPlan.load(faults) if faults else FaultPlan()
@@ -109,8 +113,10 @@ class SimConfig:
         numbers = parse_boards(boards) if boards else DEFAULT_BOARDS
         if set_name is not None and not valid_set_name(set_name.upper()):
             raise SimConfigError(f"board set {set_name!r}: use 1 to 12 letters (A-Z) and digits")
+        if ledger is not None and not Path(ledger).parent.is_dir():
+            raise SimConfigError(f"ledger {ledger}: no folder {Path(ledger).parent}")
         return cls(speed=speed, seed=seed, set_name=set_name, boards=numbers, copies=copies, faults=plan,
-                   link=link, keeps_job=keeps_job, boot_noise=boot_noise)
+                   link=link, keeps_job=keeps_job, boot_noise=boot_noise, ledger=ledger)
 
     @classmethod
     def from_url(cls, url: str) -> SimConfig:
@@ -129,7 +135,8 @@ class SimConfig:
                 set_name=options.get("set") or None, boards=options.get("boards") or None,
                 copies=int(options.get("copies", 1)), faults=options.get("faults") or None,
                 link=options.get("link") or None, keeps_job=options.get("keeps_job", "0") in ("1", "true", "yes"),
-                boot_noise=options.get("boot_noise", "0") in ("1", "true", "yes"))
+                boot_noise=options.get("boot_noise", "0") in ("1", "true", "yes"),
+                ledger=options.get("ledger") or None)
         except ValueError as exc:
             raise SimConfigError(f"{url}: {exc}") from None
 
@@ -161,4 +168,5 @@ def format_boards(boards: tuple[int, ...] | list[int]) -> str:
     return ",".join(str(a) if a == z else f"{a}-{z}" for a, z in spans)
 
 
-_URL_KEYS: Final = {"speed", "seed", "set", "boards", "copies", "faults", "link", "keeps_job", "boot_noise"}
+_URL_KEYS: Final = {"speed", "seed", "set", "boards", "copies", "faults", "link", "keeps_job", "boot_noise",
+                    "ledger"}

@@ -44,6 +44,8 @@ class Dealing:
     dealt: set[int] = field(default_factory=set)
     pack: str | None = None
     record: DealRecord | None = None
+    redirect: dict[Card, int] = field(default_factory=dict)
+    """Cards still in the hopper that a crossing (swapped cards) will send to another hand's pocket."""
 
     def __post_init__(self) -> None:
         self.seats = unpack_seats(self.deal)
@@ -91,9 +93,13 @@ class CardPath:
         if stop is not None:
             return stop
         seat = dealing.seats[card.index]
-        rider = room.feed() if FaultKind.DOUBLE_FEED in kinds else None
+        rider = self._rider(dealing, seat) if FaultKind.DOUBLE_FEED in kinds else None
         misfeed = kinds.get(FaultKind.MISFEED)
         target = seat if misfeed is None else (misfeed.pocket if misfeed.pocket is not None else (seat + 1) % 4)
+        if card in dealing.redirect:
+            target = dealing.redirect.pop(card)
+        elif FaultKind.SWAPPED_CARDS in kinds:
+            target = self._cross(dealing, seat, target)
         if FaultKind.CARD_FALLS in kinds:
             room.floor.append(card)
         else:
@@ -110,6 +116,23 @@ class CardPath:
         if rider is not None and double is not None and double.detected is not False:
             return Stop(FaultCode.MISFEED, 0xFFFF, False)
         return None
+
+    def _rider(self, dealing: Dealing, seat: int) -> Card | None:
+        """The card fed along with this one: the next card of the pack that belongs to another hand (a
+        double feed of two cards of one hand would leave no trace in the board)."""
+        hopper = self.room.hopper
+        rider = next((c for c in hopper if dealing.seats[c.index] != seat), hopper[0] if hopper else None)
+        if rider is not None:
+            hopper.remove(rider)
+        return rider
+
+    def _cross(self, dealing: Dealing, seat: int, target: int) -> int:
+        """This card and the next one of another hand cross: each goes into the other's pocket."""
+        partner = next((c for c in self.room.hopper if dealing.seats[c.index] != seat), None)
+        if partner is None:
+            return target
+        dealing.redirect[partner] = seat
+        return dealing.seats[partner.index]
 
     def _read(self, card: Card, dealing: Dealing, kinds: dict[FaultKind, FaultSpec]) -> Stop | None:
         """The reader's checks on a card; a card that fails one is held in the path."""

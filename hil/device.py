@@ -200,6 +200,10 @@ class SimDevice:
     def on_reboot(self, t: float) -> None:
         self._reboot = True
 
+    def on_label_read(self, t: float) -> None:
+        for spec in self.engine.scanned():
+            self.operator.swap_board(spec, t)
+
     def on_card_fault(self, spec: FaultSpec, t: float) -> bool:
         if spec.kind is FaultKind.BOARD_REMOVED:
             self.operator.pull_board(spec, t)

@@ -3,12 +3,14 @@
 A plan is ``{"seed": 7, "faults": [{"kind": "jam", "board": 2, "card": 30}, ...]}`` (or just the list).
 Every fault has a `kind` and a trigger: a point (`board` and `card`, `frame`, `insertion` or
 `board_number`, by kind) or a `rate` (a probability per chance: per card, per frame, per insertion
-or per dealing); `times` caps how often it fires (default 1 for a point, unlimited for a rate).
+or per dealing; a card fault with a rate and a `board` has its chances in that dealing only); `times`
+caps how often it fires (default 1 for a point, unlimited for a rate).
 
 Points are counted from 1: `board` is the k-th dealing this machine starts (StartDeal from LOADED;
 resuming does not count), `card` the n-th card fed in it, `frame` the n-th frame on the wire in the
 fault's `direction` (byte faults) or the n-th intact frame the device receives (power loss, unplug),
-`insertion` the operator's n-th insertion of a board, `board_number` the number printed on a board.
+`insertion` the operator's n-th insertion of a board, `board_number` the number printed on a board,
+`scan` the n-th scan that reads a label.
 
 Kinds (fields besides the trigger; every field is optional):
 
@@ -19,7 +21,10 @@ Kinds (fields besides the trigger; every field is optional):
   random bytes before it).
 * device level, at a card of a dealing: ``jam`` (the card sticks in the path), ``misfeed`` (it goes
   into pocket `pocket`, default the next one clockwise; `detected` default false: silent),
-  ``double_feed`` (the next card rides along into the same pocket; `detected` default true),
+  ``double_feed`` (the next card of another hand rides along into the same pocket; `detected` default
+  true; unnoticed, the pack runs out one card early: the hopper is empty after 51 cards),
+  ``swapped_cards`` (the n-th card and the next card of another hand each go into the other's pocket,
+  unnoticed: every pocket still holds 13),
   ``card_falls`` (it falls out after the reader: counted, never in the board), ``unreadable_card``
   (smudged: held at the reader; with `when` "recount", read as unidentified at the recount instead),
   ``foreign_card`` (a card of another pack is the n-th card, in place of one of the pack's own unless
@@ -27,12 +32,23 @@ Kinds (fields besides the trigger; every field is optional):
   copy of an earlier card is the n-th card; `detected` default true), ``empty_hopper`` (the pack has
   only n-1 cards: the rest were set aside by mistake), ``door_open`` (someone opens the door; it is
   closed `seconds` later, or when the operator clears the path).
+* firmware faults, at dealing k: ``stale_deal`` (the machine acknowledges and reports the new deal but
+  deals the one loaded before it), ``wrong_job`` (the `report` of dealing k - "deal_done", "recount"
+  or "fault" - names another job; for "fault" the machine jams at `card` and says so for another job),
+  ``extra_pocket`` (the recount after dealing k reports a fifth pocket holding `count` cards, default 3),
+  ``miscount`` (the DealDone of dealing k counts a card into the wrong pocket: 13 14 12 13, though the
+  board holds its deal).
 * board level: ``wrong_board`` and ``rotated_board`` (the operator's insertion puts in another board,
   or the right one turned `turns` quarter turns, default 2; a turned board's label faces away from the
-  reader unless `readable`), ``unreadable_label`` and ``bad_label`` (board `board_number`'s label cannot
-  be read until it is wiped, the next time the board goes in; or it marks a dealer and vulnerability
-  against Law 2 until a spare replaces it; `persistent`: never fixed), ``board_removed`` (the
-  operator pulls the board out at a card and puts it back `seconds` later, default 2).
+  reader unless `readable`: then the reader sees it, and reports the turn), ``unreadable_label`` and
+  ``bad_label`` (board `board_number`'s label cannot be read until it is wiped, the next time the board
+  goes in; or it marks a dealer and vulnerability against Law 2 until a spare replaces it;
+  `persistent`: never fixed), ``leftover_cards`` (board `board_number` holds `count` cards, default 3,
+  of another pack before it first goes in: 52 is a board dealt in an earlier session; with `times`, as
+  many boards of that number, of any set, as they first go in),
+  ``board_removed`` (the operator pulls the board out at a card and puts it back `seconds` later,
+  default 2), ``swap_board`` (after the n-th `scan`, the operator takes the board out and puts in the
+  next board on the rack, `seconds` later, default 0.1).
 * system: ``power_loss`` (the device restarts; its state is lost; off for `seconds`, default 0.5),
   ``unplug`` (the USB cable is pulled; plugged back `seconds` later, default 1; with `replug` false,
   only when the I/O layer is told to).
@@ -82,22 +98,34 @@ class FaultKind(Enum):
     BOARD_REMOVED = "board_removed"
     POWER_LOSS = "power_loss"
     UNPLUG = "unplug"
+    SWAPPED_CARDS = "swapped_cards"
+    STALE_DEAL = "stale_deal"
+    WRONG_JOB = "wrong_job"
+    EXTRA_POCKET = "extra_pocket"
+    LEFTOVER_CARDS = "leftover_cards"
+    SWAP_BOARD = "swap_board"
+    MISCOUNT = "miscount"
 
 
 BYTE_KINDS: Final = frozenset({FaultKind.DROP, FaultKind.FLIP, FaultKind.DUPLICATE, FaultKind.DELAY,
                                FaultKind.SPLIT, FaultKind.GARBAGE})
 CARD_KINDS: Final = frozenset({FaultKind.JAM, FaultKind.MISFEED, FaultKind.DOUBLE_FEED, FaultKind.CARD_FALLS,
                                FaultKind.UNREADABLE_CARD, FaultKind.DOOR_OPEN, FaultKind.BOARD_REMOVED,
-                               FaultKind.POWER_LOSS, FaultKind.UNPLUG})
+                               FaultKind.POWER_LOSS, FaultKind.UNPLUG, FaultKind.SWAPPED_CARDS})
 """Kinds that fire as card n of dealing k is about to be fed."""
 PACK_KINDS: Final = frozenset({FaultKind.FOREIGN_CARD, FaultKind.DUPLICATE_CARD, FaultKind.EMPTY_HOPPER})
 """Kinds that change the hopper's pack as dealing k starts."""
 INSERTION_KINDS: Final = frozenset({FaultKind.WRONG_BOARD, FaultKind.ROTATED_BOARD})
-LABEL_KINDS: Final = frozenset({FaultKind.UNREADABLE_LABEL, FaultKind.BAD_LABEL})
+LABEL_KINDS: Final = frozenset({FaultKind.UNREADABLE_LABEL, FaultKind.BAD_LABEL, FaultKind.LEFTOVER_CARDS})
+"""Kinds that belong to a board by its number, from the first time it goes into the machine."""
+FIRMWARE_KINDS: Final = frozenset({FaultKind.STALE_DEAL, FaultKind.WRONG_JOB, FaultKind.EXTRA_POCKET,
+                                   FaultKind.MISCOUNT})
+"""Kinds that make the firmware misreport (or misuse) what it was asked, at dealing k."""
+REPORTS: Final = ("deal_done", "recount", "fault")
 FRAME_KINDS: Final = frozenset({FaultKind.POWER_LOSS, FaultKind.UNPLUG})
 """System kinds that may also fire on the n-th frame the device receives."""
 
-_TRIGGERS: Final = {"board", "card", "frame", "insertion", "board_number", "rate", "times"}
+_TRIGGERS: Final = {"board", "card", "frame", "insertion", "board_number", "scan", "rate", "times"}
 _EXTRA: Final[dict[FaultKind, set[str]]] = {
     **{k: {"direction", "frame", "rate", "times"} for k in BYTE_KINDS},
     FaultKind.DELAY: {"direction", "frame", "rate", "times", "seconds"},
@@ -119,6 +147,13 @@ _EXTRA: Final[dict[FaultKind, set[str]]] = {
     FaultKind.BOARD_REMOVED: {"seconds"},
     FaultKind.POWER_LOSS: {"frame", "seconds"},
     FaultKind.UNPLUG: {"frame", "seconds", "replug"},
+    FaultKind.SWAPPED_CARDS: set(),
+    FaultKind.STALE_DEAL: {"board", "rate", "times"},
+    FaultKind.WRONG_JOB: {"board", "card", "rate", "times", "report"},
+    FaultKind.EXTRA_POCKET: {"board", "rate", "times", "count"},
+    FaultKind.MISCOUNT: {"board", "rate", "times"},
+    FaultKind.LEFTOVER_CARDS: {"board_number", "count", "times"},
+    FaultKind.SWAP_BOARD: {"scan", "rate", "times", "seconds"},
 }
 for _kind in CARD_KINDS | PACK_KINDS:
     _EXTRA[_kind] |= {"board", "card", "rate", "times"}
@@ -134,6 +169,7 @@ class FaultSpec:
     frame: int | None = None
     insertion: int | None = None
     board_number: int | None = None
+    scan: int | None = None
     rate: float | None = None
     times: int | None = None
     direction: str = "to_host"
@@ -147,6 +183,8 @@ class FaultSpec:
     readable: bool = False
     persistent: bool = False
     replug: bool = True
+    count: int | None = None
+    report: str = "deal_done"
 
     @property
     def limit(self) -> int | None:
@@ -157,7 +195,7 @@ class FaultSpec:
 
     def describe(self) -> str:
         """A short line for logs: the kind and where it fires."""
-        where = [f"{k} {v}" for k in ("board", "card", "frame", "insertion", "board_number", "rate")
+        where = [f"{k} {v}" for k in ("board", "card", "frame", "insertion", "board_number", "scan", "rate")
                  if (v := getattr(self, k)) is not None]
         return f"{self.kind.value} ({', '.join(where) or 'anywhere'})"
 
@@ -193,7 +231,7 @@ class FaultSpec:
     def check(self, where: str) -> None:
         """Raise FaultPlanError if the trigger is missing or a value is out of range."""
         k = self.kind
-        points = [n for n in ("board", "frame", "insertion", "board_number") if getattr(self, n) is not None]
+        points = [n for n in ("board", "frame", "insertion", "board_number", "scan") if getattr(self, n) is not None]
         if self.rate is None and not points and k not in LABEL_KINDS:
             raise FaultPlanError(f"{where}: needs a trigger ({', '.join(sorted(_EXTRA[k] & _TRIGGERS - {'times'}))})")
         if k in LABEL_KINDS and self.board_number is None:
@@ -208,9 +246,13 @@ class FaultSpec:
             raise FaultPlanError(f"{where}: direction must be \"to_host\" or \"to_device\"")
         if self.when not in ("deal", "recount"):
             raise FaultPlanError(f"{where}: when must be \"deal\" or \"recount\"")
+        if self.report not in REPORTS:
+            raise FaultPlanError(f"{where}: report must be one of {', '.join(REPORTS)}")
+        if self.count is not None and not 1 <= self.count <= 52:
+            raise FaultPlanError(f"{where}: count must be 1..52, got {self.count}")
         if not 1 <= self.turns <= 3:
             raise FaultPlanError(f"{where}: turns must be 1..3, got {self.turns}")
-        for name in ("board", "frame", "insertion", "board_number", "times", "size"):
+        for name in ("board", "frame", "insertion", "board_number", "scan", "times", "size"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise FaultPlanError(f"{where}: {name} counts from 1, got {value}")
@@ -218,7 +260,8 @@ class FaultSpec:
             raise FaultPlanError(f"{where}: seconds must not be negative")
 
 
-_INT_FIELDS: Final = {"board", "card", "frame", "insertion", "board_number", "times", "size", "pocket", "turns"}
+_INT_FIELDS: Final = {"board", "card", "frame", "insertion", "board_number", "scan", "times", "size", "pocket",
+                      "turns", "count"}
 _BOOL_FIELDS: Final = {"detected", "replace", "readable", "persistent", "replug"}
 
 
@@ -311,6 +354,7 @@ class FaultEngine:
         self.dealings = 0
         self.insertions = 0
         self.frames = 0
+        self.scans = 0
         self._specs = [(i, self._resolve(f)) for i, f in enumerate(plan.faults) if f.kind not in BYTE_KINDS]
 
     def _resolve(self, spec: FaultSpec) -> FaultSpec:
@@ -335,6 +379,8 @@ class FaultEngine:
         out = []
         for i, spec in self._specs:
             if spec.kind in CARD_KINDS and spec.frame is None and spec.when == "deal":
+                if spec.rate is not None and spec.board is not None and spec.board != self.dealings:
+                    continue  # a rate in one dealing only
                 point = spec.board == self.dealings and spec.card == card
                 if self._fire(i, spec, point, f"board {self.dealings} card {card}"):
                     out.append(spec)
@@ -366,8 +412,26 @@ class FaultEngine:
         return [spec for i, spec in self._specs if spec.kind in INSERTION_KINDS
                 and self._fire(i, spec, spec.insertion == self.insertions, f"insertion {self.insertions}")]
 
+    def firmware(self, kind: FaultKind, report: str | None = None, card: int | None = None) -> FaultSpec | None:
+        """The firmware fault of `kind` (and `report`) that fires in the current dealing (at `card`, for a
+        Fault reported for another job), if any."""
+        for i, spec in self._specs:
+            if spec.kind is not kind or (report is not None and spec.report != report):
+                continue
+            point = spec.board == self.dealings and (card is None or (spec.card or 1) == card)
+            if self._fire(i, spec, point, f"board {self.dealings}" + (f" card {card}" if card else "")):
+                return spec
+        return None
+
+    def scanned(self) -> list[FaultSpec]:
+        """Count a scan that read a label; returns the faults it triggers (the operator swaps the board)."""
+        self.scans += 1
+        return [spec for i, spec in self._specs if spec.kind is FaultKind.SWAP_BOARD
+                and self._fire(i, spec, spec.scan == self.scans, f"scan {self.scans}")]
+
     def label_faults(self, number: int | None) -> list[FaultSpec]:
-        """The label faults of board `number` (asked once, when the board first goes into the machine)."""
+        """The faults of board `number`: its label, cards left in it (asked once, when the board first goes
+        into the machine)."""
         return [spec for i, spec in self._specs if spec.kind in LABEL_KINDS
                 and self._fire(i, spec, spec.board_number == number, f"board number {number}")]
 

@@ -3,7 +3,8 @@
 `Loopback(config)` is the machine and its cable; `open()` gives the host's end, a `LoopbackPort` with
 the part of pyserial's `Serial` a host driver uses (`write`, `read(size)` honouring `timeout`,
 `in_waiting`, `reset_input_buffer`, `close`). Bytes in both directions pass through the plan's byte
-faults and an optional `manipulator` hook (`hil.bytefaults.Manipulator`).
+faults and an optional `manipulator` hook (`hil.bytefaults.Manipulator`). With a `ledger` file in the
+config, the physical record is kept there (`hil.record`), last written at `close()`.
 
 By default time is virtual (`VirtualClock`): a `read` that would wait moves the clock straight to the
 next thing that happens, so a whole session runs in moments and always the same way. A host under
@@ -26,6 +27,7 @@ from typing import Final
 from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Manipulator, OneWayLine, chain
 from hil.config import SimConfig
 from hil.device import SimDevice
+from hil.record import RecordFile
 
 _OPEN: Final[set[Loopback]] = set()
 MAX_WAIT: Final = 3600.0
@@ -67,6 +69,7 @@ class Loopback:
         self.plugged = True
         self.port: LoopbackPort | None = None
         self._replug_at: float | None = None
+        self.record = RecordFile(config.ledger) if config.ledger else None
         _OPEN.add(self)
 
     def __enter__(self) -> Loopback:
@@ -89,6 +92,8 @@ class Loopback:
         """Close the host's port and forget the machine."""
         if self.port is not None:
             self.port.is_open = False
+        if self.record is not None and self in _OPEN:
+            self.record.write(self.device.room)
         _OPEN.discard(self)
 
     # --- the cable -------------------------------------------------------------------------------
@@ -117,6 +122,8 @@ class Loopback:
         for request in self.device.io_requests():
             self.unplug(request.seconds)
         out = self.device.data_to_send()
+        if self.record is not None:
+            self.record.update(self.device.room)
         if self.plugged:
             self.to_host.put(out, now)
             arrived = self.to_host.take(now)

@@ -27,7 +27,8 @@ from firmware_protocol.codes import (
     ScanResult,
     StatusFlag,
 )
-from firmware_protocol.deal import deal_hash, seat_counts
+from firmware_protocol.deal import deal_hash, seat_counts, unpack_seats
+from firmware_protocol.layout import Pocket
 from firmware_protocol.messages import (
     PROTOCOL_VERSION,
     SCHEMA_HASH,
@@ -78,6 +79,9 @@ class FirmwareListener(Protocol):
     def on_dealing_ended(self, t: float) -> None: ...
     def on_ejected(self, board: PhysicalBoard | None, t: float) -> None: ...
     def on_reboot(self, t: float) -> None: ...
+    def on_label_read(self, t: float) -> None:
+        """A scan read a board's label (the operator may swap the board right after, by mistake)."""
+        ...
     def on_card_fault(self, spec: FaultSpec, t: float) -> bool:
         """A power loss, unplug, board pulled out or door opened fires at a card; True: power is gone."""
         ...
@@ -102,6 +106,9 @@ class Firmware:
         self.fault: Stop | None = None
         self.display: Display | None = None
         self._recount_job = 0
+        self._scanned = False
+        """The board in the machine was scanned (its label read) since it went in (PROTOCOL.md 6)."""
+        self._previous_deal: bytes | None = None
         self._last_progress: float | None = None
         self._tag = f"fw{boot_id}"
         self._handlers: dict[type[Message], Callable[[Message, float], Message]] = {
@@ -166,6 +173,8 @@ class Firmware:
             return Refused(RefuseReason.BAD_DEAL, next(s for s, n in enumerate(counts) if n != 13))
         if deal_hash(msg.deal) != msg.deal_hash:
             return Refused(RefuseReason.BAD_HASH, deal_hash(msg.deal))
+        if self.dealing is not None:
+            self._previous_deal = self.dealing.deal
         self.dealing = Dealing(msg.job, msg.board, msg.deal, msg.deal_hash)
         self.state = DeviceState.LOADED
         self.listener.on_loaded(msg.board, now)
@@ -183,15 +192,23 @@ class Firmware:
             return Refused(RefuseReason.NO_BOARD, 0)
         if msg.job != d.job:
             return Refused(RefuseReason.WRONG_JOB, d.job & 0xFF)
+        if self.caps & Capability.BOARD_SENSOR and not self._scanned:
+            return Refused(RefuseReason.NOT_SCANNED, 0)
         cause = self._cause_present()
         if cause is not None:
             return Refused(RefuseReason.FAULT_PRESENT, cause)
         if self.state is DeviceState.LOADED:
             self.path.prepare(d, self.engine.start_dealing())
+            self._stale(d)
         self._note_board(d)
         self.state, self.fault = DeviceState.DEALING, None
         self.schedule.at(now + self.config.scaled(self.config.timing.deal_start), self._card, self._tag + ":card")
         return Ack()
+
+    def _stale(self, d: Dealing) -> None:
+        """A stale dealing buffer (fault plan): deal the deal loaded before this one, say nothing."""
+        if self._previous_deal is not None and self.engine.firmware(FaultKind.STALE_DEAL) is not None:
+            d.seats = unpack_seats(self._previous_deal)
 
     def _cause_present(self) -> int | None:
         """In FAULT: the fault code whose cause is still there, else None."""
@@ -212,7 +229,7 @@ class Firmware:
         slot = self.room.slot
         assert slot is not None
         if d.record is None or d.record.board != slot.board.ident:
-            d.record = self.room.ledger.start(slot.board, d.job, d.board_number, d.deal)
+            d.record = self.room.ledger.start(slot.board, d.job, d.board_number, d.deal, slot.turns)
         d.record.outcome = "dealing"
 
     def _abort(self, msg: Message, now: float) -> Message:
@@ -279,18 +296,27 @@ class Firmware:
         self.activity = Activity.NONE
         slot = self.room.slot
         if slot is None:
-            self.listener.emit(BoardScanned(ScanResult.NO_BOARD, b""), t)
+            self.listener.emit(BoardScanned(ScanResult.NO_BOARD, 0, b""), t)
         elif slot.label_hidden or slot.board.label_state is not LabelState.OK:
-            self.listener.emit(BoardScanned(ScanResult.NO_READ, b""), t)
+            self.listener.emit(BoardScanned(ScanResult.NO_READ, 0, b""), t)
         else:
-            self.listener.emit(BoardScanned(ScanResult.OK, slot.board.label[:64]), t)
+            self._scanned = True
+            self.listener.emit(BoardScanned(ScanResult.OK, slot.turns, slot.board.label[:64]), t)
+            self.listener.on_label_read(t)
 
     def _recount_done(self, t: float) -> None:
         self.activity = Activity.NONE
         slot = self.room.slot
         count = slot.board.card_count if slot else 0
         glitches = {n for n in range(1, count + 1) if self.engine.at_recount(n)}
-        self.listener.emit(RecountReport(self._recount_job, self.path.read_back(self._recount_job, glitches)), t)
+        pockets = self.path.read_back(self._recount_job, glitches)
+        job = self._recount_job
+        extra = self.engine.firmware(FaultKind.EXTRA_POCKET)
+        if extra is not None and pockets:
+            pockets += (Pocket(tuple(range(extra.count or 3)), 0),)
+        if self.engine.firmware(FaultKind.WRONG_JOB, "recount") is not None:
+            job = _another(job)
+        self.listener.emit(RecountReport(job, pockets), t)
 
     def _eject_done(self, t: float) -> None:
         self.activity = Activity.NONE
@@ -302,6 +328,7 @@ class Firmware:
     def board_changed(self, t: float) -> None:
         """The board sensor changed (a board went in or came out)."""
         present = self.room.board_present
+        self._scanned = False
         if self.caps & Capability.BOARD_SENSOR:
             self.listener.emit(BoardChanged(int(present)), t)
         if present:
@@ -309,7 +336,7 @@ class Firmware:
         if self.activity is Activity.SCANNING:
             self.schedule.cancel(self._tag + ":act")
             self.activity = Activity.NONE
-            self.listener.emit(BoardScanned(ScanResult.NO_BOARD, b""), t)
+            self.listener.emit(BoardScanned(ScanResult.NO_BOARD, 0, b""), t)
         elif self.activity is Activity.RECOUNTING:
             self.schedule.cancel(self._tag + ":act")
             self.activity = Activity.NONE
@@ -337,6 +364,9 @@ class Firmware:
                 effects.append(spec)
         if self.state is not DeviceState.DEALING:
             return  # the board was pulled out or the door opened
+        if self.engine.firmware(FaultKind.WRONG_JOB, "fault", d.cards_dealt + 1) is not None:
+            self._stop(Stop(FaultCode.JAM, d.cards_dealt, True), t, job=_another(d.job))
+            return
         stop = Stop(FaultCode.DOOR_OPEN, 0, True) if self.room.door_open else self.path.feed(d, effects)
         if stop is not None:
             self._stop(stop, t)
@@ -346,7 +376,12 @@ class Firmware:
             self.state = DeviceState.DONE
             if d.record:
                 d.record.outcome = "complete"
-            self.listener.emit(DealDone(d.job, DealOutcome.COMPLETE, d.cards_dealt, tuple(d.counts)), t)
+            job, counts = d.job, list(d.counts)
+            if self.engine.firmware(FaultKind.WRONG_JOB, "deal_done") is not None:
+                job = _another(d.job)
+            if self.engine.firmware(FaultKind.MISCOUNT) is not None:
+                counts[1], counts[2] = counts[1] + 1, counts[2] - 1
+            self.listener.emit(DealDone(job, DealOutcome.COMPLETE, d.cards_dealt, tuple(counts)), t)
             self.listener.on_dealing_ended(t)
         else:
             self.schedule.at(t + self.config.scaled(self.config.timing.card), self._card, self._tag + ":card")
@@ -356,7 +391,8 @@ class Firmware:
             self._last_progress = t
             self.listener.emit(Progress(d.job, d.cards_dealt), t)
 
-    def _stop(self, stop: Stop, t: float) -> None:
+    def _stop(self, stop: Stop, t: float, job: int | None = None) -> None:
+        """Dealing stops on a fault, reported for `job` (the dealing's own job unless the plan says not)."""
         d = self.dealing
         assert d is not None
         self.schedule.cancel(self._tag + ":card")
@@ -365,7 +401,7 @@ class Firmware:
         if d.record:
             d.record.outcome = f"fault {stop.code.name}"
         flags = FaultFlag.RESUMABLE if resumable else FaultFlag(0)
-        self.listener.emit(Fault(stop.code, stop.detail, d.job, d.cards_dealt, flags), t)
+        self.listener.emit(Fault(stop.code, stop.detail, d.job if job is None else job, d.cards_dealt, flags), t)
 
     def restore(self, state: DeviceState, dealing: Dealing | None, fault: Stop | None, t: float) -> None:
         """Take over the job of the previous boot (a KEEPS_JOB_OVER_POWER_LOSS machine): a dealing under
@@ -379,3 +415,8 @@ class Firmware:
             self._stop(fault, t)
         else:
             self.state = state
+
+
+def _another(job: int) -> int:
+    """A job number other than `job` (what a firmware fault puts in a report)."""
+    return job % 0xFFFF + 1

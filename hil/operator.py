@@ -6,11 +6,12 @@ by the speed). What they do, in order of precedence:
 1. A prompt on the machine's display (a `Display` command from the host) is carried out; a new
    prompt replaces whatever they were about to do. INSERT_BOARD takes out any other board and puts
    in the one named by `label` (or board number `board` of the set in use); if that board is in
-   already, they do nothing. REMOVE_BOARD takes the board out. EMPTY_BOARD takes the board out (or,
-   if none is in, the board named, else the last one that came out), sets its cards aside and puts
-   it in. They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card
-   (a jammed or unreadable one goes back onto the hopper, wiped; a foreign one or a second copy is set
-   aside) and closes the door. FIX_PACK makes the hopper's pack whole (`Room.fix_pack`).
+   already, they do nothing. REMOVE_BOARD takes the board out. EMPTY_BOARD takes the board out and
+   empties the board named by `label` (the one in the machine if it is that board; with no label,
+   the one in the machine or else the last one that came out), sets its cards aside and puts it in.
+   They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card (a jammed
+   or unreadable one goes back onto the hopper, wiped; a foreign one or a second copy is set aside)
+   and closes the door. FIX_PACK makes the hopper's pack whole (`Room.fix_pack`).
 2. With no prompt and an empty slot: the board whose deal is loaded (the machine shows its number),
    else the next empty board of the rack in order.
 3. When a dealing ends (complete, aborted, reset) or the machine restarts, they load a fresh pack at
@@ -19,10 +20,11 @@ by the speed). What they do, in order of precedence:
 
 Mistakes come from the fault plan: an insertion may take the wrong board (the next one on the rack)
 or put the board in turned (its label then faces away from the reader, unless the plan says it is
-readable); a board may be pulled out during dealing and put back later; a board's label may be dirty
-(wiped whenever the board goes in again), damaged, or mark a dealer and vulnerability against Law 2
-(a spare replaces it when the operator is asked for the right board). A prompt they cannot carry out
-(a board not in a closed rack) is dropped.
+readable); a board may be pulled out during dealing and put back later, or swapped for the next one on
+the rack just after its label was read; a board's label may be dirty (wiped whenever the board goes in
+again), damaged, or mark a dealer and vulnerability against Law 2 (a spare replaces it when the
+operator is asked for the right board); a board may hold cards left from earlier before it first goes
+in. A prompt they cannot carry out (a board not in a closed rack) is dropped.
 """
 
 from __future__ import annotations
@@ -100,6 +102,20 @@ class Operator:
         self._pulled = True
         delay = self._delay(2.0 if spec.seconds is None else spec.seconds)
         self.schedule.at(t + delay, lambda t2: self._put_back_pulled(board, turns, t2), TAG + ":pulled")
+
+    def swap_board(self, spec: FaultSpec, t: float) -> None:
+        """Just after a board's label was read: take it out and put in the next board on the rack."""
+        self.schedule.at(t + self._delay(0.1 if spec.seconds is None else spec.seconds), self._swap, TAG + ":swap")
+
+    def _swap(self, t: float) -> None:
+        slot = self.room.slot
+        if slot is None:
+            return
+        other = self.room.rack.neighbour(slot.board)
+        board = self._take_out(t)
+        self.log.append(f"swapped {board.ident if board else '?'} for {other.ident} after its label was read")
+        self._prepare(other)
+        self.room.insert(other, t)
 
     def open_door(self, spec: FaultSpec, t: float) -> None:
         """Someone opens the door; it is closed `seconds` later if the plan says so."""
@@ -184,8 +200,9 @@ class Operator:
 
     def _empty_board(self, prompt: Display, t: float) -> None:
         board = self._take_out(t)
-        if board is None and prompt.label:
-            board = next((b for b in self.room.rack.in_use() if b.label == prompt.label), None)
+        if prompt.label and (board is None or board.label != prompt.label):  # the board named, not another
+            named = [b for b in self.room.rack.in_use() if b.label == prompt.label]
+            board = max(named, key=lambda b: b.card_count) if named else board
         board = board or self.last_out
         if board is None:
             return
@@ -234,6 +251,9 @@ class Operator:
             return
         self._prepared.add(board.ident)
         for spec in self.engine.label_faults(board.number):
+            if spec.kind is FaultKind.LEFTOVER_CARDS:
+                self._leave_cards(board, spec.count or 3)
+                continue
             board.replaceable = not spec.persistent
             if spec.kind is FaultKind.UNREADABLE_LABEL:
                 board.label_state = LabelState.DAMAGED if spec.persistent else LabelState.DIRTY
@@ -241,3 +261,11 @@ class Operator:
                 good = BoardLabel.for_board(board.set_name, board.number)
                 wrong = BoardLabel(good.set_name, good.board, (good.dealer + 1) % 4, good.vulnerability)
                 board.label = wrong.payload().encode("ascii")
+
+    def _leave_cards(self, board: PhysicalBoard, count: int) -> None:
+        """Cards of an earlier pack left in the board, dealt round its pockets N E S W."""
+        pack = self.room.packs.fresh_pack()
+        for i, card in enumerate(pack[:count]):
+            board.pockets[i % 4].append(card)
+        self.room.aside += pack[count:]
+        self.log.append(f"{board.ident} holds {count} cards left from earlier")

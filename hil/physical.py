@@ -8,13 +8,14 @@ around and put back, so a recount after a host crash or a power loss sees what i
 * `PhysicalBoard`: a board's barcode label, its four pockets (N E S W) and the state of its label.
 * `Rack`: the boards the operator has at hand, a set name and board numbers (with copies); an open
   rack also fetches any board it is asked for.
-* `Ledger`: every dealing into every board, card by card, for tests to check what the host claims.
+* `Ledger`: every dealing into every board, card by card, for tests to check what the host claims;
+  `Ledger.to_json` is the same record in plain JSON (hands as PBN), for anyone to check a run with.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
@@ -23,6 +24,8 @@ from firmware_protocol.labels import BoardLabel
 
 DECK: Final = 52
 POCKETS: Final = 4
+RANKS: Final = "AKQJT98765432"
+"""Ranks in card-index order within a suit; suits in index order are spades, hearts, diamonds, clubs."""
 
 
 @dataclass(eq=False)
@@ -206,6 +209,10 @@ class DealRecord:
     placed: list[tuple[int, str, int]] = field(default_factory=list)
     """(card index, pack, physical pocket 0..3 of the board) per card, in the order dealt."""
     outcome: str = "dealing"
+    cards_before: int = 0
+    """Cards the board already held when this dealing started (anything but 0: dealt on top)."""
+    turns: int = 0
+    """How the board lay in the machine: quarter turns clockwise from straight."""
 
     def hands(self) -> list[list[int]]:
         """Card indices this dealing put into each physical pocket N E S W."""
@@ -227,8 +234,10 @@ class Ledger:
         self.records: list[DealRecord] = []
         self.emptied: list[tuple[str, int]] = []
 
-    def start(self, board: PhysicalBoard, job: int, board_number: int, deal: bytes) -> DealRecord:
-        record = DealRecord(board.ident, board.label.decode("ascii", "replace"), job, board_number, deal)
+    def start(self, board: PhysicalBoard, job: int, board_number: int, deal: bytes, turns: int = 0) -> DealRecord:
+        """A dealing of `job` (the deal for board `board_number`) starts into `board`, lying `turns` round."""
+        record = DealRecord(board.ident, board.label.decode("ascii", "replace"), job, board_number, deal,
+                            cards_before=board.card_count, turns=turns)
         self.records.append(record)
         return record
 
@@ -250,3 +259,30 @@ class Ledger:
         for r in self.records:
             out[r.label] = out.get(r.label, 0) + 1
         return out
+
+    def to_json(self, boards: Iterable[PhysicalBoard]) -> dict[str, object]:
+        """The record in plain JSON: every dealing (the cards it put into each pocket) and what each board
+        that was ever in the machine, or holds cards, holds now; hands as PBN deals ``N:<N> <E> <S> <W>``
+        (suits S.H.D.C, ranks AKQJT98765432; an empty pocket is the empty hand ``...``)."""
+        dealings = [{"label": r.label, "board": r.board, "job": r.job, "board_number": r.board_number,
+                     "outcome": r.outcome, "cards": len(r.placed), "cards_before": r.cards_before,
+                     "turns": r.turns, "deal": pbn_deal(r.hands())}
+                    for r in self.records]
+        held = [{"label": b.label.decode("ascii", "replace"), "board": b.ident, "cards": b.card_count,
+                 "pockets": pbn_deal(b.hands()), "packs": sorted({c.pack for p in b.pockets for c in p})}
+                for b in boards if b.insertions or b.card_count]
+        return {"dealings": dealings, "boards": held,
+                "emptied": [{"board": ident, "cards": n} for ident, n in self.emptied]}
+
+
+def pbn_hand(cards: Iterable[int]) -> str:
+    """One hand in PBN: four suits S.H.D.C, ranks high to low (a card held twice is written twice)."""
+    suits: list[list[int]] = [[] for _ in range(4)]
+    for card in cards:
+        suits[card // 13].append(card % 13)
+    return ".".join("".join(RANKS[r] for r in sorted(suit)) for suit in suits)
+
+
+def pbn_deal(hands: list[list[int]]) -> str:
+    """Four hands N E S W as a PBN deal string from North: ``N:<N> <E> <S> <W>``."""
+    return "N:" + " ".join(pbn_hand(h) for h in hands)

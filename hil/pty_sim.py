@@ -11,7 +11,8 @@ kept pointing at the current pty, as socat's ``link=`` does), else the ``/dev/pt
 `unplug()` closes the master, as a pulled USB adapter does: the host's reads and writes fail and the
 symlink goes away; `replug()` opens a new pty and points the symlink at it. `stop()` joins the thread
 and closes every fd; an error inside the thread is raised again there. Inspect the machine while it
-runs under `lock` (``with sim.lock: sim.device.ledger ...``).
+runs under `lock` (``with sim.lock: sim.device.ledger ...``). With a `ledger` file in the config, the
+physical record is written there after every board and when the machine stops (`hil.record`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Final
 from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Manipulator, OneWayLine, chain
 from hil.config import SimConfig
 from hil.device import SimDevice
+from hil.record import RecordFile
 
 MAX_PENDING: Final = 1 << 16
 """Bytes kept for a host that does not read; older ones are lost, as in a full UART buffer."""
@@ -61,6 +63,7 @@ class PtySimulator:
         self._pending = bytearray()
         self._replug_at: float | None = None
         self._stopping = False
+        self.record = RecordFile(config.ledger) if config.ledger else None
 
     def __enter__(self) -> PtySimulator:
         self.start()
@@ -102,6 +105,8 @@ class PtySimulator:
             if self._thread.is_alive():
                 raise RuntimeError("the simulator thread did not stop")
             self._thread = None
+            if self.record is not None and self.device is not None:
+                self.record.write(self.device.room)
         self._close_pty()
         for fd in (self._stop_r, self._stop_w):
             if fd >= 0:
@@ -212,6 +217,8 @@ class PtySimulator:
             self.device.poll(now)
             requests = self.device.io_requests()
             out = self.device.data_to_send()
+            if self.record is not None:
+                self.record.update(self.device.room)
         for request in requests:
             self._unplug(request.seconds)
         if self._master is None:

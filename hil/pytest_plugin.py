@@ -2,8 +2,9 @@
 
 Load it with ``-p hil.pytest_plugin`` or ``pytest_plugins = ("hil.pytest_plugin",)`` in a conftest.
 
-* ``--machine-port URL``: a real dealing machine (any pyserial URL). Tests marked ``hardware`` are
-  skipped without it, with the reason.
+* ``--machine-port URL``: a real dealing machine (any pyserial URL). Without it the `machine_port`
+  fixture is None, and tests marked ``hardware`` run against the simulator instead (the bench suite
+  starts one on a pseudo-terminal for each scenario), so the bench path runs on every commit.
 * ``--machine-needs LIST``: the capabilities the rig has been prepared for (comma list of
   `hil.scenarios.CAPABILITIES`, or ``all``); `require_capabilities` skips a scenario needing more.
 * ``--machine-set NAME``: the board set of the rig's boards (default A).
@@ -31,7 +32,8 @@ FD_DIR = Path("/proc/self/fd")
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("hil", "dealing machine")
     group.addoption("--machine-port", metavar="URL", default=None,
-                    help="run the hardware scenarios against a real dealing machine at this pyserial URL")
+                    help="run the hardware scenarios against a real dealing machine at this pyserial URL "
+                         "(without it they run against the simulator on a pseudo-terminal)")
     group.addoption("--machine-needs", metavar="LIST", default="",
                     help="capabilities the rig is prepared for, comma separated, or 'all' "
                          f"(known: {', '.join(sorted(CAPABILITIES))})")
@@ -39,21 +41,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "hardware: needs a real dealing machine (--machine-port)")
+    config.addinivalue_line("markers", "hardware: runs against the dealing machine of --machine-port, else against "
+                                       "the simulator")
     needs = machine_needs_of(config)
     unknown = needs - set(CAPABILITIES)
     if unknown:
         raise pytest.UsageError(f"--machine-needs: unknown capability {sorted(unknown)[0]!r} "
                                 f"(known: {', '.join(sorted(CAPABILITIES))})")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if config.getoption("--machine-port"):
-        return
-    skip = pytest.mark.skip(reason="needs a real dealing machine: --machine-port URL")
-    for item in items:
-        if "hardware" in item.keywords:
-            item.add_marker(skip)
 
 
 def machine_needs_of(config: pytest.Config) -> frozenset[str]:

@@ -6,11 +6,16 @@ hardware test module's runbook says). A scenario `needs` capabilities of the rig
 the simulator has them all, a real rig declares what it can do with ``--machine-needs``.
 
 `Expect` is written in the terms a host's verifier uses: the machine's fault codes (FaultCode names
-from the Fault events or Status), the fault-table codes F1..F12 of `dealer.verify.check` the host's
-verifier names before the board is put right, and counts of refused labels, extra dealings, device
-restarts and reconnections. Against the simulator the sets must match exactly and the counts be at
-least those given; against a real machine everything is "at least" (a real machine may misread a
-card of its own accord).
+from the Fault events or Status; PROTOCOL for a report that does not match what was asked), the
+fault-table codes F1..F12 of `dealer.verify.check` the host names before the board is put right (before
+dealing too: a board refused), and counts of refused boards, extra dealings, device restarts and
+reconnections; `verified` is False where the host must stop (another board's deal) or leave a board to
+the director. Against the simulator the sets must match exactly and the counts be at least those
+given; against a real machine everything is "at least" (a real machine may misread a card of its own
+accord).
+
+Some scenarios try a defence a minimal host lacks (`Scenario.defence` says which): the project's host
+(`dealer.dealing`) has them all; the script host of the simulator's own tests does not.
 """
 
 from __future__ import annotations
@@ -42,6 +47,13 @@ CAPABILITIES: Final = {
     "power_loss": "cutting the machine's power while dealing",
     "keeps_job": "a machine that keeps its job over a power loss",
     "unplug": "pulling the USB cable while dealing",
+    "leftover_cards": "cards left in a board before it is dealt (three cards put into board 2 beforehand, or "
+                      "board 2 dealt fully beforehand)",
+    "swap_board": "the operator swapping the board just after its label is read (board 2 out, board 3 in)",
+    "turned_readable": "a board put in turned whose label the machine still reads (a reader on every side)",
+    "damaged_label": "a board label that never reads (covered for the whole scenario)",
+    "swapped_cards": "two cards crossing into each other's pockets (a service mode that forces it)",
+    "firmware_faults": "a test firmware that misreports (a stale deal, another job in a report, a fifth pocket)",
 }
 
 
@@ -91,6 +103,8 @@ class Scenario:
     needs: frozenset[str] = frozenset()
     boards: tuple[int, ...] = (1, 2, 3)
     keeps_job: bool = False
+    defence: str | None = None
+    """The defence of the host this scenario tries, that a minimal host lacks (None: any host will do)."""
 
     def sim_config(self, seed: int = 0, speed: float = 1.0) -> SimConfig:
         """The simulator for this scenario: its plan, an open rack of set A."""
@@ -101,8 +115,9 @@ def _plan(*faults: dict[str, Any]) -> FaultPlan:
     return FaultPlan.of(*faults)
 
 
-def _expect(machine: tuple[str, ...] = (), verifier: tuple[str, ...] = (), **counts: int) -> Expect:
-    return Expect(True, frozenset(machine), frozenset(verifier), **counts)
+def _expect(machine: tuple[str, ...] = (), verifier: tuple[str, ...] = (), verified: bool = True,
+            **counts: int) -> Expect:
+    return Expect(verified, frozenset(machine), frozenset(verifier), **counts)
 
 
 SCENARIOS: Final[tuple[Scenario, ...]] = (
@@ -187,6 +202,66 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
              _plan({"kind": "wrong_board", "rate": 0.25}, {"kind": "rotated_board", "rate": 0.15}),
              _expect(verifier=("F8",), refused_labels=1), frozenset({"wrong_board", "rotated_board"}),
              boards=tuple(range(1, 9))),
+    Scenario("leftover_cards", "three cards were left in board 2: found before dealing (F4), emptied, dealt",
+             _plan({"kind": "leftover_cards", "board_number": 2, "count": 3}),
+             _expect(verifier=("F4",), refused_labels=1), frozenset({"leftover_cards"}),
+             defence="checks that a board is empty before dealing into it"),
+    Scenario("already_dealt", "board 2 was dealt in an earlier session: found full before dealing (F4), "
+             "emptied, dealt once",
+             _plan({"kind": "leftover_cards", "board_number": 2, "count": 52}),
+             _expect(verifier=("F4",), refused_labels=1), frozenset({"leftover_cards"}),
+             defence="checks that a board is empty before dealing into it"),
+    Scenario("swap_after_check", "the operator swaps board 2 for board 3 as soon as its label is read: the "
+             "check is cancelled, board 3 refused (F8), board 2 dealt",
+             _plan({"kind": "swap_board", "scan": 3, "seconds": 0.1}),
+             _expect(verifier=("F8",), refused_labels=1), frozenset({"swap_board"}),
+             defence="checks the board again when it moves after its label was read"),
+    Scenario("turned_readable", "board 2 goes in turned a quarter with its label readable: refused before "
+             "dealing (F6), put in straight, dealt",
+             _plan({"kind": "rotated_board", "insertion": 2, "turns": 1, "readable": True}),
+             _expect(verifier=("F6",), refused_labels=1), frozenset({"turned_readable"}),
+             defence="refuses a board that does not lie straight"),
+    Scenario("never_readable", "board 2's label never reads: refused three times (F8), then left to the "
+             "director; the other boards are dealt",
+             _plan({"kind": "unreadable_label", "board_number": 2, "persistent": True}),
+             _expect(verifier=("F8",), verified=False, refused_labels=3), frozenset({"damaged_label"}),
+             defence="stops asking for a board after a few refusals"),
+    Scenario("double_feed_unseen", "two cards go in at once unnoticed: the pack runs out after 51 cards; the "
+             "board is recounted (a pocket over, another under: F2), emptied and redealt",
+             _plan({"kind": "double_feed", "board": 1, "card": 5, "detected": False}),
+             _expect(("EMPTY_HOPPER",), ("F2",), redeals=1), frozenset({"double_feed"}),
+             defence="recounts when the pack runs out early and finds the double feed"),
+    Scenario("crossed_cards", "two cards cross into each other's pockets unnoticed: every pocket holds 13 but "
+             "cards are exchanged (F3); redeal",
+             _plan({"kind": "swapped_cards", "board": 1, "card": 5}), _expect(verifier=("F3",), redeals=1),
+             frozenset({"swapped_cards"})),
+    Scenario("selector_offset", "the pocket selector is one pocket out for a whole board: every hand lands one "
+             "pocket round (F6); redeal",
+             _plan({"kind": "misfeed", "rate": 1.0, "times": 52}), _expect(verifier=("F6",), redeals=1),
+             frozenset({"misfeed"})),
+    Scenario("stale_deal", "the machine deals board 1's deal into board 2: another board's deal (F7) stops "
+             "the run",
+             _plan({"kind": "stale_deal", "board": 2}), _expect(verifier=("F7",), verified=False),
+             frozenset({"firmware_faults"}), defence="stops the run on another board's deal"),
+    Scenario("recount_fifth_pocket", "the recount reports a fifth pocket of extra cards: a protocol fault, "
+             "nothing verified; redeal",
+             _plan({"kind": "extra_pocket", "board": 1}), _expect(("PROTOCOL",), redeals=1),
+             frozenset({"firmware_faults"}), defence="matches every report to the request"),
+    Scenario("deal_done_other_job", "DealDone names another job: a protocol fault, nothing verified; redeal",
+             _plan({"kind": "wrong_job", "board": 1, "report": "deal_done"}), _expect(("PROTOCOL",), redeals=1),
+             frozenset({"firmware_faults"}), defence="matches every report to the request"),
+    Scenario("recount_other_job", "the recount names another job: a protocol fault, nothing verified; redeal",
+             _plan({"kind": "wrong_job", "board": 1, "report": "recount"}), _expect(("PROTOCOL",), redeals=1),
+             frozenset({"firmware_faults"}), defence="matches every report to the request"),
+    Scenario("deal_done_miscount", "DealDone counts 13 14 12 13 but the recount finds 13 in every pocket: a "
+             "protocol fault, nothing verified; redeal",
+             _plan({"kind": "miscount", "board": 1}), _expect(("PROTOCOL",), redeals=1),
+             frozenset({"firmware_faults"}), defence="matches every report to the request"),
+    Scenario("fault_other_job", "the machine stops with a fault it reports for another job: a protocol fault, "
+             "nothing verified; redeal",
+             _plan({"kind": "wrong_job", "board": 1, "card": 20, "report": "fault"}),
+             _expect(("PROTOCOL",), redeals=1), frozenset({"firmware_faults"}),
+             defence="matches every report to the request"),
 )
 
 

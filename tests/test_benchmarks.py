@@ -29,6 +29,7 @@ BASELINES: dict[str, list[str]] = {
     "records.py": ["one deal at a time, one thread", "one deal at a time, DDS's threads"],
     "session.py": ["bare driver", "one machine alone"],
     "startup.py": ["python -c pass", "import serial", "import numpy"],
+    "stats.py": ["plain Python per deal", "numpy one-hot"],
 }
 """Each script and the baselines its header must name."""
 

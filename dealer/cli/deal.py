@@ -55,7 +55,9 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
     p.add_argument("--set", dest="set_name", default="A", metavar="NAME", help="board set name on the labels")
     p.add_argument("--board-timeout", type=float, default=600.0,
                    help="seconds to wait for the operator to insert a board (default 600)")
-    p.add_argument("--show-cards", action="store_true", help="name cards in fault lines (they reveal the deal)")
+    p.add_argument("--show-cards", action="store_true",
+                   help="name cards in fault lines (they reveal the deal; when dealing, a board whose cards "
+                        "were shown is verified with the warning F12, Law 16D)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     add_reading_options(p, partial=False)
 

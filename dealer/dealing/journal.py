@@ -16,6 +16,7 @@ Job life::
     PLANNED -> LOADED -> SCANNED -> DEALING -> DEALT -> VERIFIED
                   \\          \\         \\          \\-> FAULTED -> PLANNED (redeal the same deal)
                    `-> PLANNED `-> PLANNED `-> DEALT / FAULTED / PLANNED (after a recount)
+                   `-> FAULTED `-> FAULTED (the board was refused too often: the director sees to it)
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ class JobState(StrEnum):
 
 TRANSITIONS: Final[dict[JobState, frozenset[JobState]]] = {
     JobState.PLANNED: frozenset({JobState.LOADED}),
-    JobState.LOADED: frozenset({JobState.SCANNED, JobState.PLANNED}),
-    JobState.SCANNED: frozenset({JobState.DEALING, JobState.PLANNED}),
+    JobState.LOADED: frozenset({JobState.SCANNED, JobState.PLANNED, JobState.FAULTED}),
+    JobState.SCANNED: frozenset({JobState.DEALING, JobState.PLANNED, JobState.FAULTED}),
     JobState.DEALING: frozenset({JobState.DEALT, JobState.FAULTED, JobState.PLANNED, JobState.VERIFIED}),
     JobState.DEALT: frozenset({JobState.VERIFIED, JobState.FAULTED}),
     JobState.FAULTED: frozenset({JobState.PLANNED, JobState.VERIFIED}),

@@ -4,9 +4,14 @@ Blocking calls with deadlines - handshake, status, display, scan, load, deal, re
 the pure link: this module owns the I/O pump (write what the link wants sent, read what arrived, feed
 it, poll for retransmits) and turns link outcomes into results or exceptions. It is the only module of
 the host that speaks wire messages: what it returns is in host terms (`MachineStatus`, `DealResult`, the
-verifier's `BoardRecount`, `OperatorPrompt`, `MachineFaultKind`), so the run above it never sees a frame,
-a flag or a wire code. `send_command`, `wait_event` and `pending_events` stay wire-level, for tests and
-tools that exercise the protocol itself.
+verifier's `BoardRecount`, `BoardReading`, `OperatorPrompt`, `MachineFaultKind`), so the run above it never
+sees a frame, a flag or a wire code. `send_command`, `wait_event` and `pending_events` stay wire-level, for
+tests and tools that exercise the protocol itself.
+
+Reports are matched to requests (PROTOCOL.md 7.2): a DealDone, Fault or RecountReport for another job than
+the one asked, or with another number of pockets than the machine announced, raises `ProtocolFault`
+(nothing is verified on it); a report of a job already reported is a repeat held back over a new Hello,
+and is dropped. A recount is turned into the board's own pockets by how the board lies (`turns`).
 
 - a refused command raises `CommandRefused` (a `MachineFault` with the reason);
 - a Fault event while dealing raises `DealingFault` (code, detail, cards dealt, resumable);
@@ -164,6 +169,21 @@ class MachineIdentity:
 
 
 @dataclass(frozen=True)
+class BoardReading:
+    """What the label reader found: a board or none, its label (None: none or unreadable), and how it
+    lies: `turns` quarter turns clockwise from straight (0: its North pocket under the machine's North)."""
+
+    present: bool
+    label: str | None
+    turns: int = 0
+
+    @property
+    def straight(self) -> bool:
+        """The board lies as it must to be dealt into."""
+        return self.turns == 0
+
+
+@dataclass(frozen=True)
 class DealResult:
     """The end of dealing one job: cards dealt and counted into each pocket; False `complete` if aborted."""
 
@@ -216,6 +236,15 @@ class DealingFault(MachineFault):
         return cls(kind, status.fault_detail, status.cards_dealt, True, code=code, board=board)
 
 
+class ProtocolFault(MachineFault):
+    """The machine's report does not match what was asked (another job, another number of pockets, counts
+    that do not add up): a fault of the machine or its firmware; nothing may be verified on it."""
+
+    def __init__(self, problem: str, board: int | None = None) -> None:
+        self.problem = problem
+        super().__init__(f"protocol fault: {problem}", board=board)
+
+
 class DeviceRestarted(DealerError):
     """The machine restarted (power loss, watchdog): handshaken again; its loaded deal is gone."""
 
@@ -250,6 +279,8 @@ class Machine:
         self._restarted = False
         self._resync = False
         self._boot_seen: int | None = None
+        self._reported: set[tuple[type[Message], int]] = set()
+        """(report type, job) of every DealDone, Fault and RecountReport taken: a second one is a repeat."""
         self._hello: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
@@ -325,79 +356,136 @@ class Machine:
         self._request(ScanBoard(), None, timeout)
         return self.wait_event(BoardScanned, timeout)
 
-    def read_label(self, timeout: float = 10.0) -> tuple[bool, str | None]:
-        """Scan the board: (a board is in, its label or None if unreadable). A board taken out before or
-        during the scan counts as no board, not as an error."""
+    def read_board(self, timeout: float = 10.0) -> BoardReading:
+        """Scan the board: is one in, its label (None if unreadable) and how it lies. A board taken out
+        before or during the scan counts as no board, not as an error. Board movements reported before
+        the scan are forgotten: `board_moved` tells of those after it."""
+        self._drop_events(BoardChanged)
         try:
             scanned = self.scan(timeout)
         except CommandRefused as exc:
             if exc.reason == RefuseReason.NO_BOARD:
-                return False, None
+                return BoardReading(False, None)
             raise
         if scanned.result == ScanResult.NO_BOARD:
-            return False, None
-        return True, scanned.label.decode("ascii", "replace") if scanned.result == ScanResult.OK else None
+            return BoardReading(False, None)
+        if scanned.result != ScanResult.OK:
+            return BoardReading(True, None)
+        return BoardReading(True, scanned.label.decode("ascii", "replace"), scanned.turns)
+
+    def board_moved(self) -> bool:
+        """True if a board was taken out or put in since the last `read_board` (the events so far)."""
+        self._pump(self._clock())
+        moved = any(isinstance(m, BoardChanged) for m in self._events)
+        self._drop_events(BoardChanged)
+        return moved
+
+    @property
+    def pockets(self) -> int:
+        """How many pockets the machine announced (4 for a bridge machine)."""
+        return self._hello.pockets if self._hello is not None else 4
 
     def board_present(self) -> bool:
         """True when the board sensor sees a board in the machine."""
         return self.status().board_present
 
-    def eject_board(self, timeout: float = 10.0) -> None:
-        """Eject the board if there is one (no board is not an error); waits until it is out."""
+    def eject_board(self, timeout: float = 10.0) -> bool:
+        """Eject the board if there is one (no board is not an error); waits until it is out. False if the
+        machine cannot push boards out (no EJECT): the operator must take it out."""
         try:
             self.eject(timeout)
         except CommandRefused as exc:
+            if exc.reason == RefuseReason.UNSUPPORTED:
+                return False
             if exc.reason != RefuseReason.NO_BOARD:
                 raise
+        return True
 
     def load(self, job: int, board: int, packed_deal: bytes, timeout: float = 5.0) -> None:
         """Load the deal of one job into the machine's memory."""
         self._request(LoadDeal.for_deal(job, board, packed_deal), None, timeout, board=board)
 
-    def start_deal(self, job: int, timeout: float = 5.0) -> None:
-        """Tell the machine to deal the loaded job into the inserted board (or resume after a fault)."""
+    def start_deal(self, job: int, timeout: float = 5.0) -> bool:
+        """Tell the machine to deal the loaded job into the inserted board (or resume after a fault).
+        False if the machine refused because the board in it was not read since it went in (it moved):
+        read it again first."""
         self._drop_events(DealDone, Fault)
-        self._request(StartDeal(job), None, timeout)
-
-    def resume_deal(self, job: int, timeout: float = 5.0) -> bool:
-        """Go on dealing `job` after a fault was put right: True once dealing goes on (or already did),
-        False while the machine still sees the fault's cause. Any other refusal raises."""
         try:
-            self.start_deal(job, timeout)
+            self._request(StartDeal(job), None, timeout)
+        except CommandRefused as exc:
+            if exc.reason == RefuseReason.NOT_SCANNED:
+                return False
+            raise
+        return True
+
+    def resume_deal(self, job: int, timeout: float = 5.0) -> bool | None:
+        """Go on dealing `job` after a fault was put right: True once dealing goes on (or already did),
+        False while the machine still sees the fault's cause, None if the board must be read again first
+        (it moved, or the machine restarted). Any other refusal raises."""
+        try:
+            return True if self.start_deal(job, timeout) else None
         except CommandRefused as exc:
             if exc.reason == RefuseReason.WRONG_STATE and exc.detail == DeviceState.DEALING:
                 return True
             if exc.reason == RefuseReason.FAULT_PRESENT:
                 return False
             raise
-        return True
 
     def wait_dealt(self, job: int, timeout: float) -> DealResult:
-        """Wait for the end of dealing `job`; raises `DealingFault` if it stopped on a fault."""
+        """Wait for the end of dealing `job`; raises `DealingFault` if it stopped on a fault, `ProtocolFault`
+        on a report for another job or one that does not add up."""
         deadline = self._clock() + timeout
         while True:
             msg = self._wait_any((DealDone, Fault), deadline)
+            assert isinstance(msg, DealDone | Fault)
+            if not self._matches(msg, job, "dealing"):
+                continue
             if isinstance(msg, Fault):
                 raise DealingFault.of_event(msg)
-            if isinstance(msg, DealDone) and msg.job == job:
-                complete = msg.outcome == DealOutcome.COMPLETE
-                return DealResult(msg.job, complete, msg.cards_dealt, tuple(msg.pocket_counts))
+            counts = tuple(msg.pocket_counts)
+            if len(counts) != self.pockets or sum(counts) != msg.cards_dealt:
+                raise ProtocolFault(f"DealDone of job {job} counts {list(counts)} in {len(counts)} pockets for "
+                                    f"{msg.cards_dealt} cards dealt; the machine has {self.pockets} pockets")
+            return DealResult(msg.job, msg.outcome == DealOutcome.COMPLETE, msg.cards_dealt, counts)
+
+    def _matches(self, msg: DealDone | Fault | RecountReport, job: int, asked: str) -> bool:
+        """True for the report of `job`; False for a repeat of a report already taken; else ProtocolFault."""
+        key = (type(msg), msg.job)
+        if msg.job == job:
+            self._reported.add(key)
+            return True
+        if key in self._reported:
+            return False  # a repeat, held back over a new Hello (PROTOCOL.md 9)
+        raise ProtocolFault(f"{type(msg).__name__} for job {msg.job} while waiting for the {asked} of job {job}")
 
     def deal(self, job: int, timeout: float) -> DealResult:
-        """Start dealing `job` and wait for its end."""
-        self.start_deal(job)
+        """Start dealing `job` and wait for its end (the board must have been read since it went in)."""
+        if not self.start_deal(job):
+            raise CommandRefused("StartDeal", RefuseReason.NOT_SCANNED, 0)
         return self.wait_dealt(job, timeout)
 
-    def recount(self, job: int, timeout: float = 30.0) -> BoardRecount:
-        """Read back every card in the board's four pockets (N E S W; a board taken out before the recount
-        finished reads as four empty pockets)."""
+    def recount(self, job: int, turns: int = 0, timeout: float = 30.0) -> BoardRecount | None:
+        """Read back every card in the board's pockets, as the board's own pockets N E S W: a board lying
+        `turns` quarter turns round has its pocket (p + turns) mod 4 under the machine's pocket p. None if
+        the board was taken out before the recount finished. `ProtocolFault` if the report is for another
+        job or has another number of pockets than the machine announced."""
         self._drop_events(RecountReport)
         self._request(Recount(job), None, timeout)
-        report = self.wait_event(RecountReport, timeout)
-        pockets = [PocketReading(tuple(p.cards), p.unidentified) for p in report.pockets[:4]]
-        while len(pockets) < 4:
-            pockets.append(PocketReading(()))
-        return BoardRecount((pockets[0], pockets[1], pockets[2], pockets[3]))
+        deadline = self._clock() + timeout
+        while True:
+            report = self._wait_any((RecountReport,), deadline)
+            assert isinstance(report, RecountReport)
+            if self._matches(report, job, "recount"):
+                break
+        if not report.pockets:
+            return None
+        if len(report.pockets) != self.pockets or self.pockets != 4:
+            cards = [len(p.cards) + p.unidentified for p in report.pockets]
+            raise ProtocolFault(f"RecountReport of job {job} has {len(report.pockets)} pockets {cards}; the "
+                                f"machine has {self.pockets}")
+        read = [PocketReading(tuple(p.cards), p.unidentified) for p in report.pockets]
+        board = [read[(q - turns) % 4] for q in range(4)]
+        return BoardRecount((board[0], board[1], board[2], board[3]))
 
     def eject(self, timeout: float = 10.0) -> None:
         """Push the board out and wait until it is out (when the machine senses boards)."""

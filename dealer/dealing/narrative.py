@@ -1,7 +1,8 @@
 """What happened on a dealing run, told from its journal: each incident, how it was caught, how it ended.
 
 Read-only over `dealer.dealing.journal`. An incident is a journal event that is not a plain step: a board
-refused by its label, a machine fault put right, a recount that found faults, an interrupted deal, a
+refused before dealing (its label, turned, not empty), a machine fault put right, a report of the machine
+that did not match its request, a double feed, a recount that found faults, an interrupted deal, a
 reconnection or restart. Each line names the board, the machine, the fault code or machine fault
 and its Law, and the outcome of the board (verified on attempt k, or still open). No card is named.
 """
@@ -15,6 +16,9 @@ from dealer.dealing.journal import Job, JobState, Journal
 from dealer.verify.check import FaultCategory
 
 _FAULT_TITLES = {code.name: f"{code.name} {code.title} ({code.law})" for code in FaultCategory}
+_BEFORE_DEALING = {"F8": "board label", "F6": "board turned", "F4": "cards in the board",
+                   "F7": "another board's deal in the board"}
+"""What a check before dealing found, by the code it named."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,16 @@ def incidents(journal: Journal, run_id: int) -> list[Incident]:
 def _caught(kind: str, detail: dict[str, Any]) -> str | None:
     if kind == "board-refused":
         problem = detail.get("problem") or "wrong board"
-        return f"F8 board label ({problem}; Law 2) caught before dealing"
+        code = str(detail.get("code") or "F8")
+        law = FaultCategory[code].law if code in FaultCategory.__members__ else "Law 2"
+        return f"{code} {_BEFORE_DEALING.get(code, 'board')} ({problem}; {law}) caught before dealing"
+    if kind == "board-given-up":
+        return f"the board failed its checks before dealing {detail.get('checks')} times: not dealt"
+    if kind == "protocol-fault":
+        return f"the machine's report did not match the request ({detail.get('problem')}): nothing verified on it"
+    if kind == "double-feed":
+        return (f"the pack ran out after {detail.get('cards_dealt')} cards with {detail.get('in_board')} in the "
+                "board: a double feed, recounted")
     if kind == "machine-fault-resumed":
         return f"machine fault {detail.get('name')} reported by the machine while dealing"
     if kind == "machine-fault":
@@ -71,7 +84,7 @@ def _caught(kind: str, detail: dict[str, Any]) -> str | None:
 def _outcome(job: Job, kind: str) -> str:
     if job.state is JobState.VERIFIED:
         redealt = " after a redeal of the same deal" if job.attempt > 1 else ""
-        fixed = {"board-refused": "the right board was inserted and dealt; ",
+        fixed = {"board-refused": "the right board, checked straight and empty, was dealt; ",
                  "machine-fault-resumed": "the operator put it right and dealing went on; ",
                  "recount-unverified": "recounted again; "}.get(kind, "")
         return f"{fixed}verified{redealt} (attempt {job.attempt})"

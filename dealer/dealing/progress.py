@@ -2,7 +2,8 @@
 
 Thread-safe: every station (machine) reports here. Nothing shown names a card unless the run was
 asked to (`show_cards`): a fault line gives its code, Law, action and pockets; the report file, which
-the director asked for, holds the full fault texts.
+the director asked for, holds the full fault texts. A board whose cards were shown is verified with
+the warning F12 (Law 16D), printed on its line.
 """
 
 from __future__ import annotations
@@ -76,8 +77,8 @@ class RunProgress:
             if stats.first_start is None:
                 stats.first_start = self.clock()
 
-    def board_verified(self, machine: str, board: int, copy: int) -> None:
-        """A board passed its recount."""
+    def board_verified(self, machine: str, board: int, copy: int, report: VerificationReport | None = None) -> None:
+        """A board passed its recount (with the warnings of `report`, e.g. F12, if any)."""
         stats = self.stats(machine)
         with self._lock:
             stats.verified += 1
@@ -85,8 +86,11 @@ class RunProgress:
             self.verified += 1
             done = self.verified
         rate = stats.boards_per_hour()
+        warnings = report.faults if report is not None else ()
+        if warnings:
+            self._record(machine, board, copy, warnings, "verified")
         self.say(machine, f"board {board}{_copy(copy)}: verified ({done}/{self.total_jobs} boards, "
-                 f"{rate:.0f} boards/hour on this machine)")
+                 f"{rate:.0f} boards/hour on this machine)" + "".join(f"; warning: {f.text()}" for f in warnings))
 
     def board_faulted(self, machine: str, report: VerificationReport, action: str) -> None:
         """A recount showed faults; `action` is what the run does about them."""
@@ -103,6 +107,12 @@ class RunProgress:
             self.stats(machine).refused_boards += 1
         self._record(machine, board, copy, (fault,), "label")
         self.say(machine, f"board {board}{_copy(copy)}: REFUSED {fault.text()}")
+
+    def board_given_up(self, machine: str, board: int, copy: int, fault: BoardFault, checks: int) -> None:
+        """A board failed its checks before dealing `checks` times in a row: the run stops asking for it."""
+        self.say(machine, f"board {board}{_copy(copy)}: NOT DEALT after {checks} failed check"
+                 f"{'s' if checks > 1 else ''}: {fault.text()}: left for the director (put it right, then "
+                 "run again with --resume)")
 
     def machine_fault(self, machine: str, board: int, copy: int, text: str, name: str = "") -> None:
         """The machine stopped on a fault while dealing (jam, empty hopper, ...) named `name`."""

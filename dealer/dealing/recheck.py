@@ -1,8 +1,8 @@
 """`dealer check`: recount boards that were dealt earlier and verify each against its deal.
 
 Nothing is dealt: for each board the operator is prompted to insert it, its label is read (another
-board is ejected and the right one asked for), the machine recounts its pockets and the verifier names
-any fault by its Law.
+board is ejected and the right one asked for), the machine recounts its pockets (turned into the board's
+own pockets by how the board lies) and the verifier names any fault by its Law.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import IO
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DeviceTimeout
-from dealer.dealing.machine import Machine, OperatorPrompt
-from dealer.verify import VerificationReport, check_label, verify_board
+from dealer.dealing.machine import BoardReading, Machine, OperatorPrompt
+from dealer.verify import BoardRecount, VerificationReport, check_label, verify_board
 from firmware_protocol.labels import BoardLabel
 
 MAX_REFUSALS = 3
@@ -40,16 +40,22 @@ def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: flo
 
 def _check_one(m: Machine, deals: DealSet, board: int, set_name: str, timeout: float,
                out: IO[str] | None) -> VerificationReport:
-    label = _insert(m, board, set_name, timeout, out)
-    report = verify_board(deals.deals[deals.index_of(board)], m.recount(0), board=board,
-                          set_name=set_name, label=label, session=deals)
+    for _ in range(MAX_REFUSALS):
+        reading = _insert(m, board, set_name, timeout, out)
+        recount = m.recount(0, reading.turns)
+        if recount is not None:
+            break  # else taken out during the recount: ask for it again
+    else:
+        recount = BoardRecount.from_hands([[], [], [], []])
+    report = verify_board(deals.deals[deals.index_of(board)], recount, board=board,
+                          set_name=set_name, label=reading.label, session=deals)
     m.eject_board()
     return report
 
 
-def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] | None) -> str | None:
+def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] | None) -> BoardReading:
     """Have the board put in and read its label; another board found in the machine (F8, wrong board) is
-    ejected and the right one asked for, up to `MAX_REFUSALS` times. Returns the label read (None: unread)."""
+    ejected and the right one asked for, up to `MAX_REFUSALS` times. Returns what was read."""
     expected = BoardLabel.for_board(set_name, board).payload()
     refusals = 0
     while True:
@@ -57,13 +63,13 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
             m.display(OperatorPrompt.INSERT_BOARD, board, expected, f"insert board {set_name} {board} for a recount")
             if not m.wait_board(True, timeout):
                 raise DeviceTimeout(f"{m.name}: board {board} was not inserted in time")
-        present, label = m.read_label()
-        if not present:
+        reading = m.read_board()
+        if not reading.present:
             continue  # taken out again before it could be read
-        fault = check_label(label, board, set_name)
+        fault = check_label(reading.label, board, set_name)
         wrong_board = fault is not None and str(fault.details.get("problem", "")).startswith("wrong board")
         if fault is None or not wrong_board or refusals == MAX_REFUSALS:
-            return label
+            return reading
         refusals += 1
         if out is not None:
             out.write(f"[{m.name}] board {board}: REFUSED {fault.text()}\n")

@@ -1,8 +1,10 @@
 """Crash recovery: settling, at a station's start, the jobs an earlier run left in doubt.
 
 A job the journal holds as DEALING or DEALT may have cards in its board. Such a job is never dealt
-again before its board is recounted: full and right, it is verified; empty, it is dealt; partly dealt
-and abandoned by the machine, it is a fault (the board is emptied and redealt). A machine that kept
+again before its board is found and recounted: the label of the board in the machine is read first
+(whatever the machine still holds: a board may have been swapped while the controller was down), then
+the board is recounted: full and right, it is verified; empty, it is dealt; partly dealt and abandoned by
+the machine, it is a fault (the board is emptied and redealt). A machine that kept
 the job over a fault (e.g. a power loss) is asked to put it right and deal on. A job left FAULTED (a stop
 came before its redeal, or it ran out of attempts and the run is resumed with more) has its board
 emptied and is redealt, on the machine that settles it.
@@ -14,8 +16,9 @@ from __future__ import annotations
 
 from dealer.core.cards import DECK_SIZE
 from dealer.dealing.journal import Job, JobState
-from dealer.dealing.machine import CommandRefused, DealingFault, MachineState, MachineStatus
-from dealer.dealing.station import Station, copy_text, fault_note, wire_job
+from dealer.dealing.machine import CommandRefused, DealingFault, MachineState, MachineStatus, ProtocolFault
+from dealer.dealing.station import MAX_BOARD_CHECKS, DoubleFeed, GaveUp, Station, copy_text, fault_note, wire_job
+from dealer.verify import BoardRecount
 
 
 class Recovery:
@@ -78,11 +81,16 @@ class Recovery:
         if mine and st.state is MachineState.DEALING:
             self._finish_dealing(job)
             return
-        if not (mine and st.board_present):
+        if not mine:
             machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
-            station.await_board(job)
-            st = machine.status()
-        cards = sum(machine.recount(wire_job(job)).counts)
+        try:
+            recount = self._find_board(job)
+        except GaveUp:
+            return
+        except ProtocolFault as fault:
+            station.protocol_fault(job, fault)
+            return
+        cards = sum(recount.counts)
         if job.state is JobState.DEALING and cards == 0:
             self.ctx.journal.note(job.run_id, "resume-empty-board", job_id=job.id, machine=self.name)
             if st.state is not MachineState.LOADED or st.job != wire_job(job):
@@ -97,12 +105,27 @@ class Recovery:
             job = self.ctx.journal.advance(job.id, JobState.DEALT, kind="resume-dealt", detail={"cards": cards})
         station.verify(job)
 
+    def _find_board(self, job: Job) -> BoardRecount:
+        """The job's board in the machine, read by its label and lying straight, and its recount. Never
+        judged by what the machine holds: the board in it may not be the one it was when the run stopped."""
+        for _ in range(MAX_BOARD_CHECKS):
+            reading = self.station.await_board(job)
+            recount = self.machine.recount(wire_job(job), reading.turns)
+            if recount is not None and not self.machine.board_moved():
+                return recount
+            self.ctx.journal.note(job.run_id, "board-moved", job_id=job.id, machine=self.name)
+        self.station.give_up(job, [self.station.moved_fault(job, MAX_BOARD_CHECKS)])
+
     def _finish_dealing(self, job: Job) -> None:
         """The machine is still dealing this job: wait for the end, then verify."""
         try:
             self.station.dealt(job, self.station.wait_dealt(job))
         except DealingFault as fault:
             self.station.machine_fault(job, fault)
+        except DoubleFeed as feed:
+            self.station.double_feed(job, feed)
+        except ProtocolFault as fault:
+            self.station.protocol_fault(job, fault)
 
     def _resume_kept_job(self, job: Job, st: MachineStatus) -> bool:
         """A machine that kept the job over a fault (e.g. power loss): put it right and go on dealing.
@@ -114,7 +137,7 @@ class Recovery:
         self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on", fault.name)
         try:
             self.station.put_right(job, fault)
-            self.station.resume_after_fault(job)
+            self.station.resume_after_fault(job, fault)
         except CommandRefused:
             self.machine.abort()
             return False

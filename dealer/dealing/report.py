@@ -159,14 +159,33 @@ def _count_event(rep: RunReport, session: SessionFigures, event: dict[str, Any])
     elif kind == "interrupted-deal":
         rep.faults[session.name, where, "dealing interrupted (controller stopped)", ""] += 1
     elif kind == "board-refused":
-        _faults(rep, session.name, where, [FaultCategory.F8.name])
-        rep.actions[session.name, where, "board refused by its label, another asked for"] += 1
+        _faults(rep, session.name, where, [detail.get("code", FaultCategory.F8.name)])
+        rep.actions[session.name, where, REFUSAL_TEXT.get(detail.get("code"), REFUSAL_TEXT["F8"])] += 1
+    elif kind == "board-given-up":
+        rep.actions[session.name, where, "board refused too often: left for the director"] += 1
+    elif kind == "protocol-fault":
+        m.machine_faults += 1
+        rep.faults[session.name, where, "machine report not matching the request (protocol fault)", ""] += 1
+    elif kind == "double-feed":
+        m.machine_faults += 1
+        rep.faults[session.name, where, "machine DOUBLE_FEED (pack ran out early)", ""] += 1
+    elif kind == "start-cancelled":
+        rep.actions[session.name, where, "start cancelled: the board moved after its check"] += 1
     elif kind == "redeal":
         rep.actions[session.name, where, "redeal: board emptied, the same deal dealt again"] += 1
         if detail.get("fix_pack"):
             rep.actions[session.name, where, "pack made whole before a redeal"] += 1
     elif kind == "board-not-empty":
         rep.actions[session.name, where, "board not empty before a redeal: emptied again"] += 1
+
+
+REFUSAL_TEXT = {
+    "F8": "board refused by its label, another asked for",
+    "F6": "board refused: turned in the machine, asked for straight",
+    "F4": "board refused: cards in it before dealing, emptied",
+    "F7": "board refused: another board's deal in it before dealing, the run stopped",
+}
+"""What the run did about a board refused before dealing, by the fault it named."""
 
 
 def _faults(rep: RunReport, session: str, machine: str, codes: Iterable[str]) -> None:

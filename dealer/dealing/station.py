@@ -1,10 +1,16 @@
 """One machine working through a run's jobs: the life of each board on it, journal first.
 
 For each job (one copy of one board): load the deal (while the operator swaps boards), prompt for
-the board on the machine's display, check its label before dealing (F8: refuse, ask again), journal
-DEALING, deal, recount, verify, journal the outcome, eject. A fault is redealt on the same machine to
-the same deal (Law 6F: a copy is always redealt to its own deal, never a new one) once the operator has
-emptied the board; another board's deal in the pockets (F7) stops the whole run.
+the board on the machine's display, and check it before dealing (PROTOCOL.md 6.1): its label names the
+board (F8), it lies straight (F6), its pockets are empty (F4; another board's deal, F7, stops the run),
+and it did not move since its label was read (else check again). A board refused is taken out and asked
+for again, at most `MAX_BOARD_CHECKS` times in a row: then the job is left FAULTED for the director, with
+one line saying why. Then journal DEALING, deal, recount, verify, journal the outcome, eject. A fault is
+redealt on the same machine to the same deal (Law 6F: a copy is always redealt to its own deal, never a
+new one) once the operator has emptied the board; another board's deal in the pockets (F7) stops the
+whole run. A report of the machine that does not match what was asked (`ProtocolFault`) faults the board:
+nothing is verified on it. A pack that runs out before 52 cards while the board holds more cards than the
+machine dealt was a double feed: the board is recounted and verified as it stands (Law 13A1 or 13C).
 
 Crash safety: a job the journal holds as DEALING or DEALT may have cards in its board; such jobs, and
 FAULTED jobs whose redeal a stop interrupted, are settled at start-up by `dealer.dealing.recovery`.
@@ -18,6 +24,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import numpy as np
 import numpy.typing as npt
@@ -27,22 +34,52 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DeviceTimeout
 from dealer.dealing.journal import Job, JobState, Journal
 from dealer.dealing.machine import (
+    BoardReading,
     DealingFault,
     DealResult,
     DeviceRestarted,
     Machine,
     MachineFaultKind,
     OperatorPrompt,
+    ProtocolFault,
     Reconnected,
 )
 from dealer.dealing.progress import RunProgress
-from dealer.verify import Action, BoardRecount, FaultCategory, VerificationReport, check_label, verify_board
+from dealer.verify import (
+    Action,
+    BoardFault,
+    BoardRecount,
+    FaultCategory,
+    VerificationReport,
+    check_empty,
+    check_label,
+    check_orientation,
+    verify_board,
+)
 from firmware_protocol.labels import BoardLabel
 
 _IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
 """States of a job a machine has taken up."""
 FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
 """Faults whose fix includes making the pack whole before the redeal."""
+MAX_BOARD_CHECKS = 3
+"""Checks of a job's board that may fail in a row (wrong, unreadable or turned, cards in it, moved) before
+the run stops asking and leaves the job to the director."""
+
+
+class DoubleFeed(Exception):
+    """The pack ran out before 52 cards while the board holds more cards than the machine dealt: two cards
+    went in at once, unnoticed."""
+
+    def __init__(self, cards_dealt: int, in_board: int) -> None:
+        self.cards_dealt = cards_dealt
+        self.in_board = in_board
+        super().__init__(f"the pack ran out after {cards_dealt} cards but the board holds {in_board}: "
+                         "two cards went in at once (a double feed the machine did not see)")
+
+
+class GaveUp(Exception):
+    """A job's board failed its checks too often: the job is FAULTED, for the director."""
 
 
 @dataclass
@@ -230,8 +267,12 @@ class Station:
         self.clock_in(job)
         ctx.progress.board_started(self.name)
         self.machine.load(wire_job(job), job.board, ctx.packed(job.board, job.run_id))
-        label = self.await_board(job)
-        if job.attempt > 1 and not self._board_is_empty(job):
+        try:
+            label = self.ready_board(job)
+        except GaveUp:
+            return
+        except ProtocolFault as fault:
+            self.protocol_fault(job, fault)
             return
         if job.state is JobState.LOADED:
             ctx.journal.advance(job.id, JobState.SCANNED, detail={"label": label})
@@ -239,35 +280,64 @@ class Station:
         self.deal(job)
 
     def deal(self, job: Job) -> None:
-        """Deal a DEALING job, then verify it."""
+        """Deal a DEALING job whose board was just checked, then verify it. A board that moved since its
+        label was read (seen by the host, or by the machine refusing the start) is checked again first."""
         self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing")
+        cancelled = 0
         try:
-            self.machine.start_deal(wire_job(job))
+            while self.machine.board_moved() or not self.machine.start_deal(wire_job(job)):
+                cancelled += 1
+                self.ctx.journal.note(job.run_id, "start-cancelled", job_id=job.id, machine=self.name,
+                                      detail={"why": "the board moved after its label was read"})
+                if cancelled >= MAX_BOARD_CHECKS:
+                    self.give_up(job, [self.moved_fault(job, cancelled)])
+                self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved after its "
+                                      "label was read: not dealt; checking it again")
+                self.ready_board(job)
             done = self.wait_dealt(job)
+        except GaveUp:
+            return
         except DealingFault as fault:
             self.machine_fault(job, fault)
+            return
+        except DoubleFeed as feed:
+            self.double_feed(job, feed)
+            return
+        except ProtocolFault as fault:
+            self.protocol_fault(job, fault)
             return
         self.dealt(job, done)
 
     def dealt(self, job: Job, done: DealResult) -> None:
         """A DEALING job whose dealing ended: journal DEALT, then verify."""
         job = self.ctx.journal.advance(job.id, JobState.DEALT, detail={"counts": list(done.pocket_counts)})
-        self.verify(job)
+        self.verify(job, announced=done.pocket_counts)
 
     def wait_dealt(self, job: Job) -> DealResult:
-        """Wait for the deal's end; a resumable fault is put right by the operator and dealing goes on."""
+        """Wait for the deal's end; a resumable fault is put right by the operator and dealing goes on.
+        A pack run out while the board holds more cards than were dealt raises `DoubleFeed`."""
         while True:
             try:
                 return self.machine.wait_dealt(wire_job(job), self.ctx.deal_timeout)
             except DealingFault as fault:
                 if not fault.resumable:
                     raise
+                if fault.kind is MachineFaultKind.EMPTY_HOPPER:
+                    self._check_double_feed(job, fault)
                 self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on",
                                                 fault.name)
                 self.ctx.journal.note(job.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
                                             detail=fault_note(fault))
                 self.put_right(job, fault)
-                self.resume_after_fault(job)
+                self.resume_after_fault(job, fault)
+
+    def _check_double_feed(self, job: Job, fault: DealingFault) -> None:
+        """The pack ran out: recount the board (a recount is allowed in FAULT). More cards in it than the
+        machine dealt means two cards went in at once: fixing the pack cannot help; `DoubleFeed`."""
+        recount = self.machine.recount(wire_job(job))
+        in_board = sum(recount.counts) if recount is not None else 0
+        if in_board > fault.cards_dealt:
+            raise DoubleFeed(fault.cards_dealt, in_board)
 
     def put_right(self, job: Job, fault: DealingFault) -> None:
         """Prompt the operator to clear the cause of a resumable fault."""
@@ -277,7 +347,7 @@ class Station:
             self.machine.display(OperatorPrompt.INSERT_BOARD, job.board, expected, "put the board back to go on")
             if not self.machine.wait_board(True, self.ctx.board_timeout):
                 raise DeviceTimeout(f"{self.name}: board {job.board} was not put back in time")
-            if check_label(self.machine.read_label()[1], job.board, self.ctx.set_of(job)) is not None:
+            if self.board_fault(job, self.machine.read_board()) is not None:
                 raise fault.final(job.board)
         elif kind is MachineFaultKind.EMPTY_HOPPER:
             self.machine.display(OperatorPrompt.FIX_PACK, job.board, expected,
@@ -285,12 +355,18 @@ class Station:
         elif prompt is not None:
             self.machine.display(prompt, job.board, expected, f"clear the card path: {fault}"[:80])
 
-    def resume_after_fault(self, job: Job) -> None:
-        """Deal on once the operator has put the fault right (the machine refuses while its cause is there)."""
+    def resume_after_fault(self, job: Job, fault: DealingFault) -> None:
+        """Deal on once the operator has put the fault right (the machine refuses while its cause is there).
+        A board that moved meanwhile (or a machine that restarted) has its label read again first: another
+        board, or the board turned, ends the dealing (the fault becomes final)."""
         deadline = self.machine.clock() + self.ctx.board_timeout
-        while not self.machine.resume_deal(wire_job(job)):
+        while not (going := self.machine.resume_deal(wire_job(job))):
             if self.machine.clock() > deadline:
                 raise DeviceTimeout(f"{self.name}: board {job.board}: the machine fault was not put right in time")
+            if going is None:
+                if self.board_fault(job, self.machine.read_board()) is not None:
+                    raise fault.final(job.board)
+                continue
             self.machine.sleep(0.25)
 
     def machine_fault(self, job: Job, fault: DealingFault) -> None:
@@ -303,18 +379,54 @@ class Station:
         self.machine.eject_board()
         self.send_back(job, fix_pack=False)
 
-    def verify(self, job: Job) -> None:
-        report = self._recount_report(job)
+    def double_feed(self, job: Job, feed: DoubleFeed) -> None:
+        """Two cards went in at once: stop dealing, and verify the board as it stands (the verifier names
+        the fault by the recount: a pocket over and another under, Law 13A1; a surplus card, Law 13C)."""
+        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{feed}: recounting the board",
+                                        "DOUBLE_FEED")
+        self.machine.abort()
+        job = self.ctx.journal.advance(job.id, JobState.DEALT, kind="double-feed", detail={
+            "cards_dealt": feed.cards_dealt, "in_board": feed.in_board})
+        self.verify(job)
+
+    def protocol_fault(self, job: Job, fault: ProtocolFault) -> None:
+        """The machine's report does not match what was asked: nothing is verified on it. The board is
+        faulted, emptied and redealt (or left to the director after the last attempt)."""
+        job = self.ctx.journal.job(job.id)
+        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: nothing is verified on it; "
+                                        "the board will be emptied and redealt", "PROTOCOL")
+        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="protocol-fault",
+                                 detail={"problem": fault.problem, **self.busy(job)})
+        if job.state in (JobState.DEALING, JobState.DEALT):
+            self.machine.abort()
+        self.machine.eject_board()
+        self.send_back(job, fix_pack=False)
+
+    def verify(self, job: Job, announced: tuple[int, ...] | None = None) -> None:
+        """Recount and verify a DEALT job; `announced`: the pocket counts the machine gave at the end of
+        dealing, which the recount must match."""
         ctx = self.ctx
+        try:
+            report = self._recount_report(job)
+            if report.ok and announced is not None and tuple(announced) != report.counts:
+                raise ProtocolFault(f"the machine counted {list(announced)} cards into the pockets but the "
+                                    f"recount found {list(report.counts)}")
+        except ProtocolFault as fault:
+            self.protocol_fault(job, fault)
+            return
         if report.ok:
             ctx.journal.advance(job.id, JobState.VERIFIED, detail={
                 "layout": report.layout_hash, "warnings": [c.name for c in report.codes],
                 **self.busy(job, done=True)})
-            ctx.progress.board_verified(self.name, job.board, job.copy)
+            ctx.progress.board_verified(self.name, job.board, job.copy, report)
             self.machine.eject_board()
             return
         ctx.journal.advance(job.id, JobState.FAULTED, kind="recount-fault", detail={
-            "faults": [c.name for c in report.codes], "counts": list(report.counts), **self.busy(job)})
+            "faults": [c.name for c in report.codes], "counts": list(report.counts),
+            **({"announced": list(announced)} if announced is not None else {}), **self.busy(job)})
+        if ctx.progress.show_cards and report.names_cards:
+            ctx.journal.note(job.run_id, "cards-shown", job_id=job.id, machine=self.name,
+                             detail={"faults": [c.name for c in report.codes]})
         self.machine.eject_board()
         if report.fault(FaultCategory.F7) is not None:
             ctx.progress.board_faulted(self.name, report, "the run stops: re-synchronise the boards")
@@ -337,7 +449,9 @@ class Station:
         self.next_job = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack, **self.busy(job)})
 
     def _have_emptied(self, job: Job, text: str) -> None:
-        """Prompt the operator to empty the (ejected) board and wait until it is back in the machine."""
+        """Prompt the operator to empty the (ejected) board and wait until a board is back in the machine
+        (which board, and whether it is empty, the checks before dealing tell)."""
+        self.machine.board_moved()  # forget the movements so far: another board put in before the prompt
         self.machine.display(OperatorPrompt.EMPTY_BOARD, job.board, self._expected(job), text)
         if not self.machine.wait_board(True, self.ctx.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} did not come back after emptying")
@@ -345,61 +459,135 @@ class Station:
     def _recount_report(self, job: Job) -> VerificationReport:
         """Recount and verify; an unidentified card (F11) gets up to two more recounts."""
         for _ in range(2):
-            report = self._verify_recount(job, self.machine.recount(wire_job(job)))
+            report = self._verify_recount(job)
             if not report.unverified:
                 return report
             self.ctx.journal.note(job.run_id, "recount-unverified", job_id=job.id, machine=self.name,
                                   detail={"faults": [c.name for c in report.codes]})
             self.ctx.progress.say(self.name, f"{report.summary(blind=True)} -> recounting")
-        return self._verify_recount(job, self.machine.recount(wire_job(job)))
+        return self._verify_recount(job)
 
-    def _verify_recount(self, job: Job, recount: BoardRecount) -> VerificationReport:
-        label = self.machine.read_label()[1]
-        return verify_board(self.ctx.deal_of(job.board, job.run_id), recount, board=job.board,
-                            set_name=self.ctx.set_of(job), label=label, copy=job.copy,
-                            session=self.ctx.deals_of(job))
+    def _verify_recount(self, job: Job) -> VerificationReport:
+        """Read the label, recount in the board's own pockets and verify. A board that leaves the machine
+        during it is asked back and read again (a few times, then judged as the machine sees it)."""
+        for _ in range(MAX_BOARD_CHECKS):
+            reading = self.machine.read_board()
+            recount = self.machine.recount(wire_job(job), reading.turns) if reading.present else None
+            if recount is not None and not self.machine.board_moved():
+                break
+            self.ctx.journal.note(job.run_id, "recount-interrupted", job_id=job.id, machine=self.name)
+            self._insert_prompt(job)
+        else:
+            reading, recount = BoardReading(False, None), None
+        exposed = any(e["kind"] == "cards-shown" for e in self.ctx.journal.events(job.run_id, job.id))
+        return verify_board(self.ctx.deal_of(job.board, job.run_id), recount or BoardRecount.from_hands([[]] * 4),
+                            board=job.board, set_name=self.ctx.set_of(job), label=reading.label, copy=job.copy,
+                            session=self.ctx.deals_of(job), operator_exposed=exposed)
 
     # --- boards and labels ----------------------------------------------------------------------
 
     def _expected(self, job: Job) -> str:
         return BoardLabel.for_board(self.ctx.set_of(job), job.board).payload()
 
-    def await_board(self, job: Job) -> str:
-        """Prompt for the job's board until the right one is in the machine; returns its label."""
-        m, ctx = self.machine, self.ctx
-        expected, set_name = self._expected(job), ctx.set_of(job)
-        while True:
-            if not self.machine.board_present():
-                m.display(OperatorPrompt.INSERT_BOARD, job.board, expected, f"insert board {set_name} {job.board}")
-                ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}")
-                if not m.wait_board(True, ctx.board_timeout):
-                    raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
-            present, label = self.machine.read_label()
-            if not present:
-                continue  # taken out again before it could be read
-            fault = check_label(label, job.board, set_name)
-            if fault is None:
-                assert label is not None
-                return label
-            ctx.journal.note(job.run_id, "board-refused", job_id=job.id, machine=self.name,
-                             detail={"read": label, "problem": fault.details.get("problem")})
-            ctx.progress.board_refused(self.name, job.board, job.copy, fault)
-            self.machine.eject_board()
-            still_in = self.machine.board_present()  # a machine that cannot push it out: the operator takes it
-            m.display(OperatorPrompt.INSERT_BOARD, job.board, expected,
-                      f"wrong board: insert board {set_name} {job.board}")
-            if still_in:
-                m.wait_board(False, ctx.board_timeout)
+    def board_fault(self, job: Job, reading: BoardReading) -> BoardFault | None:
+        """What is wrong with the board read for `job` (another board or none, breaks Law 2: F8; turned:
+        F6); None if it is the right board, lying straight."""
+        return (check_label(reading.label, job.board, self.ctx.set_of(job))
+                or check_orientation(reading.turns, job.board))
 
-    def _board_is_empty(self, job: Job) -> bool:
-        """Before a redeal: the board must be empty; if not, have it emptied and try again later."""
-        if sum(self.machine.recount(wire_job(job)).counts) == 0:
-            return True
-        self.ctx.journal.note(job.run_id, "board-not-empty", job_id=job.id, machine=self.name)
+    def _insert_prompt(self, job: Job) -> None:
+        """Prompt for the job's board if none is in the machine, and wait for one to go in."""
+        m, ctx = self.machine, self.ctx
+        if m.board_present():
+            return
+        set_name = ctx.set_of(job)
+        m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), f"insert board {set_name} {job.board}")
+        ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}")
+        if not m.wait_board(True, ctx.board_timeout):
+            raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
+
+    def await_board(self, job: Job, checks: list[BoardFault] | None = None) -> BoardReading:
+        """Prompt for the job's board until the right one lies straight in the machine; returns what was
+        read. Each refusal is counted in `checks`; `GaveUp` after `MAX_BOARD_CHECKS` in a row."""
+        checks = [] if checks is None else checks
+        while True:
+            self._insert_prompt(job)
+            reading = self.machine.read_board()
+            if not reading.present:
+                continue  # taken out again before it could be read
+            fault = self.board_fault(job, reading)
+            if fault is None:
+                return reading
+            self._refuse(job, fault, checks, reading.label)
+            self._take_out(job, f"{fault.code.value} {fault.code.title}: insert board {self.ctx.set_of(job)} "
+                                f"{job.board}" + (" straight" if fault.code is FaultCategory.F6 else ""))
+
+    def ready_board(self, job: Job) -> str:
+        """Have the job's board in the machine, checked for dealing (PROTOCOL.md 6.1): the right board,
+        straight, empty, not moved since it was read. Returns its label; `GaveUp` when it failed
+        `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`GaveUp`)."""
+        checks: list[BoardFault] = []
+        moves = 0
+        ctx = self.ctx
+        while True:
+            reading = self.await_board(job, checks)
+            recount = self.machine.recount(wire_job(job), reading.turns)
+            if recount is None or self.machine.board_moved():
+                moves += 1
+                ctx.journal.note(job.run_id, "board-moved", job_id=job.id, machine=self.name)
+                if moves >= MAX_BOARD_CHECKS:
+                    self.give_up(job, [self.moved_fault(job, moves)])
+                ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved while it was "
+                                 "checked: checking it again")
+                continue
+            fault = check_empty(recount, ctx.deal_of(job.board, job.run_id), board=job.board,
+                                session=ctx.deals_of(job))
+            if fault is None:
+                assert reading.label is not None
+                return reading.label
+            if fault.code is FaultCategory.F7:
+                self._refuse(job, fault, [], reading.label)
+                self.give_up(job, [fault], halt=True)
+            self._refuse(job, fault, checks, reading.label)
+            self.machine.eject_board()
+            self._have_emptied(job, "cards in the board before dealing: take them all out, put it back")
+
+    def _refuse(self, job: Job, fault: BoardFault, checks: list[BoardFault], read: str | None) -> None:
+        """A check of the job's board failed: journal it (the first few) and say so; `GaveUp` if it is one
+        too many."""
+        checks.append(fault)
+        self.ctx.journal.note(job.run_id, "board-refused", job_id=job.id, machine=self.name, detail={
+            "read": read, "code": fault.code.value, "problem": fault.details.get("problem")})
+        self.ctx.progress.board_refused(self.name, job.board, job.copy, fault)
+        if len(checks) >= MAX_BOARD_CHECKS:
+            self.give_up(job, checks)
+
+    @staticmethod
+    def moved_fault(job: Job, moves: int) -> BoardFault:
+        return BoardFault.make(FaultCategory.F8, f"board {job.board} moved {moves} times between the check of its "
+                               "label and the start of dealing: it was never checked just before dealing",
+                               action=Action.REFUSE_BOARD, problem="moved")
+
+    def give_up(self, job: Job, checks: list[BoardFault], *, halt: bool = False) -> NoReturn:
+        """Stop asking: the job is FAULTED with the count of failed checks, one line says why; raises GaveUp."""
+        fault = checks[-1]
+        job = self.ctx.journal.job(job.id)
+        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="board-given-up", detail={
+            "checks": len(checks), "code": fault.code.value, "problem": fault.details.get("problem"),
+            **self.busy(job, done=True)})
+        self.ctx.progress.board_given_up(self.name, job.board, job.copy, fault, len(checks))
+        if halt:
+            self.ctx.halt(f"board {job.board}: {fault.text()}")
         self.machine.eject_board()
-        self._have_emptied(job, "the board is not empty: empty it and put it back")
-        self.next_job = self.ctx.journal.job(job.id)
-        return False
+        raise GaveUp(fault.text())
+
+    def _take_out(self, job: Job, text: str) -> None:
+        """Have the board in the machine taken out (ejected, or by the operator) and the job's board asked for."""
+        m = self.machine
+        ejected = m.eject_board()  # out once this returns; the operator may put the next one in at once
+        m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
+        if not ejected:  # a machine that cannot push it out: the operator takes it out
+            m.wait_board(False, self.ctx.board_timeout)
 
 
 def fault_note(fault: DealingFault) -> dict[str, object]:

@@ -2,10 +2,15 @@
 
 Pure: no serial, no protocol, no clock, no I/O. A driver builds a `BoardRecount` from the machine's
 recount of the four pockets, calls :func:`verify_board`, and acts on the `VerificationReport`. Before
-dealing it calls :func:`check_label` (is this the board expected?) and :func:`check_deal_set` (was this
-deal set used before?).
+dealing it calls :func:`check_deal_set` (was this deal set used before?), then for each board
+:func:`check_label` (is this the board expected?), :func:`check_orientation` (does it lie straight?) and
+:func:`check_empty` (are its pockets empty?): a board refused there is never dealt into.
 
 The fault table (codes, Laws, actions, precedence) is `dealer.verify.fault_table`, the one source of it.
+Three of the codes are also named before dealing, with the action REFUSE_BOARD where dealing would make
+them: F8 for the label; F6 for a board lying turned in the machine (every hand would go into the wrong
+pocket); F4 for a board that holds cards already (they would be surplus: dealt on top), or F7 when those
+cards are another board's deal of the session (STOP_BATCH).
 
 Faults of the deal set or the batch come first (a sequence offset makes every later board
 suspect), then the board's identity, then what cannot be known (unidentified cards), then the pack
@@ -49,7 +54,8 @@ from firmware_protocol.labels import BoardLabel
 
 __all__ = [
     "PRECEDENCE", "Action", "BoardFault", "BoardRecount", "CardPlace", "FaultCategory", "PocketReading",
-    "VerificationReport", "card_text", "check_deal_set", "check_label", "deal_hash", "verify_board",
+    "VerificationReport", "card_text", "check_deal_set", "check_empty", "check_label", "check_orientation",
+    "deal_hash", "verify_board",
 ]
 
 SEAT_NAMES: Final = ("North", "East", "South", "West")
@@ -173,6 +179,11 @@ class VerificationReport:
         return tuple(f.code for f in self.faults)
 
     @property
+    def names_cards(self) -> bool:
+        """True if a fault's full text names cards (showing it shows part of the deal: Law 16D)."""
+        return any(f.cards or f.details.get("unseen") for f in self.faults)
+
+    @property
     def unverified(self) -> bool:
         """True if the machine could not identify every card (F11)."""
         return FaultCategory.F11 in self.codes
@@ -238,6 +249,42 @@ def check_label(label: str | None, board: int, set_name: str) -> BoardFault | No
     if len(problems) == 2:
         kind = "wrong board, breaks Law 2"
     return BoardFault.make(FaultCategory.F8, "; ".join(problems), problem=kind, details=base)
+
+
+def check_orientation(turns: int, board: int) -> BoardFault | None:
+    """Orientation check before dealing: F6 (refuse the board) unless it lies straight in the machine.
+
+    `turns` is how the machine read the board lying: quarter turns clockwise from straight, so that the
+    machine's pocket p is the board's pocket (p + turns) mod 4 (PROTOCOL.md 12.1)."""
+    if turns % 4 == 0:
+        return None
+    north_under = SEAT_NAMES[(-turns) % 4]
+    return BoardFault.make(
+        FaultCategory.F6, f"board {board} lies turned {turns} quarter turn{'s' if turns > 1 else ''} in the "
+        f"machine (its North pocket under the machine's {north_under}): every hand would go into the wrong "
+        "pocket; put it in straight", action=Action.REFUSE_BOARD, problem="turned", turns=turns)
+
+
+def check_empty(recount: BoardRecount, deal: DealArray, *, board: int,
+                session: SessionDeals | None = None) -> BoardFault | None:
+    """Before dealing: None if the board's pockets are empty. Otherwise the cards would be dealt on top:
+    F7 (stop the batch) if they are another board's deal of the session, else F4 (remove them first).
+    Names no card: the counts per pocket, and the board whose deal it is."""
+    counts = recount.counts
+    total = sum(counts)
+    if total == 0:
+        return None
+    deal = check_deals(deal).reshape(DECK_SIZE)
+    ref = _choose_reference(deal, board, _entries(recount), _other_deals(session, board))
+    if ref.board != board:
+        fault = _other_board_fault(ref, board)
+        return BoardFault.make(FaultCategory.F7, f"before dealing: {fault.message}", details=fault.details,
+                               problem="another board's deal", counts=counts)
+    what = (f"board {board} already holds its own deal" if _holds_exactly(deal, recount, None)
+            else f"board {board} holds {total} card(s) before dealing")
+    return BoardFault.make(FaultCategory.F4, f"{what} ({_counts_text(counts)}): dealt on top they would be "
+                           "surplus; take every card out", action=Action.REFUSE_BOARD, problem="not empty",
+                           counts=counts)
 
 
 def _boards_text(boards: list[int]) -> str:

@@ -14,6 +14,7 @@ from firmware_protocol import (
     Boot,
     DealDone,
     DeviceState,
+    Eject,
     Fault,
     FaultCode,
     FaultFlag,
@@ -48,6 +49,7 @@ def dealing(*faults: dict[str, Any], **options: Any) -> tuple[Bench, list[int]]:
     bench = Bench(None, *faults, **options)
     bench.hello()
     bench.board_in()
+    bench.read_label()
     seats = bench.load()
     assert bench.cmd(StartDeal(1)) == Ack()
     return bench, seats
@@ -186,6 +188,87 @@ def test_double_feed_puts_two_cards_in_one_pocket_and_stops() -> None:
     assert bench.device.room.slot is not None and bench.device.room.slot.board.card_count == 6
 
 
+def test_an_unnoticed_double_feed_runs_the_pack_out_after_51_cards_with_52_in_the_board() -> None:
+    bench, seats = dealing({"kind": "double_feed", "board": 1, "card": 5, "detected": False})
+    fault = bench.wait_for(Fault)
+    assert (fault.code, fault.cards_dealt, fault.flags) == (FaultCode.EMPTY_HOPPER, 51, FaultFlag.RESUMABLE)
+    report = recount(bench)  # a recount is allowed in FAULT
+    assert sum(len(p.cards) for p in report.pockets) == 52  # one card more than the machine dealt
+
+
+def test_swapped_cards_cross_between_two_hands_leaving_13_in_every_pocket() -> None:
+    bench, seats = dealing({"kind": "swapped_cards", "board": 1, "card": 5})
+    assert bench.wait_for(DealDone).pocket_counts == (13, 13, 13, 13)
+    pockets = [sorted(p.cards) for p in recount(bench).pockets]
+    hands = hands_of(seats)
+    assert [len(p) for p in pockets] == [13, 13, 13, 13]
+    astray = [(c, q) for q, p in enumerate(pockets) for c in p if c not in hands[q]]
+    assert len(astray) == 2 and astray[0][1] != astray[1][1]
+    assert {seats[c] for c, _ in astray} == {q for _, q in astray}  # each went where the other belongs
+
+
+def test_a_stale_deal_is_dealt_in_place_of_the_one_loaded_and_reported() -> None:
+    bench, first = dealing({"kind": "stale_deal", "board": 2})
+    bench.wait_for(DealDone)
+    bench.cmd(Eject())
+    bench.run(30.0, lambda: bench.device.room.slot is not None and bench.device.room.slot.board.card_count == 0)
+    bench.read_label()
+    second = bench.load(job=2, board=2, seed=9)
+    assert bench.cmd(StartDeal(2)) == Ack()
+    assert bench.wait_for(DealDone).job == 2
+    assert status(bench).deal_hash == bench.device.firmware.dealing.deal_hash  # type: ignore[union-attr]
+    assert [sorted(p.cards) for p in recount(bench, 2).pockets] == hands_of(first) != hands_of(second)
+
+
+@pytest.mark.parametrize("report", ["deal_done", "recount", "fault"])
+def test_wrong_job_puts_another_job_in_the_report_named(report: str) -> None:
+    bench, _ = dealing({"kind": "wrong_job", "board": 1, "card": 20, "report": report})
+    if report == "fault":
+        fault = bench.wait_for(Fault)
+        assert (fault.code, fault.job, fault.cards_dealt) == (FaultCode.JAM, 2, 19)
+        return
+    assert bench.wait_for(DealDone).job == (2 if report == "deal_done" else 1)
+    assert recount(bench).job == (2 if report == "recount" else 1)
+
+
+def test_an_extra_pocket_comes_fifth_in_the_recount_after_that_dealing() -> None:
+    bench, seats = dealing({"kind": "extra_pocket", "board": 1, "count": 4})
+    bench.wait_for(DealDone)
+    pockets = recount(bench).pockets
+    assert [sorted(p.cards) for p in pockets[:4]] == hands_of(seats)
+    assert len(pockets) == 5 and len(pockets[4].cards) == 4
+    assert len(recount(bench).pockets) == 4  # once
+
+
+def test_a_miscount_announces_one_card_in_the_wrong_pocket_of_a_board_dealt_right() -> None:
+    bench, seats = dealing({"kind": "miscount", "board": 1})
+    assert bench.wait_for(DealDone).pocket_counts == (13, 14, 12, 13)
+    assert [sorted(p.cards) for p in recount(bench).pockets] == hands_of(seats)
+
+
+def test_leftover_cards_are_in_the_board_before_anything_is_dealt() -> None:
+    bench = Bench(None, {"kind": "leftover_cards", "board_number": 1, "count": 6})
+    bench.hello()
+    bench.board_in()
+    assert [len(p.cards) for p in recount(bench, 0).pockets] == [2, 2, 1, 1]
+    board = bench.device.room.slot.board  # type: ignore[union-attr]
+    assert {c.pack for p in board.pockets for c in p} == {"P002"}  # not the pack in the hopper
+
+
+def test_swap_board_after_the_scan_puts_in_the_next_board_and_it_must_be_read_again() -> None:
+    bench = Bench(None, {"kind": "swap_board", "scan": 1, "seconds": 0.2})
+    bench.hello()
+    bench.board_in()
+    bench.take(BoardChanged)
+    assert bench.read_label().label == BoardLabel.for_board("A", 1).payload().encode()
+    bench.load()
+    bench.run(5.0)
+    assert bench.take(BoardChanged) == [BoardChanged(0), BoardChanged(1)]
+    assert bench.cmd(StartDeal(1)) == Refused(RefuseReason.NOT_SCANNED, 0)
+    assert bench.read_label().label == BoardLabel.for_board("A", 2).payload().encode()
+    assert bench.cmd(StartDeal(1)) == Ack()  # the host, not the machine, judges the label
+
+
 def test_a_card_that_falls_out_is_counted_but_missing_from_the_recount() -> None:
     bench, seats = dealing({"kind": "card_falls", "board": 1, "card": 7})
     assert bench.wait_for(DealDone).pocket_counts == (13, 13, 13, 13)
@@ -283,7 +366,7 @@ def test_a_turned_board_cannot_be_read_and_goes_back_in_straight() -> None:
     bench = Bench(None, {"kind": "rotated_board", "insertion": 1})
     bench.hello()
     bench.board_in()
-    assert scan(bench) == BoardScanned(ScanResult.NO_READ, b"")
+    assert scan(bench) == BoardScanned(ScanResult.NO_READ, 0, b"")
     bench.prompt(Prompt.REMOVE_BOARD)
     bench.run(30.0, lambda: not bench.device.room.board_present)
     bench.prompt(Prompt.INSERT_BOARD, board=1)
@@ -291,14 +374,17 @@ def test_a_turned_board_cannot_be_read_and_goes_back_in_straight() -> None:
     assert scan(bench).result == ScanResult.OK
 
 
-def test_a_turned_board_with_a_readable_label_gets_its_hands_in_turned_pockets() -> None:
+def test_a_turned_board_with_a_readable_label_is_read_with_its_turn() -> None:
     bench = Bench(None, {"kind": "rotated_board", "insertion": 1, "turns": 1, "readable": True})
     bench.hello()
     bench.board_in()
+    scanned = bench.read_label()
+    assert (scanned.result, scanned.turns) == (ScanResult.OK, 1)  # the host learns how the board lies
     seats = bench.load()
-    bench.cmd(StartDeal(1))
+    bench.cmd(StartDeal(1))  # a host that deals into it anyway (ours refuses it: F6)
     bench.wait_for(DealDone)
-    assert [sorted(p.cards) for p in recount(bench).pockets] == hands_of(seats)  # the machine sees no fault
+    # read in the machine's pockets, every hand seems in place; the board's own pockets tell otherwise
+    assert [sorted(p.cards) for p in recount(bench).pockets] == hands_of(seats)
     board = bench.device.room.slot.board  # type: ignore[union-attr]
     hands = hands_of(seats)
     assert [sorted(h) for h in board.hands()] == [hands[3], hands[0], hands[1], hands[2]]
@@ -340,6 +426,8 @@ def test_a_board_pulled_out_while_dealing_stops_it_and_comes_back() -> None:
     assert bench.take(BoardChanged) == [BoardChanged(0)]
     assert bench.cmd(StartDeal(1)) == Refused(RefuseReason.NO_BOARD, 0)
     assert bench.wait_for(BoardChanged) == BoardChanged(1)
+    assert bench.cmd(StartDeal(1)) == Refused(RefuseReason.NOT_SCANNED, 0)  # put back: read it again first
+    assert bench.read_label().label == BoardLabel.for_board("A", 1).payload().encode()
     assert bench.cmd(StartDeal(1)) == Ack()
     bench.wait_for(DealDone)
     assert [sorted(p.cards) for p in recount(bench).pockets] == hands_of(seats)
@@ -370,6 +458,8 @@ def test_power_loss_on_a_machine_that_keeps_its_job_reports_it_resumable() -> No
     bench.hello()
     s = status(bench)
     assert (s.state, s.job, s.fault, s.cards_dealt) == (DeviceState.FAULT, 1, FaultCode.POWER_LOSS, 24)
+    assert bench.cmd(StartDeal(1)) == Refused(RefuseReason.NOT_SCANNED, 0)  # the restart forgot the scan
+    bench.read_label()
     assert bench.cmd(StartDeal(1)) == Ack()
     bench.wait_for(DealDone)
     assert [sorted(p.cards) for p in recount(bench).pockets] == hands_of(seats)
@@ -418,7 +508,11 @@ def test_every_fault_kind_has_an_effect_test_here() -> None:
              FaultKind.EMPTY_HOPPER: "short_pack", FaultKind.DOOR_OPEN: "door", FaultKind.WRONG_BOARD: "wrong_board",
              FaultKind.ROTATED_BOARD: "turned_board", FaultKind.UNREADABLE_LABEL: "unreadable_label",
              FaultKind.BAD_LABEL: "bad_label", FaultKind.BOARD_REMOVED: "pulled_out",
-             FaultKind.POWER_LOSS: "power_loss", FaultKind.UNPLUG: "unplugging"}
+             FaultKind.POWER_LOSS: "power_loss", FaultKind.UNPLUG: "unplugging",
+             FaultKind.SWAPPED_CARDS: "swapped_cards", FaultKind.STALE_DEAL: "stale_deal",
+             FaultKind.WRONG_JOB: "wrong_job", FaultKind.EXTRA_POCKET: "extra_pocket",
+             FaultKind.LEFTOVER_CARDS: "leftover_cards", FaultKind.SWAP_BOARD: "swap_board",
+             FaultKind.MISCOUNT: "miscount"}
     assert set(words) == set(FaultKind)
     missing = [k.value for k, w in words.items() if w not in names]
     assert not missing, f"no effect test for {missing}"

@@ -86,6 +86,16 @@ def test_a_rate_fires_about_that_often_and_always_the_same_way() -> None:
     assert 60 <= len(firings(3)) <= 140
 
 
+def test_a_card_rate_with_a_board_has_its_chances_in_that_dealing_only() -> None:
+    engine = FaultEngine(FaultPlan.of({"kind": "misfeed", "board": 2, "rate": 1.0, "times": 52}))
+    engine.start_dealing()
+    assert all(engine.at_card(c) == [] for c in range(1, 53))
+    engine.start_dealing()
+    assert all(len(engine.at_card(c)) == 1 for c in range(1, 53))
+    engine.start_dealing()
+    assert engine.at_card(1) == []
+
+
 def test_times_caps_a_rate() -> None:
     engine = FaultEngine(FaultPlan.of({"kind": "wrong_board", "rate": 1.0, "times": 2}))
     assert [bool(engine.insertion()) for _ in range(4)] == [True, True, False, False]

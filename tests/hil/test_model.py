@@ -40,7 +40,7 @@ from firmware_protocol import (
 from firmware_protocol.framing import Frame, FrameDecoder
 from hil.config import DEFAULT_CAPABILITIES, SimConfig
 from tests.support.deals import hands_of
-from tests.support.sim_bench import Bench
+from tests.support.sim_bench import Bench, seats_for
 
 
 def ready(**options: object) -> Bench:
@@ -48,6 +48,7 @@ def ready(**options: object) -> Bench:
     bench = Bench(None, **options)
     bench.hello()
     bench.board_in()
+    bench.read_label()
     return bench
 
 
@@ -163,6 +164,32 @@ def test_one_activity_at_a_time() -> None:
     assert status(bench).activity == Activity.NONE
 
 
+def test_start_deal_needs_the_board_in_the_machine_read_since_it_went_in() -> None:
+    bench = Bench()
+    bench.hello()
+    bench.board_in()
+    bench.cmd(bench_load(seats_for(1)))
+    assert bench.cmd(StartDeal(9)) == Refused(RefuseReason.NOT_SCANNED, 0)
+    bench.read_label()
+    bench.prompt(Prompt.REMOVE_BOARD)
+    bench.run(30.0, lambda: not bench.device.room.board_present)
+    bench.prompt(Prompt.INSERT_BOARD, board=1)
+    bench.board_in()
+    assert bench.cmd(StartDeal(9)) == Refused(RefuseReason.NOT_SCANNED, 0)  # out and in: read it again
+    assert bench.read_label().result == ScanResult.OK
+    assert bench.cmd(StartDeal(9)) == Ack()
+
+
+def test_a_machine_without_a_board_sensor_cannot_tell_and_does_not_ask_for_a_scan() -> None:
+    bench = ready(capabilities=int(DEFAULT_CAPABILITIES & ~Capability.BOARD_SENSOR))
+    bench.prompt(Prompt.REMOVE_BOARD)
+    bench.run(30.0, lambda: not bench.device.room.board_present)
+    bench.prompt(Prompt.INSERT_BOARD, board=1)
+    bench.run(30.0, lambda: bench.device.room.board_present)
+    bench.cmd(bench_load(seats_for(1)))
+    assert bench.cmd(StartDeal(9)) == Ack()
+
+
 def test_commands_needing_a_board_are_refused_without_one() -> None:
     bench = Bench()
     bench.hello()
@@ -191,7 +218,7 @@ def test_the_scan_reads_the_label_and_eject_pushes_the_board_out() -> None:
     bench = ready()
     bench.cmd(ScanBoard())
     scan = bench.wait_for(BoardScanned)
-    assert scan == BoardScanned(ScanResult.OK, bench.device.room.slot.board.label)  # type: ignore[union-attr]
+    assert scan == BoardScanned(ScanResult.OK, 0, bench.device.room.slot.board.label)  # type: ignore[union-attr]
     bench.take(BoardChanged)
     assert bench.cmd(Eject()) == Ack()
     assert bench.wait_for(BoardChanged) == BoardChanged(0)
@@ -203,7 +230,7 @@ def test_a_board_taken_out_during_a_scan_or_recount_ends_it_at_once() -> None:
     room = bench.device.room
     bench.cmd(ScanBoard())
     board = room.take_out(bench.now)
-    assert bench.wait_for(BoardScanned) == BoardScanned(ScanResult.NO_BOARD, b"")
+    assert bench.wait_for(BoardScanned) == BoardScanned(ScanResult.NO_BOARD, 0, b"")
     room.insert(board, bench.now)  # type: ignore[arg-type]
     bench.cmd(Recount(5))
     room.take_out(bench.now)

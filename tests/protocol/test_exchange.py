@@ -25,9 +25,9 @@ def test_a_board_fits_the_byte_budget() -> None:
     frames = one_board_exchange()
     load_deal = [f for f in frames if f.message.TYPE == MsgType.LOAD_DEAL]
     assert len(load_deal) == 1 and len(load_deal[0].wire) <= LOAD_DEAL_BUDGET
-    per_board = sum(len(f.wire) for f in frames if f.step in ("load", "deal", "recount"))
+    per_board = sum(len(f.wire) for f in frames if f.step in ("load", "check", "deal", "recount"))
     assert per_board <= BOARD_BUDGET
     assert sum(len(f.wire) for f in frames) <= BOARD_BUDGET  # the barcode scan included
-    steps = ("scan", "load", "deal", "recount")
+    steps = ("scan", "load", "check", "deal", "recount")
     per_step = {s: sum(len(f.wire) for f in frames if f.step == s) for s in steps}
     assert load("exchange.json")["bytes_per_step"] == per_step

@@ -36,5 +36,15 @@ class FaultyPort:
         self.back.put(self.port.read(size), self.clock())
         return self.back.take(self.clock())
 
+    @property
+    def in_waiting(self) -> int:
+        """Bytes waiting at the real port (bytes a delay fault holds back are not counted)."""
+        return int(getattr(self.port, "in_waiting", 0))
+
+    def reset_input_buffer(self) -> None:
+        reset = getattr(self.port, "reset_input_buffer", None)
+        if reset is not None:
+            reset()
+
     def close(self) -> None:
         self.port.close()

@@ -380,6 +380,13 @@ class ScriptHost:
                 return True
             if reply.reason == RefuseReason.WRONG_STATE and reply.detail == 2:
                 return True  # dealing again already: the fault was an old report
+            if reply.reason == RefuseReason.NOT_SCANNED:  # the board moved, or the machine restarted
+                self._expect_ack(ScanBoard())
+                scan = self.wire.wait(lambda m: isinstance(m, BoardScanned), self.patience)
+                assert isinstance(scan, BoardScanned)
+                if scan.label.decode("ascii", "replace") != out.label:
+                    raise HostError(f"another board is in the machine: {scan}")
+                continue
             if reply.reason != RefuseReason.FAULT_PRESENT:
                 raise HostError(f"resume refused: {reply}")
             self.wire.idle(1.0)

@@ -12,7 +12,9 @@ from typing import Any, TypeVar
 
 from firmware_protocol import (
     SCHEMA_HASH,
+    Ack,
     Answered,
+    BoardScanned,
     Delivered,
     Display,
     Hello,
@@ -22,6 +24,7 @@ from firmware_protocol import (
     Message,
     Prompt,
     Role,
+    ScanBoard,
     pack_seats,
 )
 from hil.config import SimConfig
@@ -122,6 +125,11 @@ class Bench:
         """Wait until a board is in the machine."""
         self.run(seconds, lambda: self.device.room.board_present)
         assert self.device.room.board_present, "no board was inserted"
+
+    def read_label(self) -> BoardScanned:
+        """Scan the board in the machine (a machine deals only into a board read since it went in)."""
+        assert self.cmd(ScanBoard()) == Ack()
+        return self.wait_for(BoardScanned)
 
     def load(self, job: int = 1, board: int = 1, seed: int = 0) -> list[int]:
         seats = seats_for(seed)

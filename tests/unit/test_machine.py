@@ -23,6 +23,7 @@ from dealer.dealing.machine import (
     MachineFaultKind,
     MachineState,
     OperatorPrompt,
+    ProtocolFault,
     Reconnected,
 )
 from dealer.dealing.sim_ports import loopback_opener
@@ -37,6 +38,7 @@ from firmware_protocol import (
     Display,
     LoadDeal,
     Prompt,
+    Recount,
     RecountReport,
     RefuseReason,
     ScanBoard,
@@ -91,8 +93,9 @@ def board_present(m: Machine) -> bool:
     return m.status().board_present
 
 
-def seats_of(report: BoardRecount) -> list[list[int]]:
-    """The intended seat of every card found in each pocket."""
+def seats_of(report: BoardRecount | None) -> list[list[int]]:
+    """The intended seat of every card found in each pocket (the board must still be in the machine)."""
+    assert report is not None
     return [[int(DEAL[c]) for c in p.cards] for p in report.pockets]
 
 
@@ -167,6 +170,75 @@ def test_status_load_scan_deal_recount_eject_round_trip() -> None:
         assert m.pending_events() == []
 
 
+def test_a_board_read_turned_is_recounted_in_its_own_pockets() -> None:
+    plan = FaultPlan.of({"kind": "rotated_board", "insertion": 1, "turns": 1, "readable": True})
+    with machine_on(SimConfig(seed=1, faults=plan)) as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        reading = m.read_board()
+        assert (reading.present, reading.label, reading.turns) == (True, BoardLabel.for_board("A", 1).payload(), 1)
+        assert not reading.straight
+        assert m.deal(JOB, 60.0).pocket_counts == (13, 13, 13, 13)  # the machine alone sees nothing wrong
+        machine_view = m.recount(JOB)
+        board_view = m.recount(JOB, reading.turns)
+        assert machine_view is not None and board_view is not None
+        assert seats_of(machine_view) == [[seat] * 13 for seat in range(4)]
+        board = loop.device.room.slot.board  # type: ignore[union-attr]
+        assert [sorted(p.cards) for p in board_view.pockets] == [sorted(h) for h in board.hands()]
+        assert seats_of(board_view) == [[3] * 13, [0] * 13, [1] * 13, [2] * 13]  # every hand one pocket round
+
+
+def test_start_deal_says_false_for_a_board_not_read_since_it_went_in_and_board_moved_tells_why() -> None:
+    with machine_on() as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        assert m.read_board().label == BoardLabel.for_board("A", 1).payload()
+        assert not m.board_moved()
+        room = loop.device.room
+        board = room.take_out(loop.clock())  # swapped by hand after the label was read
+        assert board is not None
+        room.insert(room.rack.neighbour(board), loop.clock())
+        assert m.start_deal(JOB) is False  # the machine refuses: NOT_SCANNED
+        assert m.board_moved() and not m.board_moved()  # the movements, told once
+        assert m.read_board().label == BoardLabel.for_board("A", 2).payload()
+        assert m.start_deal(JOB) is True
+        assert loop.device.ledger.dealt_labels() == {BoardLabel.for_board("A", 2).payload(): 1}
+
+
+@pytest.mark.parametrize(("fault", "call", "problem"), [
+    ({"kind": "extra_pocket", "board": 1, "count": 2}, "recount", "RecountReport of job 7 has 5 pockets"),
+    ({"kind": "wrong_job", "board": 1, "report": "recount"}, "recount",
+     "RecountReport for job 8 while waiting for the recount of job 7"),
+    ({"kind": "wrong_job", "board": 1, "report": "deal_done"}, "deal",
+     "DealDone for job 8 while waiting for the dealing of job 7"),
+    ({"kind": "wrong_job", "board": 1, "card": 10, "report": "fault"}, "deal",
+     "Fault for job 8 while waiting for the dealing of job 7"),
+])
+def test_a_report_not_matching_the_request_is_a_protocol_fault(fault: dict[str, Any], call: str,
+                                                                problem: str) -> None:
+    with machine_on(SimConfig(seed=1, faults=FaultPlan.of(fault))) as (m, _):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        m.read_board()
+        with pytest.raises(ProtocolFault, match=problem):
+            m.deal(JOB, 60.0)
+            m.recount(JOB)
+
+
+def test_a_board_taken_out_during_the_recount_reads_as_none_not_as_empty_pockets() -> None:
+    with machine_on() as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        m.send_command(Recount(JOB))
+        loop.device.room.take_out(loop.clock())
+        assert m.wait_event(RecountReport, 5.0).pockets == ()
+    with machine_on() as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        loop.device.schedule.at(loop.clock() + 0.1, lambda t: None if loop.device.room.take_out(t) else None, "test")
+        assert m.recount(JOB) is None
+
+
 def test_a_busy_machine_is_asked_again_until_its_activity_ends() -> None:
     sleeps: list[float] = []
     with Loopback(SimConfig(seed=1)) as loop:
@@ -183,7 +255,7 @@ def test_a_busy_machine_is_asked_again_until_its_activity_ends() -> None:
             sleeps.clear()
             m.send_command(ScanBoard())  # the scan runs for a while: a Recount now is refused as BUSY
             report = m.recount(JOB)
-            assert sleeps and set(sleeps) == {BUSY_RETRY}
+            assert report is not None and sleeps and set(sleeps) == {BUSY_RETRY}
             assert [len(p.cards) for p in report.pockets] == [0, 0, 0, 0]
             assert m.wait_event(BoardScanned, 0.0).result == ScanResult.OK  # kept while waiting for the report
 
@@ -326,6 +398,7 @@ def test_a_power_loss_while_dealing_raises_device_restarted(keeps_job: bool) -> 
     with machine_on(SimConfig(seed=1, faults=plan, keeps_job=keeps_job)) as (m, loop):
         m.load(JOB, 1, PACKED)
         assert m.wait_board(True, 30.0)
+        m.scan()
         with pytest.raises(DeviceRestarted):
             m.deal(JOB, 60.0)
         assert m.restarts == 1
@@ -344,6 +417,7 @@ def test_an_unplug_mid_deal_reconnects_and_the_link_works_again() -> None:
     with machine_on(SimConfig(seed=1, faults=plan)) as (m, loop):
         m.load(JOB, 1, PACKED)
         assert m.wait_board(True, 30.0)
+        m.scan()
         with pytest.raises(Reconnected):
             m.deal(JOB, 60.0)
         assert (m.reconnects, m.restarts) == (1, 0)
@@ -385,7 +459,8 @@ def test_events_nobody_waits_for_are_kept_in_order() -> None:
         done = m.deal(JOB, 60.0)  # StartDeal is refused BUSY while scanning, then dealing runs
         assert done.complete
         events = m.pending_events()
-        assert events == [BoardChanged(1), BoardScanned(ScanResult.OK, BoardLabel.for_board("A", 1).payload().encode())]
+        label = BoardLabel.for_board("A", 1).payload().encode()
+        assert events == [BoardChanged(1), BoardScanned(ScanResult.OK, 0, label)]
         assert m.pending_events() == []
 
 

@@ -98,6 +98,7 @@ def example_messages() -> list[tuple[int, Message]]:
         (0, Nak()),
         (1, EventAck()), (0, EventAck()),
         (9, Refused(RefuseReason.WRONG_STATE, DeviceState.DEALING)),
+        (10, Refused(RefuseReason.NOT_SCANNED, 0)),
         (0, Hello(PROTOCOL_VERSION, SCHEMA_HASH, 0xBEEF)),
         (1, GetStatus()),
         (2, ScanBoard()),
@@ -118,8 +119,9 @@ def example_messages() -> list[tuple[int, Message]]:
         (1, Status(DeviceState.IDLE, Activity.NONE, 0, 0, 0, 0, 0, FaultCode.NONE, 0, 1, ())),
         (0, Boot(BootReason.POWER_ON, 0x0102)),
         (1, BoardChanged(1)), (2, BoardChanged(0)),
-        (3, BoardScanned(ScanResult.OK, b"RED:17:N0:" + b"X")),
-        (4, BoardScanned(ScanResult.NO_READ, b"")),
+        (3, BoardScanned(ScanResult.OK, 0, b"RED:17:N0:" + b"X")),
+        (4, BoardScanned(ScanResult.NO_READ, 0, b"")),
+        (5, BoardScanned(ScanResult.OK, 1, b"RED:17:N0:8")),
         (5, DealDone(101, DealOutcome.COMPLETE, 52, (13, 13, 13, 13))),
         (6, DealDone(102, DealOutcome.ABORTED, 20, (5, 5, 5, 5))),
         (7, Fault(FaultCode.JAM, 30, 101, 30, FaultFlag.RESUMABLE)),
@@ -231,7 +233,7 @@ def exchange_file() -> dict[str, Any]:
     from tests.support.link_sim import one_board_exchange
 
     frames = one_board_exchange()
-    steps = ["scan", "load", "deal", "recount"]
+    steps = ["scan", "load", "check", "deal", "recount"]
     return {
         "about": "Every frame of one board after the handshake on a clean wire, in the order sent: the "
                  "host's commands and Acks, the device's replies, events and notices.",

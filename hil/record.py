@@ -1,0 +1,57 @@
+"""The physical record as a file: what the simulated machine really dealt, for anyone to check a run by.
+
+`RecordFile(path)` writes the room's ledger (`Ledger.to_json`: every dealing, what every board holds now,
+hands as PBN deals) as JSON to `path`, atomically (a temporary file beside it, then a rename: a reader
+never sees half a file), mode 0600 (it holds deals). The I/O layer running the machine (`hil.pty_sim`,
+`hil.loopback`) calls `update(room)` after each step: the file is written when a board's state changed
+(a dealing started or ended, a board was emptied, a board went in or out), so it is current after every
+board; and `write(room)` when the machine stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from hil.room import Room
+
+
+class RecordFile:
+    """The ledger's JSON file at `path` (see the module docstring)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.writes = 0
+        self._last: tuple[object, ...] | None = None
+
+    @staticmethod
+    def _state(room: Room) -> tuple[object, ...]:
+        """What changes once per board or more, never per card: dealings and their outcomes, emptyings,
+        the board in the slot."""
+        records = room.ledger.records
+        slot = room.slot.board.ident if room.slot is not None else None
+        return (len(records), records[-1].outcome if records else None, len(room.ledger.emptied), slot)
+
+    def update(self, room: Room) -> None:
+        """Write the record if a board's state changed since the last write."""
+        if self._state(room) != self._last:
+            self.write(room)
+
+    def write(self, room: Room) -> None:
+        """Write the record now (atomically, mode 0600)."""
+        self._last = self._state(room)
+        text = json.dumps(room.ledger.to_json(room.rack), indent=1) + "\n"
+        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.chmod(temp, 0o600)
+            os.replace(temp, self.path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+            raise
+        self.writes += 1
