@@ -77,10 +77,17 @@ def run(args: argparse.Namespace) -> int:
         views = outputs.views_for(deals, args.ten, False)
     else:
         with task_progress("double-dummy analysis", len(deals), plain=args.plain) as advance:
-            views = outputs.views_for(deals, args.ten, True, advance)
+            told = [0]
+
+            def progress(done: int, total: int) -> None:
+                advance(done - told[0])
+                told[0] = done
+
+            views = outputs.views_for(deals, args.ten, True, progress=progress)
     outputs.write_records(args.output, views, title, per_page=args.per_page, force=args.force)
     print(wrote(len(deals), args.output))
     return 0
+
 
 
 def wrote(count: int, path: str) -> str:

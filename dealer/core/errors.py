@@ -11,8 +11,10 @@ found it so, and whether its port is missing or silent.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # the command line's start-up imports this module; pathlib is not needed to run it
+    from pathlib import Path
 
 EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (0, "done: every board verified, every file written"),

@@ -4,7 +4,7 @@ private (mode 0600) like any other secret file."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -40,11 +40,13 @@ def prepare(path: str | Path, kinds: Mapping[str, bool], purpose: str, *, force:
     return kind
 
 
-def views_for(deals: DealSet, ten: str, dd: bool | None, done: Callable[[int], None] | None = None) -> list[BoardView]:
-    """Board views, with double-dummy analysis if `dd` (required), or if the solver is there (None); `done` is
-    told of the boards analysed as they are."""
+def views_for(deals: DealSet, ten: str, dd: bool | None, *,
+              progress: doubledummy.Progress | None = None) -> list[BoardView]:
+    """Board views, with double-dummy analysis if `dd` (required), or if the solver is there (None);
+    `progress` hears how many boards the analysis has done."""
     analyse = doubledummy.solver_available() if dd is None else dd
-    results = doubledummy.analyse(deals.deals, deals.dealers, deals.vulnerabilities, done) if analyse else None
+    results = (doubledummy.analyse(deals.deals, deals.dealers, deals.vulnerabilities, progress=progress)
+               if analyse else None)
     return board_views(deals, ten, results)
 
 

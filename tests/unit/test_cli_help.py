@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dealer.cli import build_parser, main
+from dealer.cli import COMMANDS, build_parser, main
 
 
 def commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...],
@@ -23,7 +23,9 @@ def commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Ite
                 yield from commands(sub, (*path, name))
 
 
-ALL = [path for path, _ in commands(build_parser())]
+PARSERS = {path: parser for name in COMMANDS for path, parser in commands(build_parser(name)) if path[:1] == (name,)}
+"""Every command's parser and its sub-steps' (a command's module registers it when it is named)."""
+ALL = list(PARSERS)
 
 
 def test_the_walk_sees_every_command_and_every_squaredeal_step() -> None:
@@ -53,7 +55,7 @@ def test_every_help_has_a_description_and_an_example_of_itself(path: tuple[str, 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: " ".join(("dealer", *p)))
 def test_every_value_a_command_takes_is_explained(path: tuple[str, ...]) -> None:
-    parser = dict(commands(build_parser()))[path]
+    parser = PARSERS[path]
     for action in parser._actions:
         if isinstance(action, argparse._HelpAction | argparse._VersionAction):
             continue
@@ -66,7 +68,7 @@ def test_every_value_a_command_takes_is_explained(path: tuple[str, ...]) -> None
 
 @pytest.mark.parametrize("path", [p for p in ALL if len(p) >= 1], ids=lambda p: " ".join(("dealer", *p)))
 def test_every_command_has_its_line_in_the_list_of_commands(path: tuple[str, ...]) -> None:
-    parent = dict(commands(build_parser()))[path[:-1]]
+    parent = PARSERS[path[:-1]] if len(path) > 1 else build_parser(path[0])
     (sub,) = [a for a in parent._actions if isinstance(a, argparse._SubParsersAction)]
     lines = {c.dest: c.help for c in sub._choices_actions}
     assert lines.get(path[-1]), f"dealer {' '.join(path)} has no one-line help"
