@@ -18,6 +18,12 @@ alike, in turn; each figure is the median over the runs. Figures:
 * **machines on one controller**: the session's wall time (host side, start of `deal_session` to its
   return) against the busiest machine's own time (its working span less its waiting, measured in the
   simulator), goal within 5%, beside the baseline ``one machine alone`` with the same boards per machine.
+
+``--real-speed`` measures instead what an idle controller costs: 4 machines at real speed (about 5 s a
+board) dealing for ``--minutes`` (default 5) under `deal_session`, the controller's CPU time as a share
+of one core over the session and its boards per hour, goal <= 0.5 %; beside the baseline ``polling every
+50 ms``: the same session with `Machine(poll_interval=0.05)`, the driver's reads waking every 50 ms as
+they did before waits blocked until the link's next deadline. The two run in turn, `--repeats` times.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from _support import Simulators, header, median, random_deals  # the project roo
 
 from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
-from dealer.dealing.machine import READ_SLICE, Machine, OperatorPrompt
+from dealer.dealing.machine import Machine, OperatorPrompt
 from dealer.dealing.run import RunOptions, deal_session
 from firmware_protocol.labels import BoardLabel
 
@@ -55,10 +61,41 @@ def measured(run: Callable[[], object]) -> tuple[float, float, float]:
     return t0, time.monotonic() - t0, time.process_time() - c0
 
 
-def run_session(ports: list[str], deals: DealSet, folder: Path) -> None:
-    result = deal_session(deals, "bench.pbn", RunOptions(ports=ports, journal=folder / f"j{time.monotonic_ns()}.db",
-                                                          quiet=True, out=io.StringIO()))
+def run_session(ports: list[str], deals: DealSet, folder: Path, poll_interval: float | None = None) -> None:
+    options = RunOptions(ports=ports, journal=folder / f"j{time.monotonic_ns()}.db", quiet=True, out=io.StringIO(),
+                         machine_factory=lambda url: Machine(url, poll_interval=poll_interval))
+    result = deal_session(deals, "bench.pbn", options)
     assert result.complete, result.summary
+
+
+REAL_SPEED = 3.2
+"""Simulator speed at which a board takes about 5 s, operator's swap included (16 s at speed 1)."""
+IDLE_GOAL = 0.005
+
+
+def real_speed(minutes: float, count: int, repeats: int) -> int:
+    """The idle controller: CPU share of one core and boards/hour, blocking waits against 50 ms polling."""
+    boards = max(1, round(minutes * 60 / 5.0)) * count
+    header("session at real speed: what an idle controller costs",
+           {"polling every 50 ms": "the same session, the driver's reads waking every 50 ms while it waits"},
+           f"{count} simulated machines at speed {REAL_SPEED:g} (about 5 s a board), {boards} boards (about "
+           f"{minutes:g} minutes), {repeats} run(s) of each in turn (medians), the simulators in their own process")
+    deals = session_deals(boards, seed=5)
+    figures: dict[str, list[tuple[float, float]]] = {"blocking waits (ours)": [], "polling every 50 ms": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for _ in range(repeats):
+            for name, poll in (("blocking waits (ours)", None), ("polling every 50 ms", 0.05)):
+                wall, cpu, _ = one_run(count, REAL_SPEED, folder,
+                                       lambda ports, p=poll: run_session(ports, deals, folder, p))  # type: ignore[misc]
+                figures[name].append((wall, cpu))
+                print(f"  {name}: {wall:.1f} s, controller CPU {cpu:.2f} s", flush=True)
+    for name, runs in figures.items():
+        wall, cpu = median([w for w, _ in runs]), median([c for _, c in runs])
+        verdict = f"goal <= {IDLE_GOAL:.1%}: {'met' if cpu / wall <= IDLE_GOAL else 'MISSED'}" if "ours" in name else ""
+        print(f"{name:24s} controller CPU {cpu / wall:.2%} of one core, {boards / wall * 3600:.0f} boards/hour "
+              f"({cpu * 1e3 / boards:.1f} ms CPU a board) {verdict}")
+    return 0
 
 
 def bare_driver(port: str, deals: DealSet) -> None:
@@ -130,7 +167,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="speed of the one-machine run showing the cost of waiting (default 5; 0: skip)")
     parser.add_argument("--quick", action="store_true",
                         help="a first look: 2 boards, 2 machines, speed 200, one run, no slow run")
+    parser.add_argument("--real-speed", action="store_true",
+                        help="the idle controller: 4 machines at real speed for --minutes, against 50 ms polling")
+    parser.add_argument("--minutes", type=float, default=5.0, help="length of a --real-speed session (default 5)")
     args = parser.parse_args(argv)
+    if args.real_speed:
+        repeats = 1 if args.quick or "--repeats" not in (argv or sys.argv) else args.repeats  # 10 min a pair
+        return real_speed(0.2 if args.quick else args.minutes, args.machines, repeats)
     if args.quick:
         args.boards, args.machines, args.speed, args.repeats, args.slow_speed = 2, 2, 200.0, 1, 0.0
     n, speed, count, repeats = args.boards, args.speed, args.machines, args.repeats
@@ -163,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         wall, cpu, figures = slow
         span = figures["machines"][0]["span"] / 2
         print(f"  dealing run at speed {args.slow_speed:g} (one run): {cpu / 2 * 1e3:.2f} ms/board ({span:.2f} s a "
-              f"board; the driver's reads wake every {READ_SLICE * 1e3:.0f} ms while it waits)")
+              f"board; the driver's waits block until bytes or the link's next deadline)")
     print("(a) the machine waiting for the host, seen from the simulator (nothing planned by machine or operator; "
           "last run):")
     describe_waiting("one machine alone", one[-1][2]["machines"])

@@ -1,4 +1,8 @@
-"""Shared test fixtures: the simulator's leak check plugin and the path to the reference data."""
+"""Shared test fixtures: the skip policy plugin and the path to the reference data.
+
+The simulator's pytest plugin (`hil.pytest_plugin`: --machine-port, the leak check; `hil.pytest_fixtures`: the
+dealing_machine fixture) is loaded by its ``pytest11`` entry point, registered when the project is installed.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import pytest
 
 from tests.support.paths import DATA
 
-pytest_plugins = ("hil.pytest_plugin", "tests.support.skip_policy")
+pytest_plugins = ("tests.support.skip_policy",)
 
 
 @pytest.fixture

@@ -24,15 +24,18 @@ BASELINES: dict[str, list[str]] = {
     "congress.py": ["engine + write_file", "bare SQLite transaction", "one machine alone"],
     "formats.py": ["endplay PBN reader", "endplay PBN writer"],
     "generate.py": ["random.shuffle", "endplay generate_deals", "bigdealx"],
+    "generate_threads.py": ["one thread", "AES-256-CTR keystream", "bigdealx", "32-board run"],
     "hil_device.py": ["bare link exchange"],
     "protocol.py": ["crc_hqx only", "byte-at-a-time decoder"],
+    "records.py": ["one deal at a time, one thread", "one deal at a time, DDS's threads"],
     "session.py": ["bare driver", "one machine alone"],
+    "startup.py": ["python -c pass", "import serial", "import numpy"],
     "stats.py": ["plain Python per deal", "numpy one-hot"],
 }
 """Each script and the baselines its header must name."""
 
 USES_PTYS = {"congress.py", "session.py"}
-COMPARED_WITH_BIGDEALX = {"bigdeal_engine.py", "generate.py"}
+COMPARED_WITH_BIGDEALX = {"bigdeal_engine.py", "generate.py", "generate_threads.py"}
 """Scripts that time bigdealx when it is on PATH; run here without it, they must say there is no baseline."""
 
 

@@ -3,49 +3,79 @@
 errors become one clear line on stderr and the exit code of their class.
 
 A run that names its command imports and registers that command's module alone, so a quick command
-does not pay for the imports of all the others (printing, plans, SquareDeal); help and unknown
-commands see them all."""
+does not pay for the imports of all the others (printing, plans, SquareDeal). Help and unknown
+commands import none of them: they list every command with its one-line summary from `COMMANDS`
+(each module registers its command with the same summary; a test holds the two together)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import Final
 
 from dealer import __version__
-from dealer.core.errors import DealerError
+from dealer.core.errors import DealerError, exit_code_table
 
-COMMAND_MODULES: Final = (
-    "dealer.cli.generate",
-    "dealer.cli.convert",
-    "dealer.cli.records",
-    "dealer.cli.labels",
-    "dealer.cli.curtains",
-    "dealer.cli.squaredeal",
-    "dealer.cli.plan",
-    "dealer.cli.deal",
-    "dealer.cli.check",
-    "dealer.cli.ports",
-    "dealer.cli.report",
-    "dealer.cli.stats",
-    "dealer.cli.sim",
-    "dealer.cli.demo",
-)
+# No command does linear algebra, so numpy's BLAS need not start a thread a CPU when numpy is imported:
+# that start costs every command that handles deals a good part of its start-up, more on a busy machine.
+# A value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+COMMANDS: Final = {
+    # command -> its one-line summary in `dealer --help`, in the order shown
+    "generate": "generate deals for a range of boards into a deal file",
+    "convert": "convert a deal file to another format",
+    "records": "print hand records (PDF or HTML) from a deal file",
+    "labels": "print Code 128 board labels (PDF or SVG)",
+    "curtains": "print curtain cards (PDF or HTML) from a deal file",
+    "squaredeal": "SquareDeal commit-reveal: publish a key hash, regenerate, verify",
+    "plan": "check a congress plan file and show its sessions and jobs",
+    "deal": "deal a deal file or a congress plan on dealing machines, checking and recounting every board",
+    "check": "recount boards already dealt and verify them against the deal file",
+    "ports": "list the serial ports and find the dealing machines on them",
+    "report": "run report of a journal: boards/hour per machine, faults, operator actions",
+    "stats": "deal statistics against the exact probabilities of a perfect shuffle",
+    "sim": "serve a simulated dealing machine on a pseudo-terminal",
+    "demo": "deal a session on simulated machines with faults injected (no hardware)",
+}
+COMMAND_MODULES: Final = tuple(f"{__name__}.{command}" for command in COMMANDS)
+
+
+EPILOG = f"""examples:
+  dealer demo                                       a session dealt on simulated machines, with faults
+  dealer ports --probe                              which serial port the dealing machine is on
+  dealer generate --boards 1-32 -o session.pbn      fresh deals (nothing secret is printed)
+  dealer deal session.pbn --port /dev/ttyUSB0       deal them: label check, deal, recount, journal
+  dealer deal --plan congress.toml                  a congress: every session on every machine
+  dealer COMMAND --help                             what a command does, with examples
+
+Results and summaries go to standard output, progress and diagnostics to standard error: `dealer deal
+... > deal.log` keeps the summary, and the screen shows the progress (live on a terminal; --plain for
+one line an event).
+
+exit codes (the same for every command):
+{exit_code_table()}"""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The `dealer` parser with every command registered, or only `command` if it is one of them."""
+    """The `dealer` parser with `command` registered by its module if it is one of `COMMANDS`; else
+    every command listed with its summary alone (enough for help and for naming an unknown command),
+    without importing any command module."""
     parser = argparse.ArgumentParser(
-        prog="dealer", description="Open controller for duplicate-bridge dealing machines.")
+        prog="dealer", description="Open controller for duplicate-bridge dealing machines.", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dealer {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    module = f"{__name__}.{command}"
-    for name in (module,) if module in COMMAND_MODULES else COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                help="what to do (dealer COMMAND --help tells more)")
+    if command in COMMANDS:
+        importlib.import_module(f"{__name__}.{command}").register(sub)
+    else:
+        for name, summary in COMMANDS.items():
+            sub.add_parser(name, help=summary)
     return parser
 
 
@@ -74,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _fail(args: argparse.Namespace, exc: BaseException, code: int) -> int:
     if getattr(args, "debug", False):
+        import traceback
+
         traceback.print_exc()
     print(f"dealer: error: {exc}", file=sys.stderr)
     return code

@@ -8,12 +8,23 @@ from typing import Any
 
 from dealer.cli.deal import load_deals, machine_options
 from dealer.cli.reading import reading_options
+from dealer.cli.teaching import teach
+from dealer.core.errors import VerificationError
 
 
 def register(sub: Any) -> None:
-    c = sub.add_parser("check", help="recount boards already dealt and verify them against the deal file")
+    c = sub.add_parser("check", help="recount boards already dealt and verify them against the deal file",
+                       description="Recount boards dealt earlier, without dealing: for each board the operator "
+                                   "is asked to put it in, its label is read (another board is refused), the "
+                                   "machine recounts the four pockets and every fault is named with its Law.")
     c.add_argument("file", metavar="FILE", help="deal file the boards were dealt from")
     machine_options(c)
+    teach(c, [("dealer check session.pbn --port /dev/ttyUSB0", "recount every board of the file"),
+              ("dealer check session.pbn --port /dev/ttyUSB0 --boards 5-8", "only boards 5 to 8"),
+              ("dealer check session.pbn --port /dev/ttyUSB0 --set RED", "boards of set RED")],
+          "FILE is the deal file the boards were dealt from; URL the machine's port (the first --port is used); "
+          "RANGE boards\nlike 1-16; NAME the board set on the labels. Exit code 8 when a board does not hold "
+          "its deal.")
     c.set_defaults(func=run_check)
 
 
@@ -24,5 +35,8 @@ def run_check(args: argparse.Namespace) -> int:
     reports = check_boards(deals, args.port[0], args.set_name.upper(), board_timeout=args.board_timeout,
                            show_cards=args.show_cards, quiet=args.quiet)
     bad = [r for r in reports if not r.ok]
-    print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stderr)
-    return 8 if bad else 0
+    print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stdout, flush=True)
+    if bad:
+        raise VerificationError(f"{len(bad)} of {len(reports)} boards do not hold their deals: boards "
+                                + ", ".join(str(r.board) for r in bad[:10]) + ("..." if len(bad) > 10 else ""))
+    return 0

@@ -19,6 +19,7 @@ from typing import Any
 
 from dealer import formats
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
+from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_range, parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -46,6 +47,12 @@ def register(sub: Any) -> None:
                         "(default: as the input is)")
     add_reading_options(p, partial=True)
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    teach(p, [("dealer convert session.pbn session.dlm", "for a Duplimate (the extensions pick the formats)"),
+              ("dealer convert big.pbn big.dup --split", "120 boards into DUP files of up to 99"),
+              ("dealer convert big.pbn part.dup --boards 1-32", "only boards 1-32"),
+              ("dealer convert deals.bri s.pbn --first-board 5", "a file without board numbers starts at 5"),
+              ("dealer convert results.pbn session.dup", "a results file (one game a table): one deal a board")],
+          "SOURCE and TARGET are deal files; their extensions choose the formats (--from and --to override).")
     p.set_defaults(func=run)
 
 
@@ -106,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     show(notes)
     count = f"{len(deals)} board{'' if len(deals) == 1 else 's'}"
     print(f"converted {count} ({summary([int(b) for b in deals.boards])}) from {source.NAME.upper()} to "
-          f"{target.NAME.upper()}: {args.output}", file=sys.stderr)
+          f"{target.NAME.upper()}: {args.output}")
     return 0
 
 
@@ -141,5 +148,4 @@ def _write_parts(args: argparse.Namespace, target: ModuleType, source: ModuleTyp
         check_writable(path, force=args.force)
     for path, piece in zip(paths, pieces, strict=True):
         _write(path, piece.deals, target, options, force=args.force)
-        print(f"converted {piece.describe()} from {source.NAME.upper()} to {target.NAME.upper()}: {path}",
-              file=sys.stderr)
+        print(f"converted {piece.describe()} from {source.NAME.upper()} to {target.NAME.upper()}: {path}")

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from dealer.cli.records import add_deal_options, load_deals, wrote
+from dealer.cli.teaching import teach
 from dealer.printing import outputs
 
 
@@ -15,6 +16,9 @@ def register(sub: Any) -> None:
                                    "dealer, vulnerability and that seat's hand, eight cards to an A4 page.")
     add_deal_options(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.pdf or OUT.html")
+    teach(p, [("dealer curtains session.pbn -o cards.pdf", "a curtain card for every board and seat"),
+              ("dealer curtains session.pbn --boards 5,9 -o cards.pdf", "only the boards to be dealt by hand")],
+          "FILE is a deal file; RANGE boards like 1-16 or 5,9; OUT.pdf needs the 'print' extra.")
     p.set_defaults(func=run)
 
 

@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from dealer.cli.live import add_view_option, run_view
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
+from dealer.cli.teaching import teach
 from dealer.core.boards import parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -32,7 +34,7 @@ def register(sub: Any) -> None:
                    help="with --plan: deal only this session (repeat for several; default: every session "
                         "not dealt yet)")
     machine_options(p, port_required=False)
-    p.add_argument("--copies", type=int, default=None,
+    p.add_argument("--copies", type=int, default=None, metavar="N",
                    help="copies of each board (Law 6F); copy k goes into set NAMEk (not with --plan)")
     p.add_argument("--journal", metavar="PATH", help="journal file (default: FILE.journal, or the plan's)")
     p.add_argument("--resume", action="store_true", help="continue the unfinished run(s) of this file or plan")
@@ -42,8 +44,20 @@ def register(sub: Any) -> None:
     p.add_argument("--report", metavar="FILE",
                    help="write a run report: FILE.csv (figures; fault texts only with --show-cards), FILE.txt "
                         "(readable summary), else JSON (with fault details)")
-    p.add_argument("--deal-timeout", type=float, default=300.0, help="seconds a deal may take (default 300)")
-    p.add_argument("--max-attempts", type=int, default=3, help="times a faulted board is redealt (default 3)")
+    p.add_argument("--deal-timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="seconds a deal may take (default 300)")
+    p.add_argument("--max-attempts", type=int, default=3, metavar="N",
+                   help="times a faulted board is redealt (default 3)")
+    teach(p, [("dealer deal session.pbn --port /dev/ttyUSB0", "deal every board, one copy"),
+              ("dealer deal session.pbn --port /dev/ttyUSB0 --resume", "after any crash: on from where it stopped"),
+              ("dealer deal session.pbn --port COM3 --port COM4 --copies 2", "two machines, sets A1 and A2"),
+              ("dealer deal session.pbn --port 'sim://?speed=50'", "on the built-in simulated machine"),
+              ("dealer deal session.pbn --port /dev/ttyUSB0 > deal.log", "the summary into deal.log"),
+              ("dealer deal --plan congress.toml", "a congress: every session on the plan's machines")],
+          "FILE is a deal file; URL a machine's port (dealer ports --probe finds it): /dev/ttyUSB0, COM3, "
+          "socket://host:port,\nrfc2217://host:port or sim://...; RANGE boards like 1-16; NAME the board set "
+          "on the labels; PLAN.toml a congress\nplan (examples/congress.toml). The summary goes to standard "
+          "output, progress to standard error.")
     p.set_defaults(func=run_deal)
 
 
@@ -53,12 +67,13 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
                         "(repeat for several machines)")
     p.add_argument("--boards", metavar="RANGE", help="only these boards of the file, e.g. 1-16")
     p.add_argument("--set", dest="set_name", default="A", metavar="NAME", help="board set name on the labels")
-    p.add_argument("--board-timeout", type=float, default=600.0,
+    p.add_argument("--board-timeout", type=float, default=600.0, metavar="SECONDS",
                    help="seconds to wait for the operator to insert a board (default 600)")
     p.add_argument("--show-cards", action="store_true",
                    help="name cards in fault lines (they reveal the deal; when dealing, a board whose cards "
                         "were shown is verified with the warning F12, Law 16D)")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--quiet", action="store_true", help="show no progress, only the summary")
+    add_view_option(p)
     add_reading_options(p, partial=False)
 
 
@@ -81,17 +96,17 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
 
 def run_deal(args: argparse.Namespace) -> int:
     result = _deal_plan(args) if args.plan else _deal_file(args)
-    print(result.summary, file=sys.stderr)
+    print(result.summary, file=sys.stdout, flush=True)
     raise_for(result)
     return 0
 
 
-def _common(args: argparse.Namespace, journal: Path, ports: list[str]) -> RunOptions:
+def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
                       set_name=args.set_name.upper(), resume=args.resume, replay=args.replay,
                       report=Path(args.report) if args.report else None, show_cards=args.show_cards,
                       quiet=args.quiet, board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
-                      max_attempts=args.max_attempts)
+                      max_attempts=args.max_attempts, out=sys.stderr, view=run_view(args.plain), title=title)
 
 
 def _deal_file(args: argparse.Namespace) -> RunResult:
@@ -103,7 +118,7 @@ def _deal_file(args: argparse.Namespace) -> RunResult:
         raise UsageError("--session goes with --plan")
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
-    return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port))
+    return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port, args.file))
 
 
 def _deal_plan(args: argparse.Namespace) -> RunResult:
@@ -120,4 +135,4 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
                          "their boards, copies, board sets, replays and machines)")
     plan = Plan.load(args.plan)
     journal = Path(args.journal) if args.journal else plan.event.journal
-    return deal_plan(plan, _common(args, journal, []), args.session)
+    return deal_plan(plan, _common(args, journal, [], plan.event.name), args.session)

@@ -1,17 +1,28 @@
 """`dealer generate`: a session's deals from an engine, written to a deal file. Deals and seeds are
-never printed; a seed is kept only in the file `--seed-out` names (mode 0600)."""
+never printed; a seed is kept only in the file `--seed-out` names (mode 0600).
+
+Deals are made and written in pieces on every core (`--threads`), so any number of boards takes
+bounded memory in the formats that stream (PBN); the file is the same whatever the number of threads."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Final
+
+import numpy as np
 
 from dealer import engines, formats
-from dealer.core.boards import format_board_range, parse_board_range
+from dealer.cli.teaching import teach
+from dealer.core.boards import format_board_spans, parse_board_spans
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_text
+from dealer.core.parallel import MAX_THREADS
+
+PIECE: Final = 1 << 18
+"""Deals made and written at a time (about 14 MB of deals)."""
 
 
 def register(sub: Any) -> None:
@@ -35,13 +46,35 @@ def register(sub: Any) -> None:
                    help="DUP: blank board 1's cards for the DOS program (Big Deal's dupblind); DLM: Status=Sealed "
                         "(Big Deal's dlmblind)")
     p.add_argument("--force", action="store_true", help="replace existing output files")
+    p.add_argument("--threads", type=thread_count, metavar="N",
+                   help=f"threads to make and write the deals on (default: one a CPU, at most {MAX_THREADS}); "
+                        "the deals are the same for any N")
+    teach(p, [("dealer generate --boards 1-32 -o session.pbn", "32 fresh deals, seed from the OS, none printed"),
+              ("dealer generate --count 24 -o club.dlm", "boards 1-24 for a Duplimate"),
+              ("dealer generate --boards 1-32 -o s.pbn --seed-out s.seed", "keep the seed (mode 0600) to redo it"),
+              ("dealer generate --boards 1-16 --seed HEX --owner TEXT -o s.pbn", "as bigdealx -h HEX -W TEXT")],
+          "RANGE is boards like 1-32, 5-20, 7 or 1-16,21; N a count of boards; HEX a seed in hexadecimal "
+          "(bigdeal: 40\ndigits); FILE's extension picks the format (.pbn .dup .dlm .bri .dge .csv .ber .bhg .lin "
+          ".rzd .cds .goe .json).")
     p.set_defaults(func=run)
+
+
+def thread_count(text: str) -> int:
+    """--threads: a whole number from 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1; got {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
     if args.count is not None and args.count < 1:
         raise UsageError(f"--count must be 1 or more; got {args.count}")
-    boards = parse_board_range(args.boards) if args.boards else list(range(1, args.count + 1))
+    spans = parse_board_spans(args.boards) if args.boards else [(1, args.count)]
+    count = sum(last - first + 1 for first, last in spans)
     seed = engines.parse_seed(args.engine, args.seed) if args.seed else engines.fresh_seed(args.engine)
     module = formats.format_for_path(args.output, args.format)
     if args.blind and module.NAME not in ("dup", "dlm"):
@@ -49,26 +82,39 @@ def run(args: argparse.Namespace) -> int:
     check_writable(args.output, force=args.force)
     if args.seed_out:
         check_writable(args.seed_out, force=args.force)
-    engine = engines.make_engine(args.engine, seed, args.owner)
-    deals = DealSet.from_deals(engine.deals(len(boards)), boards, event=args.event,
-                               metadata={"generator": f"dealer {args.engine}"})
+    engine = engines.make_engine(args.engine, seed, args.owner, threads=args.threads)
+    parts = pieces(engine, spans, event=args.event, metadata={"generator": f"dealer {args.engine}"})
     options = {"blind": True} if args.blind else {}
-    formats.write_file(args.output, deals, args.format, force=args.force, **options)
+    formats.write_file_parts(args.output, parts, args.format, force=args.force, threads=args.threads, **options)
     if args.seed_out:
         write_text(args.seed_out, engines.seed_record(args.engine, seed, args.owner), force=args.force,
                    mode=SECRET_MODE)
+    first = spans[0][0]
     hint = ""
-    if args.boards and len(boards) == 1 and boards[0] > 1 and args.boards.strip().isdigit():
-        hint = f" (--count {boards[0]} makes boards 1-{boards[0]}, as bigdealx -n {boards[0]} does)"
-    print(f"wrote {made(boards)} to {args.output} with engine {args.engine}{hint}", file=sys.stderr)
-    for note in formats.written_notes(args.output, deals, module, blind=args.blind):
+    if args.boards and count == 1 and first > 1 and args.boards.strip().isdigit():
+        hint = f" (--count {first} makes boards 1-{first}, as bigdealx -n {first} does)"
+    print(f"wrote {made(count, spans)} to {args.output} with engine {args.engine}{hint}")
+    for note in formats.notes_on_written(args.output, module, first=first, count=count,
+                                         boards=lambda: shortened(format_board_spans(spans)), blind=args.blind):
         print(f"dealer: {note}", file=sys.stderr)
     return 0
 
 
-def made(boards: list[int]) -> str:
-    """What was made, in words that cannot be misread: '1 board: board 16', '16 boards: boards 1-16'."""
-    if len(boards) == 1:
-        return f"1 board: board {boards[0]}"
-    return f"{len(boards)} boards: boards {format_board_range(boards)}"
+def pieces(engine: engines.Engine, spans: list[tuple[int, int]], *, event: str,
+           metadata: dict[str, str]) -> Iterator[DealSet]:
+    """The next deals of `engine` for the boards of `spans` (first, last; in order), at most PIECE a set."""
+    for first, last in spans:
+        for start in range(first, last + 1, PIECE):
+            boards = np.arange(start, min(start + PIECE, last + 1), dtype=np.int64)
+            yield DealSet.from_deals(engine.deals(len(boards)), boards, event=event, metadata=metadata)
 
+
+def made(count: int, spans: list[tuple[int, int]]) -> str:
+    """What was made, in words that cannot be misread: '1 board: board 16', '16 boards: boards 1-16'."""
+    if count == 1:
+        return f"1 board: board {spans[0][0]}"
+    return f"{count} boards: boards {format_board_spans(spans)}"
+
+
+def shortened(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."

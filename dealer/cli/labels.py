@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from dealer.cli.teaching import teach
 from dealer.core.boards import parse_board_range
 from dealer.core.errors import UsageError
 from dealer.printing import outputs
@@ -23,6 +24,11 @@ def register(sub: Any) -> None:
                    help="label stock: " + "; ".join(f"{s.name} {s.description}" for s in STOCKS.values()))
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.pdf or OUT.svg")
     p.add_argument("--force", action="store_true", help="replace an existing output file")
+    teach(p, [("dealer labels --set RED --boards 1-32 -o labels.pdf", "one label a board of set RED"),
+              ("dealer labels --set A1 --boards 1-28 -o a1.svg", "a drawing, to print elsewhere")],
+          "NAME is the board set written on the labels (1-12 letters or digits, as in a plan's sets); RANGE "
+          "boards like 1-32.\nA label carries SET:BOARD:DV:C in Code 128: the machine reads it before "
+          "dealing, and refuses another board (Law 2).")
     p.set_defaults(func=run)
 
 

@@ -3,43 +3,84 @@
 Shows per session the boards, the kind of deal source, the sections, copies, board sets and job count,
 then the machines and the totals; never a seed or a deal. `--generate` writes the deal files of fresh
 sessions that do not exist yet (never over an existing one). A bad plan exits non-zero with one line
-naming the file, the line and the field.
+naming the file, the line and the field. A plan that reads well but that `dealer deal --plan` would
+refuse (`dealer.plan.check`: no machine, reused deals, two sessions in one physical board, a run to
+resume) is shown, then every problem is listed and the command fails with the first one's exit code.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
+from dealer.cli.live import add_view_option, task_progress
 from dealer.core.boards import format_board_range
-from dealer.plan import DealingOrder, Plan, Session
+from dealer.plan import DealingOrder, Plan, PlanError, Session, check
 
 _ORDER_TEXT = {DealingOrder.SET: "set by set", DealingOrder.BOARD: "all copies of a board, board by board"}
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("plan", help="check a congress plan file and show its sessions and jobs",
-                       description="Check a congress plan (TOML) and show its sessions, sections, board sets, "
-                                   "jobs and machines. Deals and seeds are never shown.")
-    p.add_argument("plan", metavar="PLAN.toml", help="the plan file")
+                       description=textwrap.fill(
+                           "Check a congress plan (TOML) and show its sessions, sections, board sets, jobs and "
+                           "machines, and everything `dealer deal --plan` would refuse. Deals and seeds are never "
+                           "shown.", 100),
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("plan", metavar="PLAN.toml", help="the plan file (see examples/congress.toml)")
     p.add_argument("--generate", action="store_true",
                    help="write the deal files of fresh sessions that do not exist yet (never replaces one)")
+    add_view_option(p)
     p.set_defaults(func=run)
+
+
+EPILOG = """examples:
+  dealer plan examples/congress.toml              check the plan: sessions, sets, jobs, machines, problems
+  dealer plan examples/congress.toml --generate   ... and write the fresh deals, once, into its deal folder
+
+PLAN.toml names the event, the machines (name and port), and the sessions with their boards, deal
+source, sections, copies and board sets; the schema is in examples/congress.toml. The plan is checked
+as `dealer deal --plan` checks it before dealing: this command lists every problem that would refuse
+it (and fails with the first one's exit code), the deal run the first alone."""
 
 
 def run(args: argparse.Namespace) -> int:
     plan = Plan.load(args.plan)
     if args.generate:
-        for path in plan.generate():
-            print(f"generated {_shown(path)}", file=sys.stderr)
-    notes = plan.check_reuse()
+        _generate(plan, args.plain)
+    try:
+        notes = plan.check_reuse()
+    except PlanError:
+        notes = []  # listed with the problems below
     print("\n".join(describe(plan)))
     for note in notes:
         print(f"note: {note.text()}")
-    return 0
+    found = check.problems(plan, runs=check.journal_runs(plan.event.journal))
+    if not found:
+        print(f"ready to deal: dealer deal --plan {args.plan}")
+        return 0
+    print(f"dealer deal --plan would refuse this plan ({len(found)} problem{'' if len(found) == 1 else 's'}):")
+    for problem in found:
+        print(f"  - {problem}")
+    first = found[0]
+    raise type(first)(f"{args.plan}: {len(found)} problem{'' if len(found) == 1 else 's'} to put right before "
+                      f"dealing, the first: {first}")
+
+
+def _generate(plan: Plan, plain: bool) -> None:
+    """Write the fresh deals of the plan's sessions, showing how far it has gone."""
+    pending = plan.to_generate()
+    if not pending:
+        return
+    with task_progress("generating the fresh deals", sum(len(s.boards) for s in pending), plain=plain) as advance:
+        def written(session: Session, path: Path) -> None:
+            advance(len(session.boards))
+            print(f"generated {_shown(path)} ({len(session.boards)} boards of session {session.name})", flush=True)
+
+        plan.generate(written)
 
 
 def describe(plan: Plan) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from typing import Any
 
 from dealer.core.errors import DealerError, DeviceTimeout
@@ -20,8 +21,9 @@ programmer) would mind a few bytes it does not understand."""
 
 def register(sub: Any) -> None:
     p = sub.add_parser("ports", help="list the serial ports and find the dealing machines on them",
-                       description="List the serial ports of this computer; with --probe, say which of them "
-                                   "answer as dealing machines (serial number, firmware, protocol version).",
+                       description=textwrap.fill(
+                           "List the serial ports of this computer; with --probe, say which of them answer as "
+                           "dealing machines (serial number, firmware, protocol version).", 100),
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("urls", nargs="*", metavar="PORT",
                    help="ports or pyserial URLs to probe as well as (with --probe) or instead of the list")

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from dealer import formats
+from dealer.cli.live import add_view_option, task_progress
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
+from dealer.cli.teaching import teach
 from dealer.core.boards import parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
@@ -29,6 +31,12 @@ def register(sub: Any) -> None:
     dd.add_argument("--dd", dest="dd", action="store_true", default=None,
                     help="require double-dummy tricks and par (default: when the 'dd' extra is installed)")
     dd.add_argument("--no-dd", dest="dd", action="store_false", help="leave out double-dummy analysis")
+    add_view_option(p)
+    teach(p, [("dealer records session.pbn -o records.pdf", "hand records, 6 boards a page"),
+              ("dealer records session.pbn -o records.html --no-dd", "a web page, without double dummy"),
+              ("dealer records session.pbn -o r.pdf --boards 1-16 --title 'Club pairs'", "")],
+          "FILE is a deal file; OUT.pdf needs the 'print' extra, double-dummy tricks and par the 'dd' extra "
+          "(pip install\n'duplicate-bridge-dealer[print,dd]'). The hands go into OUT alone, never on the screen.")
     p.set_defaults(func=run)
 
 
@@ -37,7 +45,7 @@ def add_deal_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="deal file (format from its extension)")
     p.add_argument("--format", choices=formats.format_names(), help="deal file format (default: from extension)")
     p.add_argument("--boards", metavar="RANGE", help="only these boards, e.g. 1-16 or 3,7")
-    p.add_argument("--title", help="event title (default: the file's event, else its name)")
+    p.add_argument("--title", metavar="TEXT", help="event title (default: the file's event, else its name)")
     p.add_argument("--ten", choices=TEN_STYLES, default="10", help="print the ten as 10 or T (default: 10)")
     add_reading_options(p, partial=True)
     p.add_argument("--force", action="store_true", help="replace an existing output file")
@@ -65,10 +73,21 @@ def run(args: argparse.Namespace) -> int:
     if args.dd:
         doubledummy.require_solver()
     deals, title = load_deals(args)
-    views = outputs.views_for(deals, args.ten, args.dd)
+    if args.dd is False or (args.dd is None and not doubledummy.solver_available()):
+        views = outputs.views_for(deals, args.ten, False)
+    else:
+        with task_progress("double-dummy analysis", len(deals), plain=args.plain) as advance:
+            told = [0]
+
+            def progress(done: int, total: int) -> None:
+                advance(done - told[0])
+                told[0] = done
+
+            views = outputs.views_for(deals, args.ten, True, progress=progress)
     outputs.write_records(args.output, views, title, per_page=args.per_page, force=args.force)
     print(wrote(len(deals), args.output))
     return 0
+
 
 
 def wrote(count: int, path: str) -> str:

@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from dealer.cli.teaching import teach
 from dealer.core.errors import JournalError, UsageError
 
 
@@ -27,6 +28,11 @@ def register(sub: Any) -> None:
     p.add_argument("--session", action="append", metavar="NAME",
                    help="only the runs of this session (or deal file) name; repeat for several")
     p.add_argument("--force", action="store_true", help="replace an existing output file")
+    teach(p, [("dealer report congress.journal", "the summary on the screen"),
+              ("dealer report congress.journal -o report.csv", "figures for a spreadsheet (or .json, .txt)"),
+              ("dealer report congress.journal --session SAT1", "one session's runs")],
+          "JOURNAL is the journal a dealing run kept (dealer deal writes FILE.journal beside the deal file; a "
+          "plan names its own).")
     p.set_defaults(func=run)
 
 

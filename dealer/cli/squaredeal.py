@@ -8,12 +8,12 @@ never printed; the .sqk is created with mode 0600.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from dealer import formats
 from dealer import squaredeal as sq
+from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_range
 from dealer.core.errors import DealerError, UsageError, VerificationError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes, write_text
@@ -22,59 +22,99 @@ from dealer.formats.reading import ReadOptions
 
 def register(sub: Any) -> None:
     p = sub.add_parser("squaredeal", help="SquareDeal commit-reveal: publish a key hash, regenerate, verify",
-                       description="Prove deals were fixed in advance, compatible with SquareDeal 2.x files.")
-    steps = p.add_subparsers(dest="step", metavar="STEP", required=True)
+                       description="Prove deals were fixed in advance, compatible with SquareDeal 2.x files: "
+                                   "publish a hash of secret session keys before the event, add a value nobody "
+                                   "knew in advance, reveal the keys after it; anyone can then regenerate and "
+                                   "check every deal.")
+    teach(p, [("dealer squaredeal create EVENT.sqd --event 'Spring Pairs'", "1. a new event (and a secret EVENT.sqk)"),
+              ("dealer squaredeal add-phase EVENT.sqd 3 1-24 SP#", "2. three sessions of boards 1-24"),
+              ("dealer squaredeal publish EVENT.sqd", "3. draw the keys; publish EVENT.sqd"),
+              ("dealer squaredeal set-dv EVENT.sqd 41234.56", "4. the delayed value, once public"),
+              ("dealer squaredeal generate EVENT.sqd SP1 -o deals", "5. the deal files of a session"),
+              ("dealer squaredeal verify EVENT.sqd deals/SP1.pbn", "6. anyone, after the keys are revealed")],
+          "SQD is the event's public .sqd file; SQK its secret key file (default: beside the .sqd, mode 0600); "
+          "STEP one of the\nsteps above, each with its own --help.")
+    steps = p.add_subparsers(dest="step", metavar="STEP", required=True,
+                             help="the step of the event to take (dealer squaredeal STEP --help tells more)")
     _register_preparation(steps)
     _register_dealing(steps)
 
 
 def _register_preparation(steps: Any) -> None:
-    c = steps.add_parser("create", help="start a new event: a .sqd file and an empty secret .sqk")
-    c.add_argument("sqd", metavar="SQD")
+    c = steps.add_parser("create", help="start a new event: a .sqd file and an empty secret .sqk",
+                         description="Start a SquareDeal event: the public .sqd file (event name, the delayed "
+                                     "information to come) and an empty secret .sqk beside it.")
+    c.add_argument("sqd", metavar="SQD", help="the event file to create (public once published)")
     c.add_argument("--event", metavar="NAME", help="event name (TN)")
     c.add_argument("--delayed-info", metavar="TEXT", help="which delayed information will be used (DI)")
     c.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
     c.add_argument("--force", action="store_true", help="replace existing files")
+    teach(c, [("dealer squaredeal create EVENT.sqd --event 'Spring Pairs' --delayed-info 'DJIA close 2025-05-02'",
+               "")], "TEXT says which public value, unknown before the event, will be added (set-dv).")
     c.set_defaults(func=run_create)
 
-    a = steps.add_parser("add-phase", help="add a phase of sessions (before publishing)")
-    a.add_argument("sqd", metavar="SQD")
+    a = steps.add_parser("add-phase", help="add a phase of sessions (before publishing)",
+                         description="Add a phase to the event: a number of sessions of the same boards, named "
+                                     "from a prefix. Only before publishing.")
+    a.add_argument("sqd", metavar="SQD", help="the event file")
     a.add_argument("sessions", metavar="SESSIONS", help="number of sessions (0: open-ended)")
     a.add_argument("boards", metavar="BOARDS", help="boards per session: 16, 1-16,17-32, 3x7 or ?")
     a.add_argument("prefix", metavar="PREFIX", help="file name prefix; # becomes the session number")
-    a.add_argument("description", metavar="DESCRIPTION", nargs="?", default="")
+    a.add_argument("description", metavar="DESCRIPTION", nargs="?", default="",
+                   help="what the phase is, e.g. 'Round robin' (optional)")
+    teach(a, [("dealer squaredeal add-phase EVENT.sqd 3 1-24 SP#", "sessions SP1, SP2, SP3 of boards 1-24"),
+              ("dealer squaredeal add-phase EVENT.sqd 1 32 FIN 'Final'", "one session FIN of boards 1-32")])
     a.set_defaults(func=run_add_phase)
 
-    u = steps.add_parser("publish", help="draw the session keys into the .sqk and fix KH in the .sqd")
-    u.add_argument("sqd", metavar="SQD")
+    u = steps.add_parser("publish", help="draw the session keys into the .sqk and fix KH in the .sqd",
+                         description="Draw a secret key for every session into the .sqk and write their hash "
+                                     "(KH) into the .sqd: publish the .sqd now, keep the .sqk secret until the "
+                                     "event is over.")
+    u.add_argument("sqd", metavar="SQD", help="the event file")
     u.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
+    teach(u, [("dealer squaredeal publish EVENT.sqd", "keys into EVENT.sqk, their hash into EVENT.sqd")])
     u.set_defaults(func=run_publish)
 
-    v = steps.add_parser("set-dv", help="record the delayed value (DV) once it is public")
-    v.add_argument("sqd", metavar="SQD")
-    v.add_argument("value", metavar="VALUE")
+    v = steps.add_parser("set-dv", help="record the delayed value (DV) once it is public",
+                         description="Record the delayed value: the public information, unknown when the keys "
+                                     "were published, that every deal also depends on.")
+    v.add_argument("sqd", metavar="SQD", help="the event file")
+    v.add_argument("value", metavar="VALUE",
+                   help="the delayed value as published, e.g. a closing index or lottery numbers")
     v.add_argument("--force", action="store_true", help="replace a delayed value already recorded")
+    teach(v, [("dealer squaredeal set-dv EVENT.sqd '41234.56'", "the value the .sqd's DI line announced")])
     v.set_defaults(func=run_set_dv)
 
 
 def _register_dealing(steps: Any) -> None:
-    g = steps.add_parser("generate", help="write the deal files of sessions (FIN1, OPRR05, FIN1-2, ...)")
-    g.add_argument("sqd", metavar="SQD")
-    g.add_argument("sessions", metavar="SESSION", nargs="+")
+    g = steps.add_parser("generate", help="write the deal files of sessions (FIN1, OPRR05, FIN1-2, ...)",
+                         description="Write the deal files of sessions, from the keys and the delayed value, "
+                                     "as SquareDeal names them (PREFIX and session number).")
+    g.add_argument("sqd", metavar="SQD", help="the event file")
+    g.add_argument("sessions", metavar="SESSION", nargs="+",
+                   help="session names: FIN1, OPRR05, or sessions joined into one file (FIN1-2) when their boards "
+                        "follow on")
     g.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
     g.add_argument("--reserve", action="store_true", help="the reserve sets instead of the originals")
     g.add_argument("--boards", metavar="BOARDS", help="boards of a phase whose count is '?'")
     g.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for the .pbn files")
     g.add_argument("--force", action="store_true", help="replace existing files")
+    teach(g, [("dealer squaredeal generate EVENT.sqd SP1 -o deals", "deals/SP1.pbn"),
+              ("dealer squaredeal generate EVENT.sqd SP2 SP3 -o deals --reserve", "the reserve sets of SP2 and SP3")],
+          "DIR is the folder for the .pbn files; BOARDS the boards of a phase whose count is '?'.")
     g.set_defaults(func=run_generate)
 
-    f = steps.add_parser("verify", help="check the keys against KH and each deal file against its session")
-    f.add_argument("sqd", metavar="SQD")
+    f = steps.add_parser("verify", help="check the keys against KH and each deal file against its session",
+                         description="Check the revealed keys against the hash published before the event, then "
+                                     "each deal file against the deals its session regenerates to.")
+    f.add_argument("sqd", metavar="SQD", help="the event file")
     f.add_argument("files", metavar="FILE", nargs="+",
                    help="deal files named as SquareDeal names them (.pbn, the published .goe, or any format; "
                         "a file without board numbers is taken from the session's first board)")
     f.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
     f.add_argument("--boards", metavar="BOARDS", help="boards of a phase whose count is '?'")
+    teach(f, [("dealer squaredeal verify EVENT.sqd --sqk EVENT.sqk FIN1.pbn FIN1.goe", "each file: matches or not")],
+          "Exit code 8 when a file does not match its session.")
     f.set_defaults(func=run_verify)
 
 
@@ -100,7 +140,7 @@ def run_create(args: argparse.Namespace) -> int:
     event = sq.new_event(args.event, args.delayed_info)
     write_text(args.sqd, sq.format_sqd(event), force=args.force)
     write_bytes(keys, b"", force=args.force, mode=SECRET_MODE)
-    print(f"created {args.sqd} and an empty key file {keys} (keep it secret)", file=sys.stderr)
+    print(f"created {args.sqd} and an empty key file {keys} (keep it secret)")
     return 0
 
 
@@ -110,7 +150,7 @@ def run_add_phase(args: argparse.Namespace) -> int:
     event = sq.add_phase(sq.read_sqd(args.sqd), int(args.sessions), args.boards, args.prefix, args.description)
     write_event(args.sqd, event)
     phase = event.phases[-1]
-    print(f"phase {len(event.phases)}: {phase.line()}", file=sys.stderr)
+    print(f"phase {len(event.phases)}: {phase.line()}")
     return 0
 
 
@@ -120,7 +160,7 @@ def run_publish(args: argparse.Namespace) -> int:
     write_bytes(keys, data, force=True, mode=SECRET_MODE)
     write_event(args.sqd, event)
     print(f"published: KH {event.key_hash} in {args.sqd}; {len(event.key_idents())} session keys in "
-          f"{keys} - keep it secret until the event is over", file=sys.stderr)
+          f"{keys} - keep it secret until the event is over")
     return 0
 
 
@@ -130,7 +170,7 @@ def run_set_dv(args: argparse.Namespace) -> int:
         raise UsageError(f"the delayed value is already {event.delayed_value!r}; use --force to change it")
     event = sq.set_delayed_value(event, args.value)
     write_event(args.sqd, event)
-    print(f"DV {event.delayed_value}", file=sys.stderr)
+    print(f"DV {event.delayed_value}")
     return 0
 
 
@@ -149,7 +189,7 @@ def run_generate(args: argparse.Namespace) -> int:
         deals = sq.session_deals(event, keys, ref, args.boards)
         formats.write_file(target, deals, force=args.force)
         boards = format_board_range([int(b) for b in deals.boards])
-        print(f"wrote {target} (boards {boards})", file=sys.stderr)
+        print(f"wrote {target} (boards {boards})")
     return 0
 
 

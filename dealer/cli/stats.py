@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import secrets
-import sys
 from pathlib import Path
 from typing import Any
 
 from dealer import formats
+from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
 
 DEFAULT_MODEL_DEALS = 1000
@@ -43,8 +43,15 @@ def register(sub: Any) -> None:
                         f"{DEFAULT_MODEL_DEALS})")
     p.add_argument("--seed", type=int, metavar="N", help="seed of the model's random shuffles (default: fresh)")
     p.add_argument("-o", "--output", metavar="OUT", help="write the report: OUT.html, OUT.pdf or OUT.json")
-    p.add_argument("--title", default="Deal statistics", help="report title (default: %(default)s)")
+    p.add_argument("--title", default="Deal statistics", metavar="TEXT", help="report title (default: %(default)s)")
     p.add_argument("--force", action="store_true", help="replace an existing output file")
+    teach(p, [("dealer stats examples/session.pbn", "the verdict and the figures on the screen"),
+              ("dealer stats examples/session.pbn -o stats.html", "bar charts of counted against exact (.pdf, .json)"),
+              ("dealer stats --journal club.journal --shuffle-model 3",
+               "every session dealt, beside 3 riffle shuffles"),
+              ("dealer stats --plan congress.toml -o congress.pdf", "a congress's sessions")],
+          "FILE is a deal file; JOURNAL a dealing journal (its runs' deal files must be at hand); PLAN.toml a "
+          "congress plan.\nNo deal is ever shown, only statistics.")
     p.set_defaults(func=run)
 
 
@@ -74,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     print(report.summary_text(samples, notes), end="")
     if args.output:
         _write(args, kind, samples, notes)
-        print(f"wrote the statistics of {' and '.join(s.name for s in samples)} to {args.output}", file=sys.stderr)
+        print(f"wrote the statistics of {' and '.join(s.name for s in samples)} to {args.output}")
     return 0
 
 

@@ -88,6 +88,12 @@ def parse_board_range(text: str) -> list[int]:
 
     Raises `UsageError` for empty parts, board 0, descending ranges or repeated boards.
     """
+    return [board for lo, hi in parse_board_spans(text) for board in range(lo, hi + 1)]
+
+
+def parse_board_spans(text: str) -> list[tuple[int, int]]:
+    """The spans (first, last), both included, of a range text, in the order given: the boards of
+    :func:`parse_board_range` without a list of them all (a million boards are two numbers)."""
     spans: list[tuple[int, int]] = []
     for part in text.split(","):
         m = _RANGE_PART.match(part)
@@ -103,7 +109,19 @@ def parse_board_range(text: str) -> list[int]:
     ordered = sorted(spans)
     if any(lo <= prev_hi for (_, prev_hi), (lo, _) in zip(ordered, ordered[1:], strict=False)):
         raise UsageError(f"board range {text!r} names a board twice")
-    return [board for lo, hi in spans for board in range(lo, hi + 1)]
+    return spans
+
+
+def format_board_spans(spans: Sequence[tuple[int, int]]) -> str:
+    """The shortest range text for boards given as spans (first, last) in order: what
+    :func:`format_board_range` gives for the boards of the spans."""
+    merged: list[list[int]] = []
+    for lo, hi in spans:
+        if merged and lo == merged[-1][1] + 1:
+            merged[-1][1] = hi
+        else:
+            merged.append([lo, hi])
+    return ",".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in merged)
 
 
 def format_board_range(boards: Sequence[int]) -> str:

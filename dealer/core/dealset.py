@@ -7,7 +7,6 @@ reader keeps what the file says). Its hashes identify a deal set for the journal
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -126,8 +125,12 @@ class DealSet:
 
     def deal_hashes(self) -> list[str]:
         """SHA-256 (hex) of each deal's packed 13-byte form: the identity of a deal whatever its board."""
+        import hashlib  # here: reading and writing files need no hashes
+
         return [hashlib.sha256(row.tobytes()).hexdigest() for row in pack(self.deals)]
 
     def set_hash(self) -> str:
         """SHA-256 (hex) of all the deals, packed, in order: the identity of the deal set."""
+        import hashlib
+
         return hashlib.sha256(pack(self.deals).tobytes()).hexdigest()

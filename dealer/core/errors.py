@@ -3,12 +3,38 @@
 Line noise is not an exception (the link counts and recovers); only what a user or caller must act on
 raises. Classes that have a builtin meaning also inherit it, so callers may catch `ValueError`,
 `TimeoutError` or `ConnectionError` without knowing this module.
+
+An exit code names a class of outcome, the same in every command (`EXIT_CODES`, shown by
+``dealer --help``): a machine that cannot be reached is 5 whether ``deal``, ``check`` or ``ports``
+found it so, and whether its port is missing or silent.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # the command line's start-up imports this module; pathlib is not needed to run it
+    from pathlib import Path
+
+EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
+    (0, "done: every board verified, every file written"),
+    (1, "an unexpected error (a bug, or the operating system refused something)"),
+    (2, "usage: a command-line option or value that cannot be used"),
+    (3, "input: a deal file or plan that cannot be read or is not valid"),
+    (4, "output: a file that cannot be written, or exists (--force replaces it)"),
+    (5, "a machine could not be reached: no such port, no answer, or the link was lost"),
+    (7, "a machine stopped on a fault it cannot recover from"),
+    (8, "boards not verified: a recount found faults, or the run stopped on one"),
+    (9, "the journal refuses: a run to resume, or deals dealt before (Law 6D2)"),
+    (130, "interrupted (Ctrl-C); a dealing run resumes with --resume"),
+)
+"""Every exit code of the `dealer` command, with the outcome it means (6 is no longer used: a lost port
+is 5, as a silent one is)."""
+
+
+def exit_code_table() -> str:
+    """`EXIT_CODES` as the lines ``dealer --help`` and the README show."""
+    return "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_CODES)
 
 
 class DealerError(Exception):
@@ -79,9 +105,10 @@ class DeviceTimeout(DealerError, TimeoutError):
 
 
 class DeviceDisconnected(DealerError, ConnectionError):
-    """The port went away (unplugged, closed, or never there)."""
+    """The port went away (unplugged, closed, or never there): like a silent machine, one that cannot be
+    reached (the same exit code)."""
 
-    exit_code = 6
+    exit_code = 5
 
 
 class MachineFault(DealerError):

@@ -29,6 +29,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from dealer.core import parallel
 from dealer.core.cards import DECK_SIZE, DealArray, check_deals
 
 HAND: Final = 13
@@ -73,15 +74,16 @@ def join_numbers(parts: PartArray) -> list[int]:
     return [join_parts(a, b, c) for a, b, c in np.asarray(parts).tolist()]
 
 
-def parts_to_deals(parts: npt.ArrayLike) -> DealArray:
-    """Deals (n, 52) from an (n, 3) array of hand ranks (G_a, G_b, G_c), vectorised."""
+def parts_to_deals(parts: npt.ArrayLike, *, threads: int = 1) -> DealArray:
+    """Deals (n, 52) from an (n, 3) array of hand ranks (G_a, G_b, G_c), vectorised, in chunks decoded
+    on up to `threads` threads."""
     arr = np.asarray(parts, dtype=np.uint64).reshape(-1, 3)
     for col, pool in enumerate(POOLS):
         if arr.size and int(arr[:, col].max()) >= comb(pool, HAND):
             raise ValueError(f"hand rank {int(arr[:, col].max())} is not below C({pool},13)")
     deals = np.empty((len(arr), DECK_SIZE), dtype=np.uint8)
-    for start in range(0, len(arr), _CHUNK):
-        _fill_deals(arr[start : start + _CHUNK], deals[start : start + _CHUNK])
+    parallel.map_spans(lambda first, last: _fill_deals(arr[first:last], deals[first:last]), len(arr), _CHUNK,
+                       threads)
     return deals
 
 

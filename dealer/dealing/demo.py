@@ -24,6 +24,7 @@ from dealer.core.errors import DealerError
 from dealer.dealing import sim_ports
 from dealer.dealing.journal import Journal
 from dealer.dealing.narrative import incidents
+from dealer.dealing.progress import ProgressView
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 
 # Faults per machine (hil fault plans): `board` is the k-th dealing on that machine, `insertion` the
@@ -46,11 +47,12 @@ FAULT_STORY = [
 
 
 def run_demo(*, boards: int = 16, machines: int = 2, speed: float = 25.0, folder: Path | None = None,
-             show_cards: bool = False, out: IO[str] | None = None) -> RunResult:
+             show_cards: bool = False, out: IO[str] | None = None, view: ProgressView | None = None) -> RunResult:
     """Run the demonstration; returns the run's result (complete when every board was verified).
 
     `folder`: where to work and what to keep; None works in a temporary folder removed at the end.
-    `out`: where the story goes (standard output by default)."""
+    `out`: where the story goes (standard output by default); `view`: how the dealing's progress is shown
+    (default: plain lines into the story)."""
     out = out or sys.stdout
     if not 1 <= machines <= len(DEMO_FAULTS) * 4:
         raise DealerError(f"the demo runs 1 to {len(DEMO_FAULTS) * 4} machines")
@@ -58,17 +60,17 @@ def run_demo(*, boards: int = 16, machines: int = 2, speed: float = 25.0, folder
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         say(f"dealer demo: working in {folder} (kept)")
-        return _run(folder, boards, machines, speed, show_cards, out, say)
+        return _run(folder, boards, machines, speed, show_cards, out, say, view)
     work = Path(tempfile.mkdtemp(prefix="dealer-demo-"))
     say(f"dealer demo: working in {work} (removed at the end; --keep DIR keeps the files)")
     try:
-        return _run(work, boards, machines, speed, show_cards, out, say)
+        return _run(work, boards, machines, speed, show_cards, out, say, view)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool, out: IO[str],
-         say: Any) -> RunResult:
+         say: Any, view: ProgressView | None) -> RunResult:
     say("A whole session on simulated dealing machines, with faults injected")
     deals = _session(work, boards, say)
     ports = _machines(work, machines, speed, say)
@@ -76,7 +78,8 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
     try:
         options = RunOptions(ports=ports, machine_names=[f"m{k + 1}" for k in range(len(ports))],
                              journal=work / "session.journal", report=work / "report.json", out=out,
-                             show_cards=show_cards, board_timeout=120, deal_timeout=120)
+                             show_cards=show_cards, board_timeout=120, deal_timeout=120, view=view,
+                             title=f"dealer demo: {boards} boards on {machines} simulated machines")
         result = deal_session(deals, str(work / "session.pbn"), options, name="demo")
         say("")
         say("4. Summary")

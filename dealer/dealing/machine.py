@@ -83,8 +83,6 @@ from firmware_protocol import (
 M = TypeVar("M", bound=Message)
 BUSY_RETRY: Final = 0.02
 """Seconds between retries of a command the machine refused as BUSY."""
-READ_SLICE: Final = 0.05
-"""Longest single read: the pump wakes at least this often to retransmit or notice a deadline."""
 
 
 class MachineState(StrEnum):
@@ -262,8 +260,13 @@ class Machine:
                  sleep: Callable[[float], None] = time.sleep,
                  link_config: LinkConfig | None = None,
                  reconnect_timeout: float = 30.0,
-                 on_progress: Callable[[int, int], None] | None = None) -> None:
+                 on_progress: Callable[[int, int], None] | None = None,
+                 poll_interval: float | None = None) -> None:
+        """`poll_interval`: wake at least this often while waiting (seconds). None, the default: a wait
+        blocks on the port until bytes arrive, the link's next deadline (a retransmission) or the
+        command's own deadline, whichever comes first, so an idle controller costs no CPU."""
         self.url = url
+        self.poll_interval = poll_interval
         self.name = name or url
         self._opener = opener
         self._clock = clock
@@ -595,7 +598,9 @@ class Machine:
         try:
             self._flush(transport)
             now = self._clock()
-            wake = min(deadline, self._link.next_deadline() or deadline, now + READ_SLICE)
+            wake = min(deadline, self._link.next_deadline() or deadline)
+            if self.poll_interval is not None:
+                wake = min(wake, now + self.poll_interval)
             data = transport.read(max(0.0, wake - now))
             now = self._clock()
             events = self._link.receive(data, now) if data else []

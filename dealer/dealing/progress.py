@@ -1,9 +1,14 @@
-"""What a dealing run shows and keeps: live progress lines, fault reports, the summary, the report file.
+"""What a dealing run shows and keeps: live progress events, fault reports, the summary, the report file.
 
-Thread-safe: every station (machine) reports here. Nothing shown names a card unless the run was
-asked to (`show_cards`): a fault line gives its code, Law, action and pockets; the report file, which
-the director asked for, holds the full fault texts. A board whose cards were shown is verified with
-the warning F12 (Law 16D), printed on its line.
+Thread-safe: every station (machine) reports here. Each event names the machine and the job in its
+hands (session, board set, board, copy, attempt: `JobInHand`, told by the run as a machine takes a job
+up), so a congress's lines say which session and set a board is for. A `ProgressView` shows the events:
+`PlainView` one line an event (a log, a pipe, ``--plain``); the command line has a live terminal view
+over the same events and the same words (`dealer.cli.live`).
+
+Nothing shown names a card unless the run was asked to (`show_cards`): a fault line gives its code,
+Law, action and pockets; the report file, which the director asked for, holds the full fault texts.
+A board whose cards were shown is verified with the warning F12 (Law 16D), printed on its line.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from enum import StrEnum
+from typing import IO, Any, Protocol
 
 from dealer.verify.check import BoardFault, VerificationReport
 
@@ -38,6 +44,120 @@ class MachineStats:
         return self.verified * 3600.0 / (self.last_end - self.first_start)
 
 
+@dataclass(frozen=True)
+class JobInHand:
+    """The job a machine holds: what each of its progress lines names."""
+
+    session: str
+    set_name: str
+    board: int
+    copy: int
+    attempt: int
+
+    def where(self) -> str:
+        """'FRI1 set A2': the session and the physical board set."""
+        return f"{self.session} set {self.set_name}"
+
+
+class EventKind(StrEnum):
+    """What an event asks of the person watching."""
+
+    STEP = "step"          # routine: dealing, a board verified
+    PROMPT = "prompt"      # the operator must act: put in a board
+    FAULT = "fault"        # a fault caught, with its Law and what is done about it
+    NOTE = "note"          # worth reading: a resynchronisation, a resumed board, a resumed run
+    STOPPED = "stopped"    # a machine left the run
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """One thing that happened on a machine (or to the run, when `machine` is empty)."""
+
+    machine: str
+    text: str
+    kind: EventKind
+    job: JobInHand | None = None
+
+    def line(self) -> str:
+        """The event as one line: '[M1] FRI1 set A2: board 26 copy 2: verified (...)'."""
+        head = f"[{self.machine}] " if self.machine else ""
+        where = f"{self.job.where()}: " if self.job is not None else ""
+        return f"{head}{where}{self.text}"
+
+    def step(self) -> str:
+        """The text without the board it is about (the live view shows the board in its own column)."""
+        if self.job is None:
+            return self.text
+        for prefix in (f"board {self.job.board}{_copy(self.job.copy)}: ", f"board {self.job.board}: "):
+            if self.text.startswith(prefix):
+                return self.text[len(prefix):]
+        return self.text
+
+
+class ProgressView(Protocol):
+    """Shows a run's events as they come: opened before the first, closed after the last."""
+
+    def open(self, progress: RunProgress) -> None: ...
+
+    def show(self, event: ProgressEvent) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class PlainView:
+    """One line an event, as it comes: for a log file, a pipe, or ``--plain``."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self._lock = threading.Lock()
+
+    def open(self, progress: RunProgress) -> None:
+        """Nothing to set up."""
+
+    def show(self, event: ProgressEvent) -> None:
+        with self._lock:
+            self.out.write(event.line() + "\n")
+            self.out.flush()
+
+    def close(self) -> None:
+        """Nothing to take down."""
+
+
+def kind_of(text: str) -> EventKind:
+    """The kind of a station's progress line, from its words."""
+    if text.startswith("insert board"):
+        return EventKind.PROMPT
+    if text.startswith("stopped"):
+        return EventKind.STOPPED
+    if text.endswith(": dealing"):
+        return EventKind.STEP
+    if "-> recounting" in text or "left FAULTED" in text:
+        return EventKind.FAULT
+    return EventKind.NOTE
+
+
+def time_left_text(seconds: float) -> str:
+    """'under a minute left', 'about 12 min left', 'about 1 h 05 min left'."""
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return "under a minute left"
+    if minutes < 60:
+        return f"about {minutes} min left"
+    return f"about {minutes // 60} h {minutes % 60:02d} min left"
+
+
+@dataclass(frozen=True)
+class MachineRow:
+    """What the live view shows of one machine."""
+
+    name: str
+    port: str
+    job: JobInHand | None
+    last: ProgressEvent | None
+    stats: MachineStats
+    lost: str | None
+
+
 @dataclass
 class RunProgress:
     """Live progress of a run and what its summary and report file say."""
@@ -52,23 +172,72 @@ class RunProgress:
     fault_log: list[dict[str, Any]] = field(default_factory=list)
     verified: int = 0
     started: float = field(default_factory=time.monotonic)
+    view: ProgressView | None = None
+    """How the events are shown (default: `PlainView` on `out`)."""
+    ports: dict[str, str] = field(default_factory=dict)
+    """Each machine's port, as the run was given it (the summary names a machine that failed by both)."""
+    title: str = ""
+    """What the run deals, for the live view's head line (a file name, a congress)."""
 
     def __post_init__(self) -> None:
         self._lock = threading.RLock()
+        self._view: ProgressView = self.view if self.view is not None else PlainView(self.out)
+        self._in_hand: dict[str, JobInHand] = {}
+        self._last: dict[str, ProgressEvent] = {}
+        self.lost: dict[str, str] = {}
+        """Machines that left the run, with why."""
+        self.verified_before = self.verified
+        self._opened = False
 
-    # --- events from stations ----------------------------------------------------------------
+    # --- the view ------------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Start showing (a live view takes the terminal from here to `close`)."""
+        with self._lock:
+            self.verified_before = self.verified
+            self.started = self.clock()
+        if not self.quiet:
+            self._view.open(self)
+            self._opened = True
+
+    def close(self) -> None:
+        """Stop showing (a live view leaves its last state on the screen)."""
+        if self._opened:
+            self._opened = False
+            self._view.close()
+
+    def _emit(self, machine: str, text: str, kind: EventKind) -> None:
+        with self._lock:
+            event = ProgressEvent(machine, text, kind, self._in_hand.get(machine))
+            if machine:
+                self._last[machine] = event
+        if not self.quiet:
+            self._view.show(event)
+
+    # --- events from the run and its stations --------------------------------------------------
 
     def stats(self, machine: str) -> MachineStats:
         """The stats of a machine (created on first use)."""
         with self._lock:
             return self.machines.setdefault(machine, MachineStats())
 
+    def job_taken(self, machine: str, job: JobInHand) -> None:
+        """`machine` takes up a job: its events name it until `job_left`."""
+        with self._lock:
+            self._in_hand[machine] = job
+
+    def job_left(self, machine: str) -> None:
+        """`machine` has done with its job (verified, given back or left to the director)."""
+        with self._lock:
+            self._in_hand.pop(machine, None)
+
     def say(self, machine: str, text: str) -> None:
-        """One progress line: '[m1] board 5 copy 1: dealing'."""
-        if not self.quiet:
-            with self._lock:
-                self.out.write(f"[{machine}] {text}\n")
-                self.out.flush()
+        """One progress event in a station's words: '[m1] board 5 copy 1: dealing'."""
+        self._emit(machine, text, kind_of(text))
+
+    def note(self, text: str) -> None:
+        """An event of the run as a whole (not of one machine): 'resuming run 3: ...'."""
+        self._emit("", text, EventKind.NOTE)
 
     def board_started(self, machine: str) -> None:
         """A board began on `machine` (its working time starts at its first board)."""
@@ -85,12 +254,15 @@ class RunProgress:
             stats.last_end = self.clock()
             self.verified += 1
             done = self.verified
+            left = self.time_left()
         rate = stats.boards_per_hour()
         warnings = report.faults if report is not None else ()
         if warnings:
             self._record(machine, board, copy, warnings, "verified")
-        self.say(machine, f"board {board}{_copy(copy)}: verified ({done}/{self.total_jobs} boards, "
-                 f"{rate:.0f} boards/hour on this machine)" + "".join(f"; warning: {f.text()}" for f in warnings))
+        ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
+        shown = "".join(f"; warning: {f.text()}" for f in warnings)
+        self._emit(machine, f"board {board}{_copy(copy)}: verified ({done}/{self.total_jobs} boards, "
+                   f"{rate:.0f} boards/hour on this machine{ahead}){shown}", EventKind.STEP)
 
     def board_faulted(self, machine: str, report: VerificationReport, action: str) -> None:
         """A recount showed faults; `action` is what the run does about them."""
@@ -99,14 +271,14 @@ class RunProgress:
             stats.faulted += 1
             stats.last_end = self.clock()
         self._record(machine, report.board, report.copy, report.faults, "recount")
-        self.say(machine, f"{report.summary(blind=not self.show_cards)} -> {action}")
+        self._emit(machine, f"{report.summary(blind=not self.show_cards)} -> {action}", EventKind.FAULT)
 
     def board_refused(self, machine: str, board: int, copy: int, fault: BoardFault) -> None:
         """A board was refused before dealing (wrong or unreadable label, Law 2)."""
         with self._lock:
             self.stats(machine).refused_boards += 1
         self._record(machine, board, copy, (fault,), "label")
-        self.say(machine, f"board {board}{_copy(copy)}: REFUSED {fault.text()}")
+        self._emit(machine, f"board {board}{_copy(copy)}: REFUSED {fault.text()}", EventKind.FAULT)
 
     def board_given_up(self, machine: str, board: int, copy: int, fault: BoardFault, checks: int) -> None:
         """A board failed its checks before dealing `checks` times in a row: the run stops asking for it."""
@@ -121,7 +293,15 @@ class RunProgress:
             self.faults_by_code[f"machine {name}".strip()] += 1
             self.fault_log.append({"machine": machine, "board": board, "copy": copy, "stage": "dealing",
                                    "faults": [{"code": "machine", "text": text}]})
-        self.say(machine, f"board {board}{_copy(copy)}: {text}")
+        self._emit(machine, f"board {board}{_copy(copy)}: {text}", EventKind.FAULT)
+
+    def machine_lost(self, machine: str, why: str) -> None:
+        """`machine` left the run for good (its port failed, it stopped answering)."""
+        with self._lock:
+            self.stats(machine)
+            self.lost[machine] = why
+            self._in_hand.pop(machine, None)
+        self._emit(machine, f"stopped: {why}", EventKind.STOPPED)
 
     def _record(self, machine: str, board: int, copy: int, faults: tuple[BoardFault, ...], stage: str) -> None:
         with self._lock:
@@ -130,15 +310,45 @@ class RunProgress:
             self.fault_log.append({"machine": machine, "board": board, "copy": copy, "stage": stage,
                                    "faults": [f.to_dict() for f in faults]})
 
+    # --- what the live view reads ----------------------------------------------------------------
+
+    def boards_per_hour(self) -> float:
+        """Boards verified per hour since this run (or resume) began, every machine together."""
+        with self._lock:
+            elapsed = self.clock() - self.started
+            done = self.verified - self.verified_before
+        return done * 3600.0 / elapsed if done and elapsed > 0 else 0.0
+
+    def time_left(self) -> float | None:
+        """Seconds until every board is verified at the pace so far; None before the first board."""
+        rate = self.boards_per_hour()
+        if rate <= 0:
+            return None
+        return max(0, self.total_jobs - self.verified) * 3600.0 / rate
+
+    def rows(self) -> list[MachineRow]:
+        """Each machine as the live view shows it, in the order the run names them."""
+        with self._lock:
+            names = list(dict.fromkeys([*self.ports, *self.machines]))
+            return [MachineRow(name, self.ports.get(name, ""), self._in_hand.get(name), self._last.get(name),
+                               self.stats(name), self.lost.get(name)) for name in names]
+
     # --- the end -----------------------------------------------------------------------------
 
     def summary(self) -> str:
-        """The lines printed when the run ends."""
+        """The lines printed when the run ends; a machine that left the run is named, with its port
+        and why."""
         wall = self.clock() - self.started
         lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"]
         for name, s in sorted(self.machines.items()):
             lines.append(f"  {name}: {s.verified} verified, {s.faulted} faulted, boards refused {s.refused_boards}, "
                          f"machine faults {s.machine_faults}, {s.boards_per_hour():.0f} boards/hour")
+        for name, why in sorted(self.lost.items()):
+            port = self.ports.get(name, "")
+            at = f" ({port})" if port and port != name else ""
+            dealt = self.machines[name].verified
+            when = "dealt no board" if dealt == 0 else f"stopped after {dealt} board{'' if dealt == 1 else 's'}"
+            lines.append(f"  machine {name}{at} {when}: {why}")
         if self.faults_by_code:
             lines.append("  faults caught: " + ", ".join(
                 f"{code} x{n}" for code, n in sorted(self.faults_by_code.items())))

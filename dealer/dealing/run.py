@@ -5,6 +5,11 @@ journal, refuse a deal set used before (Law 6D2), put every job left half-way by
 it belongs, start one `Station` per machine, and end with a summary and an optional report file.
 `execute` deals the jobs of one run or of several (a congress, `dealer.plan.run`) from one queue.
 A machine that is lost stops its station; the others go on, and its unsettled jobs wait for a resume.
+Such a run is not a success even if the others dealt every board: `raise_for` raises the lost machine's
+error (its exit code), and the summary names the machine, its port and why.
+
+What the run shows goes through `RunProgress` to the view of `RunOptions` (plain lines by default);
+each station tells it which job it holds (`JobInHand`: session, board set, board, copy, attempt).
 """
 
 from __future__ import annotations
@@ -20,9 +25,9 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, JournalError, VerificationError
 from dealer.dealing import report
 from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.journal import Job, JobState, Journal
 from dealer.dealing.machine import Machine
-from dealer.dealing.progress import RunProgress
+from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
 from dealer.dealing.station import RunContext, Station
 
 
@@ -47,6 +52,10 @@ class RunOptions:
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
     out: IO[str] = field(default_factory=lambda: sys.stderr)
+    view: ProgressView | None = None
+    """How progress is shown (default: one plain line an event on `out`)."""
+    title: str = ""
+    """What the run deals, for the head of a live view."""
 
 
 @dataclass
@@ -62,6 +71,8 @@ class RunResult:
     summary: str
     run_ids: tuple[int, ...] = ()
     """Every run dealt (one per session in a congress), in dealing order."""
+    failures: tuple[tuple[str, DealerError], ...] = ()
+    """Each machine that left the run, with the error that stopped it."""
 
     @property
     def complete(self) -> bool:
@@ -114,30 +125,64 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     `options`; finish each run whose jobs are all verified; write the report file if one is asked for."""
     run_ids = [run for run, _ in runs]
     jobs = [j for run in run_ids for j in journal.jobs(run)]
-    progress = RunProgress(total_jobs=len(jobs), out=options.out, show_cards=options.show_cards,
-                           quiet=options.quiet)
-    progress.verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
     names = list(options.machine_names or options.ports)
+    progress = RunProgress(total_jobs=len(jobs), out=options.out, show_cards=options.show_cards,
+                           quiet=options.quiet, view=options.view, ports=dict(zip(names, options.ports, strict=True)),
+                           title=options.title)
+    progress.verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
     ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
                      board_timeout=options.board_timeout, deal_timeout=options.deal_timeout,
                      max_attempts=options.max_attempts, machine_names=set(names), later_runs=tuple(runs[1:]))
-    machines = _machines(options, names)
-    errors: list[str] = []
-    threads = [threading.Thread(target=_station_thread, args=(Station(m, ctx), errors), name=m.name,
-                                daemon=True) for m in machines]
-    for t in threads:
-        t.start()
+    sessions = {run: journal.run(run).name for run in run_ids}
+    errors: list[tuple[str, DealerError]] = []
+    progress.open()
     try:
+        if options.resume:
+            progress.note(f"resuming {_runs_text(sessions)}: {progress.verified} of {len(jobs)} boards verified "
+                          "already")
+        machines = _machines(options, names)
+        threads = [threading.Thread(target=_station_thread, args=(ShownStation(m, ctx, sessions), errors),
+                                    name=m.name, daemon=True) for m in machines]
         for t in threads:
-            t.join()
+            t.start()
+        try:
+            for t in threads:
+                t.join()
+        finally:
+            ctx.stop.set()
+            for t in threads:
+                t.join(timeout=30)
+            for m in machines:
+                m.close()
     finally:
-        ctx.stop.set()
-        for t in threads:
-            t.join(timeout=30)
-        for m in machines:
-            m.close()
+        progress.close()
     dealt = DealSet.concat(deals for _, deals in runs)
     return _result(journal, run_ids, ctx, errors, options, extra or {}, dealt)
+
+
+def _runs_text(sessions: dict[int, str]) -> str:
+    if len(sessions) == 1:
+        ((run, name),) = sessions.items()
+        return f"run {run} ({name})"
+    return "runs " + ", ".join(f"{run} ({name})" for run, name in sessions.items())
+
+
+class ShownStation(Station):
+    """A station that tells the run's progress which job it holds, so that every line it shows names the
+    session and the board set (a congress deals board 26 copy 2 into set A2 and into set BLUE alike)."""
+
+    def __init__(self, machine: Machine, ctx: RunContext, sessions: dict[int, str]) -> None:
+        super().__init__(machine, ctx)
+        self.sessions = sessions
+
+    def robust(self, step: Callable[[Job], None], job: Job) -> None:
+        progress = self.ctx.progress
+        progress.job_taken(self.name, JobInHand(self.sessions.get(job.run_id, str(job.run_id)),
+                                                self.ctx.set_of(job), job.board, job.copy, job.attempt))
+        try:
+            super().robust(step, job)
+        finally:
+            progress.job_left(self.name)
 
 
 def _machines(options: RunOptions, names: list[str]) -> list[Machine]:
@@ -151,17 +196,18 @@ def _machines(options: RunOptions, names: list[str]) -> list[Machine]:
     return machines
 
 
-def _station_thread(station: Station, errors: list[str]) -> None:
+def _station_thread(station: Station, errors: list[tuple[str, DealerError]]) -> None:
     try:
         station.run()
     except DealerError as exc:
-        errors.append(f"{station.name}: {exc}")
+        errors.append((station.name, exc))
         station.ctx.machine_lost(station.name)
-        station.ctx.progress.say(station.name, f"stopped: {exc}")
+        station.ctx.progress.machine_lost(station.name, str(exc).removeprefix(f"{station.name}: "))
         station.release_current()
 
 
-def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[str], options: RunOptions,
+def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[tuple[str, DealerError]],
+            options: RunOptions,
             extra: dict[str, Any], deals: DealSet) -> RunResult:
     several = len(run_ids) > 1
     verified = total = 0
@@ -178,19 +224,27 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
     summary = ctx.progress.summary()
     if options.report is not None:
         run_info = {"run": run_ids[0] if not several else run_ids, "journal": str(options.journal),
-                    "unresolved": unresolved, "stopped": ctx.stop_reason, "errors": errors, **extra}
+                    "unresolved": unresolved, "stopped": ctx.stop_reason,
+                    "errors": [f"{name}: {exc}" for name, exc in errors], **extra}
         report.write_run_report(options.report, journal, run_ids, ctx.progress, run_info,
                                 show_cards=options.show_cards, deals=deals)
-    return RunResult(run_ids[0], verified, total, unresolved, list(ctx.stop_reason), errors, summary,
-                     tuple(run_ids))
+    return RunResult(run_ids[0], verified, total, unresolved, list(ctx.stop_reason),
+                     [f"{name}: {exc}" for name, exc in errors], summary, tuple(run_ids), tuple(errors))
 
 
 def raise_for(result: RunResult) -> None:
-    """Turn an incomplete run into the error its cause calls for."""
-    if result.complete:
-        return
+    """Turn a run that did not end well into the error its cause calls for: a stop on a fault (F7), then a
+    machine that left the run (its own error, so a port that never answered exits as it does in every
+    command, even when the other machines dealt every board), then boards left unverified."""
     if result.stopped:
         raise VerificationError("the run stopped: " + "; ".join(result.stopped))
-    if result.errors:
-        raise DealerError(f"{result.errors[0]} ({len(result.unresolved)} boards left; continue with --resume)")
-    raise VerificationError(f"{len(result.unresolved)} boards not verified: " + "; ".join(result.unresolved[:5]))
+    if result.failures:
+        name, exc = result.failures[0]
+        more = f" (and {len(result.failures) - 1} more machines)" if len(result.failures) > 1 else ""
+        left = (f"{len(result.unresolved)} boards left; continue with --resume" if not result.complete
+                else "the other machines dealt every board")
+        text = str(exc) if str(exc).startswith(f"{name}:") else f"{name}: {exc}"
+        raise type(exc)(f"{text}{more} ({left})") from exc
+    if not result.complete:
+        raise VerificationError(f"{len(result.unresolved)} boards not verified: "
+                                + "; ".join(result.unresolved[:5]))

@@ -67,13 +67,16 @@ def seed_record(name: str, seed: bytes, owner: str) -> str:
     return f"engine {name}\nseed {seed.hex()}\nowner {owner}\n"
 
 
-def make_engine(name: str, seed: bytes, owner: str = "") -> Engine:
-    """An engine by name with its seed (`owner` is used by bigdeal only)."""
+def make_engine(name: str, seed: bytes, owner: str = "", *, threads: int | None = None) -> Engine:
+    """An engine by name with its seed (`owner` is used by bigdeal only), dealing on `threads` threads
+    (default: one a CPU, see :mod:`dealer.core.parallel`); the deals do not depend on `threads`."""
     module_name, class_name, size = _spec(name)
     if len(seed) != size:
         raise UsageError(f"engine {name} needs a {8 * size}-bit seed; got {8 * len(seed)} bits")
+    if threads is not None and threads < 1:
+        raise UsageError(f"an engine needs at least one thread; got {threads}")
     cls = getattr(importlib.import_module(module_name), class_name)
-    engine: Engine = cls(seed, owner) if name == "bigdeal" else cls(seed)
+    engine: Engine = cls(seed, owner, threads=threads) if name == "bigdeal" else cls(seed, threads=threads)
     return engine
 
 

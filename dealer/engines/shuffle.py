@@ -59,19 +59,22 @@ Rejection and attempts
 Speed and memory
     Work is done in chunks of at most ``CHUNK`` deals: the digits of a chunk as one (51, n) array, the
     deal as 52 rounds of uint8 operations over the chunk (one lane a deal), then one transpose into the
-    (n, 52) result. The scratch space (about 9 MB) is kept by the engine from call to call. The
+    (n, 52) result. Chunks are dealt on several threads at once (AES and numpy release the GIL), each
+    with its own AES context and scratch space (about 9 MB), kept by the engine from call to call. The
     step-major seat array has a row stride of an odd number of 64-byte cache lines: copying (52, n)
     into (n, 52) with a power-of-two stride runs ~9x slower from cache-set aliasing.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import queue
+from typing import Any, Final, Protocol
 
 import numpy as np
 import numpy.typing as npt
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from dealer.core import parallel
 from dealer.core.cards import DECK_SIZE, DealArray
 
 KEY_SIZE: Final = 32
@@ -94,17 +97,21 @@ Mask = npt.NDArray[np.bool_]
 class ShuffleEngine:
     """A reproducible stream of exactly uniform deals from a 32-byte AES-256 key (see module docstring).
 
-    An engine keeps its scratch space (about 9 MB) between calls; one engine serves one thread.
+    Chunks of a batch are dealt on `threads` threads (default: one a CPU, see
+    :mod:`dealer.core.parallel`); the deals are the same whatever the number. Each thread's scratch
+    space (about 9 MB) and AES context are kept by the engine from call to call. One engine serves one
+    caller at a time.
     """
 
     name = "shuffle"
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: bytes, *, threads: int | None = None) -> None:
         if len(key) != KEY_SIZE:
             raise ValueError(f"the shuffle engine needs a {8 * KEY_SIZE}-bit key; got {8 * len(key)} bits")
-        self._ecb = Cipher(algorithms.AES(bytes(key)), modes.ECB()).encryptor()
+        self._key = bytes(key)
+        self.threads = parallel.thread_count(threads)
         self._position = 0
-        self._work: _Workspace | None = None
+        self._idle: queue.SimpleQueue[_Dealer] = queue.SimpleQueue()
 
     @property
     def position(self) -> int:
@@ -122,38 +129,74 @@ class ShuffleEngine:
         if start < 0 or count < 0 or start + count > MAX_INDEX:
             raise ValueError(f"deal indices must lie in 0..2**63-1; got start={start}, count={count}")
         out = np.empty((count, DECK_SIZE), dtype=np.uint8)
-        work = self._workspace(min(count, CHUNK) + WORDS_PER_BLOCK)
-        for first in range(start, start + count, CHUNK):
-            last = min(first + CHUNK, start + count)
-            self._deal_chunk(first, last, out[first - start:last - start], work)
+        size = min(count, CHUNK) + WORDS_PER_BLOCK
+
+        def deal(first: int, last: int) -> None:
+            dealer = self._take_dealer(size)
+            try:
+                dealer.deal_chunk(start + first, start + last, out[first:last])
+            finally:
+                self._idle.put(dealer)
+
+        parallel.map_spans(deal, count, CHUNK, self.threads)
         return out
 
     def keystream(self, start: int, count: int, attempt: int = 0) -> Words:
         """The words W(i, s, attempt) for deals i = start..start+count-1, shape (51, count) uint32."""
         if start < 0 or count < 0 or start + count > MAX_INDEX or not 0 <= attempt < 2**32:
             raise ValueError(f"no keystream for start={start}, count={count}, attempt={attempt}")
-        return self._words(start, start + count, attempt, _Workspace(count + WORDS_PER_BLOCK)).copy()
+        dealer = _Dealer(self._encryptor(), count + WORDS_PER_BLOCK)
+        return dealer.words(start, start + count, attempt).copy()
 
-    def _workspace(self, size: int) -> _Workspace:
-        """Scratch space for chunks of `size` deals, kept for later calls (first-touching fresh pages
-        on every call would cost a third of the time at 10**5 deals)."""
-        if self._work is None or self._work.size < size:
+    def _encryptor(self) -> Encryptor:
+        """A fresh AES-256-ECB context under the key (a context serves one thread at a time)."""
+        encryptor: Encryptor = Cipher(algorithms.AES(self._key), modes.ECB()).encryptor()
+        return encryptor
+
+    def _take_dealer(self, size: int) -> _Dealer:
+        """An idle dealer with room for chunks of `size` deals, kept for later calls (first-touching
+        fresh pages on every call would cost a third of the time at 10**5 deals)."""
+        try:
+            dealer = self._idle.get_nowait()
+        except queue.Empty:
+            return _Dealer(self._encryptor(), size)
+        dealer.reserve(size)
+        return dealer
+
+
+class Encryptor(Protocol):
+    """What the engine needs of an AES-ECB context."""
+
+    def update_into(self, data: Any, buffer: bytearray) -> int:
+        ...
+
+
+class _Dealer:
+    """Deals chunks in one thread: an AES context and scratch space, reused from chunk to chunk."""
+
+    def __init__(self, encryptor: Encryptor, size: int) -> None:
+        self._ecb = encryptor
+        self._work = _Workspace(size)
+
+    def reserve(self, size: int) -> None:
+        """Room for chunks of `size` deals."""
+        if self._work.size < size:
             self._work = _Workspace(size)
-        return self._work
 
-    def _words(self, first: int, last: int, attempt: int, work: _Workspace) -> Words:
-        """W(i, s, attempt) for i = first..last-1 as a (51, last - first) view into `work`."""
+    def words(self, first: int, last: int, attempt: int) -> Words:
+        """W(i, s, attempt) for i = first..last-1 as a (51, last - first) view into the scratch space."""
+        work = self._work
         g0 = first // WORDS_PER_BLOCK
         groups = -(-last // WORDS_PER_BLOCK) - g0
-        blocks = counter_blocks(np.arange(g0, g0 + groups, dtype=np.uint64), attempt, work.blocks(groups))
+        blocks = work.counter_blocks(g0, groups, attempt)
         words = self._encrypt(blocks, work.cipher_buffer()).reshape(STEPS, WORDS_PER_BLOCK * groups)
         offset = first - WORDS_PER_BLOCK * g0
         return words[:, offset:offset + last - first]
 
-    def _deal_chunk(self, first: int, last: int, out: DealArray, work: _Workspace) -> None:
+    def deal_chunk(self, first: int, last: int, out: DealArray) -> None:
         """Deals first..last-1 into `out`, redealing rejected deals from their next attempts."""
-        digits, rejected = lemire_digits(self._words(first, last, 0, work), work, in_place=True)
-        deal_lanes(digits, work.lanes(last - first), out)
+        digits, rejected = lemire_digits(self.words(first, last, 0), self._work, in_place=True)
+        deal_lanes(digits, self._work.lanes(last - first), out)
         redo = np.flatnonzero(rejected)
         if redo.size:
             out[redo] = self._redeal(redo + first)
@@ -214,9 +257,12 @@ def lemire_digits(words: Words, work: _Workspace | None = None, *,
     digits = work.digits(n)
     np.right_shift(product, np.uint32(DIGIT_BITS), out=digits, casting="unsafe")
     np.bitwise_and(product, _LOW_MASK, out=product)
-    low_hit = work.flags(n)
-    np.less(product, _LIMITS[:, None], out=low_hit)
-    rejected: Mask = np.logical_or.reduce(low_hit, axis=0)
+    if n and (np.minimum.reduce(product, axis=1) < _LIMITS).any():  # rare: find the deals rejected
+        low_hit = work.flags(n)
+        np.less(product, _LIMITS[:, None], out=low_hit)
+        rejected: Mask = np.logical_or.reduce(low_hit, axis=0)
+    else:
+        rejected = np.zeros(n, dtype=np.bool_)
     return digits, rejected
 
 
@@ -246,6 +292,7 @@ class _Workspace:
         self.size = size
         groups = -(-size // WORDS_PER_BLOCK)
         self._blocks = np.empty(STEPS * groups * 2, dtype=">u8")
+        self._high: tuple[int, int] | None = None  # (attempt, groups) the blocks' high halves hold
         self._cipher = bytearray(STEPS * groups * 16 + 15)  # update_into wants room for one more block
         self._digits = np.empty(STEPS * size, dtype=np.uint8)
         self._flags = np.empty(STEPS * size, dtype=np.bool_)
@@ -253,8 +300,15 @@ class _Workspace:
         self._thresholds = np.empty(3 * size, dtype=np.uint8)
         self._hits = np.empty(3 * size, dtype=np.bool_)
 
-    def blocks(self, groups: int) -> npt.NDArray[np.uint64]:
-        return self._blocks[:STEPS * groups * 2].reshape(STEPS, groups, 2)
+    def counter_blocks(self, g0: int, groups: int, attempt: int) -> npt.NDArray[np.uint64]:
+        """:func:`counter_blocks` for groups g0 .. g0+groups-1, in place; the high halves (attempt, step)
+        are written only when the attempt or the number of groups differs from the last call's."""
+        blocks = self._blocks[:STEPS * groups * 2].reshape(STEPS, groups, 2)
+        if self._high != (attempt, groups):
+            blocks[:, :, 0] = (np.uint64(attempt << 32) + np.arange(STEPS, dtype=np.uint64))[:, None]
+            self._high = (attempt, groups)
+        blocks[:, :, 1] = np.arange(g0, g0 + groups, dtype=np.uint64)[None, :]
+        return blocks
 
     def cipher_buffer(self) -> bytearray:
         return self._cipher

@@ -11,9 +11,14 @@ A format module defines::
              ) -> Iterator[DealSet]                                   # chunks in file order
     def write(stream: BinaryIO, deals: DealSet, **options) -> None
 
+and may define, to write a file of any size in bounded memory and on every core::
+
+    def write_parts(stream: BinaryIO, parts: Iterable[DealSet], *, threads: int | None, **options) -> None
+
 Readers check every checksum and invariant they can and raise `FormatError` naming the file and the
 line, byte offset or board; they never raise anything else, whatever the bytes. Writers are only
-called through :func:`write_file`, which checks the board limit first and writes atomically.
+called through :func:`write_file` or :func:`write_file_parts`, which check the board limit first and
+write atomically.
 
 :func:`read_file` is the one way commands read a deal file: the reader with the caller's
 `ReadOptions`, then one board per number (:mod:`.repeats`), and notes for the user in the
@@ -24,7 +29,7 @@ whole, how many boards were read).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
@@ -167,18 +172,40 @@ def write_file(path: str | Path, deals: DealSet, fmt: str | None = None, *, forc
         module.write(out, deals, **options)
 
 
+def write_file_parts(path: str | Path, parts: Iterable[DealSet], fmt: str | None = None, *, force: bool = False,
+                     threads: int | None = None, **options: Any) -> None:
+    """Write deal sets one after another as one file, atomically, like :func:`write_file` of them all
+    joined. A format with ``write_parts`` and no board limit writes each set as it comes, so a file of
+    any size takes bounded memory, building its text on `threads` threads (default: one a CPU); the
+    others get the sets joined first."""
+    module = format_for_path(path, fmt)
+    writer = getattr(module, "write_parts", None)
+    if writer is None or module.MAX_BOARD is not None:
+        write_file(path, DealSet.concat(parts), fmt, force=force, **options)
+        return
+    with atomic_output(path, force=force) as out:
+        writer(out, parts, threads=threads, **options)
+
+
 def written_notes(path: str | Path, deals: DealSet, target: ModuleType, *, blind: bool) -> list[str]:
     """What a user must know about a file just written: a blind DUP that blanks nothing, and boards a
     format without numbers will give back under other numbers."""
-    notes = []
     first = int(deals.boards[0]) if len(deals) else 1
+    return notes_on_written(path, target, first=first, count=len(deals), boards=lambda: _short_range(deals),
+                            blind=blind)
+
+
+def notes_on_written(path: str | Path, target: ModuleType, *, first: int, count: int, boards: Callable[[], str],
+                     blind: bool) -> list[str]:
+    """:func:`written_notes` of a file of `count` boards from board `first`, `boards()` giving their range
+    text when a note needs it (for a file written in parts, with no deal set of them all at hand)."""
+    notes = []
     if blind and target.NAME == "dup" and first != 1:
         notes.append(f"{path}: blind DUP blanks board 1's cards only (as Big Deal's does); board 1 is not in "
                      "this run, so every board's cards show")
     if not target.NUMBERED and first != 1:
         notes.append(f"{path}: {target.NAME.upper()} holds no board numbers: boards "
-                     f"{_short_range(deals)} read back as 1-{len(deals)} unless read with "
-                     f"--first-board {first}")
+                     f"{boards()} read back as 1-{count} unless read with --first-board {first}")
     return notes
 
 

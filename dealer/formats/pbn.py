@@ -30,7 +30,7 @@ Writing gives the export format of standard 2.1 (:mod:`dealer.formats.pbn_export
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO, Final
 
 from dealer.core.dealset import DealSet
@@ -55,3 +55,9 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
 def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:
     """Write `deals` in PBN 2.1 export format (options: see :func:`dealer.formats.pbn_export.write`)."""
     pbn_export.write(stream, deals, **options)
+
+
+def write_parts(stream: BinaryIO, parts: Iterable[DealSet], *, threads: int | None = None, **options: Any) -> None:
+    """Write deal sets one after another as one PBN file, in bounded memory, building its text on
+    `threads` threads (see :func:`dealer.formats.pbn_export.write_parts`)."""
+    pbn_export.write_parts(stream, parts, threads=threads, **options)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
 
@@ -44,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer import __version__
+from dealer.core import parallel
 from dealer.core.boards import Vulnerability
 from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
@@ -74,16 +76,36 @@ def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:
     (how the deals were made; never a seed). Defaults: the deal set's event and metadata, else ``?``;
     the generator defaults to this program.
     """
+    write_parts(stream, [deals], **options)
+
+
+def write_parts(stream: BinaryIO, parts: Iterable[DealSet], *, threads: int | None = None, **options: Any) -> None:
+    """Write deal sets one after another as one PBN file, each dropped once written (a file of any size
+    in bounded memory). The options are :func:`write`'s; their defaults come from the first set.
+
+    Chunks of games are built on `threads` threads (default: one a CPU) and written in file order."""
     unknown = set(options) - set(OPTIONS)
     if unknown:
         raise UsageError(f"PBN has no option {', '.join(sorted(unknown))}; options: {', '.join(OPTIONS)}")
-    layout = game_layout(deals, options)
+    workers = parallel.thread_count(threads)
     stream.write(EXPORT_HEADER)
-    for start in range(0, len(deals), _GAMES_PER_CHUNK):
-        part = slice(start, start + _GAMES_PER_CHUNK)
-        games = layout.games(deals.boards[part], deals.dealers[part], deals.vulnerabilities[part],
-                             deals.deals[part])
-        stream.write(games[0 if start else len(GAME_SEPARATOR):].data)
+    layout: GameLayout | None = None
+    skip = len(GAME_SEPARATOR)  # no empty line before the first game
+    for deals in parts:
+        layout = layout or game_layout(deals, options)
+        for games in parallel.iter_spans(_chunk_builder(layout, deals), len(deals), _GAMES_PER_CHUNK, workers):
+            stream.write(games[skip:].data)
+            skip = 0
+
+
+def _chunk_builder(layout: GameLayout, deals: DealSet) -> Callable[[int, int], npt.NDArray[np.uint8]]:
+    """The games of boards first..last-1 of `deals`, as a function of (first, last)."""
+
+    def build(first: int, last: int) -> npt.NDArray[np.uint8]:
+        part = slice(first, last)
+        return layout.games(deals.boards[part], deals.dealers[part], deals.vulnerabilities[part], deals.deals[part])
+
+    return build
 
 
 @dataclass(frozen=True)

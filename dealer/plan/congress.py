@@ -7,6 +7,7 @@ dealing order), and records them in the journal with ``replay=session.replay``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from dealer.core.dealset import DealSet
@@ -120,14 +121,20 @@ class Plan:
     def _squaredeal(self, source: SquareDealSource) -> DealSet:
         return self._squaredeal_sessions[source].deals()
 
-    def generate(self) -> list[Path]:
-        """Generate every session's missing deal file; the files written, in plan order."""
-        written = []
-        for session in self.sessions:
-            if isinstance(session.source, EngineSource) and self.needs_generation(session):
-                self.deal_set(session)
-                written.append(sources.generated_path(self.event.deal_folder, session.name))
-        return written
+    def to_generate(self) -> list[Session]:
+        """The sessions whose fresh deals are not generated yet, in plan order."""
+        return [s for s in self.sessions if isinstance(s.source, EngineSource) and self.needs_generation(s)]
+
+    def generate(self, written: Callable[[Session, Path], None] | None = None) -> list[Path]:
+        """Generate every session's missing deal file; the files written, in plan order. `written` is told
+        of each file as it is written."""
+        paths = []
+        for session in self.to_generate():
+            self.deal_set(session)
+            paths.append(sources.generated_path(self.event.deal_folder, session.name))
+            if written is not None:
+                written(session, paths[-1])
+        return paths
 
     # --- jobs -----------------------------------------------------------------------------------
 

@@ -14,7 +14,8 @@ deals; every copy of a board against the one deal of that board (a copy that dif
 
 A run cannot deal two sessions into the same physical board (set and number): the later session
 needs the board after the earlier one has been played. Such sessions are refused together; deal them
-one at a time with `sessions=` (``--session``).
+one at a time with `sessions=` (``--session``). What is refused, and why, is `dealer.plan.check`, which
+`dealer plan` reports in full before anything is dealt.
 
 Resume is per session: a session whose run is finished is skipped, an unfinished one needs
 `resume` (and goes on exactly where it stopped), one not begun yet is begun.
@@ -26,10 +27,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import JournalError, UsageError
 from dealer.dealing.journal import Journal, Run, RunSpec
 from dealer.dealing.run import RunOptions, RunResult, execute, release_loaded
-from dealer.plan import Plan, Session
+from dealer.plan import Plan, Session, check
 
 REPLAY_HINT = "mark the session replay = true in the plan if it is a replay of those deals"
 
@@ -37,18 +37,19 @@ REPLAY_HINT = "mark the session replay = true in the plan if it is a replay of t
 def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None) -> RunResult:
     """Deal the plan's sessions (all, or those named) on the plan's machines, on the journal of
     `options` (the CLI passes the plan's journal unless told otherwise)."""
-    if not plan.machines:
-        raise UsageError(f"{plan.path}: the plan names no machines ([[machines]] with name and port)")
     chosen = [plan.session(name) for name in sessions] if sessions else list(plan.sessions)
     chosen = [s for s in plan.sessions if s in chosen]  # plan order, each once
-    plan.check_reuse()
+    found = check.problems(plan, chosen, check.journal_runs(options.journal), resume=options.resume,
+                           journal=str(options.journal))
+    if found:
+        raise found[0]
     deal_sets = {s.name: plan.deal_set(s) for s in chosen}
     options = replace(options, ports=[m.url for m in plan.machines],
                       machine_names=[m.name for m in plan.machines])
     with Journal.open(options.journal) as journal:
         runs = _open_runs(journal, plan, chosen, deal_sets, options)
         if not runs:
-            return _nothing_left(journal, chosen, deal_sets, options)
+            return _nothing_left(journal, plan, chosen, options)
         names = {run_id: name for name, run_id in runs}
         extra = {"plan": plan.path, "sessions": {name: run_id for name, run_id in runs}}
         result = execute(journal, [(run_id, deal_sets[names[run_id]]) for _, run_id in runs], options, extra)
@@ -60,18 +61,18 @@ def _open_runs(journal: Journal, plan: Plan, chosen: list[Session], deal_sets: d
     """The (session, run id) pairs to deal now, in plan order: unfinished runs continued (with resume),
     missing ones begun; finished sessions left out."""
     runs = journal.runs()
-    found = {s.name: session_run(runs, s.name, deal_sets[s.name]) for s in chosen}
+    found = {s.name: check.session_run(plan, s, runs) for s in chosen}
+    refused = check.unfinished_problems(found, resume=options.resume, journal=str(journal.path))
+    if refused:
+        raise refused[0]
     unfinished = [(name, run) for name, run in found.items() if run is not None and not run.finished]
-    if unfinished and not options.resume:
-        name, run = unfinished[0]
-        raise JournalError(f"{journal.path}: run {run.id} of session {name} is unfinished; continue it with --resume")
-    if options.resume and not unfinished:
-        raise JournalError(f"{journal.path}: no unfinished run of this plan's sessions to resume")
     for name, done in found.items():
         if done is not None and done.finished:
             options.out.write(f"session {name}: dealt already (run {done.id}, finished)\n")
     dealt_now = [s for s in chosen if not _finished(found[s.name])]
-    check_physical_boards(dealt_now)
+    clashes = check.board_clashes(dealt_now)
+    if clashes:
+        raise clashes[0]
     begun = journal.begin_runs([RunSpec(s.name, _source_text(plan, s), deal_sets[s.name], s.jobs(), s.replay)
                                 for s in dealt_now if found[s.name] is None], hint=REPLAY_HINT)
     run_of = {run.name: run.id for run in begun}
@@ -79,27 +80,6 @@ def _open_runs(journal: Journal, plan: Plan, chosen: list[Session], deal_sets: d
         release_loaded(journal, run.id)
         run_of[name] = run.id
     return [(s.name, run_of[s.name]) for s in dealt_now]
-
-
-def session_run(runs: list[Run], name: str, deals: DealSet) -> Run | None:
-    """The newest of a journal's `runs` that dealt this session (its name and its deal set), if any."""
-    set_hash = deals.set_hash()
-    mine = [r for r in runs if r.name == name and r.set_hash == set_hash]
-    return mine[-1] if mine else None
-
-
-def check_physical_boards(sessions: list[Session]) -> None:
-    """Refuse sessions of one run that deal into the same physical board (set and board number)."""
-    owner: dict[tuple[str, int], str] = {}
-    for session in sessions:
-        mine = {(job.set_name, job.board) for job in session.jobs()}
-        for key in sorted(mine):
-            other = owner.setdefault(key, session.name)
-            if other != session.name:
-                raise UsageError(
-                    f"sessions {other} and {session.name} both deal into board {key[1]} of set {key[0]}: one "
-                    f"run cannot deal both (the board is needed again only after {other} is played); deal them "
-                    f"one at a time with --session")
 
 
 def _finished(run: Run | None) -> bool:
@@ -110,11 +90,10 @@ def _source_text(plan: Plan, session: Session) -> str:
     return f"plan {Path(plan.path).name}: {session.source.describe()}"
 
 
-def _nothing_left(journal: Journal, chosen: list[Session], deal_sets: dict[str, DealSet],
-                  options: RunOptions) -> RunResult:
+def _nothing_left(journal: Journal, plan: Plan, chosen: list[Session], options: RunOptions) -> RunResult:
     """Every session asked for is dealt already: a complete result, nothing dealt."""
     runs = journal.runs()
-    found = [session_run(runs, s.name, deal_sets[s.name]) for s in chosen]
+    found = [check.session_run(plan, s, runs) for s in chosen]
     ids = tuple(r.id for r in found if r is not None)
     jobs = sum(len(journal.jobs(i)) for i in ids)
     summary = f"every session asked for is dealt already ({len(ids)} runs, {jobs} boards verified)"

@@ -1,12 +1,16 @@
 """Double-dummy analysis of deals: tricks for each declarer and strain, and the par result.
 
 The solver is Bo Haglund's DDS through the optional ``endplay`` package (extra ``dd``); this module
-turns its answers into plain data. Strains are ordered NT S H D C, as hand records and PBN's
-``DoubleDummyTricks`` print them; seats are N E S W (0..3) as everywhere in the project.
+turns its answers into plain data. Deals go to DDS in batches through its multi-deal call
+(``CalcAllTables``, endplay's ``calc_all_tables``), which solves the strains of a batch on DDS's own
+threads, one a core; a progress callback hears after each batch how many deals are done. Strains are
+ordered NT S H D C, as hand records and PBN's ``DoubleDummyTricks`` print them; seats are N E S W (0..3)
+as everywhere in the project.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -20,7 +24,7 @@ from dealer.core.extras import available, require
 STRAINS: Final = ("NT", "S", "H", "D", "C")
 STRAIN_SYMBOLS: Final = ("NT", "♠", "♥", "♦", "♣")
 PBN_DECLARERS: Final = "NSEW"
-_BATCH: Final = 40
+_BATCH: Final = 40  # deals a DDS multi-deal call takes with all five strains (its limit: 200 tables)
 _EXTRA: Final = "dd"
 
 
@@ -82,8 +86,14 @@ def solver_available() -> bool:
     return available("endplay.dds")
 
 
-def analyse(deals: npt.ArrayLike, dealers: npt.ArrayLike, vulnerabilities: npt.ArrayLike) -> list[DDResult]:
-    """Double-dummy results of an (n, 52) batch of deals with their dealers (seats) and vulnerabilities."""
+Progress = Callable[[int, int], None]
+"""Told (deals done, deals in all) after each batch."""
+
+
+def analyse(deals: npt.ArrayLike, dealers: npt.ArrayLike, vulnerabilities: npt.ArrayLike, *,
+            progress: Progress | None = None) -> list[DDResult]:
+    """Double-dummy results of an (n, 52) batch of deals with their dealers (seats) and vulnerabilities,
+    solved in batches on every core; `progress` is told (done, total) after each batch."""
     dds = require("endplay.dds", _EXTRA, "double-dummy analysis")
     types = require("endplay.types", _EXTRA, "double-dummy analysis")
     batch = check_deals(np.asarray(deals).reshape(-1, 52))
@@ -100,6 +110,8 @@ def analyse(deals: npt.ArrayLike, dealers: npt.ArrayLike, vulnerabilities: npt.A
             vul = _endplay_vul(types, Vulnerability(int(vuls[i])))
             par = dds.par(table, vul, types.Player(int(seats[i])))
             out.append(DDResult(_tricks(table.to_list()), int(par.score), _par_contracts(par)))
+        if progress is not None:
+            progress(len(out), len(batch))
     return out
 
 

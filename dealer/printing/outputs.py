@@ -40,10 +40,13 @@ def prepare(path: str | Path, kinds: Mapping[str, bool], purpose: str, *, force:
     return kind
 
 
-def views_for(deals: DealSet, ten: str, dd: bool | None) -> list[BoardView]:
-    """Board views, with double-dummy analysis if `dd` (required), or if the solver is there (None)."""
+def views_for(deals: DealSet, ten: str, dd: bool | None, *,
+              progress: doubledummy.Progress | None = None) -> list[BoardView]:
+    """Board views, with double-dummy analysis if `dd` (required), or if the solver is there (None);
+    `progress` hears how many boards the analysis has done."""
     analyse = doubledummy.solver_available() if dd is None else dd
-    results = doubledummy.analyse(deals.deals, deals.dealers, deals.vulnerabilities) if analyse else None
+    results = (doubledummy.analyse(deals.deals, deals.dealers, deals.vulnerabilities, progress=progress)
+               if analyse else None)
     return board_views(deals, ten, results)
 
 

@@ -144,13 +144,19 @@ def test_a_congress_killed_halfway_resumes_and_ends_with_every_copy_verified(tmp
         first.communicate(timeout=30)
     assert killed, "the controller ended before it could be killed halfway"
     assert first.returncode == -signal.SIGKILL
-    assert 6 <= in_state(journal_counts(journal), "verified") < 24
+    journal_counts_at_kill = journal_counts(journal)
+    assert 6 <= in_state(journal_counts_at_kill, "verified") < 24
 
     second = controller("--plan", "congress.toml", "--resume", "--report", "report.csv", cwd=tmp_path)
-    _, err = second.communicate(timeout=PATIENCE)
+    out, err = second.communicate(timeout=PATIENCE)
     assert second.returncode == 0, err
-    # the run's summary counts every job of the plan, those verified before the kill too
-    assert re.search(r"^24/24 boards verified in \d+\.\d s$", err, re.MULTILINE), err
+    # the run's summary (standard output) counts every job of the plan, those verified before the kill too
+    assert re.search(r"^24/24 boards verified in \d+\.\d s$", out, re.MULTILINE), out
+    # and its progress (standard error) opens with what is resumed, then names each line's session and set
+    opening = re.match(r"resuming runs 1 \(FRI\), 2 \(SAT\): (\d+) of 24 boards verified already\n", err)
+    assert opening and int(opening.group(1)) == in_state(journal_counts_at_kill, "verified"), err
+    lines = err.splitlines()[1:]
+    assert lines and all(re.match(r"\[M\d\] (FRI|SAT) set [A-Z]\d: ", line) for line in lines), err
 
     ledgers, racks = hall.ledgers_and_racks()
     jobs = check_against_ledgers(plan, journal, ledgers, racks)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from pathlib import Path
@@ -52,3 +53,31 @@ def test_missing_solver_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None
     deal = from_pbn("N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432")
     with pytest.raises(MissingExtraError, match=r"extra 'dd': pip install 'duplicate-bridge-dealer\[dd\]'"):
         analyse(deal[None, :], [0], [0])
+
+
+def test_batches_give_the_tricks_and_par_of_one_deal_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deals solved in multi-deal batches (two a batch here, so three batches and a short last one) get
+    the tricks of DDS's one-deal table call and the par of those tricks, deal by deal; progress is told
+    after each batch."""
+    import endplay.dds as dds
+    from endplay.types import Deal, Player, Vul
+
+    from dealer.core.cards import to_pbn
+    from dealer.engines import make_engine
+    from dealer.printing import doubledummy
+
+    deals = make_engine("bigdeal", bytes(range(20)), "dd test").deals(5)
+    boards = [1, 2, 3, 4, 5]
+    monkeypatch.setattr(doubledummy, "_BATCH", 2)
+    told: list[tuple[int, int]] = []
+    results = analyse(deals, [dealer_of(b) for b in boards], [vulnerability_of(b) for b in boards],
+                      progress=lambda done, total: told.append((done, total)))
+    assert told == [(2, 5), (4, 5), (5, 5)]
+    vuls = {0: Vul.none, 1: Vul.ns, 2: Vul.ew, 3: Vul.both}
+    for deal, board, result in zip(deals, boards, results, strict=True):
+        table = dds.calc_dd_table(Deal(to_pbn(deal)))
+        for seat, strain in itertools.product(range(4), range(5)):
+            denom = 4 if strain == 0 else strain - 1  # endplay: S H D C NT; ours: NT S H D C
+            assert result.tricks[seat][strain] == table.to_list()[denom][seat]
+        par = dds.par(table, vuls[int(vulnerability_of(board))], Player(dealer_of(board)))
+        assert result.par_score == par.score

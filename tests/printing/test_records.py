@@ -228,3 +228,16 @@ def test_real_pbn_file_from_a_hand_record_program(tmp_path: Path, data_dir: Path
         for seat, letter in enumerate("NESW"):
             hand = next(h for h in node.find("hand") if h.attrs["data-seat"] == letter)
             assert [r.all_text() for r in hand.find("ranks")] == suits_of(deal, seat)
+
+
+def test_double_dummy_progress_goes_to_stderr_without_hands(tmp_path: Path, deal_file: Path, deals: DealSet,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("endplay")
+    out = tmp_path / "out.html"
+    assert main(["records", str(deal_file), "-o", str(out), "--dd", "--boards", "1-2"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"wrote 2 boards to {out}\n"
+    progress = [line for line in captured.err.splitlines() if line.startswith("double-dummy analysis:")]
+    assert progress[0] == "double-dummy analysis: 0/2 boards" and progress[-1] == "double-dummy analysis: 2/2 boards"
+    for seat in range(4):
+        assert suits_of(deals.deals[0], seat)[0] not in captured.err

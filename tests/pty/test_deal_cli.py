@@ -93,14 +93,15 @@ def test_dealer_deal_against_dealer_sim_then_dealer_check_the_same_boards(served
     journal = tmp_path / "session.journal"
     dealt = dealer("deal", str(session_file), "--port", served_sim, "--journal", str(journal), cwd=tmp_path)
     assert dealt.returncode == 0, dealt.stderr
-    assert "4/4 boards verified" in dealt.stderr and "Traceback" not in dealt.stderr
+    assert dealt.stdout.startswith("4/4 boards verified") and "Traceback" not in dealt.stderr
+    assert "4/4 boards verified" not in dealt.stderr  # the summary is the result: standard output alone
     states, problems = journal_states(journal)
     assert states == [JobState.VERIFIED] * 4 and problems == []
 
     trace = tmp_path / "trace.txt"
     checked = dealer("check", str(session_file), "--port", f"spy://{served_sim}?file={trace}", cwd=tmp_path)
     assert checked.returncode == 0, checked.stderr  # the simulator kept the boards it dealt
-    assert "4/4 boards verified" in checked.stderr
+    assert checked.stdout == "4/4 boards verified\n"
     lines = trace.read_text().splitlines()
     assert any(" TX " in line for line in lines) and any(" RX " in line for line in lines)
 
@@ -109,7 +110,8 @@ def test_dealer_check_finds_boards_that_were_never_dealt(served_sim: str, sessio
                                                          tmp_path: Path) -> None:
     checked = dealer("check", str(session_file), "--port", served_sim, "--boards", "1-2", cwd=tmp_path)
     assert checked.returncode == 8, checked.stderr
-    assert "0/2 boards verified" in checked.stderr and "Traceback" not in checked.stderr
+    assert checked.stdout == "0/2 boards verified\n" and "Traceback" not in checked.stderr
+    assert checked.stderr.splitlines()[-1] == "dealer: error: 2 of 2 boards do not hold their deals: boards 1, 2"
 
 
 def test_a_wrong_board_is_refused_by_its_label_and_the_right_one_dealt(session_file: Path, tmp_path: Path) -> None:
@@ -120,7 +122,7 @@ def test_a_wrong_board_is_refused_by_its_label_and_the_right_one_dealt(session_f
     assert dealt.returncode == 0, dealt.stderr
     refused = [line for line in dealt.stderr.splitlines() if "REFUSED" in line]
     assert len(refused) == 1 and "F8" in refused[0] and "Law 2" in refused[0]
-    assert "4/4 boards verified" in dealt.stderr
+    assert "4/4 boards verified" in dealt.stdout
     states, problems = journal_states(tmp_path / "j.db")
     assert states == [JobState.VERIFIED] * 4 and problems == []
 
@@ -175,3 +177,32 @@ def test_a_machine_unplugged_mid_deal_and_plugged_back_resumes_that_board(tmp_pa
     assert ledger == {BoardLabel.for_board("A", b).payload(): 1 for b in boards}
     states, problems = journal_states(tmp_path / "j.db")
     assert states == [JobState.VERIFIED] * 3 and problems == []
+
+
+def test_a_machine_that_never_answers_fails_the_run_and_the_summary_names_it(session_file: Path,
+                                                                             tmp_path: Path) -> None:
+    """Two ports, one of them dead: the live machine deals every board, yet the run exits 5 (a machine could
+    not be reached), and the summary on standard output names the dead machine, its port and why, also with
+    --quiet (which shows no progress at all)."""
+    dead = str(tmp_path / "no-such-port")
+    dealt = dealer("deal", str(session_file), "--port", f"sim://?speed={SPEED}", "--port", dead, "--quiet",
+                   "--journal", str(tmp_path / "j.db"), cwd=tmp_path)
+    assert dealt.returncode == 5, (dealt.stdout, dealt.stderr)
+    assert dealt.stdout.startswith("4/4 boards verified")
+    named = [line for line in dealt.stdout.splitlines() if "dealt no board" in line]
+    assert named == [f"  machine {dead} dealt no board: {named[0].split(': ', 1)[1]}"], dealt.stdout
+    assert "cannot open the port" in named[0]
+    assert dealt.stderr.count("\n") == 2, dealt.stderr  # the reading note and the error line: no progress
+    assert dealt.stderr.splitlines()[-1].startswith(f"dealer: error: {dead}: ")
+    assert "the other machines dealt every board" in dealt.stderr
+    states, problems = journal_states(tmp_path / "j.db")
+    assert states == [JobState.VERIFIED] * 4 and problems == []
+
+
+def test_a_dead_port_is_the_same_exit_code_in_deal_and_check(session_file: Path, tmp_path: Path) -> None:
+    dead = str(tmp_path / "no-such-port")
+    dealt = dealer("deal", str(session_file), "--port", dead, "--journal", str(tmp_path / "j.db"), cwd=tmp_path)
+    checked = dealer("check", str(session_file), "--port", dead, cwd=tmp_path)
+    assert (dealt.returncode, checked.returncode) == (5, 5), (dealt.stderr, checked.stderr)
+    for done in (dealt, checked):
+        assert done.stderr.splitlines()[-1].startswith(f"dealer: error: {dead}: cannot open the port")

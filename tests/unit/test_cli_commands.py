@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dealer.cli import COMMAND_MODULES, build_parser, command_named
+from dealer.cli import COMMAND_MODULES, COMMANDS, build_parser, command_named
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,3 +53,38 @@ def test_generating_imports_none_of_the_other_commands(tmp_path: Path) -> None:
     for other in ("dealer.cli.convert", "dealer.cli.records", "dealer.printing", "dealer.plan",
                   "dealer.squaredeal", "dealer.formats.pbn_import"):
         assert other not in loaded
+
+
+def test_each_command_module_registers_the_summary_help_lists() -> None:
+    """`dealer --help` lists `COMMANDS` without importing the modules; each module says the same."""
+    for command, summary in COMMANDS.items():
+        sub = next(a for a in build_parser(command)._actions if isinstance(a, argparse._SubParsersAction))
+        assert [(c.dest, c.help) for c in sub._choices_actions] == [(command, summary)]
+
+
+HEAVY_FOR_HELP = ("numpy", "cryptography", "serial", "reportlab", "endplay", "tomllib", "hil", "firmware_protocol",
+                  "dealer.engines", "dealer.formats", "dealer.printing", "dealer.plan", "dealer.dealing",
+                  "dealer.verify", "dealer.squaredeal")
+
+
+@pytest.mark.parametrize("argv", [["--help"], [], ["nonsense"]], ids=["help", "no-command", "unknown"])
+def test_help_imports_no_command_module_and_no_library_a_command_uses(argv: list[str]) -> None:
+    """What `python -m dealer --help` (and a run naming no or an unknown command) loads."""
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = ['dealer', *{argv!r}]\n"
+        "try:\n"
+        "    runpy.run_module('dealer', run_name='__main__')\n"
+        "except SystemExit as exit:\n"
+        "    code = exit.code\n"
+        "print(code, ' '.join(sorted(sys.modules)))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    *shown, last = run.stdout.splitlines()
+    exit_code, *loaded = last.split()
+    assert exit_code == ("0" if argv == ["--help"] else "2")
+    if argv:  # help lists the commands, and so does the error naming an unknown one
+        assert "squaredeal" in ("\n".join(shown) if argv == ["--help"] else run.stderr)
+    heavy = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY_FOR_HELP)]
+    assert heavy == []
+    assert [m for m in loaded if m.startswith("dealer.cli.")] == []

@@ -9,7 +9,7 @@ import pytest
 from dealer import formats
 from dealer.cli import main
 from dealer.core.cards import hand_text
-from dealer.core.errors import FormatError
+from dealer.core.errors import FormatError, UsageError
 from tests.support.plan_texts import BASE, line_with, write
 
 
@@ -28,7 +28,8 @@ def test_the_plan_is_shown_session_by_session(tmp_path: Path, capsys: pytest.Cap
     assert "shuffle" in mon2 and "dealt all copies of a board" in mon2 and "8 jobs" in mon2
     assert "board sets (6): A1 1-7, A2 1-7, RED 1-4, BLUE 1-4, GREEN 1-4, C1 6-7" in out
     assert "machines (2): M1 /dev/ttyUSB0; M2 rfc2217://dealroom.local:4001" in out
-    assert out[-1] == "total: 2 sessions, 7 boards, 28 jobs, 2 machines; 2 deal files to generate (--generate)"
+    assert out[-2] == "total: 2 sessions, 7 boards, 28 jobs, 2 machines; 2 deal files to generate (--generate)"
+    assert out[-1] == f"ready to deal: dealer deal --plan {path}"
 
 
 def test_showing_a_plan_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,8 +60,11 @@ def test_generate_writes_missing_deal_files_once_and_shows_no_deal_or_seed(
     assert main(["plan", str(path), "--generate"]) == 0
     captured = capsys.readouterr()
     files = [tmp_path / "deals" / "MON1.pbn", tmp_path / "deals" / "MON2.pbn"]
-    assert [line.split()[0] for line in captured.err.splitlines()] == ["generated", "generated"]
-    assert all(f.name in captured.err for f in files)
+    generated = [line for line in captured.out.splitlines() if line.startswith("generated ")]
+    assert len(generated) == 2 and all(f.name in line for f, line in zip(files, generated, strict=True))
+    progress = captured.err.splitlines()  # not a terminal: a line at the start and every tenth of the way
+    assert progress[0] == "generating the fresh deals: 0/7 boards"
+    assert progress[-1] == "generating the fresh deals: 7/7 boards"
     assert "(exists)" in captured.out and "to generate" not in captured.out
     shown = captured.out + captured.err
     for f in files:
@@ -70,5 +74,31 @@ def test_generate_writes_missing_deal_files_once_and_shows_no_deal_or_seed(
         assert f.with_suffix(".seed").read_text().split()[3] not in shown
     before = [f.read_bytes() for f in files]
     assert main(["plan", str(path), "--generate"]) == 0
-    assert capsys.readouterr().err == ""
+    again = capsys.readouterr()
+    assert again.err == "" and "generated" not in again.out
     assert [f.read_bytes() for f in files] == before
+
+
+def test_the_plan_lists_what_dealer_deal_plan_would_refuse_in_the_same_words(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two sessions in the same physical boards and a plan without machines: `dealer plan` shows the plan, lists
+    both problems and fails with the first one's exit code; `dealer deal --plan` refuses with that first problem,
+    word for word (one validation, not two)."""
+    text = BASE.replace('boards = "5-7"', 'boards = "1-3"').replace('boards = "6-7"', 'boards = "2-3"')
+    text = text[:text.index("[[machines]]")] + text[text.index("[[sessions]]"):]
+    path = write(tmp_path, text)
+    assert main(["plan", str(path)]) == UsageError.exit_code
+    shown = capsys.readouterr()
+    assert shown.out.startswith(f"plan {path}: Test Congress")
+    listed = shown.out.split("dealer deal --plan would refuse this plan (2 problems):\n")[1].splitlines()
+    assert listed[0] == f"  - {path}: the plan names no machines ([[machines]] with name and port)"
+    assert listed[1].startswith("  - sessions MON1 and MON2 both deal into board 1 of set A1 (and ")
+    assert shown.err.startswith(f"dealer: error: {path}: 2 problems to put right before dealing, the first: ")
+    assert not (tmp_path / "deals").exists()  # nothing generated, nothing dealt
+
+    assert main(["deal", "--plan", str(path)]) == UsageError.exit_code
+    assert capsys.readouterr().err == f"dealer: error: {listed[0].removeprefix('  - ')}\n"
+    write(tmp_path, text.replace("[[sessions]]", '[[machines]]\nname = "M1"\nport = "sim://"\n\n[[sessions]]', 1))
+    assert main(["deal", "--plan", str(path)]) == UsageError.exit_code
+    assert capsys.readouterr().err == f"dealer: error: {listed[1].removeprefix('  - ')}\n"
+    assert not (tmp_path / "congress.journal").exists()

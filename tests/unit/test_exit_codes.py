@@ -1,4 +1,9 @@
-"""Each error class's exit code, as `dealer.core.errors` documents it: scripts that run `dealer` depend on them."""
+"""Each error class's exit code, as `dealer.core.errors` documents it: scripts that run `dealer` depend on them.
+
+One code per class of outcome, the same in every command. `DeviceDisconnected` went from 6 to 5, the code of
+`DeviceTimeout`: both mean "a machine could not be reached" (a dead port was 1 in `deal`, 5 or 6 in `check`,
+depending on whether the device was missing or silent; it is 5 in both now). 6 is no longer used.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import pytest
 
 from dealer.cli import main
 from dealer.core import errors
+from tests.support.paths import ROOT
 
 DOCUMENTED: dict[type[errors.DealerError], int] = {
     errors.DealerError: 1,
@@ -15,7 +21,7 @@ DOCUMENTED: dict[type[errors.DealerError], int] = {
     errors.OutputError: 4,
     errors.OutputExistsError: 4,
     errors.DeviceTimeout: 5,
-    errors.DeviceDisconnected: 6,
+    errors.DeviceDisconnected: 5,
     errors.MachineFault: 7,
     errors.VerificationError: 8,
     errors.JournalError: 9,
@@ -49,3 +55,18 @@ def test_a_bad_option_exits_2_like_a_usage_error(capsys: pytest.CaptureFixture[s
         main(["generate", "--boards", "1-4", "-o", "x.pbn", "--no-such-option"])
     assert done.value.code == 2
     assert "unrecognized arguments: --no-such-option" in capsys.readouterr().err
+
+
+def test_every_exit_code_is_in_the_table_help_and_the_readme_show() -> None:
+    table = dict(errors.EXIT_CODES)
+    assert set(DOCUMENTED.values()) | {0, 130} <= set(table), "an exit code the table does not explain"
+    assert 6 not in table
+
+
+def test_dealer_help_and_the_readme_show_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    table = errors.exit_code_table()
+    assert table in capsys.readouterr().out
+    assert table in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -17,16 +17,16 @@ def test_a_lone_number_is_that_board_and_the_message_says_so(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "one.pbn"
     assert main(["generate", "--boards", "16", "--seed", SEED, "-o", str(out)]) == 0
-    err = capsys.readouterr().err
-    assert f"wrote 1 board: board 16 to {out}" in err
-    assert "--count 16 makes boards 1-16, as bigdealx -n 16 does" in err
+    shown = capsys.readouterr().out
+    assert f"wrote 1 board: board 16 to {out}" in shown
+    assert "--count 16 makes boards 1-16, as bigdealx -n 16 does" in shown
     assert read_file(out).boards.tolist() == [16]
 
 
 def test_count_n_is_boards_1_to_n_the_same_deals_as_the_range(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["generate", "--count", "16", "--seed", SEED, "-o", str(tmp_path / "c.pbn")]) == 0
-    assert "wrote 16 boards: boards 1-16" in capsys.readouterr().err
+    assert "wrote 16 boards: boards 1-16" in capsys.readouterr().out
     assert main(["generate", "--boards", "1-16", "--seed", SEED, "-o", str(tmp_path / "r.pbn")]) == 0
     counted, ranged = read_file(tmp_path / "c.pbn"), read_file(tmp_path / "r.pbn")
     assert counted.boards.tolist() == list(range(1, 17)) and counted.same_deals(ranged)

@@ -127,7 +127,7 @@ class BlockwiseECB:
 
 def crafted_engine(key: bytes, monkeypatch: pytest.MonkeyPatch) -> ShuffleEngine:
     engine = ShuffleEngine(key)
-    monkeypatch.setattr(engine, "_ecb", BlockwiseECB(crafted_block(key)))
+    monkeypatch.setattr(engine, "_encryptor", lambda: BlockwiseECB(crafted_block(key)))
     return engine
 
 

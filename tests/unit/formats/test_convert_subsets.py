@@ -52,9 +52,9 @@ def test_split_writes_two_files_a_duplimate_accepts(s120: Path, tmp_path: Path,
     assert read_file(tmp_path / "s-1.dup").same_deals(SESSION.select(list(range(1, 100))))
     back = read_file(tmp_path / "s-2.dup", options=ReadOptions(first_board=100))
     assert back.same_deals(SESSION.select(list(range(100, 121))))
-    err = capsys.readouterr().err
-    assert "converted boards 1-99 from PBN to DUP" in err
-    assert "converted boards 100-120 as boards 1-21 from PBN to DUP" in err
+    out = capsys.readouterr().out
+    assert "converted boards 1-99 from PBN to DUP" in out
+    assert "converted boards 100-120 as boards 1-21 from PBN to DUP" in out
 
 
 def test_split_for_dlm_numbers_the_second_file_from_1(s120: Path, tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_boards_writes_the_boards_chosen(s120: Path, tmp_path: Path, capsys: pyt
     records = dup_records(tmp_path / "s.dup")
     assert len(records) == 32 and records[0][146:] == b"YN1  0 32 "
     assert read_file(tmp_path / "s.dup").same_deals(SESSION.select(list(range(1, 33))))
-    assert "converted 32 boards (1-32) from PBN to DUP" in capsys.readouterr().err
+    assert "converted 32 boards (1-32) from PBN to DUP" in capsys.readouterr().out
 
 
 def test_boards_of_a_later_run_say_how_to_read_them_back(s120: Path, tmp_path: Path,

@@ -1,0 +1,176 @@
+"""What a person sees while a command works: a live view on a terminal, plain lines anywhere else.
+
+Progress and diagnostics go to standard error, results to standard output, so ``dealer deal ... >
+deal.log`` keeps the summary and the screen keeps the live view. On a terminal (and without
+``--plain``) a dealing run is shown with `rich` as one line per machine (session, board set, board,
+copy, attempt, step) under a head line with the boards verified, boards per hour and the time left;
+faults are printed above it in colour with their Law and action, and a machine waiting for the
+operator stands out. Anywhere else (a pipe, a log file, ``--plain``) each event is one line, in the
+same words (`dealer.dealing.progress.PlainView`).
+
+`task_progress` does the same for the other long steps (double-dummy analysis of hand records,
+generating a congress's deals): a bar on a terminal, a line every tenth of the way otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import IO
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from dealer.dealing.progress import EventKind, PlainView, ProgressEvent, ProgressView, RunProgress, time_left_text
+
+STYLES = {
+    EventKind.FAULT: "bold red",
+    EventKind.STOPPED: "bold magenta",
+    EventKind.NOTE: "yellow",
+    EventKind.PROMPT: "bold black on yellow",
+    EventKind.STEP: "",
+}
+"""How each kind of event stands out on a terminal (the words are the plain line's)."""
+LAW = r"\(?Laws? [0-9A-Z]+[0-9A-Za-z/ ]*\)?"
+
+
+def add_view_option(p: argparse.ArgumentParser) -> None:
+    """``--plain``: for a command that shows progress."""
+    p.add_argument("--plain", action="store_true",
+                   help="progress as plain lines, one an event, even on a terminal (the default when standard "
+                        "error is not a terminal)")
+
+
+def error_console() -> Console:
+    """A console on standard error (progress and diagnostics)."""
+    return Console(stderr=True)
+
+
+def live_wanted(plain: bool, console: Console | None = None) -> bool:
+    """True when progress can be shown live: standard error is a terminal that can redraw, and no --plain."""
+    console = console or error_console()
+    return not plain and console.is_terminal and not console.is_dumb_terminal
+
+
+def run_view(plain: bool, console: Console | None = None) -> ProgressView:
+    """The view of a dealing run: live on a terminal, plain lines on standard error otherwise."""
+    console = console or error_console()
+    if live_wanted(plain, console):
+        return LiveRunView(console)
+    return PlainView(sys.stderr)
+
+
+class LiveRunView:
+    """A dealing run on a terminal: a table of the machines, redrawn in place, under the run's progress;
+    faults, notes and stopped machines printed above it as they come."""
+
+    def __init__(self, console: Console, refresh_per_second: float = 4.0) -> None:
+        self.console = console
+        self.refresh_per_second = refresh_per_second
+        self._progress: RunProgress | None = None
+        self._live: Live | None = None
+
+    def open(self, progress: RunProgress) -> None:
+        self._progress = progress
+        self._live = Live(self, console=self.console, refresh_per_second=self.refresh_per_second,
+                          transient=False, redirect_stdout=False, redirect_stderr=False)
+        self._live.start()
+
+    def show(self, event: ProgressEvent) -> None:
+        if event.kind in (EventKind.FAULT, EventKind.NOTE, EventKind.STOPPED):
+            self.console.print(styled_line(event))
+        if self._live is not None:
+            self._live.refresh()
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def __rich__(self) -> RenderableType:
+        assert self._progress is not None
+        return render_run(self._progress)
+
+
+def styled_line(event: ProgressEvent) -> Text:
+    """The event's plain line, in its colour, its Law in bold."""
+    text = Text(event.line(), style=STYLES[event.kind])
+    text.highlight_regex(LAW, "bold")
+    return text
+
+
+def head_text(progress: RunProgress) -> Text:
+    """'57/412 boards verified · 230 boards/hour · about 1 h 32 min left'."""
+    rate = progress.boards_per_hour()
+    left = progress.time_left()
+    parts = [f"{progress.verified}/{progress.total_jobs} boards verified"]
+    parts.append(f"{rate:.0f} boards/hour" if rate else "boards/hour after the first board")
+    if left is not None and progress.verified < progress.total_jobs:
+        parts.append(time_left_text(left))
+    return Text(" · ".join(parts), style="bold")
+
+
+def render_run(progress: RunProgress) -> RenderableType:
+    """The live view of a run, as it stands."""
+    bar = ProgressBar(total=max(progress.total_jobs, 1), completed=progress.verified, width=40)
+    head = Table.grid(padding=(0, 2))
+    if progress.title:
+        head.add_row(Text(progress.title, style="bold cyan"))
+    line = Table.grid(padding=(0, 2))
+    line.add_row(bar, head_text(progress))
+    head.add_row(line)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for column in ("machine", "session", "set", "board", "copy", "attempt"):
+        table.add_column(column, no_wrap=True, justify="right" if column in ("board", "copy", "attempt") else "left")
+    table.add_column("step", overflow="fold")
+    for row in progress.rows():
+        job = row.job or (row.last.job if row.last is not None else None)
+        if row.lost is not None:
+            step, style = Text(f"stopped: {row.lost}", style=STYLES[EventKind.STOPPED]), ""
+        elif row.last is None:
+            step, style = Text("connecting", style="dim"), ""
+        else:
+            step, style = Text(row.last.step(), style=STYLES[row.last.kind]), ""
+            step.highlight_regex(LAW, "bold")
+        cells = [job.session, job.set_name, str(job.board), str(job.copy), str(job.attempt)] if job else [""] * 5
+        table.add_row(Text(row.name, style="bold"), *cells, step, style=style)
+    return Group(head, table)
+
+
+@contextmanager
+def task_progress(what: str, total: int, *, plain: bool, unit: str = "boards",
+                  out: IO[str] | None = None) -> Iterator[Callable[[int], None]]:
+    """A long step of `total` items: yields `advance(n)`. A bar on a terminal (gone when done); a line on
+    standard error at the start, every tenth of the way and at the end otherwise."""
+    console = error_console()
+    if live_wanted(plain, console) and out is None:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
+                   TimeRemainingColumn())
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task(what, total=total)
+            yield lambda n: bar.advance(task, n)
+        return
+    stream = out or sys.stderr
+    done = 0
+    shown = -1
+
+    def advance(n: int) -> None:
+        nonlocal done, shown
+        done += n
+        tenth = done * 10 // max(total, 1)
+        if tenth != shown:
+            shown = tenth
+            stream.write(f"{what}: {done}/{total} {unit}\n")
+            stream.flush()
+
+    stream.write(f"{what}: 0/{total} {unit}\n")
+    stream.flush()
+    shown = 0
+    yield advance

@@ -1,0 +1,89 @@
+"""Work split over threads in chunks, results in chunk order: how the engines and writers use every core.
+
+The heavy work of the deal engines and the file writers is numpy array operations and AES over whole
+buffers, both of which release the GIL, so threads run it on every core. Each chunk is a span
+``[first, last)`` of a batch, computed from its span alone, so the result does not depend on the number
+of threads. Every call joins its threads before it returns (:func:`iter_spans`: before the iteration
+ends or is closed): nothing is left running between calls.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Generator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Final, TypeVar
+
+MAX_THREADS: Final = 8
+"""The default never exceeds this many threads, however many CPUs (memory grows with each thread)."""
+
+Result = TypeVar("Result")
+
+
+def default_threads() -> int:
+    """The threads an engine uses unless told: the CPUs this process may run on, at most MAX_THREADS."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every system
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_THREADS))
+
+
+def thread_count(threads: int | None) -> int:
+    """`threads`, or the default for None; `ValueError` below 1."""
+    if threads is None:
+        return default_threads()
+    if threads < 1:
+        raise ValueError(f"an engine needs at least one thread; got {threads}")
+    return threads
+
+
+def spans(total: int, chunk: int) -> list[tuple[int, int]]:
+    """Consecutive spans ``(first, last)`` covering 0..total, each at most `chunk` long."""
+    if chunk < 1:
+        raise ValueError(f"chunks hold at least one item; got {chunk}")
+    return [(first, min(first + chunk, total)) for first in range(0, total, chunk)]
+
+
+def balanced_chunk(total: int, chunk: int, threads: int) -> int:
+    """The span length to split `total` items over `threads` threads: `chunk`, or less (down to a
+    quarter of it) so that there are at least four spans a thread and no thread is left with a much
+    larger share than another (100,000 deals in chunks of 32,768 would give one thread twice the work
+    of the other)."""
+    if threads <= 1:
+        return chunk
+    return max(1, chunk // 4, min(chunk, -(-total // (4 * threads))))
+
+
+def map_spans(work: Callable[[int, int], Result], total: int, chunk: int, threads: int) -> list[Result]:
+    """``work(first, last)`` for each span of 0..total of at most `chunk` (see :func:`balanced_chunk`),
+    on up to `threads` threads; the results in span order. One span, or one thread, runs in the calling
+    thread."""
+    parts = spans(total, balanced_chunk(total, chunk, threads))
+    if threads <= 1 or len(parts) <= 1:
+        return [work(first, last) for first, last in parts]
+    with ThreadPoolExecutor(max_workers=min(threads, len(parts)), thread_name_prefix="dealer-chunks") as pool:
+        return list(pool.map(lambda span: work(*span), parts))
+
+
+def iter_spans(work: Callable[[int, int], Result], total: int, chunk: int,
+               threads: int) -> Generator[Result, None, None]:
+    """Like :func:`map_spans`, lazily: the results in span order, with at most `threads` spans
+    computed ahead of the one the caller has taken (bounded memory for any `total`)."""
+    parts = spans(total, balanced_chunk(total, chunk, threads))
+    if threads <= 1 or len(parts) <= 1:
+        for first, last in parts:
+            yield work(first, last)
+        return
+    pool = ThreadPoolExecutor(max_workers=min(threads, len(parts)), thread_name_prefix="dealer-chunks")
+    ahead: deque[Future[Result]] = deque()
+    try:
+        for first, last in parts:
+            ahead.append(pool.submit(work, first, last))
+            if len(ahead) > threads:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,109 @@
+"""Whether a plan can be dealt as it stands: the one set of checks `dealer plan` reports and `dealer deal
+--plan` refuses by.
+
+`problems` lists every problem, each as the error a dealing run would raise for it: the plan names no
+machine; a session deals deals an earlier one dealt (Law 6D2, not a replay); two sessions dealt in one
+run need the same physical board (set and number: the later session needs it after the earlier is
+played); a session's run in the journal is unfinished (it needs ``--resume``). Sessions the journal
+holds as finished are not dealt again, so they clash with none. `dealer deal --plan` raises the first
+problem; `dealer plan` shows them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from dealer.core.errors import DealerError, JournalError, UsageError
+from dealer.dealing.journal import Journal, Run
+from dealer.plan.congress import Plan
+from dealer.plan.model import PlanError, Session
+
+
+def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequence[Run] = (), *,
+             resume: bool = False, journal: str = "") -> list[DealerError]:
+    """Every reason `dealer deal --plan` would refuse to deal `sessions` (default: all) of `plan`, given
+    the runs its journal holds (`runs`; a fresh journal holds none), in the order the run checks them."""
+    chosen = list(plan.sessions if sessions is None else sessions)
+    found: list[DealerError] = []
+    missing = machines_problem(plan)
+    if missing is not None:
+        found.append(missing)
+    reuse = reuse_problem(plan)
+    if reuse is not None:
+        found.append(reuse)
+    held = {s.name: session_run(plan, s, runs) for s in chosen}
+    found += unfinished_problems(held, resume=resume, journal=journal or str(plan.event.journal))
+    found += board_clashes([s for s in chosen if not _finished(held[s.name])])
+    return found
+
+
+def journal_runs(path: Path) -> list[Run]:
+    """The runs a journal holds; none if there is no journal yet (nothing is created to find out)."""
+    if not path.is_file():
+        return []
+    with Journal.open(path) as journal:
+        return journal.runs()
+
+
+def machines_problem(plan: Plan) -> UsageError | None:
+    """A plan without machines cannot be dealt."""
+    if plan.machines:
+        return None
+    return UsageError(f"{plan.path}: the plan names no machines ([[machines]] with name and port)")
+
+
+def reuse_problem(plan: Plan) -> PlanError | None:
+    """Law 6D2 across the plan's sessions (`Plan.check_reuse`), as an error instead of raised."""
+    try:
+        plan.check_reuse()
+    except PlanError as exc:
+        return exc
+    return None
+
+
+def board_clashes(sessions: Sequence[Session]) -> list[UsageError]:
+    """Each pair of sessions of one run that deal into the same physical board (set and number), with the
+    boards they share."""
+    owner: dict[tuple[str, int], str] = {}
+    shared: dict[tuple[str, str], dict[str, list[int]]] = {}
+    for session in sessions:
+        for set_name, board in sorted({(job.set_name, job.board) for job in session.jobs()}):
+            other = owner.setdefault((set_name, board), session.name)
+            if other != session.name:
+                shared.setdefault((other, session.name), {}).setdefault(set_name, []).append(board)
+    out = []
+    for (first, later), boards in shared.items():
+        set_name, numbers = next(iter(boards.items()))
+        also = sum(len(b) for b in boards.values()) - 1
+        more = f" (and {also} more boards of sets {', '.join(boards)})" if also else ""
+        out.append(UsageError(
+            f"sessions {first} and {later} both deal into board {numbers[0]} of set {set_name}{more}: one run "
+            f"cannot deal both (the board is needed again only after {first} is played); deal them one at a "
+            f"time with --session, or give the sessions different board sets"))
+    return out
+
+
+def unfinished_problems(held: dict[str, Run | None], *, resume: bool, journal: str) -> list[JournalError]:
+    """Sessions whose run in the journal is unfinished, when the run does not resume; with resume, a
+    journal with no unfinished run of these sessions."""
+    unfinished = [(name, run) for name, run in held.items() if run is not None and not run.finished]
+    if resume:
+        return [] if unfinished else [JournalError(f"{journal}: no unfinished run of this plan's sessions to resume")]
+    return [JournalError(f"{journal}: run {run.id} of session {name} is unfinished; continue it with --resume")
+            for name, run in unfinished]
+
+
+def session_run(plan: Plan, session: Session, runs: Sequence[Run]) -> Run | None:
+    """The newest of a journal's `runs` that dealt this session (its name and its deals), if any. A session
+    whose fresh deals are not generated yet has none (and is not generated to find out)."""
+    mine = [r for r in runs if r.name == session.name]
+    if not mine or plan.needs_generation(session):
+        return None
+    set_hash = plan.deal_set(session).set_hash()
+    mine = [r for r in mine if r.set_hash == set_hash]
+    return mine[-1] if mine else None
+
+
+def _finished(run: Run | None) -> bool:
+    return run is not None and run.finished

@@ -1,0 +1,136 @@
+"""Make the pictures of the guides (docs/images/) again: ``python docs/make_images.py [FOLDER]``.
+
+* ``live-view.svg``: the live view of a dealing run, as a terminal shows it. A small congress is dealt on
+  three simulated machines with faults planned, through the same view `dealer deal` uses on a terminal
+  (`dealer.cli.live.render_run`); one frame is taken past half-way, when a machine waits for the operator
+  (or at 80 %), under the last fault lines printed, and exported with rich (``Console(record=True)``, ``save_svg``). The
+  simulated machines run 20 times faster than real ones; the view's clock runs as theirs does, so boards
+  per hour and the time left are those of machines at real speed.
+* ``hand-records.png``, ``labels.png``: the first page of ``dealer records`` and ``dealer labels`` for a
+  session generated from a fixed seed, rendered from the PDF with pypdfium2.
+
+Needs the test extras (reportlab, pypdfium2, pillow).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from dealer.cli import main
+from dealer.cli.live import render_run, styled_line
+from dealer.dealing import sim_ports
+from dealer.dealing.progress import EventKind, ProgressEvent, RunProgress
+
+HERE = Path(__file__).resolve().parent
+SPEED = 20.0
+SEED = "0123456789abcdef0123456789abcdef01234567"
+FAULTS = {
+    "M1": [{"kind": "jam", "board": 2, "card": 20}, {"kind": "wrong_board", "insertion": 5}],
+    "M2": [{"kind": "misfeed", "board": 2, "card": 11}],
+    "M3": [{"kind": "card_falls", "board": 3, "card": 33}],
+}
+
+
+class FrameView:
+    """A `ProgressView` that keeps the fault lines and takes one frame of the live view past half-way."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.lines: list[ProgressEvent] = []
+        self.taken = False
+        self.progress: RunProgress | None = None
+
+    def open(self, progress: RunProgress) -> None:
+        start = time.monotonic()
+        progress.clock = lambda: start + (time.monotonic() - start) * SPEED  # machine time
+        progress.started = progress.clock()
+        self.progress = progress
+
+    def show(self, event: ProgressEvent) -> None:
+        assert self.progress is not None
+        if event.kind in (EventKind.FAULT, EventKind.NOTE, EventKind.STOPPED):
+            self.lines.append(event)
+        done = self.progress.verified / self.progress.total_jobs
+        waiting = any(row.last is not None and row.last.kind is EventKind.PROMPT for row in self.progress.rows())
+        if not self.taken and (done >= 0.55 and waiting or done >= 0.8):
+            self.take()
+
+    def take(self) -> None:
+        assert self.progress is not None
+        self.taken = True
+        for event in self.lines[-6:]:
+            self.console.print(styled_line(event))
+        self.console.print(render_run(self.progress))
+
+    def close(self) -> None:
+        if not self.taken:
+            self.take()
+
+
+def live_view(folder: Path, out: Path) -> None:
+    from dealer.dealing.run import RunOptions
+    from dealer.plan import Plan
+    from dealer.plan.run import deal_plan
+
+    machines = []
+    for name, faults in FAULTS.items():
+        plan = folder / f"faults-{name}.json"
+        plan.write_text(json.dumps({"faults": faults}))
+        machines.append(f'[[machines]]\nname = "{name}"\nport = "sim://?speed={SPEED:g}&seed={len(machines) + 1}'
+                        f'&faults={plan}"\n')
+    (folder / "spring.toml").write_text(
+        '[event]\nname = "Spring Congress"\n\n' + "\n".join(machines) +
+        '\n[[sessions]]\nname = "FRI1"\nboards = "1-12"\n\n[[sessions.sections]]\nname = "A"\ncopies = 2\n\n'
+        '[[sessions.sections]]\nname = "B"\nsets = ["RED", "BLUE"]\n')
+    console = Console(record=True, width=118, force_terminal=True, color_system="truecolor", file=io.StringIO())
+    view = FrameView(console)
+    plan = Plan.load(folder / "spring.toml")
+    try:
+        deal_plan(plan, RunOptions(ports=[], journal=folder / "spring.journal", view=view, title=plan.event.name,
+                                   board_timeout=120, deal_timeout=120, out=io.StringIO()))
+    finally:
+        sim_ports.stop_all()
+    console.save_svg(str(out), title="dealer deal --plan spring.toml")
+
+
+def first_page_png(pdf: Path, png: Path, scale: float = 1.4) -> None:
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(str(pdf))
+    try:
+        document[0].render(scale=scale).to_pil().convert("RGB").save(png, optimize=True)
+    finally:
+        document.close()
+
+
+def printed(folder: Path, images: Path) -> None:
+    session = folder / "tuesday.pbn"
+    for args in (["generate", "--boards", "1-16", "--seed", SEED, "--event", "Riverside Tuesday Pairs", "-o",
+                  str(session)],
+                 ["records", str(session), "-o", str(folder / "records.pdf")],
+                 ["labels", "--set", "A", "--boards", "1-16", "-o", str(folder / "labels.pdf")]):
+        if main(args) != 0:
+            raise SystemExit(f"dealer {' '.join(args)} failed")
+    first_page_png(folder / "records.pdf", images / "hand-records.png")
+    first_page_png(folder / "labels.pdf", images / "labels.png")
+
+
+def make(images: Path) -> list[Path]:
+    """Make every picture into `images`; the files written."""
+    images.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="dealer-images-") as work:
+        live_view(Path(work), images / "live-view.svg")
+        printed(Path(work), images)
+    return [images / name for name in ("live-view.svg", "hand-records.png", "labels.png")]
+
+
+if __name__ == "__main__":
+    for path in make(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "images"):
+        print(f"wrote {path}")

@@ -1,0 +1,110 @@
+"""The `dealing_machine` fixture: a dealing machine for a test, simulated unless ``--machine-port`` names a real one.
+
+Installing the project registers this module and `hil.pytest_plugin` with pytest (the ``pytest11`` entry
+points), so any test of any project in that environment can ask for::
+
+    def test_my_code(dealing_machine):
+        talk_to(dealing_machine.url)               # a pyserial port name: open it as a USB port
+        if dealing_machine.simulated:
+            assert dealing_machine.dealt_labels() == {"A:1:N0:x": 1}   # the simulator's ledger
+
+Without ``--machine-port`` the machine is `hil`'s simulator on a pseudo-terminal (POSIX), started for the test
+and stopped after it; a test sets it up with the ``dealing_machine`` marker, whose keywords are those of
+`hil.SimConfig` plus ``faults`` (a list of fault specs as in a fault plan file)::
+
+    @pytest.mark.dealing_machine(speed=100, faults=[{"kind": "jam", "board": 1, "card": 20}])
+
+With ``--machine-port URL`` the same test gets the real machine at URL; a test whose marker plans faults is
+skipped there (a real machine's faults cannot be planned), with the reason. Either way the fixture fails the
+test if it leaves a thread or a file descriptor open (a port it forgot to close), as `hil_leak_check` does.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from hil.config import SimConfig
+from hil.fault_plan import FaultPlan
+from hil.pytest_plugin import no_leaks
+
+if TYPE_CHECKING:
+    from hil.physical import Ledger
+    from hil.pty_sim import PtySimulator
+
+MARKER = "dealing_machine"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"{MARKER}(speed=..., seed=..., faults=[...], ...): how the simulated dealing machine of the "
+                   "dealing_machine fixture is set up (hil.SimConfig's keywords; faults as in a fault plan)")
+
+
+@dataclass
+class DealingMachine:
+    """The machine a test talks to: `url` is what to open with pyserial (``serial.Serial(url, 115200)``)."""
+
+    url: str
+    simulated: bool
+    faults: FaultPlan = field(default_factory=FaultPlan)
+    simulator: PtySimulator | None = None
+
+    @property
+    def ledger(self) -> Ledger:
+        """The simulator's record of every board it dealt (what physically happened); simulated machines only."""
+        sim = self._simulator()
+        with sim.lock:
+            assert sim.device is not None
+            return sim.device.ledger
+
+    def dealt_labels(self) -> dict[str, int]:
+        """Per board label, how many times the simulated machine dealt into that board."""
+        sim = self._simulator()
+        with sim.lock:
+            assert sim.device is not None
+            return sim.device.ledger.dealt_labels()
+
+    def _simulator(self) -> PtySimulator:
+        if self.simulator is None:
+            raise RuntimeError("a real machine keeps no ledger: check dealing_machine.simulated first")
+        return self.simulator
+
+
+def simulator_config(marker: pytest.Mark | None) -> SimConfig:
+    """The `SimConfig` a test's ``dealing_machine`` marker asks for (defaults: speed 50, no fault)."""
+    options: dict[str, Any] = {"speed": 50.0, **(marker.kwargs if marker is not None else {})}
+    faults = options.pop("faults", ())
+    if not isinstance(faults, FaultPlan):
+        faults = FaultPlan.of(*faults)
+    return SimConfig(faults=faults, **options)
+
+
+@pytest.fixture
+def dealing_machine(request: pytest.FixtureRequest) -> Iterator[DealingMachine]:
+    """A dealing machine for this test: the real one of ``--machine-port``, else a simulated one (see the module
+    docstring). Fails the test if it leaves a thread or a file descriptor open."""
+    marker = request.node.get_closest_marker(MARKER)
+    port = request.config.getoption("--machine-port", default=None)
+    if port:
+        if marker is not None and marker.kwargs.get("faults"):
+            pytest.skip("plans faults, which only the simulated machine can have (run without --machine-port)")
+        with no_leaks():
+            yield DealingMachine(url=str(port), simulated=False)
+        return
+    if not sys.platform.startswith(("linux", "darwin")):
+        pytest.skip("the simulated machine runs on a pseudo-terminal (Linux, macOS)")
+    from hil.pty_sim import PtySimulator
+
+    config = simulator_config(marker)
+    with no_leaks():
+        sim = PtySimulator(config)
+        sim.start()
+        try:
+            yield DealingMachine(url=sim.path, simulated=True, faults=config.faults, simulator=sim)
+        finally:
+            sim.stop()

@@ -1,0 +1,35 @@
+"""Running commands as a user runs them: in their own process group, killed with it on a timeout."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from tests.support.paths import ROOT
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
+"""The environment of a `dealer` run from the source tree (wide lines: nothing wraps)."""
+
+
+def run(command: Sequence[str], *, cwd: Path, timeout: float = 300, env: Mapping[str, str] | None = None,
+        shell: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run `command` to its end in its own session; on a timeout its whole group is killed first."""
+    proc = subprocess.Popen(command[0] if shell else list(command), cwd=cwd, env=dict(env or ENV), shell=shell,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def dealer(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m dealer ARGS` from the source tree."""
+    return run([sys.executable, "-m", "dealer", *args], cwd=cwd, timeout=timeout)

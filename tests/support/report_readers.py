@@ -1,0 +1,92 @@
+"""The figures of a run report read back from each of its forms (text, CSV, JSON), written by `dealer report`,
+so tests can hold the three to the same numbers. Each reader parses its form on its own: none of them calls
+the code that wrote the report."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ReportFigures:
+    """What every form of a report gives: per session (jobs, verified, dealings), per machine (verified,
+    dealings, recount faults, machine faults), and faults and operator actions per machine, summed over
+    the sessions (the text gives them so)."""
+
+    sessions: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    machines: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    faults: dict[tuple[str, str], int] = field(default_factory=dict)
+    actions: dict[tuple[str, str], int] = field(default_factory=dict)
+
+
+def _add(counts: dict[tuple[str, str], int], key: tuple[str, str], n: int) -> None:
+    counts[key] = counts.get(key, 0) + n
+
+
+def from_text(text: str) -> ReportFigures:
+    """The readable summary, section by section."""
+    out = ReportFigures()
+    section = ""
+    for line in text.splitlines():
+        if not line.startswith("  "):
+            section = line
+            continue
+        body = line.strip()
+        if section == "Sessions":
+            name = body.split(" (run ")[0]
+            numbers = body.split("): ", 1)[1].split(";")[0]
+            jobs, verified, dealings = (int(part.strip().split(" ")[0]) for part in numbers.split(","))
+            out.sessions[name] = (jobs, verified, dealings)
+        elif section == "Machines":
+            name, rest = body.split(": ", 1)
+            parts = [p.strip() for p in rest.replace(";", ",").split(",")]
+            verified, dealings = int(parts[0].split()[0]), int(parts[1].split()[0])
+            out.machines[name] = (verified, dealings, int(parts[-2].split()[0]), int(parts[-1].split()[0]))
+        elif section in ("Faults by type and Law", "Operator actions") and body != "none":
+            label, _, rest = body.rpartition(": ")
+            total, machines = rest.split(" (", 1)
+            target = out.faults if section.startswith("Faults") else out.actions
+            for part in machines.rstrip(")").split(", "):
+                machine, n = part.rsplit(" ", 1)
+                _add(target, (label, machine), int(n))
+            assert int(total) == sum(n for (lab, _), n in target.items() if lab == label), line
+    return out
+
+
+def from_csv(text: str) -> ReportFigures:
+    """The CSV rows: table, session, machine, item, law, value."""
+    out = ReportFigures()
+    sessions: dict[str, dict[str, int]] = {}
+    machines: dict[str, dict[str, int]] = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        if row["table"] == "session" and row["item"] in ("boards to deal", "verified", "dealings started"):
+            sessions.setdefault(row["session"], {})[row["item"]] = int(row["value"])
+        elif row["table"] == "machine" and row["item"] in ("boards verified", "dealings started", "recount faults",
+                                                           "machine faults"):
+            machines.setdefault(row["machine"], {})[row["item"]] = int(row["value"])
+        elif row["table"] == "fault":
+            label = f"{row['item']} ({row['law']})" if row["law"] else row["item"]
+            _add(out.faults, (label, row["machine"]), int(row["value"]))
+        elif row["table"] == "operator action":
+            _add(out.actions, (row["item"], row["machine"]), int(row["value"]))
+    out.sessions = {name: (s["boards to deal"], s["verified"], s["dealings started"]) for name, s in sessions.items()}
+    out.machines = {name: (m["boards verified"], m["dealings started"], m["recount faults"], m["machine faults"])
+                    for name, m in machines.items()}
+    return out
+
+
+def from_json(text: str) -> ReportFigures:
+    """The JSON body: sessions, machines, faults, operator_actions."""
+    body = json.loads(text)
+    out = ReportFigures()
+    out.sessions = {s["name"]: (s["jobs"], s["verified"], s["dealings"]) for s in body["sessions"]}
+    out.machines = {name: (m["verified"], m["dealings"], m["recount_faults"], m["machine_faults"])
+                    for name, m in body["machines"].items()}
+    for f in body["faults"]:
+        _add(out.faults, (f"{f['type']} ({f['law']})" if f["law"] else f["type"], f["machine"]), f["count"])
+    for a in body["operator_actions"]:
+        _add(out.actions, (a["action"], a["machine"]), a["count"])
+    return out
