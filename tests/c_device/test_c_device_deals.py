@@ -63,7 +63,7 @@ def test_dealer_deal_deals_a_sixteen_board_session_to_the_c_device(c_builds: CBu
         code, err = device.stop()
     assert code == 0 and not sanitizer_report(err), err[-3000:]
     assert dealt.returncode == 0, dealt.stderr[-3000:]
-    assert "16/16 boards verified" in dealt.stderr and "Traceback" not in dealt.stderr
+    assert dealt.stdout.startswith("16/16 boards verified") and "Traceback" not in dealt.stderr
 
     with Journal.open(journal) as j:
         (run,) = j.runs()
@@ -95,6 +95,6 @@ def test_boards_of_another_set_are_refused_and_nothing_is_dealt_into_them(c_buil
     finally:
         code, err = device.stop()
     assert code == 0 and not sanitizer_report(err), err[-3000:]
-    assert dealt.returncode != 0 and "0/2 boards verified" in dealt.stderr, dealt.stderr[-3000:]
-    assert "Traceback" not in dealt.stderr
+    assert dealt.returncode != 0 and dealt.stdout.startswith("0/2 boards verified"), dealt.stderr[-3000:]
+    assert "REFUSED F8 wrong board" in dealt.stderr and "Traceback" not in dealt.stderr
     assert all(pockets == [[], [], [], []] for pockets in read_dump(dump).values())
