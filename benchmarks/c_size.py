@@ -106,7 +106,8 @@ def deepest_stack(graph_files: list[Path]) -> tuple[int, list[str]] | None:
         for callee in calls.get(function, ()):
             if callee not in seen:
                 best = max(best, depth(callee, (*seen, callee)))
-        return own + best[0], [function.rsplit(":", 1)[-1], *best[1]]
+        name = "a callback of yours" if function == "__indirect_call" else function.rsplit(":", 1)[-1]
+        return own + best[0], [name, *best[1]]
 
     return max(depth(entry, (entry,)) for entry in ENTRY_POINTS)
 
@@ -144,7 +145,7 @@ def measure(target: Target, folder: Path) -> None:
     parts = f"static {static} + one dp_device {device}"
     if stack is not None:
         ram += stack[0]
-        parts += f" + deepest stack {stack[0]} ({' > '.join(stack[1])}, callbacks not included)"
+        parts += f" + deepest stack {stack[0]} ({' > '.join(stack[1])}: not included)"
     else:
         parts += " (no stack figure: the compiler gives no static call graph)"
     print(f"  RAM: {ram:,} bytes = {ram / RAM_GOAL:.0%} of the RAM goal ({RAM_GOAL:,}): {parts}")
