@@ -12,15 +12,19 @@ It owns the guarantees of a dealing run:
 - **The main file alone is enough.** The journal runs in WAL mode (a live `dealer report` reads
   while the run writes, neither waiting for the other), and at every point a resume depends on - a run
   begun or finished, a step into DEALING, a verification (VERIFIED or FAULTED) - the step is
-  checkpointed into the main file and synced before the call returns. After those points the
+  checkpointed into the main file, synced, and the -wal emptied before the call returns (and whatever
+  a killed run left in the -wal is checkpointed when the journal is opened). After those points the
   ``-wal`` and ``-shm`` side files may be lost (a backup of the journal alone, a deleted "stray"
   file, a truncated one): the main file resumes exactly. A lost side file can only undo the steps
-  between those points (LOADED, SCANNED, DEALT, a redeal), which the run redoes safely. The choice was
-  measured (`benchmarks/journal.py`, same run, a shared and busy disk): 3 to 29 ms a board, against 1
-  to 6 ms for the journal before (WAL, only the step into DEALING synced, and that into the -wal file:
-  the main file held nothing of a short run) and 42 to 132 ms for a rollback journal with every commit
-  synced (whose readers also hold up the run's commits, and whose hot ``-journal`` side file, lost
-  during a commit, corrupts the main file). A board takes seconds on a machine.
+  between those points (LOADED, SCANNED, DEALT, a redeal), which the run redoes safely. One window is
+  left: a controller killed while a checkpoint writes the main file (microseconds) whose -wal is then
+  lost leaves the main file half written; SQLite needs the -wal to finish it. The choice was
+  measured (`benchmarks/journal.py`, same run, a disk shared with other work): 2.3 to 10.5 ms a board,
+  against 0.7 to 2.0 ms for the journal before (WAL, only the step into DEALING synced, and that into
+  the -wal file: the main file held nothing of a 36-board run) and 8.5 to 12.6 ms for a rollback
+  journal with every commit synced (whose readers also hold up the run's commits, and whose hot
+  ``-journal`` side file, lost during a commit, corrupts the main file). A board takes seconds on a
+  machine.
 - **Nothing is dealt twice.** A job whose state is DEALING or DEALT was possibly dealt: the run must
   recount its board before anything else happens to it (see :meth:`Journal.uncertain_jobs`).
 - **No deal set is used twice (Law 6D2).** Each run records the hash of its deal set and of every
@@ -84,6 +88,8 @@ TRANSITIONS: Final[dict[JobState, frozenset[JobState]]] = {
 }
 UNCERTAIN: Final = frozenset({JobState.DEALING, JobState.DEALT})
 """States in which the board may hold cards that nobody has verified."""
+MAX_WAL_BYTES: Final = 4 << 20
+"""A -wal file larger than this is checkpointed at the next step (`Durability.CHECKPOINT`)."""
 CHECKPOINTED: Final = frozenset({JobState.DEALING, JobState.VERIFIED, JobState.FAULTED})
 """Steps that reach the main file (checkpointed and synced) before `Journal.advance` returns."""
 
@@ -279,17 +285,36 @@ class Journal:
                 finally:
                     if sync:
                         self._db.execute("PRAGMA synchronous=NORMAL")
-                if checkpoint and self.durability is Durability.CHECKPOINT:
-                    self._checkpoint()
+                if self.durability is Durability.CHECKPOINT and self.path != ":memory:":
+                    if checkpoint:
+                        self._checkpoint()
+                    else:
+                        self._bound_wal()
             except sqlite3.DatabaseError as exc:
                 raise JournalError(f"{self.path}: the journal cannot be written ({exc})") from exc
 
     def _checkpoint(self) -> None:
-        """Copy every committed step into the main file and sync it (waiting for readers, up to 30 s)."""
-        busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+        """Copy every committed step into the main file, sync it, and empty the -wal file (waiting for
+        readers, up to 30 s).
+
+        Emptied, not merely copied: a -wal file whose frames are all in the main file still holds valid
+        frames, and one cut short later (a truncated copy) would be replayed over the newer main file,
+        taking the journal back to an older step. With the -wal emptied at every checkpoint (and SQLite's
+        own checkpoints off), whatever the -wal holds is newer than the main file, and any part of it that
+        survives is a consistent later state."""
+        busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             raise JournalError(f"{self.path}: the journal's main file could not be brought up to date (kept "
                                "busy by a reader); nothing more is dealt until it can")
+
+    def _bound_wal(self) -> None:
+        """Checkpoint a -wal file grown past `MAX_WAL_BYTES` between the points that checkpoint anyway."""
+        try:
+            size = os.path.getsize(f"{self.path}-wal")
+        except OSError:
+            return
+        if size > MAX_WAL_BYTES:
+            self._checkpoint()
 
     def _query(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         """The rows of one read, a damaged file reported as `JournalError`."""
@@ -541,11 +566,14 @@ def _connect(target: str, path: str, durability: Durability, *, create: bool) ->
         else:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+        if durability is Durability.CHECKPOINT:
+            db.execute("PRAGMA wal_autocheckpoint=0")  # the journal checkpoints itself (`Journal._checkpoint`)
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(_SCHEMA)
         db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        if _migrate(db) and durability is Durability.CHECKPOINT:
-            db.execute("PRAGMA wal_checkpoint(FULL)")
+        _migrate(db)
+        if durability is Durability.CHECKPOINT and target != ":memory:":
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # what a killed run left in the -wal, into the main file
     except JournalError:
         db.close()
         raise
