@@ -1,5 +1,6 @@
 """Controllers as users run them: `dealer` in a subprocess of its own session, killed with its group; deal
-sets to deal; what the simulated machines' ledgers say was physically dealt."""
+sets to deal; a journal's state read without taking it; what the simulated machines' ledgers say was
+physically dealt."""
 
 from __future__ import annotations
 
@@ -12,21 +13,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
-
 from dealer.core.dealset import DealSet
 from dealer.dealing.journal import Journal
 from hil import PtySimulator
+from tests.support.deals import random_deal_set
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-SORTED_DEAL = np.repeat(np.arange(4, dtype=np.uint8), 13)
 
-
-def deal_set(seed: int, n: int, boards: list[int] | None = None) -> DealSet:
-    """`n` random deals (seeded), as boards 1..n or `boards`."""
-    rng = np.random.default_rng(seed)
-    deals = rng.permuted(np.broadcast_to(SORTED_DEAL, (n, 52)), axis=1).astype(np.uint8)
-    return DealSet.from_deals(deals, boards)
+def deal_set(seed: int, n: int) -> DealSet:
+    """`n` random deals (seeded) as boards 1..n."""
+    return random_deal_set(n, seed)
 
 
 def env() -> dict[str, str]:

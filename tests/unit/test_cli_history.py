@@ -10,7 +10,8 @@ import pytest
 from dealer.cli import build_parser, main
 from dealer.core.errors import EXIT_CODES
 from dealer.dealing.history import DealHistory
-from tests.support.controllers import ROOT, deal_set
+from tests.support.controllers import deal_set
+from tests.support.paths import ROOT
 
 
 def test_show_export_and_import(tmp_path: Path, capsys: pytest.CaptureFixture[str], deal_history: Path) -> None:

@@ -17,7 +17,8 @@ from dealer.core.errors import DealReused, FormatError, OutputExistsError
 from dealer.dealing import history
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.verify import FaultCategory, deal_hash
-from tests.support.controllers import ROOT, deal_set
+from tests.support.controllers import deal_set
+from tests.support.paths import ROOT
 
 
 def test_a_run_is_recorded_by_deal_hash_and_nothing_else_of_the_deal(tmp_path: Path) -> None:

@@ -141,3 +141,33 @@ def test_a_reader_sees_the_steps_still_in_the_wal_file(tmp_path: Path) -> None:
         journal.claim_next(run.id, "m1")  # a step that is not checkpointed: in the -wal file only
         with Journal.open_read_only(tmp_path / "j.db") as reader:
             assert reader.counts(run.id)[JobState.LOADED] == 1
+
+
+STEPS = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.VERIFIED)
+
+
+@pytest.mark.parametrize("after", [0, 2], ids=["killed at the checkpoint", "killed two steps later"])
+def test_a_wal_file_cut_short_never_takes_the_journal_back(tmp_path: Path, after: int) -> None:
+    """A -wal cut at any length (a truncated copy, a full disk) leaves a consistent state no older than the
+    last checkpointed step: the -wal never holds frames older than the main file."""
+    deals = deal_set(8, 3)
+    path = tmp_path / "j.db"
+    with Journal.open(path) as journal:
+        run = journal.begin_run("club", "s.pbn", deals, plan_of(3))
+        first, second = journal.jobs(run.id)[:2]
+        for state in STEPS:
+            journal.advance(first.id, state, machine="m1")  # VERIFIED: checkpointed
+        for state in STEPS[:after]:
+            journal.advance(second.id, state, machine="m1")
+        data = {side: Path(f"{path}{side}").read_bytes() for side in ("", "-wal")}
+    cuts = sorted({0, len(data["-wal"]), *range(0, len(data["-wal"]), 997)})
+    for cut in cuts:
+        copy = tmp_path / f"cut{cut}" / "j.db"
+        copy.parent.mkdir()
+        copy.write_bytes(data[""])
+        Path(f"{copy}-wal").write_bytes(data["-wal"][:cut])
+        with Journal.open(copy, create=False) as alone:
+            states = [j.state for j in alone.jobs(run.id)]
+            assert states[0] is JobState.VERIFIED, f"-wal cut at {cut} of {len(data['-wal'])} bytes: {states}"
+            assert states[1] in STEPS[:after] + (JobState.PLANNED,) and states[2] is JobState.PLANNED
+            assert alone.check_consistency(run.id) == []
