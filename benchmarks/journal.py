@@ -1,6 +1,6 @@
 """What the journal costs per board, and whether its main file alone resumes, for each way it can reach the disk.
 
-Run from the project root: ``python benchmarks/journal.py [--boards 200] [--rounds 3] [--dir FOLDER]``.
+Run from the project root: ``python benchmarks/journal.py [--boards 200] [--rounds 3] [--dir FOLDER] [--quick]``.
 FOLDER (default: a temporary folder) should be on the disk a real journal lives on: the costs are
 syncs. For each `dealer.dealing.journal.Durability`, in the same run, one after the other and in
 turn over the rounds (the median is shown):
@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _support import header
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -83,7 +84,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boards", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=None, help="where the journals are written")
+    parser.add_argument("--quick", action="store_true", help="a first look: 12 boards, one round")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.boards, args.rounds = 12, 1
+    header("journal: cost per board of each way the journal reaches the disk, and whether its main file alone "
+           "holds the run",
+           {BASELINE.value: "the journal before: WAL, only the step into DEALING synced (into the -wal file)",
+            Durability.ROLLBACK.value: "a rollback journal, every commit synced (synchronous=FULL)"},
+           f"{args.boards} boards, median of {args.rounds} rounds, journals in "
+           f"{args.dir or tempfile.gettempdir()}; ours: {Durability.CHECKPOINT.value}")
+    print()
     folder = Path(tempfile.mkdtemp(prefix="dealer-journal-bench-", dir=args.dir))
     options = list(Durability)
     per_board: dict[Durability, list[float]] = {d: [] for d in options}
@@ -98,8 +109,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     base = statistics.median(per_board[BASELINE])
-    print(f"journal cost per board ({args.boards} boards, median of {args.rounds} rounds, folder on "
-          f"{args.dir or tempfile.gettempdir()}); baseline: {BASELINE.value} (the journal before)")
     print(f"{'durability':<14} {'ms/board':>9} {'vs baseline':>12}  {'main file alone holds'}")
     for durability in options:
         ms = statistics.median(per_board[durability]) * 1000
