@@ -94,3 +94,21 @@ def test_the_lock_file_is_private_and_kept(tmp_path: Path) -> None:
         assert stat.S_IMODE(lock.path.stat().st_mode) == 0o600
     assert not lock.held
     assert lock_path(tmp_path / "j.db").exists()
+
+
+def test_a_congress_plans_journal_has_one_controller_too(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from dealer.cli import main
+    from dealer.plan import Plan
+    from tests.support.plan_texts import BASE, write
+
+    path = write(tmp_path, BASE)
+    plan = Plan.load(path)
+    plan.generate()
+    with Journal.open(plan.event.journal, command="dealer deal --plan"):
+        for extra in ([], ["--resume"]):
+            assert main(["deal", "--plan", str(path), *extra]) == 10
+            err = capsys.readouterr().err
+            assert f"in use by dealer deal --plan (process {os.getpid()} on this computer" in err
+    with Journal.open_read_only(plan.event.journal) as journal:
+        assert journal.runs() == []  # nothing begun by the refused ones
