@@ -112,3 +112,23 @@ def test_a_congress_plans_journal_has_one_controller_too(tmp_path: Path,
             assert f"in use by dealer deal --plan (process {os.getpid()} on this computer" in err
     with Journal.open_read_only(plan.event.journal) as journal:
         assert journal.runs() == []  # nothing begun by the refused ones
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a pty (Linux CI)")
+def test_a_check_goes_on_without_a_lock_where_no_journal_could_be_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A deal file on a medium that takes no file: no run can have a journal there, and the check runs."""
+    from dealer import formats
+    from dealer.cli import main
+    from dealer.dealing import sim_ports
+
+    deal_file = tmp_path / "s.pbn"
+    formats.write_file(deal_file, deal_set(2, 1))
+    nowhere = tmp_path / "no such folder" / "s.journal"
+    try:
+        code = main(["check", str(deal_file), "--port", "sim://?speed=200&seed=9", "--journal", str(nowhere),
+                     "--board-timeout", "30"])
+    finally:
+        sim_ports.stop_all()
+    assert code == 8 and "0/1 boards verified" in capsys.readouterr().err  # checked: the board was never dealt
+    assert not nowhere.parent.exists()
