@@ -24,8 +24,7 @@ EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (4, "output: a file that cannot be written, or exists (--force replaces it)"),
     (5, "a machine could not be reached: no such port, no answer, or the link was lost"),
     (7, "a machine stopped on a fault it cannot recover from"),
-    (8, "the Laws refuse: boards not verified (a recount found faults, or the run stopped on one), or deals "
-        "dealt before (Law 6D2; --replay for a replay event)"),
+    (8, "the Laws refuse: boards not verified (a recount found faults), or deals dealt before (Law 6D2)"),
     (9, "the journal refuses: no run to resume, or a journal missing, empty or damaged"),
     (10, "the journal is in use by another live process (one controller per journal)"),
     (130, "interrupted (Ctrl-C); a dealing run resumes with --resume"),

@@ -211,19 +211,22 @@ class Journal:
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, command: str = "dealer",
-             durability: Durability = Durability.CHECKPOINT) -> Journal:
+             durability: Durability = Durability.CHECKPOINT, lock: JournalLock | None = None) -> Journal:
         """Open a journal to write, holding its lock until `close` (`JournalBusy` if a live process holds it).
 
         With `create` a missing journal is created (mode 0600); without it (a resume) a journal that is
         missing, empty or corrupt raises `JournalError` naming the file. `command` is what a refused
-        second process is told holds the journal.
+        second process is told holds the journal. `lock`: the journal's lock, taken already by the caller
+        (to hold the journal while it checks what it is about to do); the journal then owns it.
         """
         path = str(path)
         if path == ":memory:":
             return cls(_connect(path, path, durability, create=True), path, durability=durability)
         if not create and not os.path.exists(path):
+            if lock is not None:
+                lock.release()
             raise JournalError(f"{path}: no such journal, so no run to resume{_LOST_ADVICE}")
-        lock = JournalLock.acquire(path, command)
+        lock = lock or JournalLock.acquire(path, command)
         try:
             if not os.path.exists(path):
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
@@ -317,9 +320,11 @@ class Journal:
             self._checkpoint()
 
     def _query(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
-        """The rows of one read, a damaged file reported as `JournalError`."""
+        """The rows of one read, a damaged file reported as `JournalError`. Under the journal's lock: a read
+        of another station's thread running on the one connection would keep a checkpoint from finishing."""
         try:
-            return self._db.execute(sql, args).fetchall()
+            with self._lock:
+                return self._db.execute(sql, args).fetchall()
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: the journal cannot be read ({exc})") from exc
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from dealer.core.dealset import DealSet
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.journal import Journal, Run, RunSpec
+from dealer.dealing.journal_lock import JournalLock
 from dealer.dealing.run import RunOptions, RunResult, execute, release_loaded, remember
 from dealer.plan import Plan, Session, check
 
@@ -42,14 +43,19 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     `options` (the CLI passes the plan's journal unless told otherwise)."""
     chosen = [plan.session(name) for name in sessions] if sessions else list(plan.sessions)
     chosen = [s for s in plan.sessions if s in chosen]  # plan order, each once
-    found = check.problems(plan, chosen, check.journal_runs(options.journal), resume=options.resume,
-                           journal=str(options.journal), history=options.history)
-    if found:
-        raise found[0]
+    lock = JournalLock.acquire(options.journal, "dealer deal --plan")  # first: a live run is named, nothing else
+    try:
+        found = check.problems(plan, chosen, check.journal_runs(options.journal), resume=options.resume,
+                               journal=str(options.journal), history=options.history)
+        if found:
+            raise found[0]
+    except BaseException:
+        lock.release()
+        raise
     deal_sets = {s.name: plan.deal_set(s) for s in chosen}
     options = replace(options, ports=[m.url for m in plan.machines],
                       machine_names=[m.name for m in plan.machines])
-    with Journal.open(options.journal, create=not options.resume, command="dealer deal --plan") as journal:
+    with Journal.open(options.journal, create=not options.resume, lock=lock) as journal:
         runs = _open_runs(journal, plan, chosen, deal_sets, options)
         if not runs:
             return _nothing_left(journal, plan, chosen, options)

@@ -1,6 +1,7 @@
 """Law 6D2 beyond one journal, through `dealer` as users run it, judged by the simulated machines' ledgers: a
 deal file dealt, copied to another folder and dealt again is refused (exit 8) unless the event is a replay;
-the same on a second computer once the first one's history is imported there; a plan names such sessions.
+the same on a second computer once the first one's history is imported there; a plan names such sessions
+and `dealer deal --plan` refuses them.
 """
 
 from __future__ import annotations
@@ -100,14 +101,17 @@ def test_dealer_plan_names_a_session_the_history_refuses(tmp_path: Path, capsys:
     formats.write_file(deals_file, deal_set(32, 2))
     assert deal(deals_file, "sim://?speed=200&seed=6") == 0  # dealt at the club, outside any plan
     plan = tmp_path / "congress.toml"
-    plan.write_text('[event]\nname = "Test"\n\n[[sessions]]\nname = "MON"\nboards = "1-2"\n'
+    plan.write_text('[event]\nname = "Test"\n\n[[machines]]\nname = "M1"\nport = "/dev/ttyUSB0"\n\n'
+                    '[[sessions]]\nname = "MON"\nboards = "1-2"\n'
                     f'source = {{ file = "{deals_file.name}" }}\n\n[[sessions.sections]]\nname = "A"\n'
                     'sets = ["A"]\n')
     capsys.readouterr()
     assert main(["plan", str(plan)]) == 8
     out = capsys.readouterr().out
-    (refused,) = [line for line in out.splitlines() if line.startswith("refused:")]
+    (refused,) = [line for line in out.splitlines() if line.startswith("  - ")]
     assert "MON: F10" in refused and "Law 6D2" in refused and "replay = true" in refused
+    assert main(["deal", "--plan", str(plan)]) == 8  # and the run refuses it before any machine is opened
+    assert "Law 6D2" in capsys.readouterr().err
     plan.write_text(plan.read_text().replace('boards = "1-2"', 'boards = "1-2"\nreplay = true'))
     assert main(["plan", str(plan)]) == 0
     assert "note: F10" in capsys.readouterr().out

@@ -1,17 +1,14 @@
-"""`dealer history` on the command line, and the exit codes as `dealer --help` and the README tell them."""
+"""`dealer history` on the command line: where the history is, its export and its import."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
-from dealer.cli import build_parser, main
-from dealer.core.errors import EXIT_CODES
+from dealer.cli import main
 from dealer.dealing.history import DealHistory
 from tests.support.controllers import deal_set
-from tests.support.paths import ROOT
 
 
 def test_show_export_and_import(tmp_path: Path, capsys: pytest.CaptureFixture[str], deal_history: Path) -> None:
@@ -39,13 +36,3 @@ def test_importing_a_file_that_is_no_history_changes_nothing(tmp_path: Path,
     assert capsys.readouterr().err.strip() == f"dealer: error: {bad}: entry 1: 'deal_hash' missing or not text"
     assert not target.exists()
 
-
-def test_every_exit_code_is_in_the_help_and_the_readme() -> None:
-    help_text = build_parser().format_help()
-    readme = (ROOT / "README.md").read_text()
-    told = readme[readme.index("Exit codes"):]
-    told = " ".join(told[: told.index("\n\n")].split())
-    for code, meaning in EXIT_CODES:
-        assert re.search(rf"^\s+{code}  {re.escape(meaning)}$", help_text, re.M), (code, meaning)
-        assert re.search(rf"\b{code} ", told), f"exit code {code} is not in the README"
-    assert "10 another live process holds the journal" in told

@@ -130,5 +130,5 @@ def test_a_check_goes_on_without_a_lock_where_no_journal_could_be_written(
                      "--board-timeout", "30"])
     finally:
         sim_ports.stop_all()
-    assert code == 8 and "0/1 boards verified" in capsys.readouterr().err  # checked: the board was never dealt
+    assert code == 8 and "0/1 boards verified" in capsys.readouterr().out  # checked: the board was never dealt
     assert not nowhere.parent.exists()
