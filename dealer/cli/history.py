@@ -12,6 +12,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from dealer.cli.teaching import teach
+
+PATH_NOTE = ("PATH is a deal history file (an SQLite file; by default $DEALER_HISTORY, else history.sqlite in "
+             "this user's\ndata folder). The history holds deal hashes, never deals.")
+
 
 def history_option(p: argparse.ArgumentParser) -> None:
     """The `--history PATH` option of every command that reads or writes the deal history."""
@@ -33,16 +38,34 @@ def register(sub: Any) -> None:
                                    "a replay (Law 6D2). Export it on one computer and import it on another so "
                                    "that a congress's controllers share one history.")
     history_option(p)
+    teach(p, [("dealer history", "where this computer's history is, and how many deals it holds"),
+              ("dealer history export history.json", "every entry into history.json"),
+              ("dealer history import history.json", "add another computer's entries to this one's")],
+          PATH_NOTE)
     p.set_defaults(func=run_show)
-    actions = p.add_subparsers(dest="action", metavar="ACTION")
-    export = actions.add_parser("export", help="write every entry of the history to FILE (JSON, hashes only)")
-    export.add_argument("file", metavar="FILE")
+    actions = p.add_subparsers(dest="action", metavar="ACTION",
+                               help="export or import (none: show where the history is and what it holds)")
+    export = actions.add_parser("export", help="write every entry of the history to FILE (JSON, hashes only)",
+                                description="Write every entry of this computer's deal history to FILE (JSON: "
+                                            "deal hashes with their run, journal, host and date; never a deal), "
+                                            "private to this user, to import on another computer.")
+    export.add_argument("file", metavar="FILE", help="the file to write (JSON)")
     export.add_argument("--force", action="store_true", help="replace an existing FILE")
     history_option(export)
+    teach(export, [("dealer history export history.json", "every entry into history.json"),
+                   ("dealer history export /media/usb/history.json --force", "replacing an older export")],
+          PATH_NOTE)
     export.set_defaults(func=run_export)
-    imported = actions.add_parser("import", help="add the entries of an exported history FILE")
-    imported.add_argument("file", metavar="FILE")
+    imported = actions.add_parser("import", help="add the entries of an exported history FILE",
+                                  description="Add the entries of FILE, written by `dealer history export` on "
+                                              "another computer, to this computer's deal history; entries it "
+                                              "holds already are kept once. A file that is not such an export "
+                                              "changes nothing.")
+    imported.add_argument("file", metavar="FILE", help="a file written by dealer history export")
     history_option(imported)
+    teach(imported, [("dealer history import history.json", "add another computer's entries"),
+                     ("dealer history import history.json --history other.sqlite", "into another history file")],
+          PATH_NOTE)
     imported.set_defaults(func=run_import)
 
 
