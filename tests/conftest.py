@@ -1,11 +1,18 @@
-"""Shared test fixtures: the skip policy plugin and the path to the reference data.
+"""Shared test fixtures: the skip policy plugin, the path to the reference data, and every test's own deal history.
 
 The simulator's pytest plugin (`hil.pytest_plugin`: --machine-port, the leak check; `hil.pytest_fixtures`: the
 dealing_machine fixture) is loaded by its ``pytest11`` entry point, registered when the project is installed.
+
+No test writes the user's real deal history: before any test module is imported `DEALER_HISTORY` points
+into a temporary folder of the session (removed at its end), and every test then gets a history of its
+own (`deal_history`), which the subprocesses it starts inherit through the environment.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +20,28 @@ import pytest
 from tests.support.paths import DATA
 
 pytest_plugins = ("tests.support.skip_policy",)
+
+
+_SESSION_HISTORY_FOLDER: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    folder = tempfile.mkdtemp(prefix="dealer-test-history-")
+    _SESSION_HISTORY_FOLDER.append(folder)
+    os.environ["DEALER_HISTORY"] = os.path.join(folder, "history.sqlite")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for folder in _SESSION_HISTORY_FOLDER:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def deal_history(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's deal history (`DEALER_HISTORY`), empty at its start."""
+    path = tmp_path_factory.mktemp("history") / "history.sqlite"
+    monkeypatch.setenv("DEALER_HISTORY", str(path))
+    return path
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ BASELINES: dict[str, list[str]] = {
     "generate.py": ["random.shuffle", "endplay generate_deals", "bigdealx"],
     "generate_threads.py": ["one thread", "AES-256-CTR keystream", "bigdealx", "32-board run"],
     "hil_device.py": ["bare link exchange"],
+    "journal.py": ["sync-dealing", "rollback"],
     "protocol.py": ["crc_hqx only", "byte-at-a-time decoder"],
     "records.py": ["one deal at a time, one thread", "one deal at a time, DDS's threads"],
     "session.py": ["bare driver", "one machine alone"],

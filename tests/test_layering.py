@@ -43,7 +43,7 @@ PYSERIAL_ONLY_IN = {"dealer.dealing.transport"}
 WIRE_ONLY_IN = {"dealer.dealing.machine"}
 """Nothing above the machine driver sees a wire message, code or flag."""
 SIMULATOR_ONLY_IN = {"dealer.dealing.sim_ports", "dealer.dealing.demo", "dealer.cli.sim"}
-THIRD_PARTY = {"numpy", "serial", "cryptography", "reportlab", "endplay", "pytest", "hypothesis"}
+THIRD_PARTY = {"numpy", "serial", "cryptography", "platformdirs", "reportlab", "endplay", "pytest", "hypothesis"}
 
 
 def layer_of(name: str) -> str | None:

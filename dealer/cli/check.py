@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from dealer.cli.deal import load_deals, machine_options
@@ -19,12 +20,15 @@ def register(sub: Any) -> None:
                                    "machine recounts the four pockets and every fault is named with its Law.")
     c.add_argument("file", metavar="FILE", help="deal file the boards were dealt from")
     machine_options(c)
+    c.add_argument("--journal", metavar="PATH",
+                   help="the journal of the run that dealt these boards (default: FILE.journal); the check "
+                        "waits for no run: it is refused while one holds this journal")
     teach(c, [("dealer check session.pbn --port /dev/ttyUSB0", "recount every board of the file"),
               ("dealer check session.pbn --port /dev/ttyUSB0 --boards 5-8", "only boards 5 to 8"),
               ("dealer check session.pbn --port /dev/ttyUSB0 --set RED", "boards of set RED")],
           "FILE is the deal file the boards were dealt from; URL the machine's port (the first --port is used); "
           "RANGE boards\nlike 1-16; NAME the board set on the labels. Exit code 8 when a board does not hold "
-          "its deal.")
+          "its deal; 10 while\na run holds the journal of these boards (it is never checked while being dealt).")
     c.set_defaults(func=run_check)
 
 
@@ -32,8 +36,9 @@ def run_check(args: argparse.Namespace) -> int:
     from dealer.dealing.recheck import check_boards
 
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
+    journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
     reports = check_boards(deals, args.port[0], args.set_name.upper(), board_timeout=args.board_timeout,
-                           show_cards=args.show_cards, quiet=args.quiet)
+                           show_cards=args.show_cards, quiet=args.quiet, journal=journal)
     bad = [r for r in reports if not r.ok]
     print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stdout, flush=True)
     if bad:

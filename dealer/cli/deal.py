@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, run_view
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
@@ -26,7 +27,10 @@ def register(sub: Any) -> None:
                        description="Deal every board of FILE (in copies) on the machines given with --port, or "
                                    "every session of a congress plan (--plan) on the plan's machines, checking "
                                    "each board's label before dealing and recounting it after. Every step is "
-                                   "journalled: after any crash, run the same command with --resume.")
+                                   "journalled: after any crash, run the same command with --resume. One "
+                                   "process at a time holds a journal; a second is refused (exit 10), naming "
+                                   "the first. Deals dealt before on this computer (its deal history) are "
+                                   "refused unless the event is a replay (Law 6D2, exit 8).")
     p.add_argument("file", metavar="FILE", nargs="?", help="deal file (PBN, DUP, DLM, ...)")
     p.add_argument("--plan", metavar="PLAN.toml",
                    help="deal a congress plan: each session its own run on the plan's journal and machines")
@@ -48,6 +52,7 @@ def register(sub: Any) -> None:
                    help="seconds a deal may take (default 300)")
     p.add_argument("--max-attempts", type=int, default=3, metavar="N",
                    help="times a faulted board is redealt (default 3)")
+    history_option(p)
     teach(p, [("dealer deal session.pbn --port /dev/ttyUSB0", "deal every board, one copy"),
               ("dealer deal session.pbn --port /dev/ttyUSB0 --resume", "after any crash: on from where it stopped"),
               ("dealer deal session.pbn --port COM3 --port COM4 --copies 2", "two machines, sets A1 and A2"),
@@ -106,7 +111,8 @@ def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: st
                       set_name=args.set_name.upper(), resume=args.resume, replay=args.replay,
                       report=Path(args.report) if args.report else None, show_cards=args.show_cards,
                       quiet=args.quiet, board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
-                      max_attempts=args.max_attempts, out=sys.stderr, view=run_view(args.plain), title=title)
+                      max_attempts=args.max_attempts, out=sys.stderr, view=run_view(args.plain), title=title,
+                      history=history_path(args))
 
 
 def _deal_file(args: argparse.Namespace) -> RunResult:

@@ -5,7 +5,8 @@ then the machines and the totals; never a seed or a deal. `--generate` writes th
 sessions that do not exist yet (never over an existing one). A bad plan exits non-zero with one line
 naming the file, the line and the field. A plan that reads well but that `dealer deal --plan` would
 refuse (`dealer.plan.check`: no machine, reused deals, two sessions in one physical board, a run to
-resume) is shown, then every problem is listed and the command fails with the first one's exit code.
+resume, deals this computer's deal history holds from another run) is shown, then every problem is
+listed and the command fails with the first one's exit code.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, task_progress
 from dealer.core.boards import format_board_range
 from dealer.plan import DealingOrder, Plan, PlanError, Session, check
@@ -34,6 +36,7 @@ def register(sub: Any) -> None:
     p.add_argument("--generate", action="store_true",
                    help="write the deal files of fresh sessions that do not exist yet (never replaces one)")
     add_view_option(p)
+    history_option(p)
     p.set_defaults(func=run)
 
 
@@ -56,9 +59,11 @@ def run(args: argparse.Namespace) -> int:
     except PlanError:
         notes = []  # listed with the problems below
     print("\n".join(describe(plan)))
-    for note in notes:
+    runs = check.journal_runs(plan.event.journal)
+    _, history_notes = check.history_problems(plan, plan.sessions, runs, history_path(args))
+    for note in notes + history_notes:
         print(f"note: {note.text()}")
-    found = check.problems(plan, runs=check.journal_runs(plan.event.journal))
+    found = check.problems(plan, runs=runs, history=history_path(args))
     if not found:
         print(f"ready to deal: dealer deal --plan {args.plan}")
         return 0

@@ -5,6 +5,8 @@ per session the boards verified and left: on screen as a readable summary, or in
 JSON or text (by its extension). Where the runs' deal files are at hand (and still hold the deals the
 journal's hashes prove were dealt), a short section on the deals' statistics too. The journal holds no
 deal and no card, and neither does the report.
+The journal is opened read-only and its lock is not taken: a report of a live run may be made while it
+deals, and never disturbs it.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         raise JournalError(f"{args.journal}: no such journal")
     if args.output:
         check_writable(args.output, force=args.force)
-    with Journal.open(args.journal) as journal:
+    with Journal.open_read_only(args.journal) as journal:
         runs = journal.runs()
         if args.session:
             wanted = {name.casefold() for name in args.session}

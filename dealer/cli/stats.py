@@ -197,7 +197,7 @@ def _journal(path: str, plan: Any, notes: list[str]) -> tuple[list[Any], str]:
         deals = plan.deal_set(session)
         return deals if deals.set_hash() == run.set_hash else None
 
-    with Journal.open(path) as journal:
+    with Journal.open_read_only(path) as journal:  # a live run's journal too, undisturbed
         runs = dealt_deals(journal, from_plan)
     for item in runs:
         if item.deals is None:

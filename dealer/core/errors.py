@@ -24,8 +24,9 @@ EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (4, "output: a file that cannot be written, or exists (--force replaces it)"),
     (5, "a machine could not be reached: no such port, no answer, or the link was lost"),
     (7, "a machine stopped on a fault it cannot recover from"),
-    (8, "boards not verified: a recount found faults, or the run stopped on one"),
-    (9, "the journal refuses: a run to resume, or deals dealt before (Law 6D2)"),
+    (8, "the Laws refuse: boards not verified (a recount found faults), or deals dealt before (Law 6D2)"),
+    (9, "the journal refuses: no run to resume, or a journal missing, empty or damaged"),
+    (10, "the journal is in use by another live process (one controller per journal)"),
     (130, "interrupted (Ctrl-C); a dealing run resumes with --resume"),
 )
 """Every exit code of the `dealer` command, with the outcome it means (6 is no longer used: a lost port
@@ -123,7 +124,8 @@ class MachineFault(DealerError):
 
 
 class VerificationError(DealerError):
-    """A dealt board does not match its intended deal; `.report` holds the faults."""
+    """A board or a deal set fails its check by the Laws: a dealt board does not match its intended deal
+    (`.report` holds the faults), or a deal set may not be dealt (`DealReused`)."""
 
     exit_code = 8
 
@@ -132,7 +134,20 @@ class VerificationError(DealerError):
         super().__init__(message)
 
 
+class DealReused(VerificationError):
+    """Law 6D2 (fault F10): a deal was dealt before, in another run (found in a journal or in the deal
+    history), and the run is not marked a replay. Nothing was dealt."""
+
+
 class JournalError(DealerError):
-    """The journal refuses an action (a reused deal set, a run that does not match the journal)."""
+    """The journal refuses an action (a run that does not match the journal) or cannot be used (missing,
+    empty or corrupt when a run is to be resumed); the message names the file."""
 
     exit_code = 9
+
+
+class JournalBusy(JournalError):
+    """Another live process holds the journal (one controller per journal); the message names it."""
+
+    exit_code = 10
+

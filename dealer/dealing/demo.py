@@ -79,7 +79,8 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
         options = RunOptions(ports=ports, machine_names=[f"m{k + 1}" for k in range(len(ports))],
                              journal=work / "session.journal", report=work / "report.json", out=out,
                              show_cards=show_cards, board_timeout=120, deal_timeout=120, view=view,
-                             title=f"dealer demo: {boards} boards on {machines} simulated machines")
+                             title=f"dealer demo: {boards} boards on {machines} simulated machines",
+                             history=work / "history.sqlite")  # simulated dealing: not this computer's history
         result = deal_session(deals, str(work / "session.pbn"), options, name="demo")
         say("")
         say("4. Summary")
@@ -121,7 +122,7 @@ def _machines(work: Path, count: int, speed: float, say: Any) -> list[str]:
 def _tell_incidents(journal_path: Path, run_id: int, say: Any) -> None:
     say("")
     say("5. How each fault was caught and resolved")
-    with Journal.open(journal_path) as journal:
+    with Journal.open_read_only(journal_path) as journal:
         found = incidents(journal, run_id)
     for incident in found:
         say(f"   - {incident.text()}")
@@ -132,7 +133,7 @@ def _tell_incidents(journal_path: Path, run_id: int, say: Any) -> None:
 def _checks(work: Path, deals: DealSet, result: RunResult, say: Any) -> None:
     say("")
     say("6. Checks")
-    with Journal.open(work / "session.journal") as journal:
+    with Journal.open_read_only(work / "session.journal") as journal:
         problems = journal.check_consistency(result.run_id)
         redeals = sum(job.attempt - 1 for job in journal.jobs(result.run_id))
     say(f"   journal: {'consistent' if not problems else '; '.join(problems)}")

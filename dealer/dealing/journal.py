@@ -1,17 +1,39 @@
-"""The journal: an SQLite (WAL) record of every board's life, written before each step is acted on.
+"""The journal: an SQLite record of every board's life, written before each step is acted on.
 
-It owns three guarantees of a dealing run:
+It owns the guarantees of a dealing run:
 
+- **One live controller.** Opening a journal to write takes its lock (`dealer.dealing.journal_lock`:
+  an operating-system lock on ``<journal>.lock``, held until `close` or the process's death), so a
+  second process is refused with `JournalBusy` naming the holder; `open_read_only` (reports) takes no
+  lock and never writes.
 - **Resume is exact.** Every job (one copy of one board) has a state; a step is committed before the
   controller acts on it (LOADED before the deal is sent, DEALING before the machine is told to deal),
   so after a crash or `kill -9` the journal says exactly which boards may hold cards.
+- **The main file alone is enough.** The journal runs in WAL mode (a live `dealer report` reads
+  while the run writes, neither waiting for the other), and at every point a resume depends on - a run
+  begun or finished, a step into DEALING, a verification (VERIFIED or FAULTED) - the step is
+  checkpointed into the main file, synced, and the -wal emptied before the call returns (and whatever
+  a killed run left in the -wal is checkpointed when the journal is opened). After those points the
+  ``-wal`` and ``-shm`` side files may be lost (a backup of the journal alone, a deleted "stray"
+  file, a truncated one): the main file resumes exactly. A lost side file can only undo the steps
+  between those points (LOADED, SCANNED, DEALT, a redeal), which the run redoes safely. One window is
+  left: a controller killed while a checkpoint writes the main file (microseconds) whose -wal is then
+  lost leaves the main file half written; SQLite needs the -wal to finish it. The choice was
+  measured (`benchmarks/journal.py`, same run, a disk shared with other work): 2.3 to 10.5 ms a board,
+  against 0.7 to 2.0 ms for the journal before (WAL, only the step into DEALING synced, and that into
+  the -wal file: the main file held nothing of a 36-board run) and 8.5 to 12.6 ms for a rollback
+  journal with every commit synced (whose readers also hold up the run's commits, and whose hot
+  ``-journal`` side file, lost during a commit, corrupts the main file). A board takes seconds on a
+  machine.
 - **Nothing is dealt twice.** A job whose state is DEALING or DEALT was possibly dealt: the run must
   recount its board before anything else happens to it (see :meth:`Journal.uncertain_jobs`).
 - **No deal set is used twice (Law 6D2).** Each run records the hash of its deal set and of every
-  deal; a new run whose deals were seen in another run is refused unless it is marked a replay.
+  deal; a new run whose deals were seen in another run is refused (`DealReused`) unless it is marked
+  a replay. Beyond one journal, the deal history (`dealer.dealing.history`) does the same per computer.
 
-The journal holds hashes and fault codes, never deals or seeds; the file is still created 0600.
-Job life::
+A journal opened to be resumed (``create=False``) that is missing, empty or corrupt is an error naming
+the file, never a new journal. The journal holds hashes and fault codes, never deals or seeds; the
+file is created 0600. Job life::
 
     PLANNED -> LOADED -> SCANNED -> DEALING -> DEALT -> VERIFIED
                   \\          \\         \\          \\-> FAULTED -> PLANNED (redeal the same deal)
@@ -25,6 +47,7 @@ import json
 import os
 import sqlite3
 import threading
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -34,10 +57,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import JournalError
+from dealer.core.errors import DealReused, JournalError
 from dealer.dealing.jobplan import JobPlan
+from dealer.dealing.journal_lock import JournalLock
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+"""2: each run has a `uid` (what the deal history knows it by, wherever its journal is moved)."""
 
 
 class JobState(StrEnum):
@@ -63,6 +88,23 @@ TRANSITIONS: Final[dict[JobState, frozenset[JobState]]] = {
 }
 UNCERTAIN: Final = frozenset({JobState.DEALING, JobState.DEALT})
 """States in which the board may hold cards that nobody has verified."""
+MAX_WAL_BYTES: Final = 4 << 20
+"""A -wal file larger than this is checkpointed at the next step (`Durability.CHECKPOINT`)."""
+CHECKPOINTED: Final = frozenset({JobState.DEALING, JobState.VERIFIED, JobState.FAULTED})
+"""Steps that reach the main file (checkpointed and synced) before `Journal.advance` returns."""
+
+
+class Durability(StrEnum):
+    """How the journal reaches the disk (module docstring); the default is `CHECKPOINT`."""
+
+    CHECKPOINT = "checkpoint"
+    """WAL; a run's start and end, every step into DEALING and every verification checkpointed into the
+    main file and synced."""
+    SYNC_DEALING = "sync-dealing"
+    """The journal before: WAL, only the step into DEALING synced (in the -wal file); the main file may
+    hold nothing until a clean close. Kept for `benchmarks/journal.py`."""
+    ROLLBACK = "rollback"
+    """A rollback journal with every commit synced (synchronous=FULL). For `benchmarks/journal.py`."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -73,7 +115,8 @@ CREATE TABLE IF NOT EXISTS runs (
     set_hash TEXT NOT NULL,
     replay INTEGER NOT NULL DEFAULT 0,
     created TEXT NOT NULL,
-    finished TEXT
+    finished TEXT,
+    uid TEXT
 );
 CREATE TABLE IF NOT EXISTS jobs (
     id INTEGER PRIMARY KEY,
@@ -112,7 +155,8 @@ CREATE TABLE IF NOT EXISTS seen_deals (
 
 @dataclass(frozen=True)
 class Run:
-    """One dealing run: a deal set dealt (in copies) from one source."""
+    """One dealing run: a deal set dealt (in copies) from one source. `uid` names it wherever its
+    journal goes (the deal history knows runs by it)."""
 
     id: int
     name: str
@@ -120,6 +164,7 @@ class Run:
     set_hash: str
     replay: bool
     finished: bool
+    uid: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,32 +198,67 @@ class Job:
 class Journal:
     """The SQLite journal of dealing runs. Thread-safe: one connection, one lock."""
 
-    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: str, *, lock: JournalLock | None = None,
+                 durability: Durability = Durability.CHECKPOINT, read_only: bool = False) -> None:
         self._db = connection
         self._lock = threading.RLock()
+        self._file_lock = lock
         self.path = path
+        self.durability = durability
+        self.read_only = read_only
+        columns = {r[1] for r in self._query("PRAGMA table_info(runs)")}
+        self._run_columns = _RUN_COLUMNS if "uid" in columns else _RUN_COLUMNS.replace("uid", "NULL")
 
     @classmethod
-    def open(cls, path: str | Path) -> Journal:
-        """Open or create a journal file (mode 0600) in WAL mode."""
+    def open(cls, path: str | Path, *, create: bool = True, command: str = "dealer",
+             durability: Durability = Durability.CHECKPOINT, lock: JournalLock | None = None) -> Journal:
+        """Open a journal to write, holding its lock until `close` (`JournalBusy` if a live process holds it).
+
+        With `create` a missing journal is created (mode 0600); without it (a resume) a journal that is
+        missing, empty or corrupt raises `JournalError` naming the file. `command` is what a refused
+        second process is told holds the journal. `lock`: the journal's lock, taken already by the caller
+        (to hold the journal while it checks what it is about to do); the journal then owns it.
+        """
         path = str(path)
-        if path != ":memory:" and not os.path.exists(path):
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        if path == ":memory:":
+            return cls(_connect(path, path, durability, create=True), path, durability=durability)
+        if not create and not os.path.exists(path):
+            if lock is not None:
+                lock.release()
+            raise JournalError(f"{path}: no such journal, so no run to resume{_LOST_ADVICE}")
+        lock = lock or JournalLock.acquire(path, command)
         try:
-            db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA foreign_keys=ON")
-            db.executescript(_SCHEMA)
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            if not os.path.exists(path):
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+            db = _connect(path, path, durability, create=create)
+        except BaseException:
+            lock.release()
+            raise
+        return cls(db, path, lock=lock, durability=durability)
+
+    @classmethod
+    def open_read_only(cls, path: str | Path) -> Journal:
+        """Open a journal to read (a report): no lock taken, nothing written, a live run undisturbed."""
+        path = str(path)
+        if not os.path.isfile(path):
+            raise JournalError(f"{path}: no such journal")
+        uri = Path(path).absolute().as_uri() + "?mode=ro"
+        try:
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30)
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{path}: not a usable journal ({exc})") from exc
-        return cls(db, path)
+        if "runs" not in tables:
+            db.close()
+            raise JournalError(f"{path}: the journal is empty (it holds no run)")
+        return cls(db, path, read_only=True)
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database and let go of the journal's lock."""
         with self._lock:
             self._db.close()
+            if self._file_lock is not None:
+                self._file_lock.release()
 
     def __enter__(self) -> Journal:
         return self
@@ -187,22 +267,66 @@ class Journal:
         self.close()
 
     @contextmanager
-    def _transaction(self, sync: bool = False) -> Iterator[sqlite3.Connection]:
-        """One write transaction; `sync` makes its commit (and every earlier one) reach the disk."""
+    def _transaction(self, sync: bool = False, checkpoint: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write transaction. `sync` (in `Durability.SYNC_DEALING`) makes its commit reach the disk;
+        `checkpoint` (in `Durability.CHECKPOINT`) brings the main file up to it and syncs it."""
+        if self.read_only:
+            raise JournalError(f"{self.path}: opened read-only")
+        sync = sync and self.durability is Durability.SYNC_DEALING
         with self._lock:
-            if sync:
-                self._db.execute("PRAGMA synchronous=FULL")
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self._db
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-            finally:
                 if sync:
-                    self._db.execute("PRAGMA synchronous=NORMAL")
+                    self._db.execute("PRAGMA synchronous=FULL")
+                try:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    try:
+                        yield self._db
+                    except BaseException:
+                        self._db.execute("ROLLBACK")
+                        raise
+                    self._db.execute("COMMIT")
+                finally:
+                    if sync:
+                        self._db.execute("PRAGMA synchronous=NORMAL")
+                if self.durability is Durability.CHECKPOINT and self.path != ":memory:":
+                    if checkpoint:
+                        self._checkpoint()
+                    else:
+                        self._bound_wal()
+            except sqlite3.DatabaseError as exc:
+                raise JournalError(f"{self.path}: the journal cannot be written ({exc})") from exc
+
+    def _checkpoint(self) -> None:
+        """Copy every committed step into the main file, sync it, and empty the -wal file (waiting for
+        readers, up to 30 s).
+
+        Emptied, not merely copied: a -wal file whose frames are all in the main file still holds valid
+        frames, and one cut short later (a truncated copy) would be replayed over the newer main file,
+        taking the journal back to an older step. With the -wal emptied at every checkpoint (and SQLite's
+        own checkpoints off), whatever the -wal holds is newer than the main file, and any part of it that
+        survives is a consistent later state."""
+        busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            raise JournalError(f"{self.path}: the journal's main file could not be brought up to date (kept "
+                               "busy by a reader); nothing more is dealt until it can")
+
+    def _bound_wal(self) -> None:
+        """Checkpoint a -wal file grown past `MAX_WAL_BYTES` between the points that checkpoint anyway."""
+        try:
+            size = os.path.getsize(f"{self.path}-wal")
+        except OSError:
+            return
+        if size > MAX_WAL_BYTES:
+            self._checkpoint()
+
+    def _query(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one read, a damaged file reported as `JournalError`. Under the journal's lock: a read
+        of another station's thread running on the one connection would keep a checkpoint from finishing."""
+        try:
+            with self._lock:
+                return self._db.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path}: the journal cannot be read ({exc})") from exc
 
     # --- runs ---------------------------------------------------------------------------------
 
@@ -226,7 +350,7 @@ class Journal:
             missing = sorted({p.board for p in spec.plan} - boards)
             if missing:
                 raise JournalError(f"the plan names boards not in the deal set: {missing[:5]}")
-        with self._transaction() as db:
+        with self._transaction(checkpoint=True) as db:
             ids = [self._insert_run(db, spec, hint) for spec in specs]
         return [self.run(i) for i in ids]
 
@@ -235,8 +359,8 @@ class Journal:
         if not spec.replay:
             self._refuse_reuse(db, hashes, spec.name, hint)
         cur = db.execute(
-            "INSERT INTO runs (name, source, set_hash, replay, created) VALUES (?, ?, ?, ?, ?)",
-            (spec.name, spec.source, spec.deals.set_hash(), int(spec.replay), _now()))
+            "INSERT INTO runs (name, source, set_hash, replay, created, uid) VALUES (?, ?, ?, ?, ?, ?)",
+            (spec.name, spec.source, spec.deals.set_hash(), int(spec.replay), _now(), uuid.uuid4().hex))
         run_id = int(cur.lastrowid or 0)
         db.executemany("INSERT OR IGNORE INTO seen_deals VALUES (?, ?, ?)",
                        [(h, run_id, b) for b, h in hashes.items()])
@@ -252,27 +376,26 @@ class Journal:
     def _refuse_reuse(self, db: sqlite3.Connection, hashes: dict[int, str], name: str, hint: str | None) -> None:
         marks = ",".join("?" * len(hashes))
         row = db.execute(
-            f"SELECT s.board, r.name, r.id FROM seen_deals s JOIN runs r ON r.id = s.run_id "
+            f"SELECT s.board, r.name, r.id, r.finished FROM seen_deals s JOIN runs r ON r.id = s.run_id "
             f"WHERE s.deal_hash IN ({marks}) LIMIT 1", list(hashes.values())).fetchone()
         if row:
-            advice = hint or ("resume that run with --resume, or mark a replay event with --replay")
-            raise JournalError(
+            resume = "" if row[3] else f"continue run {row[2]} with --resume, or "
+            advice = hint or f"{resume}mark a replay event with --replay"
+            raise DealReused(
                 f"{name}: Law 6D2: a deal of this set was already dealt as board {row[0]} of run "
-                f"{row[2]} ({row[1]}); a deal may not be imported from another session ({advice})")
+                f"{row[2]} ({row[1]}) of this journal; a deal may not be imported from another session "
+                f"({advice})")
 
     def run(self, run_id: int) -> Run:
         """A run by id; `JournalError` if there is none."""
-        row = self._db.execute(
-            "SELECT id, name, source, set_hash, replay, finished FROM runs WHERE id = ?", (run_id,)
-        ).fetchone()
-        if row is None:
+        rows = self._query(f"SELECT {self._run_columns} FROM runs WHERE id = ?", (run_id,))
+        if not rows:
             raise JournalError(f"{self.path}: no run {run_id}")
-        return Run(row[0], row[1], row[2], row[3], bool(row[4]), row[5] is not None)
+        return _run(rows[0])
 
     def runs(self) -> list[Run]:
         """Every run, oldest first."""
-        ids = [r[0] for r in self._db.execute("SELECT id FROM runs ORDER BY id")]
-        return [self.run(i) for i in ids]
+        return [_run(r) for r in self._query(f"SELECT {self._run_columns} FROM runs ORDER BY id")]
 
     def deal_hashes(self, run_id: int) -> dict[int, str]:
         """Board number -> the hash of the deal the run recorded for it (what proves a deal file is the one
@@ -283,14 +406,13 @@ class Journal:
 
     def unfinished_run(self, set_hash: str) -> Run | None:
         """The newest unfinished run of a deal set, if any (what --resume continues)."""
-        row = self._db.execute(
-            "SELECT id FROM runs WHERE set_hash = ? AND finished IS NULL ORDER BY id DESC LIMIT 1",
-            (set_hash,)).fetchone()
-        return None if row is None else self.run(row[0])
+        rows = self._query(f"SELECT {self._run_columns} FROM runs WHERE set_hash = ? AND finished IS NULL "
+                           "ORDER BY id DESC LIMIT 1", (set_hash,))
+        return _run(rows[0]) if rows else None
 
     def finish_run(self, run_id: int) -> None:
         """Mark a run finished; refused while any job is not verified."""
-        with self._transaction() as db:
+        with self._transaction(checkpoint=True) as db:
             left = db.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ? AND state != ?",
                               (run_id, JobState.VERIFIED.value)).fetchone()[0]
             if left:
@@ -307,14 +429,14 @@ class Journal:
         if states is not None:
             sql += f" AND state IN ({','.join('?' * len(states))})"
             args += [s.value for s in states]
-        return [_job(r) for r in self._db.execute(sql + " ORDER BY seq", args).fetchall()]
+        return [_job(r) for r in self._query(sql + " ORDER BY seq", args)]
 
     def job(self, job_id: int) -> Job:
         """A job by id."""
-        row = self._db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        if row is None:
+        rows = self._query(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,))
+        if not rows:
             raise JournalError(f"{self.path}: no job {job_id}")
-        return _job(row)
+        return _job(rows[0])
 
     def uncertain_jobs(self, run_id: int) -> list[Job]:
         """Jobs whose board may hold unverified cards (DEALING, DEALT): recount before anything else."""
@@ -324,12 +446,13 @@ class Journal:
                 kind: str | None = None, detail: dict[str, Any] | None = None) -> Job:
         """Move a job to `state` and record why, in one transaction; refuses an illegal transition.
 
-        Going back to PLANNED from FAULTED starts a new attempt at the same deal. The step into
-        DEALING is synced to disk before this returns (it is what prevents dealing a board twice);
-        the other steps are durable against a crash of the controller, and a power loss can only
-        undo them back to a state from which the run redoes the step safely.
+        Going back to PLANNED from FAULTED starts a new attempt at the same deal. A step into DEALING,
+        VERIFIED or FAULTED is in the main file and synced before this returns (the step into DEALING
+        is what prevents dealing a board twice); the other steps are durable against a crash of the
+        controller, and a power loss or a lost side file can only undo them back to a state from which
+        the run redoes the step safely.
         """
-        with self._transaction(sync=state is JobState.DEALING) as db:
+        with self._transaction(sync=state is JobState.DEALING, checkpoint=state in CHECKPOINTED) as db:
             row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
             if row is None:
                 raise JournalError(f"{self.path}: no job {job_id}")
@@ -354,11 +477,10 @@ class Journal:
         """
         with self._lock:
             for one in (run_id,) if isinstance(run_id, int) else run_id:
-                row = self._db.execute(
-                    "SELECT id FROM jobs WHERE run_id = ? AND state = ? ORDER BY seq LIMIT 1",
-                    (one, JobState.PLANNED.value)).fetchone()
-                if row is not None:
-                    return self.advance(row[0], JobState.LOADED, machine=machine, detail=detail)
+                rows = self._query("SELECT id FROM jobs WHERE run_id = ? AND state = ? ORDER BY seq LIMIT 1",
+                                   (one, JobState.PLANNED.value))
+                if rows:
+                    return self.advance(rows[0][0], JobState.LOADED, machine=machine, detail=detail)
             return None
 
     def redeal(self, job_id: int, machine: str, *, detail: dict[str, Any] | None = None) -> Job:
@@ -370,8 +492,7 @@ class Journal:
 
     def counts(self, run_id: int) -> dict[JobState, int]:
         """How many jobs of the run are in each state."""
-        rows = self._db.execute("SELECT state, COUNT(*) FROM jobs WHERE run_id = ? GROUP BY state",
-                                (run_id,)).fetchall()
+        rows = self._query("SELECT state, COUNT(*) FROM jobs WHERE run_id = ? GROUP BY state", (run_id,))
         found = {JobState(r[0]): r[1] for r in rows}
         return {s: found.get(s, 0) for s in JobState}
 
@@ -388,7 +509,7 @@ class Journal:
         if job_id is not None:
             sql += " AND job_id = ?"
             args.append(job_id)
-        rows = self._db.execute(sql + " ORDER BY id", args).fetchall()
+        rows = self._query(sql + " ORDER BY id", args)
         return [{"id": r[0], "job_id": r[1], "at": r[2], "machine": r[3], "kind": r[4],
                  "state": r[5], "detail": json.loads(r[6])} for r in rows]
 
@@ -424,6 +545,72 @@ class Journal:
 
 
 _JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt"
+_RUN_COLUMNS: Final = "id, name, source, set_hash, replay, finished, uid"
+_LOST_ADVICE: Final = (". If boards of this deal set may hold cards (a journal lost, moved or replaced), "
+                       "recount them with `dealer check` before dealing anything")
+
+
+def _connect(target: str, path: str, durability: Durability, *, create: bool) -> sqlite3.Connection:
+    """A connection to a journal to write, checked (empty, corrupt) and brought to the current schema."""
+    try:
+        db = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30)
+    except sqlite3.Error as exc:
+        raise JournalError(f"{path}: cannot open the journal ({exc})") from exc
+    try:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not create and ("runs" not in tables or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone()):
+            raise JournalError(f"{path}: the journal is empty (it holds no run), so there is no run to "
+                               f"resume; it may have lost its data (a truncated or replaced file){_LOST_ADVICE}")
+        if tables:
+            problems = [r[0] for r in db.execute("PRAGMA quick_check(3)")]
+            if problems != ["ok"]:
+                raise sqlite3.DatabaseError("; ".join(problems))
+        if durability is Durability.ROLLBACK:
+            db.execute("PRAGMA journal_mode=DELETE")
+            db.execute("PRAGMA synchronous=FULL")
+        else:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+        if durability is Durability.CHECKPOINT:
+            db.execute("PRAGMA wal_autocheckpoint=0")  # the journal checkpoints itself (`Journal._checkpoint`)
+        db.execute("PRAGMA foreign_keys=ON")
+        db.executescript(_SCHEMA)
+        db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        _migrate(db)
+        if durability is Durability.CHECKPOINT and target != ":memory:":
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # what a killed run left in the -wal, into the main file
+    except JournalError:
+        db.close()
+        raise
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise JournalError(f"{path}: not a usable journal ({exc}); it can be neither resumed nor added "
+                           f"to: keep it aside{_LOST_ADVICE}") from exc
+    return db
+
+
+def _migrate(db: sqlite3.Connection) -> bool:
+    """Bring a journal of an older schema to this one; True if anything changed."""
+    columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
+    missing = [r[0] for r in db.execute("SELECT id FROM runs WHERE uid IS NULL")] if "uid" in columns else None
+    if missing == []:
+        return False
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if missing is None:
+            db.execute("ALTER TABLE runs ADD COLUMN uid TEXT")
+            missing = [r[0] for r in db.execute("SELECT id FROM runs")]
+        db.executemany("UPDATE runs SET uid = ? WHERE id = ?", [(uuid.uuid4().hex, i) for i in missing])
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return True
+
+
+def _run(row: tuple[Any, ...]) -> Run:
+    return Run(row[0], row[1], row[2], row[3], bool(row[4]), row[5] is not None, row[6] or "")
 
 
 def _job(row: tuple[Any, ...]) -> Job:

@@ -2,16 +2,21 @@
 
 Nothing is dealt: for each board the operator is prompted to insert it, its label is read (another
 board is ejected and the right one asked for), the machine recounts its pockets (turned into the board's
-own pockets by how the board lies) and the verifier names any fault by its Law.
+own pockets by how the board lies) and the verifier names any fault by its Law. A check holds the journal
+of its deal file for its whole length (the lock, not the file, which it never writes): never while a run
+deals the same boards (`JournalBusy` naming that run).
 """
 
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from typing import IO
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DeviceTimeout
+from dealer.core.errors import DeviceTimeout, JournalBusy, JournalError
+from dealer.dealing.journal_lock import JournalLock
 from dealer.dealing.machine import BoardReading, Machine, OperatorPrompt
 from dealer.verify import BoardRecount, VerificationReport, check_label, verify_board
 from firmware_protocol.labels import BoardLabel
@@ -22,8 +27,30 @@ MAX_REFUSALS = 3
 
 def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = 600.0,
                  show_cards: bool = False, quiet: bool = False, out: IO[str] = sys.stderr,
-                 machine: Machine | None = None) -> list[VerificationReport]:
-    """Recount every board of `deals` (one copy, set `set_name`) on the machine at `port`."""
+                 machine: Machine | None = None, journal: Path | None = None) -> list[VerificationReport]:
+    """Recount every board of `deals` (one copy, set `set_name`) on the machine at `port`, holding the lock of
+    `journal` (the journal of a run that deals these boards) meanwhile."""
+    with _hold(journal):
+        return _check_all(deals, port, set_name, board_timeout, show_cards, quiet, out, machine)
+
+
+def _hold(journal: Path | None) -> AbstractContextManager[object]:
+    """The journal's lock; none when there is no journal and its folder takes no file (a run could not
+    write its journal there either: a deal file on a read-only medium)."""
+    if journal is None:
+        return nullcontext()
+    try:
+        return JournalLock.acquire(journal, "dealer check")
+    except JournalBusy:
+        raise
+    except JournalError:
+        if journal.exists():
+            raise
+        return nullcontext()
+
+
+def _check_all(deals: DealSet, port: str, set_name: str, board_timeout: float, show_cards: bool, quiet: bool,
+               out: IO[str], machine: Machine | None) -> list[VerificationReport]:
     m = machine or Machine(port)
     reports = []
     try:

@@ -1,8 +1,10 @@
 """The dealing run: a deal set and its copies -> journal jobs -> machines, one station thread each.
 
-`deal_session` is what `dealer deal FILE` does: read the deal file, open (or resume) the run in the
-journal, refuse a deal set used before (Law 6D2), put every job left half-way by a crash back where
-it belongs, start one `Station` per machine, and end with a summary and an optional report file.
+`deal_session` is what `dealer deal FILE` does: read the deal file, take the journal (refused while
+another process holds it), open (or resume) the run in the journal, refuse a deal set used before (Law
+6D2: in this journal, or on this computer by the deal history), put every job left half-way by a crash
+back where it belongs, start one `Station` per machine, and end with a summary and an optional report
+file.
 `execute` deals the jobs of one run or of several (a congress, `dealer.plan.run`) from one queue.
 A machine that is lost stops its station; the others go on, and its unsettled jobs wait for a resume.
 Such a run is not a success even if the others dealt every board: `raise_for` raises the lost machine's
@@ -24,8 +26,9 @@ from typing import IO, Any
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, JournalError, VerificationError
 from dealer.dealing import report
+from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import Job, JobState, Journal
+from dealer.dealing.journal import Job, JobState, Journal, Run
 from dealer.dealing.machine import Machine
 from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
 from dealer.dealing.station import RunContext, Station
@@ -51,6 +54,8 @@ class RunOptions:
     machine_factory: Callable[[str], Machine] | None = None
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
+    history: Path | None = None
+    """The deal history (Law 6D2 beyond this journal); None: this computer's (`history.default_path`)."""
     out: IO[str] = field(default_factory=lambda: sys.stderr)
     view: ProgressView | None = None
     """How progress is shown (default: one plain line an event on `out`)."""
@@ -94,7 +99,7 @@ def copies_plan(deals: DealSet, copies: int, set_name: str) -> list[JobPlan]:
 def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | None = None) -> RunResult:
     """Deal a deal set with its copies on the machines of `options`; resumable through the journal."""
     plan = copies_plan(deals, options.copies, options.set_name)
-    with Journal.open(options.journal) as journal:
+    with Journal.open(options.journal, create=not options.resume, command="dealer deal") as journal:
         run_id = _open_run(journal, deals, source, plan, options, name or Path(source).stem)
         return execute(journal, [(run_id, deals)], options)
 
@@ -105,12 +110,32 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
     if options.resume:
         if unfinished is None:
             raise JournalError(f"{journal.path}: no unfinished run of this deal set to resume")
+        with DealHistory.open(options.history) as history:
+            remember(history, journal, unfinished, deals, options)
         release_loaded(journal, unfinished.id)
         return unfinished.id
-    if unfinished is not None:
+    if unfinished is not None:  # this process holds the journal: no other controller is dealing it
         raise JournalError(f"{journal.path}: run {unfinished.id} of this deal set is unfinished; "
                            f"continue it with --resume")
-    return journal.begin_run(name, source, deals, plan, replay=options.replay).id
+    with DealHistory.open(options.history) as history:
+        _tell(options, check_reuse(history, deals, name=name, replay=options.replay))
+        run = journal.begin_run(name, source, deals, plan, replay=options.replay)
+        history.record(deals, run_uid=run.uid, run_name=run.name, journal=journal.path, replay=run.replay)
+    return run.id
+
+
+def remember(history: DealHistory, journal: Journal, run: Run, deals: DealSet, options: RunOptions,
+             hint: str | None = None) -> None:
+    """A run to resume: checked against the deal history (its own entries excepted), then recorded in it
+    (again, if it was: a run killed before recording its deals has them recorded now)."""
+    replay = run.replay or options.replay
+    _tell(options, check_reuse(history, deals, name=run.name, replay=replay, run_uid=run.uid, hint=hint))
+    history.record(deals, run_uid=run.uid, run_name=run.name, journal=journal.path, replay=replay)
+
+
+def _tell(options: RunOptions, warnings: Sequence[Any]) -> None:
+    for fault in warnings:
+        options.out.write(f"note: {fault.text()}\n")
 
 
 def release_loaded(journal: Journal, run_id: int) -> None:

@@ -2,7 +2,8 @@
 --plan` refuses by.
 
 `problems` lists every problem, each as the error a dealing run would raise for it: the plan names no
-machine; a session deals deals an earlier one dealt (Law 6D2, not a replay); two sessions dealt in one
+machine; a session deals deals an earlier one dealt (Law 6D2, not a replay), or deals this computer's
+deal history holds from another run (`history_problems`: Law 6D2 beyond the plan); two sessions dealt in one
 run need the same physical board (set and number: the later session needs it after the earlier is
 played); a session's run in the journal is unfinished (it needs ``--resume``). Sessions the journal
 holds as finished are not dealt again, so they clash with none. `dealer deal --plan` raises the first
@@ -14,16 +15,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from dealer.core.errors import DealerError, JournalError, UsageError
+from dealer.core.errors import DealerError, DealReused, JournalError, UsageError
+from dealer.dealing.history import DealHistory, check_reuse, default_path
 from dealer.dealing.journal import Journal, Run
 from dealer.plan.congress import Plan
 from dealer.plan.model import PlanError, Session
+from dealer.verify import BoardFault
+
+REPLAY_HINT = "mark the session replay = true in the plan if it is a replay of those deals"
 
 
 def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequence[Run] = (), *,
-             resume: bool = False, journal: str = "") -> list[DealerError]:
+             resume: bool = False, journal: str = "", history: Path | None = None) -> list[DealerError]:
     """Every reason `dealer deal --plan` would refuse to deal `sessions` (default: all) of `plan`, given
-    the runs its journal holds (`runs`; a fresh journal holds none), in the order the run checks them."""
+    the runs its journal holds (`runs`; a fresh journal holds none) and the deal history (`history`, None:
+    this computer's), in the order the run checks them."""
     chosen = list(plan.sessions if sessions is None else sessions)
     found: list[DealerError] = []
     missing = machines_problem(plan)
@@ -32,6 +38,7 @@ def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequen
     reuse = reuse_problem(plan)
     if reuse is not None:
         found.append(reuse)
+    found += history_problems(plan, chosen, runs, history)[0]
     held = {s.name: session_run(plan, s, runs) for s in chosen}
     found += unfinished_problems(held, resume=resume, journal=journal or str(plan.event.journal))
     found += board_clashes([s for s in chosen if not _finished(held[s.name])])
@@ -39,11 +46,35 @@ def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequen
 
 
 def journal_runs(path: Path) -> list[Run]:
-    """The runs a journal holds; none if there is no journal yet (nothing is created to find out)."""
-    if not path.is_file():
+    """The runs a journal holds; none if there is no journal yet (nothing is created to find out). Read
+    without taking the journal: a live run's journal too, undisturbed."""
+    if not path.is_file() or path.stat().st_size == 0:
         return []
-    with Journal.open(path) as journal:
+    with Journal.open_read_only(path) as journal:
         return journal.runs()
+
+
+def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run] = (),
+                     history: Path | None = None) -> tuple[list[DealReused], list[BoardFault]]:
+    """Law 6D2 against the deal history for each of `sessions` with its deals at hand and not dealt already
+    (its own run in the journal, `runs`, excepted): the refusals, and the F10 notes of replay sessions.
+    Reads only: with no history file there is nothing to find."""
+    path = history if history is not None else default_path()
+    if not path.is_file():
+        return [], []
+    refused: list[DealReused] = []
+    notes: list[BoardFault] = []
+    with DealHistory.open(path) as found:
+        for session in sessions:
+            mine = session_run(plan, session, runs)
+            if plan.needs_generation(session) or _finished(mine):
+                continue
+            try:
+                notes += check_reuse(found, plan.deal_set(session), name=session.name, replay=session.replay,
+                                     run_uid=mine.uid if mine else None, hint=REPLAY_HINT)
+            except DealReused as exc:
+                refused.append(exc)
+    return refused, notes
 
 
 def machines_problem(plan: Plan) -> UsageError | None:

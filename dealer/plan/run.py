@@ -2,8 +2,10 @@
 
 `deal_plan` is what `dealer deal --plan PLAN.toml` does. Each session (in plan order) becomes one run
 of the plan's journal, with the session's deals and every copy of its boards as jobs, so Law 6D2 is
-checked per session: a session whose deals were dealt in another run is refused unless the plan marks
-it a replay. The runs of one invocation begin together, in one transaction (all or none).
+checked per session: a session whose deals were dealt in another run (of the journal, or of any
+journal by the deal history) is refused unless the plan marks it a replay. The plan's journal is held
+by this process for the whole run (`JournalBusy` for a second one). The runs of one invocation begin
+together, in one transaction (all or none).
 
 The machines (the plan's, by name and port URL) then take the jobs of every session from one queue,
 the earliest session's first: a machine that has finished its share of a session goes on with the
@@ -27,11 +29,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from dealer.core.dealset import DealSet
+from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.journal import Journal, Run, RunSpec
-from dealer.dealing.run import RunOptions, RunResult, execute, release_loaded
+from dealer.dealing.journal_lock import JournalLock
+from dealer.dealing.run import RunOptions, RunResult, execute, release_loaded, remember
 from dealer.plan import Plan, Session, check
 
-REPLAY_HINT = "mark the session replay = true in the plan if it is a replay of those deals"
+REPLAY_HINT = check.REPLAY_HINT
 
 
 def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None) -> RunResult:
@@ -39,14 +43,19 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     `options` (the CLI passes the plan's journal unless told otherwise)."""
     chosen = [plan.session(name) for name in sessions] if sessions else list(plan.sessions)
     chosen = [s for s in plan.sessions if s in chosen]  # plan order, each once
-    found = check.problems(plan, chosen, check.journal_runs(options.journal), resume=options.resume,
-                           journal=str(options.journal))
-    if found:
-        raise found[0]
+    lock = JournalLock.acquire(options.journal, "dealer deal --plan")  # first: a live run is named, nothing else
+    try:
+        found = check.problems(plan, chosen, check.journal_runs(options.journal), resume=options.resume,
+                               journal=str(options.journal), history=options.history)
+        if found:
+            raise found[0]
+    except BaseException:
+        lock.release()
+        raise
     deal_sets = {s.name: plan.deal_set(s) for s in chosen}
     options = replace(options, ports=[m.url for m in plan.machines],
                       machine_names=[m.name for m in plan.machines])
-    with Journal.open(options.journal) as journal:
+    with Journal.open(options.journal, create=not options.resume, lock=lock) as journal:
         runs = _open_runs(journal, plan, chosen, deal_sets, options)
         if not runs:
             return _nothing_left(journal, plan, chosen, options)
@@ -73,8 +82,18 @@ def _open_runs(journal: Journal, plan: Plan, chosen: list[Session], deal_sets: d
     clashes = check.board_clashes(dealt_now)
     if clashes:
         raise clashes[0]
-    begun = journal.begin_runs([RunSpec(s.name, _source_text(plan, s), deal_sets[s.name], s.jobs(), s.replay)
-                                for s in dealt_now if found[s.name] is None], hint=REPLAY_HINT)
+    fresh = [s for s in dealt_now if found[s.name] is None]
+    with DealHistory.open(options.history) as history:
+        for s in fresh:
+            for fault in check_reuse(history, deal_sets[s.name], name=s.name, replay=s.replay, hint=REPLAY_HINT):
+                options.out.write(f"note: {fault.text()}\n")
+        for name, run in unfinished:
+            remember(history, journal, run, deal_sets[name], options, hint=REPLAY_HINT)
+        begun = journal.begin_runs([RunSpec(s.name, _source_text(plan, s), deal_sets[s.name], s.jobs(), s.replay)
+                                    for s in fresh], hint=REPLAY_HINT)
+        for run in begun:
+            history.record(deal_sets[run.name], run_uid=run.uid, run_name=run.name, journal=journal.path,
+                           replay=run.replay)
     run_of = {run.name: run.id for run in begun}
     for name, run in unfinished:
         release_loaded(journal, run.id)

@@ -42,7 +42,9 @@ pytestmark = [pytest.mark.pty,
               pytest.mark.filterwarnings("ignore:set(Daemon|Name)\\(\\) is deprecated:DeprecationWarning")]
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+def env() -> dict[str, str]:
+    """The environment of a subprocess: this test's, read when it starts (its own deal history)."""
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
 SPEED = 60.0
 PATIENCE = 120.0
 """Seconds a controller run may take before the test gives up on it (a bound, never a measurement)."""
@@ -107,7 +109,7 @@ def hall(tmp_path: Path) -> Iterator[Hall]:
 
 
 def controller(*args: str, cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "dealer", "deal", *args], cwd=cwd, env=ENV, text=True,
+    return subprocess.Popen([sys.executable, "-m", "dealer", "deal", *args], cwd=cwd, env=env(), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
@@ -178,7 +180,7 @@ def test_a_congress_killed_halfway_resumes_and_ends_with_every_copy_verified(tmp
     assert "redeal: board emptied, the same deal dealt again" in actions
     assert "board refused by its label, another asked for" in actions
 
-    report = subprocess.run([sys.executable, "-m", "dealer", "report", str(journal)], cwd=tmp_path, env=ENV,
+    report = subprocess.run([sys.executable, "-m", "dealer", "report", str(journal)], cwd=tmp_path, env=env(),
                             capture_output=True, text=True, timeout=60)
     assert report.returncode == 0, report.stderr
     assert "FRI (run 1): 12 boards, 12 verified" in report.stdout

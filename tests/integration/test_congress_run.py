@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dealer.core.errors import JournalError, UsageError
+from dealer.core.errors import DealReused, JournalError, UsageError
 from dealer.dealing.journal import Journal
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult
@@ -148,7 +148,7 @@ def test_law_6d2_is_checked_per_session_against_the_journal(tmp_path: Path, room
     plan = write_plan(tmp_path, 1, (SessionText("MON", "1-2", (("A", ("A1",)),)),))
     with Journal.open(plan.event.journal) as journal:  # these deals were dealt before, by another run
         journal.begin_run("club night", "club.pbn", plan.deal_set("MON"), [])
-    with pytest.raises(JournalError, match=r"MON: Law 6D2: .* run 1 \(club night\).*replay = true"):
+    with pytest.raises(DealReused, match=r"MON: Law 6D2: .* run 1 \(club night\).*replay = true"):
         deal(plan, room)
     with Journal.open(plan.event.journal) as journal:
         assert [r.name for r in journal.runs()] == ["club night"]  # nothing begun

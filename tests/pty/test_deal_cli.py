@@ -35,14 +35,16 @@ pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
+def env() -> dict[str, str]:
+    """The environment of a subprocess: this test's, read when it starts (its own deal history)."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
 SPEED = "200"
 """Simulated machines at 200 times real speed: about 80 ms a board."""
 
 
 def dealer(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run `python -m dealer ARGS` to the end, in its own session (killed with its group on a timeout)."""
-    proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=ENV, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env(), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -58,7 +60,7 @@ def served_sim(tmp_path: Path) -> Iterator[str]:
     """`dealer sim` in its own process; yields the path it printed. Stopped (its group) afterwards."""
     link = tmp_path / "machine"
     proc = subprocess.Popen([sys.executable, "-m", "dealer", "sim", "--speed", SPEED, "--link", str(link)],
-                            cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
         assert proc.stdout is not None

@@ -6,13 +6,31 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tests.support.paths import ROOT
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
-"""The environment of a `dealer` run from the source tree (wide lines: nothing wraps)."""
+
+class _Environment(Mapping[str, str]):
+    """The process's environment as it is when read (a test's own `DEALER_HISTORY` included), with the
+    source tree on PYTHONPATH and wide lines."""
+
+    def _now(self) -> dict[str, str]:
+        return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
+
+    def __getitem__(self, key: str) -> str:
+        return self._now()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return len(self._now())
+
+
+ENV: Mapping[str, str] = _Environment()
+"""The environment of a `dealer` run from the source tree (wide lines: nothing wraps), read when used."""
 
 
 def run(command: Sequence[str], *, cwd: Path, timeout: float = 300, env: Mapping[str, str] | None = None,

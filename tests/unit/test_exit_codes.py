@@ -24,7 +24,9 @@ DOCUMENTED: dict[type[errors.DealerError], int] = {
     errors.DeviceDisconnected: 5,
     errors.MachineFault: 7,
     errors.VerificationError: 8,
+    errors.DealReused: 8,
     errors.JournalError: 9,
+    errors.JournalBusy: 10,
 }
 
 

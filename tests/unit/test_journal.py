@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import JournalError
+from dealer.core.errors import DealReused, JournalError
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import Job, JobState, Journal
 from tests.support.deals import random_deals
@@ -92,11 +92,11 @@ def test_uncertain_jobs_are_the_ones_that_may_hold_cards(journal: Journal) -> No
 def test_law_6d2_refuses_a_deal_set_seen_in_another_run(journal: Journal) -> None:
     deals = session()
     journal.begin_run("monday", "mon.pbn", deals, plan(deals))
-    with pytest.raises(JournalError, match="6D2"):
+    with pytest.raises(DealReused, match="6D2"):
         journal.begin_run("tuesday", "tue.pbn", deals, plan(deals))
     # one shared deal is enough to refuse
     mixed = DealSet.from_deals(list(session(2).deals[:3]) + [deals.deals[2]])
-    with pytest.raises(JournalError, match="board 3"):
+    with pytest.raises(DealReused, match="board 3"):
         journal.begin_run("tuesday", "tue.pbn", mixed, plan(mixed))
     replay = journal.begin_run("replay", "mon.pbn", deals, plan(deals), replay=True)
     assert replay.replay
@@ -206,7 +206,7 @@ def test_runs_begun_together_are_all_or_none_and_checked_against_each_other(jour
     from dealer.dealing.journal import RunSpec
 
     fri, sat = session(1), session(2)
-    with pytest.raises(JournalError, match="SUN: Law 6D2: .* run .* \\(FRI\\).*say replay"):
+    with pytest.raises(DealReused, match="SUN: Law 6D2: .* run .* \\(FRI\\).*say replay"):
         journal.begin_runs([RunSpec("FRI", "plan", fri, plan(fri)), RunSpec("SAT", "plan", sat, plan(sat)),
                             RunSpec("SUN", "plan", fri, plan(fri))], hint="say replay")
     assert journal.runs() == []

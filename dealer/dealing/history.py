@@ -1,0 +1,271 @@
+"""The deal history of a computer: every deal dealt here, by hash, so that Law 6D2 reaches past one journal.
+
+A journal refuses a deal set that one of its own runs dealt; the history refuses a deal dealt by any
+run on this computer (or on another one whose history was imported), wherever its journal is: the
+same deal file copied to another folder and dealt again is refused unless the run is a replay.
+
+What is kept: for each deal of each run, the deal's hash (`dealer.verify.deal_hash`: SHA-256 of the
+packed deal, the identity the journal and the verifier already use), the run's uid, name and journal,
+the board number, the host, when, and whether the run was a replay. Never a deal, a card or a seed.
+Recovering a deal from its hash alone means trying up to 5.4e28 deals (2^96): out of reach. Someone who
+already knows part of the deal needs far fewer tries (26 cards known leave 10,400,600 deals), so the
+history and its exports are kept private like a journal (mode 0600) until the session is played.
+
+When: a run's deals are recorded as it begins (after its journal holds it, before anything is dealt)
+and again, harmlessly, on every resume; a run is checked against the history before that, its own
+earlier entries excepted (a resume).
+
+Where: ``DEALER_HISTORY`` (a file path) if set, else ``history.sqlite`` in the user's data folder by the
+platform's convention (`platformdirs`: ``~/.local/share/dealer`` on Linux, ``~/Library/Application
+Support/dealer`` on macOS, ``%LOCALAPPDATA%\\dealer`` on Windows); ``--history PATH`` overrides both.
+The file is SQLite with every write one transaction: several controllers on one computer may record
+at once and lose nothing. `export`/`import_file` move entries between computers (JSON, hashes only), so
+a congress's controllers share one history.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import platformdirs
+
+from dealer.core.dealset import DealSet
+from dealer.core.errors import DealReused, FormatError, JournalError
+from dealer.core.outfile import SECRET_MODE, write_text
+from dealer.verify import BoardFault, FaultCategory, check_deal_set
+
+ENV_VAR: Final = "DEALER_HISTORY"
+FILE_NAME: Final = "history.sqlite"
+EXPORT_FORMAT: Final = "dealer deal history"
+EXPORT_VERSION: Final = 1
+_HASH: Final = re.compile(r"[0-9a-f]{64}")
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS deals (
+    deal_hash TEXT NOT NULL,
+    run_uid TEXT NOT NULL,
+    board INTEGER NOT NULL,
+    run_name TEXT NOT NULL,
+    journal TEXT NOT NULL,
+    host TEXT NOT NULL,
+    recorded TEXT NOT NULL,
+    replay INTEGER NOT NULL,
+    PRIMARY KEY (deal_hash, run_uid)
+) WITHOUT ROWID;
+"""
+_COLUMNS: Final = ("deal_hash", "run_uid", "board", "run_name", "journal", "host", "recorded", "replay")
+
+
+def default_path() -> Path:
+    """Where this computer's history is: ``$DEALER_HISTORY``, else the user's data folder."""
+    given = os.environ.get(ENV_VAR)
+    if given:
+        return Path(given)
+    return Path(platformdirs.user_data_dir("dealer", appauthor=False)) / FILE_NAME
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One deal of one run, as the history keeps it (no deal, only its hash)."""
+
+    deal_hash: str
+    run_uid: str
+    board: int
+    run_name: str
+    journal: str
+    host: str
+    recorded: str
+    replay: bool
+
+    def where(self) -> str:
+        """Where the deal was dealt, for a message: run, journal, host, date."""
+        replay = ", a replay" if self.replay else ""
+        return f"run {self.run_name} of journal {self.journal} (host {self.host}, {self.recorded[:10]}{replay})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deal_hash": self.deal_hash, "run": self.run_uid, "board": self.board, "name": self.run_name,
+                "journal": self.journal, "host": self.host, "recorded": self.recorded, "replay": self.replay}
+
+
+class DealHistory:
+    """The history file of one computer (module docstring). Open it with `DealHistory.open`."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self._db = db
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | Path | None = None) -> DealHistory:
+        """Open (creating it and its folder, private) the history at `path`, or at `default_path()`."""
+        where = Path(path) if path is not None else default_path()
+        try:
+            where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not where.exists():
+                os.close(os.open(where, os.O_CREAT | os.O_WRONLY, SECRET_MODE))
+            db = sqlite3.connect(where, isolation_level=None, check_same_thread=False, timeout=60)
+        except (OSError, sqlite3.Error) as exc:
+            raise JournalError(f"{where}: cannot open the deal history ({exc})") from exc
+        try:
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (f"{EXPORT_FORMAT} {EXPORT_VERSION}",))
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise JournalError(f"{where}: not a usable deal history ({exc})") from exc
+        return cls(db, where)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> DealHistory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def entries(self, hashes: Iterable[str] | None = None) -> list[Entry]:
+        """Every entry (oldest first), or those of the deals `hashes`."""
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM deals"
+        args: list[str] = []
+        if hashes is not None:
+            args = sorted(set(hashes))
+            if not args:
+                return []
+            sql += f" WHERE deal_hash IN ({','.join('?' * len(args))})"
+        rows = self._read(sql + " ORDER BY recorded, run_uid, board", args)
+        return [Entry(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
+
+    def __len__(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM deals")[0][0])
+
+    def dealt_elsewhere(self, deals: DealSet, run_uid: str | None = None) -> dict[str, Entry]:
+        """The deals of `deals` the history has from a run other than `run_uid`: hash -> the earliest entry."""
+        found: dict[str, Entry] = {}
+        for entry in self.entries(deals.deal_hashes()):
+            if entry.run_uid != run_uid:
+                found.setdefault(entry.deal_hash, entry)
+        return found
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path}: the deal history cannot be read ({exc})") from exc
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def record(self, deals: DealSet, *, run_uid: str, run_name: str, journal: str | Path,
+               replay: bool = False) -> int:
+        """Record every deal of a run (one transaction); returns how many entries were new."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        host = socket.gethostname()
+        journal_text = str(Path(journal).absolute())
+        rows = [Entry(h, run_uid, int(b), run_name, journal_text, host, now, replay)
+                for b, h in zip(deals.boards, deals.deal_hashes(), strict=True)]
+        return self._insert(rows)
+
+    def _insert(self, entries: Sequence[Entry]) -> int:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                before = self._db.total_changes
+                self._db.executemany(
+                    f"INSERT OR IGNORE INTO deals ({', '.join(_COLUMNS)}) VALUES ({','.join('?' * len(_COLUMNS))})",
+                    [(e.deal_hash, e.run_uid, e.board, e.run_name, e.journal, e.host, e.recorded, int(e.replay))
+                     for e in entries])
+                added = self._db.total_changes - before
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path}: the deal history cannot be written ({exc})") from exc
+        return added
+
+    # --- moving between computers ---------------------------------------------------------------
+
+    def export(self, path: str | Path, *, force: bool = False) -> int:
+        """Write every entry to `path` (JSON, private); returns how many."""
+        entries = self.entries()
+        text = json.dumps({"format": EXPORT_FORMAT, "version": EXPORT_VERSION,
+                           "deals": [e.to_json() for e in entries]}, indent=1, sort_keys=True)
+        write_text(path, text + "\n", force=force, mode=SECRET_MODE)
+        return len(entries)
+
+    def import_file(self, path: str | Path) -> tuple[int, int]:
+        """Add the entries of an exported history; returns (new entries, entries read)."""
+        entries = read_export(path)
+        return self._insert(entries), len(entries)
+
+
+def read_export(path: str | Path) -> list[Entry]:
+    """The entries of an exported history file; `FormatError` naming the file and entry if it is not one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FormatError("no such file", path) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FormatError(f"not an exported deal history ({exc})", path) from None
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise FormatError(f"not an exported deal history (no \"format\": \"{EXPORT_FORMAT}\")", path)
+    if data.get("version") != EXPORT_VERSION:
+        raise FormatError(f"deal history version {data.get('version')!r}: this dealer reads version "
+                          f"{EXPORT_VERSION}", path)
+    deals = data.get("deals")
+    if not isinstance(deals, list):
+        raise FormatError("\"deals\" is not a list", path)
+    return [_entry(item, path, i) for i, item in enumerate(deals, 1)]
+
+
+def _entry(item: Any, path: str | Path, i: int) -> Entry:
+    def bad(why: str) -> FormatError:
+        return FormatError(f"entry {i}: {why}", path)
+
+    if not isinstance(item, dict):
+        raise bad("not an object")
+    text_fields = ("deal_hash", "run", "name", "journal", "host", "recorded")
+    for key in text_fields:
+        if not isinstance(item.get(key), str):
+            raise bad(f"{key!r} missing or not text")
+    if not _HASH.fullmatch(item["deal_hash"]):
+        raise bad("'deal_hash' is not 64 lowercase hex digits (a SHA-256)")
+    board, replay = item.get("board"), item.get("replay")
+    if not isinstance(board, int) or isinstance(board, bool) or board < 1:
+        raise bad("'board' is not a board number")
+    if not isinstance(replay, bool):
+        raise bad("'replay' is not true or false")
+    return Entry(item["deal_hash"], item["run"], board, item["name"], item["journal"], item["host"],
+                 item["recorded"], replay)
+
+
+# --- the check a run makes before dealing -------------------------------------------------------
+
+
+def check_reuse(history: DealHistory, deals: DealSet, *, name: str, replay: bool, run_uid: str | None = None,
+                hint: str | None = None) -> list[BoardFault]:
+    """Law 6D2 against the history: raise `DealReused` if a deal of `deals` was dealt by another run and
+    this run (`name`, `run_uid` when it is being resumed) is no replay; in a replay, return the F10
+    warnings (one per earlier run). `hint` replaces the advice given with a refusal."""
+    found = history.dealt_elsewhere(deals, run_uid)
+    if not found:
+        return []
+    labels = {h: e.where() for h, e in found.items()}
+    faults = [f for f in check_deal_set(deals, labels, replay=replay) if f.code is FaultCategory.F10]
+    blocking = [f for f in faults if f.blocking]
+    if blocking:
+        advice = hint or "if this event is a replay of those deals, say so with --replay"
+        raise DealReused(f"{name}: {blocking[0].text()} (deal history {history.path}); a deal may not be "
+                         f"imported from another session: nothing was dealt ({advice})")
+    return faults

@@ -1,0 +1,174 @@
+"""One live controller per journal: an operating-system lock on a side file, held for the life of a run.
+
+`JournalLock.acquire(journal, command)` locks ``<journal>.lock`` (created 0600 beside the journal and
+never deleted) and writes who holds it (process id, host, since when, the command) into it; a second
+process trying the same journal gets `JournalBusy` naming that holder. The lock is the operating
+system's, on an open file (`fcntl.flock` on Linux and macOS, `msvcrt.locking` on Windows): it goes when
+the holder closes it or dies, however it dies, so a killed run's lock never blocks its resume.
+
+Why a side file, and not SQLite's own locking: SQLite's exclusive locking mode keeps every other
+process out of the journal, a read-only `dealer report` of a live run included, and a busy error from
+SQLite cannot say who holds the file. Why not a lock on the journal file itself: SQLite takes POSIX
+record locks there, and a process loses every POSIX lock it holds on a file as soon as it closes any
+descriptor of that file; on Windows a locked byte cannot be read, not even by SQLite. Why not
+`filelock`: it opens the lock file truncated, so a process that fails to get the lock would wipe the
+holder's record, and the record is the point; the lock itself is two system calls.
+
+Do not delete a ``.lock`` file while its journal is in use: a process that then creates a new one
+gets a lock of its own. Deleting one when no run is live is harmless.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from dealer.core.errors import JournalBusy, JournalError
+
+RECORD_SIZE: Final = 1024
+"""Bytes at the start of the lock file that hold the holder's record (JSON, padded with spaces)."""
+_WINDOWS_LOCK_OFFSET: Final = 1 << 20
+"""On Windows the locked byte lies past the record, so that others can still read who holds it."""
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds a journal: the process, its host, since when, and what it runs."""
+
+    pid: int
+    host: str
+    since: str
+    command: str
+
+    def text(self) -> str:
+        here = self.host == socket.gethostname()
+        where = "on this computer" if here else f"on host {self.host}"
+        return f"{self.command} (process {self.pid} {where}, since {self.since})"
+
+
+def lock_path(journal: str | Path) -> Path:
+    """The side file that carries a journal's lock."""
+    return Path(f"{journal}.lock")
+
+
+class JournalLock:
+    """The lock of one journal, held by this process until `release` (or its death)."""
+
+    def __init__(self, path: Path, fd: int, holder: Holder) -> None:
+        self.path = path
+        self.holder = holder
+        self._fd: int | None = fd
+
+    @classmethod
+    def acquire(cls, journal: str | Path, command: str) -> JournalLock:
+        """Lock `journal` for this process, or raise `JournalBusy` naming the live holder."""
+        path = lock_path(journal)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise JournalError(f"{path}: cannot open the journal's lock file ({exc.strerror or exc})") from exc
+        try:
+            if not _try_lock(fd):
+                holder = _read_holder(fd)
+                who = holder.text() if holder else "another process (it is just starting)"
+                raise JournalBusy(
+                    f"{journal}: in use by {who}. One controller per journal: wait until it ends, or stop "
+                    f"that process, before running another command on this journal (a read-only "
+                    f"`dealer report` may run meanwhile)")
+            holder = Holder(os.getpid(), socket.gethostname(), _now(), command)
+            _write_record(fd, json.dumps(holder.__dict__, sort_keys=True))
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, fd, holder)
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Clear the holder's record and let go of the lock (closing the file releases it)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        with contextlib.suppress(OSError):
+            _write_record(fd, "")
+        with contextlib.suppress(OSError):
+            _unlock(fd)
+        os.close(fd)
+
+    def __enter__(self) -> JournalLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def read_holder(journal: str | Path) -> Holder | None:
+    """The holder recorded in a journal's lock file (a live one only if its lock is held), if any."""
+    try:
+        fd = os.open(lock_path(journal), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return _read_holder(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_holder(fd: int) -> Holder | None:
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        raw = os.read(fd, RECORD_SIZE).decode("utf-8", "replace").strip()
+        data = json.loads(raw) if raw else None
+        if not isinstance(data, dict):
+            return None
+        return Holder(int(data["pid"]), str(data["host"]), str(data["since"]), str(data["command"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_record(fd: int, text: str) -> None:
+    data = text.encode("utf-8")[:RECORD_SIZE].ljust(RECORD_SIZE, b" ")
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, data)
+
+
+def _now() -> str:
+    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)

@@ -1,0 +1,91 @@
+"""Controllers as users run them: `dealer` in a subprocess of its own session, killed with its group; deal
+sets to deal; a journal's state read without taking it; what the simulated machines' ledgers say was
+physically dealt."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+from dealer.core.dealset import DealSet
+from dealer.dealing.journal import Journal
+from hil import PtySimulator
+from tests.support.deals import random_deal_set
+from tests.support.paths import ROOT
+
+
+def deal_set(seed: int, n: int) -> DealSet:
+    """`n` random deals (seeded) as boards 1..n."""
+    return random_deal_set(n, seed)
+
+
+def env() -> dict[str, str]:
+    """The environment of a subprocess: this test's (its own deal history), read when it starts."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
+
+
+def start(*args: str, cwd: Path = ROOT) -> subprocess.Popen[str]:
+    """`python -m dealer ARGS` in its own session, its output kept."""
+    return subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env(), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+class Ended(NamedTuple):
+    """How a process ended: its exit code, standard output and standard error."""
+
+    code: int
+    out: str
+    err: str
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 240) -> Ended:
+    """Wait for `proc` to end (its group killed if it does not in time)."""
+    out = err = ""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            kill(proc)
+    return Ended(proc.returncode, out or "", err or "")
+
+
+def kill(proc: subprocess.Popen[str]) -> str:
+    """SIGKILL `proc` and its group, and reap it; what it wrote on standard error."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    _, err = proc.communicate(timeout=30)
+    return err or ""
+
+
+def run_state(journal: Path) -> tuple[bool, bool]:
+    """(a run exists, the last one is finished), read without taking the journal."""
+    try:
+        with Journal.open_read_only(journal) as j:
+            runs = j.runs()
+    except Exception:  # no journal yet, or one that holds no run
+        return False, False
+    return bool(runs), bool(runs) and runs[-1].finished
+
+
+def dealt(sims: Iterable[PtySimulator]) -> dict[str, int]:
+    """Label -> dealings started into boards with that label, over every simulated machine."""
+    counts: dict[str, int] = {}
+    for sim in sims:
+        with sim.lock:
+            if sim.device is None:
+                continue
+            for label, n in sim.device.ledger.dealt_labels().items():
+                counts[label] = counts.get(label, 0) + n
+    return counts
+
+
+def frames_from_host(sim: PtySimulator) -> int:
+    """Frames the simulated machine has received from controllers so far."""
+    with sim.lock:
+        return sim.device.link.counters.frames_received if sim.device is not None else 0

@@ -1,0 +1,135 @@
+"""The deal history of a computer: what it keeps (hashes, never deals), Law 6D2 against it, export and import,
+several writers at once, and where it lives."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import platformdirs
+import pytest
+
+from dealer.core.errors import DealReused, FormatError, OutputExistsError
+from dealer.dealing import history
+from dealer.dealing.history import DealHistory, check_reuse
+from dealer.verify import FaultCategory, deal_hash
+from tests.support.controllers import deal_set
+from tests.support.paths import ROOT
+
+
+def test_a_run_is_recorded_by_deal_hash_and_nothing_else_of_the_deal(tmp_path: Path) -> None:
+    deals = deal_set(1, 4)
+    with DealHistory.open(tmp_path / "h.sqlite") as h:
+        assert h.record(deals, run_uid="r1", run_name="club", journal=tmp_path / "s.journal") == 4
+        assert h.record(deals, run_uid="r1", run_name="club", journal=tmp_path / "s.journal") == 0  # again
+        entries = h.entries()
+    assert [(e.board, e.deal_hash) for e in entries] == [(int(b), deal_hash(d)) for b, d in
+                                                         zip(deals.boards, deals.deals, strict=True)]
+    raw = (tmp_path / "h.sqlite").read_bytes()
+    assert all(bytes(d).hex() not in raw.hex() for d in deals.deals)  # no deal, not even packed
+    assert stat.S_IMODE((tmp_path / "h.sqlite").stat().st_mode) == 0o600
+
+
+def test_law_6d2_refuses_deals_of_another_run_and_lets_a_run_resume(tmp_path: Path) -> None:
+    deals = deal_set(2, 4)
+    with DealHistory.open(tmp_path / "h.sqlite") as h:
+        h.record(deals, run_uid="monday", run_name="club night", journal=tmp_path / "a" / "s.journal")
+        assert check_reuse(h, deals, name="club night", replay=False, run_uid="monday") == []  # its own resume
+        one_shared = deal_set(3, 4)
+        one_shared.deals[2] = deals.deals[1]
+        with pytest.raises(DealReused, match=r"tuesday: F10 .*Law 6D2.*board 3 was already dealt in session "
+                                             r"'run club night of journal .*a/s\.journal.*--replay") as refused:
+            check_reuse(h, one_shared, name="tuesday", replay=False)
+        assert refused.value.exit_code == 8
+        (warning,) = check_reuse(h, deals, name="replay", replay=True)
+        assert warning.code is FaultCategory.F10 and not warning.blocking
+        assert check_reuse(h, deal_set(4, 4), name="fresh", replay=False) == []
+
+
+def test_export_and_import_carry_the_history_to_another_computer(tmp_path: Path) -> None:
+    deals = deal_set(5, 3)
+    with DealHistory.open(tmp_path / "one.sqlite") as one:
+        one.record(deals, run_uid="r1", run_name="club", journal="s.journal", replay=False)
+        assert one.export(tmp_path / "out.json") == 3
+        with pytest.raises(OutputExistsError):
+            one.export(tmp_path / "out.json")
+    assert stat.S_IMODE((tmp_path / "out.json").stat().st_mode) == 0o600
+    with DealHistory.open(tmp_path / "two.sqlite") as two:
+        two.record(deal_set(6, 2), run_uid="r9", run_name="other", journal="o.journal")
+        assert two.import_file(tmp_path / "out.json") == (3, 3)
+        assert two.import_file(tmp_path / "out.json") == (0, 3)
+        assert len(two) == 5
+        with pytest.raises(DealReused, match="run club of journal"):
+            check_reuse(two, deals, name="copy", replay=False)
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("not json", "not an exported deal history"),
+    ('{"format": "something else"}', "not an exported deal history"),
+    ('{"format": "dealer deal history", "version": 7, "deals": []}', "version 7"),
+    ('{"format": "dealer deal history", "version": 1, "deals": [{"deal_hash": "ab"}]}', "entry 1: 'run'"),
+    ('{"format": "dealer deal history", "version": 1, "deals": [{"deal_hash": "AB", "run": "r", "name": "n", '
+     '"journal": "j", "host": "h", "recorded": "t", "board": 1, "replay": false}]}', "entry 1: 'deal_hash'"),
+])
+def test_a_file_that_is_no_exported_history_is_refused_naming_it(tmp_path: Path, text: str, why: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    with pytest.raises(FormatError, match=rf"{bad}: .*{why}"):
+        history.read_export(bad)
+
+
+WRITER = """
+import sys
+from dealer.dealing.history import DealHistory
+from tests.support.controllers import deal_set
+with DealHistory.open(sys.argv[1]) as h:
+    print("ready", flush=True)
+    sys.stdin.readline()
+    for k in range(40):
+        h.record(deal_set(int(sys.argv[2]) * 1000 + k, 3), run_uid=f"{sys.argv[2]}-{k}", run_name="r", journal="j")
+"""
+
+
+def test_controllers_writing_at_once_lose_no_entry(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite"
+    DealHistory.open(path).close()
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(w)], cwd=ROOT, text=True,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE) for w in range(4)]
+    for w in writers:
+        assert w.stdout is not None and w.stdout.readline().strip() == "ready"
+    for w in writers:  # all of them released at once
+        assert w.stdin is not None
+        w.stdin.write("go\n")
+        w.stdin.flush()
+    for w in writers:
+        _, err = w.communicate(timeout=120)
+        assert w.returncode == 0, err
+    with DealHistory.open(path) as h:
+        assert len(h) == 4 * 40 * 3
+        assert len({e.run_uid for e in h.entries()}) == 160
+
+
+def test_where_the_history_lives(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    assert history.default_path() == Path(os.environ["DEALER_HISTORY"])  # every test has its own
+    monkeypatch.delenv("DEALER_HISTORY")
+    assert history.default_path() == Path(platformdirs.user_data_dir("dealer", appauthor=False)) / "history.sqlite"
+    monkeypatch.setenv("DEALER_HISTORY", str(tmp_path / "x" / "y.sqlite"))
+    with DealHistory.open() as h:
+        assert h.path == tmp_path / "x" / "y.sqlite"
+    assert stat.S_IMODE((tmp_path / "x").stat().st_mode) == 0o700
+
+
+def test_the_export_file_is_plain_json_of_hashes(tmp_path: Path) -> None:
+    deals = deal_set(7, 2)
+    with DealHistory.open(tmp_path / "h.sqlite") as h:
+        h.record(deals, run_uid="r1", run_name="club", journal="s.journal", replay=True)
+        h.export(tmp_path / "out.json")
+    data = json.loads((tmp_path / "out.json").read_text())
+    assert data["format"] == "dealer deal history" and data["version"] == 1
+    assert [(d["board"], d["deal_hash"], d["replay"]) for d in data["deals"]] == [
+        (1, deal_hash(deals.deals[0]), True), (2, deal_hash(deals.deals[1]), True)]
