@@ -62,8 +62,11 @@ def measured(run: Callable[[], object]) -> tuple[float, float, float]:
 
 
 def run_session(ports: list[str], deals: DealSet, folder: Path, poll_interval: float | None = None) -> None:
-    options = RunOptions(ports=ports, journal=folder / f"j{time.monotonic_ns()}.db", quiet=True, out=io.StringIO(),
-                         machine_factory=lambda url: Machine(url, poll_interval=poll_interval))
+    run_folder = folder / f"run{time.monotonic_ns()}"
+    run_folder.mkdir()
+    options = RunOptions(ports=ports, journal=run_folder / "journal.db", quiet=True, out=io.StringIO(),
+                         machine_factory=lambda url: Machine(url, poll_interval=poll_interval),
+                         history=run_folder / "history.sqlite")  # the runs deal the same deals: not this computer's
     result = deal_session(deals, "bench.pbn", options)
     assert result.complete, result.summary
 

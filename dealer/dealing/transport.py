@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import select
 import time
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
@@ -22,6 +24,8 @@ SIM_SCHEME: Final = "sim://"
 RFC2217_SCHEME: Final = "rfc2217://"
 REMOTE_READ_SLICE: Final = 0.01
 """Seconds of the fixed read timeout of an RFC 2217 port (reads wait in slices of it)."""
+READ_SIZE: Final = 4096
+"""Bytes taken at most by one read of a local port's file."""
 
 
 class Transport(Protocol):
@@ -49,6 +53,11 @@ class SerialTransport:
     timeout sends the port's whole configuration to the server and waits for its answer, so the read
     timeout is set once (`REMOTE_READ_SLICE`) and longer reads wait in slices of it; and pyserial does
     not offer a write timeout there, so none is asked for.
+
+    A local port on a POSIX system (a serial device or a pty: pyserial's own `Serial`, not a URL
+    handler that wraps its reads, such as `spy://`) is waited on with `select` on its file, which is
+    what pyserial's read does inside: setting pyserial's read timeout before each wait would
+    reconfigure the port (two `termios` calls) every time the controller waits.
     """
 
     def __init__(self, port: Any, name: str, *, fixed_timeout: bool = False) -> None:
@@ -56,6 +65,7 @@ class SerialTransport:
         self._port = port
         self._timeout = port.timeout
         self._fixed_timeout = fixed_timeout
+        self._fd = None if fixed_timeout else _local_file(port)
         with contextlib.suppress(serial.SerialException, OSError):
             self._port.reset_input_buffer()
 
@@ -86,6 +96,8 @@ class SerialTransport:
     def read(self, timeout: float) -> bytes:
         timeout = max(0.0, math.ceil(timeout * 1000) / 1000)  # whole ms, never rounded down to "no wait"
         try:
+            if self._fd is not None:
+                return self._read_file(self._fd, timeout)
             if self._fixed_timeout:
                 data = self._read_in_slices(timeout)
             else:
@@ -101,6 +113,24 @@ class SerialTransport:
             # pyserial raises TypeError/AttributeError on a port closed under a blocked read
             raise DeviceDisconnected(f"{self.name}: read failed ({_reason(exc)})") from exc
 
+    def _read_file(self, fd: int, timeout: float) -> bytes:
+        """What the port's file holds within `timeout` seconds, as pyserial's read waits for it: on the
+        file and on the port's abort pipe (`cancel_read`)."""
+        abort = self._port.pipe_abort_read_r
+        ready, _, _ = select.select([fd, abort], [], [], timeout)
+        if abort in ready:
+            os.read(abort, 1000)
+            return b""
+        if not ready:
+            return b""
+        try:
+            data = os.read(fd, READ_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return b""
+        if not data:  # ready but empty: the device is gone (as pyserial reports it)
+            raise serial.SerialException("the device reports data but returned none (disconnected?)")
+        return data
+
     def _read_in_slices(self, timeout: float) -> bytes:
         """One byte within `timeout` seconds, never changing the port's own read timeout."""
         deadline = time.monotonic() + timeout
@@ -112,6 +142,16 @@ class SerialTransport:
     def close(self) -> None:
         with contextlib.suppress(serial.SerialException, OSError):
             self._port.close()
+
+
+def _local_file(port: Any) -> int | None:
+    """The file of an open local POSIX port whose reads are pyserial's own, else None."""
+    if os.name != "posix" or type(port).read is not serial.Serial.read:
+        return None
+    if getattr(port, "pipe_abort_read_r", None) is None or not getattr(port, "is_open", False):
+        return None
+    fd: int = port.fileno()
+    return fd
 
 
 @dataclass(frozen=True)
