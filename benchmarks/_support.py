@@ -4,8 +4,9 @@
 * `timings` / `median`: a callable run `repeats` times, each run timed on its own; the median counts.
 * `bigdealx_on_path`, `run_bigdealx`, `run_dealer_generate`: Big Deal's ``bigdealx`` (looked for on PATH
   alone) and ``python -m dealer generate``, each timed as a whole process from start to exit.
-* `random_deals`, `load_commands`, `one_board_exchange`: deals and wire traffic to time.
-* `DeviceBench`: a bare host `Link` driving a `hil.SimDevice` on a fake clock.
+* `random_deals`: deals to time; and from `hil.bench` (what the simulator's tests use too):
+  `load_commands`, `one_board_exchange` (wire traffic to time) and `DeviceBench` (a bare host `Link`
+  driving a `hil.SimDevice` on a fake clock).
 * `Watch`, `Simulators`: simulated machines on ptys in a process of their own, each recording from the
   device side when it was working (something of its own or its operator's was scheduled) and when it
   was only waiting for a command. Run as ``python benchmarks/_support.py serve COUNT --speed S --dir D``,
@@ -19,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import shutil
 import signal
 import statistics
@@ -27,45 +27,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-
-from firmware_protocol import (  # noqa: E402
-    SCHEMA_HASH,
-    Ack,
-    Answered,
-    BoardScanned,
-    Boot,
-    BootReason,
-    DealDone,
-    DealOutcome,
-    Delivered,
-    Frame,
-    FrameDecoder,
-    Hello,
-    HelloAck,
-    Link,
-    LinkConfig,
-    LoadDeal,
-    Message,
-    Pocket,
-    Progress,
-    Recount,
-    RecountReport,
-    Role,
-    ScanBoard,
-    ScanResult,
-    StartDeal,
-    decode_message,
-)
-from firmware_protocol.deal import pack_seats, unpack_seats  # noqa: E402
 
 # --- the header and timing --------------------------------------------------------------------------
 
@@ -149,161 +118,6 @@ def random_deals(seed: int, n: int) -> np.ndarray:
     """`n` deals, (n, 52) uint8 seat per card, from numpy's generator (no engine needed)."""
     rng = np.random.default_rng(seed)
     return rng.permuted(np.broadcast_to(SORTED_DEAL, (n, 52)), axis=1).astype(np.uint8)
-
-
-def seats_for(seed: int) -> list[int]:
-    seats = [s for s in range(4) for _ in range(13)]
-    random.Random(seed).shuffle(seats)
-    return seats
-
-
-def load_commands(count: int, first_job: int = 1) -> list[Message]:
-    """`count` LoadDeal commands with distinct job ids and a real deal each."""
-    rng = random.Random(count)
-    seats = [s for s in range(4) for _ in range(13)]
-    out: list[Message] = []
-    for i in range(count):
-        rng.shuffle(seats)
-        out.append(LoadDeal.for_deal((first_job + i) & 0xFFFF, i % 36 + 1, pack_seats(seats)))
-    return out
-
-
-@dataclass(frozen=True)
-class WireFrame:
-    """One frame of a recorded exchange: who sent it, which step of the board it belongs to, its bytes."""
-
-    sender: str
-    step: str
-    message: Message
-    wire: bytes
-
-
-HELLO_ACK = HelloAck(1, SCHEMA_HASH, 1, 0, 0, 1, 3, 4, 1, b"")
-
-
-def handshaken_pair() -> tuple[Link, Link]:
-    """A host and a device Link back to back, past the Boot notice and the handshake."""
-    host, device = Link(Role.HOST), Link(Role.DEVICE)
-    device.send(Boot(BootReason.POWER_ON, 1), 0.0)
-    host.send(Hello(1, SCHEMA_HASH, 1), 0.0)
-    for ev in device.receive(host.data_to_send(), 0.0):
-        if isinstance(ev, Delivered):
-            device.reply(ev, HELLO_ACK)
-    host.receive(device.data_to_send(), 0.0)
-    device.receive(host.data_to_send(), 0.0)
-    assert host.idle and device.idle
-    return host, device
-
-
-def one_board_exchange(job: int = 101, board: int = 17) -> list[WireFrame]:
-    """Every frame of one board after the handshake, on a clean wire: scan, load, check, deal, recount.
-    The device side is scripted: an Ack to every command, BoardScanned (straight) after ScanBoard, a
-    RecountReport of four empty pockets after the Recount that checks the board is empty before dealing,
-    three Progress notices and DealDone after StartDeal, RecountReport (every card in its pocket) after
-    the Recount that verifies the board."""
-    load = LoadDeal.for_deal(job, board, pack_seats(list(range(4)) * 13))
-    seats = unpack_seats(load.deal)
-    pockets = tuple(Pocket(tuple(c for c in range(52) if seats[c] == s), 0) for s in range(4))
-    then: dict[str, list[Message]] = {
-        "scan": [BoardScanned(ScanResult.OK, 0, f"RED:{board}:N0:8".encode())],
-        "check": [RecountReport(job, tuple(Pocket((), 0) for _ in range(4)))],
-        "deal": [Progress(job, 13), Progress(job, 26), Progress(job, 39),
-                 DealDone(job, DealOutcome.COMPLETE, 52, (13, 13, 13, 13))],
-        "recount": [RecountReport(job, pockets)],
-    }
-    host, device = handshaken_pair()
-    frames: list[WireFrame] = []
-    for step, command in (("scan", ScanBoard()), ("load", load), ("check", Recount(job)),
-                          ("deal", StartDeal(job)), ("recount", Recount(job))):
-        host.send(command, 0.0)
-        while not (host.idle and device.idle):
-            _carry(step, "host", host, device, frames, then)
-            _carry(step, "device", device, host, frames, then)
-    return frames
-
-
-def _carry(step: str, sender: str, src: Link, dst: Link, frames: list[WireFrame],
-           then: dict[str, list[Message]]) -> None:
-    data = src.data_to_send()
-    for piece in data.split(b"\x00")[:-1]:
-        wire = piece + b"\x00"
-        (frame,) = FrameDecoder().feed(wire)
-        assert isinstance(frame, Frame)
-        frames.append(WireFrame(sender, step, decode_message(frame.type, frame.payload), wire))
-    for ev in dst.receive(data, 0.0):
-        if isinstance(ev, Delivered) and sender == "host":
-            dst.reply(ev, Ack())
-            for event in then.get(step, []):
-                dst.send(event, 0.0)
-
-
-# --- a simulated machine on a fake clock -------------------------------------------------------------
-
-M = TypeVar("M", bound=Message)
-
-
-class DeviceBench:
-    """A bare host `Link` wired straight to a `hil.SimDevice` on a fake clock: `run` jumps from one
-    deadline to the next, so a board at any speed takes only the CPU time of the two ends."""
-
-    def __init__(self, config: Any = None) -> None:
-        from hil.config import SimConfig
-        from hil.device import SimDevice
-
-        config = config or SimConfig()
-        self.device = SimDevice(config, 0.0)
-        self.now = 0.0
-        self.link = Link(Role.HOST, LinkConfig.for_baud(config.baud, Role.HOST))
-        self.events: list[Message] = []
-        self._replies: dict[int, Message] = {}
-
-    def exchange(self) -> None:
-        """Carry bytes both ways until both ends are quiet."""
-        while True:
-            out = self.link.data_to_send()
-            if out:
-                self.device.receive(out, self.now)
-            back = self.device.data_to_send()
-            if not out and not back:
-                return
-            for ev in self.link.receive(back, self.now):
-                if isinstance(ev, Answered):
-                    self._replies[id(ev.request)] = ev.reply
-                elif isinstance(ev, Delivered) and ev.message.KIND.value != "notice":
-                    self.events.append(ev.message)
-
-    def run(self, seconds: float, until: Callable[[], bool] = lambda: False) -> None:
-        """Let `seconds` pass (or until `until()`), everything in time order."""
-        end = self.now + seconds
-        self.exchange()
-        while not until() and self.now < end:
-            times = [t for t in (self.device.next_deadline(), self.link.next_deadline()) if t is not None]
-            self.now = min([end] + [max(t, self.now) for t in times])
-            self.device.poll(self.now)
-            self.link.poll(self.now)
-            self.exchange()
-
-    def cmd(self, msg: Message) -> Message:
-        """Send a command; its reply."""
-        self.link.send(msg, self.now)
-        self.run(1.0, lambda: id(msg) in self._replies)
-        return self._replies.pop(id(msg))
-
-    def wait_for(self, cls: type[M], seconds: float = 120.0) -> M:
-        """The first event of class `cls` not yet taken, waiting for it if need be."""
-        found: list[M] = []
-
-        def seen() -> bool:
-            for i, m in enumerate(self.events):
-                if isinstance(m, cls):
-                    found.append(m)
-                    del self.events[i]
-                    return True
-            return False
-
-        self.run(seconds, seen)
-        assert found, f"no {cls.__name__} within {seconds} s"
-        return found[0]
 
 
 # --- simulated machines in their own process, watched from the device side -----------------------

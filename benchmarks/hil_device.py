@@ -7,10 +7,10 @@ run divided by the boards, the median of --repeats runs, beside a named baseline
 process the same way (the same runs, the same boards):
 
 * ``bare link exchange``: one board's frames (scan, load, deal, recount) between two `Link`s with a
-  scripted device (`_support.one_board_exchange`): the protocol's own cost, with no machine.
+  scripted device (`hil.bench.one_board_exchange`): the protocol's own cost, with no machine.
 
 The simulated board: handshake once, then per board prompt, scan, load, deal 52 cards, recount,
-eject, driven by a bare host `Link` on a fake clock (`_support.DeviceBench`), at speed 1 (virtual time
+eject, driven by a bare host `Link` on a fake clock (`hil.bench.DeviceBench`), at speed 1 (virtual time
 costs nothing, so the speed does not change the CPU figure).
 """
 
@@ -20,7 +20,7 @@ import argparse
 import sys
 import time
 
-from _support import DeviceBench, header, median, one_board_exchange, seats_for, timings
+from _support import header, median, timings  # the project root on sys.path too
 
 from firmware_protocol import (
     BoardScanned,
@@ -37,6 +37,7 @@ from firmware_protocol import (
     pack_seats,
 )
 from firmware_protocol.messages import SCHEMA_HASH
+from hil.bench import DeviceBench, one_board_exchange, seats_for
 from hil.physical import label_of
 
 

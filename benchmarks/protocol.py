@@ -9,7 +9,7 @@ measured in the same process the same way (the same runs, the same frames):
   would), written here for comparison, against the split-based `FrameDecoder`.
 
 The link figure (command and reply through a host and a device `Link`, both ends in this process) has
-no baseline. Byte counts come from one board's exchange on a clean wire (`_support.one_board_exchange`:
+no baseline. Byte counts come from one board's exchange on a clean wire (`hil.bench.one_board_exchange`:
 a host and a device Link back to back, the device scripted); they are counted, not timed.
 """
 
@@ -20,7 +20,7 @@ import sys
 from binascii import crc_hqx
 from collections.abc import Callable
 
-from _support import HELLO_ACK, header, load_commands, median, one_board_exchange, timings
+from _support import header, median, timings  # the project root on sys.path too
 
 from firmware_protocol import cobs
 from firmware_protocol.framing import Frame, FrameDecoder
@@ -35,6 +35,7 @@ from firmware_protocol.messages import (
     decode_message,
     encode_message,
 )
+from hil.bench import HELLO_ACK, load_commands, one_board_exchange
 
 BAUD = 9600
 BITS_PER_BYTE = 10  # 8N1: start bit, 8 data bits, stop bit

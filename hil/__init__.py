@@ -19,6 +19,8 @@ Modules (each owns one thing):
   without importing anything of this project.
 * `pty_sim`: the machine on a pseudo-terminal, for real pyserial; `cli`: ``python -m hil``, ``dealer sim``.
 * `scenarios`: named fault plans with their expected outcome; `pytest_plugin`: ``--machine-port``.
+* `bench`: the machine and the protocol's links on a fake clock, no I/O (`DeviceBench`,
+  `one_board_exchange`), for the simulator's tests and the benchmarks alike.
 
 For a host's ``sim://`` URLs (``dealer.dealing.transport``)::
 

@@ -22,14 +22,11 @@ from firmware_protocol import (
     SCHEMA_HASH,
     Ack,
     Answered,
-    BoardScanned,
     Boot,
     BootReason,
     DealDone,
     DealOutcome,
     Delivered,
-    Frame,
-    FrameDecoder,
     GaveUp,
     GetStatus,
     Hello,
@@ -38,29 +35,17 @@ from firmware_protocol import (
     LinkEvent,
     LoadDeal,
     Message,
-    Pocket,
     Progress,
-    Recount,
-    RecountReport,
-    Role,
-    ScanBoard,
-    ScanResult,
-    StartDeal,
     Status,
-    decode_message,
 )
-from firmware_protocol.deal import pack_seats, unpack_seats
+from hil.bench import WireFrame, load_commands, one_board_exchange, split_frames
+
+__all__ = ["ByteNoise", "Channel", "DeviceEnd", "FakeMachine", "FrameFaults", "LinkEnd", "ScriptedHost", "Simulation",
+           "WireFrame", "load_commands", "one_board_exchange", "split_frames"]
 
 BYTE_TIME = 10 / 9600
 LATENCY = 0.002
 Arrivals = list[tuple[float, bytes]]
-
-
-def split_frames(data: bytes) -> list[bytes]:
-    """Split a byte stream after each delimiter (the last piece may be a partial frame)."""
-    pieces = data.split(b"\x00")
-    out = [p + b"\x00" for p in pieces[:-1]]
-    return out + ([pieces[-1]] if pieces[-1] else [])
 
 
 @dataclass
@@ -312,84 +297,3 @@ class Simulation:
     def _flush(self) -> None:
         self.h2d.put(self.host.link.data_to_send(), self.now)
         self.d2h.put(self.machine.link.data_to_send(), self.now)
-
-
-def load_commands(count: int, first_job: int = 1) -> list[Message]:
-    """`count` LoadDeal commands with distinct job ids and a real deal each."""
-    rng = random.Random(count)
-    seats = [s for s in range(4) for _ in range(13)]
-    out: list[Message] = []
-    for i in range(count):
-        rng.shuffle(seats)
-        out.append(LoadDeal.for_deal((first_job + i) & 0xFFFF, i % 36 + 1, pack_seats(seats)))
-    return out
-
-
-
-
-
-@dataclass(frozen=True)
-class WireFrame:
-    """One frame of a recorded exchange: who sent it, which step of the board it belongs to, its bytes."""
-
-    sender: str
-    step: str
-    seq: int
-    message: Message
-    wire: bytes
-
-
-def _handshaken_pair() -> tuple[Link, Link]:
-    host, device = Link(Role.HOST), Link(Role.DEVICE)
-    device.send(Boot(BootReason.POWER_ON, 1), 0.0)
-    host.send(Hello(1, SCHEMA_HASH, 1), 0.0)
-    for ev in device.receive(host.data_to_send(), 0.0):
-        if isinstance(ev, Delivered):
-            device.reply(ev, HelloAck(1, SCHEMA_HASH, 1, 0, 0, 1, 3, 4, 1, b""))
-    host.receive(device.data_to_send(), 0.0)
-    device.receive(host.data_to_send(), 0.0)
-    assert host.idle and device.idle
-    return host, device
-
-
-def one_board_exchange(job: int = 101, board: int = 17) -> list[WireFrame]:
-    """Every frame of one board after the handshake, on a clean wire: scan, load, check, deal, recount.
-
-    A host Link and a device Link back to back; the device side is scripted: Ack to every command,
-    BoardScanned (straight) after ScanBoard, a RecountReport of four empty pockets after the Recount that
-    checks the board is empty before dealing, three Progress notices and DealDone after StartDeal, and a
-    RecountReport (every card identified, in its pocket) after the Recount that verifies the board.
-    """
-    load = LoadDeal.for_deal(job, board, pack_seats(list(range(4)) * 13))
-    seats = unpack_seats(load.deal)
-    pockets = tuple(Pocket(tuple(c for c in range(52) if seats[c] == s), 0) for s in range(4))
-    then: dict[str, list[Message]] = {
-        "scan": [BoardScanned(ScanResult.OK, 0, f"RED:{board}:N0:8".encode())],
-        "check": [RecountReport(job, tuple(Pocket((), 0) for _ in range(4)))],
-        "deal": [Progress(job, 13), Progress(job, 26), Progress(job, 39),
-                 DealDone(job, DealOutcome.COMPLETE, 52, (13, 13, 13, 13))],
-        "recount": [RecountReport(job, pockets)],
-    }
-    host, device = _handshaken_pair()
-    frames: list[WireFrame] = []
-    for step, command in (("scan", ScanBoard()), ("load", load), ("check", Recount(job)),
-                          ("deal", StartDeal(job)), ("recount", Recount(job))):
-        host.send(command, 0.0)
-        while not (host.idle and device.idle):
-            _carry(step, "host", host, device, frames, then)
-            _carry(step, "device", device, host, frames, then)
-    return frames
-
-
-def _carry(step: str, sender: str, src: Link, dst: Link, frames: list[WireFrame],
-           then: dict[str, list[Message]]) -> None:
-    data = src.data_to_send()
-    for wire in split_frames(data):
-        (frame,) = FrameDecoder().feed(wire)
-        assert isinstance(frame, Frame)
-        frames.append(WireFrame(sender, step, frame.seq, decode_message(frame.type, frame.payload), wire))
-    for ev in dst.receive(data, 0.0):
-        if isinstance(ev, Delivered) and sender == "host":
-            dst.reply(ev, Ack())
-            for event in then.get(step, []):
-                dst.send(event, 0.0)
