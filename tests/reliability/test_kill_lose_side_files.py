@@ -29,7 +29,7 @@ from dealer.core.errors import DealReused
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.journal import JobState, Journal
 from hil import PtySimulator, SimConfig
-from tests.support.controllers import deal_set, finish, frames_from_host, kill, start
+from tests.support.controllers import deal_set, kill_and_resume, start
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")
 
@@ -37,11 +37,6 @@ BOARDS = 28
 KILLS = 50
 SPEED = 15.0
 DAMAGES = ("none", "delete wal", "delete shm", "delete both", "cut wal", "empty wal")
-
-
-def controller(deal_file: Path, port: str, journal: Path, resume: bool) -> subprocess.Popen[str]:
-    return start("deal", str(deal_file), "--port", port, "--journal", str(journal), "--board-timeout", "60",
-                 *(["--resume"] if resume else []), cwd=deal_file.parent)
 
 
 def run_state(journal: Path) -> tuple[bool, bool]:
@@ -77,38 +72,25 @@ def test_fifty_kills_and_lost_side_files_deal_every_board_exactly_once(tmp_path:
     journal = tmp_path / "session.journal"
     sim = PtySimulator(SimConfig(speed=SPEED, seed=5), link=tmp_path / "machine")
     sim.start()
-    kills = 0
     damages: Counter[str] = Counter()
     log: list[str] = []
+
+    def controller(resume: bool) -> subprocess.Popen[str]:
+        return start("deal", str(deal_file), "--port", sim.path, "--journal", str(journal), "--board-timeout", "60",
+                     *(["--resume"] if resume else []), cwd=deal_file.parent)
+
+    def damage_side_files(kill: int) -> None:
+        how = rng.choice(DAMAGES)
+        damage(journal, how, rng)
+        damages[how] += 1
+        log.append(f"{time.strftime('%H:%M:%S')} kill {kill}: {how}")
+
     try:
-        while kills < KILLS:
-            exists, finished = run_state(journal)
-            if finished:
-                break
-            before = frames_from_host(sim)
-            proc = controller(deal_file, sim.path, journal, resume=exists)
-            talking = time.monotonic() + 60
-            while frames_from_host(sim) < before + 2 and proc.poll() is None and time.monotonic() < talking:
-                time.sleep(0.01)
-            deadline = time.monotonic() + rng.uniform(0.0, 0.8)
-            while time.monotonic() < deadline and proc.poll() is None:
-                time.sleep(0.01)
-            if proc.poll() is None:
-                said = kill(proc)
-                kills += 1
-                how = rng.choice(DAMAGES)
-                damage(journal, how, rng)
-                damages[how] += 1
-                log.append(f"{time.strftime('%H:%M:%S')} kill {kills}: {how}")
-                with (tmp_path / "controllers.log").open("a") as told:  # what each controller said, to debug
-                    told.write(f"=== {log[-1]} (resume={exists})\n{said}\n")
-            else:
-                ended = finish(proc)
-                assert ended.code == 0, f"{ended.err}; kills: {'; '.join(log)}"
-        exists, finished = run_state(journal)
-        if not finished:  # the last run is left alone to finish
-            ended = finish(controller(deal_file, sim.path, journal, resume=exists), timeout=300)
-            assert ended.code == 0, ended.err
+        killings = kill_and_resume(controller, sim, journal, rng, kills=KILLS, window=0.8, state=run_state,
+                                   after_kill=damage_side_files)
+        kills = killings.kills
+        (tmp_path / "controllers.log").write_text(  # what each controller said, to debug
+            "".join(f"=== {line}\n{said}\n" for line, said in zip(log, killings.said, strict=True)))
         assert sim.device is not None
         ledger = sim.device.ledger
         boards = {b.label.decode(): b for b in sim.device.room.rack.in_use()}

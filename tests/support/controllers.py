@@ -1,15 +1,17 @@
 """Controllers as users run them: `dealer` in a subprocess of its own session, killed with its group; deal
 sets to deal; a journal's state read without taking it; what the simulated machines' ledgers say was
-physically dealt."""
+physically dealt; a controller killed again and again, and resumed each time."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import random
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -89,3 +91,48 @@ def frames_from_host(sim: PtySimulator) -> int:
     """Frames the simulated machine has received from controllers so far."""
     with sim.lock:
         return sim.device.link.counters.frames_received if sim.device is not None else 0
+
+
+class Killings(NamedTuple):
+    """What `kill_and_resume` did: the kills, and what each killed controller had said."""
+
+    kills: int
+    said: list[str]
+
+
+def kill_and_resume(controller: Callable[[bool], subprocess.Popen[str]], sim: PtySimulator, journal: Path,
+                    rng: random.Random, *, kills: int, window: float,
+                    state: Callable[[Path], tuple[bool, bool]] = run_state,
+                    after_kill: Callable[[int], None] | None = None) -> Killings:
+    """Start the controller (`controller(resume)`, resuming once a run exists), let it talk to the machine,
+    and SIGKILL it a random time within `window` seconds later, `kills` times; then let the last one
+    finish (exit 0). `after_kill(n)` runs after the n-th kill, before the next controller starts.
+
+    The kill lands after the controller starts talking to the machine, not after it starts: on a busy
+    computer, Python's start-up alone could swallow every kill."""
+    done, said = 0, []
+    while done < kills:
+        exists, finished = state(journal)
+        if finished:
+            break
+        before = frames_from_host(sim)
+        proc = controller(exists)
+        talking = time.monotonic() + 60
+        while frames_from_host(sim) < before + 2 and proc.poll() is None and time.monotonic() < talking:
+            time.sleep(0.01)
+        deadline = time.monotonic() + rng.uniform(0.0, window)
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        if proc.poll() is None:
+            said.append(kill(proc))
+            done += 1
+            if after_kill is not None:
+                after_kill(done)
+        else:
+            ended = finish(proc)
+            assert ended.code == 0, ended.err
+    exists, finished = state(journal)
+    if not finished:  # the last run is left alone to finish
+        ended = finish(controller(exists), timeout=300)
+        assert ended.code == 0, ended.err
+    return Killings(done, said)
