@@ -24,6 +24,8 @@ SIM_SCHEME: Final = "sim://"
 RFC2217_SCHEME: Final = "rfc2217://"
 REMOTE_READ_SLICE: Final = 0.01
 """Seconds of the fixed read timeout of an RFC 2217 port (reads wait in slices of it)."""
+WRITE_TIMEOUT: Final = 5.0
+"""Seconds a write may wait for a full port to take data (a machine that stopped reading)."""
 READ_SIZE: Final = 4096
 """Bytes taken at most by one read of a local port's file."""
 
@@ -55,9 +57,10 @@ class SerialTransport:
     not offer a write timeout there, so none is asked for.
 
     A local port on a POSIX system (a serial device or a pty: pyserial's own `Serial`, not a URL
-    handler that wraps its reads, such as `spy://`) is waited on with `select` on its file, which is
-    what pyserial's read does inside: setting pyserial's read timeout before each wait would
-    reconfigure the port (two `termios` calls) every time the controller waits.
+    handler that wraps its reads, such as `spy://`) is read and written through its file, waiting
+    with `select` as pyserial does inside: setting pyserial's read timeout before each wait would
+    reconfigure the port (two `termios` calls) every time the controller waits, and pyserial's write
+    waits on `select` after every write, even one the port took whole.
     """
 
     def __init__(self, port: Any, name: str, *, fixed_timeout: bool = False) -> None:
@@ -76,7 +79,7 @@ class SerialTransport:
         remote = url.lower().startswith(RFC2217_SCHEME)
         try:
             port = serial.serial_for_url(url, baudrate=baudrate, timeout=REMOTE_READ_SLICE if remote else 0.05,
-                                         write_timeout=None if remote else 5,
+                                         write_timeout=None if remote else WRITE_TIMEOUT,
                                          exclusive=True if plain_device else None)
         except (serial.SerialException, OSError, ValueError, NotImplementedError) as exc:
             raise DeviceDisconnected(f"{url}: cannot open the port ({_reason(exc)})") from exc
@@ -89,7 +92,10 @@ class SerialTransport:
 
     def write(self, data: bytes) -> None:
         try:
-            self._port.write(data)
+            if self._fd is not None:
+                self._write_file(self._fd, data)
+            else:
+                self._port.write(data)
         except (serial.SerialException, OSError) as exc:
             raise DeviceDisconnected(f"{self.name}: write failed ({_reason(exc)})") from exc
 
@@ -131,6 +137,21 @@ class SerialTransport:
             raise serial.SerialException("the device reports data but returned none (disconnected?)")
         return data
 
+    def _write_file(self, fd: int, data: bytes) -> None:
+        """All of `data` into the port's file, waiting while it is full for up to `WRITE_TIMEOUT` in all."""
+        rest = memoryview(data)
+        deadline: float | None = None
+        while rest:
+            with contextlib.suppress(BlockingIOError, InterruptedError):  # full, or a signal: wait, again
+                rest = rest[os.write(fd, rest):]
+            if rest:
+                now = time.monotonic()
+                deadline = deadline if deadline is not None else now + WRITE_TIMEOUT
+                if now >= deadline:
+                    raise serial.SerialTimeoutException("the port took no data for "
+                                                        f"{WRITE_TIMEOUT:g} s")
+                select.select([], [fd], [], deadline - now)
+
     def _read_in_slices(self, timeout: float) -> bytes:
         """One byte within `timeout` seconds, never changing the port's own read timeout."""
         deadline = time.monotonic() + timeout
@@ -145,8 +166,9 @@ class SerialTransport:
 
 
 def _local_file(port: Any) -> int | None:
-    """The file of an open local POSIX port whose reads are pyserial's own, else None."""
-    if os.name != "posix" or type(port).read is not serial.Serial.read:
+    """The file of an open local POSIX port whose reads and writes are pyserial's own, else None."""
+    own = type(port).read is serial.Serial.read and type(port).write is serial.Serial.write
+    if os.name != "posix" or not own:
         return None
     if getattr(port, "pipe_abort_read_r", None) is None or not getattr(port, "is_open", False):
         return None
