@@ -111,3 +111,60 @@ def test_a_port_whose_machine_is_unplugged_is_device_disconnected() -> None:
         finally:
             port.close()
             sim.stop()
+
+
+@on_linux
+@pytest.mark.pty
+def test_a_local_port_is_read_and_written_through_its_file_without_touching_its_settings() -> None:
+    """A pty's far end is the machine: bytes both ways, a wait that times out, and no termios call per read
+    (pyserial's read timeout, which reconfigures the port, is never set)."""
+    import os
+    import pty
+    import termios
+    from unittest import mock
+
+    far, near = pty.openpty()
+    try:
+        tty = os.ttyname(near)
+        port = SerialTransport.open(tty, name="machine 1")
+        try:
+            with mock.patch.object(termios, "tcsetattr", side_effect=AssertionError("port reconfigured")):
+                port.write(b"\x00hello\x00")
+                got = b""
+                while not got.endswith(b"hello\x00"):
+                    got += os.read(far, 100)
+                assert got == b"\x00hello\x00"
+                assert port.read(0.01) == b""  # nothing came: an empty read once the time is up
+                os.write(far, b"\x00answer\x00")
+                got = b""
+                while not got.endswith(b"answer\x00"):
+                    got += port.read(1.0)
+                assert got == b"\x00answer\x00"
+                big = bytes(range(1, 256)) * 4  # more than one read of the far end takes
+                port.write(big)
+                got = b""
+                while len(got) < len(big):
+                    got += os.read(far, 4096)
+                assert got == big
+        finally:
+            port.close()
+    finally:
+        os.close(near)
+        os.close(far)
+
+
+@on_linux
+@pytest.mark.pty
+def test_a_local_port_whose_far_end_is_gone_is_device_disconnected_on_read() -> None:
+    import os
+    import pty
+
+    far, near = pty.openpty()
+    port = SerialTransport.open(os.ttyname(near), name="machine 1")
+    try:
+        os.close(far)  # the machine's side of the line is gone
+        with pytest.raises(DeviceDisconnected, match="^machine 1: read failed"):
+            port.read(1.0)
+    finally:
+        port.close()
+        os.close(near)
