@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -30,10 +30,25 @@ def env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
 
 
-def start(*args: str, cwd: Path = ROOT) -> subprocess.Popen[str]:
-    """`python -m dealer ARGS` in its own session, its output kept."""
+def start(*args: str, cwd: Path = ROOT, preexec_fn: Callable[[], object] | None = None) -> subprocess.Popen[str]:
+    """`python -m dealer ARGS` in its own session, its output kept (`preexec_fn`: run in the child before
+    it starts, e.g. to set a limit or a signal's disposition)."""
     return subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env(), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=preexec_fn)
+
+
+def read_until(proc: subprocess.Popen[str], fragment: str) -> list[str]:
+    """The lines `proc` writes on standard error up to and including the first that holds `fragment`
+    (no timing: each line is read as it comes); AssertionError if the output ends first."""
+    assert proc.stderr is not None
+    lines: list[str] = []
+    while True:
+        line = proc.stderr.readline()
+        assert line, f"the output ended before {fragment!r}: " + "".join(lines)
+        lines.append(line.rstrip("\n"))
+        if fragment in line:
+            return lines
 
 
 class Ended(NamedTuple):

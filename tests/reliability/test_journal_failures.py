@@ -1,0 +1,206 @@
+"""A journal that cannot be written mid-run - a full disk, a read-only file, a limit on a file's size -
+stops `dealer deal` cleanly: one line naming the journal and the cause, the journal's exit code (9), no
+traceback from any thread, the journal consistent; and once the journal can be written again, the same
+command with --resume deals every board left, each board dealt exactly once by the simulated machine's
+ledger (it is the physical world: it outlives the controller).
+
+Nothing is mounted: a full disk and a read-only journal are a connection that fails its Nth write and
+every later one with the error SQLite gives (`tests.support.faulty_journal`), at many N across a run; a
+file-size limit is a real one (RLIMIT_FSIZE, set on the running controller once it has verified a
+board, with SIGXFSZ ignored so that the write fails with EFBIG); a read-only file is a real one when the
+tests do not run as root (root writes whatever the mode).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dealer import formats
+from dealer.cli import main
+from dealer.dealing.journal import JobState, Journal
+from hil import PtySimulator, SimConfig
+from tests.support.controllers import deal_set, dealt, finish, read_until, start
+from tests.support.faulty_journal import FULL, READ_ONLY, failing_journal
+
+pytestmark = [pytest.mark.pty,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
+
+BOARDS = 6
+SPEED = 200.0
+
+
+@pytest.fixture
+def sim(tmp_path: Path) -> Iterator[PtySimulator]:
+    machine = PtySimulator(SimConfig(speed=SPEED, seed=7), link=tmp_path / "machine")
+    machine.start()
+    try:
+        yield machine
+    finally:
+        machine.stop()
+
+
+@pytest.fixture
+def thread_failures(monkeypatch: pytest.MonkeyPatch) -> list[threading.ExceptHookArgs]:
+    """Every exception that ends a thread unhandled (what would print a traceback)."""
+    seen: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", seen.append)
+    return seen
+
+
+def session(tmp_path: Path, boards: int = BOARDS) -> Path:
+    deal_file = tmp_path / "session.pbn"
+    formats.write_file(deal_file, deal_set(41, boards))
+    return deal_file
+
+
+def deal_args(deal_file: Path, sim: PtySimulator, journal: Path) -> list[str]:
+    return ["deal", str(deal_file), "--port", sim.path, "--journal", str(journal), "--board-timeout", "60"]
+
+
+def a_run_began(journal: Path) -> bool:
+    with Journal.open_read_only(journal) as j:
+        return bool(j.runs())
+
+
+def left_consistent(journal: Path) -> int:
+    """Boards the journal holds as not verified, after checking every job's events replay to its state."""
+    with Journal.open_read_only(journal) as j:
+        (run,) = j.runs()
+        assert j.check_consistency(run.id) == []
+        return sum(1 for job in j.jobs(run.id) if job.state is not JobState.VERIFIED)
+
+
+def assert_every_board_dealt_once(journal: Path, sim: PtySimulator, boards: int = BOARDS) -> None:
+    with Journal.open_read_only(journal) as j:
+        (run,) = j.runs()
+        assert run.finished
+        assert j.check_consistency(run.id) == []
+        assert [job.state for job in j.jobs(run.id)] == [JobState.VERIFIED] * boards
+    counts = dealt([sim])
+    for board in range(1, boards + 1):
+        (label,) = [name for name in counts if name.startswith(f"A:{board}:")]
+        assert counts[label] == 1, f"board {board} dealt {counts[label]} times"
+    assert len(counts) == boards
+
+
+def one_error_line(err: str) -> str:
+    assert "Traceback" not in err, err
+    (line,) = [line for line in err.splitlines() if line.startswith("dealer: error: ")]
+    return line
+
+
+@pytest.mark.parametrize(("error", "cause"), [pytest.param(FULL, "disk full", id="disk-full"),
+                                              pytest.param(READ_ONLY, "read-only", id="read-only")])
+@pytest.mark.parametrize("fail_from", [3, 9, 17, 30, 44, 58, 61, 75, 90, 104])
+def test_a_journal_that_stops_taking_writes_stops_the_run_and_resume_deals_every_board_once(
+        fail_from: int, error: tuple[int, str, str], cause: str, tmp_path: Path, sim: PtySimulator,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        thread_failures: list[threading.ExceptHookArgs]) -> None:
+    """A clean run writes its journal about 115 times (opening, the run, every step of six boards): the
+    failures land while opening it, beginning the run, and at every stage of a board's life."""
+    deal_file, journal = session(tmp_path), tmp_path / "session.journal"
+    args = deal_args(deal_file, sim, journal)
+    with failing_journal(monkeypatch, journal, fail_from, error) as counter:
+        code = main(args)
+    err = capsys.readouterr().err
+    assert counter.failed, "the journal never failed: the run wrote less than expected"
+    assert code == 9, err
+    line = one_error_line(err)
+    assert line.startswith(f"dealer: error: {journal}: the journal cannot be ")
+    assert f": {cause} (" in line
+    assert thread_failures == []
+    began = a_run_began(journal)
+    if began:
+        left = left_consistent(journal)
+        if "the run stopped" in line:
+            assert f"the run stopped with {left} of {BOARDS} boards left" in line
+            assert "continue with --resume" in line
+    # space is back: the same command (with --resume if the run had begun) finishes every board
+    assert main([*args, "--resume"] if began else args) == 0, capsys.readouterr().err
+    assert thread_failures == []
+    assert_every_board_dealt_once(journal, sim)
+
+
+def test_a_resume_while_the_disk_is_still_full_is_one_line_and_changes_nothing(
+        tmp_path: Path, sim: PtySimulator, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], thread_failures: list[threading.ExceptHookArgs]) -> None:
+    deal_file, journal = session(tmp_path), tmp_path / "session.journal"
+    args = deal_args(deal_file, sim, journal)
+    with failing_journal(monkeypatch, journal, 58):
+        assert main(args) == 9
+    capsys.readouterr()
+    left = left_consistent(journal)
+    assert 0 < left < BOARDS
+    before = journal.read_bytes()
+    for _ in range(2):  # still full: refused every time, the journal as it was
+        with failing_journal(monkeypatch, journal, 1) as counter:
+            assert main([*args, "--resume"]) == 9
+        line = one_error_line(capsys.readouterr().err)
+        assert counter.failed
+        assert line == (f"dealer: error: {journal}: the journal cannot be opened: disk full (free some space on "
+                         "the journal's disk)")
+        assert journal.read_bytes() == before
+    assert thread_failures == []
+    assert main([*args, "--resume"]) == 0
+    assert_every_board_dealt_once(journal, sim)
+
+
+def test_a_file_size_limit_reached_mid_run_stops_it_cleanly_and_resume_deals_every_board_once(
+        tmp_path: Path) -> None:
+    """`ulimit -f` for real: once the controller has verified a board, its limit on a file's size is set
+    to the journal's size then, so the journal's next growth fails (EFBIG; SIGXFSZ is ignored, as a shell
+    that traps it does)."""
+    boards = 16
+    deal_file, journal = session(tmp_path, boards), tmp_path / "session.journal"
+    sim = PtySimulator(SimConfig(speed=SPEED, seed=8), link=tmp_path / "machine")
+    sim.start()
+    try:
+        args = deal_args(deal_file, sim, journal)
+        proc = start(*args, "--plain", cwd=tmp_path, preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN))
+        seen = read_until(proc, "board 1: verified")
+        limit = journal.stat().st_size
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+        ended = finish(proc)
+        err = "\n".join(seen) + "\n" + ended.err
+        assert ended.code == 9, err
+        line = one_error_line(err)
+        assert line.startswith(f"dealer: error: {journal}: the journal cannot be written: file too large (this "
+                               f"process may not write files over {limit} bytes: ulimit -f)")
+        left = left_consistent(journal)
+        assert 0 < left < boards
+        assert f"the run stopped with {left} of {boards} boards left" in line
+        resumed = finish(start(*args, "--resume", "--quiet", cwd=tmp_path))
+        assert resumed.code == 0, resumed.err
+        assert_every_board_dealt_once(journal, sim, boards)
+    finally:
+        sim.stop()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes a file whatever its mode (the read-only journal "
+                                               "is tested with a failing connection instead)")
+def test_a_read_only_journal_file_is_refused_on_resume_in_plain_words(
+        tmp_path: Path, sim: PtySimulator, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    deal_file, journal = session(tmp_path), tmp_path / "session.journal"
+    args = deal_args(deal_file, sim, journal)
+    with failing_journal(monkeypatch, journal, 58):
+        assert main(args) == 9
+    capsys.readouterr()
+    journal.chmod(0o400)
+    try:
+        assert main([*args, "--resume"]) == 9
+        line = one_error_line(capsys.readouterr().err)
+        assert line.startswith(f"dealer: error: {journal}: the journal cannot be ")
+        assert "read-only" in line or "permission denied" in line
+    finally:
+        journal.chmod(0o600)
+    assert main([*args, "--resume"]) == 0
+    assert_every_board_dealt_once(journal, sim)
