@@ -1,4 +1,5 @@
-"""What a journal that cannot be written or read means, in plain words: the cause an operator can act on.
+"""What a journal (or the deal history) that cannot be written or read means, in plain words: the cause an
+operator can act on.
 
 SQLite says "database or disk is full", "attempt to write a readonly database" or, for most failures of
 the operating system, only "disk I/O error". `journal_failure` turns any such error (or an `OSError` met
@@ -19,10 +20,10 @@ from typing import Final
 
 from dealer.core.errors import JournalError
 
-_FULL: Final = "disk full (free some space on the journal's disk)"
-_READ_ONLY: Final = "read-only (the journal file or its folder cannot be written)"
-_READ_ONLY_FS: Final = "read-only (the journal's disk is mounted read-only)"
-_PERMISSION: Final = "permission denied (the journal file or its folder)"
+_FULL: Final = "disk full (free some space on its disk)"
+_READ_ONLY: Final = "read-only (the file or its folder cannot be written)"
+_READ_ONLY_FS: Final = "read-only (its disk is mounted read-only)"
+_PERMISSION: Final = "permission denied (the file or its folder)"
 _IO: Final = "an input/output error (the disk or its connection may be failing)"
 _MARGIN: Final = 1 << 20
 """A journal file within this many bytes of the file-size limit is taken to have reached it (a write
@@ -58,7 +59,7 @@ def is_damage(exc: BaseException) -> bool:
 
 
 def plain_cause(path: str, exc: BaseException) -> str:
-    """The cause of `exc` in words an operator can act on."""
+    """The cause of `exc`, met on the SQLite file at `path`, in words an operator can act on."""
     if isinstance(exc, OSError):
         if exc.errno == errno.EFBIG:
             return _too_large(path) or "file too large (the limit on a file's size: ulimit -f)"

@@ -145,8 +145,8 @@ def test_a_resume_while_the_disk_is_still_full_is_one_line_and_changes_nothing(
             assert main([*args, "--resume"]) == 9
         line = one_error_line(capsys.readouterr().err)
         assert counter.failed
-        assert line == (f"dealer: error: {journal}: the journal cannot be opened: disk full (free some space on "
-                         "the journal's disk)")
+        assert line == f"dealer: error: {journal}: the journal cannot be opened: disk full (free some space on its " \
+                       "disk)"
         assert journal.read_bytes() == before
     assert thread_failures == []
     assert main([*args, "--resume"]) == 0
@@ -203,4 +203,23 @@ def test_a_read_only_journal_file_is_refused_on_resume_in_plain_words(
     finally:
         journal.chmod(0o600)
     assert main([*args, "--resume"]) == 0
+    assert_every_board_dealt_once(journal, sim)
+
+
+def test_a_deal_history_that_cannot_be_written_stops_the_run_in_plain_words_and_resume_records_it(
+        tmp_path: Path, sim: PtySimulator, deal_history: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], thread_failures: list[threading.ExceptHookArgs]) -> None:
+    """The deal history (Law 6D2 on this computer) often lives on the same disk: its failure to record a run's
+    deals is one line too, before anything is dealt; the resume records them and deals."""
+    deal_file, journal = session(tmp_path), tmp_path / "session.journal"
+    args = deal_args(deal_file, sim, journal)
+    with failing_journal(monkeypatch, deal_history, 3) as counter:  # the history's first insert of deals
+        assert main(args) == 9
+    line = one_error_line(capsys.readouterr().err)
+    assert counter.failed == ["INSERT"]
+    assert line == (f"dealer: error: {deal_history}: the deal history cannot be written: disk full (free some "
+                    "space on its disk)")
+    assert dealt([sim]) == {}
+    assert main([*args, "--resume"]) == 0
+    assert thread_failures == []
     assert_every_board_dealt_once(journal, sim)

@@ -48,7 +48,7 @@ def test_operating_system_errors_become_plain_words(code: int, words: str, journ
 def test_the_error_names_the_journal_what_failed_and_why(journal: str) -> None:
     exc = journal_failure(journal, sqlite_error(*FULL), "written")
     assert isinstance(exc, JournalError) and exc.exit_code == 9
-    assert str(exc) == f"{journal}: the journal cannot be written: disk full (free some space on the journal's disk)"
+    assert str(exc) == f"{journal}: the journal cannot be written: disk full (free some space on its disk)"
 
 
 def test_a_damaged_file_is_not_taken_for_a_full_disk() -> None:
