@@ -223,3 +223,40 @@ def test_a_deal_history_that_cannot_be_written_stops_the_run_in_plain_words_and_
     assert main([*args, "--resume"]) == 0
     assert thread_failures == []
     assert_every_board_dealt_once(journal, sim)
+
+
+@pytest.mark.parametrize("fail_from", [40, 70])
+def test_a_journal_failure_stops_every_station_of_a_run_on_two_machines(
+        fail_from: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        thread_failures: list[threading.ExceptHookArgs]) -> None:
+    """One station meets the failure; the other gives its machine up at once (its job left as a crash would
+    leave it) instead of dealing on with a journal that cannot record it. Both machines' ledgers together
+    show every board dealt once after the resume."""
+    boards = 8
+    deal_file, journal = session(tmp_path, boards), tmp_path / "session.journal"
+    sims = [PtySimulator(SimConfig(speed=SPEED, seed=20 + i), link=tmp_path / f"m{i}") for i in range(2)]
+    for machine in sims:
+        machine.start()
+    try:
+        args = ["deal", str(deal_file), "--port", sims[0].path, "--port", sims[1].path, "--journal", str(journal),
+                "--board-timeout", "60"]
+        with failing_journal(monkeypatch, journal, fail_from) as counter:
+            assert main(args) == 9
+        err = capsys.readouterr().err
+        assert counter.failed
+        line = one_error_line(err)
+        assert "the journal cannot be written: disk full" in line and "machine" not in line
+        assert "stopped:" not in err  # no machine is said to be lost
+        left = left_consistent(journal)
+        assert f"the run stopped with {left} of {boards} boards left" in line
+        assert main([*args, "--resume"]) == 0
+        assert thread_failures == []
+        with Journal.open_read_only(journal) as j:
+            (run,) = j.runs()
+            assert run.finished and j.check_consistency(run.id) == []
+        counts = dealt(sims)
+        assert sorted(int(label.split(":")[1]) for label in counts) == list(range(1, boards + 1))
+        assert set(counts.values()) == {1}
+    finally:
+        for machine in sims:
+            machine.stop()
