@@ -261,7 +261,7 @@ def _station_thread(station: Station, errors: list[tuple[str, DealerError]]) -> 
     try:
         station.run()
     except Cancelled:  # the run abandoned the machine (a signal, or another station's journal failure)
-        _release(station, errors)
+        _release(station, errors, "run stopped")
     except JournalError as exc:  # nothing more may be done that the journal cannot record: stop every station
         errors.append((station.name, exc))
         ctx.abandon()
@@ -277,10 +277,10 @@ def _station_thread(station: Station, errors: list[tuple[str, DealerError]]) -> 
         ctx.abandon()
 
 
-def _release(station: Station, errors: list[tuple[str, DealerError]]) -> None:
+def _release(station: Station, errors: list[tuple[str, DealerError]], why: str = "machine lost") -> None:
     """Give back the stopped station's job if it was only loaded or scanned (a resume would do it too)."""
     try:
-        station.release_current()
+        station.release_current(why)
     except JournalError as exc:
         if not any(isinstance(e, JournalError) for _, e in errors):
             errors.append((station.name, exc))

@@ -219,14 +219,14 @@ class Station:
                 continue
             self.robust(self.deal_job, job)
 
-    def release_current(self) -> None:
-        """After this station failed: its job, if only loaded or scanned, goes back to the queue."""
+    def release_current(self, why: str = "machine lost") -> None:
+        """After this station stopped (`why`): its job, if only loaded or scanned, goes back to the queue."""
         if self._current is None:
             return
         job = self.ctx.journal.job(self._current.id)
         if job.state in (JobState.LOADED, JobState.SCANNED):
             self.ctx.journal.advance(job.id, JobState.PLANNED, kind="released",
-                                     detail={"why": "machine lost", **self.busy(job, done=True)})
+                                     detail={"why": why, **self.busy(job, done=True)})
 
     def robust(self, step: Callable[[Job], None], job: Job) -> None:
         """Run one board's life; after a reconnection or a restart, resynchronise and carry on."""
