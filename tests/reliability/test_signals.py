@@ -7,7 +7,9 @@ no file at all, not even its temporary one.
 
 The controller is `dealer` in a subprocess; the simulated machine runs in this test process (it is the
 physical world, and outlives the controller). Each signal is sent once the first board is verified, read
-from the controller's own progress lines, never after a sleep.
+from the controller's own progress lines, never after a sleep. The machine's rack holds only boards 1-3 of
+set A until the resume (a closed rack), so however late the signal lands the run cannot have ended: at
+worst the controller is waiting for board 4.
 """
 
 from __future__ import annotations
@@ -33,14 +35,15 @@ pytestmark = [pytest.mark.pty,
 
 BOARDS = 6
 SPEED = 40.0
-"""Slow enough that the run is far from its end when the first board is verified (about 0.2 s a board)."""
+HELD = (1, 2, 3)
+"""The boards at hand before the resume."""
 SIGNALS = [pytest.param(s, id=s.name) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
 LINE = re.compile(r"dealer: interrupted \((SIG[A-Z]+)\): (\d+) of (\d+) boards left; resume with: (.+)")
 
 
 @pytest.fixture
 def sim(tmp_path: Path) -> Iterator[PtySimulator]:
-    machine = PtySimulator(SimConfig(speed=SPEED, seed=5), link=tmp_path / "machine")
+    machine = PtySimulator(SimConfig(speed=SPEED, seed=5, set_name="A", boards=HELD), link=tmp_path / "machine")
     machine.start()
     try:
         yield machine
@@ -66,9 +69,13 @@ def interrupt(args: list[str], sig: signal.Signals, cwd: Path) -> tuple[str, int
     return err, int(match[2]), shlex.split(match[4])
 
 
-def resume(command: list[str], cwd: Path) -> None:
-    """Run the printed command as it is (`dealer` being `python -m dealer` here)."""
+def resume(command: list[str], cwd: Path, sim: PtySimulator) -> None:
+    """Bring every board to the machine (open its rack), then run the printed command as it is (`dealer`
+    being `python -m dealer` here)."""
     assert command[0] == "dealer" and command[-1] == "--resume"
+    with sim.lock:
+        assert sim.device is not None
+        sim.device.room.rack.open = True
     ended = finish(start(*command[1:], cwd=cwd))
     assert ended.code == 0, ended.err
 
@@ -101,7 +108,7 @@ def test_a_signal_stops_a_deal_cleanly_and_the_printed_command_deals_the_rest(
     assert (left, BOARDS) == left_in(journal)
     assert 0 < left < BOARDS
     assert command == ["dealer", *args, "--plain", "--resume"]
-    resume(command, tmp_path)
+    resume(command, tmp_path, sim)
     assert left_in(journal) == (0, BOARDS)
     assert_dealt_once(sim, [f"A:{board}:" for board in range(1, BOARDS + 1)])
 
@@ -117,7 +124,7 @@ def test_a_signal_stops_a_congress_plan_cleanly_and_the_printed_plan_command_dea
     assert (left, 6) == left_in(tmp_path / "congress.journal")
     assert 0 < left < 6
     assert command == ["dealer", *args, "--plain", "--resume"]
-    resume(command, tmp_path)
+    resume(command, tmp_path, sim)
     assert left_in(tmp_path / "congress.journal") == (0, 6)
     assert_dealt_once(sim, [f"A:{b}:" for b in (1, 2, 3)] + [f"B:{b}:" for b in (4, 5, 6)])
 
