@@ -158,7 +158,7 @@ def test_a_file_size_limit_reached_mid_run_stops_it_cleanly_and_resume_deals_eve
     """`ulimit -f` for real: once the controller has verified a board, its limit on a file's size is set
     to the journal's size then, so the journal's next growth fails (EFBIG; SIGXFSZ is ignored, as a shell
     that traps it does). The machine's rack holds boards 1-12 of the 16 until the resume, so however late
-    the limit is set the run cannot have ended (the journal grows by a page every few boards; here it failed on board 2)."""
+    the limit is set the run cannot have ended (the journal soon grows by a page: here on board 2)."""
     boards = 16
     deal_file, journal = session(tmp_path, boards), tmp_path / "session.journal"
     sim = PtySimulator(SimConfig(speed=SPEED, seed=8, set_name="A", boards=tuple(range(1, 13))),
