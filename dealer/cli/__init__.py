@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DealerError as exc:
         return _fail(args, exc, exc.exit_code)
     except KeyboardInterrupt as exc:
-        print(interrupted_line(exc, arguments), file=sys.stderr)
+        print(interrupted_line(exc, arguments, resumable=args.command == "deal"), file=sys.stderr)
         return 130
     except OSError as exc:
         return _fail(args, exc, 1)

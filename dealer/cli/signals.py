@@ -46,12 +46,13 @@ def stopping_on_signals() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def interrupted_line(exc: KeyboardInterrupt, argv: Sequence[str]) -> str:
-    """The one line a command stopped by a signal ends with: for a dealing run, how many boards are left
-    and the exact command that resumes it (`argv`, shell-quoted, with --resume)."""
+def interrupted_line(exc: KeyboardInterrupt, argv: Sequence[str], *, resumable: bool) -> str:
+    """The one line a command stopped by a signal ends with: for a dealing run of a command that can resume
+    it (`resumable`: ``dealer deal``; the demo cannot), how many boards are left and the exact command that
+    resumes it (`argv`, shell-quoted, with --resume)."""
     name = exc.signal_name if isinstance(exc, Interrupted) else "SIGINT"
     left = exc.left if isinstance(exc, Interrupted) else None
-    if left is None:
+    if left is None or not resumable:
         return f"dealer: interrupted ({name})"
     total = exc.total if isinstance(exc, Interrupted) else None
     command = shlex.join(["dealer", *argv, *([] if "--resume" in argv else ["--resume"])])

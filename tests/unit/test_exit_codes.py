@@ -110,3 +110,16 @@ def test_an_interrupted_dealing_run_names_the_boards_left_and_the_exact_command_
     assert main(["deal", "my session.pbn", "--port", "sim://?speed=50", "--journal", "j"]) == 130
     assert capsys.readouterr().err == ("dealer: interrupted (SIGHUP): 5 of 8 boards left; resume with: dealer deal "
                                        "'my session.pbn' --port 'sim://?speed=50' --journal j --resume\n")
+
+
+def test_a_command_that_cannot_resume_offers_no_resume_command(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`dealer demo` deals through the same run but removes its work at the end: no --resume to offer."""
+    def interrupted(_args: object) -> int:
+        raise errors.Interrupted("SIGTERM", left=3, total=8)
+
+    from dealer.cli import demo
+
+    monkeypatch.setattr(demo, "run", interrupted)
+    assert main(["demo"]) == 130
+    assert capsys.readouterr().err == "dealer: interrupted (SIGTERM)\n"
