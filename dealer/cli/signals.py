@@ -6,6 +6,9 @@ writes through a temporary file), a journal transaction is rolled back, a dealin
 machines and says how many boards are left and the command that resumes it. A second signal while the
 command stops is ignored, so that stopping cleanly is not itself cut short (SIGKILL still ends it at once,
 which the journal survives too).
+
+SIGXFSZ (a file grown past the limit on a file's size, ``ulimit -f``) is ignored meanwhile: the write
+fails instead (EFBIG), and the command stops on it as on a full disk, instead of being killed.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ def stopping_on_signals() -> Iterator[None]:
 
     try:
         before: dict[int, Any] = {sig: signal.signal(sig, stop) for sig in SIGNALS}
+        if hasattr(signal, "SIGXFSZ"):
+            before[signal.SIGXFSZ] = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     except ValueError:  # not the main thread: signals are not ours to handle
         before = {}
     try:

@@ -7,7 +7,7 @@ ledger (it is the physical world: it outlives the controller).
 Nothing is mounted: a full disk and a read-only journal are a connection that fails its Nth write and
 every later one with the error SQLite gives (`tests.support.faulty_journal`), at many N across a run; a
 file-size limit is a real one (RLIMIT_FSIZE, set on the running controller once it has verified a
-board, with SIGXFSZ ignored so that the write fails with EFBIG); a read-only file is a real one when the
+board); a read-only file is a real one when the
 tests do not run as root (root writes whatever the mode).
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import resource
-import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -156,9 +155,10 @@ def test_a_resume_while_the_disk_is_still_full_is_one_line_and_changes_nothing(
 def test_a_file_size_limit_reached_mid_run_stops_it_cleanly_and_resume_deals_every_board_once(
         tmp_path: Path) -> None:
     """`ulimit -f` for real: once the controller has verified a board, its limit on a file's size is set
-    to the journal's size then, so the journal's next growth fails (EFBIG; SIGXFSZ is ignored, as a shell
-    that traps it does). The machine's rack holds boards 1-12 of the 16 until the resume, so however late
-    the limit is set the run cannot have ended (the journal soon grows by a page: here on board 2)."""
+    to the journal's size then, so the journal's next growth fails (the controller ignores SIGXFSZ, so the
+    write fails with EFBIG instead of the signal killing it). The machine's rack holds boards 1-12 of the
+    16 until the resume, so however late the limit is set the run cannot have ended (the journal soon grows
+    by a page: here on board 2)."""
     boards = 16
     deal_file, journal = session(tmp_path, boards), tmp_path / "session.journal"
     sim = PtySimulator(SimConfig(speed=SPEED, seed=8, set_name="A", boards=tuple(range(1, 13))),
@@ -166,7 +166,7 @@ def test_a_file_size_limit_reached_mid_run_stops_it_cleanly_and_resume_deals_eve
     sim.start()
     try:
         args = deal_args(deal_file, sim, journal)
-        proc = start(*args, "--plain", cwd=tmp_path, preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN))
+        proc = start(*args, "--plain", cwd=tmp_path)
         seen = read_until(proc, "board 1: verified")
         limit = journal.stat().st_size
         resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))

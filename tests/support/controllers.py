@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -30,12 +30,10 @@ def env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
 
 
-def start(*args: str, cwd: Path = ROOT, preexec_fn: Callable[[], object] | None = None) -> subprocess.Popen[str]:
-    """`python -m dealer ARGS` in its own session, its output kept (`preexec_fn`: run in the child before
-    it starts, e.g. to set a limit or a signal's disposition)."""
+def start(*args: str, cwd: Path = ROOT) -> subprocess.Popen[str]:
+    """`python -m dealer ARGS` in its own session, its output kept."""
     return subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env(), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=preexec_fn)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
 def read_until(proc: subprocess.Popen[str], fragment: str) -> list[str]:
