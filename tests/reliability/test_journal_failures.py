@@ -7,8 +7,8 @@ ledger (it is the physical world: it outlives the controller).
 Nothing is mounted: a full disk and a read-only journal are a connection that fails its Nth write and
 every later one with the error SQLite gives (`tests.support.faulty_journal`), at many N across a run; a
 file-size limit is a real one (RLIMIT_FSIZE, set on the running controller once it has verified a
-board); a read-only file is a real one when the
-command cannot override file modes (root is run without that power).
+board), and so is a read-only file on resume (mode 0400; root runs the command without the power to
+override file modes).
 """
 
 from __future__ import annotations
