@@ -32,7 +32,8 @@ def register(sub: Any) -> None:
                                    "the first. Deals dealt before on this computer (its deal history) are "
                                    "refused unless the event is a replay (Law 6D2, exit 8). Ctrl-C, SIGTERM or "
                                    "SIGHUP stop the run cleanly and print the command that resumes it (exit "
-                                   "130); a journal that cannot be written (disk full, read-only) stops it as cleanly (exit 9).")
+                                   "130); a journal that cannot be written (disk full, read-only) stops it as "
+                                   "cleanly (exit 9).")
     p.add_argument("file", metavar="FILE", nargs="?", help="deal file (PBN, DUP, DLM, ...)")
     p.add_argument("--plan", metavar="PLAN.toml",
                    help="deal a congress plan: each session its own run on the plan's journal and machines")
