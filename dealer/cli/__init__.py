@@ -91,13 +91,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(command_named(arguments))
     args = parser.parse_args(arguments)
+    from dealer.cli.signals import interrupted_line, stopping_on_signals
+
     try:
-        code: int | None = args.func(args)
+        with stopping_on_signals():
+            code: int | None = args.func(args)
         return code or 0
     except DealerError as exc:
         return _fail(args, exc, exc.exit_code)
-    except KeyboardInterrupt:
-        print("dealer: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        print(interrupted_line(exc, arguments, resumable=args.command == "deal"), file=sys.stderr)
         return 130
     except OSError as exc:
         return _fail(args, exc, 1)

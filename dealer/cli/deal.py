@@ -30,7 +30,10 @@ def register(sub: Any) -> None:
                                    "journalled: after any crash, run the same command with --resume. One "
                                    "process at a time holds a journal; a second is refused (exit 10), naming "
                                    "the first. Deals dealt before on this computer (its deal history) are "
-                                   "refused unless the event is a replay (Law 6D2, exit 8).")
+                                   "refused unless the event is a replay (Law 6D2, exit 8). Ctrl-C, SIGTERM or "
+                                   "SIGHUP stop the run cleanly and print the command that resumes it (exit "
+                                   "130); a journal that cannot be written (disk full, read-only) stops it as "
+                                   "cleanly (exit 9).")
     p.add_argument("file", metavar="FILE", nargs="?", help="deal file (PBN, DUP, DLM, ...)")
     p.add_argument("--plan", metavar="PLAN.toml",
                    help="deal a congress plan: each session its own run on the plan's journal and machines")

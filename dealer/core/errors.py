@@ -25,9 +25,11 @@ EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (5, "a machine could not be reached: no such port, no answer, or the link was lost"),
     (7, "a machine stopped on a fault it cannot recover from"),
     (8, "the Laws refuse: boards not verified (a recount found faults), or deals dealt before (Law 6D2)"),
-    (9, "the journal refuses: no run to resume, or a journal missing, empty or damaged"),
+    (9, "the journal refuses: no run to resume, a journal missing, empty or damaged, or one that cannot be\n"
+        "       written (disk full, read-only, file too large): the run stops, resumable"),
     (10, "the journal is in use by another live process (one controller per journal)"),
-    (130, "interrupted (Ctrl-C); a dealing run resumes with --resume"),
+    (130, "interrupted (Ctrl-C, SIGTERM or SIGHUP): a dealing run stops cleanly, says how many boards are\n"
+          "       left and the command that resumes it"),
 )
 """Every exit code of the `dealer` command, with the outcome it means (6 is no longer used: a lost port
 is 5, as a silent one is)."""
@@ -144,6 +146,19 @@ class JournalError(DealerError):
     empty or corrupt when a run is to be resumed); the message names the file."""
 
     exit_code = 9
+
+
+class Interrupted(KeyboardInterrupt):
+    """A signal (SIGINT, SIGTERM or SIGHUP) stopped the command (exit code 130 whichever it was). A dealing
+    run that had begun says how many of its boards are `left` of `total` (None: no run had begun)."""
+
+    exit_code = 130
+
+    def __init__(self, signal_name: str = "SIGINT", *, left: int | None = None, total: int | None = None) -> None:
+        self.signal_name = signal_name
+        self.left = left
+        self.total = total
+        super().__init__(signal_name)
 
 
 class JournalBusy(JournalError):

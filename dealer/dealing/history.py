@@ -25,6 +25,7 @@ a congress's controllers share one history.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -41,6 +42,7 @@ import platformdirs
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, FormatError, JournalError
 from dealer.core.outfile import SECRET_MODE, write_text
+from dealer.dealing.journal_failure import is_damage, plain_cause
 from dealer.verify import BoardFault, FaultCategory, check_deal_set
 
 ENV_VAR: Final = "DEALER_HISTORY"
@@ -114,13 +116,16 @@ class DealHistory:
                 os.close(os.open(where, os.O_CREAT | os.O_WRONLY, SECRET_MODE))
             db = sqlite3.connect(where, isolation_level=None, check_same_thread=False, timeout=60)
         except (OSError, sqlite3.Error) as exc:
-            raise JournalError(f"{where}: cannot open the deal history ({exc})") from exc
+            raise JournalError(f"{where}: the deal history cannot be opened: {plain_cause(str(where), exc)}") from exc
         try:
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(_SCHEMA)
             db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (f"{EXPORT_FORMAT} {EXPORT_VERSION}",))
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             db.close()
+            if not is_damage(exc):
+                raise JournalError(f"{where}: the deal history cannot be opened: {plain_cause(str(where), exc)}") \
+                    from exc
             raise JournalError(f"{where}: not a usable deal history ({exc})") from exc
         return cls(db, where)
 
@@ -161,8 +166,9 @@ class DealHistory:
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         try:
             return self._db.execute(sql, args).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path}: the deal history cannot be read ({exc})") from exc
+        except sqlite3.Error as exc:
+            cause = f"({exc})" if is_damage(exc) else f"{plain_cause(str(self.path), exc)}"
+            raise JournalError(f"{self.path}: the deal history cannot be read: {cause}") from exc
 
     # --- writing ------------------------------------------------------------------------------
 
@@ -186,12 +192,15 @@ class DealHistory:
                     [(e.deal_hash, e.run_uid, e.board, e.run_name, e.journal, e.host, e.recorded, int(e.replay))
                      for e in entries])
                 added = self._db.total_changes - before
+                self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:  # SQLite rolls back by itself after some failures (a full disk)
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path}: the deal history cannot be written ({exc})") from exc
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: the deal history cannot be written: "
+                               f"{plain_cause(str(self.path), exc)}") from exc
         return added
 
     # --- moving between computers ---------------------------------------------------------------

@@ -49,7 +49,7 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -59,6 +59,7 @@ from typing import Any, Final
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalError
 from dealer.dealing.jobplan import JobPlan
+from dealer.dealing.journal_failure import is_damage, journal_failure
 from dealer.dealing.journal_lock import JournalLock
 
 SCHEMA_VERSION: Final = 2
@@ -226,11 +227,17 @@ class Journal:
             if lock is not None:
                 lock.release()
             raise JournalError(f"{path}: no such journal, so no run to resume{_LOST_ADVICE}")
-        lock = lock or JournalLock.acquire(path, command)
+        try:
+            lock = lock or JournalLock.acquire(path, command)
+        except OSError as exc:  # the lock file could be opened but not written (a full disk)
+            raise journal_failure(path, exc, "opened") from exc
         try:
             if not os.path.exists(path):
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
             db = _connect(path, path, durability, create=create)
+        except OSError as exc:
+            lock.release()
+            raise journal_failure(path, exc, "opened") from exc
         except BaseException:
             lock.release()
             raise
@@ -246,8 +253,10 @@ class Journal:
         try:
             db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30)
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{path}: not a usable journal ({exc})") from exc
+        except sqlite3.Error as exc:
+            if is_damage(exc):
+                raise JournalError(f"{path}: not a usable journal ({exc})") from exc
+            raise journal_failure(path, exc, "read") from exc
         if "runs" not in tables:
             db.close()
             raise JournalError(f"{path}: the journal is empty (it holds no run)")
@@ -256,9 +265,13 @@ class Journal:
     def close(self) -> None:
         """Close the database and let go of the journal's lock."""
         with self._lock:
-            self._db.close()
-            if self._file_lock is not None:
-                self._file_lock.release()
+            try:
+                self._db.close()
+            except sqlite3.Error as exc:
+                raise journal_failure(self.path, exc, "closed") from exc
+            finally:
+                if self._file_lock is not None:
+                    self._file_lock.release()
 
     def __enter__(self) -> Journal:
         return self
@@ -281,10 +294,10 @@ class Journal:
                     self._db.execute("BEGIN IMMEDIATE")
                     try:
                         yield self._db
+                        self._db.execute("COMMIT")
                     except BaseException:
-                        self._db.execute("ROLLBACK")
+                        self._roll_back()
                         raise
-                    self._db.execute("COMMIT")
                 finally:
                     if sync:
                         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -293,8 +306,15 @@ class Journal:
                         self._checkpoint()
                     else:
                         self._bound_wal()
-            except sqlite3.DatabaseError as exc:
-                raise JournalError(f"{self.path}: the journal cannot be written ({exc})") from exc
+            except sqlite3.Error as exc:
+                raise journal_failure(self.path, exc, "written") from exc
+
+    def _roll_back(self) -> None:
+        """Undo the transaction in hand, if SQLite has not already (it rolls back by itself after some
+        failures, such as a full disk); a rollback that fails too leaves the first error to be told."""
+        if self._db.in_transaction:
+            with suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
 
     def _checkpoint(self) -> None:
         """Copy every committed step into the main file, sync it, and empty the -wal file (waiting for
@@ -325,8 +345,10 @@ class Journal:
         try:
             with self._lock:
                 return self._db.execute(sql, args).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path}: the journal cannot be read ({exc})") from exc
+        except sqlite3.Error as exc:
+            if is_damage(exc):
+                raise JournalError(f"{self.path}: the journal cannot be read ({exc})") from exc
+            raise journal_failure(self.path, exc, "read") from exc
 
     # --- runs ---------------------------------------------------------------------------------
 
@@ -400,8 +422,7 @@ class Journal:
     def deal_hashes(self, run_id: int) -> dict[int, str]:
         """Board number -> the hash of the deal the run recorded for it (what proves a deal file is the one
         dealt, without the journal holding any deal)."""
-        rows = self._db.execute("SELECT board, deal_hash FROM seen_deals WHERE run_id = ? ORDER BY board",
-                                (run_id,)).fetchall()
+        rows = self._query("SELECT board, deal_hash FROM seen_deals WHERE run_id = ? ORDER BY board", (run_id,))
         return {int(board): str(digest) for board, digest in rows}
 
     def unfinished_run(self, set_hash: str) -> Run | None:
@@ -555,7 +576,7 @@ def _connect(target: str, path: str, durability: Durability, *, create: bool) ->
     try:
         db = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30)
     except sqlite3.Error as exc:
-        raise JournalError(f"{path}: cannot open the journal ({exc})") from exc
+        raise journal_failure(path, exc, "opened") from exc
     try:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not create and ("runs" not in tables or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone()):
@@ -582,8 +603,10 @@ def _connect(target: str, path: str, durability: Durability, *, create: bool) ->
     except JournalError:
         db.close()
         raise
-    except sqlite3.DatabaseError as exc:
+    except sqlite3.Error as exc:
         db.close()
+        if not is_damage(exc):  # the file is sound; the disk, its folder or a limit refused a write
+            raise journal_failure(path, exc, "opened") from exc
         raise JournalError(f"{path}: not a usable journal ({exc}); it can be neither resumed nor added "
                            f"to: keep it aside{_LOST_ADVICE}") from exc
     return db

@@ -21,13 +21,17 @@ and is dropped. A recount is turned into the board's own pockets by how the boar
   and raises `Reconnected`: the command in flight may or may not have been carried out, so the caller
   resynchronises from `status()`; if the port does not come back, `DeviceDisconnected`;
 - no answer after every retry: `DeviceTimeout` (the next command first handshakes again, as the link
-  requires after giving up; a machine found restarted meanwhile raises `DeviceRestarted`).
+  requires after giving up; a machine found restarted meanwhile raises `DeviceRestarted`);
+- the run abandons the machine (`abandon`, from any thread: a signal, a journal that cannot be written):
+  the wait in hand ends at once with `Cancelled`, whatever the command in flight; the machine is left as
+  a killed controller leaves it, which the journal's crash recovery settles on resume.
 Device events that nobody is waiting for yet are kept in order until someone asks for them.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -83,6 +87,11 @@ from firmware_protocol import (
 M = TypeVar("M", bound=Message)
 BUSY_RETRY: Final = 0.02
 """Seconds between retries of a command the machine refused as BUSY."""
+
+
+class Cancelled(Exception):
+    """The run abandoned this machine (`Machine.abandon`): the command or wait in flight was given up. Not
+    a fault of the machine: the station that drove it stops and says nothing."""
 
 
 class MachineState(StrEnum):
@@ -287,6 +296,7 @@ class Machine:
         self._hello: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
+        self._cancel = threading.Event()
 
     # --- connection ---------------------------------------------------------------------------
 
@@ -300,6 +310,20 @@ class Machine:
     def identity(self) -> MachineIdentity | None:
         """The machine met at the last handshake (None before the first)."""
         return MachineIdentity.of_hello(self._hello) if self._hello is not None else None
+
+    def abandon(self) -> None:
+        """Give the machine up, from any thread: the command or wait in hand ends at once with `Cancelled`
+        (a blocked read is interrupted, or the port closed under it), and so does every later one."""
+        self._cancel.set()
+        transport = self._transport
+        if transport is not None:
+            interrupt = getattr(transport, "interrupt", None)
+            (interrupt or transport.close)()
+
+    @property
+    def abandoned(self) -> bool:
+        """True once `abandon` was called."""
+        return self._cancel.is_set()
 
     def close(self) -> None:
         """Close the port."""
@@ -592,6 +616,8 @@ class Machine:
         return reply
 
     def _pump(self, deadline: float) -> None:
+        if self._cancel.is_set():
+            raise Cancelled(self.name)
         transport = self._transport
         if transport is None:
             raise DeviceDisconnected(f"{self.name}: not connected")
@@ -607,6 +633,8 @@ class Machine:
             events += self._link.poll(now)
             self._flush(transport)
         except DeviceDisconnected:
+            if self._cancel.is_set():  # the port was closed by `abandon`, not lost
+                raise Cancelled(self.name) from None
             self._reconnect()
             raise Reconnected(f"{self.name}: port reopened after a disconnection") from None
         for event in events:
@@ -660,6 +688,8 @@ class Machine:
             except DeviceDisconnected:
                 if self._clock() >= deadline:
                     raise
+                if self._cancel.is_set():
+                    raise Cancelled(self.name) from None
                 self.sleep(0.2)
         self._events.clear()
         self._handshake(10.0)

@@ -10,6 +10,13 @@ A machine that is lost stops its station; the others go on, and its unsettled jo
 Such a run is not a success even if the others dealt every board: `raise_for` raises the lost machine's
 error (its exit code), and the summary names the machine, its port and why.
 
+A journal that cannot be written (a full disk, a read-only file, a limit on a file's size) stops every
+station at once: nothing may be done that the journal cannot record first. Each job is left as a crash
+at that instant would leave it (a board dealt whose result could not be recorded is recounted on
+resume), and `raise_for` raises the journal's error, naming the file and the cause. A signal stops the
+run the same way (`Interrupted`, with the boards left). Station threads never print a traceback: what
+stops one (an error of a machine, of the journal, or a bug) is reported through the run.
+
 What the run shows goes through `RunProgress` to the view of `RunOptions` (plain lines by default);
 each station tells it which job it holds (`JobInHand`: session, board set, board, copy, attempt).
 """
@@ -24,12 +31,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealerError, JournalError, VerificationError
+from dealer.core.errors import DealerError, Interrupted, JournalError, VerificationError
 from dealer.dealing import report
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import Job, JobState, Journal, Run
-from dealer.dealing.machine import Machine
+from dealer.dealing.machine import Cancelled, Machine
 from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
 from dealer.dealing.station import RunContext, Station
 
@@ -100,8 +107,28 @@ def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | N
     """Deal a deal set with its copies on the machines of `options`; resumable through the journal."""
     plan = copies_plan(deals, options.copies, options.set_name)
     with Journal.open(options.journal, create=not options.resume, command="dealer deal") as journal:
-        run_id = _open_run(journal, deals, source, plan, options, name or Path(source).stem)
-        return execute(journal, [(run_id, deals)], options)
+        try:
+            run_id = _open_run(journal, deals, source, plan, options, name or Path(source).stem)
+            return execute(journal, [(run_id, deals)], options)
+        except KeyboardInterrupt as exc:  # before the machines started: how far the run had got
+            if isinstance(exc, Interrupted) and exc.left is not None:
+                raise
+            run = journal.unfinished_run(deals.set_hash())
+            raise interrupted(exc, journal, [run.id] if run is not None else []) from None
+
+
+def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]) -> Interrupted:
+    """What a signal that stopped a dealing run raises: the signal, and how many boards of `run_ids` are
+    left to deal (none begun: no count)."""
+    name = exc.signal_name if isinstance(exc, Interrupted) else "SIGINT"
+    if not run_ids:
+        return Interrupted(name)
+    try:
+        jobs = [job for run in run_ids for job in journal.jobs(run)]
+    except JournalError:
+        return Interrupted(name)
+    left = sum(1 for job in jobs if job.state is not JobState.VERIFIED)
+    return Interrupted(name, left=left, total=len(jobs))
 
 
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,
@@ -165,18 +192,24 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
         if options.resume:
             progress.note(f"resuming {_runs_text(sessions)}: {progress.verified} of {len(jobs)} boards verified "
                           "already")
-        machines = _machines(options, names)
+        machines = ctx.machines = _machines(options, names)
         threads = [threading.Thread(target=_station_thread, args=(ShownStation(m, ctx, sessions), errors),
                                     name=m.name, daemon=True) for m in machines]
-        for t in threads:
-            t.start()
         try:
             for t in threads:
+                t.start()
+            for t in threads:
                 t.join()
+        except KeyboardInterrupt as exc:  # a signal: every station stops now, each job left resumable
+            ctx.abandon()
+            for t in threads:
+                t.join(timeout=30)
+            raise interrupted(exc, journal, run_ids) from None
         finally:
             ctx.stop.set()
             for t in threads:
-                t.join(timeout=30)
+                if t.ident is not None:
+                    t.join(timeout=30)
             for m in machines:
                 m.close()
     finally:
@@ -222,13 +255,36 @@ def _machines(options: RunOptions, names: list[str]) -> list[Machine]:
 
 
 def _station_thread(station: Station, errors: list[tuple[str, DealerError]]) -> None:
+    """Run one station to its end; whatever stops it is put in `errors` for the run to report, never left
+    to the thread (which would print a traceback)."""
+    ctx = station.ctx
     try:
         station.run()
+    except Cancelled:  # the run abandoned the machine (a signal, or another station's journal failure)
+        _release(station, errors, "run stopped")
+    except JournalError as exc:  # nothing more may be done that the journal cannot record: stop every station
+        errors.append((station.name, exc))
+        ctx.abandon()
     except DealerError as exc:
         errors.append((station.name, exc))
-        station.ctx.machine_lost(station.name)
-        station.ctx.progress.machine_lost(station.name, str(exc).removeprefix(f"{station.name}: "))
-        station.release_current()
+        ctx.machine_lost(station.name)
+        ctx.progress.machine_lost(station.name, str(exc).removeprefix(f"{station.name}: "))
+        _release(station, errors)
+    except Exception as exc:  # a bug: the run stops and reports it (its traceback with --debug)
+        failure = DealerError(f"{station.name}: unexpected error: {type(exc).__name__}: {exc}")
+        failure.__cause__ = exc
+        errors.append((station.name, failure))
+        ctx.abandon()
+
+
+def _release(station: Station, errors: list[tuple[str, DealerError]], why: str = "machine lost") -> None:
+    """Give back the stopped station's job if it was only loaded or scanned (a resume would do it too)."""
+    try:
+        station.release_current(why)
+    except JournalError as exc:
+        if not any(isinstance(e, JournalError) for _, e in errors):
+            errors.append((station.name, exc))
+        station.ctx.abandon()
 
 
 def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[tuple[str, DealerError]],
@@ -260,7 +316,13 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
 def raise_for(result: RunResult) -> None:
     """Turn a run that did not end well into the error its cause calls for: a stop on a fault (F7), then a
     machine that left the run (its own error, so a port that never answered exits as it does in every
-    command, even when the other machines dealt every board), then boards left unverified."""
+    command, even when the other machines dealt every board), then boards left unverified. A journal that
+    could not be written comes before all of them: the run stopped for it."""
+    journal_failures = [exc for _, exc in result.failures if isinstance(exc, JournalError)]
+    if journal_failures:
+        raise JournalError(f"{journal_failures[0]}; the run stopped with {len(result.unresolved)} of "
+                           f"{result.jobs} boards left: once it can be written, continue with --resume") \
+            from journal_failures[0]
     if result.stopped:
         raise VerificationError("the run stopped: " + "; ".join(result.stopped))
     if result.failures:

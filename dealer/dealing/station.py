@@ -106,6 +106,8 @@ class RunContext:
     lock: threading.Lock = field(default_factory=threading.Lock)
     lost: set[str] = field(default_factory=set)
     later_runs: tuple[tuple[int, DealSet], ...] = ()
+    machines: list[Machine] = field(default_factory=list)
+    """The run's machines, each given up at once by `abandon`."""
 
     def __post_init__(self) -> None:
         self._deal_sets = {self.run_id: self.deals, **dict(self.later_runs)}
@@ -154,6 +156,14 @@ class RunContext:
         with self.lock:
             self.stop_reason.append(reason)
         self.stop.set()
+
+    def abandon(self) -> None:
+        """Stop every station now (a signal, a journal that cannot be written): each gives its machine up
+        at once, in the middle of whatever it does, and leaves its job as a crash at that instant would, for
+        the journal's crash recovery to settle on resume."""
+        self.stop.set()
+        for machine in self.machines:
+            machine.abandon()
 
     def claim(self, job: Job) -> bool:
         """Take an uncertain job for one station (True once per job)."""
@@ -209,14 +219,14 @@ class Station:
                 continue
             self.robust(self.deal_job, job)
 
-    def release_current(self) -> None:
-        """After this station failed: its job, if only loaded or scanned, goes back to the queue."""
+    def release_current(self, why: str = "machine lost") -> None:
+        """After this station stopped (`why`): its job, if only loaded or scanned, goes back to the queue."""
         if self._current is None:
             return
         job = self.ctx.journal.job(self._current.id)
         if job.state in (JobState.LOADED, JobState.SCANNED):
             self.ctx.journal.advance(job.id, JobState.PLANNED, kind="released",
-                                     detail={"why": "machine lost", **self.busy(job, done=True)})
+                                     detail={"why": why, **self.busy(job, done=True)})
 
     def robust(self, step: Callable[[Job], None], job: Job) -> None:
         """Run one board's life; after a reconnection or a restart, resynchronise and carry on."""

@@ -160,6 +160,16 @@ class SerialTransport:
             data = self._port.read(1)
         return bytes(data)
 
+    def interrupt(self) -> None:
+        """From another thread: end a read in progress at once (it returns nothing, or fails as the port is
+        closed under it where pyserial cannot cancel a read)."""
+        cancel = getattr(self._port, "cancel_read", None)
+        if cancel is not None and not self._fixed_timeout:
+            with contextlib.suppress(serial.SerialException, OSError):
+                cancel()
+        else:
+            self.close()
+
     def close(self) -> None:
         with contextlib.suppress(serial.SerialException, OSError):
             self._port.close()

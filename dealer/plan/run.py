@@ -29,10 +29,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from dealer.core.dealset import DealSet
+from dealer.core.errors import Interrupted
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.journal import Journal, Run, RunSpec
 from dealer.dealing.journal_lock import JournalLock
-from dealer.dealing.run import RunOptions, RunResult, execute, release_loaded, remember
+from dealer.dealing.run import RunOptions, RunResult, execute, interrupted, release_loaded, remember
 from dealer.plan import Plan, Session, check
 
 REPLAY_HINT = check.REPLAY_HINT
@@ -56,12 +57,19 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     options = replace(options, ports=[m.url for m in plan.machines],
                       machine_names=[m.name for m in plan.machines])
     with Journal.open(options.journal, create=not options.resume, lock=lock) as journal:
-        runs = _open_runs(journal, plan, chosen, deal_sets, options)
-        if not runs:
-            return _nothing_left(journal, plan, chosen, options)
-        names = {run_id: name for name, run_id in runs}
-        extra = {"plan": plan.path, "sessions": {name: run_id for name, run_id in runs}}
-        result = execute(journal, [(run_id, deal_sets[names[run_id]]) for _, run_id in runs], options, extra)
+        try:
+            runs = _open_runs(journal, plan, chosen, deal_sets, options)
+            if not runs:
+                return _nothing_left(journal, plan, chosen, options)
+            names = {run_id: name for name, run_id in runs}
+            extra = {"plan": plan.path, "sessions": {name: run_id for name, run_id in runs}}
+            result = execute(journal, [(run_id, deal_sets[names[run_id]]) for _, run_id in runs], options, extra)
+        except KeyboardInterrupt as exc:  # before the machines started: how far the sessions had got
+            if isinstance(exc, Interrupted) and exc.left is not None:
+                raise
+            wanted = {s.name for s in chosen}
+            raise interrupted(exc, journal, [r.id for r in journal.runs()
+                                             if r.name in wanted and not r.finished]) from None
     return result
 
 

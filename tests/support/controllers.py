@@ -38,6 +38,19 @@ def start(*args: str, cwd: Path = ROOT) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
+def read_until(proc: subprocess.Popen[str], fragment: str) -> list[str]:
+    """The lines `proc` writes on standard error up to and including the first that holds `fragment`
+    (no timing: each line is read as it comes); AssertionError if the output ends first."""
+    assert proc.stderr is not None
+    lines: list[str] = []
+    while True:
+        line = proc.stderr.readline()
+        assert line, f"the output ended before {fragment!r}: " + "".join(lines)
+        lines.append(line.rstrip("\n"))
+        if fragment in line:
+            return lines
+
+
 class Ended(NamedTuple):
     """How a process ended: its exit code, standard output and standard error."""
 

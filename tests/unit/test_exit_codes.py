@@ -72,3 +72,54 @@ def test_dealer_help_and_the_readme_show_the_exit_codes(capsys: pytest.CaptureFi
     table = errors.exit_code_table()
     assert table in capsys.readouterr().out
     assert table in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_every_stopping_signal_exits_130_with_one_line_and_the_handlers_are_put_back(
+        sig: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """One code for "interrupted", whichever signal: 130 (128 + SIGINT, what a shell shows for Ctrl-C)."""
+    import os
+    import signal
+
+    number = getattr(signal, sig)
+    before = signal.getsignal(number)
+
+    def signalled(_args: object) -> int:
+        os.kill(os.getpid(), number)
+        for _ in range(10_000_000):  # the handler runs at once; never reached the end of
+            pass
+        raise AssertionError("the signal did not stop the command")
+
+    from dealer.cli import plan
+
+    monkeypatch.setattr(plan, "run", signalled)
+    assert main(["plan", "any.toml"]) == 130
+    assert "interrupted (Ctrl-C, SIGTERM or SIGHUP)" in dict(errors.EXIT_CODES)[130]
+    assert capsys.readouterr().err == f"dealer: interrupted ({sig})\n"
+    assert signal.getsignal(number) is before
+
+
+def test_an_interrupted_dealing_run_names_the_boards_left_and_the_exact_command_that_resumes_it(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def interrupted(_args: object) -> int:
+        raise errors.Interrupted("SIGHUP", left=5, total=8)
+
+    from dealer.cli import deal
+
+    monkeypatch.setattr(deal, "run_deal", interrupted)
+    assert main(["deal", "my session.pbn", "--port", "sim://?speed=50", "--journal", "j"]) == 130
+    assert capsys.readouterr().err == ("dealer: interrupted (SIGHUP): 5 of 8 boards left; resume with: dealer deal "
+                                       "'my session.pbn' --port 'sim://?speed=50' --journal j --resume\n")
+
+
+def test_a_command_that_cannot_resume_offers_no_resume_command(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`dealer demo` deals through the same run but removes its work at the end: no --resume to offer."""
+    def interrupted(_args: object) -> int:
+        raise errors.Interrupted("SIGTERM", left=3, total=8)
+
+    from dealer.cli import demo
+
+    monkeypatch.setattr(demo, "run", interrupted)
+    assert main(["demo"]) == 130
+    assert capsys.readouterr().err == "dealer: interrupted (SIGTERM)\n"

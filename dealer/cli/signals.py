@@ -1,0 +1,65 @@
+"""How a signal stops a command: SIGINT (Ctrl-C), SIGTERM and SIGHUP alike raise `Interrupted` in the main
+thread, once.
+
+What is in hand then ends as after any error: an output file half written is removed (`dealer.core.outfile`
+writes through a temporary file), a journal transaction is rolled back, a dealing run abandons its
+machines and says how many boards are left and the command that resumes it. A second signal while the
+command stops is ignored, so that stopping cleanly is not itself cut short (SIGKILL still ends it at once,
+which the journal survives too).
+
+SIGXFSZ (a file grown past the limit on a file's size, ``ulimit -f``) is ignored meanwhile: the write
+fails instead (EFBIG), and the command stops on it as on a full disk, instead of being killed.
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, Final
+
+from dealer.core.errors import Interrupted
+
+SIGNALS: Final = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that stop a command cleanly (SIGHUP does not exist on Windows)."""
+
+
+@contextmanager
+def stopping_on_signals() -> Iterator[None]:
+    """While in the block, the first of `SIGNALS` raises `Interrupted` (later ones are ignored); the handlers
+    before are put back after it. Outside the main thread nothing is changed."""
+    fired: list[str] = []
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if fired:
+            return
+        fired.append(signal.Signals(signum).name)
+        raise Interrupted(fired[0])
+
+    try:
+        before: dict[int, Any] = {sig: signal.signal(sig, stop) for sig in SIGNALS}
+        if hasattr(signal, "SIGXFSZ"):
+            before[signal.SIGXFSZ] = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        before = {}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def interrupted_line(exc: KeyboardInterrupt, argv: Sequence[str], *, resumable: bool) -> str:
+    """The one line a command stopped by a signal ends with: for a dealing run of a command that can resume
+    it (`resumable`: ``dealer deal``; the demo cannot), how many boards are left and the exact command that
+    resumes it (`argv`, shell-quoted, with --resume)."""
+    name = exc.signal_name if isinstance(exc, Interrupted) else "SIGINT"
+    left = exc.left if isinstance(exc, Interrupted) else None
+    if left is None or not resumable:
+        return f"dealer: interrupted ({name})"
+    total = exc.total if isinstance(exc, Interrupted) else None
+    command = shlex.join(["dealer", *argv, *([] if "--resume" in argv else ["--resume"])])
+    of = f" of {total}" if total is not None else ""
+    return f"dealer: interrupted ({name}): {left}{of} boards left; resume with: {command}"

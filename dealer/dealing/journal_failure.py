@@ -1,0 +1,120 @@
+"""What a journal (or the deal history) that cannot be written or read means, in plain words: the cause an
+operator can act on.
+
+SQLite says "database or disk is full", "attempt to write a readonly database" or, for most failures of
+the operating system, only "disk I/O error". `journal_failure` turns any such error (or an `OSError` met
+while opening the journal's files) into a `JournalError` naming the journal and the cause: "disk full",
+"read-only", "permission denied", "file too large" (the limit on a file's size, ``ulimit -f``), or an
+input/output error. A bare I/O error is explained by looking at the journal's folder and files: the
+file-size limit of this process, a read-only file system, a full one, a file or folder that cannot be
+written. A damaged file is not a failure to write: `is_damage` tells it apart (the journal says so
+differently, for that one cannot be resumed until it is repaired).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+from typing import Final
+
+from dealer.core.errors import JournalError
+
+_FULL: Final = "disk full (free some space on its disk)"
+_READ_ONLY: Final = "read-only (the file or its folder cannot be written)"
+_READ_ONLY_FS: Final = "read-only (its disk is mounted read-only)"
+_PERMISSION: Final = "permission denied (the file or its folder)"
+_IO: Final = "an input/output error (the disk or its connection may be failing)"
+_MARGIN: Final = 1 << 20
+"""A journal file within this many bytes of the file-size limit is taken to have reached it (a write
+that failed added a page or a few hundred pages to the -wal, at most `journal.MAX_WAL_BYTES`)."""
+
+# SQLite's primary result codes (https://sqlite.org/rescode.html)
+_SQLITE_PERM: Final = 3
+_SQLITE_READONLY: Final = 8
+_SQLITE_IOERR: Final = 10
+_SQLITE_CORRUPT: Final = 11
+_SQLITE_FULL: Final = 13
+_SQLITE_CANTOPEN: Final = 14
+_SQLITE_NOTADB: Final = 26
+_SQLITE_AUTH: Final = 23
+
+_BY_ERRNO: Final = {errno.ENOSPC: _FULL, errno.EDQUOT: "disk full (the user's disk quota is used up)",
+                    errno.EROFS: _READ_ONLY_FS, errno.EACCES: _PERMISSION, errno.EPERM: _PERMISSION,
+                    errno.EIO: _IO}
+
+
+def journal_failure(path: str, exc: BaseException, action: str) -> JournalError:
+    """The `JournalError` for `exc`, met while the journal at `path` was being `action` ("written",
+    "read", "opened"): ``PATH: the journal cannot be ACTION: CAUSE``."""
+    return JournalError(f"{path}: the journal cannot be {action}: {plain_cause(path, exc)}")
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True for an error that says the file itself is damaged or not a journal (not that it cannot be
+    written or read now)."""
+    code = _primary(exc)
+    return code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or (
+        code is None and isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError))
+
+
+def plain_cause(path: str, exc: BaseException) -> str:
+    """The cause of `exc`, met on the SQLite file at `path`, in words an operator can act on."""
+    if isinstance(exc, OSError):
+        if exc.errno == errno.EFBIG:
+            return _too_large(path) or "file too large (the limit on a file's size: ulimit -f)"
+        return _BY_ERRNO.get(exc.errno or 0) or _disk(path) or _access(path) or (exc.strerror or str(exc))
+    code = _primary(exc)
+    if code == _SQLITE_FULL:
+        return _FULL
+    if code == _SQLITE_READONLY:
+        return _disk(path) or _READ_ONLY
+    if code in (_SQLITE_PERM, _SQLITE_AUTH):
+        return _PERMISSION
+    if code in (_SQLITE_IOERR, _SQLITE_CANTOPEN):
+        return _disk(path) or _access(path) or (_IO if code == _SQLITE_IOERR else f"it cannot be opened ({exc})")
+    return str(exc)
+
+
+def _primary(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def _disk(path: str) -> str | None:
+    """What stops every write to the journal's files, if anything: this process's limit on a file's size,
+    a read-only or a full file system."""
+    too_large = _too_large(path)
+    if too_large:
+        return too_large
+    try:
+        disk = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    except (OSError, AttributeError):  # no statvfs (Windows), or no folder
+        return None
+    if disk.f_flag & os.ST_RDONLY:
+        return _READ_ONLY_FS
+    return _FULL if disk.f_bavail == 0 else None
+
+
+def _access(path: str) -> str | None:
+    """"permission denied" if the journal's files or folder may not be written by this process."""
+    folder = os.path.dirname(os.path.abspath(path))
+    existing = [f for f in (path, f"{path}-wal") if os.path.exists(f)]
+    if any(not os.access(f, os.W_OK) for f in existing) or not os.access(folder, os.W_OK | os.X_OK):
+        return _PERMISSION
+    return None
+
+
+def _too_large(path: str) -> str | None:
+    """"file too large" when this process may not write files as large as the journal's are becoming."""
+    try:
+        import resource
+    except ImportError:  # not on this platform (Windows)
+        return None
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit == resource.RLIM_INFINITY:
+        return None
+    sizes = [os.path.getsize(f) for f in (path, f"{path}-wal") if os.path.exists(f)]
+    if sizes and max(sizes) + _MARGIN >= limit:
+        return f"file too large (this process may not write files over {limit} bytes: ulimit -f)"
+    return None

@@ -1,0 +1,150 @@
+"""SIGINT, SIGTERM and SIGHUP stop `dealer deal` the same clean way: the machine is given up in the middle
+of whatever it was doing (as a crash at that instant would leave it, which the journal's recovery settles),
+no false word of a lost port, then one line - how many boards are left and the exact command that resumes
+the run - and exit code 130 whichever the signal. That command, run as printed, deals the rest: every
+board dealt exactly once by the simulated machine's ledger. A signal during a big `dealer generate` leaves
+no file at all, not even its temporary one.
+
+The controller is `dealer` in a subprocess; the simulated machine runs in this test process (it is the
+physical world, and outlives the controller). Each signal is sent once the first board is verified, read
+from the controller's own progress lines, never after a sleep. The machine's rack holds only boards 1-3 of
+set A until the resume (a closed rack), so however late the signal lands the run cannot have ended: at
+worst the controller is waiting for board 4.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dealer import formats
+from dealer.dealing.journal import JobState, Journal
+from hil import PtySimulator, SimConfig
+from tests.support.congress import SessionText, plan_text
+from tests.support.controllers import deal_set, dealt, finish, read_until, start
+
+pytestmark = [pytest.mark.pty,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
+
+BOARDS = 6
+SPEED = 40.0
+HELD = (1, 2, 3)
+"""The boards at hand before the resume."""
+SIGNALS = [pytest.param(s, id=s.name) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+LINE = re.compile(r"dealer: interrupted \((SIG[A-Z]+)\): (\d+) of (\d+) boards left; resume with: (.+)")
+
+
+@pytest.fixture
+def sim(tmp_path: Path) -> Iterator[PtySimulator]:
+    machine = PtySimulator(SimConfig(speed=SPEED, seed=5, set_name="A", boards=HELD), link=tmp_path / "machine")
+    machine.start()
+    try:
+        yield machine
+    finally:
+        machine.stop()
+
+
+def interrupt(args: list[str], sig: signal.Signals, cwd: Path) -> tuple[str, int, list[str]]:
+    """Start `dealer ARGS`, send `sig` once a board is verified; (its standard error, boards the line says
+    are left, the resume command it prints, as words)."""
+    proc = start(*args, "--plain", cwd=cwd)
+    seen = read_until(proc, ": verified (")
+    proc.send_signal(sig)
+    ended = finish(proc)
+    err = "\n".join(seen) + "\n" + ended.err
+    assert ended.code == 130, err
+    assert "Traceback" not in err and "resynchronising" not in err and "reopened" not in err, err
+    last = err.strip().splitlines()[-1]
+    match = LINE.fullmatch(last)
+    assert match is not None, err
+    assert match[1] == sig.name
+    assert err.count("dealer: interrupted") == 1 and "dealer: error" not in err
+    return err, int(match[2]), shlex.split(match[4])
+
+
+def resume(command: list[str], cwd: Path, sim: PtySimulator) -> None:
+    """Bring every board to the machine (open its rack), then run the printed command as it is (`dealer`
+    being `python -m dealer` here)."""
+    assert command[0] == "dealer" and command[-1] == "--resume"
+    with sim.lock:
+        assert sim.device is not None
+        sim.device.room.rack.open = True
+    ended = finish(start(*command[1:], cwd=cwd))
+    assert ended.code == 0, ended.err
+
+
+def left_in(journal: Path) -> tuple[int, int]:
+    """(boards not verified, boards) over the journal's runs, its every job's events consistent."""
+    with Journal.open_read_only(journal) as j:
+        jobs = []
+        for run in j.runs():
+            assert j.check_consistency(run.id) == []
+            jobs += j.jobs(run.id)
+    return sum(1 for job in jobs if job.state is not JobState.VERIFIED), len(jobs)
+
+
+def assert_dealt_once(sim: PtySimulator, labels: list[str]) -> None:
+    counts = dealt([sim])
+    for prefix in labels:
+        (label,) = [name for name in counts if name.startswith(prefix)]
+        assert counts[label] == 1, f"{label} dealt {counts[label]} times"
+    assert len(counts) == len(labels)
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_a_signal_stops_a_deal_cleanly_and_the_printed_command_deals_the_rest(
+        sig: signal.Signals, tmp_path: Path, sim: PtySimulator) -> None:
+    deal_file, journal = tmp_path / "session.pbn", tmp_path / "session.journal"
+    formats.write_file(deal_file, deal_set(23, BOARDS))
+    args = ["deal", deal_file.name, "--port", sim.path, "--journal", journal.name, "--board-timeout", "60"]
+    _, left, command = interrupt(args, sig, tmp_path)
+    assert (left, BOARDS) == left_in(journal)
+    assert 0 < left < BOARDS
+    assert command == ["dealer", *args, "--plain", "--resume"]
+    resume(command, tmp_path, sim)
+    assert left_in(journal) == (0, BOARDS)
+    assert_dealt_once(sim, [f"A:{board}:" for board in range(1, BOARDS + 1)])
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_a_signal_stops_a_congress_plan_cleanly_and_the_printed_plan_command_deals_the_rest(
+        sig: signal.Signals, tmp_path: Path, sim: PtySimulator) -> None:
+    plan = tmp_path / "congress.toml"
+    sessions = (SessionText("FRI", "1-3", (("A", ("A",)),)), SessionText("SAT", "4-6", (("B", ("B",)),)))
+    plan.write_text(plan_text([("m1", sim.path)], sessions))
+    args = ["deal", "--plan", plan.name, "--board-timeout", "60"]
+    _, left, command = interrupt(args, sig, tmp_path)
+    assert (left, 6) == left_in(tmp_path / "congress.journal")
+    assert 0 < left < 6
+    assert command == ["dealer", *args, "--plain", "--resume"]
+    resume(command, tmp_path, sim)
+    assert left_in(tmp_path / "congress.journal") == (0, 6)
+    assert_dealt_once(sim, [f"A:{b}:" for b in (1, 2, 3)] + [f"B:{b}:" for b in (4, 5, 6)])
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_a_signal_during_a_big_generate_leaves_no_file(sig: signal.Signals, tmp_path: Path) -> None:
+    """The signal lands once the output's temporary file exists (seen in the folder, not timed), while
+    a million boards are being written into it."""
+    proc = start("generate", "--boards", "1-1000000", "-o", "big.pbn", cwd=tmp_path)
+    try:
+        while not any(p.name.startswith(".big.pbn.") for p in tmp_path.iterdir()):
+            assert proc.poll() is None, "generate ended before its output file was begun"
+            time.sleep(0.01)  # a poll of the folder, not a timing: the signal waits for the file
+        proc.send_signal(sig)
+        ended = finish(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert ended.code == 130, ended.err
+    assert ended.err.strip().splitlines() == [f"dealer: interrupted ({sig.name})"]
+    assert list(tmp_path.iterdir()) == []
+
