@@ -20,8 +20,14 @@ and is dropped. A recount is turned into the board's own pockets by how the boar
 - a port that vanished is reopened (same URL) for up to `reconnect_timeout` seconds, handshaken again,
   and raises `Reconnected`: the command in flight may or may not have been carried out, so the caller
   resynchronises from `status()`; if the port does not come back, `DeviceDisconnected`;
-- no answer after every retry: `DeviceTimeout` (the next command first handshakes again, as the link
-  requires after giving up; a machine found restarted meanwhile raises `DeviceRestarted`).
+- a noisy line only slows a command down: the link retransmits for as long as the machine is heard now
+  and then, and tells the run (`on_noisy_line`) how many retries the last minute took;
+- nothing heard from the machine for the link's `give_up_after` seconds (30 by default) in the middle of
+  a command: `MachineSilent` (a `DeviceTimeout`; the next command first handshakes again, as the link
+  requires after giving up; a machine found restarted meanwhile raises `DeviceRestarted`). The run
+  resynchronises the board and goes on; only a machine that does not answer the handshake is lost;
+- no answer to the handshake within its timeout (counted from the last time the machine was heard):
+  `DeviceTimeout`, "no dealing machine answered on PORT".
 Device events that nobody is waiting for yet are kept in order until someone asks for them.
 """
 
@@ -43,6 +49,7 @@ from firmware_protocol import (
     SCHEMA_HASH,
     Abort,
     Answered,
+    BadFrame,
     BoardChanged,
     BoardScanned,
     Boot,
@@ -83,6 +90,18 @@ from firmware_protocol import (
 M = TypeVar("M", bound=Message)
 BUSY_RETRY: Final = 0.02
 """Seconds between retries of a command the machine refused as BUSY."""
+NOISY_RETRIES: Final = 10
+"""Retries within a minute that make a line noisy enough to tell the operator (at most once a minute)."""
+NOISE_WINDOW: Final = 60.0
+GARBLED_GRACE: Final = 30.0
+"""Seconds a wait for the machine's report goes on past its deadline after the last damaged frame: the
+machine is speaking and the line garbles it (the report may be the very frame being retransmitted)."""
+MAX_GARBLED_WAIT: Final = 600.0
+"""The longest a noisy line may stretch a wait for a report past its deadline."""
+_EVENT_WORDS: Final = {"DealDone": "the end of dealing", "Fault": "the end of dealing",
+                       "RecountReport": "the recount", "BoardScanned": "the board's label",
+                       "BoardChanged": "a board going in or out", "Boot": "its start"}
+"""What the operator is told the machine did not report, by the report awaited."""
 
 
 class MachineState(StrEnum):
@@ -251,6 +270,11 @@ class Reconnected(DealerError):
     """The port dropped and came back; handshaken again; the command in flight may or may not have run."""
 
 
+class MachineSilent(DeviceTimeout):
+    """Nothing was heard from the machine for the link's give-up time in the middle of a command: the
+    command may or may not have been carried out; the next command handshakes again first."""
+
+
 class Machine:
     """One dealing machine behind a port URL."""
 
@@ -261,10 +285,13 @@ class Machine:
                  link_config: LinkConfig | None = None,
                  reconnect_timeout: float = 30.0,
                  on_progress: Callable[[int, int], None] | None = None,
-                 poll_interval: float | None = None) -> None:
+                 poll_interval: float | None = None,
+                 on_noisy_line: Callable[[int], None] | None = None) -> None:
         """`poll_interval`: wake at least this often while waiting (seconds). None, the default: a wait
         blocks on the port until bytes arrive, the link's next deadline (a retransmission) or the
-        command's own deadline, whichever comes first, so an idle controller costs no CPU."""
+        command's own deadline, whichever comes first, so an idle controller costs no CPU.
+        `on_noisy_line(retries)`: told, at most once a minute, when the last minute took `NOISY_RETRIES`
+        retries or more."""
         self.url = url
         self.poll_interval = poll_interval
         self.name = name or url
@@ -274,6 +301,11 @@ class Machine:
         self._link_config = link_config or LinkConfig()
         self._reconnect_timeout = reconnect_timeout
         self.on_progress = on_progress
+        self.on_noisy_line = on_noisy_line
+        self._retries: deque[float] = deque()
+        self._garbled_at: float | None = None
+        """When the last damaged frame arrived (while waiting for a report, the machine is talking)."""
+        self._noise_told: float | None = None
         self._transport: Transport | None = None
         self._link = Link(Role.HOST, self._link_config)
         self._events: deque[Message] = deque()
@@ -545,9 +577,12 @@ class Machine:
                     return msg
             if self._restarted:
                 self._recover_restart()
+            garbled = self._garbled_at
+            if garbled is not None:  # the machine is talking and the line garbles it: wait on (not for ever)
+                deadline = max(deadline, min(garbled + GARBLED_GRACE, deadline + MAX_GARBLED_WAIT))
             if self._clock() >= deadline:
-                names = "/".join(k.__name__ for k in kinds)
-                raise DeviceTimeout(f"{self.name}: no {names} from the machine in time")
+                words = " or ".join(dict.fromkeys(_EVENT_WORDS.get(k.__name__, k.__name__) for k in kinds))
+                raise DeviceTimeout(f"{self.name}: the machine did not report {words} in time")
             self._pump(deadline)
 
     # --- the I/O pump -------------------------------------------------------------------------
@@ -573,23 +608,49 @@ class Machine:
         return cast(M, reply)
 
     def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool) -> Message:
-        """Send one command and pump until its reply."""
+        """Send one command and pump until its reply. A command waits for as long as the link keeps trying
+        (it gives up only when the machine has not been heard for its `give_up_after`); a handshake waits
+        `timeout` seconds from the last time the machine was heard."""
         self._answer = self._gave_up = None
         self._link.send(msg, self._clock())
         while self._answer is None:
             if self._gave_up is not None:
-                self._gave_up = None
-                self._resync = not handshake
-                raise DeviceTimeout(f"{self.name}: no answer to {type(msg).__name__} after every retry")
+                silent, self._gave_up = self._gave_up.silent, None
+                if handshake:
+                    raise DeviceTimeout(self._nobody_answered())
+                self._resync = True
+                raise MachineSilent(f"{self.name}: the machine was not heard for {silent:.0f} s")
             if self._restarted and not handshake:
                 self._recover_restart()
-            if self._clock() >= deadline:
-                self._link.cancel()
-                raise DeviceTimeout(f"{self.name}: no answer to {type(msg).__name__} in {timeout:g} s")
-            self._pump(deadline)
+            if handshake:
+                heard = self._link.last_heard
+                deadline = max(deadline, heard + timeout) if heard is not None else deadline
+                if self._clock() >= deadline:
+                    self._link.cancel()
+                    raise DeviceTimeout(self._nobody_answered())
+            self._pump(deadline if handshake else self._link.next_deadline() or self._clock())
         reply = self._answer.reply
         self._answer = None
         return reply
+
+    def _nobody_answered(self) -> str:
+        """The handshake got no answer: in words a director knows, naming the port once."""
+        text = f"no dealing machine answered on {self.url} (is it on, and is this its port?)"
+        return text if self.name == self.url else f"{self.name}: {text}"
+
+    def _count_retries(self, before: int, now: float) -> None:
+        """Keep the times of the link's retries of the last minute; tell the run when the line is noisy."""
+        counters = self._link.counters
+        for _ in range(counters.retransmits + counters.nak_retransmits - before):
+            self._retries.append(now)
+        while self._retries and self._retries[0] < now - NOISE_WINDOW:
+            self._retries.popleft()
+        told, heard = self._noise_told, self._link.last_heard
+        if (self.on_noisy_line is not None and len(self._retries) >= NOISY_RETRIES
+                and heard is not None and now - heard < NOISE_WINDOW  # a silent machine is not a noisy line
+                and (told is None or now - told >= NOISE_WINDOW)):
+            self._noise_told = now
+            self.on_noisy_line(len(self._retries))
 
     def _pump(self, deadline: float) -> None:
         transport = self._transport
@@ -603,9 +664,14 @@ class Machine:
                 wake = min(wake, now + self.poll_interval)
             data = transport.read(max(0.0, wake - now))
             now = self._clock()
-            events = self._link.receive(data, now) if data else []
-            events += self._link.poll(now)
+            link = self._link
+            before = link.counters.retransmits + link.counters.nak_retransmits
+            events = link.receive(data, now) if data else []
+            events += link.poll(now)
             self._flush(transport)
+            self._count_retries(before, now)
+            if any(isinstance(e, BadFrame) for e in events):
+                self._garbled_at = now
         except DeviceDisconnected:
             self._reconnect()
             raise Reconnected(f"{self.name}: port reopened after a disconnection") from None
