@@ -112,6 +112,11 @@ class LineNoise:
         self.dropped = {TO_HOST: 0, TO_DEVICE: 0}
         self.replaced = {TO_HOST: 0, TO_DEVICE: 0}
 
+    def to_json(self) -> dict[str, object]:
+        """The rate and the bytes carried, dropped and replaced in each direction."""
+        return {"rate": self.rate, "carried": dict(self.carried), "dropped": dict(self.dropped),
+                "replaced": dict(self.replaced)}
+
     def __call__(self, data: bytes, direction: str) -> list[Chunk]:
         self.carried[direction] += len(data)
         if not self.rate:

@@ -7,9 +7,9 @@
           &ledger=record.json&noise=0.05
 
 `noise` damages that fraction of the bytes on the line, in both directions (half dropped, half
-replaced: `hil.bytefaults.LineNoise`). Every query key is optional; unknown keys are refused. Times in `Timing` are seconds of machine time
-at speed 1 (realistic: about 8 s to deal a board, 4 s to recount it, 16 s a board in all with the
-operator's swap); the simulation divides them by `speed`.
+replaced: `hil.bytefaults.LineNoise`). Every query key is optional; unknown keys are refused. Times in
+`Timing` are seconds of machine time at speed 1 (realistic: about 8 s to deal a board, 4 s to recount
+it, 16 s a board in all with the operator's swap); the simulation divides them by `speed`.
 """
 
 from __future__ import annotations

@@ -83,6 +83,11 @@ class PtySimulator:
             raise RuntimeError("the simulator is not running")
         return self.pts_path
 
+    def wire_record(self) -> dict[str, object]:
+        """What the line saw, for the record file: the LoadDeals sent and accepted, the noise."""
+        assert self.device is not None
+        return {"load_deals": self.device.load_deals.to_json(), "noise": self.noise.to_json()}
+
     @property
     def plugged(self) -> bool:
         return self._master is not None
@@ -108,7 +113,7 @@ class PtySimulator:
                 raise RuntimeError("the simulator thread did not stop")
             self._thread = None
             if self.record is not None and self.device is not None:
-                self.record.write(self.device.room, self.device.load_deals)
+                self.record.write(self.device.room, self.wire_record)
         self._close_pty()
         for fd in (self._stop_r, self._stop_w):
             if fd >= 0:
@@ -224,7 +229,7 @@ class PtySimulator:
             requests = self.device.io_requests()
             out = self.device.data_to_send()
             if self.record is not None:
-                self.record.update(self.device.room, self.device.load_deals)
+                self.record.update(self.device.room, self.wire_record)
         for request in requests:
             self._unplug(request.seconds)
         if self._master is None:

@@ -42,7 +42,7 @@ from enum import StrEnum
 from typing import Final, TypeVar, cast
 
 from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
-from dealer.dealing.transport import Transport, open_transport
+from dealer.dealing.transport import BAUDRATE, Transport, open_transport
 from dealer.verify import BoardRecount, PocketReading
 from firmware_protocol import (
     PROTOCOL_VERSION,
@@ -86,6 +86,7 @@ from firmware_protocol import (
     Status,
     StatusFlag,
 )
+from firmware_protocol.link import GIVE_UP_AFTER
 
 M = TypeVar("M", bound=Message)
 BUSY_RETRY: Final = 0.02
@@ -96,8 +97,6 @@ NOISE_WINDOW: Final = 60.0
 GARBLED_GRACE: Final = 30.0
 """Seconds a wait for the machine's report goes on past its deadline after the last damaged frame: the
 machine is speaking and the line garbles it (the report may be the very frame being retransmitted)."""
-MAX_GARBLED_WAIT: Final = 600.0
-"""The longest a noisy line may stretch a wait for a report past its deadline."""
 _EVENT_WORDS: Final = {"DealDone": "the end of dealing", "Fault": "the end of dealing",
                        "RecountReport": "the recount", "BoardScanned": "the board's label",
                        "BoardChanged": "a board going in or out", "Boot": "its start"}
@@ -298,7 +297,7 @@ class Machine:
         self._opener = opener
         self._clock = clock
         self.sleep = sleep
-        self._link_config = link_config or LinkConfig()
+        self._link_config = link_config or LinkConfig.for_baud(BAUDRATE, Role.HOST)
         self._reconnect_timeout = reconnect_timeout
         self.on_progress = on_progress
         self.on_noisy_line = on_noisy_line
@@ -578,8 +577,8 @@ class Machine:
             if self._restarted:
                 self._recover_restart()
             garbled = self._garbled_at
-            if garbled is not None:  # the machine is talking and the line garbles it: wait on (not for ever)
-                deadline = max(deadline, min(garbled + GARBLED_GRACE, deadline + MAX_GARBLED_WAIT))
+            if garbled is not None:  # the machine is talking and the line garbles it: its report may be in it
+                deadline = max(deadline, garbled + GARBLED_GRACE)
             if self._clock() >= deadline:
                 words = " or ".join(dict.fromkeys(_EVENT_WORDS.get(k.__name__, k.__name__) for k in kinds))
                 raise DeviceTimeout(f"{self.name}: the machine did not report {words} in time")
@@ -613,6 +612,7 @@ class Machine:
         `timeout` seconds from the last time the machine was heard."""
         self._answer = self._gave_up = None
         self._link.send(msg, self._clock())
+        first_deadline = deadline
         while self._answer is None:
             if self._gave_up is not None:
                 silent, self._gave_up = self._gave_up.silent, None
@@ -622,9 +622,10 @@ class Machine:
                 raise MachineSilent(f"{self.name}: the machine was not heard for {silent:.0f} s")
             if self._restarted and not handshake:
                 self._recover_restart()
-            if handshake:
-                heard = self._link.last_heard
-                deadline = max(deadline, heard + timeout) if heard is not None else deadline
+            if handshake:  # `timeout` counts from the last sign of life (a frame, even a damaged one)
+                alive = max((t for t in (self._link.last_heard, self._garbled_at) if t is not None), default=None)
+                if alive is not None:
+                    deadline = max(deadline, min(alive + timeout, first_deadline + GIVE_UP_AFTER))
                 if self._clock() >= deadline:
                     self._link.cancel()
                     raise DeviceTimeout(self._nobody_answered())
