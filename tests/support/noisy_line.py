@@ -69,4 +69,4 @@ def check_noise(record: Mapping[str, Any], rate: float) -> None:
         spread = 4 * math.sqrt(carried * rate * (1 - rate)) + 1
         assert abs(dropped + replaced - rate * carried) < spread, (direction, carried, dropped, replaced)
         assert abs(dropped - replaced) < spread, (direction, carried, dropped, replaced)
-        assert carried > 1000
+        assert carried > 500  # a whole run went through it
