@@ -101,6 +101,17 @@ _EVENT_WORDS: Final = {"DealDone": "the end of dealing", "Fault": "the end of de
                        "RecountReport": "the recount", "BoardScanned": "the board's label",
                        "BoardChanged": "a board going in or out", "Boot": "its start"}
 """What the operator is told the machine did not report, by the report awaited."""
+_COMMAND_WORDS: Final = {"Hello": "connect", "GetStatus": "tell its state", "ScanBoard": "read the board's label",
+                         "LoadDeal": "load the deal", "StartDeal": "deal", "Abort": "stop dealing",
+                         "Recount": "recount the board", "Eject": "push the board out", "Reset": "reset",
+                         "Display": "show the operator's prompt"}
+_REFUSAL_WORDS: Final = {"HANDSHAKE_REQUIRED": "it restarted", "WRONG_STATE": "not now (it is in another state)",
+                         "BUSY": "it is busy", "NO_BOARD": "there is no board in it",
+                         "BAD_DEAL": "the deal is not 13 cards a hand", "BAD_HASH": "the deal arrived damaged",
+                         "WRONG_JOB": "another deal is loaded", "FAULT_PRESENT": "its fault is still there",
+                         "UNSUPPORTED": "it cannot do that", "NOT_SCANNED": "the board was not read since it went in"}
+"""What a refusal says, by the command refused and the machine's reason."""
+_REPORT_WORDS: Final = {"DealDone": "the end of dealing", "Fault": "a fault", "RecountReport": "the recount"}
 
 
 class MachineState(StrEnum):
@@ -216,7 +227,9 @@ class CommandRefused(MachineFault):
         self.reason = reason
         self.detail = detail
         name = RefuseReason(reason).name if reason in RefuseReason._value2member_map_ else str(reason)
-        super().__init__(f"{command} refused: {name} ({detail})", code=reason, board=board)
+        self.command = command
+        super().__init__(f"the machine refused to {_COMMAND_WORDS.get(command, command)}: "
+                         f"{_REFUSAL_WORDS.get(name, name.lower().replace('_', ' '))}", code=reason, board=board)
 
 
 class DealingFault(MachineFault):
@@ -258,7 +271,7 @@ class ProtocolFault(MachineFault):
 
     def __init__(self, problem: str, board: int | None = None) -> None:
         self.problem = problem
-        super().__init__(f"protocol fault: {problem}", board=board)
+        super().__init__(f"the machine's report did not match the request: {problem}", board=board)
 
 
 class DeviceRestarted(DealerError):
@@ -354,8 +367,9 @@ class Machine:
         if self._restarted and self._boot_seen == reply.boot_id and (first or restart_reported):
             self._restarted = False  # the Boot of the run that answered: its power-on notice or the restart in hand
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
-            raise MachineFault(f"{self.name}: machine speaks protocol {reply.protocol_version} schema "
-                               f"{reply.schema_hash:08x}; this host speaks {PROTOCOL_VERSION} {SCHEMA_HASH:08x}")
+            raise MachineFault(f"{self.name}: the machine's firmware speaks protocol version {reply.protocol_version} "
+                               f"(messages {reply.schema_hash:08x}) and this program version {PROTOCOL_VERSION} "
+                               f"(messages {SCHEMA_HASH:08x}): update the one that is older")
         self._hello = reply
         return reply
 
@@ -478,8 +492,8 @@ class Machine:
                 raise DealingFault.of_event(msg)
             counts = tuple(msg.pocket_counts)
             if len(counts) != self.pockets or sum(counts) != msg.cards_dealt:
-                raise ProtocolFault(f"DealDone of job {job} counts {list(counts)} in {len(counts)} pockets for "
-                                    f"{msg.cards_dealt} cards dealt; the machine has {self.pockets} pockets")
+                raise ProtocolFault(f"the end of dealing job {job} counts {list(counts)} in {len(counts)} pockets "
+                                    f"for {msg.cards_dealt} cards dealt; the machine has {self.pockets} pockets")
             return DealResult(msg.job, msg.outcome == DealOutcome.COMPLETE, msg.cards_dealt, counts)
 
     def _matches(self, msg: DealDone | Fault | RecountReport, job: int, asked: str) -> bool:
@@ -490,7 +504,8 @@ class Machine:
             return True
         if key in self._reported:
             return False  # a repeat, held back over a new Hello (PROTOCOL.md 9)
-        raise ProtocolFault(f"{type(msg).__name__} for job {msg.job} while waiting for the {asked} of job {job}")
+        raise ProtocolFault(f"{_REPORT_WORDS[type(msg).__name__]} of job {msg.job} came while waiting for the "
+                            f"{asked} of job {job}")
 
     def deal(self, job: int, timeout: float) -> DealResult:
         """Start dealing `job` and wait for its end (the board must have been read since it went in)."""
@@ -515,7 +530,7 @@ class Machine:
             return None
         if len(report.pockets) != self.pockets or self.pockets != 4:
             cards = [len(p.cards) + p.unidentified for p in report.pockets]
-            raise ProtocolFault(f"RecountReport of job {job} has {len(report.pockets)} pockets {cards}; the "
+            raise ProtocolFault(f"the recount of job {job} has {len(report.pockets)} pockets {cards}; the "
                                 f"machine has {self.pockets}")
         read = [PocketReading(tuple(p.cards), p.unidentified) for p in report.pockets]
         board = [read[(q - turns) % 4] for q in range(4)]
@@ -603,7 +618,8 @@ class Machine:
                 self._recover_restart()
             raise CommandRefused(type(msg).__name__, reply.reason, reply.detail, board)
         if expect is not None and not isinstance(reply, expect):
-            raise MachineFault(f"{self.name}: {type(msg).__name__} answered by {type(reply).__name__}")
+            raise MachineFault(f"{self.name}: the machine gave a wrong answer when asked to "
+                               f"{_COMMAND_WORDS.get(type(msg).__name__, type(msg).__name__)}")
         return cast(M, reply)
 
     def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool) -> Message:
@@ -675,7 +691,7 @@ class Machine:
                 self._garbled_at = now
         except DeviceDisconnected:
             self._reconnect()
-            raise Reconnected(f"{self.name}: port reopened after a disconnection") from None
+            raise Reconnected(f"{self.name}: the port was lost and opened again") from None
         for event in events:
             self._on_link_event(event)
 
@@ -706,7 +722,7 @@ class Machine:
     def _recover_restart(self) -> None:
         self.restarts += 1
         self._handshake(10.0, restart_reported=True)
-        raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
+        raise DeviceRestarted(f"{self.name}: the machine restarted and lost its loaded deal")
 
     def _resynchronise(self, timeout: float) -> None:
         """After the link gave up, the protocol wants a handshake before any other command."""
@@ -714,7 +730,7 @@ class Machine:
         if self._handshake(timeout).boot_id != before:
             self._restarted = False  # reported here, once
             self.restarts += 1
-            raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
+            raise DeviceRestarted(f"{self.name}: the machine restarted and lost its loaded deal")
 
     def _reconnect(self) -> None:
         self.close()

@@ -234,7 +234,7 @@ class Station:
                 return
             except (Reconnected, DeviceRestarted, MachineSilent) as exc:
                 text = str(exc).removeprefix(f"{self.name}: ")
-                self.ctx.progress.say(self.name, f"board {job.board}: {text}; resynchronising")
+                self.ctx.progress.say(self.name, f"board {job.board}: {text}; finding out where the board stands")
                 why = ("reconnected" if isinstance(exc, Reconnected) else
                        "silent" if isinstance(exc, MachineSilent) else "restarted")
                 self.ctx.journal.note(job.run_id, "link-resync", job_id=job.id, machine=self.name,
