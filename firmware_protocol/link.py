@@ -12,7 +12,8 @@ arrived and the time (float seconds from any monotonic clock), and takes out the
   timeout). The host gives up (a `GaveUp` event; the caller raises) only when it has heard nothing
   from the device for `give_up_after` seconds: a noisy line that lets a frame through now and then
   slows the link but never stops it. (`max_retries`, if set, also caps the timeouts per request.)
-  A device never gives up, and starts its backoff again from RTO whenever it hears the host.
+  A device never gives up, and starts its backoff again from RTO whenever it hears the host (any
+  frame, even a damaged one).
 * The receiver delivers a request once: a repeat of the last request (same seq, same bytes) gets the
   same reply again without being delivered; anything but the next seq is stale and dropped, except a
   sync message (Hello, Boot), which is accepted at any seq and restarts the sequence, unless it is a
@@ -254,6 +255,7 @@ class Link:
                 self.counters.bad_frames += 1
                 events.append(item)
                 self._send_nak(now)
+                self._restart_backoff(now)  # a damaged frame is still someone talking
             else:
                 self.counters.frames_received += 1
                 self._on_frame(item, now, events)
@@ -363,11 +365,15 @@ class Link:
             events.append(Delivered(msg, frame.seq))
 
     def _heard(self, now: float, kind: Kind) -> None:
-        """An intact frame from the peer. The host counts its own messages as progress (a Nak may be an
-        echo of its own); a device that hears the host at all starts its backoff again from RTO: there
+        """An intact frame from the peer. The host counts the device's messages as progress (a Nak may be
+        an echo of its own); a device that hears the host at all starts its backoff again from RTO: there
         is someone to talk to, and a noisy line needs attempts, not patience."""
         if kind is not Kind.NAK or self.role is Role.DEVICE:
             self.last_heard = now
+        self._restart_backoff(now)
+
+    def _restart_backoff(self, now: float) -> None:
+        """Device: the host is there (its frame arrived, intact or not): retry at RTO again."""
         p = self._pending
         if self.role is Role.DEVICE and p is not None and p.retries:
             p.retries = 0

@@ -290,6 +290,14 @@ def test_a_device_that_hears_the_host_starts_its_backoff_again() -> None:
     dev.receive(encode_message(Nak(), 0), t + 0.1)  # the host is there: it got our frame damaged
     assert dev.counters.nak_retransmits == 1
     assert dev.next_deadline() == pytest.approx(t + 0.1 + 0.5)
+    for _ in range(3):  # nobody there again: the backoff grows
+        deadline = dev.next_deadline()
+        assert deadline is not None
+        t = deadline
+        dev.poll(t)
+    assert dev.next_deadline() == pytest.approx(t + 2.0)
+    dev.receive(b"\x05\x11\x22\x00", t + 0.1)  # a damaged frame: someone is talking, if garbled
+    assert dev.next_deadline() == pytest.approx(t + 0.1 + 0.5)
 
 
 def test_first_requests_must_be_hello_and_boot() -> None:
