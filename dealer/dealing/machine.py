@@ -604,8 +604,8 @@ class Machine:
     def _request(self, msg: Message, expect: type[M] | None, timeout: float, *, handshake: bool = False,
                  board: int | None = None) -> M:
         deadline = self._clock() + timeout
-        if self._resync and not handshake:
-            self._resynchronise(timeout)
+        if self._resync and not handshake:  # after a give-up: the machine gets as long as the link gave it
+            self._resynchronise(max(timeout, self._link_config.give_up_after or GIVE_UP_AFTER))
         while True:
             reply = self._exchange(msg, deadline, timeout, handshake)
             busy = isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY
@@ -656,15 +656,16 @@ class Machine:
         return text if self.name == self.url else f"{self.name}: {text}"
 
     def _count_retries(self, before: int, now: float) -> None:
-        """Keep the times of the link's retries of the last minute; tell the run when the line is noisy."""
+        """Keep the times of the link's retries of the last minute; tell the run when the line is noisy
+        (retries, and damaged frames arriving: a machine gone silent is not a noisy line)."""
         counters = self._link.counters
         for _ in range(counters.retransmits + counters.nak_retransmits - before):
             self._retries.append(now)
         while self._retries and self._retries[0] < now - NOISE_WINDOW:
             self._retries.popleft()
-        told, heard = self._noise_told, self._link.last_heard
+        told, garbled = self._noise_told, self._garbled_at
         if (self.on_noisy_line is not None and len(self._retries) >= NOISY_RETRIES
-                and heard is not None and now - heard < NOISE_WINDOW  # a silent machine is not a noisy line
+                and garbled is not None and now - garbled < NOISE_WINDOW  # damaged frames: not just silence
                 and (told is None or now - told >= NOISE_WINDOW)):
             self._noise_told = now
             self.on_noisy_line(len(self._retries))
@@ -686,9 +687,9 @@ class Machine:
             events = link.receive(data, now) if data else []
             events += link.poll(now)
             self._flush(transport)
-            self._count_retries(before, now)
             if any(isinstance(e, BadFrame) for e in events):
                 self._garbled_at = now
+            self._count_retries(before, now)
         except DeviceDisconnected:
             self._reconnect()
             raise Reconnected(f"{self.name}: the port was lost and opened again") from None

@@ -89,3 +89,37 @@ def test_two_machines_on_lines_damaging_five_and_ten_percent_deal_every_board(tm
     assert [check_load_deals(r, written) > 0 for r in records] == [True, True]  # both machines dealt
     check_noise(records[0], 0.05)
     check_noise(records[1], 0.10)
+
+
+class Silence:
+    """A line that carries nothing, either way, for `seconds` from the machine's first accepted LoadDeal."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.loop: Loopback | None = None
+        self.start: float | None = None
+
+    def __call__(self, data: bytes, direction: str) -> list[tuple[float, bytes]]:
+        assert self.loop is not None
+        now = self.loop.clock()
+        if self.start is None and self.loop.device.load_deals.accepted:
+            self.start = now
+        silent = self.start is not None and now < self.start + self.seconds
+        return [] if silent else [(0.0, data)]
+
+
+def test_a_machine_not_heard_for_thirty_seconds_mid_board_is_taken_up_again_not_lost(tmp_path: Path) -> None:
+    deals, written = deal_file(tmp_path, 2)
+    silence = Silence(35.0)
+    with Loopback(SimConfig(seed=3), manipulator=silence) as loop:
+        silence.loop = loop
+        complete, text, errors = run({"loop://m1": loop}, deals, tmp_path / "j.db")
+        assert complete and not errors, text
+        run_record = check_physical_truth(loop.device.ledger, loop.device.room.rack, deals, tmp_path / "j.db", 1)
+        record: dict[str, Any] = {**loop.device.ledger.to_json(loop.device.room.rack), **loop.wire_record()}
+    check_ledger(record, written)
+    assert silence.start is not None
+    (line,) = [line for line in text.splitlines() if "not heard" in line]
+    assert line.endswith("the machine was not heard for 30 s; finding out where the board stands"), line
+    assert "loop://m1: " not in line  # the machine named once, by its tag
+    assert "link-resync" in run_record.kinds(1)
