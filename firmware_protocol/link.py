@@ -9,9 +9,9 @@ arrived and the time (float seconds from any monotonic clock), and takes out the
 * Every message type but Nak travels one way only; a frame of the wrong direction (e.g. our own,
   echoed back by the line) is a `Violation` and is ignored.
 * The sender retransmits the same bytes after a timeout or at once on a NAK (at most once per
-  timeout). The host gives up (a `GaveUp` event; the caller raises) only when it has heard nothing
-  from the device for `give_up_after` seconds: a noisy line that lets a frame through now and then
-  slows the link but never stops it. (`max_retries`, if set, also caps the timeouts per request.)
+  timeout). The host gives up (a `GaveUp` event; the caller raises) only when no reply of the device's
+  (to any request, of any seq) has come for `give_up_after` seconds: a noisy line that lets a reply
+  through now and then slows the link but never stops it. (`max_retries`, if set, also caps the timeouts per request.)
   A device never gives up, and starts its backoff again from RTO whenever it hears the host (any
   frame, even a damaged one).
 * The receiver delivers a request once: a repeat of the last request (same seq, same bytes) gets the
@@ -181,7 +181,8 @@ class Link:
         self._handshaken = role is Role.HOST
         self._last_nak: float | None = None
         self.last_heard: float | None = None
-        """When the last intact frame from the peer arrived (a Nak or the peer's own message)."""
+        """When the peer was last heard: at the host, its last reply (any seq); at a device, any intact
+        frame of the host's."""
 
     # --- the caller's side -------------------------------------------------------------------
 
@@ -365,10 +366,11 @@ class Link:
             events.append(Delivered(msg, frame.seq))
 
     def _heard(self, now: float, kind: Kind) -> None:
-        """An intact frame from the peer. The host counts the device's messages as progress (a Nak may be
-        an echo of its own); a device that hears the host at all starts its backoff again from RTO: there
-        is someone to talk to, and a noisy line needs attempts, not patience."""
-        if kind is not Kind.NAK or self.role is Role.DEVICE:
+        """An intact frame from the peer. The host counts only the device's replies as progress: they show
+        the device hears it (a device that cannot hear still sends its events, and a Nak may be the host's
+        own, echoed). A device that hears the host at all starts its backoff again from RTO: there is
+        someone to talk to, and a noisy line needs attempts, not patience."""
+        if kind is Kind.REPLY or self.role is Role.DEVICE:
             self.last_heard = now
         self._restart_backoff(now)
 
