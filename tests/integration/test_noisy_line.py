@@ -21,8 +21,9 @@ import pytest
 
 from dealer import formats
 from dealer.core.dealset import DealSet
+from dealer.core.errors import DeviceTimeout
 from dealer.dealing.machine import Machine
-from dealer.dealing.run import RunOptions, deal_session
+from dealer.dealing.run import RunOptions, deal_session, raise_for
 from dealer.dealing.sim_ports import loopback_opener
 from hil.config import SimConfig
 from hil.loopback import Loopback
@@ -124,3 +125,22 @@ def test_a_machine_not_heard_for_thirty_seconds_mid_board_is_taken_up_again_not_
     assert "loop://m1: " not in line  # the machine named once, by its tag
     assert "the line to the machine is noisy" not in text  # a machine gone silent is not a noisy line
     assert "link-resync" in run_record.kinds(1)
+
+
+def test_a_port_where_no_machine_answers_is_one_plain_line_naming_it_once(tmp_path: Path) -> None:
+    deals, _ = deal_file(tmp_path, 2)
+    out = io.StringIO()
+    with Loopback(SimConfig(seed=3), manipulator=lambda data, direction: []) as loop:  # nothing gets through
+        def factory(url: str) -> Machine:
+            return Machine(url, opener=loopback_opener(loop), clock=loop.clock,
+                           sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+
+        result = deal_session(deals, "noisy.pbn", RunOptions(ports=["/dev/ttyUSB0"], journal=tmp_path / "j.db",
+                                                             machine_factory=factory, out=out))
+    with pytest.raises(DeviceTimeout) as caught:
+        raise_for(result)
+    assert str(caught.value) == ("no dealing machine answered on /dev/ttyUSB0 (is it on, and is this its port?) "
+                                 "(2 boards left; continue with --resume)")
+    assert result.summary.splitlines()[-1] == ("  dealt no board: no dealing machine answered on /dev/ttyUSB0 "
+                                               "(is it on, and is this its port?)")
+    assert "Hello" not in out.getvalue() + result.summary
