@@ -345,6 +345,7 @@ class Link:
         except DecodeError as exc:  # CRC passed but not a message: treated as damaged
             self._violation(str(exc), frame, events)
             self._send_nak(now)
+            self._restart_backoff(now)
             return
         kind = msg.KIND
         if msg.DIRECTION not in _HEARS[self.role]:  # e.g. our own frame echoed back by the line
