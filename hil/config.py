@@ -134,14 +134,22 @@ class SimConfig:
             if key not in _URL_KEYS:
                 raise SimConfigError(f"{url}: unknown option {key!r} (options: {', '.join(sorted(_URL_KEYS))})")
             options[key] = value
+        def number(key: str, default: float, kind: type[float] | type[int] = float) -> float:
+            text = options.get(key) or str(default)
+            try:
+                return kind(text)
+            except ValueError:
+                what = "a whole number" if kind is int else "a number"
+                raise ValueError(f"{key} must be {what}, got {text!r}") from None  # the URL is named below
+
         try:
             return cls.from_options(
-                speed=float(options.get("speed", 1.0)), seed=int(options.get("seed", 0)),
+                speed=number("speed", 1.0), seed=int(number("seed", 0, int)),
                 set_name=options.get("set") or None, boards=options.get("boards") or None,
-                copies=int(options.get("copies", 1)), faults=options.get("faults") or None,
+                copies=int(number("copies", 1, int)), faults=options.get("faults") or None,
                 link=options.get("link") or None, keeps_job=options.get("keeps_job", "0") in ("1", "true", "yes"),
                 boot_noise=options.get("boot_noise", "0") in ("1", "true", "yes"),
-                ledger=options.get("ledger") or None, noise=float(options.get("noise") or 0.0))
+                ledger=options.get("ledger") or None, noise=number("noise", 0.0))
         except ValueError as exc:
             raise SimConfigError(f"{url}: {exc}") from None
 
