@@ -9,7 +9,11 @@ arrived and the time (float seconds from any monotonic clock), and takes out the
 * Every message type but Nak travels one way only; a frame of the wrong direction (e.g. our own,
   echoed back by the line) is a `Violation` and is ignored.
 * The sender retransmits the same bytes after a timeout or at once on a NAK (at most once per
-  timeout), and gives up after `max_retries` timeouts (a `GaveUp` event; the caller raises).
+  timeout). The host gives up (a `GaveUp` event; the caller raises) only when no reply of the device's
+  (to any request, of any seq) has come for `give_up_after` seconds: a noisy line that lets a reply
+  through now and then slows the link but never stops it. (`max_retries`, if set, also caps the timeouts per request.)
+  A device never gives up, and starts its backoff again from RTO whenever it hears the host (any
+  frame, even a damaged one).
 * The receiver delivers a request once: a repeat of the last request (same seq, same bytes) gets the
   same reply again without being delivered; anything but the next seq is stale and dropped, except a
   sync message (Hello, Boot), which is accepted at any seq and restarts the sequence, unless it is a
@@ -43,6 +47,9 @@ from firmware_protocol.messages import (
 
 REPLY_TIME: Final = 0.05
 """Seconds a device may take from a request's delimiter to starting its reply (PROTOCOL.md 4.5)."""
+GIVE_UP_AFTER: Final = 30.0
+"""Seconds the host waits without hearing a single intact frame from the device before it gives up
+(PROTOCOL.md 4.5, 4.7)."""
 
 
 class Role(Enum):
@@ -54,22 +61,24 @@ class Role(Enum):
 
 @dataclass(frozen=True)
 class LinkConfig:
-    """Timing of one end: retransmit timeout, retries before giving up (None: never), backoff."""
+    """Timing of one end: retransmit timeout, backoff, and when to give up: after `give_up_after` seconds
+    without hearing the peer (None: never), or after `max_retries` timeouts of one request (None: no cap)."""
 
     retransmit_timeout: float = 0.25
-    max_retries: int | None = 8
+    max_retries: int | None = None
     backoff: float = 1.0
     max_timeout: float = 2.0
     nak_interval: float = 0.1
+    give_up_after: float | None = GIVE_UP_AFTER
 
     @classmethod
     def for_baud(cls, baud: int, role: Role) -> LinkConfig:
         """The recommended timing at `baud` (8N1): room for a request, a frame in progress and a reply."""
         rto = REPLY_TIME + 3 * MAX_WIRE * 10 / baud
         if role is Role.HOST:
-            return cls(retransmit_timeout=rto, max_retries=8, nak_interval=rto / 2)
+            return cls(retransmit_timeout=rto, nak_interval=rto / 2)
         return cls(retransmit_timeout=rto, max_retries=None, backoff=2.0, max_timeout=max(2.0, rto),
-                   nak_interval=rto / 2)
+                   nak_interval=rto / 2, give_up_after=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +99,13 @@ class Answered:
 
 @dataclass(frozen=True, slots=True)
 class GaveUp:
-    """A request went unanswered after every retry; it and the queued requests are dropped."""
+    """A request went unanswered: nothing was heard from the peer for `silent` seconds (or every retry
+    allowed was used); it and the queued requests are dropped."""
 
     request: Message
     attempts: int
     dropped: tuple[Message, ...]
+    silent: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +149,7 @@ class _Outstanding:
     frame: bytes
     retries: int
     deadline: float
+    sent_at: float
     nak_used: bool = False
 
 
@@ -168,6 +180,9 @@ class Link:
         self._replied = True
         self._handshaken = role is Role.HOST
         self._last_nak: float | None = None
+        self.last_heard: float | None = None
+        """When the peer was last heard: at the host, its last reply (any seq); at a device, any intact
+        frame of the host's."""
 
     # --- the caller's side -------------------------------------------------------------------
 
@@ -189,7 +204,11 @@ class Link:
 
     def next_deadline(self) -> float | None:
         """When `poll` next has work (a retransmission or a give-up), or None."""
-        return self._pending.deadline if self._pending else None
+        p = self._pending
+        if p is None:
+            return None
+        give_up = self._give_up_at(p)
+        return p.deadline if give_up is None else min(p.deadline, give_up)
 
     def send(self, msg: Message, now: float) -> None:
         """Send a request (queued behind an outstanding one) or a notice (at once)."""
@@ -237,6 +256,7 @@ class Link:
                 self.counters.bad_frames += 1
                 events.append(item)
                 self._send_nak(now)
+                self._restart_backoff(now)  # a damaged frame is still someone talking
             else:
                 self.counters.frames_received += 1
                 self._on_frame(item, now, events)
@@ -245,10 +265,15 @@ class Link:
     def poll(self, now: float) -> list[LinkEvent]:
         """Retransmit or give up if the outstanding request's deadline has passed."""
         p = self._pending
-        if p is None or now < p.deadline:
+        if p is None:
+            return []
+        give_up = self._give_up_at(p)
+        if give_up is not None and now >= give_up:
+            return [self._give_up(p, now)]
+        if now < p.deadline:
             return []
         if self.config.max_retries is not None and p.retries >= self.config.max_retries:
-            return [self._give_up(p)]
+            return [self._give_up(p, now)]
         p.retries += 1
         p.nak_used = False
         p.deadline = now + self._timeout(p.retries)
@@ -262,6 +287,15 @@ class Link:
         self._outbox += frame
         self.counters.frames_sent += 1
         self.counters.bytes_sent += len(frame)
+
+    def _give_up_at(self, p: _Outstanding) -> float | None:
+        """When the host gives up on `p`: `give_up_after` seconds after it last heard the device (or
+        after sending `p`, if later)."""
+        after = self.config.give_up_after
+        if after is None:
+            return None
+        heard = self.last_heard
+        return (p.sent_at if heard is None else max(p.sent_at, heard)) + after
 
     def _timeout(self, retries: int) -> float:
         cfg = self.config
@@ -278,17 +312,19 @@ class Link:
         if msg.SYNC:  # a new session: whatever the peer sends next starts its sequence afresh
             self._rx_frame = self._rx_sync = None
             self._rx_reply, self._last_command, self._replied = None, None, True
-        self._pending = _Outstanding(msg, seq, frame, 0, now + self._timeout(0))
+        self._pending = _Outstanding(msg, seq, frame, 0, now + self._timeout(0), now)
         self.counters.requests_sent += 1
         self._write(frame)
 
-    def _give_up(self, p: _Outstanding) -> GaveUp:
+    def _give_up(self, p: _Outstanding, now: float) -> GaveUp:
+        heard = self.last_heard
+        silent = now - (p.sent_at if heard is None else max(p.sent_at, heard))
         self._pending = None
         dropped = tuple(self._queue)
         self._queue.clear()
         self._synced = False
         self.counters.give_ups += 1
-        return GaveUp(p.message, p.retries + 1, dropped)
+        return GaveUp(p.message, p.retries + 1, dropped, silent)
 
     def _send_nak(self, now: float) -> None:
         if self._last_nak is None or now - self._last_nak >= self.config.nak_interval:
@@ -309,22 +345,42 @@ class Link:
         except DecodeError as exc:  # CRC passed but not a message: treated as damaged
             self._violation(str(exc), frame, events)
             self._send_nak(now)
+            self._restart_backoff(now)
             return
         kind = msg.KIND
         if msg.DIRECTION not in _HEARS[self.role]:  # e.g. our own frame echoed back by the line
             self._violation(f"a {self.role.value} does not receive {type(msg).__name__}", frame, events)
-        elif kind is Kind.NAK:
+            return
+        waited = self._pending is not None and self._pending.retries > 0
+        self._heard(now, kind)
+        if kind is Kind.NAK:
             self._on_nak(now)
         elif kind is Kind.REPLY:
             self._on_reply(frame, msg, now, events)
         elif kind is not Kind.NOTICE:
             self._on_request(frame, msg, events)
             p = self._pending
-            if msg.SYNC and self.role is Role.DEVICE and p is not None and p.retries:
+            if msg.SYNC and self.role is Role.DEVICE and p is not None and waited:
                 p.deadline = now  # a host arrived after we had waited in vain: repeat our event now
         else:  # a notice, at the host
             self.counters.delivered += 1
             events.append(Delivered(msg, frame.seq))
+
+    def _heard(self, now: float, kind: Kind) -> None:
+        """An intact frame from the peer. The host counts only the device's replies as progress: they show
+        the device hears it (a device that cannot hear still sends its events, and a Nak may be the host's
+        own, echoed). A device that hears the host at all starts its backoff again from RTO: there is
+        someone to talk to, and a noisy line needs attempts, not patience."""
+        if kind is Kind.REPLY or self.role is Role.DEVICE:
+            self.last_heard = now
+        self._restart_backoff(now)
+
+    def _restart_backoff(self, now: float) -> None:
+        """Device: the host is there (its frame arrived, intact or not): retry at RTO again."""
+        p = self._pending
+        if self.role is Role.DEVICE and p is not None and p.retries:
+            p.retries = 0
+            p.deadline = min(p.deadline, now + self._timeout(0))
 
     def _on_nak(self, now: float) -> None:
         self.counters.naks_received += 1

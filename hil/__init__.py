@@ -15,6 +15,7 @@ Modules (each owns one thing):
 * `device`: all of it behind a device-role `Link`: ``receive(bytes, now)``, ``poll(now)``,
   ``data_to_send()``, ``next_deadline()``.
 * `loopback`: an in-memory cable with a pyserial-like host end, in virtual time by default.
+* `wire_record`: the LoadDeals the host wrote and the machine accepted, for a noisy line's checks.
 * `record`: the physical record (the ledger as JSON, hands as PBN) kept in a file, for checking a run
   without importing anything of this project.
 * `pty_sim`: the machine on a pseudo-terminal, for real pyserial; `cli`: ``python -m hil``, ``dealer sim``.
@@ -25,7 +26,7 @@ Modules (each owns one thing):
 For a host's ``sim://`` URLs (``dealer.dealing.transport``)::
 
     sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
-           &keeps_job=1&boot_noise=1&ledger=record.json   (every key optional)
+           &keeps_job=1&boot_noise=1&ledger=record.json&noise=0.05   (every key optional)
 
     import hil
     sim = hil.open_sim(url)              # a started PtySimulator (SimConfig.from_url, then start())

@@ -6,6 +6,9 @@ writes cut anywhere, and holds back a partial frame until its delimiter comes (a
 nothing with half a frame anyway). Any callable of the same shape can stand in for it: a
 `Manipulator` takes the bytes written and the direction and returns ``(delay, bytes)`` chunks.
 
+`LineNoise` is a bad cable: every byte, in either direction, is dropped or replaced at random at a
+given rate, whatever frame it belongs to (the damage the link's CRC and retransmissions are for).
+
 `OneWayLine` carries one direction: what goes in comes out after the chunks' delays, never reordered (a
 serial line delays bytes but does not reorder them). Time is passed in; nothing here reads a clock.
 """
@@ -94,6 +97,42 @@ class ByteFaults:
             size, gap = spec.size or 1, 0.001 if spec.seconds is None else spec.seconds
             return [(delay + k * gap, data[i:i + size]) for k, i in enumerate(range(0, len(data), size))]
         return chunks
+
+
+class LineNoise:
+    """Each byte, in either direction, dropped with probability `rate` / 2 or replaced by another value
+    with probability `rate` / 2 (order kept, as on a UART); counted per direction."""
+
+    def __init__(self, rate: float, seed: int = 0) -> None:
+        if not 0.0 <= rate < 1.0:
+            raise ValueError(f"noise must be at least 0 and below 1, got {rate}")
+        self.rate = rate
+        self.rng = random.Random(f"noise:{seed}")
+        self.carried = {TO_HOST: 0, TO_DEVICE: 0}
+        self.dropped = {TO_HOST: 0, TO_DEVICE: 0}
+        self.replaced = {TO_HOST: 0, TO_DEVICE: 0}
+
+    def to_json(self) -> dict[str, object]:
+        """The rate and the bytes carried, dropped and replaced in each direction."""
+        return {"rate": self.rate, "carried": dict(self.carried), "dropped": dict(self.dropped),
+                "replaced": dict(self.replaced)}
+
+    def __call__(self, data: bytes, direction: str) -> list[Chunk]:
+        self.carried[direction] += len(data)
+        if not self.rate:
+            return [(0.0, data)]
+        out = bytearray()
+        rnd, half = self.rng.random, self.rate / 2
+        for b in data:
+            r = rnd()
+            if r >= self.rate:
+                out.append(b)
+            elif r < half:
+                self.dropped[direction] += 1
+            else:
+                self.replaced[direction] += 1
+                out.append(b ^ self.rng.randrange(1, 256))
+        return [(0.0, bytes(out))]
 
 
 def _pieces(data: bytes) -> list[bytes]:

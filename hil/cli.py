@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keeps-job", action="store_true",
                         help="announce KEEPS_JOB_OVER_POWER_LOSS: a power loss keeps the job")
     parser.add_argument("--boot-noise", action="store_true", help="write a line of text before the first frame")
+    parser.add_argument("--noise", type=float, default=0.0, metavar="SHARE",
+                        help="damage this share of the bytes on the line, both ways (half dropped, half replaced), "
+                             "e.g. 0.05; default 0: a clean line")
     parser.add_argument("--ledger", metavar="FILE",
                         help="keep the physical record in FILE (JSON: every dealing and what every board holds, "
                              "as PBN deals), written after every board and when the machine stops")
@@ -52,7 +55,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
     link = args.link or os.path.join(tempfile.gettempdir(), f"dealer-sim-{os.getpid()}")
     return SimConfig.from_options(speed=args.speed, seed=args.seed, set_name=args.set_name, boards=args.boards,
                                   copies=args.copies, faults=args.faults, link=link, keeps_job=args.keeps_job,
-                                  boot_noise=args.boot_noise, ledger=args.ledger)
+                                  boot_noise=args.boot_noise, ledger=args.ledger, noise=args.noise)
 
 
 def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

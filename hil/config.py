@@ -4,11 +4,12 @@
 ``sim://`` URL (`SimConfig.from_url`), the form a host's transport passes on::
 
     sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
-          &ledger=record.json
+          &ledger=record.json&noise=0.05
 
-Every query key is optional; unknown keys are refused. Times in `Timing` are seconds of machine time
-at speed 1 (realistic: about 8 s to deal a board, 4 s to recount it, 16 s a board in all with the
-operator's swap); the simulation divides them by `speed`.
+`noise` damages that fraction of the bytes on the line, in both directions (half dropped, half
+replaced: `hil.bytefaults.LineNoise`). Every query key is optional; unknown keys are refused. Times in
+`Timing` are seconds of machine time at speed 1 (realistic: about 8 s to deal a board, 4 s to recount
+it, 16 s a board in all with the operator's swap); the simulation divides them by `speed`.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class SimConfig:
     """Path of the stable symlink a pty simulator keeps pointing at its current port."""
     ledger: str | None = None
     """Path of the JSON file the I/O layer keeps the physical record in (`hil.record`), if any."""
+    noise: float = 0.0
+    """Fraction of the bytes on the line damaged, in both directions (half dropped, half replaced)."""
 
     def __post_init__(self) -> None:
         if not self.speed > 0:
@@ -82,6 +85,8 @@ class SimConfig:
             raise SimConfigError(f"copies must be at least 1, got {self.copies}")
         if not self.boards:
             raise SimConfigError("the simulator's rack needs at least one board")
+        if not 0.0 <= self.noise < 1.0:
+            raise SimConfigError(f"noise must be at least 0 and below 1 (a fraction of the bytes), got {self.noise}")
 
     @property
     def rack_set(self) -> str:
@@ -104,7 +109,7 @@ class SimConfig:
     def from_options(cls, *, speed: float = 1.0, seed: int = 0, set_name: str | None = None,
                      boards: str | None = None, copies: int = 1, faults: str | Path | None = None,
                      link: str | None = None, keeps_job: bool = False, boot_noise: bool = False,
-                     ledger: str | None = None) -> SimConfig:
+                     ledger: str | None = None, noise: float = 0.0) -> SimConfig:
         """A config from the options of `dealer sim` (board range as text, plan as a file path)."""
         try:
             plan = FaultPlan.load(faults) if faults else FaultPlan()
@@ -116,7 +121,7 @@ class SimConfig:
         if ledger is not None and not Path(ledger).parent.is_dir():
             raise SimConfigError(f"ledger {ledger}: no folder {Path(ledger).parent}")
         return cls(speed=speed, seed=seed, set_name=set_name, boards=numbers, copies=copies, faults=plan,
-                   link=link, keeps_job=keeps_job, boot_noise=boot_noise, ledger=ledger)
+                   link=link, keeps_job=keeps_job, boot_noise=boot_noise, ledger=ledger, noise=noise)
 
     @classmethod
     def from_url(cls, url: str) -> SimConfig:
@@ -129,14 +134,22 @@ class SimConfig:
             if key not in _URL_KEYS:
                 raise SimConfigError(f"{url}: unknown option {key!r} (options: {', '.join(sorted(_URL_KEYS))})")
             options[key] = value
+        def number(key: str, default: float, kind: type[float] | type[int] = float) -> float:
+            text = options.get(key) or str(default)
+            try:
+                return kind(text)
+            except ValueError:
+                what = "a whole number" if kind is int else "a number"
+                raise ValueError(f"{key} must be {what}, got {text!r}") from None  # the URL is named below
+
         try:
             return cls.from_options(
-                speed=float(options.get("speed", 1.0)), seed=int(options.get("seed", 0)),
+                speed=number("speed", 1.0), seed=int(number("seed", 0, int)),
                 set_name=options.get("set") or None, boards=options.get("boards") or None,
-                copies=int(options.get("copies", 1)), faults=options.get("faults") or None,
+                copies=int(number("copies", 1, int)), faults=options.get("faults") or None,
                 link=options.get("link") or None, keeps_job=options.get("keeps_job", "0") in ("1", "true", "yes"),
                 boot_noise=options.get("boot_noise", "0") in ("1", "true", "yes"),
-                ledger=options.get("ledger") or None)
+                ledger=options.get("ledger") or None, noise=number("noise", 0.0))
         except ValueError as exc:
             raise SimConfigError(f"{url}: {exc}") from None
 
@@ -169,4 +182,4 @@ def format_boards(boards: tuple[int, ...] | list[int]) -> str:
 
 
 _URL_KEYS: Final = {"speed", "seed", "set", "boards", "copies", "faults", "link", "keeps_job", "boot_noise",
-                    "ledger"}
+                    "ledger", "noise"}

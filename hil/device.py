@@ -22,7 +22,7 @@ from typing import Final
 
 from firmware_protocol.codes import BootReason, DeviceState
 from firmware_protocol.link import Delivered, Link, LinkConfig, LinkEvent, Role
-from firmware_protocol.messages import Boot, Display, Kind, Message
+from firmware_protocol.messages import Ack, Boot, Display, Kind, LoadDeal, Message
 from hil.config import SimConfig
 from hil.dealing import Dealing, Stop
 from hil.fault_plan import FaultEngine, FaultKind, FaultSpec
@@ -31,6 +31,7 @@ from hil.operator import Operator
 from hil.physical import Ledger, PhysicalBoard, Rack
 from hil.room import Room
 from hil.schedule import Schedule
+from hil.wire_record import LoadDealLog
 
 BOOT_NOISE: Final = b"\r\nDealer SIM bootloader 1.0\r\n"
 
@@ -57,6 +58,8 @@ class SimDevice:
         self._boot_base = random.Random(f"boot:{config.seed}").randrange(1, 0xFFFF)
         self.powered = False
         self._out = bytearray()
+        self.load_deals = LoadDealLog()
+        """Every LoadDeal the host wrote (told by the I/O layer) and every one the firmware accepted."""
         self._io: list[Unplug] = []
         self._reboot = False
         self._frame_faults = any(f.frame is not None and f.kind in (FaultKind.POWER_LOSS, FaultKind.UNPLUG)
@@ -170,6 +173,8 @@ class SimDevice:
             if not (isinstance(ev, Delivered) and ev.message.KIND is Kind.COMMAND):
                 continue
             reply = self.firmware.command(ev.message, now)
+            if isinstance(ev.message, LoadDeal) and isinstance(reply, Ack):
+                self.load_deals.accept(ev.message)
             self.link.reply(ev, reply)
             if self._reboot:  # the Ack goes out, then the firmware restarts
                 self._reboot = False

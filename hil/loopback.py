@@ -3,7 +3,9 @@
 `Loopback(config)` is the machine and its cable; `open()` gives the host's end, a `LoopbackPort` with
 the part of pyserial's `Serial` a host driver uses (`write`, `read(size)` honouring `timeout`,
 `in_waiting`, `reset_input_buffer`, `close`). Bytes in both directions pass through the plan's byte
-faults and an optional `manipulator` hook (`hil.bytefaults.Manipulator`). With a `ledger` file in the
+faults, the line's noise (`SimConfig.noise`) and an optional `manipulator` hook
+(`hil.bytefaults.Manipulator`); the machine is told what the host wrote before any damage
+(`SimDevice.load_deals`). With a `ledger` file in the
 config, the physical record is kept there (`hil.record`), last written at `close()`.
 
 By default time is virtual (`VirtualClock`): a `read` that would wait moves the clock straight to the
@@ -24,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Manipulator, OneWayLine, chain
+from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, LineNoise, Manipulator, OneWayLine, chain
 from hil.config import SimConfig
 from hil.device import SimDevice
 from hil.record import RecordFile
@@ -63,7 +65,8 @@ class Loopback:
         self.virtual = clock is None
         self.device = SimDevice(config, self.clock())
         self.byte_faults = ByteFaults(config.faults.faults, config.seed)
-        wire = chain(self.byte_faults, manipulator) if manipulator else self.byte_faults
+        self.noise = LineNoise(config.noise, config.seed)
+        wire = chain(self.byte_faults, self.noise, *([manipulator] if manipulator else []))
         self.to_host = OneWayLine(TO_HOST, wire)
         self.to_device = OneWayLine(TO_DEVICE, wire)
         self.plugged = True
@@ -93,8 +96,13 @@ class Loopback:
         if self.port is not None:
             self.port.is_open = False
         if self.record is not None and self in _OPEN:
-            self.record.write(self.device.room)
+            self.record.write(self.device.room, self.wire_record)
         _OPEN.discard(self)
+
+    def wire_record(self) -> dict[str, object]:
+        """What the line saw, for the record file: the LoadDeals sent and accepted, the noise."""
+        assert self.device is not None
+        return {"load_deals": self.device.load_deals.to_json(), "noise": self.noise.to_json()}
 
     # --- the cable -------------------------------------------------------------------------------
 
@@ -123,7 +131,7 @@ class Loopback:
             self.unplug(request.seconds)
         out = self.device.data_to_send()
         if self.record is not None:
-            self.record.update(self.device.room)
+            self.record.update(self.device.room, self.wire_record)
         if self.plugged:
             self.to_host.put(out, now)
             arrived = self.to_host.take(now)
@@ -168,6 +176,7 @@ class LoopbackPort:
 
     def write(self, data: bytes) -> int:
         self._check()
+        self.loop.device.load_deals.host_wrote(bytes(data))
         self.loop.to_device.put(bytes(data), self.clock())
         self.loop.step()
         return len(data)

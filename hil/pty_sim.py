@@ -4,7 +4,8 @@
 is in cooked mode: it would echo, turn 0x03 into an interrupt and rewrite newlines), keeps its own
 slave fd open for its whole life (when the last slave fd closes, the master reads EIO), and runs the
 device in one thread that `select()`s on the master and a stop pipe. The byte faults of the plan (and
-an optional manipulator hook) are applied here, to the bytes in flight.
+an optional manipulator hook) and the line's noise (`SimConfig.noise`) are applied here, to the bytes in
+flight; the machine is told what the host wrote before any damage (`SimDevice.load_deals`).
 
 `start()` returns the path to give the host: the stable symlink `link` if one was asked for (it is
 kept pointing at the current pty, as socat's ``link=`` does), else the ``/dev/pts/N`` name.
@@ -28,7 +29,7 @@ import tty
 from pathlib import Path
 from typing import Final
 
-from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, Manipulator, OneWayLine, chain
+from hil.bytefaults import TO_DEVICE, TO_HOST, ByteFaults, LineNoise, Manipulator, OneWayLine, chain
 from hil.config import SimConfig
 from hil.device import SimDevice
 from hil.record import RecordFile
@@ -47,7 +48,8 @@ class PtySimulator:
         link = link if link is not None else config.link
         self.link = Path(link) if link is not None else None
         self.byte_faults = ByteFaults(config.faults.faults, config.seed)
-        wire = chain(self.byte_faults, manipulator) if manipulator else self.byte_faults
+        self.noise = LineNoise(config.noise, config.seed)
+        wire = chain(self.byte_faults, self.noise, *([manipulator] if manipulator else []))
         self.to_host = OneWayLine(TO_HOST, wire)
         self.to_device = OneWayLine(TO_DEVICE, wire)
         self.lock = threading.Lock()
@@ -81,6 +83,11 @@ class PtySimulator:
             raise RuntimeError("the simulator is not running")
         return self.pts_path
 
+    def wire_record(self) -> dict[str, object]:
+        """What the line saw, for the record file: the LoadDeals sent and accepted, the noise."""
+        assert self.device is not None
+        return {"load_deals": self.device.load_deals.to_json(), "noise": self.noise.to_json()}
+
     @property
     def plugged(self) -> bool:
         return self._master is not None
@@ -106,7 +113,7 @@ class PtySimulator:
                 raise RuntimeError("the simulator thread did not stop")
             self._thread = None
             if self.record is not None and self.device is not None:
-                self.record.write(self.device.room)
+                self.record.write(self.device.room, self.wire_record)
         self._close_pty()
         for fd in (self._stop_r, self._stop_w):
             if fd >= 0:
@@ -208,9 +215,13 @@ class PtySimulator:
         if self._replug_at is not None and now >= self._replug_at:
             self._replug()
         master = self._master
+        assert self.device is not None
         if master is not None and master in ready:
             with contextlib.suppress(BlockingIOError, InterruptedError):
-                self.to_device.put(os.read(master, 4096), now)
+                data = os.read(master, 4096)
+                with self.lock:
+                    self.device.load_deals.host_wrote(data)
+                self.to_device.put(data, now)
         assert self.device is not None
         with self.lock:
             self.device.receive(self.to_device.take(now), now)
@@ -218,7 +229,7 @@ class PtySimulator:
             requests = self.device.io_requests()
             out = self.device.data_to_send()
             if self.record is not None:
-                self.record.update(self.device.room)
+                self.record.update(self.device.room, self.wire_record)
         for request in requests:
             self._unplug(request.seconds)
         if self._master is None:

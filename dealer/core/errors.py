@@ -102,7 +102,8 @@ class OutputExistsError(OutputError, FileExistsError):
 
 
 class DeviceTimeout(DealerError, TimeoutError):
-    """The machine did not answer in time, after every retry."""
+    """The machine did not answer in time: nothing heard from it for the link's give-up time (30 s),
+    no machine answered the handshake, or a report it owed did not come."""
 
     exit_code = 5
 

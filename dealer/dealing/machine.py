@@ -20,8 +20,14 @@ and is dropped. A recount is turned into the board's own pockets by how the boar
 - a port that vanished is reopened (same URL) for up to `reconnect_timeout` seconds, handshaken again,
   and raises `Reconnected`: the command in flight may or may not have been carried out, so the caller
   resynchronises from `status()`; if the port does not come back, `DeviceDisconnected`;
-- no answer after every retry: `DeviceTimeout` (the next command first handshakes again, as the link
-  requires after giving up; a machine found restarted meanwhile raises `DeviceRestarted`);
+- a noisy line only slows a command down: the link retransmits for as long as the machine is heard now
+  and then, and tells the run (`on_noisy_line`) how many retries the last minute took;
+- nothing heard from the machine for the link's `give_up_after` seconds (30 by default) in the middle of
+  a command: `MachineSilent` (a `DeviceTimeout`; the next command first handshakes again, as the link
+  requires after giving up; a machine found restarted meanwhile raises `DeviceRestarted`). The run
+  resynchronises the board and goes on; only a machine that does not answer the handshake is lost;
+- no answer to the handshake within its timeout (counted from the last time the machine was heard):
+  `DeviceTimeout`, "no dealing machine answered on PORT".
 - the run abandons the machine (`abandon`, from any thread: a signal, a journal that cannot be written):
   the wait in hand ends at once with `Cancelled`, whatever the command in flight; the machine is left as
   a killed controller leaves it, which the journal's crash recovery settles on resume.
@@ -40,13 +46,14 @@ from enum import StrEnum
 from typing import Final, TypeVar, cast
 
 from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
-from dealer.dealing.transport import Transport, open_transport
+from dealer.dealing.transport import BAUDRATE, Transport, open_transport
 from dealer.verify import BoardRecount, PocketReading
 from firmware_protocol import (
     PROTOCOL_VERSION,
     SCHEMA_HASH,
     Abort,
     Answered,
+    BadFrame,
     BoardChanged,
     BoardScanned,
     Boot,
@@ -83,10 +90,32 @@ from firmware_protocol import (
     Status,
     StatusFlag,
 )
+from firmware_protocol.link import GIVE_UP_AFTER
 
 M = TypeVar("M", bound=Message)
 BUSY_RETRY: Final = 0.02
 """Seconds between retries of a command the machine refused as BUSY."""
+NOISY_RETRIES: Final = 10
+"""Retries within a minute that make a line noisy enough to tell the operator (at most once a minute)."""
+NOISE_WINDOW: Final = 60.0
+GARBLED_GRACE: Final = 30.0
+"""Seconds a wait for the machine's report goes on past its deadline after the last damaged frame: the
+machine is speaking and the line garbles it (the report may be the very frame being retransmitted)."""
+_EVENT_WORDS: Final = {"DealDone": "the end of dealing", "Fault": "the end of dealing",
+                       "RecountReport": "the recount", "BoardScanned": "the board's label",
+                       "BoardChanged": "a board going in or out", "Boot": "its start"}
+"""What the operator is told the machine did not report, by the report awaited."""
+_COMMAND_WORDS: Final = {"Hello": "connect", "GetStatus": "tell its state", "ScanBoard": "read the board's label",
+                         "LoadDeal": "load the deal", "StartDeal": "deal", "Abort": "stop dealing",
+                         "Recount": "recount the board", "Eject": "push the board out", "Reset": "reset",
+                         "Display": "show the operator's prompt"}
+_REFUSAL_WORDS: Final = {"HANDSHAKE_REQUIRED": "it restarted", "WRONG_STATE": "not now (it is in another state)",
+                         "BUSY": "it is busy", "NO_BOARD": "there is no board in it",
+                         "BAD_DEAL": "the deal is not 13 cards a hand", "BAD_HASH": "the deal arrived damaged",
+                         "WRONG_JOB": "another deal is loaded", "FAULT_PRESENT": "its fault is still there",
+                         "UNSUPPORTED": "it cannot do that", "NOT_SCANNED": "the board was not read since it went in"}
+"""What a refusal says, by the command refused and the machine's reason."""
+_REPORT_WORDS: Final = {"DealDone": "the end of dealing", "Fault": "a fault", "RecountReport": "the recount"}
 
 
 class Cancelled(Exception):
@@ -207,7 +236,9 @@ class CommandRefused(MachineFault):
         self.reason = reason
         self.detail = detail
         name = RefuseReason(reason).name if reason in RefuseReason._value2member_map_ else str(reason)
-        super().__init__(f"{command} refused: {name} ({detail})", code=reason, board=board)
+        self.command = command
+        super().__init__(f"the machine refused to {_COMMAND_WORDS.get(command, command)}: "
+                         f"{_REFUSAL_WORDS.get(name, name.lower().replace('_', ' '))}", code=reason, board=board)
 
 
 class DealingFault(MachineFault):
@@ -249,7 +280,7 @@ class ProtocolFault(MachineFault):
 
     def __init__(self, problem: str, board: int | None = None) -> None:
         self.problem = problem
-        super().__init__(f"protocol fault: {problem}", board=board)
+        super().__init__(f"the machine's report did not match the request: {problem}", board=board)
 
 
 class DeviceRestarted(DealerError):
@@ -258,6 +289,11 @@ class DeviceRestarted(DealerError):
 
 class Reconnected(DealerError):
     """The port dropped and came back; handshaken again; the command in flight may or may not have run."""
+
+
+class MachineSilent(DeviceTimeout):
+    """Nothing was heard from the machine for the link's give-up time in the middle of a command: the
+    command may or may not have been carried out; the next command handshakes again first."""
 
 
 class Machine:
@@ -270,19 +306,27 @@ class Machine:
                  link_config: LinkConfig | None = None,
                  reconnect_timeout: float = 30.0,
                  on_progress: Callable[[int, int], None] | None = None,
-                 poll_interval: float | None = None) -> None:
+                 poll_interval: float | None = None,
+                 on_noisy_line: Callable[[int], None] | None = None) -> None:
         """`poll_interval`: wake at least this often while waiting (seconds). None, the default: a wait
         blocks on the port until bytes arrive, the link's next deadline (a retransmission) or the
-        command's own deadline, whichever comes first, so an idle controller costs no CPU."""
+        command's own deadline, whichever comes first, so an idle controller costs no CPU.
+        `on_noisy_line(retries)`: told, at most once a minute, when the last minute took `NOISY_RETRIES`
+        retries or more."""
         self.url = url
         self.poll_interval = poll_interval
         self.name = name or url
         self._opener = opener
         self._clock = clock
         self.sleep = sleep
-        self._link_config = link_config or LinkConfig()
+        self._link_config = link_config or LinkConfig.for_baud(BAUDRATE, Role.HOST)
         self._reconnect_timeout = reconnect_timeout
         self.on_progress = on_progress
+        self.on_noisy_line = on_noisy_line
+        self._retries: deque[float] = deque()
+        self._garbled_at: float | None = None
+        """When the last damaged frame arrived (while waiting for a report, the machine is talking)."""
+        self._noise_told: float | None = None
         self._transport: Transport | None = None
         self._link = Link(Role.HOST, self._link_config)
         self._events: deque[Message] = deque()
@@ -347,8 +391,9 @@ class Machine:
         if self._restarted and self._boot_seen == reply.boot_id and (first or restart_reported):
             self._restarted = False  # the Boot of the run that answered: its power-on notice or the restart in hand
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
-            raise MachineFault(f"{self.name}: machine speaks protocol {reply.protocol_version} schema "
-                               f"{reply.schema_hash:08x}; this host speaks {PROTOCOL_VERSION} {SCHEMA_HASH:08x}")
+            raise MachineFault(f"{self.name}: the machine's firmware speaks protocol version {reply.protocol_version} "
+                               f"(messages {reply.schema_hash:08x}) and this program version {PROTOCOL_VERSION} "
+                               f"(messages {SCHEMA_HASH:08x}): update the one that is older")
         self._hello = reply
         return reply
 
@@ -471,8 +516,8 @@ class Machine:
                 raise DealingFault.of_event(msg)
             counts = tuple(msg.pocket_counts)
             if len(counts) != self.pockets or sum(counts) != msg.cards_dealt:
-                raise ProtocolFault(f"DealDone of job {job} counts {list(counts)} in {len(counts)} pockets for "
-                                    f"{msg.cards_dealt} cards dealt; the machine has {self.pockets} pockets")
+                raise ProtocolFault(f"the end of dealing job {job} counts {list(counts)} in {len(counts)} pockets "
+                                    f"for {msg.cards_dealt} cards dealt; the machine has {self.pockets} pockets")
             return DealResult(msg.job, msg.outcome == DealOutcome.COMPLETE, msg.cards_dealt, counts)
 
     def _matches(self, msg: DealDone | Fault | RecountReport, job: int, asked: str) -> bool:
@@ -483,7 +528,8 @@ class Machine:
             return True
         if key in self._reported:
             return False  # a repeat, held back over a new Hello (PROTOCOL.md 9)
-        raise ProtocolFault(f"{type(msg).__name__} for job {msg.job} while waiting for the {asked} of job {job}")
+        raise ProtocolFault(f"{_REPORT_WORDS[type(msg).__name__]} of job {msg.job} came while waiting for the "
+                            f"{asked} of job {job}")
 
     def deal(self, job: int, timeout: float) -> DealResult:
         """Start dealing `job` and wait for its end (the board must have been read since it went in)."""
@@ -508,7 +554,7 @@ class Machine:
             return None
         if len(report.pockets) != self.pockets or self.pockets != 4:
             cards = [len(p.cards) + p.unidentified for p in report.pockets]
-            raise ProtocolFault(f"RecountReport of job {job} has {len(report.pockets)} pockets {cards}; the "
+            raise ProtocolFault(f"the recount of job {job} has {len(report.pockets)} pockets {cards}; the "
                                 f"machine has {self.pockets}")
         read = [PocketReading(tuple(p.cards), p.unidentified) for p in report.pockets]
         board = [read[(q - turns) % 4] for q in range(4)]
@@ -569,9 +615,12 @@ class Machine:
                     return msg
             if self._restarted:
                 self._recover_restart()
+            garbled = self._garbled_at
+            if garbled is not None:  # the machine is talking and the line garbles it: its report may be in it
+                deadline = max(deadline, garbled + GARBLED_GRACE)
             if self._clock() >= deadline:
-                names = "/".join(k.__name__ for k in kinds)
-                raise DeviceTimeout(f"{self.name}: no {names} from the machine in time")
+                words = " or ".join(dict.fromkeys(_EVENT_WORDS.get(k.__name__, k.__name__) for k in kinds))
+                raise DeviceTimeout(f"{self.name}: the machine did not report {words} in time")
             self._pump(deadline)
 
     # --- the I/O pump -------------------------------------------------------------------------
@@ -579,8 +628,8 @@ class Machine:
     def _request(self, msg: Message, expect: type[M] | None, timeout: float, *, handshake: bool = False,
                  board: int | None = None) -> M:
         deadline = self._clock() + timeout
-        if self._resync and not handshake:
-            self._resynchronise(timeout)
+        if self._resync and not handshake:  # after a give-up: the machine gets as long as the link gave it
+            self._resynchronise(max(timeout, self._link_config.give_up_after or GIVE_UP_AFTER))
         while True:
             reply = self._exchange(msg, deadline, timeout, handshake)
             busy = isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY
@@ -593,27 +642,57 @@ class Machine:
                 self._recover_restart()
             raise CommandRefused(type(msg).__name__, reply.reason, reply.detail, board)
         if expect is not None and not isinstance(reply, expect):
-            raise MachineFault(f"{self.name}: {type(msg).__name__} answered by {type(reply).__name__}")
+            raise MachineFault(f"{self.name}: the machine gave a wrong answer when asked to "
+                               f"{_COMMAND_WORDS.get(type(msg).__name__, type(msg).__name__)}")
         return cast(M, reply)
 
     def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool) -> Message:
-        """Send one command and pump until its reply."""
+        """Send one command and pump until its reply. A command waits for as long as the link keeps trying
+        (it gives up only when the machine has not been heard for its `give_up_after`); a handshake waits
+        `timeout` seconds from the last time the machine was heard."""
         self._answer = self._gave_up = None
         self._link.send(msg, self._clock())
+        first_deadline = deadline
         while self._answer is None:
             if self._gave_up is not None:
-                self._gave_up = None
-                self._resync = not handshake
-                raise DeviceTimeout(f"{self.name}: no answer to {type(msg).__name__} after every retry")
+                silent, self._gave_up = self._gave_up.silent, None
+                if handshake:
+                    raise DeviceTimeout(self._nobody_answered())
+                self._resync = True
+                raise MachineSilent(f"{self.name}: the machine was not heard for {silent:.0f} s")
             if self._restarted and not handshake:
                 self._recover_restart()
-            if self._clock() >= deadline:
-                self._link.cancel()
-                raise DeviceTimeout(f"{self.name}: no answer to {type(msg).__name__} in {timeout:g} s")
-            self._pump(deadline)
+            if handshake:  # `timeout` counts from the last sign of life (a frame, even a damaged one)
+                alive = max((t for t in (self._link.last_heard, self._garbled_at) if t is not None), default=None)
+                if alive is not None:
+                    deadline = max(deadline, min(alive + timeout, first_deadline + GIVE_UP_AFTER))
+                if self._clock() >= deadline:
+                    self._link.cancel()
+                    raise DeviceTimeout(self._nobody_answered())
+            self._pump(deadline if handshake else self._link.next_deadline() or self._clock())
         reply = self._answer.reply
         self._answer = None
         return reply
+
+    def _nobody_answered(self) -> str:
+        """The handshake got no answer: in words a director knows, naming the port once."""
+        text = f"no dealing machine answered on {self.url} (is it on, and is this its port?)"
+        return text if self.name == self.url else f"{self.name}: {text}"
+
+    def _count_retries(self, before: int, now: float) -> None:
+        """Keep the times of the link's retries of the last minute; tell the run when the line is noisy
+        (retries, and damaged frames arriving: a machine gone silent is not a noisy line)."""
+        counters = self._link.counters
+        for _ in range(counters.retransmits + counters.nak_retransmits - before):
+            self._retries.append(now)
+        while self._retries and self._retries[0] < now - NOISE_WINDOW:
+            self._retries.popleft()
+        told, garbled = self._noise_told, self._garbled_at
+        if (self.on_noisy_line is not None and len(self._retries) >= NOISY_RETRIES
+                and garbled is not None and now - garbled < NOISE_WINDOW  # damaged frames: not just silence
+                and (told is None or now - told >= NOISE_WINDOW)):
+            self._noise_told = now
+            self.on_noisy_line(len(self._retries))
 
     def _pump(self, deadline: float) -> None:
         if self._cancel.is_set():
@@ -629,14 +708,19 @@ class Machine:
                 wake = min(wake, now + self.poll_interval)
             data = transport.read(max(0.0, wake - now))
             now = self._clock()
-            events = self._link.receive(data, now) if data else []
-            events += self._link.poll(now)
+            link = self._link
+            before = link.counters.retransmits + link.counters.nak_retransmits
+            events = link.receive(data, now) if data else []
+            events += link.poll(now)
             self._flush(transport)
+            if any(isinstance(e, BadFrame) for e in events):
+                self._garbled_at = now
+            self._count_retries(before, now)
         except DeviceDisconnected:
             if self._cancel.is_set():  # the port was closed by `abandon`, not lost
                 raise Cancelled(self.name) from None
             self._reconnect()
-            raise Reconnected(f"{self.name}: port reopened after a disconnection") from None
+            raise Reconnected(f"{self.name}: the port was lost and opened again") from None
         for event in events:
             self._on_link_event(event)
 
@@ -667,7 +751,7 @@ class Machine:
     def _recover_restart(self) -> None:
         self.restarts += 1
         self._handshake(10.0, restart_reported=True)
-        raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
+        raise DeviceRestarted(f"{self.name}: the machine restarted and lost its loaded deal")
 
     def _resynchronise(self, timeout: float) -> None:
         """After the link gave up, the protocol wants a handshake before any other command."""
@@ -675,7 +759,7 @@ class Machine:
         if self._handshake(timeout).boot_id != before:
             self._restarted = False  # reported here, once
             self.restarts += 1
-            raise DeviceRestarted(f"{self.name}: the machine restarted; its loaded deal is gone")
+            raise DeviceRestarted(f"{self.name}: the machine restarted and lost its loaded deal")
 
     def _reconnect(self) -> None:
         self.close()

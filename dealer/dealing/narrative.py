@@ -3,7 +3,7 @@
 Read-only over `dealer.dealing.journal`. An incident is a journal event that is not a plain step: a board
 refused before dealing (its label, turned, not empty), a machine fault put right, a report of the machine
 that did not match its request, a double feed, a recount that found faults, an interrupted deal, a
-reconnection or restart. Each line names the board, the machine, the fault code or machine fault
+reconnection, a restart or a stretch of silence. Each line names the board, the machine, the fault code or machine fault
 and its Law, and the outcome of the board (verified on attempt k, or still open). No card is named.
 """
 
@@ -76,8 +76,13 @@ def _caught(kind: str, detail: dict[str, Any]) -> str | None:
         return f"dealing interrupted after {detail.get('cards')} cards (the machine lost its job)"
     if kind == "link-resync":
         if detail.get("why") == "reconnected":
-            return "the cable was unplugged during the board; the port was reopened and the board resynchronised"
-        return "the machine restarted during the board; it was handshaken again and the board resynchronised"
+            return ("the cable was unplugged during the board; the port was opened again and the board taken up "
+                    "where it stood")
+        if detail.get("why") == "silent":
+            return ("the machine was not heard for a while during the board (a noisy or broken line); the "
+                    "connection was started again and the board taken up where it stood")
+        return ("the machine restarted during the board; the controller connected to it again and took the board "
+                "up where it stood")
     return None
 
 

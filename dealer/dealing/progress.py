@@ -345,10 +345,11 @@ class RunProgress:
                          f"machine faults {s.machine_faults}, {s.boards_per_hour():.0f} boards/hour")
         for name, why in sorted(self.lost.items()):
             port = self.ports.get(name, "")
-            at = f" ({port})" if port and port != name else ""
+            at = f" ({port})" if port and port != name and port not in why else ""
             dealt = self.machines[name].verified
             when = "dealt no board" if dealt == 0 else f"stopped after {dealt} board{'' if dealt == 1 else 's'}"
-            lines.append(f"  machine {name}{at} {when}: {why}")
+            who = "" if name in why else f"machine {name}{at} "  # the port named once
+            lines.append(f"  {who}{when}: {why}")
         if self.faults_by_code:
             lines.append("  faults caught: " + ", ".join(
                 f"{code} x{n}" for code, n in sorted(self.faults_by_code.items())))

@@ -330,7 +330,7 @@ def raise_for(result: RunResult) -> None:
         more = f" (and {len(result.failures) - 1} more machines)" if len(result.failures) > 1 else ""
         left = (f"{len(result.unresolved)} boards left; continue with --resume" if not result.complete
                 else "the other machines dealt every board")
-        text = str(exc) if str(exc).startswith(f"{name}:") else f"{name}: {exc}"
+        text = str(exc) if name in str(exc) else f"{name}: {exc}"  # the machine named once
         raise type(exc)(f"{text}{more} ({left})") from exc
     if not result.complete:
         raise VerificationError(f"{len(result.unresolved)} boards not verified: "

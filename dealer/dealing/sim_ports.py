@@ -66,6 +66,6 @@ def loopback_opener(loop: Loopback) -> Callable[[str], Transport]:
         try:
             return SerialTransport.wrap(loop.open(), url)
         except OSError as exc:
-            raise DeviceDisconnected(f"{url}: cannot open the port ({exc.strerror or exc})") from exc
+            raise DeviceDisconnected(f"{url}: cannot open the port: {exc.strerror or exc}") from exc
 
     return opener

@@ -40,6 +40,7 @@ from dealer.dealing.machine import (
     DeviceRestarted,
     Machine,
     MachineFaultKind,
+    MachineSilent,
     OperatorPrompt,
     ProtocolFault,
     Reconnected,
@@ -200,6 +201,11 @@ class Station:
         self._busy_job: int | None = None
         self._busy_since = 0.0
         self._busy_carry = False
+        machine.on_noisy_line = self._noisy_line
+
+    def _noisy_line(self, retries: int) -> None:
+        self.ctx.progress.say(self.name, f"the line to the machine is noisy: {retries} retries in the last "
+                              "minute; dealing goes on, more slowly")
 
     # --- the loop -----------------------------------------------------------------------------
 
@@ -229,15 +235,18 @@ class Station:
                                      detail={"why": why, **self.busy(job, done=True)})
 
     def robust(self, step: Callable[[Job], None], job: Job) -> None:
-        """Run one board's life; after a reconnection or a restart, resynchronise and carry on."""
+        """Run one board's life; after a reconnection, a restart or a stretch of silence in the middle of a
+        command, resynchronise and carry on from where the journal says the board is."""
         self._current = job
         for _ in range(5):
             try:
                 step(job)
                 return
-            except (Reconnected, DeviceRestarted) as exc:
-                self.ctx.progress.say(self.name, f"board {job.board}: {exc}; resynchronising")
-                why = "reconnected" if isinstance(exc, Reconnected) else "restarted"
+            except (Reconnected, DeviceRestarted, MachineSilent) as exc:
+                text = str(exc).removeprefix(f"{self.name}: ")
+                self.ctx.progress.say(self.name, f"board {job.board}: {text}; finding out where the board stands")
+                why = ("reconnected" if isinstance(exc, Reconnected) else
+                       "silent" if isinstance(exc, MachineSilent) else "restarted")
                 self.ctx.journal.note(job.run_id, "link-resync", job_id=job.id, machine=self.name,
                                       detail={"why": why})
                 job = self.ctx.journal.job(job.id)
@@ -249,7 +258,7 @@ class Station:
                     step = Recovery(self).resolve_one
                 else:
                     return
-        raise DeviceTimeout(f"{self.name}: board {job.board}: the link kept failing")
+        raise DeviceTimeout(f"{self.name}: board {job.board}: the connection to the machine kept failing")
 
     def clock_in(self, job: Job) -> None:
         """This machine takes up a job (a board's life, or its next attempt, goes on if already begun).

@@ -8,8 +8,10 @@ machine (see :func:`open_transport`). Every pyserial or OS error becomes `Device
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
+import re
 import select
 import time
 from dataclasses import dataclass
@@ -82,7 +84,7 @@ class SerialTransport:
                                          write_timeout=None if remote else WRITE_TIMEOUT,
                                          exclusive=True if plain_device else None)
         except (serial.SerialException, OSError, ValueError, NotImplementedError) as exc:
-            raise DeviceDisconnected(f"{url}: cannot open the port ({_reason(exc)})") from exc
+            raise DeviceDisconnected(f"{url}: cannot open the port: {_reason(exc)}") from exc
         return cls(port, name or url, fixed_timeout=remote)
 
     @classmethod
@@ -230,6 +232,17 @@ def wait_for_port(url: str, timeout: float, interval: float = 0.25) -> Transport
             time.sleep(interval)
 
 
+_ERRNO_WORDS: Final = {errno.ENOENT: "no such port", errno.ENODEV: "no such port", errno.ENXIO: "no such port",
+                       errno.EACCES: "permission denied (may this user open serial ports?)",
+                       errno.EPERM: "permission denied (may this user open serial ports?)",
+                       errno.EBUSY: "the port is in use by another program",
+                       errno.EIO: "the port stopped working (unplugged?)"}
+
+
 def _reason(exc: BaseException) -> str:
-    text = str(exc).strip()
+    """Why a port failed, in a few plain words: pyserial repeats the port and the errno in its text."""
+    code = getattr(exc, "errno", None)
+    if isinstance(code, int) and code:
+        return _ERRNO_WORDS.get(code) or os.strerror(code).lower()
+    text = re.sub(r"\[Errno -?\d+\]\s*", "", str(exc)).strip()
     return text.splitlines()[0] if text else type(exc).__name__

@@ -124,6 +124,22 @@ def test_an_event_is_retransmitted_with_backoff_to_two_seconds_forever(device: C
     assert device.stats()["retransmits"] == 5
 
 
+def test_hearing_the_host_starts_the_backoff_again(device: CDeviceLink) -> None:
+    boot = started(device)
+    for _ in range(3):  # nobody there: 850, 1700, 2000 ms apart
+        device.poll(deadline(device) / 1000)
+        written(device)
+    assert deadline(device) == 2550 + 2000 + 2000
+    assert send(device, 5000, Nak(), 0) == boot  # the host is there: at once, and at RTO from now on
+    assert deadline(device) == 5000 + 850
+    device.poll(5.85)
+    device.poll(deadline(device) / 1000)
+    written(device)
+    assert deadline(device) == 5850 + 1700 + 2000  # backing off again while nothing comes
+    device.receive(b"\x05\x11\x22\x00", 8.0)  # a damaged frame: someone is talking, if garbled
+    assert deadline(device) == 8000 + 850
+
+
 def test_a_nak_brings_one_retransmission_until_the_next_timed_one(device: CDeviceLink) -> None:
     boot = started(device)
     assert send(device, 100, Nak(), 0) == boot

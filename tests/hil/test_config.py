@@ -34,7 +34,10 @@ def test_a_bare_sim_url_is_the_default_machine() -> None:
 
 @pytest.mark.parametrize(("url", "message"), [
     ("sim://?sped=3", "unknown option 'sped'"),
-    ("sim://?speed=fast", "could not convert"),
+    ("sim://?speed=fast", "speed must be a number, got 'fast'"),
+    ("sim://?noise=lots", "noise must be a number, got 'lots'"),
+    ("sim://?noise=0.5x", "noise must be a number"),
+    ("sim://?noise=1", "noise must be at least 0 and below 1"),
     ("sim://?speed=0", "speed must be above 0"),
     ("sim://?boards=3-1", "runs backwards"),
     ("sim://?faults=/no/such/plan.json", "No such file"),

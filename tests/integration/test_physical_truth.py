@@ -245,10 +245,10 @@ def test_an_undetected_double_feed_is_named_by_its_law_and_the_board_redealt(tmp
 
 
 @pytest.mark.parametrize(("name", "problem"), [  # board 1 is dealt as job 2 on the wire
-    ("recount_fifth_pocket", "RecountReport of job 2 has 5 pockets [13, 13, 13, 13, 3]; the machine has 4"),
-    ("deal_done_other_job", "DealDone for job 3 while waiting for the dealing of job 2"),
-    ("recount_other_job", "RecountReport for job 3 while waiting for the recount of job 2"),
-    ("fault_other_job", "Fault for job 3 while waiting for the dealing of job 2"),
+    ("recount_fifth_pocket", "the recount of job 2 has 5 pockets [13, 13, 13, 13, 3]; the machine has 4"),
+    ("deal_done_other_job", "the end of dealing of job 3 came while waiting for the dealing of job 2"),
+    ("recount_other_job", "the recount of job 3 came while waiting for the recount of job 2"),
+    ("fault_other_job", "a fault of job 3 came while waiting for the dealing of job 2"),
     ("deal_done_miscount", "the machine counted [13, 14, 12, 13] cards into the pockets but the recount found "
                            "[13, 13, 13, 13]"),
 ])
@@ -256,7 +256,7 @@ def test_a_report_that_does_not_match_the_request_is_a_protocol_fault(name: str,
                                                                         tmp_path: Path) -> None:
     result, text, loop, run = run_scenario(name, tmp_path)
     assert result.complete, text
-    (line,) = lines_with(text, "board 1", "protocol fault")
+    (line,) = lines_with(text, "board 1", "the machine's report did not match the request")
     assert problem in line and "nothing is verified on it" in line
     kinds = run.kinds(1)
     assert kinds.index("protocol-fault") < kinds.index("verified")  # faulted first, verified only after a redeal

@@ -25,6 +25,7 @@ from firmware_protocol import (
     LoadDeal,
     LocalProtocolError,
     Message,
+    Nak,
     Progress,
     Refused,
     RefuseReason,
@@ -34,7 +35,7 @@ from firmware_protocol import (
     encode_frame,
     encode_message,
 )
-from firmware_protocol.link import LinkEvent
+from firmware_protocol.link import GIVE_UP_AFTER, LinkEvent
 
 RTO = 1.0
 DEAL = bytes.fromhex("1b" * 13)  # seats N E S W repeating: a valid deal
@@ -229,7 +230,7 @@ def test_a_notice_is_not_acknowledged() -> None:
     assert host.data_to_send() == b"" and dev.next_deadline() is None
 
 
-def test_the_host_gives_up_after_its_retries_and_must_say_hello_again() -> None:
+def test_a_host_with_a_retry_cap_gives_up_after_its_retries_and_must_say_hello_again() -> None:
     host, dev = handshaken()
     host.send(StartDeal(1), 0.0)
     host.send(GetStatus(), 0.0)
@@ -237,12 +238,66 @@ def test_the_host_gives_up_after_its_retries_and_must_say_hello_again() -> None:
     while not events:
         t += RTO
         events = host.poll(t)
-    assert events == [GaveUp(StartDeal(1), 4, (GetStatus(),))]
+    assert events == [GaveUp(StartDeal(1), 4, (GetStatus(),), 4 * RTO)]
     assert host.counters.retransmits == 3 and host.counters.give_ups == 1
     assert host.next_deadline() is None and host.idle
     with pytest.raises(LocalProtocolError, match="must be Hello"):
         host.send(GetStatus(), t)
     host.send(Hello(1, SCHEMA_HASH, 1), t)
+
+
+def test_the_host_gives_up_only_after_a_stretch_of_time_without_a_reply() -> None:
+    host = Link(Role.HOST)  # the shipped defaults: no retry cap, give up after 30 s without a reply
+    host.send(Hello(1, SCHEMA_HASH, 1), 0.0)
+    host.send(GetStatus(), 0.0)
+    host.data_to_send()
+    stale_reply = encode_message(Ack(), 77)  # a reply to nothing outstanding: still, the device hears us
+    boot = encode_message(Boot(BootReason.POWER_ON, 9), 0)  # an event: a deaf device sends those too
+    t = 0.0
+    for heard_at in (25.0, 50.0, 75.0):  # a reply gets through every 25 s: never 30 s without one
+        while t < heard_at:
+            t = min(heard_at, host.next_deadline() or heard_at)
+            assert not [e for e in host.poll(t) if isinstance(e, GaveUp)]
+            host.receive(boot, t)
+        host.receive(stale_reply, t)
+    assert host.pending == Hello(1, SCHEMA_HASH, 1) and host.counters.retransmits > 200
+    events: list[LinkEvent] = []
+    while not events:
+        deadline = host.next_deadline()
+        assert deadline is not None
+        t = deadline
+        host.receive(boot, t)
+        events = host.poll(t)
+    assert t == pytest.approx(75.0 + GIVE_UP_AFTER)
+    (gave_up,) = events
+    assert isinstance(gave_up, GaveUp) and gave_up.silent == pytest.approx(GIVE_UP_AFTER)
+    assert (gave_up.request, gave_up.attempts, gave_up.dropped) == (Hello(1, SCHEMA_HASH, 1),
+                                                                     host.counters.retransmits + 1, (GetStatus(),))
+
+
+def test_a_device_that_hears_the_host_starts_its_backoff_again() -> None:
+    config = LinkConfig(retransmit_timeout=0.5, max_retries=None, backoff=2.0, max_timeout=2.0,
+                        give_up_after=None)
+    dev = Link(Role.DEVICE, config)
+    dev.send(Boot(BootReason.POWER_ON, 1), 0.0)
+    t = 0.0
+    for _ in range(4):  # nobody there: 0.5, 1, 2, 2 s apart
+        deadline = dev.next_deadline()
+        assert deadline is not None
+        t = deadline
+        dev.poll(t)
+    assert dev.next_deadline() == pytest.approx(t + 2.0)
+    dev.receive(encode_message(Nak(), 0), t + 0.1)  # the host is there: it got our frame damaged
+    assert dev.counters.nak_retransmits == 1
+    assert dev.next_deadline() == pytest.approx(t + 0.1 + 0.5)
+    for _ in range(3):  # nobody there again: the backoff grows
+        deadline = dev.next_deadline()
+        assert deadline is not None
+        t = deadline
+        dev.poll(t)
+    assert dev.next_deadline() == pytest.approx(t + 2.0)
+    dev.receive(b"\x05\x11\x22\x00", t + 0.1)  # a damaged frame: someone is talking, if garbled
+    assert dev.next_deadline() == pytest.approx(t + 0.1 + 0.5)
 
 
 def test_first_requests_must_be_hello_and_boot() -> None:
@@ -427,8 +482,8 @@ def test_timing_for_a_baud_rate() -> None:
     host = LinkConfig.for_baud(9600, Role.HOST)
     dev = LinkConfig.for_baud(115200, Role.DEVICE)
     assert host.retransmit_timeout == pytest.approx(0.05 + 3 * 256 * 10 / 9600)
-    assert host.max_retries == 8
-    assert dev.max_retries is None and dev.retransmit_timeout < 0.12
+    assert host.max_retries is None and host.give_up_after == GIVE_UP_AFTER == 30.0
+    assert dev.max_retries is None and dev.give_up_after is None and dev.retransmit_timeout < 0.12
 
 
 def test_a_host_arriving_late_hears_the_outstanding_event_at_once() -> None:

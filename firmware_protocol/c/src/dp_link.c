@@ -1,6 +1,6 @@
 /* The device end of the reliable link (PROTOCOL.md 4 and 11): commands answered once and repeats answered
  * from the cache, stale copies dropped, the Hello handshake, events sent one at a time and retransmitted
- * with backoff until acknowledged, NAKs both ways. Time is the caller's millisecond clock. */
+ * with backoff until acknowledged (back at RTO whenever the host is heard), NAKs both ways. Time is the caller's millisecond clock. */
 #include <string.h>
 #include "dealer_proto.h"
 
@@ -168,19 +168,35 @@ static void command(dp_device *dev, const dp_msg *cmd, const dp_frame *f, uint32
         dev->deadline = now; /* a host just came: let it hear the news at the next poll (4.4) */
 }
 
+/* The host is there (a frame of its own arrived, intact or damaged): an outstanding event is retried
+   at RTO again rather than after a backed-off timeout (4.5). */
+static void heard_host(dp_device *dev, uint32_t now)
+{
+    uint32_t soon;
+    if (!dev->event_sent || dev->retries == 0)
+        return;
+    dev->retries = 0;
+    soon = now + timeout_ms(dev);
+    if (reached(dev->deadline, soon))
+        dev->deadline = soon;
+}
+
 static void frame(dp_device *dev, const dp_frame *f, uint32_t now)
 {
     dp_msg msg;
     dev->counters.frames++;
     if (dp_decode(f->type, f->payload, f->len, &msg) != DP_OK) {
         damaged(dev, now); /* unknown type or wrong layout: line damage that escaped the CRC (2.4) */
+        heard_host(dev, now);
         return;
     }
     switch (dp_kind_of(f->type)) {
     case DP_KIND_COMMAND:
         command(dev, &msg, f, now);
+        heard_host(dev, now);
         break;
     case DP_KIND_NAK:
+        heard_host(dev, now);
         if (dev->event_sent && !dev->nak_retransmitted) {
             dev->nak_retransmitted = 1;
             retransmit(dev, now);
@@ -188,6 +204,7 @@ static void frame(dp_device *dev, const dp_frame *f, uint32_t now)
         break;
     default:
         if (f->type == DP_EVENT_ACK) {
+            heard_host(dev, now);
             if (dev->event_sent && f->seq == dev->event[1]) {
                 dev->event_len = 0;
                 dev->event_sent = 0;
@@ -223,10 +240,12 @@ void dp_device_receive(dp_device *dev, const uint8_t *bytes, size_t n, uint32_t 
     for (i = 0; i < n; i++) {
         dp_frame f;
         dp_rx_result r = dp_decoder_push(&dev->rx, bytes[i], &f);
-        if (r == DP_RX_FRAME)
+        if (r == DP_RX_FRAME) {
             frame(dev, &f, now_ms);
-        else if (r != DP_RX_NOTHING)
+        } else if (r != DP_RX_NOTHING) {
             damaged(dev, now_ms);
+            heard_host(dev, now_ms);
+        }
     }
     pump(dev, now_ms);
 }
