@@ -3,23 +3,32 @@
 A port is a pyserial URL - `/dev/ttyUSB0`, `COM3`, `socket://host:port`, `rfc2217://host:port`,
 `spy://PORT?file=trace.txt` for a wire trace, `loop://` - or `sim://` for the built-in simulated
 machine (see :func:`open_transport`). Every pyserial or OS error becomes `DeviceDisconnected`.
+
+A wire trace holds every deal sent, in clear: its file is created here, not by pyserial, mode 0600 (less
+what the umask takes away; an existing trace is made so too), never through a symbolic link, and
+handed to pyserial's spy already open (`open_spy`). A spy URL without ``file=`` traces to the screen.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import os
 import time
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import IO, Any, Final, Protocol
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import serial
 
 from dealer.core.errors import DeviceDisconnected
+from dealer.core.links import IsALinkError, open_nofollow
+from dealer.core.outfile import SECRET_MODE, file_mode
 
 BAUDRATE: Final = 115200
 SIM_SCHEME: Final = "sim://"
 RFC2217_SCHEME: Final = "rfc2217://"
+SPY_SCHEME: Final = "spy://"
 REMOTE_READ_SLICE: Final = 0.01
 """Seconds of the fixed read timeout of an RFC 2217 port (reads wait in slices of it)."""
 
@@ -51,9 +60,10 @@ class SerialTransport:
     not offer a write timeout there, so none is asked for.
     """
 
-    def __init__(self, port: Any, name: str, *, fixed_timeout: bool = False) -> None:
+    def __init__(self, port: Any, name: str, *, fixed_timeout: bool = False, trace: IO[str] | None = None) -> None:
         self.name = name
         self._port = port
+        self._trace = trace
         self._timeout = port.timeout
         self._fixed_timeout = fixed_timeout
         with contextlib.suppress(serial.SerialException, OSError):
@@ -64,13 +74,20 @@ class SerialTransport:
         """Open a pyserial URL (a plain device path is opened exclusively)."""
         plain_device = "://" not in url
         remote = url.lower().startswith(RFC2217_SCHEME)
+        settings: dict[str, Any] = {"baudrate": baudrate, "timeout": REMOTE_READ_SLICE if remote else 0.05,
+                                    "write_timeout": None if remote else 5,
+                                    "exclusive": True if plain_device else None}
+        trace = None
         try:
-            port = serial.serial_for_url(url, baudrate=baudrate, timeout=REMOTE_READ_SLICE if remote else 0.05,
-                                         write_timeout=None if remote else 5,
-                                         exclusive=True if plain_device else None)
+            if url.lower().startswith(SPY_SCHEME):
+                port, trace = open_spy(url, settings)
+            else:
+                port = serial.serial_for_url(url, **settings)
+        except IsALinkError as exc:
+            raise DeviceDisconnected(f"{url}: cannot write the wire trace: {exc}") from None
         except (serial.SerialException, OSError, ValueError, NotImplementedError) as exc:
             raise DeviceDisconnected(f"{url}: cannot open the port ({_reason(exc)})") from exc
-        return cls(port, name or url, fixed_timeout=remote)
+        return cls(port, name or url, fixed_timeout=remote, trace=trace)
 
     @classmethod
     def wrap(cls, port: Any, name: str) -> SerialTransport:
@@ -112,6 +129,34 @@ class SerialTransport:
     def close(self) -> None:
         with contextlib.suppress(serial.SerialException, OSError):
             self._port.close()
+        trace, self._trace = self._trace, None
+        if trace is not None:
+            with contextlib.suppress(OSError):
+                trace.close()
+
+
+def open_spy(url: str, settings: dict[str, Any]) -> tuple[Any, IO[str] | None]:
+    """pyserial's spy port for `url`, with its trace file (``file=``) opened here: created 0600 (an
+    existing one truncated, as pyserial does, and made 0600), never through a link (`IsALinkError`).
+    Returns the open port and the trace file (None: the trace goes to the screen)."""
+    parts = urlsplit(url)
+    options = parse_qsl(parts.query, keep_blank_values=True)
+    files = [value for key, value in options if key == "file"]
+    if not files:
+        return serial.serial_for_url(url, **settings), None
+    fd = open_nofollow(files[-1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, SECRET_MODE)
+    trace = os.fdopen(fd, "w", encoding="utf-8")
+    try:
+        os.fchmod(fd, file_mode(SECRET_MODE))
+        rest = urlencode([(key, value) for key, value in options if key != "file"])
+        plain = url.split("?", 1)[0] + (f"?{rest}" if rest else "")  # urlunsplit would drop the "//"
+        port: Any = serial.serial_for_url(plain, do_not_open=True, **settings)
+        port.formatter.output = trace  # pyserial's spy writes its trace to its formatter's output
+        port.open()
+    except BaseException:
+        trace.close()
+        raise
+    return port, trace
 
 
 @dataclass(frozen=True)
