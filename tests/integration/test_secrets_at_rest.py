@@ -8,8 +8,10 @@ report is read back as plain JSON, its strings searched for cards with patterns 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -183,3 +185,19 @@ def test_a_journal_that_is_a_link_is_refused_and_nothing_made_at_its_target(side
     again = dealer("deal", str(deal_file), "--port", SIM, "--journal", str(journal), cwd=tmp_path)
     assert again.returncode == 0, again.stderr  # nothing left behind that blocks the next run
     assert mode(journal) == 0o600
+
+
+def test_a_card_read_twice_is_not_named_on_screen_in_the_report_or_in_the_journal(deal_file: Path,
+                                                                                  tmp_path: Path) -> None:
+    plan = tmp_path / "faults.json"
+    plan.write_text(json.dumps({"faults": [{"kind": "duplicate_card", "board": 2, "card": 9}]}))
+    dealt = dealer("deal", str(deal_file), "--port", f"sim://?speed=200&faults={plan}", "--journal", "j.db",
+                   "--report", "run.json", cwd=tmp_path)
+    assert dealt.returncode == 0, dealt.stderr
+    lines = [line for line in dealt.stderr.splitlines() if "DUPLICATE_CARD" in line]
+    assert lines and not any("detail" in line for line in lines), lines  # the machine's detail is the card
+    assert "DUPLICATE_CARD" in (tmp_path / "run.json").read_text() and cards_named(tmp_path / "run.json") == []
+    with contextlib.closing(sqlite3.connect(tmp_path / "j.db")) as db:
+        rows = db.execute("SELECT detail FROM events WHERE kind LIKE 'machine-fault%'").fetchall()
+    details = [json.loads(row[0]) for row in rows]
+    assert details and all(d.get("name") == "DUPLICATE_CARD" and d.get("detail") is None for d in details), details
