@@ -15,14 +15,15 @@ import contextlib
 import math
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, Any, Final, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import serial
 
-from dealer.core.errors import DeviceDisconnected
-from dealer.core.links import IsALinkError, open_nofollow
+from dealer.core.errors import DeviceDisconnected, OutputError
+from dealer.core.links import IsALinkError, is_link, link_text, open_nofollow
 from dealer.core.outfile import SECRET_MODE, file_mode
 
 BAUDRATE: Final = 115200
@@ -135,16 +136,32 @@ class SerialTransport:
                 trace.close()
 
 
+def trace_file(url: str) -> str | None:
+    """The wire trace file a port URL names (``spy://PORT?file=TRACE``), None if it names none."""
+    if not url.lower().startswith(SPY_SCHEME):
+        return None
+    files = [value for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True) if key == "file"]
+    return files[-1] if files else None
+
+
+def check_traces(urls: Iterable[str]) -> None:
+    """Before a run writes anything: `OutputError` naming a wire trace of `urls` that is a symbolic link
+    (it would be refused when its port opens, mid-run)."""
+    for url in urls:
+        trace = trace_file(url)
+        if trace is not None and is_link(trace):
+            raise OutputError(f"{url}: cannot write the wire trace: {link_text(trace)}")
+
+
 def open_spy(url: str, settings: dict[str, Any]) -> tuple[Any, IO[str] | None]:
     """pyserial's spy port for `url`, with its trace file (``file=``) opened here: created 0600 (an
     existing one truncated, as pyserial does, and made 0600), never through a link (`IsALinkError`).
     Returns the open port and the trace file (None: the trace goes to the screen)."""
-    parts = urlsplit(url)
-    options = parse_qsl(parts.query, keep_blank_values=True)
-    files = [value for key, value in options if key == "file"]
-    if not files:
+    path = trace_file(url)
+    if path is None:
         return serial.serial_for_url(url, **settings), None
-    fd = open_nofollow(files[-1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, SECRET_MODE)
+    options = parse_qsl(urlsplit(url).query, keep_blank_values=True)
+    fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, SECRET_MODE)
     trace = os.fdopen(fd, "w", encoding="utf-8")
     try:
         os.fchmod(fd, file_mode(SECRET_MODE))

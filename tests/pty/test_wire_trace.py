@@ -1,6 +1,6 @@
 """Wire traces (`spy://PORT?file=TRACE`) hold every deal in clear: `dealer deal` through pyserial's spy on a
 pseudo-terminal writes the trace 0600 under any umask, makes an existing trace 0600, and refuses a trace
-that is a symbolic link, making nothing where it points."""
+that is a symbolic link before anything is written, making nothing where it points."""
 
 from __future__ import annotations
 
@@ -61,13 +61,17 @@ def test_a_trace_is_private_under_any_umask_and_an_old_one_is_made_private(sim: 
     assert stat.S_IMODE(old.stat().st_mode) == 0o600 and "an earlier trace" not in old.read_text()
 
 
-def test_a_trace_that_is_a_link_is_refused_and_nothing_made_where_it_points(sim: PtySimulator, deal_file: Path,
-                                                                           tmp_path: Path) -> None:
+def test_a_trace_that_is_a_link_is_refused_before_anything_is_written(sim: PtySimulator, deal_file: Path,
+                                                                     tmp_path: Path) -> None:
     (tmp_path / "elsewhere").mkdir()
     link = tmp_path / "trace.txt"
     link.symlink_to(tmp_path / "elsewhere" / "trace.txt")
     code, err = traced(sim, deal_file, link, "1-2")
-    assert code == 5 and "Traceback" not in err, err
-    assert (f"cannot write the wire trace: {link}: is a symbolic link (to {tmp_path / 'elsewhere' / 'trace.txt'})"
-            in err.splitlines()[-1])
+    assert code == 4, err
+    assert err.splitlines()[-1] == (f"dealer: error: spy://{sim.path}?file={link}: cannot write the wire trace: "
+                                    f"{link}: is a symbolic link (to {tmp_path / 'elsewhere' / 'trace.txt'}); "
+                                    "dealer does not write through a link: name the file itself, or remove the link")
     assert list((tmp_path / "elsewhere").iterdir()) == [] and link.is_symlink()
+    assert not Path(f"{deal_file}.1-2.journal").exists()  # refused before the journal: nothing to resume
+    code, err = traced(sim, deal_file, tmp_path / "own.txt", "1-2")
+    assert code == 0, err  # the same command with a trace of its own deals, nothing deleted by hand
