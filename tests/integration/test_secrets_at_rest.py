@@ -143,6 +143,9 @@ def test_the_json_run_report_names_cards_only_with_show_cards(deal_file: Path, t
     assert codes == {"F1", "F2", "F3", "F5", "machine"}, codes  # every fault is still there, by code, Law, action
     assert all(f["law"].startswith("Law") and f["action"] for f in faults if f["code"] != "machine")
     assert (mode(blind), mode(shown)) == (0o644, 0o600)  # under umask 022: only the report naming cards is private
+    rebuilt = dealer("report", "shown.journal", "-o", "rebuilt.json", cwd=tmp_path)  # from the journal alone
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "F1" in (tmp_path / "rebuilt.json").read_text() and cards_named(tmp_path / "rebuilt.json") == []
 
 
 # --- never through a link -------------------------------------------------------------------------------
