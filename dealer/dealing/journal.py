@@ -218,9 +218,9 @@ class Journal:
         With `create` a missing journal is created (mode 0600); without it (a resume) a journal that is
         missing, empty or corrupt raises `JournalError` naming the file. A symbolic link at the journal,
         at one of SQLite's side files or at the lock file is refused (`JournalError` naming it), never
-        followed. `command` is what a refused
-        second process is told holds the journal. `lock`: the journal's lock, taken already by the caller
-        (to hold the journal while it checks what it is about to do); the journal then owns it.
+        followed. `command` is what a refused second process is told holds the journal. `lock`: the
+        journal's lock, taken already by the caller (to hold the journal while it checks what it is about
+        to do); the journal then owns it.
         """
         path = str(path)
         if path == ":memory:":
