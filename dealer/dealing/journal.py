@@ -246,8 +246,13 @@ class Journal:
 
     @classmethod
     def open_read_only(cls, path: str | Path) -> Journal:
-        """Open a journal to read (a report): no lock taken, nothing written, a live run undisturbed."""
+        """Open a journal to read (a report): no lock taken, nothing written, a live run undisturbed. A
+        reader writes SQLite's -shm side file, and SQLite puts the side files of a linked journal beside
+        its target: a symbolic link at the journal or a side file is refused here too."""
         path = str(path)
+        link = first_link(database_files(path))
+        if link is not None:
+            raise JournalError(link_text(link))
         if not os.path.isfile(path):
             raise JournalError(f"{path}: no such journal")
         uri = Path(path).absolute().as_uri() + "?mode=ro"

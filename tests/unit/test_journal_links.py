@@ -85,3 +85,18 @@ def test_a_link_at_the_deal_history_or_a_side_file_is_refused(tmp_path: Path, si
     link.unlink()
     DealHistory.open(history).close()
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("side", ["", "-wal", "-shm"])
+def test_a_journal_read_for_a_report_refuses_a_link_too(tmp_path: Path, side: str) -> None:
+    journal = tmp_path / "j.db"
+    Journal.open(journal).close()
+    for stray in (Path(f"{journal}-wal"), Path(f"{journal}-shm")):
+        stray.unlink(missing_ok=True)
+    if side == "":
+        journal.rename(tmp_path / "real.db")
+    link = Path(f"{journal}{side}")
+    link.symlink_to(tmp_path / "elsewhere" / "target" if side else tmp_path / "real.db")
+    with pytest.raises(JournalError, match=f"^{link}: is a symbolic link"):
+        Journal.open_read_only(journal)
+    assert not (tmp_path / "elsewhere").exists()
