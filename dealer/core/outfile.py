@@ -29,7 +29,8 @@ PUBLIC_MODE = 0o666
 
 def process_umask() -> int:
     """The umask of this process. Read from ``/proc/self/status`` where the system gives it there
-    (Linux), which changes nothing; elsewhere set and put back at once (the umask has no reader)."""
+    (Linux), which changes nothing; elsewhere set to 077 and put back at once (the umask has no reader;
+    a file another thread creates in that instant is only made stricter)."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
