@@ -50,7 +50,8 @@ def register(sub: Any) -> None:
                         "6D2); a plan marks its replay sessions itself")
     p.add_argument("--report", metavar="FILE",
                    help="write a run report: FILE.csv (figures; fault texts only with --show-cards), FILE.txt "
-                        "(readable summary), else JSON (with fault details)")
+                        "(readable summary), else JSON (fault codes, Laws and actions; the cards they name "
+                        "only with --show-cards, and the file is then mode 0600)")
     p.add_argument("--deal-timeout", type=float, default=300.0, metavar="SECONDS",
                    help="seconds a deal may take (default 300)")
     p.add_argument("--max-attempts", type=int, default=3, metavar="N",
@@ -72,7 +73,8 @@ def register(sub: Any) -> None:
 def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -> None:
     p.add_argument("--port", action="append", required=port_required, metavar="URL",
                    help="machine port: /dev/ttyUSB0, COM3, socket://host:port, rfc2217://host:port, sim:// "
-                        "(repeat for several machines)")
+                        "(repeat for several machines); spy://PORT?file=TRACE writes a wire trace, which holds "
+                        "every deal in clear (mode 0600)")
     p.add_argument("--boards", metavar="RANGE", help="only these boards of the file, e.g. 1-16")
     p.add_argument("--set", dest="set_name", default="A", metavar="NAME", help="board set name on the labels")
     p.add_argument("--board-timeout", type=float, default=600.0, metavar="SECONDS",

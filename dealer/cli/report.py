@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dealer.core.dealset import DealSet
-    from dealer.core.outfile import check_writable, write_text
+    from dealer.core.outfile import PUBLIC_MODE, check_writable, write_text
     from dealer.dealing import report
     from dealer.dealing.dealt import dealt_deals
     from dealer.dealing.journal import Journal
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if found:
             report.add_deal_statistics(rep, DealSet.concat(found), f"the deals of {len(found)} of {len(runs)} runs")
     if args.output:
-        write_text(args.output, report.render(rep, args.output), force=args.force)
+        write_text(args.output, report.render(rep, args.output), force=args.force, mode=PUBLIC_MODE)
         print(f"wrote the report of {len(rep.sessions)} run(s) to {args.output}")
     else:
         print(report.summary_text(rep), end="")

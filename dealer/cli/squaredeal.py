@@ -16,7 +16,7 @@ from dealer import squaredeal as sq
 from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_range
 from dealer.core.errors import DealerError, UsageError, VerificationError
-from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes, write_text
+from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, check_writable, write_bytes, write_text
 from dealer.formats.reading import ReadOptions
 
 
@@ -122,8 +122,8 @@ def _register_dealing(steps: Any) -> None:
 
 
 def write_event(path: str | Path, event: sq.SquareDealEvent) -> None:
-    """Rewrite a .sqd file atomically."""
-    write_text(path, sq.format_sqd(event), force=True, encoding="utf-8")
+    """Rewrite a .sqd file atomically (it is published: no key in it)."""
+    write_text(path, sq.format_sqd(event), force=True, encoding="utf-8", mode=PUBLIC_MODE)
 
 
 def key_path(sqd: str, sqk: str | None) -> Path:
@@ -138,7 +138,7 @@ def run_create(args: argparse.Namespace) -> int:
     check_writable(args.sqd, force=args.force)
     check_writable(keys, force=args.force)
     event = sq.new_event(args.event, args.delayed_info)
-    write_text(args.sqd, sq.format_sqd(event), force=args.force)
+    write_text(args.sqd, sq.format_sqd(event), force=args.force, mode=PUBLIC_MODE)
     write_bytes(keys, b"", force=args.force, mode=SECRET_MODE)
     print(f"created {args.sqd} and an empty key file {keys} (keep it secret)")
     return 0

@@ -102,10 +102,10 @@ def _output_kind(args: argparse.Namespace) -> str | None:
 def _write(args: argparse.Namespace, kind: str | None, samples: list[Any], notes: list[str]) -> None:
     model = args.shuffle_model is not None
     if kind == "json":
-        from dealer.core.outfile import write_text
+        from dealer.core.outfile import PUBLIC_MODE, write_text
         from dealer.stats import report
 
-        write_text(args.output, report.to_json(samples, notes, model=model), force=args.force)
+        write_text(args.output, report.to_json(samples, notes, model=model), force=args.force, mode=PUBLIC_MODE)
         return
     from dealer.printing.outputs import write_stats
 

@@ -1,6 +1,12 @@
 """Safe output files: written to a temporary file beside the target and renamed, never half a file.
 
-An existing file is not replaced unless `force` is given; files holding secrets are created 0600.
+An existing file is not replaced unless `force` is given, and a symbolic link at the target is refused
+(`dealer.core.links`), with or without `force`.
+
+Modes: a file is created with the mode its kind asks for, less what the umask takes away, so never
+looser than the umask asks. Files holding deals, seeds or keys (deal files, hand records, run reports
+naming cards) ask for `SECRET_MODE` (0600), the default; files with no secret (board labels, statistics,
+a published event file) ask for `PUBLIC_MODE` (0666, so 0644 under the usual umask 022).
 """
 
 from __future__ import annotations
@@ -13,14 +19,40 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dealer.core.errors import OutputError, OutputExistsError
+from dealer.core.links import is_link, link_text
 
 SECRET_MODE = 0o600
-PUBLIC_MODE = 0o644
+"""The mode asked for by a file holding deals, seeds or keys: its owner alone reads it."""
+PUBLIC_MODE = 0o666
+"""The mode asked for by a file with no secret, before the umask (0644 under umask 022)."""
+
+
+def process_umask() -> int:
+    """The umask of this process. Read from ``/proc/self/status`` where the system gives it there
+    (Linux), which changes nothing; elsewhere set to 077 and put back at once (the umask has no reader;
+    a file another thread creates in that instant is only made stricter)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def file_mode(mode: int) -> int:
+    """The mode a file asking for `mode` gets: `mode` less what the umask takes away."""
+    return mode & ~process_umask() & 0o777
 
 
 def check_writable(path: str | Path, *, force: bool = False) -> Path:
     """Fail early, before any work, if `path` exists (without `force`) or its folder is not writable."""
     target = Path(path)
+    if is_link(target):
+        raise OutputError(link_text(target))
     if target.exists() and not force:
         raise OutputExistsError(f"{target}: exists; use --force to replace it")
     if target.is_dir():
@@ -34,10 +66,12 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | Path, *, force: bool = False, mode: int = PUBLIC_MODE) -> Iterator[BinaryIO]:
+def atomic_output(path: str | Path, *, force: bool = False, mode: int = SECRET_MODE) -> Iterator[BinaryIO]:
     """Open a temporary file beside `path`; on a clean exit it becomes `path`, on an error it vanishes.
 
-    Without `force` the rename refuses to replace an existing file, even one that appeared meanwhile.
+    The file gets `mode` less the umask (`file_mode`). Without `force` the rename refuses to replace an
+    existing file, even one that appeared meanwhile; with it, a symbolic link put at `path` meanwhile is
+    refused too, never written through nor replaced.
     Text writers wrap the binary stream (``io.TextIOWrapper``) with the encoding their format wants.
     """
     target = check_writable(path, force=force)
@@ -47,7 +81,7 @@ def atomic_output(path: str | Path, *, force: bool = False, mode: int = PUBLIC_M
         raise OutputError(f"{target}: {exc.strerror}") from exc
     tmp = Path(tmp_name)
     try:
-        os.fchmod(fd, mode)
+        os.fchmod(fd, file_mode(mode))
         with os.fdopen(fd, "wb") as stream:
             yield stream
             stream.flush()
@@ -60,6 +94,8 @@ def atomic_output(path: str | Path, *, force: bool = False, mode: int = PUBLIC_M
 
 
 def _commit(tmp: Path, target: Path, force: bool) -> None:
+    if force and is_link(target):  # a link put there since the check is refused, not replaced
+        raise OutputError(link_text(target))
     try:
         if force:
             os.replace(tmp, target)
@@ -67,18 +103,20 @@ def _commit(tmp: Path, target: Path, force: bool) -> None:
             os.link(tmp, target)
             tmp.unlink()
     except FileExistsError as exc:
+        if is_link(target):
+            raise OutputError(link_text(target)) from exc
         raise OutputExistsError(f"{target}: exists; use --force to replace it") from exc
     except OSError as exc:
         raise OutputError(f"{target}: {exc.strerror}") from exc
 
 
-def write_bytes(path: str | Path, data: bytes, *, force: bool = False, mode: int = PUBLIC_MODE) -> None:
+def write_bytes(path: str | Path, data: bytes, *, force: bool = False, mode: int = SECRET_MODE) -> None:
     """Write `data` to `path` atomically (see :func:`atomic_output`)."""
     with atomic_output(path, force=force, mode=mode) as out:
         out.write(data)
 
 
-def write_text(path: str | Path, text: str, *, force: bool = False, mode: int = PUBLIC_MODE,
+def write_text(path: str | Path, text: str, *, force: bool = False, mode: int = SECRET_MODE,
                encoding: str = "utf-8") -> None:
     """Write `text` to `path` atomically, encoded with `encoding`, newlines as given."""
     write_bytes(path, text.encode(encoding), force=force, mode=mode)

@@ -9,7 +9,8 @@ packed deal, the identity the journal and the verifier already use), the run's u
 the board number, the host, when, and whether the run was a replay. Never a deal, a card or a seed.
 Recovering a deal from its hash alone means trying up to 5.4e28 deals (2^96): out of reach. Someone who
 already knows part of the deal needs far fewer tries (26 cards known leave 10,400,600 deals), so the
-history and its exports are kept private like a journal (mode 0600) until the session is played.
+history and its exports are kept private like a journal (mode 0600) until the session is played; a
+symbolic link at the history or one of SQLite's side files is refused, never followed.
 
 When: a run's deals are recorded as it begins (after its journal holds it, before anything is dealt)
 and again, harmlessly, on every resume; a run is checked against the history before that, its own
@@ -41,6 +42,7 @@ import platformdirs
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, FormatError, JournalError
+from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.core.outfile import SECRET_MODE, write_text
 from dealer.dealing.journal_failure import is_damage, plain_cause
 from dealer.verify import BoardFault, FaultCategory, check_deal_set
@@ -110,11 +112,15 @@ class DealHistory:
     def open(cls, path: str | Path | None = None) -> DealHistory:
         """Open (creating it and its folder, private) the history at `path`, or at `default_path()`."""
         where = Path(path) if path is not None else default_path()
+        link = first_link(database_files(where))
+        if link is not None:
+            raise JournalError(link_text(link))
         try:
             where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if not where.exists():
-                os.close(os.open(where, os.O_CREAT | os.O_WRONLY, SECRET_MODE))
+            create_private(where, SECRET_MODE)
             db = sqlite3.connect(where, isolation_level=None, check_same_thread=False, timeout=60)
+        except IsALinkError as exc:
+            raise JournalError(str(exc)) from None
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"{where}: the deal history cannot be opened: {plain_cause(str(where), exc)}") from exc
         try:

@@ -58,9 +58,10 @@ from typing import Any, Final
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalError
+from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal_failure import is_damage, journal_failure
-from dealer.dealing.journal_lock import JournalLock
+from dealer.dealing.journal_lock import JournalLock, lock_path
 
 SCHEMA_VERSION: Final = 2
 """2: each run has a `uid` (what the deal history knows it by, wherever its journal is moved)."""
@@ -216,25 +217,32 @@ class Journal:
         """Open a journal to write, holding its lock until `close` (`JournalBusy` if a live process holds it).
 
         With `create` a missing journal is created (mode 0600); without it (a resume) a journal that is
-        missing, empty or corrupt raises `JournalError` naming the file. `command` is what a refused
-        second process is told holds the journal. `lock`: the journal's lock, taken already by the caller
-        (to hold the journal while it checks what it is about to do); the journal then owns it.
+        missing, empty or corrupt raises `JournalError` naming the file. A symbolic link at the journal,
+        at one of SQLite's side files or at the lock file is refused (`JournalError` naming it), never
+        followed. `command` is what a refused second process is told holds the journal. `lock`: the
+        journal's lock, taken already by the caller (to hold the journal while it checks what it is about
+        to do); the journal then owns it.
         """
         path = str(path)
         if path == ":memory:":
             return cls(_connect(path, path, durability, create=True), path, durability=durability)
-        if not create and not os.path.exists(path):
+        link = first_link([*database_files(path), lock_path(path)])
+        if link is not None or (not create and not os.path.exists(path)):
             if lock is not None:
                 lock.release()
+            if link is not None:
+                raise JournalError(link_text(link))
             raise JournalError(f"{path}: no such journal, so no run to resume{_LOST_ADVICE}")
         try:
             lock = lock or JournalLock.acquire(path, command)
         except OSError as exc:  # the lock file could be opened but not written (a full disk)
             raise journal_failure(path, exc, "opened") from exc
         try:
-            if not os.path.exists(path):
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+            create_private(path)
             db = _connect(path, path, durability, create=create)
+        except IsALinkError as exc:
+            lock.release()
+            raise JournalError(str(exc)) from None
         except OSError as exc:
             lock.release()
             raise journal_failure(path, exc, "opened") from exc
@@ -245,8 +253,13 @@ class Journal:
 
     @classmethod
     def open_read_only(cls, path: str | Path) -> Journal:
-        """Open a journal to read (a report): no lock taken, nothing written, a live run undisturbed."""
+        """Open a journal to read (a report): no lock taken, nothing written, a live run undisturbed. A
+        reader writes SQLite's -shm side file, and SQLite puts the side files of a linked journal beside
+        its target: a symbolic link at the journal or a side file is refused here too."""
         path = str(path)
+        link = first_link(database_files(path))
+        if link is not None:
+            raise JournalError(link_text(link))
         if not os.path.isfile(path):
             raise JournalError(f"{path}: no such journal")
         uri = Path(path).absolute().as_uri() + "?mode=ro"

@@ -1,10 +1,11 @@
 """One live controller per journal: an operating-system lock on a side file, held for the life of a run.
 
 `JournalLock.acquire(journal, command)` locks ``<journal>.lock`` (created 0600 beside the journal and
-never deleted) and writes who holds it (process id, host, since when, the command) into it; a second
-process trying the same journal gets `JournalBusy` naming that holder. The lock is the operating
-system's, on an open file (`fcntl.flock` on Linux and macOS, `msvcrt.locking` on Windows): it goes when
-the holder closes it or dies, however it dies, so a killed run's lock never blocks its resume.
+never deleted; a symbolic link there is refused, never followed) and writes who holds it (process id,
+host, since when, the command) into it; a second process trying the same journal gets `JournalBusy`
+naming that holder. The lock is the operating system's, on an open file (`fcntl.flock` on Linux and
+macOS, `msvcrt.locking` on Windows): it goes when the holder closes it or dies, however it dies, so a
+killed run's lock never blocks its resume.
 
 Why a side file, and not SQLite's own locking: SQLite's exclusive locking mode keeps every other
 process out of the journal, a read-only `dealer report` of a live run included, and a busy error from
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Final
 
 from dealer.core.errors import JournalBusy, JournalError
+from dealer.core.links import IsALinkError, open_nofollow
 
 RECORD_SIZE: Final = 1024
 """Bytes at the start of the lock file that hold the holder's record (JSON, padded with spaces)."""
@@ -71,7 +73,9 @@ class JournalLock:
         """Lock `journal` for this process, or raise `JournalBusy` naming the live holder."""
         path = lock_path(journal)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = open_nofollow(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except IsALinkError as exc:
+            raise JournalError(str(exc)) from None
         except OSError as exc:
             raise JournalError(f"{path}: cannot open the journal's lock file ({exc.strerror or exc})") from exc
         try:

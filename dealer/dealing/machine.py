@@ -243,7 +243,8 @@ class CommandRefused(MachineFault):
 
 class DealingFault(MachineFault):
     """Dealing stopped on a machine fault (jam, empty hopper, ...): its `kind`, the machine's `detail`,
-    how many cards were dealt, and whether dealing can go on once the cause is put right."""
+    how many cards were dealt, and whether dealing can go on once the cause is put right. The text leaves
+    out the detail of a DUPLICATE_CARD, which is the card read twice: part of the deal."""
 
     def __init__(self, kind: MachineFaultKind, detail: int, cards_dealt: int, resumable: bool, *,
                  code: int, board: int | None = None) -> None:
@@ -253,8 +254,8 @@ class DealingFault(MachineFault):
         self.resumable = resumable
         self.wire_code = code
         self.name = kind.value if kind is not MachineFaultKind.UNKNOWN else str(code)
-        super().__init__(f"machine fault {self.name} (detail {detail}) after {cards_dealt} cards",
-                         code=code, board=board)
+        shown = "" if kind is MachineFaultKind.DUPLICATE_CARD else f" (detail {detail})"
+        super().__init__(f"machine fault {self.name}{shown} after {cards_dealt} cards", code=code, board=board)
 
     def final(self, board: int | None = None) -> DealingFault:
         """The same fault, no longer resumable (its cause cannot be put right where the board is)."""

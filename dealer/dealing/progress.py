@@ -24,6 +24,7 @@ from enum import StrEnum
 from typing import IO, Any, Protocol
 
 from dealer.verify.check import BoardFault, VerificationReport
+from dealer.verify.fault_table import CARD_FREE_DETAILS, FaultCategory
 
 
 @dataclass
@@ -292,7 +293,7 @@ class RunProgress:
             self.stats(machine).machine_faults += 1
             self.faults_by_code[f"machine {name}".strip()] += 1
             self.fault_log.append({"machine": machine, "board": board, "copy": copy, "stage": "dealing",
-                                   "faults": [{"code": "machine", "text": text}]})
+                                   "faults": [{"code": "machine", "name": name, "text": text}]})
         self._emit(machine, f"board {board}{_copy(copy)}: {text}", EventKind.FAULT)
 
     def machine_lost(self, machine: str, why: str) -> None:
@@ -355,14 +356,31 @@ class RunProgress:
                 f"{code} x{n}" for code, n in sorted(self.faults_by_code.items())))
         return "\n".join(lines)
 
-    def report(self, extra: dict[str, Any]) -> str:
-        """The run report file's JSON text (fault details included)."""
+    def report(self, extra: dict[str, Any], *, show_cards: bool = False) -> str:
+        """The run report file's JSON text: every fault with its code, Law, action and the details that
+        name no card; with `show_cards`, the full fault texts and the cards they name too."""
         machines = {name: {"verified": s.verified, "faulted": s.faulted, "refused_boards": s.refused_boards,
                            "machine_faults": s.machine_faults, "boards_per_hour": round(s.boards_per_hour(), 1)}
                     for name, s in sorted(self.machines.items())}
+        with self._lock:
+            log = self.fault_log if show_cards else [{**entry, "faults": [blind_fault(f) for f in entry["faults"]]}
+                                                     for entry in self.fault_log]
         body = {"verified": self.verified, "jobs": self.total_jobs, "machines": machines,
-                "faults_by_code": dict(self.faults_by_code), "faults": self.fault_log, **extra}
+                "faults_by_code": dict(self.faults_by_code), "faults": log, **extra}
         return json.dumps(body, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def blind_fault(fault: dict[str, Any]) -> dict[str, Any]:
+    """A fault of `RunProgress.fault_log` with nothing that names a card: a board fault's code, title, Law,
+    action, whether it blocks, how many cards its text named, and its details that name none
+    (`CARD_FREE_DETAILS`); a machine's fault by its name alone (a duplicate card's detail is the card)."""
+    if fault.get("code") == "machine":
+        return {"code": "machine", "name": fault.get("name", "")}
+    code = FaultCategory(fault["code"])
+    details = fault.get("details") or {}
+    return {"code": code.value, "title": code.title, "law": fault.get("law", ""), "action": fault.get("action", ""),
+            "blocking": fault.get("blocking"), "cards_named": len(fault.get("cards") or ()),
+            "details": {k: v for k, v in details.items() if k in CARD_FREE_DETAILS}}
 
 
 def _copy(copy: int) -> str:

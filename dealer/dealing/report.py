@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dealer.core.dealset import DealSet
-from dealer.core.outfile import write_text
+from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, write_text
 from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.progress import RunProgress
 from dealer.stats import SampleStats, analyse
@@ -347,5 +347,5 @@ def write_run_report(path: str | Path, journal: Journal, run_ids: Sequence[int],
     elif suffix == ".txt":
         text = summary_text(rep)
     else:
-        text = progress.report({**run_info, "report": to_dict(rep)})
-    write_text(path, text, force=True)
+        text = progress.report({**run_info, "report": to_dict(rep)}, show_cards=show_cards)
+    write_text(path, text, force=True, mode=SECRET_MODE if show_cards else PUBLIC_MODE)

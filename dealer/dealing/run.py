@@ -39,6 +39,7 @@ from dealer.dealing.journal import Job, JobState, Journal, Run
 from dealer.dealing.machine import Cancelled, Machine
 from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
 from dealer.dealing.station import RunContext, Station
+from dealer.dealing.transport import check_traces
 
 
 @dataclass
@@ -106,6 +107,7 @@ def copies_plan(deals: DealSet, copies: int, set_name: str) -> list[JobPlan]:
 def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | None = None) -> RunResult:
     """Deal a deal set with its copies on the machines of `options`; resumable through the journal."""
     plan = copies_plan(deals, options.copies, options.set_name)
+    check_traces(options.ports)
     with Journal.open(options.journal, create=not options.resume, command="dealer deal") as journal:
         try:
             run_id = _open_run(journal, deals, source, plan, options, name or Path(source).stem)

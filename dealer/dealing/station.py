@@ -610,9 +610,11 @@ class Station:
 
 
 def fault_note(fault: DealingFault) -> dict[str, object]:
-    """What the journal records of a machine fault that is put right and dealt on."""
+    """What the journal records of a machine fault that is put right and dealt on (never a card: not the
+    detail of a DUPLICATE_CARD, which is the card read twice)."""
     prompt = put_right_prompt(fault.kind)
-    return {"code": fault.code, "name": fault.name, "detail": fault.detail,
+    detail = None if fault.kind is MachineFaultKind.DUPLICATE_CARD else fault.detail
+    return {"code": fault.code, "name": fault.name, "detail": detail,
             "prompt": prompt.value if prompt is not None else None}
 
 

@@ -3,6 +3,10 @@
 A port is a pyserial URL - `/dev/ttyUSB0`, `COM3`, `socket://host:port`, `rfc2217://host:port`,
 `spy://PORT?file=trace.txt` for a wire trace, `loop://` - or `sim://` for the built-in simulated
 machine (see :func:`open_transport`). Every pyserial or OS error becomes `DeviceDisconnected`.
+
+A wire trace holds every deal sent, in clear: its file is created here, not by pyserial, mode 0600 (less
+what the umask takes away; an existing trace is made so too), never through a symbolic link, and
+handed to pyserial's spy already open (`open_spy`). A spy URL without ``file=`` traces to the screen.
 """
 
 from __future__ import annotations
@@ -14,16 +18,21 @@ import os
 import re
 import select
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import IO, Any, Final, Protocol
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import serial
 
-from dealer.core.errors import DeviceDisconnected
+from dealer.core.errors import DeviceDisconnected, OutputError
+from dealer.core.links import IsALinkError, is_link, link_text, open_nofollow
+from dealer.core.outfile import SECRET_MODE, file_mode
 
 BAUDRATE: Final = 115200
 SIM_SCHEME: Final = "sim://"
 RFC2217_SCHEME: Final = "rfc2217://"
+SPY_SCHEME: Final = "spy://"
 REMOTE_READ_SLICE: Final = 0.01
 """Seconds of the fixed read timeout of an RFC 2217 port (reads wait in slices of it)."""
 WRITE_TIMEOUT: Final = 5.0
@@ -65,9 +74,10 @@ class SerialTransport:
     waits on `select` after every write, even one the port took whole.
     """
 
-    def __init__(self, port: Any, name: str, *, fixed_timeout: bool = False) -> None:
+    def __init__(self, port: Any, name: str, *, fixed_timeout: bool = False, trace: IO[str] | None = None) -> None:
         self.name = name
         self._port = port
+        self._trace = trace
         self._timeout = port.timeout
         self._fixed_timeout = fixed_timeout
         self._fd = None if fixed_timeout else _local_file(port)
@@ -79,13 +89,20 @@ class SerialTransport:
         """Open a pyserial URL (a plain device path is opened exclusively)."""
         plain_device = "://" not in url
         remote = url.lower().startswith(RFC2217_SCHEME)
+        settings: dict[str, Any] = {"baudrate": baudrate, "timeout": REMOTE_READ_SLICE if remote else 0.05,
+                                    "write_timeout": None if remote else WRITE_TIMEOUT,
+                                    "exclusive": True if plain_device else None}
+        trace = None
         try:
-            port = serial.serial_for_url(url, baudrate=baudrate, timeout=REMOTE_READ_SLICE if remote else 0.05,
-                                         write_timeout=None if remote else WRITE_TIMEOUT,
-                                         exclusive=True if plain_device else None)
+            if url.lower().startswith(SPY_SCHEME):
+                port, trace = open_spy(url, settings)
+            else:
+                port = serial.serial_for_url(url, **settings)
+        except IsALinkError as exc:
+            raise DeviceDisconnected(f"{url}: cannot write the wire trace: {exc}") from None
         except (serial.SerialException, OSError, ValueError, NotImplementedError) as exc:
             raise DeviceDisconnected(f"{url}: cannot open the port: {_reason(exc)}") from exc
-        return cls(port, name or url, fixed_timeout=remote)
+        return cls(port, name or url, fixed_timeout=remote, trace=trace)
 
     @classmethod
     def wrap(cls, port: Any, name: str) -> SerialTransport:
@@ -175,6 +192,50 @@ class SerialTransport:
     def close(self) -> None:
         with contextlib.suppress(serial.SerialException, OSError):
             self._port.close()
+        trace, self._trace = self._trace, None
+        if trace is not None:
+            with contextlib.suppress(OSError):
+                trace.close()
+
+
+def trace_file(url: str) -> str | None:
+    """The wire trace file a port URL names (``spy://PORT?file=TRACE``), None if it names none."""
+    if not url.lower().startswith(SPY_SCHEME):
+        return None
+    files = [value for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True) if key == "file"]
+    return files[-1] if files else None
+
+
+def check_traces(urls: Iterable[str]) -> None:
+    """Before a run writes anything: `OutputError` naming a wire trace of `urls` that is a symbolic link
+    (it would be refused when its port opens, mid-run)."""
+    for url in urls:
+        trace = trace_file(url)
+        if trace is not None and is_link(trace):
+            raise OutputError(f"{url}: cannot write the wire trace: {link_text(trace)}")
+
+
+def open_spy(url: str, settings: dict[str, Any]) -> tuple[Any, IO[str] | None]:
+    """pyserial's spy port for `url`, with its trace file (``file=``) opened here: created 0600 (an
+    existing one truncated, as pyserial does, and made 0600), never through a link (`IsALinkError`).
+    Returns the open port and the trace file (None: the trace goes to the screen)."""
+    path = trace_file(url)
+    if path is None:
+        return serial.serial_for_url(url, **settings), None
+    options = parse_qsl(urlsplit(url).query, keep_blank_values=True)
+    fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, SECRET_MODE)
+    trace = os.fdopen(fd, "w", encoding="utf-8")
+    try:
+        os.fchmod(fd, file_mode(SECRET_MODE))
+        rest = urlencode([(key, value) for key, value in options if key != "file"])
+        plain = url.split("?", 1)[0] + (f"?{rest}" if rest else "")  # urlunsplit would drop the "//"
+        port: Any = serial.serial_for_url(plain, do_not_open=True, **settings)
+        port.formatter.output = trace  # pyserial's spy writes its trace to its formatter's output
+        port.open()
+    except BaseException:
+        trace.close()
+        raise
+    return port, trace
 
 
 def _local_file(port: Any) -> int | None:

@@ -34,6 +34,7 @@ from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.journal import Journal, Run, RunSpec
 from dealer.dealing.journal_lock import JournalLock
 from dealer.dealing.run import RunOptions, RunResult, execute, interrupted, release_loaded, remember
+from dealer.dealing.transport import check_traces
 from dealer.plan import Plan, Session, check
 
 REPLAY_HINT = check.REPLAY_HINT
@@ -50,6 +51,7 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
                                journal=str(options.journal), history=options.history)
         if found:
             raise found[0]
+        check_traces(m.url for m in plan.machines)
     except BaseException:
         lock.release()
         raise

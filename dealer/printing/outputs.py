@@ -85,7 +85,7 @@ def write_labels(path: str | Path, labels: Sequence[BoardLabel], stock: labels_l
 
 def write_stats(path: str | Path, samples: Sequence[SampleStats], title: str, notes: Sequence[str] = (), *,
                 model: bool = False, force: bool = False) -> None:
-    """A statistics report (charts and tests, no deal) as HTML or PDF; public (mode 0644)."""
+    """A statistics report (charts and tests, no deal) as HTML or PDF; public (0644 under umask 022)."""
     kind = prepare(path, STATS_KINDS, "statistics reports", force=force)
     if kind == "html":
         _write_text(path, stats_layout.stats_html(samples, title, notes, model=model), force, PUBLIC_MODE)

@@ -129,6 +129,12 @@ PRECEDENCE: Final = tuple(FaultCategory[c] for c in
 
 DetailValue = int | str | bool | tuple[int, ...] | tuple[str, ...] | None
 
+CARD_FREE_DETAILS: Final = frozenset({
+    "rotation", "permutation", "turns", "matched_board", "offset", "agreement", "boards", "session", "problem",
+    "expected_board", "expected_set", "read", "read_board", "read_set", "copy", "faults", "unidentified", "counts"})
+"""The `BoardFault.details` keys that name no card (boards, sets, labels, pockets, counts, codes): what a
+report made without --show-cards may keep of a fault. Any other key (``unseen``: cards) is left out."""
+
 
 def card_text(card: int) -> str:
     """A card as a director reads it: suit symbol and rank, e.g. 0 -> '♠A', 4 -> '♠10'."""

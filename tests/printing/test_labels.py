@@ -23,6 +23,7 @@ from dealer.printing.drawing import RectItem, TextItem
 from dealer.printing.labels_layout import MAX_MODULE, MIN_MODULE, PAD, QUIET, STOCKS, LabelStock, label_items
 from firmware_protocol.labels import BoardLabel
 from tests.support.printed import VUL_NAMES, pdf_page_images
+from tests.support.umask import public_mode
 
 zxingcpp = pytest.importorskip("zxingcpp")
 pdfium = pytest.importorskip("pypdfium2")
@@ -102,7 +103,7 @@ def test_pdf_labels_decode_back_to_their_payloads(tmp_path: Path, capsys: pytest
     out = tmp_path / "labels.pdf"
     assert main(["labels", "--set", "red", "--boards", "1-30", "--copies", "2", "-o", str(out)]) == 0
     assert capsys.readouterr().out == f"wrote 60 labels for 30 boards to {out}\n"
-    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+    assert stat.S_IMODE(out.stat().st_mode) == public_mode()
     stock = STOCKS["l7159"]
     payloads = expected("RED", range(1, 31), 2)
     images = pdf_page_images(out, DPI)

@@ -39,6 +39,7 @@ from tests.support.deal_features import (
     plain_counts,
     plain_shares,
 )
+from tests.support.umask import public_mode
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.pbn"))
@@ -102,7 +103,7 @@ def test_the_report_renders_one_chart_per_figure(report: dict[str, Any]) -> None
     html = report["html"].read_text()
     assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
     assert "These 32 deals are" in html and "of the time" in html
-    assert stat.S_IMODE(report["html"].stat().st_mode) == 0o644   # statistics, no deal: not secret
+    assert stat.S_IMODE(report["html"].stat().st_mode) == public_mode()   # statistics, no deal: not secret
 
 
 def test_every_bar_of_the_html_charts_is_its_share(report: dict[str, Any]) -> None:

@@ -34,11 +34,12 @@ ENV: Mapping[str, str] = _Environment()
 
 
 def run(command: Sequence[str], *, cwd: Path, timeout: float = 300, env: Mapping[str, str] | None = None,
-        shell: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run `command` to its end in its own session; on a timeout its whole group is killed first."""
+        shell: bool = False, umask: int = -1) -> subprocess.CompletedProcess[str]:
+    """Run `command` to its end in its own session (with `umask`, if not -1); on a timeout its whole group
+    is killed first."""
     proc = subprocess.Popen(command[0] if shell else list(command), cwd=cwd, env=dict(env or ENV), shell=shell,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+                            start_new_session=True, umask=umask)
     try:
         out, err = proc.communicate(timeout=timeout)
     finally:
@@ -48,6 +49,6 @@ def run(command: Sequence[str], *, cwd: Path, timeout: float = 300, env: Mapping
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-def dealer(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """`python -m dealer ARGS` from the source tree."""
-    return run([sys.executable, "-m", "dealer", *args], cwd=cwd, timeout=timeout)
+def dealer(*args: str, cwd: Path, timeout: float = 300, umask: int = -1) -> subprocess.CompletedProcess[str]:
+    """`python -m dealer ARGS` from the source tree (with `umask`, if not -1)."""
+    return run([sys.executable, "-m", "dealer", *args], cwd=cwd, timeout=timeout, umask=umask)

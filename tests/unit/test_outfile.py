@@ -1,14 +1,15 @@
-"""Atomic output: no half files, no silent overwrite, secret files 0600."""
+"""Atomic output: no half files, no silent overwrite, secret files 0600, never through a link."""
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
 import pytest
 
 from dealer.core.errors import OutputError, OutputExistsError
-from dealer.core.outfile import SECRET_MODE, atomic_output, write_bytes
+from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, atomic_output, file_mode, process_umask, write_bytes
 
 
 def test_writes_and_refuses_to_overwrite(tmp_path: Path) -> None:
@@ -48,3 +49,54 @@ def test_secret_files_are_0600(tmp_path: Path) -> None:
 def test_missing_folder_is_an_output_error(tmp_path: Path) -> None:
     with pytest.raises(OutputError, match="does not exist"):
         write_bytes(tmp_path / "nope" / "x.pbn", b"")
+
+
+# --- never through a link ---------------------------------------------------------------------------
+
+
+def _dangling_link(tmp_path: Path) -> tuple[Path, Path]:
+    """A link `out.pbn` in `tmp_path` to a file not there yet in the folder `elsewhere`."""
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "out.pbn"
+    link.symlink_to(tmp_path / "elsewhere" / "deals.pbn")
+    return link, tmp_path / "elsewhere" / "deals.pbn"
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_dangling_link_at_the_target_is_refused_and_its_target_never_made(tmp_path: Path, force: bool) -> None:
+    link, target = _dangling_link(tmp_path)
+    with pytest.raises(OutputError, match=r"out\.pbn: is a symbolic link \(to .*deals\.pbn\)") as refused:
+        write_bytes(link, b"deals", force=force)
+    assert not isinstance(refused.value, OutputExistsError)
+    assert not target.exists() and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "out.pbn"]
+
+
+def test_a_link_to_a_file_is_refused_with_force_and_the_file_kept(tmp_path: Path) -> None:
+    link, target = _dangling_link(tmp_path)
+    target.write_bytes(b"keep me")
+    with pytest.raises(OutputError, match="is a symbolic link"):
+        write_bytes(link, b"deals", force=True)
+    assert target.read_bytes() == b"keep me" and link.is_symlink()
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_link_put_at_the_target_while_writing_is_refused_not_followed(tmp_path: Path, force: bool) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    target = tmp_path / "elsewhere" / "deals.pbn"
+    path = tmp_path / "out.pbn"
+    with pytest.raises(OutputError, match="is a symbolic link"), atomic_output(path, force=force) as out:
+        out.write(b"deals")
+        path.symlink_to(target)
+    assert not target.exists() and path.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "out.pbn"]  # the temporary file is gone
+
+
+def test_the_umask_is_read_without_changing_it() -> None:
+    before = os.umask(0o027)
+    try:
+        assert process_umask() == 0o027
+        assert file_mode(SECRET_MODE) == 0o600 and file_mode(PUBLIC_MODE) == 0o640
+        assert os.umask(0o027) == 0o027  # still as it was set
+    finally:
+        os.umask(before)

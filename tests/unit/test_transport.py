@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dealer.core.errors import DeviceDisconnected, UsageError
+from dealer.core.errors import DeviceDisconnected, OutputError, UsageError
 from dealer.dealing import sim_ports
 from dealer.dealing.machine import Machine, MachineState
-from dealer.dealing.transport import SerialTransport, open_transport, wait_for_port
+from dealer.dealing.transport import SerialTransport, check_traces, open_transport, trace_file, wait_for_port
 from hil.pytest_plugin import no_leaks
 from tests.support.machine_job import JOB, PACKED
 
@@ -168,3 +168,16 @@ def test_a_local_port_whose_far_end_is_gone_is_device_disconnected_on_read() -> 
     finally:
         port.close()
         os.close(near)
+
+
+def test_a_wire_trace_that_is_a_link_is_refused_before_and_when_its_port_opens(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "trace.txt"
+    link.symlink_to(tmp_path / "elsewhere" / "trace.txt")
+    url = f"spy://{tmp_path / 'no-such-port'}?file={link}&color"
+    with pytest.raises(OutputError, match=r"cannot write the wire trace: .*trace\.txt: is a symbolic link"):
+        check_traces(["loop://", f"spy://{tmp_path / 'no-such-port'}", url])
+    with pytest.raises(DeviceDisconnected, match=r"cannot write the wire trace: .*trace\.txt: is a symbolic link"):
+        open_transport(url)  # a link put there after the check
+    assert list((tmp_path / "elsewhere").iterdir()) == [] and link.is_symlink()
+    assert trace_file(url) == str(link) and trace_file("loop://") is None
