@@ -14,7 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, NoReturn
 
 from dealer import __version__
 from dealer.core.errors import DealerError, exit_code_table
@@ -61,11 +61,19 @@ exit codes (the same for every command):
 {exit_code_table()}"""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose refusal of a command line is one line on stderr, like every other error, naming the
+    command and the option (exit 2, a usage error); ``dealer COMMAND --help`` shows the options."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"dealer: error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The `dealer` parser with `command` registered by its module if it is one of `COMMANDS`; else
     every command listed with its summary alone (enough for help and for naming an unknown command),
     without importing any command module."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="dealer", description="Open controller for duplicate-bridge dealing machines.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dealer {__version__}")

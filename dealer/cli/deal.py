@@ -12,11 +12,13 @@ import numpy as np
 
 from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, run_view
+from dealer.cli.options import board_set, count_from_1, seconds
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
-from dealer.core.boards import parse_board_range
+from dealer.core.boards import copy_set_names, parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
+from dealer.core.outfile import check_writable
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions
 
@@ -38,7 +40,7 @@ def register(sub: Any) -> None:
                    help="with --plan: deal only this session (repeat for several; default: every session "
                         "not dealt yet)")
     machine_options(p, port_required=False)
-    p.add_argument("--copies", type=int, default=None, metavar="N",
+    p.add_argument("--copies", type=count_from_1, default=None, metavar="N",
                    help="copies of each board (Law 6F); copy k goes into set NAMEk (not with --plan)")
     p.add_argument("--journal", metavar="PATH", help="journal file (default: FILE.journal, or the plan's)")
     p.add_argument("--resume", action="store_true", help="continue the unfinished run(s) of this file or plan")
@@ -48,9 +50,10 @@ def register(sub: Any) -> None:
     p.add_argument("--report", metavar="FILE",
                    help="write a run report: FILE.csv (figures; fault texts only with --show-cards), FILE.txt "
                         "(readable summary), else JSON (with fault details)")
-    p.add_argument("--deal-timeout", type=float, default=300.0, metavar="SECONDS",
+    p.add_argument("--force", action="store_true", help="replace an existing --report file")
+    p.add_argument("--deal-timeout", type=seconds, default=300.0, metavar="SECONDS",
                    help="seconds a deal may take (default 300)")
-    p.add_argument("--max-attempts", type=int, default=3, metavar="N",
+    p.add_argument("--max-attempts", type=count_from_1, default=3, metavar="N",
                    help="times a faulted board is redealt (default 3)")
     history_option(p)
     teach(p, [("dealer deal session.pbn --port /dev/ttyUSB0", "deal every board, one copy"),
@@ -71,8 +74,10 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
                    help="machine port: /dev/ttyUSB0, COM3, socket://host:port, rfc2217://host:port, sim:// "
                         "(repeat for several machines)")
     p.add_argument("--boards", metavar="RANGE", help="only these boards of the file, e.g. 1-16")
-    p.add_argument("--set", dest="set_name", default="A", metavar="NAME", help="board set name on the labels")
-    p.add_argument("--board-timeout", type=float, default=600.0, metavar="SECONDS",
+    p.add_argument("--set", dest="set_name", type=board_set, default="A", metavar="NAME",
+                   help="board set name on the labels: 1-12 letters or digits (with --copies N, room for the copy "
+                        "number too)")
+    p.add_argument("--board-timeout", type=seconds, default=600.0, metavar="SECONDS",
                    help="seconds to wait for the operator to insert a board (default 600)")
     p.add_argument("--show-cards", action="store_true",
                    help="name cards in fault lines (they reveal the deal; when dealing, a board whose cards "
@@ -100,6 +105,8 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
 
 
 def run_deal(args: argparse.Namespace) -> int:
+    if args.report:  # before anything is dealt: a report that cannot be written would be lost at the end
+        check_writable(args.report, force=args.force)
     result = _deal_plan(args) if args.plan else _deal_file(args)
     print(result.summary, file=sys.stdout, flush=True)
     raise_for(result)
@@ -109,7 +116,8 @@ def run_deal(args: argparse.Namespace) -> int:
 def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
                       set_name=args.set_name.upper(), resume=args.resume, replay=args.replay,
-                      report=Path(args.report) if args.report else None, show_cards=args.show_cards,
+                      report=Path(args.report) if args.report else None, force=args.force,
+                      show_cards=args.show_cards,
                       quiet=args.quiet, board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
                       max_attempts=args.max_attempts, out=sys.stderr, view=run_view(args.plain), title=title,
                       history=history_path(args))
@@ -122,6 +130,7 @@ def _deal_file(args: argparse.Namespace) -> RunResult:
         raise UsageError("dealer deal: give at least one machine with --port")
     if args.session:
         raise UsageError("--session goes with --plan")
+    copy_set_names(args.set_name, args.copies or 1)  # the labels of every copy, before the file is read
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
     return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port, args.file))

@@ -14,6 +14,7 @@ from typing import Any, Final
 import numpy as np
 
 from dealer import engines, formats
+from dealer.cli.options import seed_text
 from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_spans, parse_board_spans
 from dealer.core.dealset import DealSet
@@ -35,8 +36,9 @@ def register(sub: Any) -> None:
     which.add_argument("--count", type=int, metavar="N", help="boards 1-N (as bigdealx -n N)")
     p.add_argument("--engine", default=engines.DEFAULT_ENGINE, choices=engines.engine_names(),
                    help="deal engine (default: %(default)s, Big Deal compatible)")
-    p.add_argument("--seed", metavar="HEX", help="reproduce a stream from its seed (bigdeal: 40 hex digits, "
-                   "shuffle: 64); for audits and tests - a tournament takes a fresh seed")
+    p.add_argument("--seed", type=seed_text, metavar="HEX",
+                   help="reproduce a stream from its seed (bigdeal: 40 hex digits, shuffle: 64); for audits and "
+                        "tests - a tournament takes a fresh seed")
     p.add_argument("--owner", default="", metavar="TEXT", help="bigdeal owner string (as bigdealx -W)")
     p.add_argument("--event", default="", metavar="NAME", help="event name written into the file")
     p.add_argument("--seed-out", metavar="FILE", help="keep the seed in FILE (created with mode 0600)")

@@ -70,6 +70,10 @@ class JournalLock:
     def acquire(cls, journal: str | Path, command: str) -> JournalLock:
         """Lock `journal` for this process, or raise `JournalBusy` naming the live holder."""
         path = lock_path(journal)
+        folder = Path(journal).parent
+        if not folder.is_dir():  # named as the user gave it, before anything is created
+            what = "is not a folder" if folder.exists() else "does not exist"
+            raise JournalError(f"{journal}: the journal's folder {folder} {what}")
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:

@@ -16,6 +16,7 @@ each station tells it which job it holds (`JobInHand`: session, board set, board
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -23,9 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealerError, JournalError, VerificationError
-from dealer.dealing import report
+from dealer.core.errors import DealerError, JournalError, UsageError, VerificationError
+from dealer.dealing import report, sim_ports
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import Job, JobState, Journal, Run
@@ -88,20 +90,35 @@ class RunResult:
 def copies_plan(deals: DealSet, copies: int, set_name: str) -> list[JobPlan]:
     """Jobs for `copies` copies of every board: copy 1 of every board first (one board set at a time).
 
-    Copy k goes into board set `set_name` + k when there are several copies (A1, A2, ...).
+    Copy k goes into board set `set_name` + k when there are several copies (A1, A2, ...). Refuses
+    (`UsageError`) what no board label can carry: a bad set name, one too long for its copy number, a
+    board number past the label's.
     """
-    if copies < 1:
-        raise DealerError(f"--copies must be at least 1; got {copies}")
-    return [JobPlan(int(b), c, "", set_name if copies == 1 else f"{set_name}{c}")
-            for c in range(1, copies + 1) for b in deals.boards]
+    sets = copy_set_names(set_name, copies)
+    check_labelled(deals.boards.tolist())
+    return [JobPlan(int(b), c, "", sets[c - 1]) for c in range(1, copies + 1) for b in deals.boards]
 
 
 def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | None = None) -> RunResult:
     """Deal a deal set with its copies on the machines of `options`; resumable through the journal."""
     plan = copies_plan(deals, options.copies, options.set_name)
+    check_run_options(options)
     with Journal.open(options.journal, create=not options.resume, command="dealer deal") as journal:
         run_id = _open_run(journal, deals, source, plan, options, name or Path(source).stem)
         return execute(journal, [(run_id, deals)], options)
+
+
+def check_run_options(options: RunOptions) -> None:
+    """Refuse, before a journal is opened, what would stop the run only once begun: a timeout or attempt
+    count that cannot be, a ``sim://`` port the simulator refuses (`UsageError`)."""
+    for name, value in (("--board-timeout", options.board_timeout), ("--deal-timeout", options.deal_timeout)):
+        if not (math.isfinite(value) and value > 0):
+            raise UsageError(f"{name} must be a number of seconds above 0; got {value}")
+    if options.max_attempts < 1:
+        raise UsageError(f"--max-attempts must be at least 1; got {options.max_attempts}")
+    if options.machine_factory is None:
+        for url in options.ports:
+            sim_ports.check_url(url)
 
 
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,

@@ -32,7 +32,7 @@ from dealer.core.dealset import DealSet
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.journal import Journal, Run, RunSpec
 from dealer.dealing.journal_lock import JournalLock
-from dealer.dealing.run import RunOptions, RunResult, execute, release_loaded, remember
+from dealer.dealing.run import RunOptions, RunResult, check_run_options, execute, release_loaded, remember
 from dealer.plan import Plan, Session, check
 
 REPLAY_HINT = check.REPLAY_HINT
@@ -55,6 +55,11 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     deal_sets = {s.name: plan.deal_set(s) for s in chosen}
     options = replace(options, ports=[m.url for m in plan.machines],
                       machine_names=[m.name for m in plan.machines])
+    try:
+        check_run_options(options)
+    except BaseException:
+        lock.release()
+        raise
     with Journal.open(options.journal, create=not options.resume, lock=lock) as journal:
         runs = _open_runs(journal, plan, chosen, deal_sets, options)
         if not runs:
