@@ -74,9 +74,10 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
                    help="machine port: /dev/ttyUSB0, COM3, socket://host:port, rfc2217://host:port, sim:// "
                         "(repeat for several machines)")
     p.add_argument("--boards", metavar="RANGE", help="only these boards of the file, e.g. 1-16")
-    p.add_argument("--set", dest="set_name", type=board_set, default="A", metavar="NAME",
-                   help="board set name on the labels: 1-12 letters or digits (with --copies N, room for the copy "
-                        "number too)")
+    p.add_argument("--set", dest="set_name", type=board_set, metavar="NAME",
+                   help="board set name on the labels (default A): 1-12 letters or digits (with --copies N, room "
+                        "for the copy number too; with --resume, the set for a run begun under a name no label "
+                        "can carry)")
     p.add_argument("--board-timeout", type=seconds, default=600.0, metavar="SECONDS",
                    help="seconds to wait for the operator to insert a board (default 600)")
     p.add_argument("--show-cards", action="store_true",
@@ -115,7 +116,8 @@ def run_deal(args: argparse.Namespace) -> int:
 
 def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
-                      set_name=args.set_name.upper(), resume=args.resume, replay=args.replay,
+                      set_name=args.set_name or "A", resume=args.resume,
+                      rename_set=args.set_name if args.resume else None, replay=args.replay,
                       report=Path(args.report) if args.report else None, force=args.force,
                       show_cards=args.show_cards,
                       quiet=args.quiet, board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
@@ -130,7 +132,7 @@ def _deal_file(args: argparse.Namespace) -> RunResult:
         raise UsageError("dealer deal: give at least one machine with --port")
     if args.session:
         raise UsageError("--session goes with --plan")
-    copy_set_names(args.set_name, args.copies or 1)  # the labels of every copy, before the file is read
+    copy_set_names(args.set_name or "A", args.copies or 1)  # the labels of every copy, before the file is read
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
     return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port, args.file))
@@ -141,7 +143,7 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
     from dealer.plan.run import deal_plan
 
     given = [flag for flag, value in (("FILE", args.file), ("--port", args.port), ("--copies", args.copies),
-                                      ("--set", args.set_name != "A"), ("--boards", args.boards),
+                                      ("--set", args.set_name), ("--boards", args.boards),
                                       ("--replay", args.replay), ("--first-board", args.first_board),
                                       ("--first-game/--game", args.game),
                                       ("--skip-results-only", args.skip_results_only)) if value]

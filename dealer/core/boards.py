@@ -80,7 +80,7 @@ def _check_board(board: int) -> None:
         raise ValueError(f"board numbers start at 1; got {board!r}")
 
 
-SET_NAME_RULE: Final = f"1-{MAX_SET_LENGTH} letters or digits (it is printed in the board labels)"
+SET_NAME_RULE: Final = f"1-{MAX_SET_LENGTH} letters or digits"
 
 
 def set_name_problem(name: str) -> str | None:
@@ -89,7 +89,7 @@ def set_name_problem(name: str) -> str | None:
     (`firmware_protocol.labels`)."""
     if valid_set_name(name.strip().upper()):
         return None
-    return f"board set name {name!r} must be {SET_NAME_RULE}"
+    return f"board set name {name!r} must be {SET_NAME_RULE} (it is printed in the board labels)"
 
 
 def copy_set_names(name: str, copies: int, *, numbered: bool = False) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from dealer.core.boards import check_labelled, copy_set_names
+from dealer.core.boards import SET_NAME_RULE, check_labelled, copy_set_names, set_name_problem
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, JournalError, UsageError, VerificationError
 from dealer.dealing import report, sim_ports
@@ -56,6 +56,9 @@ class RunOptions:
     machine_factory: Callable[[str], Machine] | None = None
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
+    rename_set: str | None = None
+    """With resume: the board set (copy k: set + k with several copies) for the jobs of a run begun by an
+    earlier version under a set name no board label can carry (such a run could deal nothing)."""
     history: Path | None = None
     """The deal history (Law 6D2 beyond this journal); None: this computer's (`history.default_path`)."""
     out: IO[str] = field(default_factory=lambda: sys.stderr)
@@ -124,14 +127,27 @@ def check_run_options(options: RunOptions) -> None:
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,
               name: str) -> int:
     unfinished = journal.unfinished_run(deals.set_hash())
+    unlabelled = [] if unfinished is None else unlabelled_jobs(journal, unfinished)
     if options.resume:
         if unfinished is None:
             raise JournalError(f"{journal.path}: no unfinished run of this deal set to resume")
+        if unlabelled and options.rename_set is None:
+            raise JournalError(_unlabelled_text(journal, unfinished, unlabelled) + ": continue it under a valid "
+                               "board set with --resume --set NAME")
+        renamed = _renamed(journal, unfinished, unlabelled, options.rename_set)  # refused before a write
         with DealHistory.open(options.history) as history:
             remember(history, journal, unfinished, deals, options)
         release_loaded(journal, unfinished.id)
+        if renamed:
+            journal.rename_sets(unfinished.id, renamed)
+            options.out.write(f"note: run {unfinished.id}: boards of board set "
+                              f"{', '.join(sorted({j.set_name for j in unlabelled}))} are dealt into set "
+                              f"{', '.join(sorted(set(renamed.values())))} now\n")
         return unfinished.id
     if unfinished is not None:  # this process holds the journal: no other controller is dealing it
+        if unlabelled:
+            raise JournalError(_unlabelled_text(journal, unfinished, unlabelled) + "; it is unfinished: continue "
+                               "it under a valid board set with --resume --set NAME")
         raise JournalError(f"{journal.path}: run {unfinished.id} of this deal set is unfinished; "
                            f"continue it with --resume")
     with DealHistory.open(options.history) as history:
@@ -139,6 +155,34 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
         run = journal.begin_run(name, source, deals, plan, replay=options.replay)
         history.record(deals, run_uid=run.uid, run_name=run.name, journal=journal.path, replay=run.replay)
     return run.id
+
+
+def unlabelled_jobs(journal: Journal, run: Run) -> list[Job]:
+    """The run's jobs whose board set no board label can carry (an earlier version took such names: the
+    run could deal none of them). Refuses (`JournalError`) such a job past the label check, which no run
+    could have reached."""
+    jobs = [j for j in journal.jobs(run.id) if j.set_name and set_name_problem(j.set_name) is not None]
+    begun = [j for j in jobs if j.state not in {JobState.PLANNED, JobState.LOADED}]
+    if begun:
+        raise JournalError(f"{journal.path}: run {run.id}: board {begun[0].board} copy {begun[0].copy} of board "
+                           f"set {begun[0].set_name!r} is {begun[0].state}, past a label check no label could "
+                           "pass: the journal is not one this program wrote")
+    return jobs
+
+
+def _unlabelled_text(journal: Journal, run: Run, jobs: list[Job]) -> str:
+    sets = sorted({j.set_name for j in jobs})
+    named = f"board set {sets[0]!r}" if len(sets) == 1 else "board sets " + " and ".join(repr(s) for s in sets)
+    return (f"{journal.path}: run {run.id} ({run.name}) was begun by an earlier version with {named}, which no "
+            f"board label can carry (a set name is {SET_NAME_RULE}), so none of its boards was dealt")
+
+
+def _renamed(journal: Journal, run: Run, jobs: list[Job], name: str | None) -> dict[int, str]:
+    """Job id -> the board set it takes under `name` (copy k of several: `name` + k)."""
+    if not jobs or name is None:
+        return {}
+    sets = copy_set_names(name, max(j.copy for j in journal.jobs(run.id)))
+    return {j.id: sets[j.copy - 1] for j in jobs}
 
 
 def remember(history: DealHistory, journal: Journal, run: Run, deals: DealSet, options: RunOptions,
