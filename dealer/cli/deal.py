@@ -12,7 +12,7 @@ import numpy as np
 
 from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, run_view
-from dealer.cli.options import board_set, count_from_1, seconds
+from dealer.cli.options import board_range, board_set, count_from_1, seconds
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
 from dealer.core.boards import copy_set_names, parse_board_range
@@ -73,7 +73,7 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
     p.add_argument("--port", action="append", required=port_required, metavar="URL",
                    help="machine port: /dev/ttyUSB0, COM3, socket://host:port, rfc2217://host:port, sim:// "
                         "(repeat for several machines)")
-    p.add_argument("--boards", metavar="RANGE", help="only these boards of the file, e.g. 1-16")
+    p.add_argument("--boards", type=board_range, metavar="RANGE", help="only these boards of the file, e.g. 1-16")
     p.add_argument("--set", dest="set_name", type=board_set, metavar="NAME",
                    help="board set name on the labels (default A): 1-12 letters or digits (with --copies N, room "
                         "for the copy number too; with --resume, the set for a run begun under a name no label "

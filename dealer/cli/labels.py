@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dealer.cli.options import board_set, count_from_1
+from dealer.cli.options import board_range, board_set, count_from_1
 from dealer.cli.teaching import teach
 from dealer.core.boards import parse_board_range
 from dealer.core.errors import UsageError
@@ -19,7 +19,7 @@ def register(sub: Any) -> None:
                        description="Board labels: a barcode carrying SET:BOARD:DV:C with the board number, "
                                    "set name, dealer and vulnerability in print, on A4 label stock.")
     p.add_argument("--set", required=True, type=board_set, metavar="NAME", help="board set name: 1-12 of A-Z and 0-9")
-    p.add_argument("--boards", required=True, metavar="RANGE", help="boards, e.g. 1-32")
+    p.add_argument("--boards", required=True, type=board_range, metavar="RANGE", help="boards, e.g. 1-32")
     p.add_argument("--copies", type=count_from_1, default=1, metavar="N", help="labels per board (default: 1)")
     p.add_argument("--stock", choices=sorted(STOCKS), default="l7159",
                    help="label stock: " + "; ".join(f"{s.name} {s.description}" for s in STOCKS.values()))

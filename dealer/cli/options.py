@@ -59,3 +59,16 @@ def board_set(text: str) -> str:
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
     return text.strip().upper()
+
+
+def board_range(text: str) -> str:
+    """A board range as given (1-32, 5-20, 7, 1-16,21): checked by `parse_board_spans`' rule, an empty one
+    refused (it is not 'every board')."""
+    from dealer.core.boards import parse_board_spans
+    from dealer.core.errors import UsageError
+
+    try:
+        parse_board_spans(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
