@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Final, NoReturn
 
 from dealer import __version__
-from dealer.core.errors import DealerError, exit_code_table
+from dealer.core.errors import DealerError, UsageError, exit_code_table
 
 # No command does linear algebra, so numpy's BLAS need not start a thread a CPU when numpy is imported:
 # that start costs every command that handles deals a good part of its start-up, more on a busy machine.
@@ -62,11 +62,11 @@ exit codes (the same for every command):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """A parser whose refusal of a command line is one line on stderr, like every other error, naming the
-    command and the option (exit 2, a usage error); ``dealer COMMAND --help`` shows the options."""
+    """A parser whose refusal of a command line is a `UsageError` naming the command and the option: one
+    line on stderr and exit 2, as every other error (``dealer COMMAND --help`` shows the options)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"dealer: error: {self.prog}: {message} (see {self.prog} --help)\n")
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -98,7 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, see `dealer.core.errors` for the others)."""
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(command_named(arguments))
-    args = parser.parse_args(arguments)
+    try:
+        args = parser.parse_args(arguments)
+    except UsageError as exc:
+        return _fail(argparse.Namespace(debug="--debug" in arguments), exc, exc.exit_code)
     try:
         code: int | None = args.func(args)
         return code or 0

@@ -107,11 +107,22 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
 
 def run_deal(args: argparse.Namespace) -> int:
     if args.report:  # before anything is dealt: a report that cannot be written would be lost at the end
-        check_writable(args.report, force=args.force)
+        check_report(args)
     result = _deal_plan(args) if args.plan else _deal_file(args)
     print(result.summary, file=sys.stdout, flush=True)
     raise_for(result)
     return 0
+
+
+def check_report(args: argparse.Namespace) -> None:
+    """The --report file can be written, and is neither the deal file, the plan nor the journal (which
+    --force would replace)."""
+    check_writable(args.report, force=args.force)
+    report = Path(args.report).resolve()
+    for name, given in (("deal file", args.file), ("plan", args.plan), ("journal", args.journal),
+                        ("journal", args.file and args.file + ".journal")):
+        if given and Path(given).resolve() == report:
+            raise UsageError(f"--report {args.report} is the {name}: give the report a file of its own")
 
 
 def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from dealer import formats
-from dealer.cli.options import count_from_1
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
 
@@ -39,7 +38,7 @@ def register(sub: Any) -> None:
                                                        "where its runs' deals come from)")
     p.add_argument("--shuffle-model", type=int, metavar="K",
                    help="also analyse deals made by K riffle shuffles (1-10) of the previous deal's gathered pack")
-    p.add_argument("--deals", type=count_from_1, metavar="N",
+    p.add_argument("--deals", type=int, metavar="N",
                    help="how many model deals (default: as many as the other deals, else "
                         f"{DEFAULT_MODEL_DEALS})")
     p.add_argument("--seed", type=int, metavar="N", help="seed of the model's random shuffles (default: fresh)")

@@ -74,6 +74,8 @@ class JournalLock:
         if not folder.is_dir():  # named as the user gave it, before anything is created
             what = "is not a folder" if folder.exists() else "does not exist"
             raise JournalError(f"{journal}: the journal's folder {folder} {what}")
+        if Path(journal).is_dir():
+            raise JournalError(f"{journal}: is a folder, not a journal file")
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:

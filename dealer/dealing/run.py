@@ -113,7 +113,8 @@ def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | N
 
 def check_run_options(options: RunOptions) -> None:
     """Refuse, before a journal is opened, what would stop the run only once begun: a timeout or attempt
-    count that cannot be, a ``sim://`` port the simulator refuses (`UsageError`)."""
+    count that cannot be, a ``sim://`` port the simulator refuses, a port given twice (`UsageError`). A port
+    that cannot be opened is not refused here: the other machines deal the run, and it resumes."""
     for name, value in (("--board-timeout", options.board_timeout), ("--deal-timeout", options.deal_timeout)):
         if not (math.isfinite(value) and value > 0):
             raise UsageError(f"{name} must be a number of seconds above 0; got {value}")
@@ -122,6 +123,9 @@ def check_run_options(options: RunOptions) -> None:
     if options.machine_factory is None:
         for url in options.ports:
             sim_ports.check_url(url)
+    if len(set(options.ports)) < len(options.ports):
+        raise UsageError(f"--port {next(u for u in options.ports if options.ports.count(u) > 1)} is given twice: "
+                         "one machine a port")
 
 
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,

@@ -72,13 +72,10 @@ def files_in(folder: Path) -> dict[str, bytes]:
 
 
 def run_dealer(argv: list[str]) -> Outcome:
-    """`dealer ARGV` in this process: its exit code (an argparse refusal is SystemExit), stdout and stderr."""
+    """`dealer ARGV` in this process (what the console script runs): its exit code, stdout and stderr."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as done:
-            code = done.code if isinstance(done.code, int) else 2
+        code = main(argv)
     return Outcome(code, out.getvalue(), err.getvalue())
 
 

@@ -57,11 +57,8 @@ def error_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
 
 
 def run(argv: list[str]) -> int:
-    """`dealer` in this process, an argparse refusal (SystemExit) counted as its exit code."""
-    try:
-        return main(argv)
-    except SystemExit as done:
-        return int(done.code or 0)
+    """`dealer` in this process (what the console script runs): its exit code."""
+    return main(argv)
 
 
 # (options after `dealer deal FILE --port URL`, the exit code, words the one error line holds)
@@ -83,6 +80,9 @@ REFUSED = [
     (["--report", "{tmp}/old.json"], "OutputError", "{tmp}/old.json: exists; use --force to replace it"),
     (["--resume"], "JournalError", "no such journal, so no run to resume"),
     (["--journal", "{tmp}/nodir/j"], "JournalError", "{tmp}/nodir/j: the journal's folder {tmp}/nodir does not exist"),
+    (["--journal", "{tmp}/folder"], "JournalError", "{tmp}/folder: is a folder, not a journal file"),
+    (["--report", "{tmp}/session.pbn", "--force"], "UsageError", "is the deal file: give the report a file of its own"),
+    (["--port", "sim://?speed=500&seed=1"], "UsageError", "--port sim://?speed=500&seed=1 is given twice"),
 ]
 
 
@@ -92,6 +92,7 @@ def test_a_bad_deal_option_is_one_line_and_leaves_nothing_that_blocks_the_next_r
         capsys: pytest.CaptureFixture[str]) -> None:
     old_report = tmp_path / "old.json"
     old_report.write_text("kept\n")
+    (tmp_path / "folder").mkdir()
     before = set(os.listdir(tmp_path))
     url = "sim://?speed=500&seed=1"
     given = [o.replace("{tmp}", str(tmp_path)) for o in options]
@@ -132,7 +133,7 @@ def test_an_existing_report_is_replaced_with_force(session: Path, tmp_path: Path
     (["records", "{tmp}/session.pbn", "--per-page", "0", "-o", "{tmp}/r.html"], "argument --per-page"),
     (["demo", "--speed", "0"], "argument --speed: must be a number above 0"),
     (["demo", "--machines", "0"], "argument --machines"),
-    (["stats", "--shuffle-model", "3", "--deals", "0"], "argument --deals"),
+    (["stats", "--shuffle-model", "3", "--deals", "0"], "--deals must be at least 1"),
     (["check", "{tmp}/session.pbn", "--port", "sim://", "--set", "BAD SET"], "board set name 'BAD SET'"),
     (["check", "{tmp}/session.pbn", "--port", "sim://", "--board-timeout", "-5"], "argument --board-timeout"),
 ])
