@@ -59,6 +59,8 @@ def register(sub: Any) -> None:
     teach(p, [("dealer deal session.pbn --port /dev/ttyUSB0", "deal every board, one copy"),
               ("dealer deal session.pbn --port /dev/ttyUSB0 --resume", "after any crash: on from where it stopped"),
               ("dealer deal session.pbn --port COM3 --port COM4 --copies 2", "two machines, sets A1 and A2"),
+              ("dealer deal session.pbn --port COM3 --resume --set RED",
+               "go on in set RED: a run begun under a set name no label can carry"),
               ("dealer deal session.pbn --port 'sim://?speed=50'", "on the built-in simulated machine"),
               ("dealer deal session.pbn --port /dev/ttyUSB0 > deal.log", "the summary into deal.log"),
               ("dealer deal --plan congress.toml", "a congress: every session on the plan's machines")],
@@ -75,9 +77,8 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
                         "(repeat for several machines)")
     p.add_argument("--boards", type=board_range, metavar="RANGE", help="only these boards of the file, e.g. 1-16")
     p.add_argument("--set", dest="set_name", type=board_set, metavar="NAME",
-                   help="board set name on the labels (default A): 1-12 letters or digits (with --copies N, room "
-                        "for the copy number too; with --resume, the set for a run begun under a name no label "
-                        "can carry)")
+                   help="board set name on the labels (default A): 1-12 letters or digits, with room for the copy "
+                        "number when copy k of several goes into set NAMEk")
     p.add_argument("--board-timeout", type=seconds, default=600.0, metavar="SECONDS",
                    help="seconds to wait for the operator to insert a board (default 600)")
     p.add_argument("--show-cards", action="store_true",
