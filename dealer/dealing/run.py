@@ -1,10 +1,12 @@
 """The dealing run: a deal set and its copies -> journal jobs -> machines, one station thread each.
 
-`deal_session` is what `dealer deal FILE` does: read the deal file, take the journal (refused while
-another process holds it), open (or resume) the run in the journal, refuse a deal set used before (Law
-6D2: in this journal, or on this computer by the deal history), put every job left half-way by a crash
-back where it belongs, start one `Station` per machine, and end with a summary and an optional report
-file.
+`deal_session` is what `dealer deal FILE` does: check what the run is given before anything is written
+(the board sets of every copy by the label rule, timeouts, attempts, ``sim://`` ports: `copies_plan`,
+`check_run_options`), take the journal (refused while another process holds it), open (or resume) the run
+in the journal, refuse a deal set used before (Law 6D2: in this journal, or on this computer by the deal
+history), put every job left half-way by a crash back where it belongs, start one `Station` per machine,
+and end with a summary and an optional report file. A run an earlier version began under a board set no
+label can carry is explained, and resumed under the set given with ``--set`` (`unlabelled_jobs`).
 `execute` deals the jobs of one run or of several (a congress, `dealer.plan.run`) from one queue.
 A machine that is lost stops its station; the others go on, and its unsettled jobs wait for a resume.
 Such a run is not a success even if the others dealt every board: `raise_for` raises the lost machine's
