@@ -133,6 +133,8 @@ def test_an_existing_report_is_replaced_with_force(session: Path, tmp_path: Path
     (["records", "{tmp}/session.pbn", "--per-page", "0", "-o", "{tmp}/r.html"], "argument --per-page"),
     (["demo", "--speed", "0"], "argument --speed: must be a number above 0"),
     (["demo", "--machines", "0"], "argument --machines"),
+    (["demo", "--machines", "99"], "--machines 99: the demo runs 1 to 8 machines"),
+    (["demo", "--keep", "{tmp}/session.pbn"], "session.pbn: is a file, not a folder"),
     (["stats", "--shuffle-model", "3", "--deals", "0"], "--deals must be at least 1"),
     (["check", "{tmp}/session.pbn", "--port", "sim://", "--set", "BAD SET"], "board set name 'BAD SET'"),
     (["check", "{tmp}/session.pbn", "--port", "sim://", "--board-timeout", "-5"], "argument --board-timeout"),
