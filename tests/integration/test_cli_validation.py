@@ -22,6 +22,7 @@ from dealer.dealing.history import DealHistory
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import JobState, Journal
 from tests.support.controllers import deal_set
+from tests.support.plan_texts import BASE, write
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a pty (Linux CI)")
 
@@ -194,3 +195,19 @@ def test_a_journal_wedged_by_an_earlier_version_is_explained_then_continued_with
         assert read.check_consistency(only.id) == []
         renamed = [e for e in read.events(only.id) if e["kind"] == "set-renamed"]
         assert len(renamed) == 4 * copies
+
+
+def test_a_plan_with_a_sim_port_the_simulator_refuses_is_named_by_plan_and_refused_before_anything_is_made(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plan = write(tmp_path, BASE.replace('port = "/dev/ttyUSB0"', 'port = "sim://?speed=0"')
+                 .replace('port = "rfc2217://dealroom.local:4001"', 'port = "sim://?speed=500"'))
+    assert run(["plan", str(plan)]) == 2
+    out = capsys.readouterr()
+    assert f"{plan}: machine M1: sim://?speed=0: simulator speed must be above 0" in out.out + out.err
+    before = set(os.listdir(tmp_path))
+    assert run(["deal", "--plan", str(plan), "--quiet"]) == 2
+    (line,) = error_lines(capsys)
+    assert "machine M1: sim://?speed=0: simulator speed must be above 0" in line
+    made = set(os.listdir(tmp_path)) - before
+    assert made <= {"congress.journal.lock"}  # no deal file generated, no journal; the lock file blocks nothing
+    assert not (tmp_path / "deals").exists() and dealings("sim://?speed=500") == 0
