@@ -38,7 +38,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="si
 
 DOCUMENTED_FAILURES = {code for code, _ in EXIT_CODES} - {0, 1, 130}
 """Exit codes a failure may end with: documented, and none of them 'an unexpected error' (1)."""
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ROOT_USER = os.geteuid() == 0
 """Root writes into a read-only folder: such a folder is then no failure, and is not generated."""
 
