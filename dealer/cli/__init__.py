@@ -14,10 +14,10 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, NoReturn
 
 from dealer import __version__
-from dealer.core.errors import DealerError, exit_code_table
+from dealer.core.errors import DealerError, UsageError, exit_code_table
 
 # No command does linear algebra, so numpy's BLAS need not start a thread a CPU when numpy is imported:
 # that start costs every command that handles deals a good part of its start-up, more on a busy machine.
@@ -61,11 +61,19 @@ exit codes (the same for every command):
 {exit_code_table()}"""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose refusal of a command line is a `UsageError` naming the command and the option: one
+    line on stderr and exit 2, as every other error (``dealer COMMAND --help`` shows the options)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The `dealer` parser with `command` registered by its module if it is one of `COMMANDS`; else
     every command listed with its summary alone (enough for help and for naming an unknown command),
     without importing any command module."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="dealer", description="Open controller for duplicate-bridge dealing machines.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dealer {__version__}")
@@ -90,7 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, see `dealer.core.errors` for the others)."""
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(command_named(arguments))
-    args = parser.parse_args(arguments)
+    try:
+        args = parser.parse_args(arguments)
+    except UsageError as exc:
+        return _fail(argparse.Namespace(debug="--debug" in arguments), exc, exc.exit_code)
     from dealer.cli.signals import interrupted_line, stopping_on_signals
 
     try:

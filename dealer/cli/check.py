@@ -37,7 +37,7 @@ def run_check(args: argparse.Namespace) -> int:
 
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
-    reports = check_boards(deals, args.port[0], args.set_name.upper(), board_timeout=args.board_timeout,
+    reports = check_boards(deals, args.port[0], args.set_name or "A", board_timeout=args.board_timeout,
                            show_cards=args.show_cards, quiet=args.quiet, journal=journal)
     bad = [r for r in reports if not r.ok]
     print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stdout, flush=True)

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from dealer import formats
+from dealer.cli.options import board_range
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_range, parse_board_range
@@ -38,7 +39,7 @@ def register(sub: Any) -> None:
                    help=f"format of IN ({', '.join(formats.format_names())})")
     p.add_argument("--to", dest="to_format", choices=formats.format_names(), metavar="FMT",
                    help="format of OUT")
-    p.add_argument("--boards", metavar="RANGE", help="write only these boards, e.g. 1-32 or 1-16,21")
+    p.add_argument("--boards", type=board_range, metavar="RANGE", help="write only these boards, e.g. 1-32 or 1-16,21")
     p.add_argument("--split", action="store_true",
                    help="a session the output format cannot hold in one file (DUP, DLM: one run of boards up "
                         "to 99) goes into OUT-1, OUT-2, ..., each a run it holds")

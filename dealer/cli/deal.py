@@ -12,11 +12,13 @@ import numpy as np
 
 from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, run_view
+from dealer.cli.options import board_range, board_set, count_from_1, seconds
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
-from dealer.core.boards import parse_board_range
+from dealer.core.boards import copy_set_names, parse_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
+from dealer.core.outfile import check_writable
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions
 
@@ -41,7 +43,7 @@ def register(sub: Any) -> None:
                    help="with --plan: deal only this session (repeat for several; default: every session "
                         "not dealt yet)")
     machine_options(p, port_required=False)
-    p.add_argument("--copies", type=int, default=None, metavar="N",
+    p.add_argument("--copies", type=count_from_1, default=None, metavar="N",
                    help="copies of each board (Law 6F); copy k goes into set NAMEk (not with --plan)")
     p.add_argument("--journal", metavar="PATH", help="journal file (default: FILE.journal, or the plan's)")
     p.add_argument("--resume", action="store_true", help="continue the unfinished run(s) of this file or plan")
@@ -52,14 +54,17 @@ def register(sub: Any) -> None:
                    help="write a run report: FILE.csv (figures; fault texts only with --show-cards), FILE.txt "
                         "(readable summary), else JSON (fault codes, Laws and actions; the cards they name "
                         "only with --show-cards, and the file is then mode 0600)")
-    p.add_argument("--deal-timeout", type=float, default=300.0, metavar="SECONDS",
+    p.add_argument("--force", action="store_true", help="replace an existing --report file")
+    p.add_argument("--deal-timeout", type=seconds, default=300.0, metavar="SECONDS",
                    help="seconds a deal may take (default 300)")
-    p.add_argument("--max-attempts", type=int, default=3, metavar="N",
+    p.add_argument("--max-attempts", type=count_from_1, default=3, metavar="N",
                    help="times a faulted board is redealt (default 3)")
     history_option(p)
     teach(p, [("dealer deal session.pbn --port /dev/ttyUSB0", "deal every board, one copy"),
               ("dealer deal session.pbn --port /dev/ttyUSB0 --resume", "after any crash: on from where it stopped"),
               ("dealer deal session.pbn --port COM3 --port COM4 --copies 2", "two machines, sets A1 and A2"),
+              ("dealer deal session.pbn --port COM3 --resume --set RED",
+               "go on in set RED: a run begun under a set name no label can carry"),
               ("dealer deal session.pbn --port 'sim://?speed=50'", "on the built-in simulated machine"),
               ("dealer deal session.pbn --port /dev/ttyUSB0 > deal.log", "the summary into deal.log"),
               ("dealer deal --plan congress.toml", "a congress: every session on the plan's machines")],
@@ -75,9 +80,11 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
                    help="machine port: /dev/ttyUSB0, COM3, socket://host:port, rfc2217://host:port, sim:// "
                         "(repeat for several machines); spy://PORT?file=TRACE writes a wire trace, which holds "
                         "every deal in clear (mode 0600)")
-    p.add_argument("--boards", metavar="RANGE", help="only these boards of the file, e.g. 1-16")
-    p.add_argument("--set", dest="set_name", default="A", metavar="NAME", help="board set name on the labels")
-    p.add_argument("--board-timeout", type=float, default=600.0, metavar="SECONDS",
+    p.add_argument("--boards", type=board_range, metavar="RANGE", help="only these boards of the file, e.g. 1-16")
+    p.add_argument("--set", dest="set_name", type=board_set, metavar="NAME",
+                   help="board set name on the labels (default A): 1-12 letters or digits, with room for the copy "
+                        "number when copy k of several goes into set NAMEk")
+    p.add_argument("--board-timeout", type=seconds, default=600.0, metavar="SECONDS",
                    help="seconds to wait for the operator to insert a board (default 600)")
     p.add_argument("--show-cards", action="store_true",
                    help="name cards in fault lines (they reveal the deal; when dealing, a board whose cards "
@@ -105,16 +112,31 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
 
 
 def run_deal(args: argparse.Namespace) -> int:
+    if args.report:  # before anything is dealt: a report that cannot be written would be lost at the end
+        check_report(args)
     result = _deal_plan(args) if args.plan else _deal_file(args)
     print(result.summary, file=sys.stdout, flush=True)
     raise_for(result)
     return 0
 
 
+def check_report(args: argparse.Namespace) -> None:
+    """The --report file can be written, and is neither the deal file, the plan nor the journal (which
+    --force would replace)."""
+    check_writable(args.report, force=args.force)
+    report = Path(args.report).resolve()
+    for name, given in (("deal file", args.file), ("plan", args.plan), ("journal", args.journal),
+                        ("journal", args.file and args.file + ".journal")):
+        if given and Path(given).resolve() == report:
+            raise UsageError(f"--report {args.report} is the {name}: give the report a file of its own")
+
+
 def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
-                      set_name=args.set_name.upper(), resume=args.resume, replay=args.replay,
-                      report=Path(args.report) if args.report else None, show_cards=args.show_cards,
+                      set_name=args.set_name or "A", resume=args.resume,
+                      rename_set=args.set_name if args.resume else None, replay=args.replay,
+                      report=Path(args.report) if args.report else None, force=args.force,
+                      show_cards=args.show_cards,
                       quiet=args.quiet, board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
                       max_attempts=args.max_attempts, out=sys.stderr, view=run_view(args.plain), title=title,
                       history=history_path(args))
@@ -127,6 +149,7 @@ def _deal_file(args: argparse.Namespace) -> RunResult:
         raise UsageError("dealer deal: give at least one machine with --port")
     if args.session:
         raise UsageError("--session goes with --plan")
+    copy_set_names(args.set_name or "A", args.copies or 1)  # the labels of every copy, before the file is read
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
     return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port, args.file))
@@ -137,7 +160,7 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
     from dealer.plan.run import deal_plan
 
     given = [flag for flag, value in (("FILE", args.file), ("--port", args.port), ("--copies", args.copies),
-                                      ("--set", args.set_name != "A"), ("--boards", args.boards),
+                                      ("--set", args.set_name), ("--boards", args.boards),
                                       ("--replay", args.replay), ("--first-board", args.first_board),
                                       ("--first-game/--game", args.game),
                                       ("--skip-results-only", args.skip_results_only)) if value]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.cli.live import add_view_option, run_view
+from dealer.cli.options import count_from_1, positive_number
 from dealer.cli.teaching import teach
 from dealer.dealing.demo import run_demo
 from dealer.dealing.run import raise_for
@@ -16,9 +17,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser("demo", help="deal a session on simulated machines with faults injected (no hardware)",
                        description="Generate a session, deal it on simulated dealing machines with realistic "
                                    "faults, and show how each fault was caught and resolved.")
-    p.add_argument("--boards", type=int, default=16, metavar="N", help="boards in the session (default 16)")
-    p.add_argument("--machines", type=int, default=2, metavar="N", help="simulated machines (default 2)")
-    p.add_argument("--speed", type=float, default=25.0, metavar="X",
+    p.add_argument("--boards", type=count_from_1, default=16, metavar="N", help="boards in the session (default 16)")
+    p.add_argument("--machines", type=count_from_1, default=2, metavar="N", help="simulated machines (default 2)")
+    p.add_argument("--speed", type=positive_number, default=25.0, metavar="X",
                    help="simulated machine speed factor (default 25: a board in about 0.6 s)")
     p.add_argument("--keep", "--folder", metavar="DIR", dest="keep",
                    help="work in DIR and keep the session, journal and report there (default: a temporary "

@@ -14,6 +14,7 @@ from typing import Any, Final
 import numpy as np
 
 from dealer import engines, formats
+from dealer.cli.options import board_range, seed_text
 from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_spans, parse_board_spans
 from dealer.core.dealset import DealSet
@@ -31,12 +32,14 @@ def register(sub: Any) -> None:
                                    "--boards 5-20 the boards get the first 16 deals of the stream. "
                                    "--boards 16 is board 16 alone; --count 16 is boards 1-16 (bigdealx -n 16).")
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--boards", metavar="RANGE", help="boards, e.g. 1-32, 5-20, 7 (board 7 alone) or 1-16,21")
+    which.add_argument("--boards", type=board_range, metavar="RANGE",
+                       help="boards, e.g. 1-32, 5-20, 7 (board 7 alone) or 1-16,21")
     which.add_argument("--count", type=int, metavar="N", help="boards 1-N (as bigdealx -n N)")
     p.add_argument("--engine", default=engines.DEFAULT_ENGINE, choices=engines.engine_names(),
                    help="deal engine (default: %(default)s, Big Deal compatible)")
-    p.add_argument("--seed", metavar="HEX", help="reproduce a stream from its seed (bigdeal: 40 hex digits, "
-                   "shuffle: 64); for audits and tests - a tournament takes a fresh seed")
+    p.add_argument("--seed", type=seed_text, metavar="HEX",
+                   help="reproduce a stream from its seed (bigdeal: 40 hex digits, shuffle: 64); for audits and "
+                        "tests - a tournament takes a fresh seed")
     p.add_argument("--owner", default="", metavar="TEXT", help="bigdeal owner string (as bigdealx -W)")
     p.add_argument("--event", default="", metavar="NAME", help="event name written into the file")
     p.add_argument("--seed-out", metavar="FILE", help="keep the seed in FILE (created with mode 0600)")
@@ -73,7 +76,7 @@ def thread_count(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.count is not None and args.count < 1:
         raise UsageError(f"--count must be 1 or more; got {args.count}")
-    spans = parse_board_spans(args.boards) if args.boards else [(1, args.count)]
+    spans = parse_board_spans(args.boards) if args.boards is not None else [(1, args.count)]
     count = sum(last - first + 1 for first, last in spans)
     seed = engines.parse_seed(args.engine, args.seed) if args.seed else engines.fresh_seed(args.engine)
     module = formats.format_for_path(args.output, args.format)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from dealer.cli.options import board_range, board_set, count_from_1
 from dealer.cli.teaching import teach
 from dealer.core.boards import parse_board_range
 from dealer.core.errors import UsageError
@@ -17,9 +18,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser("labels", help="print Code 128 board labels (PDF or SVG)",
                        description="Board labels: a barcode carrying SET:BOARD:DV:C with the board number, "
                                    "set name, dealer and vulnerability in print, on A4 label stock.")
-    p.add_argument("--set", required=True, metavar="NAME", help="board set name: 1-12 of A-Z and 0-9")
-    p.add_argument("--boards", required=True, metavar="RANGE", help="boards, e.g. 1-32")
-    p.add_argument("--copies", type=int, default=1, metavar="N", help="labels per board (default: 1)")
+    p.add_argument("--set", required=True, type=board_set, metavar="NAME", help="board set name: 1-12 of A-Z and 0-9")
+    p.add_argument("--boards", required=True, type=board_range, metavar="RANGE", help="boards, e.g. 1-32")
+    p.add_argument("--copies", type=count_from_1, default=1, metavar="N", help="labels per board (default: 1)")
     p.add_argument("--stock", choices=sorted(STOCKS), default="l7159",
                    help="label stock: " + "; ".join(f"{s.name} {s.description}" for s in STOCKS.values()))
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.pdf or OUT.svg")
@@ -34,8 +35,6 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     outputs.prepare(args.output, outputs.LABEL_KINDS, "board labels", force=args.force)
-    if args.copies < 1:
-        raise UsageError(f"--copies must be at least 1; got {args.copies}")
     boards = parse_board_range(args.boards)
     try:
         labels = [BoardLabel.for_board(args.set, n) for n in boards]

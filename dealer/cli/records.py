@@ -11,6 +11,7 @@ from typing import Any
 
 from dealer import formats
 from dealer.cli.live import add_view_option, task_progress
+from dealer.cli.options import board_range, count_from_1
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
 from dealer.core.boards import parse_board_range
@@ -26,7 +27,7 @@ def register(sub: Any) -> None:
                                    "hands with their HCP and, with the 'dd' extra, double-dummy tricks and par.")
     add_deal_options(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.pdf or OUT.html")
-    p.add_argument("--per-page", type=int, default=6, metavar="N", help="boards a page (default: %(default)s)")
+    p.add_argument("--per-page", type=count_from_1, default=6, metavar="N", help="boards a page (default: %(default)s)")
     dd = p.add_mutually_exclusive_group()
     dd.add_argument("--dd", dest="dd", action="store_true", default=None,
                     help="require double-dummy tricks and par (default: when the 'dd' extra is installed)")
@@ -44,7 +45,7 @@ def add_deal_options(p: argparse.ArgumentParser) -> None:
     """Options shared by the commands that print hands from a deal file."""
     p.add_argument("file", metavar="FILE", help="deal file (format from its extension)")
     p.add_argument("--format", choices=formats.format_names(), help="deal file format (default: from extension)")
-    p.add_argument("--boards", metavar="RANGE", help="only these boards, e.g. 1-16 or 3,7")
+    p.add_argument("--boards", type=board_range, metavar="RANGE", help="only these boards, e.g. 1-16 or 3,7")
     p.add_argument("--title", metavar="TEXT", help="event title (default: the file's event, else its name)")
     p.add_argument("--ten", choices=TEN_STYLES, default="10", help="print the ten as 10 or T (default: 10)")
     add_reading_options(p, partial=True)

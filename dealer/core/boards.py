@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer.core.errors import UsageError
-from firmware_protocol.labels import law2_dealer, law2_vulnerability
+from firmware_protocol.labels import MAX_BOARD, MAX_SET_LENGTH, law2_dealer, law2_vulnerability, valid_set_name
 
 
 class Vulnerability(IntEnum):
@@ -78,6 +78,44 @@ def vulnerabilities_of(boards: npt.ArrayLike) -> npt.NDArray[np.uint8]:
 def _check_board(board: int) -> None:
     if not isinstance(board, int | np.integer) or board < 1:
         raise ValueError(f"board numbers start at 1; got {board!r}")
+
+
+SET_NAME_RULE: Final = f"1-{MAX_SET_LENGTH} letters or digits"
+
+
+def set_name_problem(name: str) -> str | None:
+    """Why `name` (as given; letters are taken in capitals) cannot name a board set, or None if it can.
+    The one rule for every board set a command or a plan names: the label grammar's
+    (`firmware_protocol.labels`)."""
+    if valid_set_name(name.strip().upper()):
+        return None
+    return f"board set name {name!r} must be {SET_NAME_RULE} (it is printed in the board labels)"
+
+
+def copy_set_names(name: str, copies: int, *, numbered: bool = False) -> tuple[str, ...]:
+    """The board sets `copies` copies of each board go into: `name` itself for one copy (unless
+    `numbered`), else `name` + copy number (A1, A2, ...). Raises `UsageError` for fewer than 1 copy and
+    for a set name that breaks the label rule (`set_name_problem`), a numbered one too (a 12-character
+    name has no room for its copy number)."""
+    if copies < 1:
+        raise UsageError(f"--copies must be at least 1; got {copies}")
+    base = name.strip().upper()
+    names = (base,) if copies == 1 and not numbered else tuple(f"{base}{c}" for c in range(1, copies + 1))
+    problem = set_name_problem(base)
+    if problem is not None:
+        raise UsageError(problem)
+    for copy, made in enumerate(names, start=1):
+        if set_name_problem(made) is not None:
+            raise UsageError(f"board set name {base!r} leaves no room for the copy number: copy {copy} of {copies} "
+                             f"goes into set {made}, and a set name must be {SET_NAME_RULE}; use a shorter name")
+    return names
+
+
+def check_labelled(boards: Sequence[int]) -> None:
+    """Refuse board numbers a board label cannot carry (1 to `MAX_BOARD`)."""
+    over = [int(b) for b in boards if int(b) > MAX_BOARD]
+    if over:
+        raise UsageError(f"board {over[0]}: a board label carries board numbers up to {MAX_BOARD}")
 
 
 _RANGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")

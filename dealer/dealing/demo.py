@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from dealer import engines, formats
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealerError
+from dealer.core.errors import UsageError
 from dealer.dealing import sim_ports
 from dealer.dealing.journal import Journal
 from dealer.dealing.narrative import incidents
@@ -55,7 +55,9 @@ def run_demo(*, boards: int = 16, machines: int = 2, speed: float = 25.0, folder
     (default: plain lines into the story)."""
     out = out or sys.stdout
     if not 1 <= machines <= len(DEMO_FAULTS) * 4:
-        raise DealerError(f"the demo runs 1 to {len(DEMO_FAULTS) * 4} machines")
+        raise UsageError(f"--machines {machines}: the demo runs 1 to {len(DEMO_FAULTS) * 4} machines")
+    if folder is not None and folder.exists() and not folder.is_dir():
+        raise UsageError(f"--keep {folder}: is a file, not a folder")
     say = _printer(out)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)

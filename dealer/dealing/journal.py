@@ -524,6 +524,23 @@ class Journal:
             self.advance(job_id, JobState.PLANNED, kind="redeal", detail=detail)
             return self.advance(job_id, JobState.LOADED, machine=machine)
 
+    def rename_sets(self, run_id: int, names: dict[int, str]) -> None:
+        """Give jobs (job id -> board set) another board set, in one transaction: only jobs still PLANNED
+        (no board was taken for them), each step recorded (`set-renamed`). For a run begun with a set name
+        no board label can carry (an earlier version took one): it could deal nothing."""
+        with self._transaction(checkpoint=True) as db:
+            for job_id, name in names.items():
+                row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ? AND run_id = ?",
+                                 (job_id, run_id)).fetchone()
+                if row is None:
+                    raise JournalError(f"{self.path}: no job {job_id} in run {run_id}")
+                job = _job(row)
+                if job.state is not JobState.PLANNED:
+                    raise JournalError(f"{self.path}: board {job.board} copy {job.copy} is {job.state}: only a "
+                                       "board not begun takes another board set")
+                db.execute("UPDATE jobs SET set_name = ? WHERE id = ?", (name, job_id))
+                self._event(db, run_id, job_id, None, "set-renamed", None, {"from": job.set_name, "to": name})
+
     def counts(self, run_id: int) -> dict[JobState, int]:
         """How many jobs of the run are in each state."""
         rows = self._query("SELECT state, COUNT(*) FROM jobs WHERE run_id = ? GROUP BY state", (run_id,))

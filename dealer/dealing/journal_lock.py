@@ -72,6 +72,12 @@ class JournalLock:
     def acquire(cls, journal: str | Path, command: str) -> JournalLock:
         """Lock `journal` for this process, or raise `JournalBusy` naming the live holder."""
         path = lock_path(journal)
+        folder = Path(journal).parent
+        if not folder.is_dir():  # named as the user gave it, before anything is created
+            what = "is not a folder" if folder.exists() else "does not exist"
+            raise JournalError(f"{journal}: the journal's folder {folder} {what}")
+        if Path(journal).is_dir():
+            raise JournalError(f"{journal}: is a folder, not a journal file")
         try:
             fd = open_nofollow(path, os.O_RDWR | os.O_CREAT, 0o600)
         except IsALinkError as exc:

@@ -1,10 +1,12 @@
 """The dealing run: a deal set and its copies -> journal jobs -> machines, one station thread each.
 
-`deal_session` is what `dealer deal FILE` does: read the deal file, take the journal (refused while
-another process holds it), open (or resume) the run in the journal, refuse a deal set used before (Law
-6D2: in this journal, or on this computer by the deal history), put every job left half-way by a crash
-back where it belongs, start one `Station` per machine, and end with a summary and an optional report
-file.
+`deal_session` is what `dealer deal FILE` does: check what the run is given before anything is written
+(the board sets of every copy by the label rule, timeouts, attempts, ``sim://`` ports: `copies_plan`,
+`check_run_options`), take the journal (refused while another process holds it), open (or resume) the run
+in the journal, refuse a deal set used before (Law 6D2: in this journal, or on this computer by the deal
+history), put every job left half-way by a crash back where it belongs, start one `Station` per machine,
+and end with a summary and an optional report file. A run an earlier version began under a board set no
+label can carry is explained, and resumed under the set given with ``--set`` (`unlabelled_jobs`).
 `execute` deals the jobs of one run or of several (a congress, `dealer.plan.run`) from one queue.
 A machine that is lost stops its station; the others go on, and its unsettled jobs wait for a resume.
 Such a run is not a success even if the others dealt every board: `raise_for` raises the lost machine's
@@ -23,6 +25,7 @@ each station tells it which job it holds (`JobInHand`: session, board set, board
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -30,9 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from dealer.core.boards import SET_NAME_RULE, check_labelled, copy_set_names, set_name_problem
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealerError, Interrupted, JournalError, VerificationError
-from dealer.dealing import report
+from dealer.core.errors import DealerError, Interrupted, JournalError, UsageError, VerificationError
+from dealer.dealing import report, sim_ports
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import Job, JobState, Journal, Run
@@ -62,6 +66,9 @@ class RunOptions:
     machine_factory: Callable[[str], Machine] | None = None
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
+    rename_set: str | None = None
+    """With resume: the board set (copy k: set + k with several copies) for the jobs of a run begun by an
+    earlier version under a set name no board label can carry (such a run could deal nothing)."""
     history: Path | None = None
     """The deal history (Law 6D2 beyond this journal); None: this computer's (`history.default_path`)."""
     out: IO[str] = field(default_factory=lambda: sys.stderr)
@@ -96,17 +103,19 @@ class RunResult:
 def copies_plan(deals: DealSet, copies: int, set_name: str) -> list[JobPlan]:
     """Jobs for `copies` copies of every board: copy 1 of every board first (one board set at a time).
 
-    Copy k goes into board set `set_name` + k when there are several copies (A1, A2, ...).
+    Copy k goes into board set `set_name` + k when there are several copies (A1, A2, ...). Refuses
+    (`UsageError`) what no board label can carry: a bad set name, one too long for its copy number, a
+    board number past the label's.
     """
-    if copies < 1:
-        raise DealerError(f"--copies must be at least 1; got {copies}")
-    return [JobPlan(int(b), c, "", set_name if copies == 1 else f"{set_name}{c}")
-            for c in range(1, copies + 1) for b in deals.boards]
+    sets = copy_set_names(set_name, copies)
+    check_labelled(deals.boards.tolist())
+    return [JobPlan(int(b), c, "", sets[c - 1]) for c in range(1, copies + 1) for b in deals.boards]
 
 
 def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | None = None) -> RunResult:
     """Deal a deal set with its copies on the machines of `options`; resumable through the journal."""
     plan = copies_plan(deals, options.copies, options.set_name)
+    check_run_options(options)
     check_traces(options.ports)
     with Journal.open(options.journal, create=not options.resume, command="dealer deal") as journal:
         try:
@@ -133,17 +142,47 @@ def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]
     return Interrupted(name, left=left, total=len(jobs))
 
 
+def check_run_options(options: RunOptions) -> None:
+    """Refuse, before a journal is opened, what would stop the run only once begun: a timeout or attempt
+    count that cannot be, a ``sim://`` port the simulator refuses, a port given twice (`UsageError`). A port
+    that cannot be opened is not refused here: the other machines deal the run, and it resumes."""
+    for name, value in (("--board-timeout", options.board_timeout), ("--deal-timeout", options.deal_timeout)):
+        if not (math.isfinite(value) and value > 0):
+            raise UsageError(f"{name} must be a number of seconds above 0; got {value}")
+    if options.max_attempts < 1:
+        raise UsageError(f"--max-attempts must be at least 1; got {options.max_attempts}")
+    if options.machine_factory is None:
+        for url in options.ports:
+            sim_ports.check_url(url)
+    if len(set(options.ports)) < len(options.ports):
+        raise UsageError(f"--port {next(u for u in options.ports if options.ports.count(u) > 1)} is given twice: "
+                         "one machine a port")
+
+
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,
               name: str) -> int:
     unfinished = journal.unfinished_run(deals.set_hash())
+    unlabelled = [] if unfinished is None else unlabelled_jobs(journal, unfinished)
     if options.resume:
         if unfinished is None:
             raise JournalError(f"{journal.path}: no unfinished run of this deal set to resume")
+        if unlabelled and options.rename_set is None:
+            raise JournalError(_unlabelled_text(journal, unfinished, unlabelled) + ": continue it under a valid "
+                               "board set with --resume --set NAME")
+        renamed = _renamed(journal, unfinished, unlabelled, options.rename_set)  # refused before a write
         with DealHistory.open(options.history) as history:
             remember(history, journal, unfinished, deals, options)
         release_loaded(journal, unfinished.id)
+        if renamed:
+            journal.rename_sets(unfinished.id, renamed)
+            options.out.write(f"note: run {unfinished.id}: boards of board set "
+                              f"{', '.join(sorted({j.set_name for j in unlabelled}))} are dealt into set "
+                              f"{', '.join(sorted(set(renamed.values())))} now\n")
         return unfinished.id
     if unfinished is not None:  # this process holds the journal: no other controller is dealing it
+        if unlabelled:
+            raise JournalError(_unlabelled_text(journal, unfinished, unlabelled) + "; it is unfinished: continue "
+                               "it under a valid board set with --resume --set NAME")
         raise JournalError(f"{journal.path}: run {unfinished.id} of this deal set is unfinished; "
                            f"continue it with --resume")
     with DealHistory.open(options.history) as history:
@@ -151,6 +190,34 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
         run = journal.begin_run(name, source, deals, plan, replay=options.replay)
         history.record(deals, run_uid=run.uid, run_name=run.name, journal=journal.path, replay=run.replay)
     return run.id
+
+
+def unlabelled_jobs(journal: Journal, run: Run) -> list[Job]:
+    """The run's jobs whose board set no board label can carry (an earlier version took such names: the
+    run could deal none of them). Refuses (`JournalError`) such a job past the label check, which no run
+    could have reached."""
+    jobs = [j for j in journal.jobs(run.id) if j.set_name and set_name_problem(j.set_name) is not None]
+    begun = [j for j in jobs if j.state not in {JobState.PLANNED, JobState.LOADED}]
+    if begun:
+        raise JournalError(f"{journal.path}: run {run.id}: board {begun[0].board} copy {begun[0].copy} of board "
+                           f"set {begun[0].set_name!r} is {begun[0].state}, past a label check no label could "
+                           "pass: the journal is not one this program wrote")
+    return jobs
+
+
+def _unlabelled_text(journal: Journal, run: Run, jobs: list[Job]) -> str:
+    sets = sorted({j.set_name for j in jobs})
+    named = f"board set {sets[0]!r}" if len(sets) == 1 else "board sets " + " and ".join(repr(s) for s in sets)
+    return (f"{journal.path}: run {run.id} ({run.name}) was begun by an earlier version with {named}, which no "
+            f"board label can carry (a set name is {SET_NAME_RULE}), so none of its boards was dealt")
+
+
+def _renamed(journal: Journal, run: Run, jobs: list[Job], name: str | None) -> dict[int, str]:
+    """Job id -> the board set it takes under `name` (copy k of several: `name` + k)."""
+    if not jobs or name is None:
+        return {}
+    sets = copy_set_names(name, max(j.copy for j in journal.jobs(run.id)))
+    return {j.id: sets[j.copy - 1] for j in jobs}
 
 
 def remember(history: DealHistory, journal: Journal, run: Run, deals: DealSet, options: RunOptions,

@@ -40,6 +40,19 @@ def serve(url: str) -> str:
         return sim.path
 
 
+def check_url(url: str) -> None:
+    """Refuse (`UsageError`, naming the option) a ``sim://`` URL whose options the simulator would refuse,
+    before a run begins; any other port is left to its opening."""
+    if not url.startswith("sim://"):
+        return
+    from hil.config import SimConfig, SimConfigError
+
+    try:
+        SimConfig.from_url(url)
+    except SimConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def simulators() -> dict[str, PtySimulator]:
     """The simulators started in this process, by URL."""
     with _LOCK:

@@ -1,13 +1,13 @@
 """Whether a plan can be dealt as it stands: the one set of checks `dealer plan` reports and `dealer deal
 --plan` refuses by.
 
-`problems` lists every problem, each as the error a dealing run would raise for it: the plan names no
-machine; a session deals deals an earlier one dealt (Law 6D2, not a replay), or deals this computer's
-deal history holds from another run (`history_problems`: Law 6D2 beyond the plan); two sessions dealt in one
-run need the same physical board (set and number: the later session needs it after the earlier is
-played); a session's run in the journal is unfinished (it needs ``--resume``). Sessions the journal
-holds as finished are not dealt again, so they clash with none. `dealer deal --plan` raises the first
-problem; `dealer plan` shows them all.
+`problems` lists every problem, each as the error a dealing run would raise for it: the plan names no machine,
+or a ``sim://`` port the simulator refuses; a session deals deals an earlier one dealt (Law 6D2, not a
+replay), or deals this computer's deal history holds from another run (`history_problems`: Law 6D2 beyond the
+plan); two sessions dealt in one run need the same physical board (set and number: the later session needs it
+after the earlier is played); a session's run in the journal is unfinished (it needs ``--resume``). Sessions
+the journal holds as finished are not dealt again, so they clash with none. `dealer deal --plan` raises the
+first problem; `dealer plan` shows them all.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dealer.core.errors import DealerError, DealReused, JournalError, UsageError
+from dealer.dealing import sim_ports
 from dealer.dealing.history import DealHistory, check_reuse, default_path
 from dealer.dealing.journal import Journal, Run
 from dealer.plan.congress import Plan
@@ -78,10 +79,15 @@ def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run
 
 
 def machines_problem(plan: Plan) -> UsageError | None:
-    """A plan without machines cannot be dealt."""
-    if plan.machines:
-        return None
-    return UsageError(f"{plan.path}: the plan names no machines ([[machines]] with name and port)")
+    """A plan without machines cannot be dealt, nor one with a ``sim://`` port the simulator refuses."""
+    if not plan.machines:
+        return UsageError(f"{plan.path}: the plan names no machines ([[machines]] with name and port)")
+    for machine in plan.machines:
+        try:
+            sim_ports.check_url(machine.url)
+        except UsageError as exc:
+            return UsageError(f"{plan.path}: machine {machine.name}: {exc}")
+    return None
 
 
 def reuse_problem(plan: Plan) -> PlanError | None:

@@ -17,9 +17,9 @@ from typing import Any, Final, NoReturn
 from urllib.parse import urlsplit
 
 from dealer import engines, formats, squaredeal
-from dealer.core.boards import format_board_range, parse_board_range
+from dealer.core.boards import SET_NAME_RULE, copy_set_names, format_board_range, parse_board_range, set_name_problem
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealerError, FormatError
+from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.plan import sources
 from dealer.plan.locate import KeyPath, key_lines, line_of
 from dealer.plan.model import (
@@ -53,7 +53,6 @@ _SOURCE: Final = {"engine": (), "file": ("format",), "squaredeal": ("sqk", "sess
                   "deals_of": ()}
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
-_SET = re.compile(r"^[A-Z0-9]{1,12}$")
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
 _WINDOWS_PORT = re.compile(r"^(COM[1-9][0-9]*|\\\\\.\\COM[1-9][0-9]*)$", re.IGNORECASE)
 URL_SCHEMES: Final = ("rfc2217", "socket", "loop", "spy", "alt", "hwgrep", "cp2110", "sim")
@@ -449,9 +448,9 @@ class _Reader:
             self.fail(where, "must be a list of board set names, one per copy, e.g. ['A1', 'A2']")
         names: list[str] = []
         for i, item in enumerate(value):
-            if not isinstance(item, str) or not _SET.match(item.strip().upper()):
-                self.fail(where + (i,), f"board set name {item!r} must be 1-12 letters or digits "
-                                        "(it is printed in the board labels)")
+            problem = set_name_problem(item) if isinstance(item, str) else f"board set name {item!r} must be text"
+            if problem is not None:
+                self.fail(where + (i,), problem)
             name = item.strip().upper()
             if name in names:
                 self.fail(where + (i,), f"board set {name} is listed twice")
@@ -459,8 +458,8 @@ class _Reader:
         return tuple(names)
 
     def default_sets(self, section: str, copies: int, where: KeyPath) -> tuple[str, ...]:
-        names = tuple(f"{section.upper()}{copy}" for copy in range(1, copies + 1))
-        if not all(_SET.match(n) for n in names):
+        try:
+            return copy_set_names(section, copies, numbered=True)
+        except UsageError:
             self.fail(where + ("name",), f"board sets cannot be named after section {section!r} "
-                                         f"(a set name is 1-12 letters or digits): give sets = [...]")
-        return names
+                                         f"(a set name is {SET_NAME_RULE}): give sets = [...]")

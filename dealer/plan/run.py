@@ -33,7 +33,15 @@ from dealer.core.errors import Interrupted
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.journal import Journal, Run, RunSpec
 from dealer.dealing.journal_lock import JournalLock
-from dealer.dealing.run import RunOptions, RunResult, execute, interrupted, release_loaded, remember
+from dealer.dealing.run import (
+    RunOptions,
+    RunResult,
+    check_run_options,
+    execute,
+    interrupted,
+    release_loaded,
+    remember,
+)
 from dealer.dealing.transport import check_traces
 from dealer.plan import Plan, Session, check
 
@@ -58,6 +66,11 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     deal_sets = {s.name: plan.deal_set(s) for s in chosen}
     options = replace(options, ports=[m.url for m in plan.machines],
                       machine_names=[m.name for m in plan.machines])
+    try:
+        check_run_options(options)
+    except BaseException:
+        lock.release()
+        raise
     with Journal.open(options.journal, create=not options.resume, lock=lock) as journal:
         try:
             runs = _open_runs(journal, plan, chosen, deal_sets, options)

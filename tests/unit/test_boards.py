@@ -98,3 +98,39 @@ def test_any_swap_of_neighbours_is_caught(set_name: str, board: int, pos: int) -
     if swapped != payload:
         with pytest.raises(ValueError):
             BoardLabel.parse(swapped)
+
+
+def _labels(name: str, board: int) -> bool:
+    """Whether the label grammar itself makes a label of set `name` that reads back (the independent judge)."""
+    try:
+        payload = BoardLabel.for_board(name, board).payload()
+    except ValueError:
+        return False
+    return BoardLabel.parse(payload).set_name == name
+
+
+SET_TEXT = st.text(st.sampled_from("AZaz09 -!:É"), min_size=0, max_size=14)
+
+
+@given(SET_TEXT)
+def test_a_set_name_is_refused_exactly_when_no_label_can_carry_it(name: str) -> None:
+    assert (boards.set_name_problem(name) is None) == _labels(name.strip().upper(), 1)
+
+
+@given(SET_TEXT, st.integers(1, 4), st.booleans())
+def test_the_sets_of_every_copy_are_labelled_or_the_name_is_refused(name: str, copies: int, numbered: bool) -> None:
+    try:
+        sets = boards.copy_set_names(name, copies, numbered=numbered)
+    except UsageError as exc:
+        base = name.strip().upper()
+        made = [base] if copies == 1 and not numbered else [f"{base}{c}" for c in range(1, copies + 1)]
+        assert not (_labels(base, 1) and all(_labels(s, 9999) for s in made))  # the name itself counts too
+        assert ("no room for the copy number" in str(exc)) == _labels(base, 1)
+    else:
+        assert len(sets) == copies and len(set(sets)) == copies
+        assert all(_labels(s, 9999) for s in sets)
+
+
+def test_copies_below_one_are_refused() -> None:
+    with pytest.raises(UsageError, match="--copies must be at least 1; got 0"):
+        boards.copy_set_names("A", 0)

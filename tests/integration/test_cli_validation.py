@@ -1,0 +1,213 @@
+"""Every option checked before anything is written, through `dealer` as users run it: each bad command of the
+issue ends in one error line with its documented exit code, leaves nothing behind (no journal, no report, no
+deal in the history, no board dealt by the simulated machine's ledger), and the correct command that follows
+works without anything deleted by hand. A journal wedged by an earlier version (a board set no label can
+carry) is explained in one line and continued with ``--resume --set``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dealer import formats
+from dealer.cli import main
+from dealer.core import errors
+from dealer.dealing import sim_ports
+from dealer.dealing.history import DealHistory
+from dealer.dealing.jobplan import JobPlan
+from dealer.dealing.journal import JobState, Journal
+from tests.support.controllers import deal_set
+from tests.support.plan_texts import BASE, write
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a pty (Linux CI)")
+
+CODES = {cls.__name__: cls.exit_code for cls in (errors.UsageError, errors.OutputError, errors.JournalError)}
+
+
+@pytest.fixture(autouse=True)
+def _stop_simulators() -> Iterator[None]:
+    yield
+    sim_ports.stop_all()
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    path = tmp_path / "session.pbn"
+    formats.write_file(path, deal_set(11, 4))
+    return path
+
+
+def dealings(url: str) -> int:
+    """Dealings the simulated machine of `url` made (0 if it was never opened)."""
+    sim = sim_ports.simulators().get(url)
+    if sim is None:
+        return 0
+    with sim.lock:
+        return 0 if sim.device is None else len(sim.device.ledger.records)
+
+
+def error_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return [line for line in err.splitlines() if line.startswith("dealer: error:")]
+
+
+def run(argv: list[str]) -> int:
+    """`dealer` in this process (what the console script runs): its exit code."""
+    return main(argv)
+
+
+# (options after `dealer deal FILE --port URL`, the exit code, words the one error line holds)
+REFUSED = [
+    (["--set", "bad set!"], "UsageError", "board set name 'bad set!' must be 1-12 letters or digits"),
+    (["--set", "A-1"], "UsageError", "board set name 'A-1'"),
+    (["--set", "ABCDEFGHIJKLM"], "UsageError", "'ABCDEFGHIJKLM' must be 1-12 letters or digits"),
+    (["--set", "ABCDEFGHIJKL", "--copies", "2"], "UsageError",
+     "'ABCDEFGHIJKL' leaves no room for the copy number: copy 1 of 2 goes into set ABCDEFGHIJKL1"),
+    (["--copies", "0"], "UsageError", "argument --copies: must be at least 1; got 0"),
+    (["--copies", "-2"], "UsageError", "argument --copies: must be at least 1; got -2"),
+    (["--deal-timeout", "-1"], "UsageError", "argument --deal-timeout: must be a number of seconds above 0"),
+    (["--deal-timeout", "nan"], "UsageError", "argument --deal-timeout"),
+    (["--board-timeout", "0"], "UsageError", "argument --board-timeout"),
+    (["--board-timeout", "inf"], "UsageError", "argument --board-timeout"),
+    (["--max-attempts", "0"], "UsageError", "argument --max-attempts: must be at least 1; got 0"),
+    (["--boards", "3-1"], "UsageError", "3-1 runs backwards"),
+    (["--report", "{tmp}/nodir/run.json"], "OutputError", "folder {tmp}/nodir does not exist"),
+    (["--report", "{tmp}/old.json"], "OutputError", "{tmp}/old.json: exists; use --force to replace it"),
+    (["--resume"], "JournalError", "no such journal, so no run to resume"),
+    (["--journal", "{tmp}/nodir/j"], "JournalError", "{tmp}/nodir/j: the journal's folder {tmp}/nodir does not exist"),
+    (["--journal", "{tmp}/folder"], "JournalError", "{tmp}/folder: is a folder, not a journal file"),
+    (["--report", "{tmp}/session.pbn", "--force"], "UsageError", "is the deal file: give the report a file of its own"),
+    (["--port", "sim://?speed=500&seed=1"], "UsageError", "--port sim://?speed=500&seed=1 is given twice"),
+]
+
+
+@pytest.mark.parametrize(("options", "error", "words"), REFUSED, ids=[" ".join(r[0]) for r in REFUSED])
+def test_a_bad_deal_option_is_one_line_and_leaves_nothing_that_blocks_the_next_run(
+        options: list[str], error: str, words: str, session: Path, tmp_path: Path, deal_history: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    old_report = tmp_path / "old.json"
+    old_report.write_text("kept\n")
+    (tmp_path / "folder").mkdir()
+    before = set(os.listdir(tmp_path))
+    url = "sim://?speed=500&seed=1"
+    given = [o.replace("{tmp}", str(tmp_path)) for o in options]
+    assert run(["deal", str(session), "--port", url, "--quiet", *given]) == CODES[error]
+    (line,) = error_lines(capsys)
+    assert words.replace("{tmp}", str(tmp_path)) in line
+    assert set(os.listdir(tmp_path)) == before  # no journal, no lock, no report, no temporary file
+    assert old_report.read_text() == "kept\n"
+    assert dealings(url) == 0 and not deal_history.exists()
+
+    good = "sim://?speed=500&seed=2"
+    assert run(["deal", str(session), "--port", good, "--quiet"]) == 0
+    assert dealings(good) == 4
+
+
+def test_a_bad_sim_port_is_refused_before_the_journal_is_made(session: Path, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    before = set(os.listdir(tmp_path))
+    assert run(["deal", str(session), "--port", "sim://?speed=0", "--quiet"]) == 2
+    (line,) = error_lines(capsys)
+    assert "sim://?speed=0: simulator speed must be above 0" in line
+    assert set(os.listdir(tmp_path)) == before
+
+
+def test_an_existing_report_is_replaced_with_force(session: Path, tmp_path: Path) -> None:
+    report = tmp_path / "run.txt"
+    report.write_text("an older report\n")
+    assert run(["deal", str(session), "--port", "sim://?speed=500", "--quiet", "--report", str(report),
+                "--force"]) == 0
+    assert report.read_text().startswith("Run report of ")
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["generate", "--boards", "1-4", "--seed", "", "-o", "{tmp}/s.pbn"], "argument --seed: is empty"),
+    (["generate", "--boards", "1-4", "--seed", "  ", "-o", "{tmp}/s.pbn"], "argument --seed: is empty"),
+    (["labels", "--set", "A-1", "--boards", "1-4", "-o", "{tmp}/l.svg"], "board set name 'A-1'"),
+    (["labels", "--set", "A", "--boards", "1-4", "--copies", "0", "-o", "{tmp}/l.svg"], "argument --copies"),
+    (["records", "{tmp}/session.pbn", "--per-page", "0", "-o", "{tmp}/r.html"], "argument --per-page"),
+    (["demo", "--speed", "0"], "argument --speed: must be a number above 0"),
+    (["demo", "--machines", "0"], "argument --machines"),
+    (["demo", "--machines", "99"], "--machines 99: the demo runs 1 to 8 machines"),
+    (["demo", "--keep", "{tmp}/session.pbn"], "session.pbn: is a file, not a folder"),
+    (["stats", "--shuffle-model", "3", "--deals", "0"], "--deals must be at least 1"),
+    (["check", "{tmp}/session.pbn", "--port", "sim://", "--set", "BAD SET"], "board set name 'BAD SET'"),
+    (["check", "{tmp}/session.pbn", "--port", "sim://", "--board-timeout", "-5"], "argument --board-timeout"),
+])
+def test_bad_options_of_other_commands_are_one_line_and_exit_2(
+        argv: list[str], words: str, session: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = set(os.listdir(tmp_path))
+    assert run([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    (line,) = error_lines(capsys)
+    assert words in line
+    assert set(os.listdir(tmp_path)) == before
+
+
+def wedge(journal_path: Path, session: Path, set_name: str, copies: int) -> None:
+    """The journal an earlier version left for ``dealer deal SESSION --set SET_NAME --copies COPIES``: it took
+    the name as it was, begun the run (jobs in set NAMEk), recorded the deals in the deal history, and its
+    station took board 1 before the label it could not make stopped it."""
+    deals = formats.read_file(session)
+    plan = [JobPlan(int(b), c, "", set_name if copies == 1 else f"{set_name}{c}")
+            for c in range(1, copies + 1) for b in deals.boards]
+    with Journal.open(journal_path, command="dealer deal") as journal:
+        run_ = journal.begin_run(session.stem, str(session.resolve()), deals, plan)
+        with DealHistory.open(None) as history:
+            history.record(deals, run_uid=run_.uid, run_name=run_.name, journal=journal.path, replay=False)
+        assert journal.claim_next(run_.id, "sim://") is not None
+
+
+@pytest.mark.parametrize(("bad", "copies", "good", "sets"), [
+    ("BAD SET!", 1, "RED", {"RED"}),
+    ("ABCDEFGHIJKL", 2, "C", {"C1", "C2"}),
+])
+def test_a_journal_wedged_by_an_earlier_version_is_explained_then_continued_with_set(
+        bad: str, copies: int, good: str, sets: set[str], session: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    journal = Path(f"{session}.journal")
+    wedge(journal, session, bad, copies)
+    url = "sim://?speed=500&seed=3"
+
+    assert run(["deal", str(session), "--port", url, "--quiet"]) == 9  # a fresh run: the unfinished one named
+    (line,) = error_lines(capsys)
+    assert "was begun by an earlier version with board set" in line and "--resume --set NAME" in line
+    assert run(["deal", str(session), "--port", url, "--quiet", "--resume"]) == 9
+    (line,) = error_lines(capsys)
+    assert f"{bad!r}" in line or f"'{bad}1'" in line
+    assert "no board label can carry" in line and "--resume --set NAME" in line
+    assert run(["report", str(journal)]) == 0
+    assert "cannot be printed on a label" in capsys.readouterr().out
+    assert dealings(url) == 0
+
+    assert run(["deal", str(session), "--port", url, "--quiet", "--resume", "--set", good]) == 0
+    assert dealings(url) == 4 * copies
+    with Journal.open_read_only(journal) as read:
+        (only,) = read.runs()
+        jobs = read.jobs(only.id)
+        assert only.finished and {j.state for j in jobs} == {JobState.VERIFIED}
+        assert {j.set_name for j in jobs} == sets
+        assert read.check_consistency(only.id) == []
+        renamed = [e for e in read.events(only.id) if e["kind"] == "set-renamed"]
+        assert len(renamed) == 4 * copies
+
+
+def test_a_plan_with_a_sim_port_the_simulator_refuses_is_named_by_plan_and_refused_before_anything_is_made(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plan = write(tmp_path, BASE.replace('port = "/dev/ttyUSB0"', 'port = "sim://?speed=0"')
+                 .replace('port = "rfc2217://dealroom.local:4001"', 'port = "sim://?speed=500"'))
+    assert run(["plan", str(plan)]) == 2
+    out = capsys.readouterr()
+    assert f"{plan}: machine M1: sim://?speed=0: simulator speed must be above 0" in out.out + out.err
+    before = set(os.listdir(tmp_path))
+    assert run(["deal", "--plan", str(plan), "--quiet"]) == 2
+    (line,) = error_lines(capsys)
+    assert "machine M1: sim://?speed=0: simulator speed must be above 0" in line
+    made = set(os.listdir(tmp_path)) - before
+    assert made <= {"congress.journal.lock"}  # no deal file generated, no journal; the lock file blocks nothing
+    assert not (tmp_path / "deals").exists() and dealings("sim://?speed=500") == 0
