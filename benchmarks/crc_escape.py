@@ -20,13 +20,14 @@ import random
 import sys
 from binascii import crc_hqx
 
-from _support import header, one_board_exchange  # the project root on sys.path too
+from _support import header  # the project root on sys.path too
 
 from firmware_protocol import cobs
 from firmware_protocol.crc import CRC_INIT
 from firmware_protocol.errors import DecodeError
 from firmware_protocol.framing import DELIMITER, Frame, FrameDecoder
 from firmware_protocol.messages import MsgType, decode_message
+from hil.bench import one_board_exchange
 
 
 def damage(frame: bytes, rate: float, rng: random.Random) -> bytes:
