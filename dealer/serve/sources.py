@@ -100,7 +100,7 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
         checked.problems.append(JournalError(f"{checked.journal}: no unfinished run of this deal set to resume"))
     elif unfinished is not None:
         checked.lines.append(f"resumes run {unfinished}")
-    if not request.resume:
+    if unfinished is None and not request.resume:  # a resume is checked against the history as it starts
         with DealHistory.open(checked.history) as history:
             for fault in check_reuse(history, deals, name=request.source.stem, replay=False):
                 checked.lines.append(f"note: {fault.text()}")
