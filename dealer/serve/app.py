@@ -55,8 +55,9 @@ class Console:
     workdir: Path
 
 
-def build_app(workdir: Path, access: Access, director_pin: str) -> Starlette:
-    """The application for a work folder, its access rules and the director's PIN."""
+def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float = machines.SIM_SPEED) -> Starlette:
+    """The application for a work folder, its access rules and the director's PIN; the simulated machines
+    the Start page offers run at `sim_speed`."""
     workdir.mkdir(parents=True, exist_ok=True)
     hub = EventHub()
     console = Console(hub, RunManager(hub, workdir), director.DirectorLock(director_pin), workdir)
@@ -73,7 +74,7 @@ def build_app(workdir: Path, access: Access, director_pin: str) -> Starlette:
         Route("/", lambda r: HTMLResponse(pages.room_page())),
         Route("/events", _events),
         Route("/api/room", lambda r: JSONResponse(_console(r).runs.snapshot())),
-        Route("/start", lambda r: HTMLResponse(pages.start_page(machines.choices(workdir), str(workdir)))),
+        Route("/start", lambda r: HTMLResponse(pages.start_page(machines.choices(workdir, sim_speed), str(workdir)))),
         Route("/api/check", _check, methods=["POST"]),
         Route("/api/start", _start, methods=["POST"]),
         Route("/api/stop", _stop, methods=["POST"]),

@@ -81,14 +81,11 @@ class GridWatcher:
         self.refresh()
 
     def cells(self) -> list[dict[str, Any]]:
-        """The grid now (read fresh; the known states updated)."""
+        """The grid now, read fresh (for a browser's snapshot: what the others were sent is unchanged)."""
         try:
-            cells = read_grid(self.journal_path, self.run_ids) if self.journal_path.is_file() else []
+            return read_grid(self.journal_path, self.run_ids) if self.journal_path.is_file() else []
         except DealerError:
             return []
-        with self._lock:
-            self._known = {cell_id(c): c["state"] for c in cells}
-        return cells
 
     def refresh(self) -> None:
         """Read the journal; publish the cells whose state changed since the last reading."""

@@ -31,11 +31,11 @@ def room_page() -> str:
 <section id="head"><h1 id="title">Room</h1>
   <p><span id="status" class="status">connecting</span> <span id="message"></span></p>
   <p><progress id="bar" max="1" value="0"></progress> <span id="count">0/0 boards verified</span>
-     <span id="rate"></span> <span id="connection" class="connection">live</span></p></section>
+     <span id="rate"></span> · <span id="connection" class="connection">live</span></p></section>
 <section><h2>Machines</h2>
   <table id="machines"><thead><tr><th>machine</th><th>state</th><th>session</th><th>set</th><th>board</th>
   <th>copy</th><th>attempt</th><th>step</th><th>boards/hour</th></tr></thead><tbody></tbody></table>
-  <div id="prompts"></div></section>
+  </section>
 <section><h2>Boards</h2><div id="legend"></div><div id="grid"></div></section>
 <section><h2>Faults, in the order they happened</h2>
   <table id="faults"><thead><tr><th>#</th><th>machine</th><th>board</th><th>Law</th><th>fault</th>

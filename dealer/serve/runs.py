@@ -146,8 +146,8 @@ class RunManager:
                 result = deal_session(checked.deals, str(checked.source.resolve()), options)
             raise_for(result)
             live.status, live.message = "finished", "every board verified"
-        except DealerError as exc:
-            live.status = "stopped" if live.stop.is_set() else "failed"
+        except DealerError as exc:  # (the run sets its stop event as it ends: the status says who stopped it)
+            live.status = "stopped" if live.status == "stopping" else "failed"
             live.message = str(exc)
         except Exception as exc:  # a bug: shown, and the server goes on
             live.status, live.message = "failed", f"unexpected error: {type(exc).__name__}: {exc}"

@@ -27,6 +27,22 @@ def law_of(text: str) -> str:
     return found.group(1) if found else ""
 
 
+def state_of(kind: EventKind, text: str) -> str:
+    """A machine's state in the room, from its last event: 'dealing', 'board verified', 'waiting for the
+    operator', 'fault', 'stopped', 'working'."""
+    if kind is EventKind.PROMPT:
+        return "waiting for the operator"
+    if kind is EventKind.FAULT:
+        return "fault"
+    if kind is EventKind.STOPPED:
+        return "stopped"
+    if text.endswith("dealing"):
+        return "dealing"
+    if text.startswith("verified"):
+        return "board verified"
+    return "working"
+
+
 def job_dict(row_job: Any) -> dict[str, Any] | None:
     if row_job is None:
         return None
@@ -42,9 +58,10 @@ def machine_dict(row: MachineRow) -> dict[str, Any]:
     elif row.last is None:
         state, step = "connecting", "connecting"
     else:
-        state, step = str(row.last.kind), row.last.step()
-    return {"name": row.name, "port": row.port, "state": state, "step": step, "job": job_dict(job),
-            "prompt": step if state == "prompt" else "", "rate": round(row.stats.boards_per_hour()),
+        state, step = state_of(row.last.kind, row.last.step()), row.last.step()
+    kind = "stopped" if row.lost is not None else str(row.last.kind) if row.last is not None else "note"
+    return {"name": row.name, "port": row.port, "state": state, "kind": kind, "step": step, "job": job_dict(job),
+            "prompt": step if kind == "prompt" else "", "rate": round(row.stats.boards_per_hour()),
             "verified": row.stats.verified}
 
 
@@ -69,7 +86,7 @@ class HubView:
         progress = self.progress
         message: dict[str, Any] = {"type": "event", "run": self.run_key, "t": self.clock(),
                                    "machine": event.machine, "kind": str(event.kind), "text": event.step(),
-                                   "job": job_dict(event.job)}
+                                   "state": state_of(event.kind, event.step()), "job": job_dict(event.job)}
         if progress is not None:
             message["verified"] = progress.verified
             message["total"] = progress.total_jobs

@@ -6,7 +6,7 @@ const STATES = ["planned", "loaded", "label checked", "dealing", "recount", "ver
 const $ = (id) => document.getElementById(id);
 const shown = [];  // [seq, event time, time shown] of the last events (read by benchmarks/serve.py)
 window.dealerShown = shown;
-let total = 0, verified = 0;
+let total = 0, verified = 0, lastFault = 0;
 
 function text(el, value) { el.textContent = value === undefined || value === null ? "" : String(value); }
 function cls(state) { return state.replace(/ /g, "-"); }
@@ -35,7 +35,7 @@ function machineRow(name) {
 }
 function showMachine(m) {
   const row = machineRow(m.name); const job = m.job || {};
-  row.className = m.state;
+  row.className = m.kind;
   const cells = [m.name, m.state, job.session, job.set, job.board, job.copy, job.attempt, m.step, m.rate];
   cells.forEach((v, i) => text(row.cells[i], v));
 }
@@ -59,17 +59,24 @@ function gridCell(c) {
 }
 
 function addFault(f) {
+  if (f.n <= lastFault) return;  // in the snapshot already
+  lastFault = f.n;
   const row = document.createElement("tr"); const job = f.job || {};
   [f.n, f.machine, job.board === undefined ? "" : job.board + (job.copy > 1 ? " copy " + job.copy : ""),
-   f.law || "(machine)", f.text, f.action].forEach((v, i) => {
+   f.law || "(a machine stop)", f.text, f.action].forEach((v, i) => {
     const td = document.createElement("td"); text(td, v); if (i === 3) td.className = "law"; row.appendChild(td);
   });
   $("faults").tBodies[0].appendChild(row);
 }
 
+function clear() {
+  $("machines").tBodies[0].replaceChildren(); $("grid").replaceChildren(); $("faults").tBodies[0].replaceChildren();
+  text($("summary"), ""); lastFault = 0;
+}
+
 function snapshot(s) {
   text($("title"), s.title); setStatus(s.status, s.message); setCount(s.verified, s.total, s.rate);
-  $("machines").tBodies[0].replaceChildren(); $("grid").replaceChildren(); $("faults").tBodies[0].replaceChildren();
+  clear();
   s.machines.forEach(showMachine); s.grid.forEach(gridCell); s.faults.forEach(addFault);
   text($("summary"), s.summary);
 }
@@ -78,9 +85,8 @@ function event(e) {
   if (e.verified !== undefined) setCount(e.verified, e.total);
   if (e.machine) {
     const row = machineRow(e.machine); const job = e.job || {};
-    const state = e.kind === "step" ? "dealing" : e.kind;
     row.className = e.kind;
-    [e.machine, state, job.session, job.set, job.board, job.copy, job.attempt, e.text].forEach(
+    [e.machine, e.state, job.session, job.set, job.board, job.copy, job.attempt, e.text].forEach(
       (v, i) => text(row.cells[i], v));
     if (e.rate !== undefined) text(row.cells[8], e.rate);
   }
@@ -92,7 +98,7 @@ function apply(m) {
     case "snapshot": snapshot(m); break;
     case "event": event(m); break;
     case "grid": m.cells.forEach(gridCell); break;
-    case "opened": text($("title"), m.title); setCount(m.verified, m.total); break;
+    case "opened": clear(); text($("title"), m.title); setCount(m.verified, m.total); break;
     case "status": setStatus(m.status, m.message); if (m.title) text($("title"), m.title); break;
     case "ended": setStatus(m.status, m.message); text($("summary"), m.summary); break;
   }
