@@ -28,9 +28,9 @@ def register(sub: Any) -> None:
                                    "blind: no card reaches a browser unless the director unlocks a finished "
                                    "run's deals. Bound to this computer (127.0.0.1) by default; any other "
                                    "address needs an access token (--allow-remote or --token-file).")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this computer "
+    p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS", help="address to listen on (default 127.0.0.1: this computer "
                                                        "only)")
-    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0: any free port)")
+    p.add_argument("--port", type=int, default=8000, metavar="NUMBER", help="port to listen on (default 8000; 0: any free port)")
     p.add_argument("--workdir", "--journal-dir", dest="workdir", default="dealer-serve", metavar="DIR",
                    help="folder for uploads, the simulated machines' fault plans and the list of journals "
                         "dealt on (default ./dealer-serve)")
@@ -41,6 +41,9 @@ def register(sub: Any) -> None:
                    help="make an access token and write it to FILE (mode 0600) instead of printing it; every "
                         "request must then carry it")
     p.add_argument("--force", action="store_true", help="replace an existing --token-file")
+    p.add_argument("--sim-speed", type=float, default=50.0, metavar="X",
+                   help="speed of the simulated machines the Start page offers (default 50: 50 times a real "
+                        "machine)")
     teach(p, [("dealer serve", "the console at http://127.0.0.1:8000/"),
               ("dealer serve --port 8080 --workdir congress", "another port, another work folder"),
               ("dealer serve --host 0.0.0.0 --allow-remote", "for the room's tablets: address and token printed "
@@ -54,6 +57,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dealer.serve import auth
 
+    if not args.sim_speed > 0:
+        raise UsageError(f"--sim-speed {args.sim_speed:g}: give a speed above 0")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: give a port from 0 to 65535")
     local = auth.is_loopback(args.host)
@@ -89,7 +94,7 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str | None, loc
 
     hosts = frozenset(LOOPBACK_HOSTS | {args.host}) if local or token is None else None
     pin = director.new_pin()
-    app = build_app(Path(args.workdir).resolve(), auth.Access(token, hosts), pin)
+    app = build_app(Path(args.workdir).resolve(), auth.Access(token, hosts), pin, args.sim_speed)
     port = sock.getsockname()[1]
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     address = f"http://{shown_host}:{port}/"
