@@ -28,9 +28,10 @@ def register(sub: Any) -> None:
                                    "blind: no card reaches a browser unless the director unlocks a finished "
                                    "run's deals. Bound to this computer (127.0.0.1) by default; any other "
                                    "address needs an access token (--allow-remote or --token-file).")
-    p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS", help="address to listen on (default 127.0.0.1: this computer "
-                                                       "only)")
-    p.add_argument("--port", type=int, default=8000, metavar="NUMBER", help="port to listen on (default 8000; 0: any free port)")
+    p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                   help="address to listen on (default 127.0.0.1: this computer only)")
+    p.add_argument("--port", type=int, default=8000, metavar="NUMBER",
+                   help="port to listen on (default 8000; 0: any free port)")
     p.add_argument("--workdir", "--journal-dir", dest="workdir", default="dealer-serve", metavar="DIR",
                    help="folder for uploads, the simulated machines' fault plans and the list of journals "
                         "dealt on (default ./dealer-serve)")
