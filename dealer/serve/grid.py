@@ -7,6 +7,7 @@ run's events, at most a few times a second) and publishes only the boards whose 
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,15 +36,20 @@ Cell = tuple[int, str, str, int, int]
 def read_grid(journal_path: Path, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """Every job of the runs (default: all the journal's), each with the room's name of its state."""
     with Journal.open_read_only(journal_path) as journal:
-        runs = {r.id: r for r in journal.runs()}
-        cells = []
-        for run_id in run_ids if run_ids is not None else list(runs):
-            run = runs.get(run_id)
-            if run is None:
-                continue
-            for job in journal.jobs(run_id):
-                cells.append({"run": run_id, "session": run.name, "set": job.set_name or "A",
-                              "board": job.board, "copy": job.copy, "state": SHOWN[job.state]})
+        return grid_of(journal, run_ids)
+
+
+def grid_of(journal: Journal, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """`read_grid` on a journal open already."""
+    runs = {r.id: r for r in journal.runs()}
+    cells = []
+    for run_id in run_ids if run_ids is not None else list(runs):
+        run = runs.get(run_id)
+        if run is None:
+            continue
+        for job in journal.jobs(run_id):
+            cells.append({"run": run_id, "session": run.name, "set": job.set_name or "A",
+                          "board": job.board, "copy": job.copy, "state": SHOWN[job.state]})
     return cells
 
 
@@ -63,6 +69,8 @@ class GridWatcher:
         self._dirty = threading.Event()
         self._done = threading.Event()
         self._lock = threading.Lock()
+        self._journal: Journal | None = None
+        """Open for reading while the run deals (each reading its own short transaction)."""
         self._thread = threading.Thread(target=self._loop, name="grid", daemon=True)
 
     def start(self) -> None:
@@ -79,6 +87,10 @@ class GridWatcher:
         if self._thread.ident is not None:
             self._thread.join()
         self.refresh()
+        with self._lock:
+            journal, self._journal = self._journal, None
+        if journal is not None:
+            journal.close()
 
     def cells(self) -> list[dict[str, Any]]:
         """The grid now, read fresh (for a browser's snapshot: what the others were sent is unchanged)."""
@@ -90,8 +102,12 @@ class GridWatcher:
     def refresh(self) -> None:
         """Read the journal; publish the cells whose state changed since the last reading."""
         try:
-            cells = read_grid(self.journal_path, self.run_ids) if self.journal_path.is_file() else []
-        except DealerError:
+            if self._journal is None:
+                if not self.journal_path.is_file():
+                    return
+                self._journal = Journal.open_read_only(self.journal_path)
+            cells = grid_of(self._journal, self.run_ids)
+        except (DealerError, sqlite3.Error):  # read again at the next event
             return
         with self._lock:
             changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
