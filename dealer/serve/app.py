@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import re
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from html import escape
@@ -67,6 +68,8 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
         yield
         hub.close_all()
         if console.runs.dealing():
+            sys.stderr.write("dealer serve: stopping the run: each machine finishes its board (resume it from the "
+                             "Start page)\n")
             console.runs.stop()
         await asyncio.to_thread(console.runs.wait, 120)
 

@@ -19,7 +19,7 @@ from typing import IO, Any, cast
 
 from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
-from dealer.serve import grid, sources
+from dealer.serve import grid, past, sources
 from dealer.serve.hub import EventHub
 from dealer.serve.view import HubView, machine_dict
 
@@ -178,7 +178,7 @@ class RunManager:
             return {"type": "snapshot", "run": "", "title": f"{journal.name} (from the journal)", "status": "idle",
                     "message": "no run is dealing; the journal's runs are shown", "summary": "",
                     "journal": str(journal), "total": len(cells), "verified": done, "rate": 0, "machines": [],
-                    "grid": cells, "faults": [], "t": time.time()}
+                    "grid": cells, "faults": past.journal_faults(journal), "t": time.time()}
         return {"type": "snapshot", "run": "", "title": "no run yet", "status": "idle",
                 "message": "start a run on the Start page", "summary": "", "journal": "", "total": 0,
                 "verified": 0, "rate": 0, "machines": [], "grid": [], "faults": [], "t": time.time()}

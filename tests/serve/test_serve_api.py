@@ -16,7 +16,7 @@ from dealer.dealing import sim_ports
 from dealer.dealing.journal import JobState, Journal
 from dealer.serve.app import build_app
 from dealer.serve.auth import Access
-from tests.support.serve_room import cards_in, hands_of, holdings, make_session, text_of
+from tests.support.serve_room import FAULTS, cards_in, hands_of, holdings, make_session, text_of
 from tests.support.serve_room import sim_ports as sims
 
 PIN = "12345678"
@@ -136,12 +136,16 @@ def test_a_run_stopped_from_the_page_resumes_where_it_stopped(client: TestClient
 def test_a_console_started_again_shows_the_runs_of_its_journals(session: Path, tmp_path: Path) -> None:
     try:
         with TestClient(build_app(tmp_path / "work", LOCAL, PIN)) as first:
-            start(first, session, sims(tmp_path, plans=[[]]))
+            start(first, session, sims(tmp_path, plans=FAULTS))
             follow(first)
+            live_laws = [f["law"] for f in first.get("/api/room").json()["faults"] if f["law"]]
         with TestClient(build_app(tmp_path / "work", LOCAL, PIN)) as again:
             room = again.get("/api/room").json()
             assert room["status"] == "idle" and room["verified"] == 16
             assert [c["state"] for c in room["grid"]] == ["verified"] * 16
+            assert sorted(f["law"] for f in room["faults"] if f["law"]) == sorted(live_laws)  # from the journal
+            assert {"Law 13A1", "Law 2"} <= set(live_laws)
+            assert cards_in(json.dumps(room), hands_of(session)) == []
             assert "session.pbn.journal run 1" in again.get("/report").text
     finally:
         sim_ports.stop_all()
