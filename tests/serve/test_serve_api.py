@@ -188,3 +188,54 @@ def test_a_local_console_answers_its_own_pages_only(client: TestClient) -> None:
     assert client.get("/", headers={"Host": "evil.example"}).status_code == 400
     assert client.post("/api/stop", headers={"Origin": "http://evil.example"}).status_code == 403
     assert client.post("/api/stop", headers={"Origin": "http://testserver"}).status_code == 400  # no run
+
+
+PLAN = '''\
+[event]
+name = "Serve Congress"
+journal = "serve.journal"
+
+[[machines]]
+name = "M1"
+port = "sim://?speed=100&seed=11"
+
+[[machines]]
+name = "M2"
+port = "sim://?speed=100&seed=12"
+
+[[sessions]]
+name = "MON1"
+boards = "1-4"
+
+[[sessions.sections]]
+name = "A"
+copies = 2
+
+[[sessions]]
+name = "MON2"
+boards = "1-3"
+
+[[sessions.sections]]
+name = "B"
+sets = ["RED"]
+'''
+
+
+def test_a_congress_plan_is_checked_then_dealt_on_its_own_machines(client: TestClient, tmp_path: Path) -> None:
+    plan = tmp_path / "congress.toml"
+    plan.write_text(PLAN, encoding="utf-8")
+    checked = client.post("/api/check", json={"source": str(plan), "ports": []}).json()
+    assert checked["ok"], checked
+    assert checked["lines"][0] == ("congress plan Serve Congress: 2 sessions, 11 jobs, on the plan's 2 machines "
+                                   "(M1, M2)")
+    start(client, plan, [])
+    ended = [m for m in follow(client) if m["type"] == "ended"]
+    assert ended[-1]["status"] == "finished", ended
+    room = client.get("/api/room").json()
+    cells = sorted((c["session"], c["set"], c["board"]) for c in room["grid"])
+    assert cells == sorted([("MON1", s, b) for s in ("A1", "A2") for b in range(1, 5)]
+                           + [("MON2", "RED", b) for b in range(1, 4)])
+    assert {c["state"] for c in room["grid"]} == {"verified"}
+    assert {m["name"] for m in room["machines"]} == {"M1", "M2"}
+    again = client.post("/api/check", json={"source": str(plan), "ports": []}).json()
+    assert again["ok"]  # every session dealt: a new start deals nothing
