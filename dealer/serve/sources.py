@@ -22,6 +22,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, JournalError, UsageError
 from dealer.dealing.history import DealHistory, check_reuse
 from dealer.dealing.journal import Journal
+from dealer.dealing.journal_lock import JournalLock, lock_path
 from dealer.plan import Plan
 from dealer.plan import check as plan_check
 
@@ -92,6 +93,9 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
                          f"{request.copies} cop{'y' if request.copies == 1 else 'ies'}, board set "
                          f"{request.set_name}; {len(request.ports)} machine{'s' if len(request.ports) != 1 else ''}")
     checked.lines.append(f"journal: {checked.journal}")
+    held = busy(checked.journal)
+    if held is not None:
+        checked.problems.append(held)
     unfinished = _unfinished(checked.journal, deals)
     if unfinished is not None and not request.resume:
         checked.problems.append(JournalError(f"{checked.journal}: run {unfinished} of this deal set is unfinished; "
@@ -104,6 +108,18 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
         with DealHistory.open(checked.history) as history:
             for fault in check_reuse(history, deals, name=request.source.stem, replay=False):
                 checked.lines.append(f"note: {fault.text()}")
+
+
+def busy(journal: Path) -> DealerError | None:
+    """The error of a journal another controller holds now (one controller per journal), else None. A
+    journal never locked has no lock file: none is made to find out."""
+    if not lock_path(journal).is_file():
+        return None
+    try:
+        JournalLock.acquire(journal, "dealer serve (a check)").release()
+    except JournalError as exc:
+        return exc
+    return None
 
 
 def _unfinished(journal: Path, deals: DealSet) -> int | None:
@@ -125,5 +141,8 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path) -> None:
                          f"{sum(len(s.jobs()) for s in plan.sessions)} jobs, on the plan's "
                          f"{len(plan.machines)} machines ({', '.join(m.name for m in plan.machines)})")
     checked.lines.append(f"journal: {checked.journal}")
+    held = busy(checked.journal)
+    if held is not None:
+        checked.problems.append(held)
     checked.problems += plan_check.problems(plan, None, plan_check.journal_runs(checked.journal), resume=request.resume,
                                        journal=str(checked.journal), history=checked.history)

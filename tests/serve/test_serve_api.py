@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from dealer.dealing import sim_ports
 from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.journal_lock import JournalLock
 from dealer.serve.app import build_app
 from dealer.serve.auth import Access
 from tests.support.serve_room import FAULTS, cards_in, hands_of, holdings, make_session, text_of
@@ -110,6 +111,11 @@ def test_the_start_page_shows_what_is_wrong_before_anything_starts(client: TestC
     good = client.post("/api/check", json={"source": str(session), "ports": sims(tmp_path)}).json()
     assert good["ok"] and good["lines"][0].startswith("16 boards (1-16) in session.pbn")
     assert not Path(str(session) + ".journal").exists()  # a check starts nothing
+    with JournalLock.acquire(str(session) + ".journal", "dealer deal (another controller)"):
+        held = client.post("/api/check", json={"source": str(session), "ports": sims(tmp_path)}).json()
+        assert not held["ok"] and "in use by dealer deal (another controller)" in held["problems"][0]
+        assert client.post("/api/start", json={"source": str(session), "ports": sims(tmp_path)}).status_code == 400
+    assert client.post("/api/check", json={"source": str(session), "ports": sims(tmp_path)}).json()["ok"]
 
 
 def test_a_run_stopped_from_the_page_resumes_where_it_stopped(client: TestClient, session: Path,
