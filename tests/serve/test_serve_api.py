@@ -245,3 +245,18 @@ def test_a_congress_plan_is_checked_then_dealt_on_its_own_machines(client: TestC
     assert {m["name"] for m in room["machines"]} == {"M1", "M2"}
     again = client.post("/api/check", json={"source": str(plan), "ports": []}).json()
     assert again["ok"]  # every session dealt: a new start deals nothing
+
+
+def test_an_uploaded_deal_file_is_kept_private_in_the_work_folder_then_checked(client: TestClient, session: Path,
+                                                                               tmp_path: Path) -> None:
+    data = session.read_bytes()
+    kept = client.post("/api/upload?name=../club night.pbn", content=data).json()
+    path = Path(kept["path"])
+    assert path.parent == tmp_path / "work" / "uploads" and path.name == "club_night.pbn"
+    assert path.read_bytes() == data and path.stat().st_mode & 0o777 == 0o600
+    again = client.post("/api/upload?name=club night.pbn", content=data).json()
+    assert again["path"] == kept["path"]  # the same file again: kept once
+    other = client.post("/api/upload?name=club night.pbn", content=data.replace(b"Board", b"board", 1)).json()
+    assert other["path"] != kept["path"] and path.read_bytes() == data  # another file never replaces it
+    checked = client.post("/api/check", json={"source": kept["path"], "ports": sims(tmp_path)}).json()
+    assert checked["ok"] and checked["lines"][0].startswith("16 boards (1-16) in club_night.pbn")
