@@ -67,14 +67,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--host {args.host}: a console reachable beyond this computer needs an access token: "
                          "add --allow-remote (the token is printed once) or --token-file FILE")
     token = auth.new_token() if (args.allow_remote or args.token_file) else None
-    if args.token_file and token is not None:
-        write_text(args.token_file, token + "\n", force=args.force, mode=SECRET_MODE)
     try:
         sock = _listen(args.host, args.port)
     except OSError as exc:
         why = exc.strerror or exc
         raise UsageError(f"--host {args.host} --port {args.port}: cannot listen there ({why})") from None
-    return _serve(args, sock, token, local)
+    try:
+        if args.token_file and token is not None:  # once the address is ours: no token file for a console
+            write_text(args.token_file, token + "\n", force=args.force, mode=SECRET_MODE)  # that never started
+        return _serve(args, sock, token, local)
+    finally:
+        sock.close()
 
 
 def _listen(host: str, port: int) -> socket.socket:
