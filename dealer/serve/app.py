@@ -77,7 +77,8 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
         Route("/", lambda r: HTMLResponse(pages.room_page())),
         Route("/events", _events),
         Route("/api/room", lambda r: JSONResponse(_console(r).runs.snapshot())),
-        Route("/start", lambda r: HTMLResponse(pages.start_page(machines.choices(workdir, sim_speed), str(workdir)))),
+        Route("/start", lambda r: HTMLResponse(pages.start_page(machines.choices(workdir, sim_speed),
+                                                                 str(Path.cwd())))),
         Route("/api/check", _check, methods=["POST"]),
         Route("/api/start", _start, methods=["POST"]),
         Route("/api/stop", _stop, methods=["POST"]),
@@ -139,13 +140,11 @@ async def _events(request: Request) -> Response:
 # --- start, stop, resume -------------------------------------------------------------------------
 
 
-def _request_of(body: dict[str, Any], workdir: Path) -> RunRequest:
+def _request_of(body: dict[str, Any]) -> RunRequest:
     source = str(body.get("source", "")).strip()
     if not source:
         raise UsageError("give a deal file or a plan (a path on this computer, or upload one)")
-    path = Path(source).expanduser()
-    if not path.is_absolute():
-        path = workdir / path
+    path = Path(source).expanduser().absolute()  # a relative path: from where the console was started
     try:
         copies = int(body.get("copies", 1))
     except (TypeError, ValueError):
@@ -170,7 +169,7 @@ def _refused(exc: DealerError) -> JSONResponse:
 async def _check(request: Request) -> Response:
     console = _console(request)
     try:
-        run_request = _request_of(await _json_body(request), console.workdir)
+        run_request = _request_of(await _json_body(request))
     except DealerError as exc:
         return _refused(exc)
     checked = await asyncio.to_thread(check, run_request, console.workdir)
@@ -180,7 +179,7 @@ async def _check(request: Request) -> Response:
 async def _start(request: Request) -> Response:
     console = _console(request)
     try:
-        run_request = _request_of(await _json_body(request), console.workdir)
+        run_request = _request_of(await _json_body(request))
         live = await asyncio.to_thread(console.runs.start, run_request)
     except DealerError as exc:
         return _refused(exc)

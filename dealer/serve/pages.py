@@ -44,7 +44,8 @@ def room_page() -> str:
     return layout("Room", "/", body, "room.js")
 
 
-def start_page(ports: Sequence[tuple[str, str]], workdir: str) -> str:
+def start_page(ports: Sequence[tuple[str, str]], folder: str) -> str:
+    """The Start page; `folder` is where a relative path is read from (where the console was started)."""
     choices = "".join(
         f'<label class="port"><input type="checkbox" name="port" value="{escape(url, quote=True)}"> '
         f"{escape(text)}</label>" for url, text in ports)
@@ -53,7 +54,7 @@ def start_page(ports: Sequence[tuple[str, str]], workdir: str) -> str:
 <form id="start" onsubmit="return false">
   <fieldset><legend>What to deal</legend>
     <label>Deal file or congress plan (.toml) on this computer
-      <input id="source" name="source" size="60" placeholder="{escape(workdir, quote=True)}/session.pbn"></label>
+      <input id="source" name="source" size="60" placeholder="{escape(folder, quote=True)}/session.pbn"></label>
     <label>or upload one <input id="upload" type="file" name="upload"></label>
     <label>Copies <input id="copies" type="number" min="1" value="1" size="3"></label>
     <label>Board set <input id="set" value="A" size="4"></label>

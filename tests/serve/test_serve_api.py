@@ -97,7 +97,11 @@ def test_a_session_on_two_faulty_machines_is_dealt_watched_and_reported_without_
 
 
 def test_the_start_page_shows_what_is_wrong_before_anything_starts(client: TestClient, session: Path,
-                                                                   tmp_path: Path) -> None:
+                                                                   tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(session.parent)  # a relative path is read from where the console was started
+    relative = client.post("/api/check", json={"source": session.name, "ports": sims(tmp_path)}).json()
+    assert relative["ok"] and relative["source"] == str(session)
     missing = client.post("/api/check", json={"source": str(tmp_path / "nope.pbn"), "ports": ["sim://"]}).json()
     assert not missing["ok"] and "no such file" in missing["problems"][0]
     no_port = client.post("/api/check", json={"source": str(session), "ports": []}).json()
