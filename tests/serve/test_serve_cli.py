@@ -3,6 +3,9 @@ refuses to start; with a token, a request without it gets 401."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import stat
 import subprocess
 import sys
@@ -10,8 +13,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from dealer.dealing.journal import JobState, Journal
 from tests.support.processes import ENV
-from tests.support.serve_room import served
+from tests.support.serve_room import make_session, served, sim_ports
 
 
 def test_a_console_reachable_beyond_this_computer_without_a_token_refuses_to_start(tmp_path: Path) -> None:
@@ -57,3 +61,35 @@ def test_allow_remote_prints_the_address_with_its_token_once(tmp_path: Path) -> 
         browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())  # keeps the cookie it is given
         with browser.open(f"{local}?token={token}", timeout=30) as answer:
             assert answer.status == 200 and b'id="grid"' in answer.read()
+
+
+def test_ctrl_c_stops_a_dealing_run_cleanly_and_it_resumes(tmp_path: Path) -> None:
+    session = make_session(tmp_path)
+    ports = sim_ports(tmp_path, speed=25, plans=[[]])
+    with served(tmp_path / "work") as console:
+        body = json.dumps({"source": str(session), "ports": ports}).encode()
+        start = urllib.request.Request(console.address + "api/start", data=body, method="POST",
+                                       headers={"content-type": "application/json"})
+        with urllib.request.urlopen(start, timeout=60) as answer:
+            assert json.loads(answer.read())["ok"]
+        with urllib.request.urlopen(console.address + "events", timeout=120) as stream:
+            for line in stream:
+                if b'"verified (' in line:  # a board verified: now Ctrl-C
+                    break
+        os.killpg(console.process.pid, signal.SIGINT)
+        assert console.process.wait(timeout=120) == 130  # interrupted, as every command
+        assert console.process.stderr is not None
+        said = console.process.stderr.read()
+    assert "stopping the run: each machine finishes its board" in said
+    journal_path = str(session) + ".journal"
+    with Journal.open_read_only(journal_path) as journal:
+        (run,) = journal.runs()
+        states = [job.state for job in journal.jobs(run.id)]
+        assert journal.check_consistency(run.id) == []
+    assert not run.finished and JobState.VERIFIED in states
+    assert set(states) <= {JobState.VERIFIED, JobState.PLANNED}  # nothing left half-way in a machine
+    done = subprocess.run([sys.executable, "-m", "dealer", "deal", str(session), "--port", ports[0], "--resume",
+                           "--plain"], env=ENV, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("16/16 boards verified")
