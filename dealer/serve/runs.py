@@ -36,7 +36,6 @@ class RunRequest:
     copies: int = 1
     set_name: str = "A"
     resume: bool = False
-    boards: str | None = None
 
 
 @dataclass

@@ -264,3 +264,12 @@ def test_an_uploaded_deal_file_is_kept_private_in_the_work_folder_then_checked(c
     assert other["path"] != kept["path"] and path.read_bytes() == data  # another file never replaces it
     checked = client.post("/api/check", json={"source": kept["path"], "ports": sims(tmp_path)}).json()
     assert checked["ok"] and checked["lines"][0].startswith("16 boards (1-16) in club_night.pbn")
+
+
+def test_copies_go_into_their_board_sets_on_the_grid(client: TestClient, session: Path, tmp_path: Path) -> None:
+    start(client, session, sims(tmp_path, speed=100, plans=[[], []]), copies=2, set="b")
+    assert [m for m in follow(client) if m["type"] == "ended"][-1]["status"] == "finished"
+    grid = client.get("/api/room").json()["grid"]
+    assert sorted((c["set"], c["board"], c["copy"]) for c in grid) == sorted(
+        [("B1", b, 1) for b in range(1, 17)] + [("B2", b, 2) for b in range(1, 17)])
+    assert journal_states(session) == [JobState.VERIFIED] * 32
