@@ -31,13 +31,14 @@ BASELINES: dict[str, list[str]] = {
     "noise.py": ["no noise", "8 retries"],
     "protocol.py": ["crc_hqx only", "byte-at-a-time decoder"],
     "records.py": ["one deal at a time, one thread", "one deal at a time, DDS's threads"],
+    "serve.py": ["plain terminal view"],
     "session.py": ["bare driver", "one machine alone"],
     "startup.py": ["python -c pass", "import serial", "import numpy"],
     "stats.py": ["plain Python per deal", "numpy one-hot"],
 }
 """Each script and the baselines its header must name."""
 
-USES_PTYS = {"congress.py", "session.py"}
+USES_PTYS = {"congress.py", "serve.py", "session.py"}
 COMPARED_WITH_BIGDEALX = {"bigdeal_engine.py", "generate.py", "generate_threads.py"}
 """Scripts that time bigdealx when it is on PATH; run here without it, they must say there is no baseline."""
 

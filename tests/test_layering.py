@@ -30,8 +30,10 @@ LAYERS: dict[str, set[str]] = {
                        "firmware_protocol", "hil"},
     "dealer.plan": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
                     "dealer.dealing"},
+    "dealer.serve": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
+                     "dealer.stats", "dealer.printing", "dealer.dealing", "dealer.plan"},
     "dealer.cli": {"dealer", "dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
-                   "dealer.stats", "dealer.printing", "dealer.dealing", "dealer.plan", "hil"},
+                   "dealer.stats", "dealer.printing", "dealer.dealing", "dealer.plan", "dealer.serve", "hil"},
     "dealer": {"dealer.cli"},  # dealer/__init__.py (the version, imported by any) and __main__.py
 }
 """Lowest first: a package imports only packages above it in this table (never one below)."""

@@ -41,6 +41,7 @@ COMMANDS: Final = {
     "stats": "deal statistics against the exact probabilities of a perfect shuffle",
     "sim": "serve a simulated dealing machine on a pseudo-terminal",
     "demo": "deal a session on simulated machines with faults injected (no hardware)",
+    "serve": "the duplication-room console: a live web page of every machine and board",
 }
 COMMAND_MODULES: Final = tuple(f"{__name__}.{command}" for command in COMMANDS)
 

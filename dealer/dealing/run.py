@@ -76,6 +76,9 @@ class RunOptions:
     """How progress is shown (default: one plain line an event on `out`)."""
     title: str = ""
     """What the run deals, for the head of a live view."""
+    stop: threading.Event | None = None
+    """Set from another thread to stop the run cleanly: each machine finishes its board, then the run ends
+    (resumable, like Ctrl-C); None: the run makes its own."""
 
 
 @dataclass
@@ -253,7 +256,8 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     progress.verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
     ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
                      board_timeout=options.board_timeout, deal_timeout=options.deal_timeout,
-                     max_attempts=options.max_attempts, machine_names=set(names), later_runs=tuple(runs[1:]))
+                     max_attempts=options.max_attempts, machine_names=set(names), later_runs=tuple(runs[1:]),
+                     stop=options.stop if options.stop is not None else threading.Event())
     sessions = {run: journal.run(run).name for run in run_ids}
     errors: list[tuple[str, DealerError]] = []
     progress.open()

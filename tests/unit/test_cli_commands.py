@@ -64,7 +64,7 @@ def test_each_command_module_registers_the_summary_help_lists() -> None:
 
 HEAVY_FOR_HELP = ("numpy", "cryptography", "serial", "reportlab", "endplay", "tomllib", "hil", "firmware_protocol",
                   "dealer.engines", "dealer.formats", "dealer.printing", "dealer.plan", "dealer.dealing",
-                  "dealer.verify", "dealer.squaredeal")
+                  "dealer.verify", "dealer.squaredeal", "dealer.serve", "starlette", "uvicorn")
 
 
 @pytest.mark.parametrize("argv", [["--help"], [], ["nonsense"]], ids=["help", "no-command", "unknown"])

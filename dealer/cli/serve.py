@@ -1,0 +1,134 @@
+"""`dealer serve`: the duplication-room console, a live web page of every machine and board.
+
+The web stack (Starlette, uvicorn) is imported when the command runs, never by `dealer --help`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from dealer.cli.teaching import teach
+from dealer.core.errors import UsageError
+from dealer.core.outfile import SECRET_MODE, write_text
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("serve", help="the duplication-room console: a live web page of every machine and board",
+                       description="Serve the duplication-room console: the Room (every machine and board, live), "
+                                   "Start a run (a deal file or plan on simulated or real machines: checked, "
+                                   "started, stopped, resumed), the Report (with charts and downloads) and the "
+                                   "Director's page (a board's deal by its label, behind the PIN printed at "
+                                   "start). It deals through the same run code and journal as dealer deal, "
+                                   "blind: no card reaches a browser unless the director unlocks a finished "
+                                   "run's deals. Bound to this computer (127.0.0.1) by default; any other "
+                                   "address needs an access token (--allow-remote or --token-file).")
+    p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                   help="address to listen on (default 127.0.0.1: this computer only)")
+    p.add_argument("--port", type=int, default=8000, metavar="NUMBER",
+                   help="port to listen on (default 8000; 0: any free port)")
+    p.add_argument("--workdir", "--journal-dir", dest="workdir", default="dealer-serve", metavar="DIR",
+                   help="folder for uploads, the simulated machines' fault plans and the list of journals "
+                        "dealt on (default ./dealer-serve)")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="with a --host beyond this computer: make an access token and print the address with it "
+                        "once")
+    p.add_argument("--token-file", metavar="FILE",
+                   help="make an access token and write it to FILE (mode 0600) instead of printing it; every "
+                        "request must then carry it")
+    p.add_argument("--force", action="store_true", help="replace an existing --token-file")
+    p.add_argument("--sim-speed", type=float, default=50.0, metavar="X",
+                   help="speed of the simulated machines the Start page offers (default 50: 50 times a real "
+                        "machine)")
+    teach(p, [("dealer serve", "the console at http://127.0.0.1:8000/"),
+              ("dealer serve --port 8080 --workdir congress", "another port, another work folder"),
+              ("dealer serve --host 0.0.0.0 --allow-remote", "for the room's tablets: address and token printed "
+                                                             "once"),
+              ("dealer serve --host 0.0.0.0 --token-file token.txt", "the token written to token.txt only")],
+          "The director's PIN is printed once when the console starts. Ctrl-C stops the console; a run "
+          "dealing stops cleanly\n(each machine finishes its board) and resumes from the Start page.")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dealer.serve import auth
+
+    if not args.sim_speed > 0:
+        raise UsageError(f"--sim-speed {args.sim_speed:g}: give a speed above 0")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: give a port from 0 to 65535")
+    local = auth.is_loopback(args.host)
+    if not local and not (args.allow_remote or args.token_file):
+        raise UsageError(f"--host {args.host}: a console reachable beyond this computer needs an access token: "
+                         "add --allow-remote (the token is printed once) or --token-file FILE")
+    token = auth.new_token() if (args.allow_remote or args.token_file) else None
+    try:
+        sock = _listen(args.host, args.port)
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise UsageError(f"--host {args.host} --port {args.port}: cannot listen there ({why})") from None
+    try:
+        if args.token_file and token is not None:  # once the address is ours: no token file for a console
+            write_text(args.token_file, token + "\n", force=args.force, mode=SECRET_MODE)  # that never started
+        return _serve(args, sock, token, local)
+    finally:
+        sock.close()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _serve(args: argparse.Namespace, sock: socket.socket, token: str | None, local: bool) -> int:
+    import uvicorn
+
+    from dealer.serve import auth, director
+    from dealer.serve.app import build_app
+
+    hosts = frozenset(LOOPBACK_HOSTS | {args.host}) if local or token is None else None
+    pin = director.new_pin()
+    app = build_app(Path(args.workdir).resolve(), auth.Access(token, hosts), pin, args.sim_speed)
+    port = sock.getsockname()[1]
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    address = f"http://{shown_host}:{port}/"
+    out = sys.stderr
+    if token is not None and args.allow_remote and not args.token_file:
+        out.write(f"dealer serve: the room at {address}?token={token} (the token is shown once; keep it)\n")
+    elif token is not None:
+        out.write(f"dealer serve: the room at {address} (its access token is in {args.token_file})\n")
+    else:
+        out.write(f"dealer serve: the room at {address} (this computer only)\n")
+    out.write(f"dealer serve: the director's PIN is {pin} (shown once)\n")
+    out.write(f"dealer serve: work folder {Path(args.workdir).resolve()}; Ctrl-C stops\n")
+    out.flush()
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
+                            lifespan="on")
+    server = _Server(config, app)
+    server.run(sockets=[sock])
+    return 0
+
+
+class _Server:
+    """uvicorn's server, closing the console's event streams as soon as it is told to stop (a browser
+    watching would otherwise hold the shutdown)."""
+
+    def __new__(cls, config: Any, app: Any) -> Any:
+        import uvicorn
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: Any) -> None:
+                app.state.console.hub.close_all()
+                super().handle_exit(sig, frame)
+
+        return Server(config)

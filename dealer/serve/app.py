@@ -1,0 +1,381 @@
+"""The console's web application: its routes, over the run manager, the hub and the journals.
+
+Pages: the Room (``/``, live through ``/events``), Start a run (``/start``, with ``/api/check``,
+``/api/start``, ``/api/stop``, ``/api/resume``, ``/api/upload``), the Report (``/report``, downloads at
+``/report/download``) and the Director (``/director``). Every request passes `auth.AccessMiddleware`
+first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any, Final
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from dealer.core.errors import DealerError, UsageError
+from dealer.dealing import report
+from dealer.dealing.dealt import dealt_deals
+from dealer.dealing.journal import Journal
+from dealer.printing.code128 import bar_widths
+from dealer.printing.handview import board_views
+from dealer.printing.labels_layout import STOCKS, label_pages
+from dealer.printing.records_html import board_html, records_html
+from dealer.printing.svg import svg_document
+from dealer.serve import charts, director, machines, pages
+from dealer.serve.auth import Access, AccessMiddleware
+from dealer.serve.hub import EventHub
+from dealer.serve.runs import RunManager, RunRequest
+from dealer.serve.sources import check
+from firmware_protocol.labels import BoardLabel
+
+HEARTBEAT_SECONDS: Final = 15.0
+MAX_UPLOAD: Final = 20 << 20
+SAFE_NAME: Final = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass
+class Console:
+    """What the routes share: the hub, the run manager, the director's lock, the work folder."""
+
+    hub: EventHub
+    runs: RunManager
+    director: director.DirectorLock
+    workdir: Path
+
+
+def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float = machines.SIM_SPEED) -> Starlette:
+    """The application for a work folder, its access rules and the director's PIN; the simulated machines
+    the Start page offers run at `sim_speed`."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    hub = EventHub()
+    console = Console(hub, RunManager(hub, workdir), director.DirectorLock(director_pin), workdir)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        hub.close_all()
+        if console.runs.dealing():
+            sys.stderr.write("dealer serve: stopping the run: each machine finishes its board (resume it from the "
+                             "Start page)\n")
+            console.runs.stop()
+        await asyncio.to_thread(console.runs.wait, 120)
+
+    routes = [
+        Route("/", lambda r: HTMLResponse(pages.room_page())),
+        Route("/events", _events),
+        Route("/api/room", lambda r: JSONResponse(_console(r).runs.snapshot())),
+        Route("/start", lambda r: HTMLResponse(pages.start_page(machines.choices(workdir, sim_speed),
+                                                                 str(Path.cwd())))),
+        Route("/api/check", _check, methods=["POST"]),
+        Route("/api/start", _start, methods=["POST"]),
+        Route("/api/stop", _stop, methods=["POST"]),
+        Route("/api/resume", _resume, methods=["POST"]),
+        Route("/api/upload", _upload, methods=["POST"]),
+        Route("/report", _report),
+        Route("/report/download", _download),
+        Route("/director", _director),
+        Route("/director/unlock", _unlock, methods=["POST"]),
+        Route("/director/board", _board, methods=["POST"]),
+        Route("/director/lock", _lock, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.console = console
+    app.add_middleware(AccessMiddleware, access=access)
+    return app
+
+
+def _console(request: Request) -> Console:
+    console: Console = request.app.state.console
+    return console
+
+
+# --- the room ------------------------------------------------------------------------------------
+
+
+async def _events(request: Request) -> Response:
+    """Server-sent events: the room's snapshot, then batches of messages as they are published;
+    ``?until=end`` ends the stream when the run ends (for scripts)."""
+    console = _console(request)
+    sub = console.hub.subscribe(asyncio.get_running_loop())
+    until_end = request.query_params.get("until") == "end"
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            snap = await asyncio.to_thread(console.runs.snapshot)
+            yield f"data: [{json.dumps(snap, separators=(',', ':'))}]\n\n"
+            if until_end and snap["status"] not in ("starting", "dealing", "stopping"):
+                return
+            while not sub.closed:
+                batch = await sub.next_batch(HEARTBEAT_SECONDS)
+                if sub.lagging:
+                    yield "data: []\n\nretry: 100\n\n"
+                    return
+                if not batch:
+                    yield ": still here\n\n"
+                    continue
+                yield "data: [" + ",".join(batch) + "]\n\n"
+                if until_end and any('"type":"ended"' in m for m in batch):
+                    return
+        finally:
+            console.hub.unsubscribe(sub)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+# --- start, stop, resume -------------------------------------------------------------------------
+
+
+def _request_of(body: dict[str, Any]) -> RunRequest:
+    source = str(body.get("source", "")).strip()
+    if not source:
+        raise UsageError("give a deal file or a plan (a path on this computer, or upload one)")
+    path = Path(source).expanduser().absolute()  # a relative path: from where the console was started
+    try:
+        copies = int(body.get("copies", 1))
+    except (TypeError, ValueError):
+        raise UsageError(f"copies: {body.get('copies')!r} is not a number") from None
+    set_name = str(body.get("set", "A")).strip().upper() or "A"
+    ports = tuple(str(p) for p in body.get("ports", []) if str(p).strip())
+    return RunRequest(path, ports, copies, set_name, bool(body.get("resume", False)))
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        body = {}
+    return body if isinstance(body, dict) else {}
+
+
+def _refused(exc: DealerError) -> JSONResponse:
+    return JSONResponse({"ok": False, "lines": [], "problems": [str(exc)]}, status_code=400)
+
+
+async def _check(request: Request) -> Response:
+    console = _console(request)
+    try:
+        run_request = _request_of(await _json_body(request))
+    except DealerError as exc:
+        return _refused(exc)
+    checked = await asyncio.to_thread(check, run_request, console.workdir)
+    return JSONResponse(checked.to_dict())
+
+
+async def _start(request: Request) -> Response:
+    console = _console(request)
+    try:
+        run_request = _request_of(await _json_body(request))
+        live = await asyncio.to_thread(console.runs.start, run_request)
+    except DealerError as exc:
+        return _refused(exc)
+    return JSONResponse({"ok": True, "run": live.key, "title": live.title, "journal": str(live.journal)})
+
+
+async def _stop(request: Request) -> Response:
+    try:
+        live = _console(request).runs.stop()
+    except DealerError as exc:
+        return _refused(exc)
+    return JSONResponse({"ok": True, "run": live.key, "lines": ["stopping: each machine finishes its board"],
+                         "problems": []})
+
+
+async def _resume(request: Request) -> Response:
+    console = _console(request)
+    last = console.runs.current
+    if last is None:
+        return _refused(UsageError("no run of this console to resume: check the file with 'resume' ticked"))
+    try:
+        live = await asyncio.to_thread(console.runs.start, RunRequest(
+            last.request.source, last.request.ports, last.request.copies, last.request.set_name, resume=True))
+    except DealerError as exc:
+        return _refused(exc)
+    return JSONResponse({"ok": True, "run": live.key, "title": live.title})
+
+
+async def _upload(request: Request) -> Response:
+    """A deal file or plan sent as the request's body (``?name=FILE``), kept in the work folder's uploads."""
+    console = _console(request)
+    name = SAFE_NAME.sub("_", Path(request.query_params.get("name", "upload")).name).lstrip(".") or "upload"
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > MAX_UPLOAD:
+            return JSONResponse({"error": f"{name}: larger than {MAX_UPLOAD >> 20} MB"}, status_code=413)
+    folder = console.workdir / "uploads"
+    folder.mkdir(exist_ok=True)
+    target = folder / name
+    k = 1
+    while target.exists() and target.read_bytes() != bytes(data):
+        k += 1
+        target = folder / f"{Path(name).stem}-{k}{Path(name).suffix}"
+    if not target.exists():
+        with open(target, "xb") as out:  # deal files are secrets: private from the first byte
+            target.chmod(0o600)
+            out.write(bytes(data))
+    return JSONResponse({"path": str(target)})
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+
+def _runs_listed(console: Console) -> list[dict[str, Any]]:
+    listed = []
+    for j, path in enumerate(console.runs.journals()):
+        with Journal.open_read_only(path) as journal:
+            listed += [{"j": j, "journal": path.name, "id": r.id, "name": r.name, "finished": r.finished}
+                       for r in journal.runs()]
+    return listed
+
+
+def _chosen(console: Console, request: Request) -> tuple[Path, int] | None:
+    try:
+        j, run = int(request.query_params["j"]), int(request.query_params["run"])
+        return console.runs.journals()[j], run
+    except (KeyError, ValueError, IndexError):
+        return None
+
+
+def _report_data(path: Path, run: int) -> dict[str, Any]:
+    with Journal.open_read_only(path) as journal:
+        rep = report.build(journal, [run])
+        events = journal.events(run)
+        name = journal.run(run).name
+    by_law: dict[str, int] = {}
+    for (kind, law), n in rep.fault_totals().items():
+        key = f"{law}: {kind}" if law else kind
+        by_law[key] = by_law.get(key, 0) + n
+    actions = sorted(((m, a, n) for (_, m, a), n in rep.actions.items()), key=lambda t: (t[0], t[1]))
+    return {"name": f"{path.name} run {run}: {name}", "summary": report.summary_text(rep),
+            "rate_chart": charts.rate_chart(charts.rate_series(events)), "law_chart": charts.law_chart(by_law),
+            "actions": actions}
+
+
+async def _report(request: Request) -> Response:
+    console = _console(request)
+    listed = await asyncio.to_thread(_runs_listed, console)
+    chosen = _chosen(console, request)
+    if chosen is None and listed:
+        chosen = console.runs.journals()[listed[-1]["j"]], listed[-1]["id"]
+    data = None
+    if chosen is not None:
+        data = await asyncio.to_thread(_report_data, *chosen)
+        data.update(j=console.runs.journals().index(chosen[0]), id=chosen[1])
+    return HTMLResponse(pages.report_page(listed, data))
+
+
+def _download_body(path: Path, run: int, kind: str, unlocked: bool) -> tuple[bytes, str, str]:
+    with Journal.open_read_only(path) as journal:
+        held = journal.run(run)
+        stem = f"{Path(held.name).stem or 'run'}-run{run}"
+        if kind == "csv":
+            return report.to_csv(report.build(journal, [run])).encode(), "text/csv", f"{stem}-report.csv"
+        if kind == "json":
+            return report.to_json(report.build(journal, [run])).encode(), "application/json", f"{stem}-report.json"
+        if kind == "labels":
+            jobs = journal.jobs(run)
+            labels = [BoardLabel.for_board(j.set_name or "A", j.board) for j in jobs]
+            svg = svg_document(label_pages(labels, STOCKS["l7160"], bar_widths), "Board labels")
+            return svg.encode(), "image/svg+xml", f"{stem}-labels.svg"
+        if kind == "records":
+            if not unlocked:
+                raise PermissionError("hand records show the deals: unlock the director's page first")
+            if not held.finished:
+                raise PermissionError("hand records of a run still dealing stay locked")
+            found = next((rd for rd in dealt_deals(journal) if rd.run.id == run), None)
+            if found is None or found.deals is None:
+                raise UsageError(f"the deals of run {run} are not at hand: {found.reason if found else 'no such run'}")
+            html = records_html(board_views(found.deals), held.name)
+            return html.encode(), "text/html", f"{stem}-records.html"
+    raise UsageError(f"no download {kind!r}")
+
+
+async def _download(request: Request) -> Response:
+    console = _console(request)
+    chosen = _chosen(console, request)
+    if chosen is None:
+        return Response("no such run\n", status_code=404, media_type="text/plain")
+    unlocked = console.director.unlocked(request.cookies.get(director.COOKIE))
+    try:
+        body, media, filename = await asyncio.to_thread(_download_body, *chosen, request.query_params.get("as", ""),
+                                                        unlocked)
+    except PermissionError as exc:
+        return Response(f"{exc}\n", status_code=403, media_type="text/plain")
+    except DealerError as exc:
+        return Response(f"{exc}\n", status_code=404, media_type="text/plain")
+    headers = {"Content-Disposition": f'attachment; filename="{filename}"', "Cache-Control": "no-store"}
+    return Response(body, media_type=media, headers=headers)
+
+
+# --- the director --------------------------------------------------------------------------------
+
+
+def _unlocked(request: Request) -> bool:
+    return _console(request).director.unlocked(request.cookies.get(director.COOKIE))
+
+
+async def _director(request: Request) -> Response:
+    lock = _console(request).director
+    return HTMLResponse(pages.director_page(_unlocked(request), lock.closed()),
+                        headers={"Cache-Control": "no-store"})
+
+
+async def _unlock(request: Request) -> Response:
+    console = _console(request)
+    form = await _form(request)
+    key = console.director.unlock(form.get("pin", ""))
+    if key is None:
+        return HTMLResponse(pages.director_page(False, console.director.closed(), "wrong PIN"), status_code=403)
+    response = RedirectResponse("/director", status_code=303)
+    response.set_cookie(director.COOKIE, key, max_age=director.UNLOCK_SECONDS, httponly=True, samesite="strict")
+    return response
+
+
+async def _lock(request: Request) -> Response:
+    _console(request).director.lock(request.cookies.get(director.COOKIE))
+    response = RedirectResponse("/director", status_code=303)
+    response.delete_cookie(director.COOKIE)
+    return response
+
+
+async def _board(request: Request) -> Response:
+    console = _console(request)
+    if not _unlocked(request):
+        return HTMLResponse(pages.director_page(False, console.director.closed(), "unlock first"), status_code=403)
+    label = (await _form(request)).get("label", "")
+    try:
+        set_name, board = director.parse_label(label)
+    except ValueError as exc:
+        return HTMLResponse(pages.director_page(True, False, str(exc), label=label), status_code=400)
+    found, notes = await asyncio.to_thread(director.find_board, console.runs.journals(), set_name, board)
+    if not found:
+        why = "; ".join(notes) or "no finished run dealt it"
+        return HTMLResponse(pages.director_page(True, False, f"set {set_name} board {board}: {why}", label=label),
+                            status_code=404, headers={"Cache-Control": "no-store"})
+    shown = "".join(f"<h2>{escape(f.run.name)} (run {f.run.id}), set {escape(f.set_name)}</h2>"
+                    + board_html(board_views(f.deals)[0]) for f in found)
+    return HTMLResponse(pages.director_page(True, False, "; ".join(notes), shown, label),
+                        headers={"Cache-Control": "no-store"})
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """A url-encoded form's fields (the director's two small forms)."""
+    from urllib.parse import parse_qsl
+
+    body = (await request.body()).decode("utf-8", "replace")
+    return dict(parse_qsl(body))

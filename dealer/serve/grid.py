@@ -1,0 +1,136 @@
+"""The board grid: every job of a run (one copy of one board) with its state, read from the journal.
+
+The journal is the one truth of where each board is, so the grid shown live and the grid shown by a
+server restarted later are the same reading. `GridWatcher` re-reads it while a run deals (woken by the
+run's events, at most a few times a second) and publishes only the boards whose state changed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from dealer.core.errors import DealerError
+from dealer.dealing.journal import JobState, Journal
+
+SHOWN: Final = {
+    JobState.PLANNED: "planned",
+    JobState.LOADED: "loaded",
+    JobState.SCANNED: "label checked",
+    JobState.DEALING: "dealing",
+    JobState.DEALT: "recount",
+    JobState.VERIFIED: "verified",
+    JobState.FAULTED: "faulted",
+}
+"""What the room calls each journal state."""
+REFRESH_SECONDS: Final = 0.2
+"""Shortest time between two readings of the journal while a run deals."""
+
+Cell = tuple[int, str, str, int, int]
+"""A grid cell's key: run id, session, board set, board, copy."""
+
+
+def read_grid(journal_path: Path, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """Every job of the runs (default: all the journal's), each with the room's name of its state."""
+    with Journal.open_read_only(journal_path) as journal:
+        return grid_of(journal, run_ids)
+
+
+def grid_of(journal: Journal, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """`read_grid` on a journal open already."""
+    runs = {r.id: r for r in journal.runs()}
+    cells = []
+    for run_id in run_ids if run_ids is not None else list(runs):
+        run = runs.get(run_id)
+        if run is None:
+            continue
+        for job in journal.jobs(run_id):
+            cells.append({"run": run_id, "session": run.name, "set": job.set_name or "A",
+                          "board": job.board, "copy": job.copy, "state": SHOWN[job.state]})
+    return cells
+
+
+def cell_id(cell: dict[str, Any]) -> str:
+    """A cell's id in the page: 'r1-A2-26-2'."""
+    return f"r{cell['run']}-{cell['set']}-{cell['board']}-{cell['copy']}"
+
+
+class GridWatcher:
+    """Re-reads a live run's grid when told something happened; publishes the cells that changed."""
+
+    def __init__(self, journal_path: Path, publish: Callable[[list[dict[str, Any]]], None]) -> None:
+        self.journal_path = journal_path
+        self.publish = publish
+        self.run_ids: list[int] | None = None
+        self._known: dict[str, str] = {}
+        self._dirty = threading.Event()
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._journal: Journal | None = None
+        """Open for reading while the run deals (each reading its own short transaction)."""
+        self._thread = threading.Thread(target=self._loop, name="grid", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def poke(self) -> None:
+        """Something happened: read the journal again soon."""
+        self._dirty.set()
+
+    def stop(self) -> None:
+        """A last reading, then stop."""
+        self._done.set()
+        self._dirty.set()
+        if self._thread.ident is not None:
+            self._thread.join()
+        self.refresh()
+        with self._lock:
+            journal, self._journal = self._journal, None
+        if journal is not None:
+            journal.close()
+
+    def cells(self) -> list[dict[str, Any]]:
+        """The grid now, read fresh (for a browser's snapshot: what the others were sent is unchanged)."""
+        try:
+            return read_grid(self.journal_path, self.run_ids) if self.journal_path.is_file() else []
+        except DealerError:
+            return []
+
+    def refresh(self) -> None:
+        """Read the journal; publish the cells whose state changed since the last reading."""
+        try:
+            if self._journal is None:
+                if not self.journal_path.is_file():
+                    return
+                self._journal = Journal.open_read_only(self.journal_path)
+            cells = grid_of(self._journal, self.run_ids)
+        except (DealerError, sqlite3.Error):  # read again at the next event
+            return
+        with self._lock:
+            changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
+            for c in changed:
+                self._known[cell_id(c)] = c["state"]
+        if changed:
+            self.publish(changed)
+
+    def _loop(self) -> None:
+        while not self._done.is_set():
+            self._dirty.wait()
+            if self._done.is_set():
+                return
+            self._dirty.clear()
+            self.refresh()
+            self._done.wait(REFRESH_SECONDS)
+
+
+def unfinished_runs(journal_path: Path) -> list[int] | None:
+    """The runs of the journal not finished yet (those a run just begun or resumed deals); None if none."""
+    try:
+        with Journal.open_read_only(journal_path) as journal:
+            ids = [r.id for r in journal.runs() if not r.finished]
+    except DealerError:
+        return None
+    return ids or None

@@ -1,0 +1,111 @@
+"""The event hub: messages published by run threads, delivered to every browser watching.
+
+A message is serialised to JSON once, when it is published, and kept in a short backlog. Each
+subscriber (one server-sent-event stream) gets the messages queued since it last woke, as one batch:
+the run's threads never wait for a browser, and a burst of events costs one wake-up of the event loop.
+A subscriber that falls too far behind is told to reload (`lagging`) instead of growing without end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from typing import Any, Final
+
+MAX_QUEUED: Final = 5000
+"""Messages a subscriber may have waiting before it is cut off (it reloads its snapshot)."""
+
+
+class Subscriber:
+    """One stream's queue, filled from any thread, drained on its event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._pending: list[str] = []
+        self._woken = False
+        self._ready = asyncio.Event()
+        self.lagging = False
+        self.closed = False
+
+    def put(self, data: str) -> None:
+        """Queue one message (any thread)."""
+        with self._lock:
+            if self.closed or self.lagging:
+                return
+            if len(self._pending) >= MAX_QUEUED:
+                self.lagging = True
+                self._pending.clear()
+            else:
+                self._pending.append(data)
+            if self._woken:
+                return
+            self._woken = True
+        try:
+            self._loop.call_soon_threadsafe(self._ready.set)
+        except RuntimeError:  # the loop is closed: the stream is gone
+            self.closed = True
+
+    def close(self) -> None:
+        """End the stream (any thread)."""
+        with self._lock:
+            self.closed = True
+            self._woken = True
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the stream is gone
+            self._loop.call_soon_threadsafe(self._ready.set)
+
+    async def next_batch(self, timeout: float) -> list[str]:
+        """The messages queued since the last batch; empty after `timeout` seconds with none."""
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        except TimeoutError:
+            return []
+        with self._lock:
+            self._ready.clear()
+            self._woken = False
+            batch, self._pending = self._pending, []
+        return batch
+
+
+class EventHub:
+    """Publishes messages (dicts of plain values) to every subscriber; counts what it published."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: set[Subscriber] = set()
+        self.seq = 0
+
+    def publish(self, message: dict[str, Any]) -> None:
+        """Number the message, serialise it once and queue it for every subscriber."""
+        with self._lock:
+            self.seq += 1
+            message["seq"] = self.seq
+            data = json.dumps(message, separators=(",", ":"))
+            subscribers = list(self._subscribers)
+        for sub in subscribers:
+            sub.put(data)
+
+    def subscribe(self, loop: asyncio.AbstractEventLoop) -> Subscriber:
+        sub = Subscriber(loop)
+        with self._lock:
+            self._subscribers.add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        with self._lock:
+            self._subscribers.discard(sub)
+
+    def close_all(self) -> None:
+        """End every stream (the server is shutting down)."""
+        with self._lock:
+            subscribers = list(self._subscribers)
+            self._subscribers.clear()
+        for sub in subscribers:
+            sub.close()
+
+    @property
+    def subscribers(self) -> int:
+        with self._lock:
+            return len(self._subscribers)

@@ -1,0 +1,221 @@
+"""The run manager: one dealing run at a time, in a worker thread, through `dealer.dealing` itself.
+
+A run of a deal file is `dealer.dealing.run.deal_session`, a congress plan's `dealer.plan.run.deal_plan`,
+with the options `dealer deal` would give them (dealing blind), a `HubView` as the progress view and a
+stop event (`RunOptions.stop`): a stop lets each machine finish its board, then the run ends, resumable.
+The run takes the journal like any controller (a journal another process holds is refused, exit 10's
+error). Every journal the server has dealt on is remembered in its work folder, so a server started
+again shows those runs. Machines are named m1, m2, ... in the order chosen (the same names on a resume).
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Any, cast
+
+from dealer.core.errors import DealerError, UsageError
+from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
+from dealer.serve import grid, past, sources
+from dealer.serve.hub import EventHub
+from dealer.serve.view import HubView, machine_dict
+
+KNOWN_JOURNALS = "journals.txt"
+"""In the work folder: the journals this server has dealt on, one path a line."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the Start page asks for."""
+
+    source: Path
+    ports: tuple[str, ...] = ()
+    copies: int = 1
+    set_name: str = "A"
+    resume: bool = False
+
+
+@dataclass
+class LiveRun:
+    """The run being dealt (or the last one dealt) by this server."""
+
+    key: str
+    request: RunRequest
+    journal: Path
+    title: str
+    view: HubView
+    watcher: grid.GridWatcher
+    stop: threading.Event = field(default_factory=threading.Event)
+    status: str = "starting"
+    message: str = ""
+    summary: str = ""
+    thread: threading.Thread | None = None
+    started: float = field(default_factory=time.time)
+
+
+class RunManager:
+    """Starts, stops and resumes runs; builds what a browser sees when it opens the room."""
+
+    def __init__(self, hub: EventHub, workdir: Path) -> None:
+        self.hub = hub
+        self.workdir = workdir
+        self._lock = threading.Lock()
+        self.current: LiveRun | None = None
+        self._count = 0
+
+    # --- journals ----------------------------------------------------------------------------
+
+    def journals(self) -> list[Path]:
+        """The journals this server (now or before a restart) has dealt on, that still exist."""
+        listed = self.workdir / KNOWN_JOURNALS
+        if not listed.is_file():
+            return []
+        paths = dict.fromkeys(Path(line) for line in listed.read_text(encoding="utf-8").splitlines() if line)
+        return [p for p in paths if p.is_file()]
+
+    def _remember(self, journal: Path) -> None:
+        if journal in self.journals():
+            return
+        with (self.workdir / KNOWN_JOURNALS).open("a", encoding="utf-8") as out:
+            out.write(f"{journal}\n")
+
+    # --- runs --------------------------------------------------------------------------------
+
+    def dealing(self) -> bool:
+        with self._lock:
+            return self.current is not None and self.current.status in ("starting", "dealing", "stopping")
+
+    def start(self, request: RunRequest) -> LiveRun:
+        """Check the request as the Start page showed it, then deal it in a worker thread."""
+        checked = sources.check(request, self.workdir)
+        if checked.problems:
+            raise checked.problems[0]
+        with self._lock:
+            if self.current is not None and self.current.status in ("starting", "dealing", "stopping"):
+                raise UsageError(f"a run is dealing already ({self.current.title}): stop it first")
+            self._count += 1
+            key = f"{self._count}-{int(time.time())}"
+            view = HubView(self.hub, key)
+            watcher = grid.GridWatcher(checked.journal, lambda cells: self.hub.publish(
+                {"type": "grid", "run": key, "cells": cells}))
+            live = LiveRun(key, request, checked.journal, checked.title, view, watcher)
+            self.current = live
+        self._remember(checked.journal)
+        options = RunOptions(ports=list(checked.ports), journal=checked.journal, copies=request.copies,
+                             set_name=request.set_name, resume=request.resume, show_cards=False,
+                             machine_names=[f"m{k + 1}" for k in range(len(checked.ports))],
+                             view=_Poking(view, watcher, live), title=checked.title, stop=live.stop,
+                             history=checked.history, out=cast(IO[str], _Notes(self.hub, key)))
+        live.thread = threading.Thread(target=self._deal, args=(live, checked, options), name="run", daemon=True)
+        live.status = "dealing"
+        self.hub.publish({"type": "status", "run": key, "status": live.status, "title": live.title, "message": ""})
+        live.thread.start()
+        return live
+
+    def stop(self) -> LiveRun:
+        """Stop the run cleanly: each machine finishes its board (resume goes on from there)."""
+        with self._lock:
+            live = self.current
+            if live is None or live.status not in ("starting", "dealing"):
+                raise UsageError("no run is dealing")
+            live.status = "stopping"
+            live.stop.set()
+        self.hub.publish({"type": "status", "run": live.key, "status": live.status, "title": live.title,
+                          "message": "each machine finishes its board, then the run stops"})
+        return live
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for the current run's thread (the server shutting down, a test)."""
+        live = self.current
+        if live is not None and live.thread is not None:
+            live.thread.join(timeout)
+
+    def _deal(self, live: LiveRun, checked: sources.Checked, options: RunOptions) -> None:
+        result: RunResult | None = None
+        try:
+            if checked.plan is not None:
+                from dealer.plan.run import deal_plan
+
+                result = deal_plan(checked.plan, replace(options, machine_names=None))
+            else:
+                assert checked.deals is not None
+                result = deal_session(checked.deals, str(checked.source.resolve()), options)
+            raise_for(result)
+            live.status, live.message = "finished", "every board verified"
+        except DealerError as exc:  # (the run sets its stop event as it ends: the status says who stopped it)
+            live.status = "stopped" if live.status == "stopping" else "failed"
+            live.message = str(exc)
+        except Exception as exc:  # a bug: shown, and the server goes on
+            live.status, live.message = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
+        finally:
+            live.watcher.stop()
+            live.summary = result.summary if result is not None else ""
+            self.hub.publish({"type": "ended", "run": live.key, "status": live.status, "message": live.message,
+                              "summary": live.summary})
+
+    # --- what a browser sees first --------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The room as it stands: the live run's machines, grid and faults, or the last run of the journals."""
+        live = self.current
+        if live is not None:
+            progress = live.view.progress
+            machines = [machine_dict(r) for r in progress.rows()] if progress is not None else []
+            return {"type": "snapshot", "run": live.key, "title": live.title, "status": live.status,
+                    "message": live.message, "summary": live.summary, "journal": str(live.journal),
+                    "total": progress.total_jobs if progress is not None else 0,
+                    "verified": progress.verified if progress is not None else 0,
+                    "rate": round(progress.boards_per_hour()) if progress is not None else 0,
+                    "machines": machines, "grid": live.watcher.cells(), "faults": live.view.fault_list(),
+                    "t": time.time()}
+        for journal in reversed(self.journals()):
+            cells = grid.read_grid(journal)
+            done = sum(1 for c in cells if c["state"] == "verified")
+            return {"type": "snapshot", "run": "", "title": f"{journal.name} (from the journal)", "status": "idle",
+                    "message": "no run is dealing; the journal's runs are shown", "summary": "",
+                    "journal": str(journal), "total": len(cells), "verified": done, "rate": 0, "machines": [],
+                    "grid": cells, "faults": past.journal_faults(journal), "t": time.time()}
+        return {"type": "snapshot", "run": "", "title": "no run yet", "status": "idle",
+                "message": "start a run on the Start page", "summary": "", "journal": "", "total": 0,
+                "verified": 0, "rate": 0, "machines": [], "grid": [], "faults": [], "t": time.time()}
+
+
+class _Poking:
+    """The run's view: the hub's view, and each event wakes the grid watcher."""
+
+    def __init__(self, view: HubView, watcher: grid.GridWatcher, live: LiveRun) -> None:
+        self.view = view
+        self.watcher = watcher
+        self.live = live
+
+    def open(self, progress: Any) -> None:
+        self.watcher.run_ids = grid.unfinished_runs(self.live.journal)
+        self.view.open(progress)
+        self.watcher.start()
+        self.watcher.poke()
+
+    def show(self, event: Any) -> None:
+        self.view.show(event)
+        self.watcher.poke()
+
+    def close(self) -> None:
+        self.view.close()
+
+
+class _Notes(io.TextIOBase):
+    """The run's `out` (notes such as a replay's F10 warning): each line a note in the room."""
+
+    def __init__(self, hub: EventHub, key: str) -> None:
+        super().__init__()
+        self.hub = hub
+        self.key = key
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            if line.strip():
+                self.hub.publish({"type": "event", "run": self.key, "t": time.time(), "machine": "",
+                                  "kind": "note", "text": line.strip(), "job": None})
+        return len(text)

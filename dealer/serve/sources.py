@@ -1,0 +1,148 @@
+"""What a run deals and where, checked before anything starts: the validation the Start page shows.
+
+A deal file (any format `dealer deal` reads) or a congress plan (``.toml``), on the server's disk or
+uploaded into its work folder. A deal file is read in full (each board once, every deal whole) and its
+journal (``FILE.journal``, as `dealer deal` uses) is asked whether a run of it is unfinished (then only a
+resume deals it) or it was dealt before (Law 6D2, in the journal or in the deal history). A plan is checked
+by `dealer.plan.check`, the checks `dealer plan` and `dealer deal --plan` make; a plan deals on its own
+machines. Deals dealt on simulated machines only are recorded in a deal history of the work folder, not
+in this computer's (as `dealer demo` does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dealer import formats
+from dealer.core.dealset import DealSet
+from dealer.core.errors import DealerError, JournalError, UsageError
+from dealer.dealing.history import DealHistory, check_reuse
+from dealer.dealing.journal import Journal
+from dealer.dealing.journal_lock import JournalLock, lock_path
+from dealer.plan import Plan
+from dealer.plan import check as plan_check
+
+if TYPE_CHECKING:
+    from dealer.serve.runs import RunRequest
+
+SIM_HISTORY = "simulated-history.sqlite"
+
+
+@dataclass
+class Checked:
+    """A request checked: what it deals, on which ports, with which journal; the problems found."""
+
+    source: Path
+    title: str = ""
+    journal: Path = Path()
+    ports: tuple[str, ...] = ()
+    deals: DealSet | None = None
+    plan: Plan | None = None
+    history: Path | None = None
+    lines: list[str] = field(default_factory=list)
+    problems: list[DealerError] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What the Start page shows (no deal, no seed)."""
+        return {"source": str(self.source), "title": self.title, "journal": str(self.journal),
+                "ports": list(self.ports), "lines": self.lines, "problems": [str(p) for p in self.problems],
+                "ok": not self.problems}
+
+
+def history_for(ports: tuple[str, ...], workdir: Path) -> Path | None:
+    """The deal history of a run: the work folder's for simulated machines only, else this computer's."""
+    if ports and all(p.startswith("sim://") for p in ports):
+        return workdir / SIM_HISTORY
+    return None
+
+
+def check(request: RunRequest, workdir: Path) -> Checked:
+    """Every problem that would stop the run, found before it starts."""
+    checked = Checked(request.source, title=request.source.name)
+    if not request.source.is_file():
+        checked.problems.append(UsageError(f"{request.source}: no such file on the server"))
+        return checked
+    try:
+        if request.source.suffix.lower() == ".toml":
+            _check_plan(checked, request, workdir)
+        else:
+            _check_file(checked, request, workdir)
+    except DealerError as exc:
+        checked.problems.append(exc)
+    return checked
+
+
+def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
+    if not request.ports:
+        checked.problems.append(UsageError("choose at least one machine"))
+    if request.copies < 1:
+        checked.problems.append(UsageError(f"copies must be at least 1; got {request.copies}"))
+    deals = formats.read_file(request.source)
+    if len(np.unique(deals.boards)) != len(deals):
+        raise UsageError(f"{request.source}: a board number comes twice")
+    checked.deals = deals
+    checked.ports = request.ports
+    checked.journal = Path(str(request.source) + ".journal")
+    checked.history = history_for(request.ports, workdir)
+    boards = [int(b) for b in deals.boards]
+    checked.lines.append(f"{len(boards)} boards ({boards[0]}-{boards[-1]}) in {request.source.name}; "
+                         f"{request.copies} cop{'y' if request.copies == 1 else 'ies'}, board set "
+                         f"{request.set_name}; {len(request.ports)} machine{'s' if len(request.ports) != 1 else ''}")
+    checked.lines.append(f"journal: {checked.journal}")
+    held = busy(checked.journal)
+    if held is not None:
+        checked.problems.append(held)
+    unfinished = _unfinished(checked.journal, deals)
+    if unfinished is not None and not request.resume:
+        checked.problems.append(JournalError(f"{checked.journal}: run {unfinished} of this deal set is unfinished; "
+                                             "resume it"))
+    elif unfinished is None and request.resume:
+        checked.problems.append(JournalError(f"{checked.journal}: no unfinished run of this deal set to resume"))
+    elif unfinished is not None:
+        checked.lines.append(f"resumes run {unfinished}")
+    if unfinished is None and not request.resume:  # a resume is checked against the history as it starts
+        with DealHistory.open(checked.history) as history:
+            for fault in check_reuse(history, deals, name=request.source.stem, replay=False):
+                checked.lines.append(f"note: {fault.text()}")
+
+
+def busy(journal: Path) -> DealerError | None:
+    """The error of a journal another controller holds now (one controller per journal), else None. A
+    journal never locked has no lock file: none is made to find out."""
+    if not lock_path(journal).is_file():
+        return None
+    try:
+        JournalLock.acquire(journal, "dealer serve (a check)").release()
+    except JournalError as exc:
+        return exc
+    return None
+
+
+def _unfinished(journal: Path, deals: DealSet) -> int | None:
+    if not journal.is_file() or journal.stat().st_size == 0:
+        return None
+    with Journal.open_read_only(journal) as held:
+        run = held.unfinished_run(deals.set_hash())
+    return None if run is None else run.id
+
+
+def _check_plan(checked: Checked, request: RunRequest, workdir: Path) -> None:
+    plan = Plan.load(request.source)
+    checked.plan = plan
+    checked.title = plan.event.name
+    checked.journal = Path(plan.event.journal)
+    checked.ports = tuple(m.url for m in plan.machines)
+    checked.history = history_for(checked.ports, workdir)
+    checked.lines.append(f"congress plan {plan.event.name}: {len(plan.sessions)} sessions, "
+                         f"{sum(len(s.jobs()) for s in plan.sessions)} jobs, on the plan's "
+                         f"{len(plan.machines)} machines ({', '.join(m.name for m in plan.machines)})")
+    checked.lines.append(f"journal: {checked.journal}")
+    held = busy(checked.journal)
+    if held is not None:
+        checked.problems.append(held)
+    checked.problems += plan_check.problems(plan, None, plan_check.journal_runs(checked.journal), resume=request.resume,
+                                       journal=str(checked.journal), history=checked.history)

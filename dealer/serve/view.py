@@ -1,0 +1,121 @@
+"""A dealing run's progress as blind messages for the browsers: the `ProgressView` the server runs with.
+
+Each event becomes one message: the machine, the kind (step, prompt, fault, note, stopped), the step's
+words, the job in hand (session, board set, board, copy, attempt), the run's count of boards verified,
+the machine's boards per hour, and for a fault its Law, taken from its words. The server deals blind
+(``show_cards`` is never set), so the words name no card, as on the terminal. Faults are kept in the
+order they happened, for a browser that opens the room later.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from typing import Any, Final
+
+from dealer.dealing.progress import EventKind, MachineRow, ProgressEvent, RunProgress
+from dealer.serve.hub import EventHub
+
+LAW: Final = re.compile(r"\((Laws? [0-9A-Z][^)]*)\)")
+"""'(Law 13A)' in a fault's words: the Law it names."""
+
+
+def law_of(text: str) -> str:
+    """The Law a fault's words name ('Law 13A'), or '' for a machine's own stop (a jam names none)."""
+    found = LAW.search(text)
+    return found.group(1) if found else ""
+
+
+def state_of(kind: EventKind, text: str) -> str:
+    """A machine's state in the room, from its last event: 'dealing', 'board verified', 'waiting for the
+    operator', 'fault', 'stopped', 'working'."""
+    if kind is EventKind.PROMPT:
+        return "waiting for the operator"
+    if kind is EventKind.FAULT:
+        return "fault"
+    if kind is EventKind.STOPPED:
+        return "stopped"
+    if text.endswith("dealing"):
+        return "dealing"
+    if text.startswith("verified"):
+        return "board verified"
+    return "working"
+
+
+def job_dict(row_job: Any) -> dict[str, Any] | None:
+    if row_job is None:
+        return None
+    return {"session": row_job.session, "set": row_job.set_name, "board": row_job.board, "copy": row_job.copy,
+            "attempt": row_job.attempt}
+
+
+def machine_dict(row: MachineRow) -> dict[str, Any]:
+    """One machine as the room shows it."""
+    job = row.job or (row.last.job if row.last is not None else None)
+    if row.lost is not None:
+        state, step = "stopped", f"stopped: {row.lost}"
+    elif row.last is None:
+        state, step = "connecting", "connecting"
+    else:
+        state, step = state_of(row.last.kind, row.last.step()), row.last.step()
+    kind = "stopped" if row.lost is not None else str(row.last.kind) if row.last is not None else "note"
+    return {"name": row.name, "port": row.port, "state": state, "kind": kind, "step": step, "job": job_dict(job),
+            "prompt": step if kind == "prompt" else "", "rate": round(row.stats.boards_per_hour()),
+            "verified": row.stats.verified}
+
+
+class HubView:
+    """Publishes every event of a run to the hub, blind; keeps the faults in order."""
+
+    def __init__(self, hub: EventHub, run_key: str, clock: Any = time.time) -> None:
+        self.hub = hub
+        self.run_key = run_key
+        self.clock = clock
+        self.progress: RunProgress | None = None
+        self._lock = threading.Lock()
+        self.faults: list[dict[str, Any]] = []
+        self.events = 0
+
+    def open(self, progress: RunProgress) -> None:
+        self.progress = progress
+        self.hub.publish({"type": "opened", "run": self.run_key, "t": self.clock(), "total": progress.total_jobs,
+                          "verified": progress.verified, "title": progress.title})
+
+    def show(self, event: ProgressEvent) -> None:
+        progress = self.progress
+        message: dict[str, Any] = {"type": "event", "run": self.run_key, "t": self.clock(),
+                                   "machine": event.machine, "kind": str(event.kind), "text": event.step(),
+                                   "state": state_of(event.kind, event.step()), "job": job_dict(event.job)}
+        if progress is not None:
+            message["verified"] = progress.verified
+            message["total"] = progress.total_jobs
+            if event.machine:
+                message["rate"] = round(progress.stats(event.machine).boards_per_hour())
+        if event.kind is EventKind.FAULT:
+            fault = {"machine": event.machine, "job": message["job"], "text": event.step(),
+                     "law": law_of(event.text), "action": action_of(event.text), "t": message["t"]}
+            with self._lock:
+                fault["n"] = len(self.faults) + 1
+                self.faults.append(fault)
+            message["fault"] = fault
+        with self._lock:
+            self.events += 1
+        self.hub.publish(message)
+
+    def close(self) -> None:
+        """Nothing to take down (the run manager says when the run has ended)."""
+
+    def fault_list(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.faults)
+
+
+def action_of(text: str) -> str:
+    """What is done about a fault: the words after '->' (a recount), or after its last ': ' (a machine's
+    stop: 'put right, going on')."""
+    if "->" in text:
+        return text.rsplit("->", 1)[1].strip()
+    if "REFUSED" in text:
+        return "board taken out; the right board asked for"
+    return text.rsplit(": ", 1)[1].strip() if ": " in text else ""

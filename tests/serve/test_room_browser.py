@@ -1,0 +1,99 @@
+"""The console in a real browser (Playwright driving the system's Chromium), as a director uses it: the
+console started as a command, a 16-board session on two simulated machines with faults started from the
+Start page by clicking, the room watched until every board is verified, a fault seen with its Law, a
+reload mid-run that restores the room, no card on any page, and the report downloaded. The room mid-run
+is saved as the README's picture (docs/images/serve-room.png)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, expect, sync_playwright
+
+from tests.support.paths import ROOT
+from tests.support.serve_room import cards_in, hands_of, make_session, served
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOT = ROOT / "docs" / "images" / "serve-room.png"
+LONG = 180_000
+"""Milliseconds a page condition may take (a slow, shared machine): generous, never a sleep."""
+
+
+def chromium() -> str | None:
+    """The operating system's Chromium (Debian's package), if installed."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return found or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[BrowserContext]:
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no browser: the system's Chromium is not installed (apt-get install chromium)")
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=executable, headless=True, args=CHROMIUM_ARGS, accept_downloads=True,
+            viewport={"width": 1200, "height": 900})
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def test_a_session_is_started_watched_and_reported_in_the_browser_with_no_card_shown(
+        browser: BrowserContext, tmp_path: Path) -> None:
+    session = make_session(tmp_path)
+    hands = hands_of(session)
+    with served(tmp_path / "work", "--sim-speed", "10") as console:
+        page = browser.new_page()
+        page.goto(console.address + "start")
+        page.fill("#source", str(session))
+        ports = page.locator('input[name="port"][value^="sim://"]')
+        ports.nth(0).check()  # simulated machine 1, with faults
+        ports.nth(1).check()  # simulated machine 2, with faults
+        page.click("#check")
+        expect(page.locator("#valid")).to_be_visible(timeout=LONG)
+        assert cards_in(page.content(), hands) == []
+        page.click("#go")
+        page.wait_for_url(console.address, timeout=LONG)
+
+        laws = page.locator("#faults td.law").filter(has_text="Law")
+        expect(laws.first).to_be_visible(timeout=LONG)
+        expect(page.locator('#grid .cell[data-state="verified"]').nth(3)).to_be_visible(timeout=LONG)
+        expect(page.locator("#status")).to_have_text("dealing")
+        page.screenshot(path=str(SCREENSHOT))
+        faults_seen = page.locator("#faults tbody tr").count()
+        assert cards_in(page.content(), hands) == []
+
+        page.reload()  # mid-run: the room comes back whole from the console's snapshot
+        expect(page.locator("#grid .cell")).to_have_count(16, timeout=LONG)
+        expect(page.locator("#machines tbody tr")).to_have_count(2, timeout=LONG)
+        assert page.locator("#faults tbody tr").count() >= faults_seen
+        expect(page.locator("#status")).to_have_text("dealing")
+
+        expect(page.locator('#grid .cell[data-state="verified"]')).to_have_count(16, timeout=LONG)
+        expect(page.locator("#message")).to_have_text("every board verified", timeout=LONG)
+        expect(page.locator("#status")).to_have_text("finished")
+        assert page.locator("#faults td.law").filter(has_text="Law 13A1").count() >= 1  # machine 2's misfed card
+        assert cards_in(page.content(), hands) == []
+
+        for path in ("start", "director", "report"):
+            page.goto(console.address + path)
+            assert cards_in(page.content(), hands) == [], path
+        expect(page.locator("#report svg").first).to_be_visible()  # the charts, drawn inline
+        with page.expect_download() as download:
+            page.click("#csv")
+        saved = tmp_path / "report.csv"
+        download.value.save_as(saved)
+        rows = list(csv.DictReader(io.StringIO(saved.read_text(encoding="utf-8"))))
+        verified = [r for r in rows if r["table"] == "machine" and r["item"] == "boards verified"]
+        assert sum(int(r["value"]) for r in verified) == 16, rows[:20]

@@ -1,0 +1,275 @@
+"""The console through its HTTP API (Starlette's test client): a run started, watched to the end and
+reported; validation before anything starts; stop and resume; a console started again; the director's
+unlock; and no card in anything sent to a browser. Judged by the journal and the simulators' ledgers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from dealer.dealing import sim_ports
+from dealer.dealing.journal import JobState, Journal
+from dealer.dealing.journal_lock import JournalLock
+from dealer.serve.app import build_app
+from dealer.serve.auth import Access
+from tests.support.serve_room import FAULTS, cards_in, hands_of, holdings, make_session, text_of
+from tests.support.serve_room import sim_ports as sims
+
+PIN = "12345678"
+LOCAL = Access(None, frozenset({"testserver", "127.0.0.1", "localhost"}))
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    return make_session(tmp_path)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = build_app(tmp_path / "work", LOCAL, PIN)
+    try:
+        with TestClient(app) as test_client:
+            yield test_client
+    finally:
+        sim_ports.stop_all()
+
+
+def follow(client: TestClient) -> list[dict[str, Any]]:
+    """Every message of the event stream until the run ends (the snapshot first)."""
+    messages: list[dict[str, Any]] = []
+    with client.stream("GET", "/events?until=end") as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data: "):
+                messages += json.loads(line.removeprefix("data: "))
+    return messages
+
+
+def start(client: TestClient, source: Path, ports: list[str], **more: Any) -> dict[str, Any]:
+    response = client.post("/api/start", json={"source": str(source), "ports": ports, **more})
+    body: dict[str, Any] = response.json()
+    assert response.status_code == 200, body
+    return body
+
+
+def journal_states(source: Path) -> list[JobState]:
+    with Journal.open_read_only(str(source) + ".journal") as journal:
+        return [job.state for run in journal.runs() for job in journal.jobs(run.id)]
+
+
+def test_a_session_on_two_faulty_machines_is_dealt_watched_and_reported_without_a_card(
+        client: TestClient, session: Path, tmp_path: Path) -> None:
+    ports = sims(tmp_path)
+    start(client, session, ports)
+    messages = follow(client)
+    ended = [m for m in messages if m["type"] == "ended"]
+    assert ended and ended[-1]["status"] == "finished", ended
+    assert journal_states(session) == [JobState.VERIFIED] * 16
+    room = client.get("/api/room").json()
+    assert sorted(c["board"] for c in room["grid"]) == list(range(1, 17))
+    assert {c["state"] for c in room["grid"]} == {"verified"}
+    laws = {f["law"] for f in room["faults"]}
+    assert "Law 13A1" in laws and "Law 2" in laws  # the misfed card, the wrong board
+    assert any(m.get("fault", {}).get("law") == "Law 13A1" for m in messages)
+    dealt: set[int] = set()
+    for port in ports:  # what physically happened: every board dealt into, on one machine or the other
+        sim = sim_ports.simulators()[port]
+        assert sim.device is not None
+        with sim.lock:
+            dealt |= {record.board_number for record in sim.device.ledger.records}
+    assert dealt == set(range(1, 17))
+    report = client.get("/report")
+    assert report.status_code == 200 and "<svg" in report.text and "Law 13A1" in report.text
+    csv = client.get("/report/download?j=0&run=1&as=csv")
+    assert csv.status_code == 200 and csv.text.startswith("table,session,machine,item,law,value")
+    shown = [json.dumps(messages), report.text, csv.text, json.dumps(room)]
+    shown += [client.get(p).text for p in ("/", "/start", "/director", "/report/download?j=0&run=1&as=json",
+                                           "/report/download?j=0&run=1&as=labels")]
+    hands = hands_of(session)
+    assert len(hands) == 64
+    assert [cards_in(text, hands) for text in shown] == [[]] * len(shown)
+    records = client.get("/report/download?j=0&run=1&as=records")
+    assert records.status_code == 403  # the deals stay locked without the director
+
+
+def test_the_start_page_shows_what_is_wrong_before_anything_starts(client: TestClient, session: Path,
+                                                                   tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(session.parent)  # a relative path is read from where the console was started
+    relative = client.post("/api/check", json={"source": session.name, "ports": sims(tmp_path)}).json()
+    assert relative["ok"] and relative["source"] == str(session)
+    missing = client.post("/api/check", json={"source": str(tmp_path / "nope.pbn"), "ports": ["sim://"]}).json()
+    assert not missing["ok"] and "no such file" in missing["problems"][0]
+    no_port = client.post("/api/check", json={"source": str(session), "ports": []}).json()
+    assert no_port["problems"] == ["choose at least one machine"]
+    broken = tmp_path / "broken.pbn"
+    broken.write_text('[Board "1"]\n[Deal "N:AKQ.. . ."]\n', encoding="utf-8")
+    bad = client.post("/api/check", json={"source": str(broken), "ports": sims(tmp_path)}).json()
+    assert not bad["ok"] and "broken.pbn" in bad["problems"][0]
+    refused = client.post("/api/start", json={"source": str(broken), "ports": sims(tmp_path)})
+    assert refused.status_code == 400 and not Path(str(broken) + ".journal").exists()
+    good = client.post("/api/check", json={"source": str(session), "ports": sims(tmp_path)}).json()
+    assert good["ok"] and good["lines"][0].startswith("16 boards (1-16) in session.pbn")
+    assert not Path(str(session) + ".journal").exists()  # a check starts nothing
+    with JournalLock.acquire(str(session) + ".journal", "dealer deal (another controller)"):
+        held = client.post("/api/check", json={"source": str(session), "ports": sims(tmp_path)}).json()
+        assert not held["ok"] and "in use by dealer deal (another controller)" in held["problems"][0]
+        assert client.post("/api/start", json={"source": str(session), "ports": sims(tmp_path)}).status_code == 400
+    assert client.post("/api/check", json={"source": str(session), "ports": sims(tmp_path)}).json()["ok"]
+
+
+def test_a_run_stopped_from_the_page_resumes_where_it_stopped(client: TestClient, session: Path,
+                                                              tmp_path: Path) -> None:
+    ports = sims(tmp_path, plans=[[], []])
+    start(client, session, ports)
+    with client.stream("GET", "/events?until=end") as stream:
+        for line in stream.iter_lines():
+            if '"verified (' in line:  # the first board verified: stop
+                assert client.post("/api/stop").json()["ok"]
+                break
+    ended = [m for m in follow(client) if m["type"] == "ended"]
+    assert ended[-1]["status"] == "stopped"
+    states = journal_states(session)
+    assert JobState.VERIFIED in states and states.count(JobState.VERIFIED) < 16
+    assert client.post("/api/check", json={"source": str(session), "ports": ports}).json()["problems"] == [
+        f"{session}.journal: run 1 of this deal set is unfinished; resume it"]
+    assert client.post("/api/resume").json()["ok"]
+    ended = [m for m in follow(client) if m["type"] == "ended"]
+    assert ended[-1]["status"] == "finished"
+    assert journal_states(session) == [JobState.VERIFIED] * 16
+
+
+def test_a_console_started_again_shows_the_runs_of_its_journals(session: Path, tmp_path: Path) -> None:
+    try:
+        with TestClient(build_app(tmp_path / "work", LOCAL, PIN)) as first:
+            start(first, session, sims(tmp_path, plans=FAULTS))
+            follow(first)
+            live_laws = [f["law"] for f in first.get("/api/room").json()["faults"] if f["law"]]
+        with TestClient(build_app(tmp_path / "work", LOCAL, PIN)) as again:
+            room = again.get("/api/room").json()
+            assert room["status"] == "idle" and room["verified"] == 16
+            assert [c["state"] for c in room["grid"]] == ["verified"] * 16
+            assert sorted(f["law"] for f in room["faults"] if f["law"]) == sorted(live_laws)  # from the journal
+            assert {"Law 13A1", "Law 2"} <= set(live_laws)
+            assert cards_in(json.dumps(room), hands_of(session)) == []
+            assert "session.pbn.journal run 1" in again.get("/report").text
+    finally:
+        sim_ports.stop_all()
+
+
+def test_the_director_sees_a_board_of_a_finished_run_only_after_unlocking(client: TestClient, session: Path,
+                                                                          tmp_path: Path) -> None:
+    assert client.post("/director/board", data={"label": "A 7"}).status_code == 403
+    start(client, session, sims(tmp_path, plans=[[]]))
+    follow(client)
+    assert client.post("/director/unlock", data={"pin": "00000000"}).status_code == 403
+    unlocked = client.post("/director/unlock", data={"pin": PIN}, follow_redirects=False)
+    assert unlocked.status_code == 303
+    board = client.post("/director/board", data={"label": "A 7"})
+    hands = hands_of(session)
+    assert board.status_code == 200 and 'data-board="7"' in board.text
+    seven = [suit for hand in hands[24:28] for suit in holdings(hand)]  # board 7's 4 hands, as the file has them
+    assert seven and [suit for suit in seven if suit not in text_of(board.text)] == []
+    assert client.post("/director/board", data={"label": "A:7:XX:Q"}).status_code == 400
+    assert client.get("/report/download?j=0&run=1&as=records").status_code == 200
+    client.post("/director/lock")
+    assert client.post("/director/board", data={"label": "A 7"}).status_code == 403
+
+
+def test_every_request_without_the_token_gets_401(tmp_path: Path) -> None:
+    app = build_app(tmp_path / "work", Access("s3cret-token", None), PIN)
+    with TestClient(app) as client:
+        for path in ("/", "/events", "/api/room", "/start", "/report", "/director", "/static/room.js"):
+            assert client.get(path).status_code == 401, path
+        assert client.post("/api/start", json={}).status_code == 401
+        assert client.get("/", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert client.get("/", headers={"Authorization": "Bearer s3cret-token"}).status_code == 200
+        visit = client.get("/start?token=s3cret-token", follow_redirects=False)
+        assert visit.status_code == 303 and visit.headers["location"] == "/start"
+        assert "HttpOnly" in visit.headers["set-cookie"]
+        assert client.get("/start").status_code == 200  # the cookie from now on
+
+
+def test_a_local_console_answers_its_own_pages_only(client: TestClient) -> None:
+    assert client.get("/", headers={"Host": "evil.example"}).status_code == 400
+    assert client.post("/api/stop", headers={"Origin": "http://evil.example"}).status_code == 403
+    assert client.post("/api/stop", headers={"Origin": "http://testserver"}).status_code == 400  # no run
+
+
+PLAN = '''\
+[event]
+name = "Serve Congress"
+journal = "serve.journal"
+
+[[machines]]
+name = "M1"
+port = "sim://?speed=100&seed=11"
+
+[[machines]]
+name = "M2"
+port = "sim://?speed=100&seed=12"
+
+[[sessions]]
+name = "MON1"
+boards = "1-4"
+
+[[sessions.sections]]
+name = "A"
+copies = 2
+
+[[sessions]]
+name = "MON2"
+boards = "1-3"
+
+[[sessions.sections]]
+name = "B"
+sets = ["RED"]
+'''
+
+
+def test_a_congress_plan_is_checked_then_dealt_on_its_own_machines(client: TestClient, tmp_path: Path) -> None:
+    plan = tmp_path / "congress.toml"
+    plan.write_text(PLAN, encoding="utf-8")
+    checked = client.post("/api/check", json={"source": str(plan), "ports": []}).json()
+    assert checked["ok"], checked
+    assert checked["lines"][0] == ("congress plan Serve Congress: 2 sessions, 11 jobs, on the plan's 2 machines "
+                                   "(M1, M2)")
+    start(client, plan, [])
+    ended = [m for m in follow(client) if m["type"] == "ended"]
+    assert ended[-1]["status"] == "finished", ended
+    room = client.get("/api/room").json()
+    cells = sorted((c["session"], c["set"], c["board"]) for c in room["grid"])
+    assert cells == sorted([("MON1", s, b) for s in ("A1", "A2") for b in range(1, 5)]
+                           + [("MON2", "RED", b) for b in range(1, 4)])
+    assert {c["state"] for c in room["grid"]} == {"verified"}
+    assert {m["name"] for m in room["machines"]} == {"M1", "M2"}
+    again = client.post("/api/check", json={"source": str(plan), "ports": []}).json()
+    assert again["ok"]  # every session dealt: a new start deals nothing
+
+
+def test_an_uploaded_deal_file_is_kept_private_in_the_work_folder_then_checked(client: TestClient, session: Path,
+                                                                               tmp_path: Path) -> None:
+    data = session.read_bytes()
+    kept = client.post("/api/upload?name=../club night.pbn", content=data).json()
+    path = Path(kept["path"])
+    assert path.parent == tmp_path / "work" / "uploads" and path.name == "club_night.pbn"
+    assert path.read_bytes() == data and path.stat().st_mode & 0o777 == 0o600
+    again = client.post("/api/upload?name=club night.pbn", content=data).json()
+    assert again["path"] == kept["path"]  # the same file again: kept once
+    other = client.post("/api/upload?name=club night.pbn", content=data.replace(b"Board", b"board", 1)).json()
+    assert other["path"] != kept["path"] and path.read_bytes() == data  # another file never replaces it
+    checked = client.post("/api/check", json={"source": kept["path"], "ports": sims(tmp_path)}).json()
+    assert checked["ok"] and checked["lines"][0].startswith("16 boards (1-16) in club_night.pbn")
+
+
+def test_copies_go_into_their_board_sets_on_the_grid(client: TestClient, session: Path, tmp_path: Path) -> None:
+    start(client, session, sims(tmp_path, speed=100, plans=[[], []]), copies=2, set="b")
+    assert [m for m in follow(client) if m["type"] == "ended"][-1]["status"] == "finished"
+    grid = client.get("/api/room").json()["grid"]
+    assert sorted((c["set"], c["board"], c["copy"]) for c in grid) == sorted(
+        [("B1", b, 1) for b in range(1, 17)] + [("B2", b, 2) for b in range(1, 17)])
+    assert journal_states(session) == [JobState.VERIFIED] * 32

@@ -1,0 +1,95 @@
+"""`dealer serve` as a user starts it: safe by default. Beyond this computer it needs a token, or it
+refuses to start; with a token, a request without it gets 401."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from dealer.dealing.journal import JobState, Journal
+from tests.support.processes import ENV
+from tests.support.serve_room import make_session, served, sim_ports
+
+
+def test_a_console_reachable_beyond_this_computer_without_a_token_refuses_to_start(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "dealer", "serve", "--host", "0.0.0.0", "--port", "0",
+                           "--workdir", str(tmp_path / "work")], env=ENV, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "dealer: error: --host 0.0.0.0: a console reachable beyond this computer needs an access token: add "
+        "--allow-remote (the token is printed once) or --token-file FILE"]
+    assert not (tmp_path / "work").exists()
+
+
+def test_with_a_token_file_every_request_without_the_token_gets_401(tmp_path: Path) -> None:
+    token_file = tmp_path / "token.txt"
+    with served(tmp_path / "work", "--token-file", str(token_file)) as console:
+        assert "access token is in" in console.lines[0] and str(token_file) in console.lines[0]
+        token = token_file.read_text(encoding="utf-8").strip()
+        assert len(token) >= 40 and token not in "".join(console.lines)  # written, not shown
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+        for path in ("", "events", "start", "report", "director", "api/room"):
+            try:
+                urllib.request.urlopen(console.address + path, timeout=30)
+                raise AssertionError(f"/{path} answered without the token")
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 401, path
+        request = urllib.request.Request(console.address + "api/room", headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert answer.status == 200 and b'"status":"idle"' in answer.read().replace(b" ", b"")
+
+
+def test_allow_remote_prints_the_address_with_its_token_once(tmp_path: Path) -> None:
+    with served(tmp_path / "work", "--host", "0.0.0.0", "--allow-remote") as console:
+        line = console.lines[0]
+        assert "?token=" in line and "shown once" in line
+        token = line.split("?token=")[1].split()[0]
+        local = console.address.replace("0.0.0.0", "127.0.0.1")
+        try:
+            urllib.request.urlopen(local, timeout=30)
+            raise AssertionError("answered without the token")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 401
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())  # keeps the cookie it is given
+        with browser.open(f"{local}?token={token}", timeout=30) as answer:
+            assert answer.status == 200 and b'id="grid"' in answer.read()
+
+
+def test_ctrl_c_stops_a_dealing_run_cleanly_and_it_resumes(tmp_path: Path) -> None:
+    session = make_session(tmp_path)
+    ports = sim_ports(tmp_path, speed=25, plans=[[]])
+    with served(tmp_path / "work") as console:
+        body = json.dumps({"source": str(session), "ports": ports}).encode()
+        start = urllib.request.Request(console.address + "api/start", data=body, method="POST",
+                                       headers={"content-type": "application/json"})
+        with urllib.request.urlopen(start, timeout=60) as answer:
+            assert json.loads(answer.read())["ok"]
+        with urllib.request.urlopen(console.address + "events", timeout=120) as stream:
+            for line in stream:
+                if b'"verified (' in line:  # a board verified: now Ctrl-C
+                    break
+        os.killpg(console.process.pid, signal.SIGINT)
+        assert console.process.wait(timeout=120) == 130  # interrupted, as every command
+        assert console.process.stderr is not None
+        said = console.process.stderr.read()
+    assert "stopping the run: each machine finishes its board" in said
+    journal_path = str(session) + ".journal"
+    with Journal.open_read_only(journal_path) as journal:
+        (run,) = journal.runs()
+        states = [job.state for job in journal.jobs(run.id)]
+        assert journal.check_consistency(run.id) == []
+    assert not run.finished and JobState.VERIFIED in states
+    assert set(states) <= {JobState.VERIFIED, JobState.PLANNED}  # nothing left half-way in a machine
+    done = subprocess.run([sys.executable, "-m", "dealer", "deal", str(session), "--port", ports[0], "--resume",
+                           "--plain"], env=ENV, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("16/16 boards verified")

@@ -1,0 +1,103 @@
+"""Helpers for the console's tests: a session's deal file, simulated machines with faults, the console
+as a user starts it (a subprocess), and the search for cards in whatever the console sends."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.support.processes import ENV
+
+FAULTS = [
+    [{"kind": "jam", "board": 2, "card": 20}, {"kind": "wrong_board", "insertion": 6}],
+    [{"kind": "misfeed", "board": 2, "card": 11}],
+]
+"""A jam and a wrong board on the first machine, a misfed card (F2, Law 13A1) on the second."""
+DEAL_TAG = re.compile(r'\[Deal "[NESW]:([^"]+)"\]')
+CARD = re.compile(r"[♠♥♦♣]\s?(?:10|[AKQJT2-9])|(?:10|[AKQJT2-9])\s?[♠♥♦♣]")
+"""A card written with its suit symbol, either way round."""
+TAG = re.compile(r"<[^>]+>")
+SUITS = "♠♥♦♣"
+
+
+def make_session(folder: Path, boards: int = 16) -> Path:
+    """A deal file of `boards` fresh boards, made by `dealer generate` as a user would."""
+    path = folder / "session.pbn"
+    subprocess.run([sys.executable, "-m", "dealer", "generate", "--boards", f"1-{boards}", "-o", str(path)],
+                   env=ENV, check=True, capture_output=True, timeout=60)
+    return path
+
+
+def sim_ports(folder: Path, speed: float = 50, plans: list[list[dict[str, object]]] | None = None) -> list[str]:
+    """Simulated machines, each with its fault plan written into `folder`."""
+    ports = []
+    for k, faults in enumerate(plans if plans is not None else FAULTS, start=1):
+        plan = folder / f"faults-{k}.json"
+        plan.write_text(json.dumps({"faults": faults}), encoding="utf-8")
+        ports.append(f"sim://?speed={speed:g}&seed={k}&faults={plan}")
+    return ports
+
+
+def hands_of(deal_file: Path) -> list[str]:
+    """Every hand of the file as PBN writes it ('AK2.QJ3.T98.7654'), read from the file's text."""
+    return [hand for deal in DEAL_TAG.findall(deal_file.read_text(encoding="utf-8")) for hand in deal.split()]
+
+
+def cards_in(text: str, hands: list[str]) -> list[str]:
+    """What in `text` shows a card: a hand of the deal file, or a card written with its suit symbol."""
+    found = [h for h in hands if h in text]
+    found += CARD.findall(text) + CARD.findall(TAG.sub("", text))
+    return found
+
+
+def holdings(hand: str) -> list[str]:
+    """A PBN hand's suits as a page shows them, tags taken away: '♠A7', '♣AKJ43', '♥109' (voids left out)."""
+    return [sym + ranks.replace("T", "10") for sym, ranks in zip(SUITS, hand.split("."), strict=True) if ranks]
+
+
+def text_of(html: str) -> str:
+    """A page's text without its tags."""
+    return TAG.sub("", html)
+
+
+@dataclass
+class Served:
+    """A console running in its own process: its address, director's PIN and output."""
+
+    process: subprocess.Popen[str]
+    address: str
+    pin: str
+    lines: list[str]
+
+
+@contextmanager
+def served(workdir: Path, *extra: str) -> Iterator[Served]:
+    """`dealer serve --port 0` in its own process group; stopped with Ctrl-C (SIGINT) at the end."""
+    process = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", "--workdir", str(workdir),
+                                *extra], env=ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert process.stderr is not None
+        lines = [process.stderr.readline() for _ in range(3)]
+        address = re.search(r"the room at (http://\S+/)", lines[0])
+        pin = re.search(r"PIN is (\d+)", lines[1])
+        assert address and pin, lines
+        yield Served(process, address.group(1), pin.group(1), lines)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
