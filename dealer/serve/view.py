@@ -93,7 +93,7 @@ class HubView:
             if event.machine:
                 message["rate"] = round(progress.stats(event.machine).boards_per_hour())
         if event.kind is EventKind.FAULT:
-            fault = {"machine": event.machine, "job": message["job"], "text": event.step(),
+            fault = {"machine": event.machine, "job": message["job"], "text": fault_words(event.step()),
                      "law": law_of(event.text), "action": action_of(event.text), "t": message["t"]}
             with self._lock:
                 fault["n"] = len(self.faults) + 1
@@ -109,6 +109,11 @@ class HubView:
     def fault_list(self) -> list[dict[str, Any]]:
         with self._lock:
             return list(self.faults)
+
+
+def fault_words(text: str) -> str:
+    """What went wrong, without what is done about it (the room shows that in a column of its own)."""
+    return text.split("->", 1)[0].strip() if "->" in text else text
 
 
 def action_of(text: str) -> str:

@@ -56,3 +56,16 @@ def test_a_subscriber_too_far_behind_is_cut_off_and_one_closed_ends() -> None:
         assert other.closed and hub.subscribers == 0
 
     asyncio.run(scenario())
+
+
+def test_a_fault_is_shown_as_what_went_wrong_its_law_and_what_is_done_once_each() -> None:
+    from dealer.serve.view import action_of, fault_words, law_of
+
+    line = ("FAULT: F2 card in wrong pocket (Law 13A1): move the named cards or hands to their pockets -> "
+            "move the named cards or hands to their pockets, then redeal the same deal")
+    assert fault_words(line) == ("FAULT: F2 card in wrong pocket (Law 13A1): move the named cards or hands to "
+                                 "their pockets")
+    assert law_of(line) == "Law 13A1"
+    assert action_of(line) == "move the named cards or hands to their pockets, then redeal the same deal"
+    stop = "machine fault JAM after 19 cards: put right, going on"
+    assert fault_words(stop) == stop and law_of(stop) == ""
