@@ -113,7 +113,10 @@ class HubView:
 
 def fault_words(text: str) -> str:
     """What went wrong, without what is done about it (the room shows that in a column of its own)."""
-    return text.split("->", 1)[0].strip() if "->" in text else text
+    if "->" in text:
+        return text.split("->", 1)[0].strip()
+    action = action_of(text)
+    return text[:-len(action)].rstrip(": ") if action and text.endswith(action) else text
 
 
 def action_of(text: str) -> str:

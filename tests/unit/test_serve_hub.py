@@ -68,4 +68,5 @@ def test_a_fault_is_shown_as_what_went_wrong_its_law_and_what_is_done_once_each(
     assert law_of(line) == "Law 13A1"
     assert action_of(line) == "move the named cards or hands to their pockets, then redeal the same deal"
     stop = "machine fault JAM after 19 cards: put right, going on"
-    assert fault_words(stop) == stop and law_of(stop) == ""
+    assert fault_words(stop) == "machine fault JAM after 19 cards" and law_of(stop) == ""
+    assert action_of(stop) == "put right, going on"
