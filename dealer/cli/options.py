@@ -24,23 +24,21 @@ def count_from_1(text: str) -> int:
 
 def seconds(text: str) -> float:
     """A time in seconds: a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0; got {text!r}")
-    return value
+    return _above_zero(text, "number of seconds")
 
 
 def positive_number(text: str) -> float:
     """A finite number above 0 (a speed factor)."""
+    return _above_zero(text, "number")
+
+
+def _above_zero(text: str, what: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a {what}; got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number above 0; got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a {what} above 0; got {text!r}")
     return value
 
 

@@ -27,8 +27,8 @@ from dealer.dealing.run import RunOptions, deal_session, raise_for
 from dealer.dealing.sim_ports import loopback_opener
 from hil.config import SimConfig
 from hil.loopback import Loopback
-from tests.support.deals import random_deals
-from tests.support.noisy_line import check_ledger, check_load_deals, check_noise, pbn_deals
+from tests.support.deals import pbn_deals, random_deals
+from tests.support.noisy_line import check_ledger, check_load_deals, check_noise
 from tests.support.physical_truth import check_physical_truth
 
 

@@ -30,6 +30,7 @@ from firmware_protocol.labels import BoardLabel
 from hil import PtySimulator, SimConfig
 from hil.fault_plan import FaultPlan
 from tests.support.deals import random_deals
+from tests.support.processes import dealer
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
@@ -40,19 +41,6 @@ def env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
 SPEED = "200"
 """Simulated machines at 200 times real speed: about 80 ms a board."""
-
-
-def dealer(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run `python -m dealer ARGS` to the end, in its own session (killed with its group on a timeout)."""
-    proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 @pytest.fixture

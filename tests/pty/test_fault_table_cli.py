@@ -25,15 +25,14 @@ import pytest
 from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.verify import FaultCategory
-from tests.support.deals import random_deals
-from tests.support.processes import ENV
+from tests.support.deals import pbn_deals, random_deals
+from tests.support.processes import ENV, dealer
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEED = "200"
-SEATS = "NESW"
 
 SESSION_FAULTS = [  # `board` is the k-th dealing of the machine: 1-8 copy 1 with their redeals, then copy 2
     {"kind": "card_falls", "board": 1, "card": 7},  # F1, and F12 once shown
@@ -48,36 +47,8 @@ SESSION_FAULTS = [  # `board` is the k-th dealing of the machine: 1-8 copy 1 wit
 ]
 
 
-def dealer(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run `python -m dealer ARGS` to the end, in its own session (killed with its group on a timeout)."""
-    proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=dict(ENV), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
 def codes_in(text: str) -> set[str]:
     return set(re.findall(r"\b(F(?:1[0-2]|[1-9]))\b", text))
-
-
-def pbn_deals(path: Path) -> dict[int, str]:
-    """Board number -> its [Deal] as four hands from North: 'N:<N> <E> <S> <W>' (read as plain text)."""
-    deals: dict[int, str] = {}
-    board = None
-    for tag, value in re.findall(r'\[(Board|Deal)\s+"([^"]*)"\]', path.read_text(encoding="latin-1")):
-        if tag == "Board":
-            board = int(value)
-        elif board is not None:
-            first, hands = value.split(":")
-            k = SEATS.index(first.upper())
-            four = hands.split()
-            deals[board] = "N:" + " ".join(four[-k:] + four[:-k] if k else four)
-    return deals
 
 
 @dataclass

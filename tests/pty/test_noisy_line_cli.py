@@ -17,8 +17,8 @@ import pytest
 
 from dealer import formats
 from dealer.core.dealset import DealSet
-from tests.support.deals import random_deals
-from tests.support.noisy_line import check_ledger, check_load_deals, check_noise, pbn_deals
+from tests.support.deals import pbn_deals, random_deals
+from tests.support.noisy_line import check_ledger, check_load_deals, check_noise
 from tests.support.processes import dealer
 
 pytestmark = [pytest.mark.pty,

@@ -1,8 +1,11 @@
-"""Deals for tests: reproducible random deal arrays and deal sets, a hypothesis strategy, hands of a deal."""
+"""Deals for tests: reproducible random deal arrays and deal sets, a hypothesis strategy, hands of a deal,
+and the deals of a PBN file read as plain text (a second reader, independent of the project's)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 from hypothesis import strategies as st
@@ -31,3 +34,18 @@ deal_strategy = st.permutations(list(SORTED_DEAL)).map(lambda p: np.array(p, dty
 def hands_of(seats: Sequence[int] | np.ndarray) -> list[list[int]]:
     """The cards of each seat N E S W, in card order, from a deal's 52 seats."""
     return [[c for c in range(52) if seats[c] == s] for s in range(4)]
+
+
+def pbn_deals(path: Path) -> dict[int, str]:
+    """Board number -> its [Deal] as four hands from North: 'N:<N> <E> <S> <W>' (read as plain text)."""
+    deals: dict[int, str] = {}
+    board = None
+    for tag, value in re.findall(r'\[(Board|Deal)\s+"([^"]*)"\]', path.read_text(encoding="latin-1")):
+        if tag == "Board":
+            board = int(value)
+        elif board is not None:
+            first, hands = value.split(":")
+            k = "NESW".index(first.upper())
+            four = hands.split()
+            deals[board] = "N:" + " ".join(four[-k:] + four[:-k] if k else four)
+    return deals

@@ -7,31 +7,12 @@ accepted is unpacked by the protocol's own table (`firmware_protocol.deal`), not
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from firmware_protocol.deal import unpack_seats
 from firmware_protocol.messages import LoadDeal, MsgType, decode_message
 from hil.physical import pbn_deal
-
-SEATS = "NESW"
-
-
-def pbn_deals(path: Path) -> dict[int, str]:
-    """Board number -> its [Deal] as four hands from North: 'N:<N> <E> <S> <W>' (read as plain text)."""
-    deals: dict[int, str] = {}
-    board = None
-    for tag, value in re.findall(r'\[(Board|Deal)\s+"([^"]*)"\]', path.read_text(encoding="latin-1")):
-        if tag == "Board":
-            board = int(value)
-        elif board is not None:
-            first, hands = value.split(":")
-            k = SEATS.index(first.upper())
-            four = hands.split()
-            deals[board] = "N:" + " ".join(four[-k:] + four[:-k] if k else four)
-    return deals
 
 
 def check_load_deals(record: Mapping[str, Any], deals: Mapping[int, str]) -> int:
