@@ -262,6 +262,10 @@ class Codec:
         self.fields = tuple(fields)
         codes = [f.kind.struct_code for f in self.fields if f.kind.struct_code is not None]
         self._struct = struct.Struct(">" + "".join(codes)) if len(codes) == len(self.fields) else None
+        self._names = tuple(f.name for f in self.fields)
+        self._integers_only = self._struct is not None and all(type(f.kind) is UInt for f in self.fields)
+        """Every field an unsigned integer: `struct` checks each value itself (range and type), as
+        `UInt.check` does, so the checks run only to name the field that failed."""
         self._converters = [
             (i, f.kind.convert) for i, f in enumerate(self.fields)
             if isinstance(f.kind, UInt) and f.kind.convert is not None
@@ -285,7 +289,12 @@ class Codec:
 
     def encode(self, msg: Any) -> bytes:
         """The payload of `msg`; raises ValueError naming the first field that cannot be encoded."""
-        values = [getattr(msg, f.name) for f in self.fields]
+        values = [getattr(msg, name) for name in self._names]
+        if self._integers_only:
+            try:
+                return self._struct.pack(*values)  # type: ignore[union-attr]
+            except struct.error:
+                pass  # the checks below name the field
         for f, v in zip(self.fields, values, strict=True):
             try:
                 f.kind.check(v)

@@ -31,7 +31,7 @@ from typing import Final
 
 from firmware_protocol.codes import RefuseReason
 from firmware_protocol.errors import DecodeError, LocalProtocolError
-from firmware_protocol.framing import DELIMITER, MAX_WIRE, BadFrame, Frame, FrameDecoder
+from firmware_protocol.framing import DELIMITER, MAX_WIRE, BadFrame, Frame, FrameDecoder, encode_frame
 from firmware_protocol.messages import (
     REGISTRY,
     Direction,
@@ -153,9 +153,10 @@ class _Outstanding:
     nak_used: bool = False
 
 
-_SENDS: Final = {Role.HOST: {Kind.COMMAND}, Role.DEVICE: {Kind.EVENT, Kind.NOTICE}}
-_HEARS: Final = {Role.HOST: {Direction.TO_HOST, Direction.BOTH},
-                 Role.DEVICE: {Direction.TO_DEVICE, Direction.BOTH}}
+# tuples, not sets: membership by identity, without hashing an Enum member (a Python-level call) per frame
+_SENDS: Final = {Role.HOST: (Kind.COMMAND,), Role.DEVICE: (Kind.EVENT, Kind.NOTICE)}
+_HEARS: Final = {Role.HOST: (Direction.TO_HOST, Direction.BOTH),
+                 Role.DEVICE: (Direction.TO_DEVICE, Direction.BOTH)}
 _SYNC: Final = {Role.HOST: "Hello", Role.DEVICE: "Boot"}
 
 
@@ -164,12 +165,13 @@ class Link:
 
     def __init__(self, role: Role, config: LinkConfig | None = None) -> None:
         self.role = role
+        self._sends, self._hears = _SENDS[role], _HEARS[role]
         self.config = config or LinkConfig()
         self.decoder = FrameDecoder()
         self.counters = LinkCounters()
         self._outbox = bytearray(DELIMITER)  # cuts off any line noise before our first frame
         self.counters.bytes_sent = len(DELIMITER)
-        self._queue: deque[Message] = deque()
+        self._queue: deque[tuple[Message, bytes]] = deque()  # requests waiting, with their payloads
         self._pending: _Outstanding | None = None
         self._tx_seq = 0
         self._synced = False
@@ -212,7 +214,7 @@ class Link:
 
     def send(self, msg: Message, now: float) -> None:
         """Send a request (queued behind an outstanding one) or a notice (at once)."""
-        if msg.KIND not in _SENDS[self.role]:
+        if msg.KIND not in self._sends:
             raise LocalProtocolError(f"a {self.role.value} does not send {type(msg).__name__}")
         if msg.KIND is Kind.NOTICE:
             self._write(encode_message(msg, 0))
@@ -220,9 +222,9 @@ class Link:
         if not (self._synced or msg.SYNC):
             raise LocalProtocolError(f"the {self.role.value}'s first request (and the first after a "
                                      f"give-up) must be {_SYNC[self.role]}, not {type(msg).__name__}")
-        msg.payload()  # raise ValueError now, in the caller's frame, if a field is out of range
+        payload = msg.payload()  # raises ValueError now, in the caller's frame, if a field is out of range
         self._synced = True
-        self._queue.append(msg)
+        self._queue.append((msg, payload))
         if self._pending is None:
             self._transmit_next(now)
 
@@ -243,7 +245,7 @@ class Link:
 
     def cancel(self) -> list[Message]:
         """Drop the outstanding and queued requests (e.g. the peer restarted); returns them."""
-        dropped = ([self._pending.message] if self._pending else []) + list(self._queue)
+        dropped = ([self._pending.message] if self._pending else []) + [msg for msg, _ in self._queue]
         self._pending = None
         self._queue.clear()
         return dropped
@@ -305,10 +307,10 @@ class Link:
     def _transmit_next(self, now: float) -> None:
         if not self._queue:
             return
-        msg = self._queue.popleft()
+        msg, payload = self._queue.popleft()
         seq = self._tx_seq
         self._tx_seq = (seq + 1) & 0xFF
-        frame = encode_message(msg, seq)
+        frame = encode_frame(msg.TYPE, seq, payload)
         if msg.SYNC:  # a new session: whatever the peer sends next starts its sequence afresh
             self._rx_frame = self._rx_sync = None
             self._rx_reply, self._last_command, self._replied = None, None, True
@@ -320,7 +322,7 @@ class Link:
         heard = self.last_heard
         silent = now - (p.sent_at if heard is None else max(p.sent_at, heard))
         self._pending = None
-        dropped = tuple(self._queue)
+        dropped = tuple(msg for msg, _ in self._queue)
         self._queue.clear()
         self._synced = False
         self.counters.give_ups += 1
@@ -348,7 +350,7 @@ class Link:
             self._restart_backoff(now)
             return
         kind = msg.KIND
-        if msg.DIRECTION not in _HEARS[self.role]:  # e.g. our own frame echoed back by the line
+        if msg.DIRECTION not in self._hears:  # e.g. our own frame echoed back by the line
             self._violation(f"a {self.role.value} does not receive {type(msg).__name__}", frame, events)
             return
         waited = self._pending is not None and self._pending.retries > 0

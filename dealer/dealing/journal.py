@@ -486,19 +486,34 @@ class Journal:
         controller, and a power loss or a lost side file can only undo them back to a state from which
         the run redoes the step safely.
         """
-        with self._transaction(sync=state is JobState.DEALING, checkpoint=state in CHECKPOINTED) as db:
+        return self.advance_through(job_id, [(state, detail)], machine=machine, kind=kind)
+
+    def advance_through(self, job_id: int, steps: Sequence[tuple[JobState, dict[str, Any] | None]], *,
+                        machine: str | None = None, kind: str | None = None) -> Job:
+        """Move a job through several states (each with its detail) in one transaction, each step checked
+        and recorded as `advance` does it, synced and checkpointed as the strictest step needs (e.g.
+        SCANNED then DEALING, taken back to back: one commit, and no state in between after a crash)."""
+        states = [state for state, _ in steps]
+        with self._transaction(sync=JobState.DEALING in states,
+                               checkpoint=not CHECKPOINTED.isdisjoint(states)) as db:
             row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
             if row is None:
                 raise JournalError(f"{self.path}: no job {job_id}")
             job = _job(row)
-            if state not in TRANSITIONS[job.state]:
-                raise JournalError(f"job {job_id} (board {job.board}): cannot go from {job.state} to {state}")
-            attempt = job.attempt + (job.state is JobState.FAULTED and state is JobState.PLANNED)
-            new_machine = None if state is JobState.PLANNED else (machine or job.machine)
-            db.execute("UPDATE jobs SET state = ?, machine = ?, attempt = ? WHERE id = ?",
-                       (state.value, new_machine, attempt, job_id))
-            self._event(db, job.run_id, job_id, machine or job.machine, kind or state.value, state,
-                        detail or {})
+            for state, detail in steps:
+                job = self._step(db, job, state, machine, kind, detail)
+        return job
+
+    def _step(self, db: sqlite3.Connection, job: Job, state: JobState, machine: str | None, kind: str | None,
+              detail: dict[str, Any] | None) -> Job:
+        """One step of `advance_through`, inside its transaction: the job as it is after it."""
+        if state not in TRANSITIONS[job.state]:
+            raise JournalError(f"job {job.id} (board {job.board}): cannot go from {job.state} to {state}")
+        attempt = job.attempt + (job.state is JobState.FAULTED and state is JobState.PLANNED)
+        new_machine = None if state is JobState.PLANNED else (machine or job.machine)
+        db.execute("UPDATE jobs SET state = ?, machine = ?, attempt = ? WHERE id = ?",
+                   (state.value, new_machine, attempt, job.id))
+        self._event(db, job.run_id, job.id, machine or job.machine, kind or state.value, state, detail or {})
         return replace(job, state=state, machine=new_machine, attempt=attempt)
 
     def claim_next(self, run_id: int | Sequence[int], machine: str, *,
@@ -552,6 +567,10 @@ class Journal:
         """Record an event that changes no state (operator action, machine fault, prompt)."""
         with self._transaction() as db:
             self._event(db, run_id, job_id, machine, kind, None, detail or {})
+
+    def has_event(self, job_id: int, kind: str) -> bool:
+        """True if the job has an event of this kind (e.g. ``cards-shown``)."""
+        return bool(self._query("SELECT 1 FROM events WHERE job_id = ? AND kind = ? LIMIT 1", (job_id, kind)))
 
     def events(self, run_id: int, job_id: int | None = None) -> list[dict[str, Any]]:
         """A run's events (or one job's), oldest first, as dicts."""

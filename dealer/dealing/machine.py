@@ -53,7 +53,6 @@ from firmware_protocol import (
     SCHEMA_HASH,
     Abort,
     Answered,
-    BadFrame,
     BoardChanged,
     BoardScanned,
     Boot,
@@ -325,6 +324,7 @@ class Machine:
         self.on_progress = on_progress
         self.on_noisy_line = on_noisy_line
         self._retries: deque[float] = deque()
+        self._bad_frames_seen = 0  # the link's count of damaged frames when last looked at
         self._garbled_at: float | None = None
         """When the last damaged frame arrived (while waiting for a report, the machine is talking)."""
         self._noise_told: float | None = None
@@ -385,6 +385,7 @@ class Machine:
     def _handshake(self, timeout: float, *, restart_reported: bool = False) -> HelloAck:
         self._link.cancel()
         self._link = Link(Role.HOST, self._link_config)
+        self._bad_frames_seen = 0
         self._restarted = self._resync = False
         first = self._hello is None
         reply = self._request(Hello(PROTOCOL_VERSION, SCHEMA_HASH, random.getrandbits(16)), HelloAck, timeout,
@@ -710,13 +711,16 @@ class Machine:
             data = transport.read(max(0.0, wake - now))
             now = self._clock()
             link = self._link
-            before = link.counters.retransmits + link.counters.nak_retransmits
+            counters = link.counters
+            before = counters.retransmits + counters.nak_retransmits
             events = link.receive(data, now) if data else []
             events += link.poll(now)
             self._flush(transport)
-            if any(isinstance(e, BadFrame) for e in events):
+            if counters.bad_frames != self._bad_frames_seen:  # damaged frames arrived
+                self._bad_frames_seen = counters.bad_frames
                 self._garbled_at = now
-            self._count_retries(before, now)
+            if self._retries or counters.retransmits + counters.nak_retransmits != before:
+                self._count_retries(before, now)
         except DeviceDisconnected:
             if self._cancel.is_set():  # the port was closed by `abandon`, not lost
                 raise Cancelled(self.name) from None

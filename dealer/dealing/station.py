@@ -293,9 +293,8 @@ class Station:
         except ProtocolFault as fault:
             self.protocol_fault(job, fault)
             return
-        if job.state is JobState.LOADED:
-            ctx.journal.advance(job.id, JobState.SCANNED, detail={"label": label})
-        job = ctx.journal.advance(job.id, JobState.DEALING)
+        scanned = [(JobState.SCANNED, {"label": label})] if job.state is JobState.LOADED else []
+        job = ctx.journal.advance_through(job.id, [*scanned, (JobState.DEALING, None)])
         self.deal(job)
 
     def deal(self, job: Job) -> None:
@@ -498,7 +497,7 @@ class Station:
             self._insert_prompt(job)
         else:
             reading, recount = BoardReading(False, None), None
-        exposed = any(e["kind"] == "cards-shown" for e in self.ctx.journal.events(job.run_id, job.id))
+        exposed = self.ctx.journal.has_event(job.id, "cards-shown")
         return verify_board(self.ctx.deal_of(job.board, job.run_id), recount or BoardRecount.from_hands([[]] * 4),
                             board=job.board, set_name=self.ctx.set_of(job), label=reading.label, copy=job.copy,
                             session=self.ctx.deals_of(job), operator_exposed=exposed)

@@ -67,6 +67,41 @@ def test_job_life_and_illegal_steps(journal: Journal) -> None:
         journal.advance(job.id, JobState.PLANNED)
 
 
+def test_steps_taken_together_are_one_transaction_each_recorded(tmp_path: Path, journal: Journal) -> None:
+    deals = session()
+    run = journal.begin_run("club", "s.pbn", deals, plan(deals))
+    job = journal.claim_next(run.id, "m1")
+    assert job is not None
+    moved = journal.advance_through(job.id, [(JobState.SCANNED, {"label": "A 1"}), (JobState.DEALING, None)])
+    assert moved.state is JobState.DEALING and moved == journal.job(job.id)
+    steps = [(e["kind"], e["state"], e["detail"]) for e in journal.events(run.id, job.id)]
+    assert steps[-2:] == [("scanned", "scanned", {"label": "A 1"}), ("dealing", "dealing", {})]
+    assert journal.check_consistency(run.id) == []
+    # a step that may not follow the ones before it undoes them all: the job is as it was
+    other = journal.claim_next(run.id, "m1")
+    assert other is not None
+    before = journal.events(run.id, other.id)
+    with pytest.raises(JournalError, match="cannot go from scanned to verified"):
+        journal.advance_through(other.id, [(JobState.SCANNED, None), (JobState.VERIFIED, None)])
+    assert journal.job(other.id).state is JobState.LOADED
+    assert journal.events(run.id, other.id) == before
+    # the step into DEALING reached the main file: a copy of it alone holds it
+    copy = tmp_path / "alone.db"
+    copy.write_bytes((tmp_path / "j.db").read_bytes())
+    with Journal.open_read_only(copy) as alone:
+        assert alone.job(job.id).state is JobState.DEALING
+
+
+def test_has_event_finds_a_jobs_event_by_kind(journal: Journal) -> None:
+    deals = session()
+    run = journal.begin_run("club", "s.pbn", deals, plan(deals))
+    first, second = journal.jobs(run.id)[:2]
+    journal.note(run.id, "cards-shown", job_id=second.id, machine="m1")
+    assert journal.has_event(second.id, "cards-shown")
+    assert not journal.has_event(first.id, "cards-shown")
+    assert not journal.has_event(second.id, "cards")
+
+
 def test_a_fault_redeals_the_same_job_as_a_new_attempt(journal: Journal) -> None:
     deals = session()
     run = journal.begin_run("club", "s.pbn", deals, plan(deals))
