@@ -55,7 +55,9 @@ from dealer.formats.pbn_deals import BLANK_DEAL_TEXT, put_deal_texts
 EXPORT_HEADER: Final = b"% PBN 2.1\r\n% EXPORT\r\n"
 GAME_SEPARATOR: Final = b"\r\n"  # the empty line before every game but the first
 OPTIONS: Final = ("event", "site", "date", "generator")
-_GAMES_PER_CHUNK: Final = 8192
+_GAMES_PER_CHUNK: Final = 2048  # games built at once by one thread (measured, 100,000 boards on 2 threads: the
+# chunk's arrays, ~0.6 MB each, are reused by the allocator from chunk to chunk, where those of 8192 games
+# (2.5 MB) were fresh pages each time: 30,000 page faults and ~0.05 s of system time a run, against ~3,700)
 _MAX_VALUE: Final = 200  # escaped; keeps every line within the standard's 255 characters
 _DATE = re.compile(r"[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}")
 _OTHER_DATES = re.compile(r"([0-9]{4})[-/]?([0-9]{2})[-/]?([0-9]{2})")
