@@ -63,6 +63,7 @@ _DATE = re.compile(r"[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}")
 _OTHER_DATES = re.compile(r"([0-9]{4})[-/]?([0-9]{2})[-/]?([0-9]{2})")
 
 _VUL_WIDTH: Final = 4
+_CYCLE: Final = 16  # Law 2: dealer and vulnerability repeat every 16 boards
 _VUL_TEXT = np.array([list(Vulnerability(v).pbn.ljust(_VUL_WIDTH).encode("ascii")) for v in range(4)],
                      dtype=np.uint8)
 _VUL_LENGTH = np.array([len(Vulnerability(v).pbn) for v in range(4)], dtype=np.uint8)
@@ -137,12 +138,39 @@ class GameLayout:
         rows[:, dealer_col] = _SEAT_CODES[dealers]
         rows[:, vul_col:vul_col + _VUL_WIDTH] = _VUL_TEXT[vuls]
         put_deal_texts(deals, dealers, rows, deal_col)
+        if n and n % _CYCLE == 0 and int(digits.min()) == board_width:
+            cycled = _games_of_cycles(rows, _VUL_LENGTH[vuls], vul_col)
+            if cycled is not None:
+                return cycled
         keep = np.ones_like(rows, dtype=bool)
         keep[:, board_col:board_col + board_width] = (
             np.arange(board_width)[::-1] < digits[:, None])  # digits are right-aligned
         keep[:, vul_col:vul_col + _VUL_WIDTH] = np.arange(_VUL_WIDTH) < _VUL_LENGTH[vuls][:, None]
         games: npt.NDArray[np.uint8] = rows[keep]
         return games
+
+
+def _games_of_cycles(rows: npt.NDArray[np.uint8], vul_lengths: npt.NDArray[np.uint8],
+                     vul_col: int) -> npt.NDArray[np.uint8] | None:
+    """The games of `rows` back to back, copied in blocks rather than through a mask, where every board
+    number fills its field and the vulnerabilities repeat every 16 rows (Law 2's cycle, on consecutive
+    boards): then every 16 games have the same layout, and game k of each cycle is two strided copies,
+    its row up to its vulnerability's end and from the field's end on. None where the lengths do not
+    repeat."""
+    cycle = vul_lengths.reshape(-1, _CYCLE)
+    if not (cycle == cycle[0]).all():
+        return None
+    width = rows.shape[1]
+    heads = [vul_col + int(length) for length in cycle[0]]
+    tail = width - vul_col - _VUL_WIDTH
+    out = np.empty((len(cycle), sum(heads) + _CYCLE * tail), dtype=np.uint8)
+    at = 0
+    for k, head in enumerate(heads):
+        out[:, at:at + head] = rows[k::_CYCLE, :head]
+        out[:, at + head:at + head + tail] = rows[k::_CYCLE, width - tail:]
+        at += head + tail
+    games: npt.NDArray[np.uint8] = out.reshape(-1)
+    return games
 
 
 def _digit_counts(boards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
