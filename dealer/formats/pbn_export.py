@@ -30,7 +30,9 @@ letter), the vulnerability (``None``, ``NS``, ``EW`` or ``All``) and the 69-char
 of games is built as one (n, width) byte array: a template row copied n times, then the four fields
 written column-wise, the board number right-aligned in a field as wide as the chunk's widest and the
 vulnerability left-aligned in four columns. A mask of the bytes that belong to each game (dropping
-the unused columns of those two fields) then leaves the games back to back, in file order.
+the unused columns of those two fields) then leaves the games back to back, in file order. Consecutive
+boards of one number width need no mask: their games repeat one layout every 16 boards (Law 2's cycle of
+vulnerabilities), so each game of a cycle is copied for all cycles at once, in two strided blocks.
 """
 
 from __future__ import annotations
