@@ -221,6 +221,8 @@ def whole_process_pbn(boards: int, reps: int, binary: str | None) -> None:
                 seconds, bx_file = run_bigdealx(binary, seed, OWNER, boards, "pbn", tmp / f"bx{rep}")
                 times["bigdealx"].append(seconds)
             for label, (where, env) in setups.items():
+                # a new file, as bigdealx writes: the last one's deletion is not timed as ours
+                ours_file.unlink()
                 times[f"dealer generate, {label}"].append(run_dealer_generate(seed, OWNER, boards, ours_file,
                                                                               where, env))
         for label, series in times.items():

@@ -15,8 +15,8 @@ Sections:
    reuses), timed in the same rounds; printed as the share of that rate the engine reaches.
 3. Whole process, PBN file of 100,000 boards from one seed and owner: ``dealer generate`` (the console
    command, default engine bigdeal, default threads) against ``bigdealx -h SEED -W OWNER`` writing the
-   same PBN, round robin, and whether both files hold the same deals. bigdealx is taken from
-   --bigdealx, else PATH; without it there is no baseline and the section says so.
+   same PBN, round robin, each writing a new file, and whether both files hold the same deals. bigdealx
+   is taken from --bigdealx, else PATH; without it there is no baseline and the section says so.
 4. Streaming: ``dealer generate`` of --stream-boards boards (default 10**7) to a PBN file, as a whole
    process: its peak resident memory (VmHWM, read by the process at its end), its time, and the
    file's size; beside it the peak of the same command for 32 boards (the process's own footprint) and
@@ -221,8 +221,9 @@ def deal_tags(path: Path) -> list[str]:
 def whole_process(binary: str | None, reps: int, boards: int) -> None:
     print(f"\nWhole process: PBN file of {boards:,} boards, bigdeal engine, one seed and owner "
           f"({reps} rounds, each command once a round, in turn)")
-    args = ["generate", "--boards", f"1-{boards}", "--seed", SEEDS["bigdeal"], "--owner", OWNER,
-            "-o", "ours.pbn", "--force"]
+    # the command: a new file (no --force), as bigdealx writes one in a fresh folder each round; the
+    # last round's file is removed before the clock starts, or its 30 MB deletion would count as our time
+    args = ["generate", "--boards", f"1-{boards}", "--seed", SEEDS["bigdeal"], "--owner", OWNER, "-o", "ours.pbn"]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         run_dealer(args, folder)  # warm
@@ -234,6 +235,7 @@ def whole_process(binary: str | None, reps: int, boards: int) -> None:
                 seconds_taken, bx_file = run_bigdealx(binary, SEEDS["bigdeal"], OWNER, boards, "pbn",
                                                       folder / f"bx{rep}")
                 theirs.append(seconds_taken)
+            (folder / "ours.pbn").unlink()
             ours.append(run_dealer(args, folder))
         mid = statistics.median(ours)
         print(f"  dealer generate (default threads)  median {mid:.3f} s (min {min(ours):.3f}, max {max(ours):.3f}; "

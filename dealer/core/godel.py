@@ -83,7 +83,7 @@ def parts_to_deals(parts: npt.ArrayLike, *, threads: int = 1) -> DealArray:
             raise ValueError(f"hand rank {int(arr[:, col].max())} is not below C({pool},13)")
     deals = np.empty((len(arr), DECK_SIZE), dtype=np.uint8)
     parallel.map_spans(lambda first, last: _fill_deals(arr[first:last], deals[first:last]), len(arr), _CHUNK,
-                       threads)
+                       threads, even=True)
     return deals
 
 

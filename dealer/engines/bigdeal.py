@@ -196,7 +196,7 @@ class BigDealEngine:
             index, high, low = accepted_candidates(self._digests(self._tail, first + start, stop - start))
             return index + start, candidates_to_parts(high, low)
 
-        spans = parallel.map_spans(screen, count, _MAX_BATCH, self.threads)
+        spans = parallel.map_spans(screen, count, _MAX_BATCH, self.threads, even=True)
         if len(spans) == 1:
             return spans[0]
         return np.concatenate([i for i, _ in spans]), np.concatenate([p for _, p in spans])

@@ -146,3 +146,15 @@ def test_spans_are_shortened_so_every_thread_gets_a_fair_share() -> None:
     assert parallel.balanced_chunk(5, 3, 4) == 1
     widths = [b - a for a, b in parallel.spans(100_000, parallel.balanced_chunk(100_000, 32_768, 2))]
     assert sum(widths) == 100_000 and max(widths) - min(widths) == 0
+
+
+def test_even_spans_are_the_fewest_that_give_every_thread_as_many() -> None:
+    assert parallel.even_chunk(100_000, 32_768, 1) == 32_768
+    assert parallel.even_chunk(100_000, 32_768, 2) == 25_000  # 4 spans, 2 a thread
+    assert parallel.even_chunk(150_000, 1 << 17, 2) == 75_000  # 2 spans, 1 a thread
+    assert parallel.even_chunk(10**6, 32_768, 2) == 31_250  # 32 spans, 16 a thread
+    assert parallel.even_chunk(1000, 32_768, 2) == 8_192  # never below a quarter of the chunk
+    assert parallel.even_chunk(5, 3, 4) == 2  # 2, 2 and 1: the fewest spans of at most 3
+    widths = [b - a for a, b in parallel.spans(150_001, parallel.even_chunk(150_001, 1 << 17, 2))]
+    assert widths == [75_001, 75_000]
+    assert parallel.map_spans(lambda a, b: (a, b), 100, 30, 2, even=True) == [(0, 25), (25, 50), (50, 75), (75, 100)]

@@ -100,3 +100,33 @@ def test_the_umask_is_read_without_changing_it() -> None:
         assert os.umask(0o027) == 0o027  # still as it was set
     finally:
         os.umask(before)
+
+
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="this system has no posix_fadvise to start writeback")
+def test_a_large_file_is_sent_to_the_disk_in_parts_as_it_is_written(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every 8 MB written, the range just written is advised (its writeback starts); the ranges follow
+    one another from the start, none beyond the data, and the file holds every byte, fsynced as before."""
+    advised: list[tuple[int, int]] = []
+    synced: list[int] = []
+    real_advise, real_fsync = os.posix_fadvise, os.fsync
+
+    def advise(fd: int, offset: int, length: int, advice: int) -> None:
+        advised.append((offset, length))
+        real_advise(fd, offset, length, advice)
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "posix_fadvise", advise)
+    monkeypatch.setattr(os, "fsync", fsync)
+    piece = bytes(range(256)) * 12_000  # ~3 MB a write
+    target = tmp_path / "big.pbn"
+    with atomic_output(target) as out:
+        for _ in range(10):
+            out.write(piece)
+    assert target.read_bytes() == piece * 10
+    assert [offset for offset, _ in advised] == [0, *(o + n for o, n in advised[:-1])]
+    assert all(n >= 8 << 20 for _, n in advised) and sum(n for _, n in advised) <= len(piece) * 10
+    assert len(advised) == 3 and len(synced) == 1

@@ -187,3 +187,36 @@ def test_bulk_export_equals_the_games_written_one_by_one() -> None:
              for b, d, v, deal in zip(boards, dealers, vuls, deals, strict=True)]
     assert data == ("% PBN 2.1\r\n% EXPORT\r\n" + "\r\n".join(games)).encode("ascii")
     assert len(set(np.char.str_len(boards.astype(str)).tolist())) == 19
+
+
+@pytest.mark.parametrize("first", [1, 6])
+def test_consecutive_boards_copied_a_cycle_at_a_time_equal_the_games_written_one_by_one(
+        first: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of consecutive boards (Law 2 dealer and vulnerability, numbers crossing 9/10, 99/100 and
+    999/1000), one run whose vulnerabilities keep a 16-board cycle of their own and one that breaks it:
+    chunks of 64 games, most copied cycle by cycle, all equal to the games written tag by tag."""
+    from dealer.formats import pbn_export
+
+    monkeypatch.setattr(pbn_export, "_GAMES_PER_CHUNK", 64)
+    copied: list[bool] = []
+    real = pbn_export._games_of_cycles
+
+    def spied(*args: object) -> object:
+        games = real(*args)  # type: ignore[arg-type]
+        copied.append(games is not None)
+        return games
+
+    monkeypatch.setattr(pbn_export, "_games_of_cycles", spied)
+    rng = np.random.default_rng(17)
+    n = 1200
+    deals = rng.permuted(np.tile(np.repeat(np.arange(4, dtype=np.uint8), 13), (n, 1)), axis=1)
+    law2 = DealSet.from_deals(deals, range(first, first + n), event="Cup")
+    own_cycle = DealSet(law2.boards, deals, law2.dealers, np.roll(law2.vulnerabilities, 5), "Cup")
+    broken = DealSet(law2.boards, deals, law2.dealers, law2.vulnerabilities.copy(), "Cup")
+    broken.vulnerabilities[700] = 1 if broken.vulnerabilities[700] == 0 else 0  # None is 4 letters, the others fewer
+    for deal_set in (law2, own_cycle, broken):
+        data = written(deal_set, generator="gen")
+        games = [plain_game(int(b), int(d), int(v), deal, "Cup") for b, d, v, deal in
+                 zip(deal_set.boards, deal_set.dealers, deal_set.vulnerabilities, deal_set.deals, strict=True)]
+        assert data == ("% PBN 2.1\r\n% EXPORT\r\n" + "\r\n".join(games)).encode("ascii")
+    assert copied.count(True) >= 40 and copied.count(False) == 1  # both ways were taken
