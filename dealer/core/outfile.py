@@ -112,7 +112,8 @@ class _EarlyWriteback(io.FileIO):
         count = super().write(data)
         self._written += count or 0
         if self._written - self._started >= _WRITEBACK_EVERY and hasattr(os, "posix_fadvise"):
-            # on pages still to be written this starts their writeback; it drops none of them
+            # dirty pages: their writeback starts now (none is lost); pages already written may leave the
+            # page cache, which only means a later read of the file comes from the disk
             os.posix_fadvise(self.fileno(), self._started, self._written - self._started, os.POSIX_FADV_DONTNEED)
             self._started = self._written
         return count or 0
