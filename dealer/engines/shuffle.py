@@ -79,10 +79,12 @@ from dealer.core.cards import DECK_SIZE, DealArray
 
 KEY_SIZE: Final = 32
 STEPS: Final = DECK_SIZE - 1  # digits per deal: the last card takes the last slot
-CHUNK: Final = 16384  # deals dealt together; a multiple of 4 (one counter block serves 4 deals)
+CHUNK: Final = 65536  # deals dealt together
+PIECE: Final = 16384  # deals whose words and digits are made together
 MAX_INDEX: Final = 2**63
 DIGIT_BITS: Final = 26
 WORDS_PER_BLOCK: Final = 4
+GROUP: Final = 13  # cards dealt between two seat sums (their hits are kept until then)
 
 _MODULI = np.arange(DECK_SIZE, 1, -1, dtype=np.uint32)  # m = 52 - s for s = 0..50
 _LIMITS = (np.uint32(1 << DIGIT_BITS) % _MODULI).astype(np.uint32)  # 2**26 mod m
@@ -145,7 +147,7 @@ class ShuffleEngine:
         """The words W(i, s, attempt) for deals i = start..start+count-1, shape (51, count) uint32."""
         if start < 0 or count < 0 or start + count > MAX_INDEX or not 0 <= attempt < 2**32:
             raise ValueError(f"no keystream for start={start}, count={count}, attempt={attempt}")
-        dealer = _Dealer(self._encryptor(), count + WORDS_PER_BLOCK)
+        dealer = _Dealer(self._encryptor(), 0, count + WORDS_PER_BLOCK)
         return dealer.words(start, start + count, attempt).copy()
 
     def _encryptor(self) -> Encryptor:
@@ -174,14 +176,14 @@ class Encryptor(Protocol):
 class _Dealer:
     """Deals chunks in one thread: an AES context and scratch space, reused from chunk to chunk."""
 
-    def __init__(self, encryptor: Encryptor, size: int) -> None:
+    def __init__(self, encryptor: Encryptor, size: int, words_size: int | None = None) -> None:
         self._ecb = encryptor
-        self._work = _Workspace(size)
+        self._work = _Workspace(size, _words_size(size) if words_size is None else words_size)
 
     def reserve(self, size: int) -> None:
         """Room for chunks of `size` deals."""
         if self._work.size < size:
-            self._work = _Workspace(size)
+            self._work = _Workspace(size, _words_size(size))
 
     def words(self, first: int, last: int, attempt: int) -> Words:
         """W(i, s, attempt) for i = first..last-1 as a (51, last - first) view into the scratch space."""
@@ -194,12 +196,20 @@ class _Dealer:
         return words[:, offset:offset + last - first]
 
     def deal_chunk(self, first: int, last: int, out: DealArray) -> None:
-        """Deals first..last-1 into `out`, redealing rejected deals from their next attempts."""
-        digits, rejected = lemire_digits(self.words(first, last, 0), self._work, in_place=True)
-        deal_lanes(digits, self._work.lanes(last - first), out)
-        redo = np.flatnonzero(rejected)
-        if redo.size:
-            out[redo] = self._redeal(redo + first)
+        """Deals first..last-1 into `out`, redealing rejected deals from their next attempts. The words
+        and digits are made in pieces of PIECE deals (kept in cache), the dealing over the whole chunk."""
+        n = last - first
+        digits = self._work.digits(n)
+        redo: list[npt.NDArray[np.intp]] = []
+        for a in range(0, n, PIECE):
+            b = min(a + PIECE, n)
+            _, rejected = lemire_digits(self.words(first + a, first + b, 0), digits[:, a:b], in_place=True)
+            if rejected.any():
+                redo.append(np.flatnonzero(rejected) + a)
+        deal_lanes(digits, self._work.lanes(n), out)
+        if redo:
+            indices = np.concatenate(redo)
+            out[indices] = self._redeal(indices + first)
 
     def _redeal(self, indices: npt.NDArray[np.intp]) -> DealArray:
         """Deals `indices` from attempt 1 on (their attempt 0 was rejected)."""
@@ -212,10 +222,9 @@ class _Dealer:
             cipher_words = self._encrypt(blocks).reshape(STEPS, idx.size, WORDS_PER_BLOCK)
             lanes = (idx % WORDS_PER_BLOCK).astype(np.intp)
             words = cipher_words[:, np.arange(idx.size), lanes]
-            work = _Workspace(idx.size)
-            digits, rejected = lemire_digits(words, work, in_place=True)
+            digits, rejected = lemire_digits(words, in_place=True)
             dealt = np.empty((idx.size, DECK_SIZE), dtype=np.uint8)
-            deal_lanes(digits, work.lanes(idx.size), dealt)
+            deal_lanes(digits, _Workspace(idx.size, 0).lanes(idx.size), dealt)
             out[pending[~rejected]] = dealt[~rejected]
             pending = pending[rejected]
             attempt += 1
@@ -241,26 +250,23 @@ def counter_blocks(groups: npt.NDArray[np.uint64], attempt: int,
     return out
 
 
-def lemire_digits(words: Words, work: _Workspace | None = None, *,
+def lemire_digits(words: Words, digits: Digits | None = None, *,
                   in_place: bool = False) -> tuple[Digits, Mask]:
     """Digits k[s, j] uniform in [0, 52 - s) from words (51, n), and which of the n deals had a rejection.
 
     The digits of a deal with a rejection are meaningless (it is dealt again from its next attempt).
-    The digits are a view into `work` when given (scratch space reused from chunk to chunk); with
-    `in_place` the words are overwritten (one pass over memory fewer)."""
+    The digits are written into `digits` when given; with `in_place` the words are overwritten (one pass
+    over memory fewer)."""
     n = words.shape[1]
-    if work is None:
-        work = _Workspace(n)
     product = words if in_place else np.empty((STEPS, n), dtype=np.uint32)
     np.right_shift(words, np.uint32(32 - DIGIT_BITS), out=product)
     np.multiply(product, _MODULI[:, None], out=product)
-    digits = work.digits(n)
+    if digits is None:
+        digits = np.empty((STEPS, n), dtype=np.uint8)
     np.right_shift(product, np.uint32(DIGIT_BITS), out=digits, casting="unsafe")
     np.bitwise_and(product, _LOW_MASK, out=product)
     if n and (np.minimum.reduce(product, axis=1) < _LIMITS).any():  # rare: find the deals rejected
-        low_hit = work.flags(n)
-        np.less(product, _LIMITS[:, None], out=low_hit)
-        rejected: Mask = np.logical_or.reduce(low_hit, axis=0)
+        rejected: Mask = np.logical_or.reduce(product < _LIMITS[:, None], axis=0)
     else:
         rejected = np.zeros(n, dtype=np.bool_)
     return digits, rejected
@@ -269,36 +275,65 @@ def lemire_digits(words: Words, work: _Workspace | None = None, *,
 def deal_lanes(digits: Digits, work: _Lanes, out: DealArray) -> None:
     """Sequential dealing of n deals at once from digits (51, n) into `out` (n, 52).
 
-    Per card, three calls over all lanes: hits[j] = [k < T_j], seat = hits summed, T_j -= hits[j]."""
-    seats, thresholds, hits = work
-    thresholds[...] = np.array([[13], [26], [39]], dtype=np.uint8)
-    hit_counts = hits.view(np.uint8)
-    last_digit = np.zeros((1, digits.shape[1]), dtype=np.uint8)  # the last card takes the last slot
-    for card in range(DECK_SIZE):
-        digit = digits[card:card + 1] if card < STEPS else last_digit
-        np.less(digit, thresholds, out=hits)
-        np.add.reduce(hit_counts, axis=0, dtype=np.uint8, out=seats[card])
-        np.subtract(thresholds, hit_counts, out=thresholds)
-    out[...] = seats.T
+    Per card, two calls over all lanes: hits[j] = [k < T_j] (kept for every card), T_j -= hits[j]; then
+    each card's seat is its three hits summed, over all cards at once, and one transpose."""
+    thresholds = work.thresholds
+    thresholds[...] = _START
+    less, subtract, add = np.less, np.subtract, np.add
+    hit_counts = work.hit_counts
+    for rounds, seats in work.rounds(digits):
+        for digit, hits, counts in rounds:
+            less(digit, thresholds, hits)
+            subtract(thresholds, counts, thresholds)
+        add(hit_counts[:, 0], hit_counts[:, 1], seats)
+        add(seats, hit_counts[:, 2], seats)
+    out[...] = work.seats.T
 
 
-_Lanes = tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.bool_]]
+_START = np.array([[13], [26], [39]], dtype=np.uint8)
+
+
+class _Lanes:
+    """The dealing pass's arrays for chunks of n deals: thresholds (3, n), every card's hits (52, 3, n)
+    and seats (52, n), and each card's views, made once for a given digit array and reused."""
+
+    def __init__(self, seats: npt.NDArray[np.uint8], thresholds: npt.NDArray[np.uint8],
+                 hits: npt.NDArray[np.bool_]) -> None:
+        n = seats.shape[1]
+        self.seats, self.thresholds, self.hits = seats, thresholds, hits
+        self.hit_counts = hits.view(np.uint8)
+        self._last_digit = np.zeros((1, n), dtype=np.uint8)  # the last card takes the last slot
+        self._digits: Digits | None = None
+        self._rounds: list[tuple[list[tuple[Digits, Mask, npt.NDArray[np.uint8]]], npt.NDArray[np.uint8]]] = []
+
+    def rounds(self, digits: Digits) -> list[tuple[list[tuple[Digits, Mask, npt.NDArray[np.uint8]]],
+                                                   npt.NDArray[np.uint8]]]:
+        """Groups of GROUP cards: each card's (digit row (1, n), hits (3, n), the same hits as uint8),
+        and the group's seat rows."""
+        if self._digits is not digits:
+            rows = [digits[card:card + 1] for card in range(STEPS)] + [self._last_digit]
+            self._rounds = [([(rows[card], self.hits[card % GROUP], self.hit_counts[card % GROUP])
+                              for card in range(first, first + GROUP)], self.seats[first:first + GROUP])
+                            for first in range(0, DECK_SIZE, GROUP)]
+            self._digits = digits
+        return self._rounds
 
 
 class _Workspace:
-    """Scratch arrays for chunks of up to `size` deals, reused from chunk to chunk (views are contiguous)."""
+    """Scratch arrays for chunks of up to `size` deals, whose words are made `words_size` deals at a time,
+    reused from chunk to chunk."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, words_size: int) -> None:
         self.size = size
-        groups = -(-size // WORDS_PER_BLOCK)
+        groups = -(-words_size // WORDS_PER_BLOCK)
         self._blocks = np.empty(STEPS * groups * 2, dtype=">u8")
         self._high: tuple[int, int] | None = None  # (attempt, groups) the blocks' high halves hold
         self._cipher = bytearray(STEPS * groups * 16 + 15)  # update_into wants room for one more block
         self._digits = np.empty(STEPS * size, dtype=np.uint8)
-        self._flags = np.empty(STEPS * size, dtype=np.bool_)
         self._seats = np.empty((DECK_SIZE, _odd_cache_lines(size)), dtype=np.uint8)
         self._thresholds = np.empty(3 * size, dtype=np.uint8)
-        self._hits = np.empty(3 * size, dtype=np.bool_)
+        self._hits = np.empty(GROUP * 3 * size, dtype=np.bool_)
+        self._lanes: _Lanes | None = None
 
     def counter_blocks(self, g0: int, groups: int, attempt: int) -> npt.NDArray[np.uint64]:
         """:func:`counter_blocks` for groups g0 .. g0+groups-1, in place; the high halves (attempt, step)
@@ -316,11 +351,17 @@ class _Workspace:
     def digits(self, n: int) -> Digits:
         return self._digits[:STEPS * n].reshape(STEPS, n)
 
-    def flags(self, n: int) -> Mask:
-        return self._flags[:STEPS * n].reshape(STEPS, n)
-
     def lanes(self, n: int) -> _Lanes:
-        return self._seats[:, :n], self._thresholds[:3 * n].reshape(3, n), self._hits[:3 * n].reshape(3, n)
+        """The dealing arrays for n deals (kept while n stays the same)."""
+        if self._lanes is None or self._lanes.seats.shape[1] != n:
+            self._lanes = _Lanes(self._seats[:, :n], self._thresholds[:3 * n].reshape(3, n),
+                                 self._hits[:GROUP * 3 * n].reshape(GROUP, 3, n))
+        return self._lanes
+
+
+def _words_size(size: int) -> int:
+    """Room for the words of chunks of `size` deals, made in pieces (a piece may start mid-block)."""
+    return min(size, PIECE + WORDS_PER_BLOCK)
 
 
 def _odd_cache_lines(size: int) -> int:
