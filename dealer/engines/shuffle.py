@@ -140,7 +140,7 @@ class ShuffleEngine:
             finally:
                 self._idle.put(dealer)
 
-        parallel.map_spans(deal, count, CHUNK, self.threads)
+        parallel.map_spans(deal, count, _span(count, self.threads), self.threads)
         return out
 
     def keystream(self, start: int, count: int, attempt: int = 0) -> Words:
@@ -287,20 +287,29 @@ def deal_lanes(digits: Digits, work: _Lanes, out: DealArray) -> None:
             subtract(thresholds, counts, thresholds)
         add(hit_counts[:, 0], hit_counts[:, 1], seats)
         add(seats, hit_counts[:, 2], seats)
-    out[...] = work.seats.T
+    work.transpose_into(out)
 
 
 _START = np.array([[13], [26], [39]], dtype=np.uint8)
 
 
-class _Lanes:
-    """The dealing pass's arrays for chunks of n deals: thresholds (3, n), every card's hits (52, 3, n)
-    and seats (52, n), and each card's views, made once for a given digit array and reused."""
+_HALVES, _BYTES = np.uint32(0x0000FFFF), np.uint32(0x00FF00FF)
 
-    def __init__(self, seats: npt.NDArray[np.uint8], thresholds: npt.NDArray[np.uint8],
+
+class _Lanes:
+    """The dealing pass's arrays for chunks of n deals: thresholds (3, n), the hits of GROUP cards
+    (GROUP, 3, n) and seats (52, n), and each card's views, made once for a given digit array and reused.
+
+    `seat_rows` is the whole seat array (52, row length a multiple of 4 bytes); the seats are its first
+    n columns."""
+
+    def __init__(self, seat_rows: npt.NDArray[np.uint8], n: int, thresholds: npt.NDArray[np.uint8],
                  hits: npt.NDArray[np.bool_]) -> None:
-        n = seats.shape[1]
+        seats = seat_rows[:, :n]
         self.seats, self.thresholds, self.hits = seats, thresholds, hits
+        # the seats as 4-byte words, 4 lanes a word: (13, 4 cards, n // 4) for the 4x4 byte transposes
+        self._quads = seat_rows.view(np.uint32).reshape(DECK_SIZE // 4, 4, -1)[:, :, :n // 4]
+        self._scratch = np.empty((DECK_SIZE // 4, 2, n // 4), dtype=np.uint32)
         self.hit_counts = hits.view(np.uint8)
         self._last_digit = np.zeros((1, n), dtype=np.uint8)  # the last card takes the last slot
         self._digits: Digits | None = None
@@ -317,6 +326,26 @@ class _Lanes:
                             for first in range(0, DECK_SIZE, GROUP)]
             self._digits = digits
         return self._rounds
+
+    def transpose_into(self, out: DealArray) -> None:
+        """out (n, 52) = seats (52, n) transposed: in blocks of 4 cards x 4 lanes, each a 4x4 byte
+        transpose inside 4 words (two rounds of masked swaps), then one copy of whole 4-byte words
+        (13 a deal instead of 52 single bytes); the last n % 4 lanes byte by byte. The seat rows are
+        overwritten."""
+        quads, t = self._quads, self._scratch
+        whole = 4 * quads.shape[2]
+        if whole:
+            for low, high, shift, mask in ((quads[:, 0:2], quads[:, 2:4], np.uint32(16), _HALVES),
+                                           (quads[:, 0::2], quads[:, 1::2], np.uint32(8), _BYTES)):
+                np.right_shift(low, shift, out=t)  # swap the high part of `low` with the low part of `high`
+                np.bitwise_xor(t, high, out=t)
+                np.bitwise_and(t, mask, out=t)
+                np.bitwise_xor(high, t, out=high)
+                np.left_shift(t, shift, out=t)
+                np.bitwise_xor(low, t, out=low)
+            out[:whole].view(np.uint32).reshape(-1, 4, DECK_SIZE // 4)[...] = quads.transpose(2, 1, 0)
+        if whole < out.shape[0]:
+            out[whole:] = self.seats[:, whole:].T
 
 
 class _Workspace:
@@ -354,9 +383,19 @@ class _Workspace:
     def lanes(self, n: int) -> _Lanes:
         """The dealing arrays for n deals (kept while n stays the same)."""
         if self._lanes is None or self._lanes.seats.shape[1] != n:
-            self._lanes = _Lanes(self._seats[:, :n], self._thresholds[:3 * n].reshape(3, n),
+            self._lanes = _Lanes(self._seats, n, self._thresholds[:3 * n].reshape(3, n),
                                  self._hits[:GROUP * 3 * n].reshape(GROUP, 3, n))
         return self._lanes
+
+
+def _span(count: int, threads: int) -> int:
+    """The chunk length for `count` deals on `threads` threads: CHUNK or a little less, so that every
+    thread gets as many chunks of the same length (10**6 deals on 2 threads: 16 chunks of 62,500, not
+    15 of 65,536 and one of 16,960, which would leave one thread idle for most of a chunk)."""
+    if threads <= 1:
+        return CHUNK
+    spans = threads * max(1, -(-count // (threads * CHUNK)))
+    return max(1, -(-count // spans))
 
 
 def _words_size(size: int) -> int:
