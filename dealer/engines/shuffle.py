@@ -57,12 +57,16 @@ Rejection and attempts
     53,644,737,765,488,792,839,237,440,000 deals, as far as AES-256 is a pseudo-random function.
 
 Speed and memory
-    Work is done in chunks of at most ``CHUNK`` deals: the digits of a chunk as one (51, n) array, the
-    deal as 52 rounds of uint8 operations over the chunk (one lane a deal), then one transpose into the
-    (n, 52) result. Chunks are dealt on several threads at once (AES and numpy release the GIL), each
-    with its own AES context and scratch space (about 9 MB), kept by the engine from call to call. The
-    step-major seat array has a row stride of an odd number of 64-byte cache lines: copying (52, n)
-    into (n, 52) with a power-of-two stride runs ~9x slower from cache-set aliasing.
+    Work is done in chunks of at most ``CHUNK`` deals, one lane a deal: the words and digits of a chunk
+    in pieces of ``PIECE`` deals into one (51, n) digit array, then the deal as 52 rounds of two uint8
+    operations over the whole chunk (the hits of ``GROUP`` cards kept, then summed into their seats),
+    then the transpose into the (n, 52) result: 4x4 byte blocks transposed inside 4-byte words, then
+    whole words copied. Few, long numpy calls: each releases the GIL, and on several threads the time
+    spent waiting for it grows with the number of calls. Chunks are dealt on several threads at once,
+    the same number of equal chunks each, each thread with its own AES context and scratch space
+    (about 16 MB), kept by the engine from call to call. The card-major seat array has a row stride of
+    an odd number of 64-byte cache lines: copying (52, n) into (n, 52) with a power-of-two stride runs
+    ~9x slower from cache-set aliasing.
 """
 
 from __future__ import annotations
@@ -101,7 +105,7 @@ class ShuffleEngine:
 
     Chunks of a batch are dealt on `threads` threads (default: one a CPU, see
     :mod:`dealer.core.parallel`); the deals are the same whatever the number. Each thread's scratch
-    space (about 9 MB) and AES context are kept by the engine from call to call. One engine serves one
+    space (about 16 MB) and AES context are kept by the engine from call to call. One engine serves one
     caller at a time.
     """
 
@@ -275,8 +279,8 @@ def lemire_digits(words: Words, digits: Digits | None = None, *,
 def deal_lanes(digits: Digits, work: _Lanes, out: DealArray) -> None:
     """Sequential dealing of n deals at once from digits (51, n) into `out` (n, 52).
 
-    Per card, two calls over all lanes: hits[j] = [k < T_j] (kept for every card), T_j -= hits[j]; then
-    each card's seat is its three hits summed, over all cards at once, and one transpose."""
+    Per card, two calls over all lanes: hits[j] = [k < T_j] (kept for GROUP cards), T_j -= hits[j]; each
+    GROUP cards, their seats as their three hits summed; then the transpose."""
     thresholds = work.thresholds
     thresholds[...] = _START
     less, subtract, add = np.less, np.subtract, np.add
@@ -294,6 +298,7 @@ _START = np.array([[13], [26], [39]], dtype=np.uint8)
 
 
 _HALVES, _BYTES = np.uint32(0x0000FFFF), np.uint32(0x00FF00FF)
+_SWAP_BYTES = DECK_SIZE // 4 * 2 * 4  # scratch bytes of the transposes, for every 4 lanes
 
 
 class _Lanes:
@@ -304,13 +309,15 @@ class _Lanes:
     n columns."""
 
     def __init__(self, seat_rows: npt.NDArray[np.uint8], n: int, thresholds: npt.NDArray[np.uint8],
-                 hits: npt.NDArray[np.bool_]) -> None:
+                 scratch: npt.NDArray[np.uint8]) -> None:
         seats = seat_rows[:, :n]
-        self.seats, self.thresholds, self.hits = seats, thresholds, hits
-        # the seats as 4-byte words, 4 lanes a word: (13, 4 cards, n // 4) for the 4x4 byte transposes
+        self.seats, self.thresholds = seats, thresholds
+        self.hits = scratch[:GROUP * 3 * n].view(np.bool_).reshape(GROUP, 3, n)
+        self.hit_counts = self.hits.view(np.uint8)
+        # the seats as 4-byte words, 4 lanes a word: (13, 4 cards, n // 4) for the 4x4 byte transposes,
+        # whose scratch words take the hits' place (the hits are summed by then)
         self._quads = seat_rows.view(np.uint32).reshape(DECK_SIZE // 4, 4, -1)[:, :, :n // 4]
-        self._scratch = np.empty((DECK_SIZE // 4, 2, n // 4), dtype=np.uint32)
-        self.hit_counts = hits.view(np.uint8)
+        self._swaps = scratch[:_SWAP_BYTES * (n // 4)].view(np.uint32).reshape(DECK_SIZE // 4, 2, n // 4)
         self._last_digit = np.zeros((1, n), dtype=np.uint8)  # the last card takes the last slot
         self._digits: Digits | None = None
         self._rounds: list[tuple[list[tuple[Digits, Mask, npt.NDArray[np.uint8]]], npt.NDArray[np.uint8]]] = []
@@ -332,7 +339,7 @@ class _Lanes:
         transpose inside 4 words (two rounds of masked swaps), then one copy of whole 4-byte words
         (13 a deal instead of 52 single bytes); the last n % 4 lanes byte by byte. The seat rows are
         overwritten."""
-        quads, t = self._quads, self._scratch
+        quads, t = self._quads, self._swaps
         whole = 4 * quads.shape[2]
         if whole:
             for low, high, shift, mask in ((quads[:, 0:2], quads[:, 2:4], np.uint32(16), _HALVES),
@@ -361,7 +368,7 @@ class _Workspace:
         self._digits = np.empty(STEPS * size, dtype=np.uint8)
         self._seats = np.empty((DECK_SIZE, _odd_cache_lines(size)), dtype=np.uint8)
         self._thresholds = np.empty(3 * size, dtype=np.uint8)
-        self._hits = np.empty(GROUP * 3 * size, dtype=np.bool_)
+        self._scratch = np.empty(max(GROUP * 3 * size, _SWAP_BYTES * (size // 4)), dtype=np.uint8)
         self._lanes: _Lanes | None = None
 
     def counter_blocks(self, g0: int, groups: int, attempt: int) -> npt.NDArray[np.uint64]:
@@ -383,8 +390,7 @@ class _Workspace:
     def lanes(self, n: int) -> _Lanes:
         """The dealing arrays for n deals (kept while n stays the same)."""
         if self._lanes is None or self._lanes.seats.shape[1] != n:
-            self._lanes = _Lanes(self._seats, n, self._thresholds[:3 * n].reshape(3, n),
-                                 self._hits[:GROUP * 3 * n].reshape(GROUP, 3, n))
+            self._lanes = _Lanes(self._seats, n, self._thresholds[:3 * n].reshape(3, n), self._scratch)
         return self._lanes
 
 
