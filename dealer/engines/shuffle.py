@@ -59,12 +59,12 @@ Rejection and attempts
 Speed and memory
     Work is done in chunks of at most ``CHUNK`` deals, one lane a deal: the words and digits of a chunk
     in pieces of ``PIECE`` deals into one (51, n) digit array, then the deal as 52 rounds of two uint8
-    operations over the whole chunk (the hits of ``GROUP`` cards kept, then summed into their seats),
-    then the transpose into the (n, 52) result: 4x4 byte blocks transposed inside 4-byte words, then
-    whole words copied. Few, long numpy calls: each releases the GIL, and on several threads the time
+    operations over the whole chunk (the hits of ``GROUP`` cards kept, then summed into their seats,
+    which take their digits' place), then the transpose into the (n, 52) result: 4x4 byte blocks
+    transposed inside 4-byte words, then whole words copied. Few, long numpy calls: each releases the GIL, and on several threads the time
     spent waiting for it grows with the number of calls. Chunks are dealt on several threads at once,
     the same number of equal chunks each, each thread with its own AES context and scratch space
-    (about 16 MB), kept by the engine from call to call. The card-major seat array has a row stride of
+    (about 17 MB), kept by the engine from call to call. The card-major seat array has a row stride of
     an odd number of 64-byte cache lines: copying (52, n) into (n, 52) with a power-of-two stride runs
     ~9x slower from cache-set aliasing.
 """
@@ -83,12 +83,12 @@ from dealer.core.cards import DECK_SIZE, DealArray
 
 KEY_SIZE: Final = 32
 STEPS: Final = DECK_SIZE - 1  # digits per deal: the last card takes the last slot
-CHUNK: Final = 65536  # deals dealt together
+CHUNK: Final = 131072  # deals dealt together
 PIECE: Final = 16384  # deals whose words and digits are made together
 MAX_INDEX: Final = 2**63
 DIGIT_BITS: Final = 26
 WORDS_PER_BLOCK: Final = 4
-GROUP: Final = 13  # cards dealt between two seat sums (their hits are kept until then)
+GROUP: Final = 4  # cards dealt between two seat sums (their hits are kept until then); divides 52
 
 _MODULI = np.arange(DECK_SIZE, 1, -1, dtype=np.uint32)  # m = 52 - s for s = 0..50
 _LIMITS = (np.uint32(1 << DIGIT_BITS) % _MODULI).astype(np.uint32)  # 2**26 mod m
@@ -105,7 +105,7 @@ class ShuffleEngine:
 
     Chunks of a batch are dealt on `threads` threads (default: one a CPU, see
     :mod:`dealer.core.parallel`); the deals are the same whatever the number. Each thread's scratch
-    space (about 16 MB) and AES context are kept by the engine from call to call. One engine serves one
+    space (about 17 MB) and AES context are kept by the engine from call to call. One engine serves one
     caller at a time.
     """
 
@@ -203,14 +203,15 @@ class _Dealer:
         """Deals first..last-1 into `out`, redealing rejected deals from their next attempts. The words
         and digits are made in pieces of PIECE deals (kept in cache), the dealing over the whole chunk."""
         n = last - first
-        digits = self._work.digits(n)
+        lanes = self._work.lanes(n)
+        digits = lanes.digits
         redo: list[npt.NDArray[np.intp]] = []
         for a in range(0, n, PIECE):
             b = min(a + PIECE, n)
             _, rejected = lemire_digits(self.words(first + a, first + b, 0), digits[:, a:b], in_place=True)
             if rejected.any():
                 redo.append(np.flatnonzero(rejected) + a)
-        deal_lanes(digits, self._work.lanes(n), out)
+        deal_lanes(digits, lanes, out)
         if redo:
             indices = np.concatenate(redo)
             out[indices] = self._redeal(indices + first)
@@ -302,21 +303,22 @@ _SWAP_BYTES = DECK_SIZE // 4 * 2 * 4  # scratch bytes of the transposes, for eve
 
 
 class _Lanes:
-    """The dealing pass's arrays for chunks of n deals: thresholds (3, n), the hits of GROUP cards
-    (GROUP, 3, n) and seats (52, n), and each card's views, made once for a given digit array and reused.
+    """The dealing pass's arrays for chunks of n deals, made once and reused: the digits (51, n) and
+    seats (52, n), thresholds (3, n), the hits of GROUP cards (GROUP, 3, n), and each card's views.
 
-    `seat_rows` is the whole seat array (52, row length a multiple of 4 bytes); the seats are its first
-    n columns."""
+    `rows` (52, row length a multiple of 4 bytes) holds first the chunk's digits (rows 0..50), then its
+    seats (rows 0..51, the first n columns): a group's seats are written after the group's digits are
+    used."""
 
-    def __init__(self, seat_rows: npt.NDArray[np.uint8], n: int, thresholds: npt.NDArray[np.uint8],
+    def __init__(self, rows: npt.NDArray[np.uint8], n: int, thresholds: npt.NDArray[np.uint8],
                  scratch: npt.NDArray[np.uint8]) -> None:
-        seats = seat_rows[:, :n]
-        self.seats, self.thresholds = seats, thresholds
+        self.digits = rows[:STEPS, :n]
+        self.seats, self.thresholds = rows[:, :n], thresholds
         self.hits = scratch[:GROUP * 3 * n].view(np.bool_).reshape(GROUP, 3, n)
         self.hit_counts = self.hits.view(np.uint8)
         # the seats as 4-byte words, 4 lanes a word: (13, 4 cards, n // 4) for the 4x4 byte transposes,
         # whose scratch words take the hits' place (the hits are summed by then)
-        self._quads = seat_rows.view(np.uint32).reshape(DECK_SIZE // 4, 4, -1)[:, :, :n // 4]
+        self._quads = rows.view(np.uint32).reshape(DECK_SIZE // 4, 4, -1)[:, :, :n // 4]
         self._swaps = scratch[:_SWAP_BYTES * (n // 4)].view(np.uint32).reshape(DECK_SIZE // 4, 2, n // 4)
         self._last_digit = np.zeros((1, n), dtype=np.uint8)  # the last card takes the last slot
         self._digits: Digits | None = None
@@ -325,7 +327,7 @@ class _Lanes:
     def rounds(self, digits: Digits) -> list[tuple[list[tuple[Digits, Mask, npt.NDArray[np.uint8]]],
                                                    npt.NDArray[np.uint8]]]:
         """Groups of GROUP cards: each card's (digit row (1, n), hits (3, n), the same hits as uint8),
-        and the group's seat rows."""
+        and the group's seat rows (`digits` are usually :attr:`digits`; the views are kept for them)."""
         if self._digits is not digits:
             rows = [digits[card:card + 1] for card in range(STEPS)] + [self._last_digit]
             self._rounds = [([(rows[card], self.hits[card % GROUP], self.hit_counts[card % GROUP])
@@ -365,8 +367,7 @@ class _Workspace:
         self._blocks = np.empty(STEPS * groups * 2, dtype=">u8")
         self._high: tuple[int, int] | None = None  # (attempt, groups) the blocks' high halves hold
         self._cipher = bytearray(STEPS * groups * 16 + 15)  # update_into wants room for one more block
-        self._digits = np.empty(STEPS * size, dtype=np.uint8)
-        self._seats = np.empty((DECK_SIZE, _odd_cache_lines(size)), dtype=np.uint8)
+        self._rows = np.empty((DECK_SIZE, _odd_cache_lines(size)), dtype=np.uint8)  # digits, then seats
         self._thresholds = np.empty(3 * size, dtype=np.uint8)
         self._scratch = np.empty(max(GROUP * 3 * size, _SWAP_BYTES * (size // 4)), dtype=np.uint8)
         self._lanes: _Lanes | None = None
@@ -384,13 +385,10 @@ class _Workspace:
     def cipher_buffer(self) -> bytearray:
         return self._cipher
 
-    def digits(self, n: int) -> Digits:
-        return self._digits[:STEPS * n].reshape(STEPS, n)
-
     def lanes(self, n: int) -> _Lanes:
         """The dealing arrays for n deals (kept while n stays the same)."""
         if self._lanes is None or self._lanes.seats.shape[1] != n:
-            self._lanes = _Lanes(self._seats, n, self._thresholds[:3 * n].reshape(3, n), self._scratch)
+            self._lanes = _Lanes(self._rows, n, self._thresholds[:3 * n].reshape(3, n), self._scratch)
         return self._lanes
 
 
