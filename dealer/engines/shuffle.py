@@ -394,8 +394,8 @@ class _Workspace:
 
 def _span(count: int, threads: int) -> int:
     """The chunk length for `count` deals on `threads` threads: CHUNK or a little less, so that every
-    thread gets as many chunks of the same length (10**6 deals on 2 threads: 16 chunks of 62,500, not
-    15 of 65,536 and one of 16,960, which would leave one thread idle for most of a chunk)."""
+    thread gets as many chunks of the same length (10**6 deals on 2 threads: 8 chunks of 125,000, not
+    7 of 131,072 and one of 82,496, which would leave one thread idle for a third of a chunk)."""
     if threads <= 1:
         return CHUNK
     spans = threads * max(1, -(-count // (threads * CHUNK)))
