@@ -61,12 +61,12 @@ Speed and memory
     in pieces of ``PIECE`` deals into one (51, n) digit array, then the deal as 52 rounds of two uint8
     operations over the whole chunk (the hits of ``GROUP`` cards kept, then summed into their seats,
     which take their digits' place), then the transpose into the (n, 52) result: 4x4 byte blocks
-    transposed inside 4-byte words, then whole words copied. Few, long numpy calls: each releases the GIL, and on several threads the time
-    spent waiting for it grows with the number of calls. Chunks are dealt on several threads at once,
-    the same number of equal chunks each, each thread with its own AES context and scratch space
-    (about 17 MB), kept by the engine from call to call. The card-major seat array has a row stride of
-    an odd number of 64-byte cache lines: copying (52, n) into (n, 52) with a power-of-two stride runs
-    ~9x slower from cache-set aliasing.
+    transposed inside 4-byte words, then whole words copied. Few, long numpy calls: each releases and
+    retakes the GIL, and on two threads many short calls cost markedly more CPU a deal than on one.
+    Chunks are dealt on several threads at once, the same number of equal chunks each, each thread
+    with its own AES context and scratch space (about 17 MB), kept by the engine from call to call.
+    The card-major seat array has a row stride of an odd number of 64-byte cache lines: copying
+    (52, n) into (n, 52) with a power-of-two stride runs ~9x slower from cache-set aliasing.
 """
 
 from __future__ import annotations
