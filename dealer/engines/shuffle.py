@@ -63,8 +63,9 @@ Speed and memory
     which take their digits' place), then the transpose into the (n, 52) result: 4x4 byte blocks
     transposed inside 4-byte words, then whole words copied. Few, long numpy calls: each releases and
     retakes the GIL, and on two threads many short calls cost markedly more CPU a deal than on one.
-    Chunks are dealt on several threads at once, the same number of equal chunks each, each thread
-    with its own AES context and scratch space (about 17 MB), kept by the engine from call to call.
+    Chunks are dealt on several threads at once, as many chunks of one length each (10**6 deals on 2
+    threads: 8 chunks of 125,000, not 7 of 131,072 and one of 82,496), each thread with its own AES
+    context and scratch space (about 17 MB), kept by the engine from call to call.
     The card-major seat array has a row stride of an odd number of 64-byte cache lines: copying
     (52, n) into (n, 52) with a power-of-two stride runs ~9x slower from cache-set aliasing.
 """
@@ -144,7 +145,8 @@ class ShuffleEngine:
             finally:
                 self._idle.put(dealer)
 
-        parallel.map_spans(deal, count, _span(count, self.threads), self.threads)
+        if count:  # (parallel.even_chunk has no rounds to divide 0 deals into)
+            parallel.map_spans(deal, count, CHUNK, self.threads, even=True)
         return out
 
     def keystream(self, start: int, count: int, attempt: int = 0) -> Words:
@@ -390,16 +392,6 @@ class _Workspace:
         if self._lanes is None or self._lanes.seats.shape[1] != n:
             self._lanes = _Lanes(self._rows, n, self._thresholds[:3 * n].reshape(3, n), self._scratch)
         return self._lanes
-
-
-def _span(count: int, threads: int) -> int:
-    """The chunk length for `count` deals on `threads` threads: CHUNK or a little less, so that every
-    thread gets as many chunks of the same length (10**6 deals on 2 threads: 8 chunks of 125,000, not
-    7 of 131,072 and one of 82,496, which would leave one thread idle for a third of a chunk)."""
-    if threads <= 1:
-        return CHUNK
-    spans = threads * max(1, -(-count // (threads * CHUNK)))
-    return max(1, -(-count // spans))
 
 
 def _words_size(size: int) -> int:
