@@ -50,7 +50,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # 
 
 from dealer import engines  # noqa: E402
 from dealer.core.parallel import default_threads, map_spans  # noqa: E402
-from dealer.engines.shuffle import CHUNK, STEPS  # noqa: E402
+from dealer.engines.shuffle import PIECE, STEPS  # noqa: E402
 
 SEEDS = {
     "shuffle": "5eed0000c0ffee11223344556677889900aabbccddeeff0123456789abcdef01",
@@ -92,9 +92,9 @@ def engine_call(name: str, threads: int, n: int) -> Timed:
 
 def ctr_call(total_bytes: int, threads: int) -> Timed:
     """AES-256-CTR keystream of `total_bytes` on `threads` threads, made as the shuffle engine makes its
-    words: in pieces of one chunk's worth (CHUNK deals), each into a buffer its thread reuses."""
+    words: in pieces of PIECE deals' worth, each into a buffer its thread reuses."""
     key = bytes.fromhex(SEEDS["shuffle"])
-    piece = CHUNK * STEPS * 4
+    piece = PIECE * STEPS * 4
     zeros = bytes(piece)
     idle: queue.SimpleQueue[bytearray] = queue.SimpleQueue()
 

@@ -57,12 +57,17 @@ Rejection and attempts
     53,644,737,765,488,792,839,237,440,000 deals, as far as AES-256 is a pseudo-random function.
 
 Speed and memory
-    Work is done in chunks of at most ``CHUNK`` deals: the digits of a chunk as one (51, n) array, the
-    deal as 52 rounds of uint8 operations over the chunk (one lane a deal), then one transpose into the
-    (n, 52) result. Chunks are dealt on several threads at once (AES and numpy release the GIL), each
-    with its own AES context and scratch space (about 9 MB), kept by the engine from call to call. The
-    step-major seat array has a row stride of an odd number of 64-byte cache lines: copying (52, n)
-    into (n, 52) with a power-of-two stride runs ~9x slower from cache-set aliasing.
+    Work is done in chunks of at most ``CHUNK`` deals, one lane a deal: the words and digits of a chunk
+    in pieces of ``PIECE`` deals into one (51, n) digit array, then the deal as 52 rounds of two uint8
+    operations over the whole chunk (the hits of ``GROUP`` cards kept, then summed into their seats,
+    which take their digits' place), then the transpose into the (n, 52) result: 4x4 byte blocks
+    transposed inside 4-byte words, then whole words copied. Few, long numpy calls: each releases and
+    retakes the GIL, and on two threads many short calls cost markedly more CPU a deal than on one.
+    Chunks are dealt on several threads at once, as many chunks of one length each (10**6 deals on 2
+    threads: 8 chunks of 125,000, not 7 of 131,072 and one of 82,496), each thread with its own AES
+    context and scratch space (about 17 MB), kept by the engine from call to call.
+    The card-major seat array has a row stride of an odd number of 64-byte cache lines: copying
+    (52, n) into (n, 52) with a power-of-two stride runs ~9x slower from cache-set aliasing.
 """
 
 from __future__ import annotations
@@ -79,10 +84,12 @@ from dealer.core.cards import DECK_SIZE, DealArray
 
 KEY_SIZE: Final = 32
 STEPS: Final = DECK_SIZE - 1  # digits per deal: the last card takes the last slot
-CHUNK: Final = 16384  # deals dealt together; a multiple of 4 (one counter block serves 4 deals)
+CHUNK: Final = 131072  # deals dealt together
+PIECE: Final = 16384  # deals whose words and digits are made together
 MAX_INDEX: Final = 2**63
 DIGIT_BITS: Final = 26
 WORDS_PER_BLOCK: Final = 4
+GROUP: Final = 4  # cards dealt between two seat sums (their hits are kept until then); divides 52
 
 _MODULI = np.arange(DECK_SIZE, 1, -1, dtype=np.uint32)  # m = 52 - s for s = 0..50
 _LIMITS = (np.uint32(1 << DIGIT_BITS) % _MODULI).astype(np.uint32)  # 2**26 mod m
@@ -99,7 +106,7 @@ class ShuffleEngine:
 
     Chunks of a batch are dealt on `threads` threads (default: one a CPU, see
     :mod:`dealer.core.parallel`); the deals are the same whatever the number. Each thread's scratch
-    space (about 9 MB) and AES context are kept by the engine from call to call. One engine serves one
+    space (about 17 MB) and AES context are kept by the engine from call to call. One engine serves one
     caller at a time.
     """
 
@@ -138,14 +145,15 @@ class ShuffleEngine:
             finally:
                 self._idle.put(dealer)
 
-        parallel.map_spans(deal, count, CHUNK, self.threads)
+        if count:  # (parallel.even_chunk has no rounds to divide 0 deals into)
+            parallel.map_spans(deal, count, CHUNK, self.threads, even=True)
         return out
 
     def keystream(self, start: int, count: int, attempt: int = 0) -> Words:
         """The words W(i, s, attempt) for deals i = start..start+count-1, shape (51, count) uint32."""
         if start < 0 or count < 0 or start + count > MAX_INDEX or not 0 <= attempt < 2**32:
             raise ValueError(f"no keystream for start={start}, count={count}, attempt={attempt}")
-        dealer = _Dealer(self._encryptor(), count + WORDS_PER_BLOCK)
+        dealer = _Dealer(self._encryptor(), 0, count + WORDS_PER_BLOCK)
         return dealer.words(start, start + count, attempt).copy()
 
     def _encryptor(self) -> Encryptor:
@@ -174,14 +182,14 @@ class Encryptor(Protocol):
 class _Dealer:
     """Deals chunks in one thread: an AES context and scratch space, reused from chunk to chunk."""
 
-    def __init__(self, encryptor: Encryptor, size: int) -> None:
+    def __init__(self, encryptor: Encryptor, size: int, words_size: int | None = None) -> None:
         self._ecb = encryptor
-        self._work = _Workspace(size)
+        self._work = _Workspace(size, _words_size(size) if words_size is None else words_size)
 
     def reserve(self, size: int) -> None:
         """Room for chunks of `size` deals."""
         if self._work.size < size:
-            self._work = _Workspace(size)
+            self._work = _Workspace(size, _words_size(size))
 
     def words(self, first: int, last: int, attempt: int) -> Words:
         """W(i, s, attempt) for i = first..last-1 as a (51, last - first) view into the scratch space."""
@@ -194,12 +202,21 @@ class _Dealer:
         return words[:, offset:offset + last - first]
 
     def deal_chunk(self, first: int, last: int, out: DealArray) -> None:
-        """Deals first..last-1 into `out`, redealing rejected deals from their next attempts."""
-        digits, rejected = lemire_digits(self.words(first, last, 0), self._work, in_place=True)
-        deal_lanes(digits, self._work.lanes(last - first), out)
-        redo = np.flatnonzero(rejected)
-        if redo.size:
-            out[redo] = self._redeal(redo + first)
+        """Deals first..last-1 into `out`, redealing rejected deals from their next attempts. The words
+        and digits are made in pieces of PIECE deals (kept in cache), the dealing over the whole chunk."""
+        n = last - first
+        lanes = self._work.lanes(n)
+        digits = lanes.digits
+        redo: list[npt.NDArray[np.intp]] = []
+        for a in range(0, n, PIECE):
+            b = min(a + PIECE, n)
+            _, rejected = lemire_digits(self.words(first + a, first + b, 0), digits[:, a:b], in_place=True)
+            if rejected.any():
+                redo.append(np.flatnonzero(rejected) + a)
+        deal_lanes(digits, lanes, out)
+        if redo:
+            indices = np.concatenate(redo)
+            out[indices] = self._redeal(indices + first)
 
     def _redeal(self, indices: npt.NDArray[np.intp]) -> DealArray:
         """Deals `indices` from attempt 1 on (their attempt 0 was rejected)."""
@@ -212,10 +229,9 @@ class _Dealer:
             cipher_words = self._encrypt(blocks).reshape(STEPS, idx.size, WORDS_PER_BLOCK)
             lanes = (idx % WORDS_PER_BLOCK).astype(np.intp)
             words = cipher_words[:, np.arange(idx.size), lanes]
-            work = _Workspace(idx.size)
-            digits, rejected = lemire_digits(words, work, in_place=True)
+            digits, rejected = lemire_digits(words, in_place=True)
             dealt = np.empty((idx.size, DECK_SIZE), dtype=np.uint8)
-            deal_lanes(digits, work.lanes(idx.size), dealt)
+            deal_lanes(digits, _Workspace(idx.size, 0).lanes(idx.size), dealt)
             out[pending[~rejected]] = dealt[~rejected]
             pending = pending[rejected]
             attempt += 1
@@ -241,26 +257,23 @@ def counter_blocks(groups: npt.NDArray[np.uint64], attempt: int,
     return out
 
 
-def lemire_digits(words: Words, work: _Workspace | None = None, *,
+def lemire_digits(words: Words, digits: Digits | None = None, *,
                   in_place: bool = False) -> tuple[Digits, Mask]:
     """Digits k[s, j] uniform in [0, 52 - s) from words (51, n), and which of the n deals had a rejection.
 
     The digits of a deal with a rejection are meaningless (it is dealt again from its next attempt).
-    The digits are a view into `work` when given (scratch space reused from chunk to chunk); with
-    `in_place` the words are overwritten (one pass over memory fewer)."""
+    The digits are written into `digits` when given; with `in_place` the words are overwritten (one pass
+    over memory fewer)."""
     n = words.shape[1]
-    if work is None:
-        work = _Workspace(n)
     product = words if in_place else np.empty((STEPS, n), dtype=np.uint32)
     np.right_shift(words, np.uint32(32 - DIGIT_BITS), out=product)
     np.multiply(product, _MODULI[:, None], out=product)
-    digits = work.digits(n)
+    if digits is None:
+        digits = np.empty((STEPS, n), dtype=np.uint8)
     np.right_shift(product, np.uint32(DIGIT_BITS), out=digits, casting="unsafe")
     np.bitwise_and(product, _LOW_MASK, out=product)
     if n and (np.minimum.reduce(product, axis=1) < _LIMITS).any():  # rare: find the deals rejected
-        low_hit = work.flags(n)
-        np.less(product, _LIMITS[:, None], out=low_hit)
-        rejected: Mask = np.logical_or.reduce(low_hit, axis=0)
+        rejected: Mask = np.logical_or.reduce(product < _LIMITS[:, None], axis=0)
     else:
         rejected = np.zeros(n, dtype=np.bool_)
     return digits, rejected
@@ -269,36 +282,97 @@ def lemire_digits(words: Words, work: _Workspace | None = None, *,
 def deal_lanes(digits: Digits, work: _Lanes, out: DealArray) -> None:
     """Sequential dealing of n deals at once from digits (51, n) into `out` (n, 52).
 
-    Per card, three calls over all lanes: hits[j] = [k < T_j], seat = hits summed, T_j -= hits[j]."""
-    seats, thresholds, hits = work
-    thresholds[...] = np.array([[13], [26], [39]], dtype=np.uint8)
-    hit_counts = hits.view(np.uint8)
-    last_digit = np.zeros((1, digits.shape[1]), dtype=np.uint8)  # the last card takes the last slot
-    for card in range(DECK_SIZE):
-        digit = digits[card:card + 1] if card < STEPS else last_digit
-        np.less(digit, thresholds, out=hits)
-        np.add.reduce(hit_counts, axis=0, dtype=np.uint8, out=seats[card])
-        np.subtract(thresholds, hit_counts, out=thresholds)
-    out[...] = seats.T
+    Per card, two calls over all lanes: hits[j] = [k < T_j] (kept for GROUP cards), T_j -= hits[j]; each
+    GROUP cards, their seats as their three hits summed; then the transpose."""
+    thresholds = work.thresholds
+    thresholds[...] = _START
+    less, subtract, add = np.less, np.subtract, np.add
+    hit_counts = work.hit_counts
+    for rounds, seats in work.rounds(digits):
+        for digit, hits, counts in rounds:
+            less(digit, thresholds, hits)
+            subtract(thresholds, counts, thresholds)
+        add(hit_counts[:, 0], hit_counts[:, 1], seats)
+        add(seats, hit_counts[:, 2], seats)
+    work.transpose_into(out)
 
 
-_Lanes = tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.bool_]]
+_START = np.array([[13], [26], [39]], dtype=np.uint8)
+
+
+_HALVES, _BYTES = np.uint32(0x0000FFFF), np.uint32(0x00FF00FF)
+_SWAP_BYTES = DECK_SIZE // 4 * 2 * 4  # scratch bytes of the transposes, for every 4 lanes
+
+
+class _Lanes:
+    """The dealing pass's arrays for chunks of n deals, made once and reused: the digits (51, n) and
+    seats (52, n), thresholds (3, n), the hits of GROUP cards (GROUP, 3, n), and each card's views.
+
+    `rows` (52, row length a multiple of 4 bytes) holds first the chunk's digits (rows 0..50), then its
+    seats (rows 0..51, the first n columns): a group's seats are written after the group's digits are
+    used."""
+
+    def __init__(self, rows: npt.NDArray[np.uint8], n: int, thresholds: npt.NDArray[np.uint8],
+                 scratch: npt.NDArray[np.uint8]) -> None:
+        self.digits = rows[:STEPS, :n]
+        self.seats, self.thresholds = rows[:, :n], thresholds
+        self.hits = scratch[:GROUP * 3 * n].view(np.bool_).reshape(GROUP, 3, n)
+        self.hit_counts = self.hits.view(np.uint8)
+        # the seats as 4-byte words, 4 lanes a word: (13, 4 cards, n // 4) for the 4x4 byte transposes,
+        # whose scratch words take the hits' place (the hits are summed by then)
+        self._quads = rows.view(np.uint32).reshape(DECK_SIZE // 4, 4, -1)[:, :, :n // 4]
+        self._swaps = scratch[:_SWAP_BYTES * (n // 4)].view(np.uint32).reshape(DECK_SIZE // 4, 2, n // 4)
+        self._last_digit = np.zeros((1, n), dtype=np.uint8)  # the last card takes the last slot
+        self._digits: Digits | None = None
+        self._rounds: list[tuple[list[tuple[Digits, Mask, npt.NDArray[np.uint8]]], npt.NDArray[np.uint8]]] = []
+
+    def rounds(self, digits: Digits) -> list[tuple[list[tuple[Digits, Mask, npt.NDArray[np.uint8]]],
+                                                   npt.NDArray[np.uint8]]]:
+        """Groups of GROUP cards: each card's (digit row (1, n), hits (3, n), the same hits as uint8),
+        and the group's seat rows (`digits` are usually :attr:`digits`; the views are kept for them)."""
+        if self._digits is not digits:
+            rows = [digits[card:card + 1] for card in range(STEPS)] + [self._last_digit]
+            self._rounds = [([(rows[card], self.hits[card % GROUP], self.hit_counts[card % GROUP])
+                              for card in range(first, first + GROUP)], self.seats[first:first + GROUP])
+                            for first in range(0, DECK_SIZE, GROUP)]
+            self._digits = digits
+        return self._rounds
+
+    def transpose_into(self, out: DealArray) -> None:
+        """out (n, 52) = seats (52, n) transposed: in blocks of 4 cards x 4 lanes, each a 4x4 byte
+        transpose inside 4 words (two rounds of masked swaps), then one copy of whole 4-byte words
+        (13 a deal instead of 52 single bytes); the last n % 4 lanes byte by byte. The seat rows are
+        overwritten."""
+        quads, t = self._quads, self._swaps
+        whole = 4 * quads.shape[2]
+        if whole:
+            for low, high, shift, mask in ((quads[:, 0:2], quads[:, 2:4], np.uint32(16), _HALVES),
+                                           (quads[:, 0::2], quads[:, 1::2], np.uint32(8), _BYTES)):
+                np.right_shift(low, shift, out=t)  # swap the high part of `low` with the low part of `high`
+                np.bitwise_xor(t, high, out=t)
+                np.bitwise_and(t, mask, out=t)
+                np.bitwise_xor(high, t, out=high)
+                np.left_shift(t, shift, out=t)
+                np.bitwise_xor(low, t, out=low)
+            out[:whole].view(np.uint32).reshape(-1, 4, DECK_SIZE // 4)[...] = quads.transpose(2, 1, 0)
+        if whole < out.shape[0]:
+            out[whole:] = self.seats[:, whole:].T
 
 
 class _Workspace:
-    """Scratch arrays for chunks of up to `size` deals, reused from chunk to chunk (views are contiguous)."""
+    """Scratch arrays for chunks of up to `size` deals, whose words are made `words_size` deals at a time,
+    reused from chunk to chunk."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, words_size: int) -> None:
         self.size = size
-        groups = -(-size // WORDS_PER_BLOCK)
+        groups = -(-words_size // WORDS_PER_BLOCK)
         self._blocks = np.empty(STEPS * groups * 2, dtype=">u8")
         self._high: tuple[int, int] | None = None  # (attempt, groups) the blocks' high halves hold
         self._cipher = bytearray(STEPS * groups * 16 + 15)  # update_into wants room for one more block
-        self._digits = np.empty(STEPS * size, dtype=np.uint8)
-        self._flags = np.empty(STEPS * size, dtype=np.bool_)
-        self._seats = np.empty((DECK_SIZE, _odd_cache_lines(size)), dtype=np.uint8)
+        self._rows = np.empty((DECK_SIZE, _odd_cache_lines(size)), dtype=np.uint8)  # digits, then seats
         self._thresholds = np.empty(3 * size, dtype=np.uint8)
-        self._hits = np.empty(3 * size, dtype=np.bool_)
+        self._scratch = np.empty(max(GROUP * 3 * size, _SWAP_BYTES * (size // 4)), dtype=np.uint8)
+        self._lanes: _Lanes | None = None
 
     def counter_blocks(self, g0: int, groups: int, attempt: int) -> npt.NDArray[np.uint64]:
         """:func:`counter_blocks` for groups g0 .. g0+groups-1, in place; the high halves (attempt, step)
@@ -313,14 +387,16 @@ class _Workspace:
     def cipher_buffer(self) -> bytearray:
         return self._cipher
 
-    def digits(self, n: int) -> Digits:
-        return self._digits[:STEPS * n].reshape(STEPS, n)
-
-    def flags(self, n: int) -> Mask:
-        return self._flags[:STEPS * n].reshape(STEPS, n)
-
     def lanes(self, n: int) -> _Lanes:
-        return self._seats[:, :n], self._thresholds[:3 * n].reshape(3, n), self._hits[:3 * n].reshape(3, n)
+        """The dealing arrays for n deals (kept while n stays the same)."""
+        if self._lanes is None or self._lanes.seats.shape[1] != n:
+            self._lanes = _Lanes(self._rows, n, self._thresholds[:3 * n].reshape(3, n), self._scratch)
+        return self._lanes
+
+
+def _words_size(size: int) -> int:
+    """Room for the words of chunks of `size` deals, made in pieces (a piece may start mid-block)."""
+    return min(size, PIECE + WORDS_PER_BLOCK)
 
 
 def _odd_cache_lines(size: int) -> int:

@@ -1,15 +1,11 @@
-"""The shuffle engine against a pure-Python scalar reference written from its docstring alone.
-
-The reference walks the remaining slots one seat at a time (no thresholds, no numpy), draws each word
-from one AES block, and redeals a deal from its next attempt on any rejected digit. The engine must
-give the same deals bit for bit, with the real keystream and with crafted keystreams that force the
-rejection branch.
+"""The shuffle engine against the pure-Python scalar reference written from its docstring alone
+(:mod:`tests.support.shuffle_reference`): the same deals bit for bit, with the real keystream and with
+crafted keystreams that force the rejection branch.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -20,60 +16,10 @@ import dealer.engines.shuffle as shuffle
 from dealer.core.cards import check_deals, seat_counts
 from dealer.engines import make_engine
 from dealer.engines.shuffle import ShuffleEngine, lemire_digits
+from tests.support.shuffle_reference import BlockFunction, aes_block, ref_deals, ref_digit, ref_word
 
 KEY = bytes.fromhex("6b0d6f3c2a9e41d58c7b3f1e0a2d4c6e8f9a1b3c5d7e9f10213243546576879a")
 OTHER_KEY = bytes(range(32))
-
-BlockFunction = Callable[[bytes], bytes]
-
-
-# ---- the scalar reference -------------------------------------------------------------------------
-
-def aes_block(key: bytes) -> BlockFunction:
-    """E_K on one 16-byte block."""
-    ecb = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
-    return ecb.update
-
-
-def ref_word(block: BlockFunction, deal: int, step: int, attempt: int) -> int:
-    counter = (attempt << 96) | (step << 64) | (deal // 4)
-    out = block(counter.to_bytes(16, "big"))
-    j = deal % 4
-    return int.from_bytes(out[4 * j:4 * j + 4], "little")
-
-
-def ref_digit(word: int, m: int) -> int | None:
-    """Lemire on the top 26 bits; None when rejected."""
-    product = (word >> 6) * m
-    if product % 2**26 < 2**26 % m:
-        return None
-    return product >> 26
-
-
-def ref_deal(block: BlockFunction, deal: int) -> tuple[list[int], int]:
-    """Deal `deal` of the stream and the attempt that produced it."""
-    for attempt in itertools.count():
-        places = {0: 13, 1: 13, 2: 13, 3: 13}
-        seats: list[int] = []
-        for card in range(52):
-            m = 52 - card
-            k = 0 if m == 1 else ref_digit(ref_word(block, deal, card, attempt), m)
-            if k is None:
-                break
-            for seat in (3, 2, 1, 0):  # slots listed W's first, then S's, E's, N's
-                if k < places[seat]:
-                    break
-                k -= places[seat]
-            places[seat] -= 1
-            seats.append(seat)
-        else:
-            return seats, attempt
-    raise AssertionError("unreachable")
-
-
-def ref_deals(block: BlockFunction, start: int, count: int) -> tuple[npt.NDArray[np.uint8], list[int]]:
-    rows, attempts = zip(*(ref_deal(block, i) for i in range(start, start + count)), strict=True)
-    return np.array(rows, dtype=np.uint8), list(attempts)
 
 
 # ---- crafted keystreams -------------------------------------------------------------------------
