@@ -61,7 +61,7 @@ def even_chunk(total: int, chunk: int, threads: int) -> int:
     thread as many spans, all of one length but the last (100,000 deals in chunks of 32,768 on 2 threads:
     4 spans of 25,000), though never below a quarter of `chunk` (a small batch is not worth a thread).
     For work whose cost per call (Python, under the GIL) favours long spans."""
-    if threads <= 1:
+    if threads <= 1 or total <= 0:
         return chunk
     rounds = -(-total // (threads * chunk))
     return max(1, chunk // 4, -(-total // (threads * rounds)))

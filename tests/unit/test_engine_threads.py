@@ -158,3 +158,4 @@ def test_even_spans_are_the_fewest_that_give_every_thread_as_many() -> None:
     widths = [b - a for a, b in parallel.spans(150_001, parallel.even_chunk(150_001, 1 << 17, 2))]
     assert widths == [75_001, 75_000]
     assert parallel.map_spans(lambda a, b: (a, b), 100, 30, 2, even=True) == [(0, 25), (25, 50), (50, 75), (75, 100)]
+    assert parallel.map_spans(lambda a, b: (a, b), 0, 30, 2, even=True) == []  # nothing to split
