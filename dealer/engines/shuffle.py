@@ -145,8 +145,7 @@ class ShuffleEngine:
             finally:
                 self._idle.put(dealer)
 
-        if count:  # (parallel.even_chunk has no rounds to divide 0 deals into)
-            parallel.map_spans(deal, count, CHUNK, self.threads, even=True)
+        parallel.map_spans(deal, count, CHUNK, self.threads, even=True)
         return out
 
     def keystream(self, start: int, count: int, attempt: int = 0) -> Words:

@@ -92,10 +92,7 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
     checked.lines.append(f"{len(boards)} boards ({boards[0]}-{boards[-1]}) in {request.source.name}; "
                          f"{request.copies} cop{'y' if request.copies == 1 else 'ies'}, board set "
                          f"{request.set_name}; {len(request.ports)} machine{'s' if len(request.ports) != 1 else ''}")
-    checked.lines.append(f"journal: {checked.journal}")
-    held = busy(checked.journal)
-    if held is not None:
-        checked.problems.append(held)
+    _check_journal_free(checked)
     unfinished = _unfinished(checked.journal, deals)
     if unfinished is not None and not request.resume:
         checked.problems.append(JournalError(f"{checked.journal}: run {unfinished} of this deal set is unfinished; "
@@ -108,6 +105,14 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
         with DealHistory.open(checked.history) as history:
             for fault in check_reuse(history, deals, name=request.source.stem, replay=False):
                 checked.lines.append(f"note: {fault.text()}")
+
+
+def _check_journal_free(checked: Checked) -> None:
+    """Name the run's journal, and a problem if another controller holds it."""
+    checked.lines.append(f"journal: {checked.journal}")
+    held = busy(checked.journal)
+    if held is not None:
+        checked.problems.append(held)
 
 
 def busy(journal: Path) -> DealerError | None:
@@ -140,9 +145,6 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path) -> None:
     checked.lines.append(f"congress plan {plan.event.name}: {len(plan.sessions)} sessions, "
                          f"{sum(len(s.jobs()) for s in plan.sessions)} jobs, on the plan's "
                          f"{len(plan.machines)} machines ({', '.join(m.name for m in plan.machines)})")
-    checked.lines.append(f"journal: {checked.journal}")
-    held = busy(checked.journal)
-    if held is not None:
-        checked.problems.append(held)
+    _check_journal_free(checked)
     checked.problems += plan_check.problems(plan, None, plan_check.journal_runs(checked.journal), resume=request.resume,
                                        journal=str(checked.journal), history=checked.history)

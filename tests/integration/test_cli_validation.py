@@ -21,7 +21,7 @@ from dealer.dealing import sim_ports
 from dealer.dealing.history import DealHistory
 from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import JobState, Journal
-from tests.support.controllers import deal_set
+from tests.support.controllers import deal_set, dealings
 from tests.support.plan_texts import BASE, write
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a pty (Linux CI)")
@@ -40,15 +40,6 @@ def session(tmp_path: Path) -> Path:
     path = tmp_path / "session.pbn"
     formats.write_file(path, deal_set(11, 4))
     return path
-
-
-def dealings(url: str) -> int:
-    """Dealings the simulated machine of `url` made (0 if it was never opened)."""
-    sim = sim_ports.simulators().get(url)
-    if sim is None:
-        return 0
-    with sim.lock:
-        return 0 if sim.device is None else len(sim.device.ledger.records)
 
 
 def error_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:

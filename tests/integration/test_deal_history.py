@@ -17,7 +17,7 @@ from dealer import formats
 from dealer.cli import main
 from dealer.dealing import sim_ports
 from dealer.dealing.journal import Journal
-from tests.support.controllers import deal_set
+from tests.support.controllers import deal_set, dealings
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a pty (Linux CI)")
 
@@ -26,15 +26,6 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="si
 def _stop_simulators() -> Iterator[None]:
     yield
     sim_ports.stop_all()
-
-
-def dealings(url: str) -> int:
-    """Dealings started on the simulated machine of `url` (0 if it was never even opened)."""
-    sim = sim_ports.simulators().get(url)
-    if sim is None:
-        return 0
-    with sim.lock:
-        return 0 if sim.device is None else len(sim.device.ledger.records)
 
 
 def deal(deal_file: Path, url: str, *extra: str) -> int:

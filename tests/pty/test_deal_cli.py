@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ from firmware_protocol.labels import BoardLabel
 from hil import PtySimulator, SimConfig
 from hil.fault_plan import FaultPlan
 from tests.support.deals import random_deals
-from tests.support.processes import dealer
+from tests.support.processes import dealer, stop_group
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
@@ -56,12 +55,7 @@ def served_sim(tmp_path: Path) -> Iterator[str]:
         assert path == str(link) and os.path.exists(path)
         yield path
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
+        stop_group(proc)
 
 
 @pytest.fixture

@@ -12,9 +12,7 @@ deal file's own [Deal] tags, parsed here with a regular expression.
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -26,7 +24,7 @@ from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.verify import FaultCategory
 from tests.support.deals import pbn_deals, random_deals
-from tests.support.processes import ENV, dealer
+from tests.support.processes import ENV, dealer, stop_group
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
@@ -131,12 +129,7 @@ def test_dealer_sim_keeps_its_record_after_every_board_and_when_it_stops(tmp_pat
         assert dealt.returncode == 0, dealt.stderr
         running = json.loads(ledger.read_text(encoding="utf-8"))  # written after every board, machine still on
     finally:
-        os.killpg(sim.pid, signal.SIGTERM)
-        try:
-            sim.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(sim.pid, signal.SIGKILL)
-            sim.communicate()
+        stop_group(sim)
     assert sim.returncode == 0
     stopped = json.loads(ledger.read_text(encoding="utf-8"))  # written again as it stopped
     for record in (running, stopped):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from dealer.core.dealset import DealSet
+from dealer.dealing import sim_ports
 from dealer.dealing.journal import Journal
 from hil import PtySimulator
 from tests.support.deals import random_deal_set
@@ -98,6 +99,15 @@ def dealt(sims: Iterable[PtySimulator]) -> dict[str, int]:
             for label, n in sim.device.ledger.dealt_labels().items():
                 counts[label] = counts.get(label, 0) + n
     return counts
+
+
+def dealings(url: str) -> int:
+    """Dealings started on the in-process simulated machine of `url` (0 if it was never even opened)."""
+    sim = sim_ports.simulators().get(url)
+    if sim is None:
+        return 0
+    with sim.lock:
+        return 0 if sim.device is None else len(sim.device.ledger.records)
 
 
 def frames_from_host(sim: PtySimulator) -> int:

@@ -52,3 +52,14 @@ def run(command: Sequence[str], *, cwd: Path, timeout: float = 300, env: Mapping
 def dealer(*args: str, cwd: Path, timeout: float = 300, umask: int = -1) -> subprocess.CompletedProcess[str]:
     """`python -m dealer ARGS` from the source tree (with `umask`, if not -1)."""
     return run([sys.executable, "-m", "dealer", *args], cwd=cwd, timeout=timeout, umask=umask)
+
+
+def stop_group(proc: subprocess.Popen[str], sig: int = signal.SIGTERM, timeout: float = 20) -> None:
+    """Stop a process started in its own session: `sig` to its group, then SIGKILL if it has not ended
+    within `timeout` seconds; reaped either way."""
+    os.killpg(proc.pid, sig)
+    try:
+        proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()

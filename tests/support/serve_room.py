@@ -4,7 +4,6 @@ as a user starts it (a subprocess), and the search for cards in whatever the con
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -14,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.processes import ENV
+from tests.support.processes import ENV, stop_group
 
 FAULTS = [
     [{"kind": "jam", "board": 2, "card": 20}, {"kind": "wrong_board", "insertion": 6}],
@@ -93,11 +92,6 @@ def served(workdir: Path, *extra: str) -> Iterator[Served]:
         yield Served(process, address.group(1), pin.group(1), lines)
     finally:
         if process.poll() is None:
-            os.killpg(process.pid, signal.SIGINT)
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            stop_group(process, signal.SIGINT, timeout=60)
         if process.stderr is not None:
             process.stderr.close()
