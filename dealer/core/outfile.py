@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from dealer.core.errors import OutputError, OutputExistsError
+from dealer.core.errors import DealerError, OutputError, OutputExistsError
 from dealer.core.links import is_link, link_text
 
 SECRET_MODE = 0o600
@@ -88,9 +88,11 @@ def atomic_output(path: str | Path, *, force: bool = False, mode: int = SECRET_M
             stream.flush()
             os.fsync(stream.fileno())
         _commit(tmp, target, force)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+        if isinstance(exc, OSError) and not isinstance(exc, DealerError):  # a full disk, a failing write
+            raise OutputError(f"{target}: cannot be written: {exc.strerror or exc}") from exc
         raise
 
 

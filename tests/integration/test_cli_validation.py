@@ -8,6 +8,8 @@ carry) is explained in one line and continued with ``--resume --set``.
 from __future__ import annotations
 
 import os
+import resource
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +25,7 @@ from dealer.dealing.jobplan import JobPlan
 from dealer.dealing.journal import JobState, Journal
 from tests.support.controllers import deal_set, dealings
 from tests.support.plan_texts import BASE, write
+from tests.support.processes import ENV
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a pty (Linux CI)")
 
@@ -202,3 +205,16 @@ def test_a_plan_with_a_sim_port_the_simulator_refuses_is_named_by_plan_and_refus
     made = set(os.listdir(tmp_path)) - before
     assert made <= {"congress.journal.lock"}  # no deal file generated, no journal; the lock file blocks nothing
     assert not (tmp_path / "deals").exists() and dealings("sim://?speed=500") == 0
+
+
+def test_a_file_that_cannot_be_written_whole_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    """A real write failure (the file-size limit of `ulimit -f`, as a full disk would do): `dealer generate`
+    says which file in one line, exits with the output error's code, and leaves no file behind."""
+    limit = 64 * 1024  # the 30 MB file of 100,000 boards stops far short of it
+    proc = subprocess.run([sys.executable, "-m", "dealer", "generate", "--boards", "1-100000", "-o", "big.pbn"],
+                          cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == errors.OutputError.exit_code == 4, proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("dealer: error: ") and "big.pbn: cannot be written" in lines[0]
+    assert os.listdir(tmp_path) == []
