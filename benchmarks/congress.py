@@ -50,8 +50,8 @@ from _support import Simulators, header, median  # the project root on sys.path 
 
 from dealer import engines, formats
 from dealer.core.dealset import DealSet
-from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.jobplan import JobPlan
+from dealer.journal.store import JobState, Journal
 from dealer.plan import Plan
 
 PLAN_GOAL_S = 2.0
@@ -306,8 +306,8 @@ class MachinesRun:
 def deal_on_simulators(folder: Path, machines: int, boards: int, speed: float,
                        shape: tuple[int, int, int] = (2, 2, 2)) -> MachinesRun:
     """Deal the plan on `machines` simulated machines (in their own process, real time)."""
-    from dealer.dealing import report
     from dealer.dealing.run import RunOptions
+    from dealer.journal import report
     from dealer.plan.run import deal_plan
 
     folder.mkdir()

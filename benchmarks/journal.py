@@ -2,7 +2,7 @@
 
 Run from the project root: ``python benchmarks/journal.py [--boards 200] [--rounds 3] [--dir FOLDER] [--quick]``.
 FOLDER (default: a temporary folder) should be on the disk a real journal lives on: the costs are
-syncs. For each `dealer.dealing.journal.Durability`, in the same run, one after the other and in
+syncs. For each `dealer.journal.store.Durability`, in the same run, one after the other and in
 turn over the rounds (the median is shown):
 
 * ``sync-dealing``: the named baseline, the journal as it was (WAL; only the step into DEALING synced,
@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from dealer.core.dealset import DealSet  # noqa: E402
-from dealer.dealing.jobplan import JobPlan  # noqa: E402
-from dealer.dealing.journal import Durability, JobState, Journal  # noqa: E402
+from dealer.journal.jobplan import JobPlan  # noqa: E402
+from dealer.journal.store import Durability, JobState, Journal  # noqa: E402
 
 BASELINE = Durability.SYNC_DEALING
 STEPS = (JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.VERIFIED)

@@ -26,14 +26,16 @@ LAYERS: dict[str, set[str]] = {
     "dealer.stats": {"dealer.core"},
     "dealer.squaredeal": {"dealer.core", "dealer.engines", "dealer.formats"},
     "dealer.printing": {"dealer.core", "dealer.stats"},
+    "dealer.journal": {"dealer.core", "dealer.formats", "dealer.verify", "dealer.stats"},
     "dealer.dealing": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.verify", "dealer.stats",
-                       "firmware_protocol", "hil"},
+                       "dealer.journal", "firmware_protocol", "hil"},
     "dealer.plan": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
-                    "dealer.dealing"},
+                    "dealer.journal", "dealer.dealing"},
     "dealer.serve": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
-                     "dealer.stats", "dealer.printing", "dealer.dealing", "dealer.plan"},
+                     "dealer.stats", "dealer.printing", "dealer.journal", "dealer.dealing", "dealer.plan"},
     "dealer.cli": {"dealer", "dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
-                   "dealer.stats", "dealer.printing", "dealer.dealing", "dealer.plan", "dealer.serve", "hil"},
+                   "dealer.stats", "dealer.printing", "dealer.journal", "dealer.dealing", "dealer.plan", "dealer.serve",
+                   "hil"},
     "dealer": {"dealer.cli"},  # dealer/__init__.py (the version, imported by any) and __main__.py
 }
 """Lowest first: a package imports only packages above it in this table (never one below)."""

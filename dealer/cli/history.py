@@ -70,7 +70,7 @@ def register(sub: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from dealer.dealing.history import DealHistory
+    from dealer.journal.history import DealHistory
 
     with DealHistory.open(history_path(args)) as history:
         entries = history.entries()
@@ -81,7 +81,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from dealer.core.outfile import check_writable
-    from dealer.dealing.history import DealHistory
+    from dealer.journal.history import DealHistory
 
     check_writable(args.file, force=args.force)
     with DealHistory.open(history_path(args)) as history:
@@ -91,7 +91,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from dealer.dealing.history import DealHistory, read_export
+    from dealer.journal.history import DealHistory, read_export
 
     read_export(args.file)  # a bad file is refused before the history is opened
     with DealHistory.open(history_path(args)) as history:

@@ -41,9 +41,9 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dealer.core.dealset import DealSet
     from dealer.core.outfile import PUBLIC_MODE, check_writable, write_text
-    from dealer.dealing import report
-    from dealer.dealing.dealt import dealt_deals
-    from dealer.dealing.journal import Journal
+    from dealer.journal import report
+    from dealer.journal.dealt import dealt_deals
+    from dealer.journal.store import Journal
 
     if not Path(args.journal).is_file():
         raise JournalError(f"{args.journal}: no such journal")

@@ -182,8 +182,8 @@ def _plan_sessions(plan: Any, notes: list[str]) -> tuple[list[Any], str]:
 def _journal(path: str, plan: Any, notes: list[str]) -> tuple[list[Any], str]:
     """The deals the journal's runs dealt, each proven by the journal's hashes."""
     from dealer.core.errors import JournalError
-    from dealer.dealing.dealt import dealt_deals
-    from dealer.dealing.journal import Journal, Run
+    from dealer.journal.dealt import dealt_deals
+    from dealer.journal.store import Journal, Run
 
     if not Path(path).is_file():
         raise JournalError(f"{path}: no such journal")

@@ -22,10 +22,10 @@ from dealer import engines, formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.dealing import sim_ports
-from dealer.dealing.journal import Journal
-from dealer.dealing.narrative import incidents
 from dealer.dealing.progress import ProgressView
 from dealer.dealing.run import RunOptions, RunResult, deal_session
+from dealer.journal.narrative import incidents
+from dealer.journal.store import Journal
 
 # Faults per machine (hil fault plans): `board` is the k-th dealing on that machine, `insertion` the
 # operator's n-th insertion of a board.

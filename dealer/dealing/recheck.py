@@ -17,8 +17,8 @@ from typing import IO
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DeviceTimeout, JournalBusy, JournalError
 from dealer.dealing import sim_ports
-from dealer.dealing.journal_lock import JournalLock
 from dealer.dealing.machine import BoardReading, Machine, OperatorPrompt
+from dealer.journal.lock import JournalLock
 from dealer.verify import BoardRecount, VerificationReport, check_label, verify_board
 from firmware_protocol.labels import BoardLabel
 

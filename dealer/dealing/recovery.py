@@ -15,9 +15,9 @@ A station settles its own jobs and those of machines no longer in the run; each 
 from __future__ import annotations
 
 from dealer.core.cards import DECK_SIZE
-from dealer.dealing.journal import Job, JobState
 from dealer.dealing.machine import CommandRefused, DealingFault, MachineState, MachineStatus, ProtocolFault
 from dealer.dealing.station import MAX_BOARD_CHECKS, DoubleFeed, GaveUp, Station, copy_text, fault_note, wire_job
+from dealer.journal.store import Job, JobState
 from dealer.verify import BoardRecount
 
 

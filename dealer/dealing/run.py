@@ -36,14 +36,14 @@ from typing import IO, Any
 from dealer.core.boards import SET_NAME_RULE, check_labelled, copy_set_names, set_name_problem
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalError, UsageError, VerificationError
-from dealer.dealing import report, sim_ports
-from dealer.dealing.history import DealHistory, check_reuse
-from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import Job, JobState, Journal, Run
+from dealer.dealing import run_report, sim_ports
 from dealer.dealing.machine import Cancelled, Machine
 from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
 from dealer.dealing.station import RunContext, Station
 from dealer.dealing.transport import check_traces
+from dealer.journal.history import DealHistory, check_reuse
+from dealer.journal.jobplan import JobPlan
+from dealer.journal.store import Job, JobState, Journal, Run
 
 
 @dataclass
@@ -380,7 +380,7 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
         run_info = {"run": run_ids[0] if not several else run_ids, "journal": str(options.journal),
                     "unresolved": unresolved, "stopped": ctx.stop_reason,
                     "errors": [f"{name}: {exc}" for name, exc in errors], **extra}
-        report.write_run_report(options.report, journal, run_ids, ctx.progress, run_info,
+        run_report.write_run_report(options.report, journal, run_ids, ctx.progress, run_info,
                                 show_cards=options.show_cards, deals=deals)
     return RunResult(run_ids[0], verified, total, unresolved, list(ctx.stop_reason),
                      [f"{name}: {exc}" for name, exc in errors], summary, tuple(run_ids), tuple(errors))

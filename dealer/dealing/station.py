@@ -32,7 +32,6 @@ import numpy.typing as npt
 from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DeviceTimeout
-from dealer.dealing.journal import Job, JobState, Journal
 from dealer.dealing.machine import (
     BoardReading,
     DealingFault,
@@ -46,6 +45,7 @@ from dealer.dealing.machine import (
     Reconnected,
 )
 from dealer.dealing.progress import RunProgress
+from dealer.journal.store import Job, JobState, Journal
 from dealer.verify import (
     Action,
     BoardFault,

@@ -9,7 +9,7 @@ of it; any error is one line naming the file, the line and the field::
 
 (array items are counted from 1). A dealing run then asks, per session in plan order,
 :meth:`Plan.deal_set` (the deals, each board once) and :meth:`Plan.jobs` (every copy, in dealing
-order, as :class:`dealer.dealing.jobplan.JobPlan`), and :attr:`Plan.machines` (name, pyserial URL).
+order, as :class:`dealer.journal.jobplan.JobPlan`), and :attr:`Plan.machines` (name, pyserial URL).
 
 Schema (paths are relative to the plan file's folder; keys not listed here are refused)::
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from dealer.core.errors import DealerError, DealReused, JournalError, UsageError
 from dealer.dealing import sim_ports
-from dealer.dealing.history import DealHistory, check_reuse, default_path
-from dealer.dealing.journal import Journal, Run
+from dealer.journal.history import DealHistory, check_reuse, default_path
+from dealer.journal.store import Journal, Run
 from dealer.plan.congress import Plan
 from dealer.plan.model import PlanError, Session
 from dealer.verify import BoardFault

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dealer.core.dealset import DealSet
-from dealer.dealing.jobplan import JobPlan
+from dealer.journal.jobplan import JobPlan
 from dealer.plan import sources
 from dealer.plan.locate import KeyPath, line_of
 from dealer.plan.model import (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dealer.core.boards import format_board_range
 from dealer.core.errors import FormatError
-from dealer.dealing.jobplan import JobPlan
+from dealer.journal.jobplan import JobPlan
 
 
 class PlanError(FormatError):

@@ -30,9 +30,6 @@ from pathlib import Path
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import Interrupted
-from dealer.dealing.history import DealHistory, check_reuse
-from dealer.dealing.journal import Journal, Run, RunSpec
-from dealer.dealing.journal_lock import JournalLock
 from dealer.dealing.run import (
     RunOptions,
     RunResult,
@@ -43,6 +40,9 @@ from dealer.dealing.run import (
     remember,
 )
 from dealer.dealing.transport import check_traces
+from dealer.journal.history import DealHistory, check_reuse
+from dealer.journal.lock import JournalLock
+from dealer.journal.store import Journal, Run, RunSpec
 from dealer.plan import Plan, Session, check
 
 REPLAY_HINT = check.REPLAY_HINT

@@ -26,9 +26,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from dealer.core.errors import DealerError, UsageError
-from dealer.dealing import report
-from dealer.dealing.dealt import dealt_deals
-from dealer.dealing.journal import Journal
+from dealer.journal import report
+from dealer.journal.dealt import dealt_deals
+from dealer.journal.store import Journal
 from dealer.printing.code128 import bar_widths
 from dealer.printing.handview import board_views
 from dealer.printing.labels_layout import STOCKS, label_pages

@@ -8,7 +8,7 @@ from datetime import datetime
 from html import escape
 from typing import Any, Final
 
-from dealer.dealing.journal import JobState
+from dealer.journal.store import JobState
 
 COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 WIDTH: Final = 640

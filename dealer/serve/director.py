@@ -5,7 +5,7 @@ gives it gets a director's cookie (for `UNLOCK_SECONDS`); after `MAX_TRIES` wron
 closed until the server is started again. With the cookie, a board's label (scanned or typed:
 ``A:7:SN:X``, or ``A 7``) shows that board's deal, from runs the journal holds as finished only (a
 session still dealing is never shown), read again from the run's deal file and proven by the deal's
-hash in the journal (`dealer.dealing.dealt`), to restore a board (Laws 13 and 14) or judge a fouled
+hash in the journal (`dealer.journal.dealt`), to restore a board (Laws 13 and 14) or judge a fouled
 board (Law 87).
 """
 
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Final
 
 from dealer.core.dealset import DealSet
-from dealer.dealing.dealt import Lookup, dealt_deals
-from dealer.dealing.journal import Journal, Run
+from dealer.journal.dealt import Lookup, dealt_deals
+from dealer.journal.store import Journal, Run
 from firmware_protocol.labels import BoardLabel
 
 COOKIE: Final = "dealer_director"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dealer.core.errors import DealerError
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.store import JobState, Journal
 
 SHOWN: Final = {
     JobState.PLANNED: "planned",

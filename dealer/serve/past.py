@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dealer.dealing.journal import Journal
+from dealer.journal.store import Journal
 from dealer.verify import FaultCategory
 
 

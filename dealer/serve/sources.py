@@ -20,9 +20,9 @@ import numpy as np
 from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, JournalError, UsageError
-from dealer.dealing.history import DealHistory, check_reuse
-from dealer.dealing.journal import Journal
-from dealer.dealing.journal_lock import JournalLock, lock_path
+from dealer.journal.history import DealHistory, check_reuse
+from dealer.journal.lock import JournalLock, lock_path
+from dealer.journal.store import Journal
 from dealer.plan import Plan
 from dealer.plan import check as plan_check
 

@@ -17,7 +17,7 @@ import pytest
 
 from dealer import formats
 from dealer.core.dealset import DealSet
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.store import JobState, Journal
 from tests.support.c_build import CBuilds, sanitizer_report
 from tests.support.c_device import DeviceProcess
 from tests.support.deals import random_deals

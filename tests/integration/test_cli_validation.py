@@ -20,9 +20,9 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core import errors
 from dealer.dealing import sim_ports
-from dealer.dealing.history import DealHistory
-from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.history import DealHistory
+from dealer.journal.jobplan import JobPlan
+from dealer.journal.store import JobState, Journal
 from tests.support.controllers import deal_set, dealings
 from tests.support.plan_texts import BASE, write
 from tests.support.processes import ENV

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.store import JobState, Journal
 from tests.support import report_readers
 from tests.support.paths import ROOT
 from tests.support.processes import dealer

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from dealer.core.errors import DealReused, JournalError, UsageError
-from dealer.dealing.journal import Journal
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult
 from dealer.dealing.sim_ports import loopback_opener
+from dealer.journal.store import Journal
 from dealer.plan import Plan, PlanError
 from dealer.plan.run import deal_plan
 from hil.config import SimConfig

@@ -16,7 +16,7 @@ import pytest
 from dealer import formats
 from dealer.cli import main
 from dealer.dealing import sim_ports
-from dealer.dealing.journal import Journal
+from dealer.journal.store import Journal
 from tests.support.controllers import deal_set, dealings
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a pty (Linux CI)")

@@ -10,8 +10,8 @@ import pytest
 
 from dealer.cli import main
 from dealer.dealing.demo import run_demo
-from dealer.dealing.journal import Journal
-from dealer.dealing.narrative import Incident, incidents
+from dealer.journal.narrative import Incident, incidents
+from dealer.journal.store import Journal
 
 
 def test_the_demo_deals_every_board_and_explains_every_fault(tmp_path: Path) -> None:

@@ -19,11 +19,11 @@ import pytest
 
 from dealer.core.cards import pack
 from dealer.core.errors import DealerError
-from dealer.dealing.journal import JobState
 from dealer.dealing.machine import Machine
 from dealer.dealing.recheck import check_boards
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.dealing.sim_ports import loopback_opener
+from dealer.journal.store import JobState
 from firmware_protocol.labels import BoardLabel
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from dealer.core.cards import pack
-from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.machine import Machine, MachineState
 from dealer.dealing.sim_ports import loopback_opener
+from dealer.journal.store import JobState, Journal
 from firmware_protocol.labels import BoardLabel
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dealer.dealing.journal import JobState
 from dealer.dealing.machine import Machine
+from dealer.journal.store import JobState
 from firmware_protocol.labels import BoardLabel
 from hil.loopback import Loopback
 from hil.physical import PhysicalBoard

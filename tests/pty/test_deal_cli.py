@@ -22,9 +22,9 @@ import pytest
 from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.dealing import sim_ports
-from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult, deal_session
+from dealer.journal.store import JobState, Journal
 from firmware_protocol.labels import BoardLabel
 from hil import PtySimulator, SimConfig
 from hil.fault_plan import FaultPlan

@@ -12,7 +12,7 @@ import pytest
 
 from dealer.cli import main
 from dealer.dealing import sim_ports
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.store import JobState, Journal
 from firmware_protocol.labels import BoardLabel
 
 pytestmark = [pytest.mark.pty,

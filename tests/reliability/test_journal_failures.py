@@ -26,7 +26,7 @@ import pytest
 
 from dealer import formats
 from dealer.cli import main
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.support.controllers import deal_set, dealt, env, finish, read_until, start
 from tests.support.faulty_journal import FULL, READ_ONLY, failing_journal

@@ -26,8 +26,8 @@ import pytest
 
 from dealer import formats
 from dealer.core.errors import DealReused
-from dealer.dealing.history import DealHistory, check_reuse
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.history import DealHistory, check_reuse
+from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.support.controllers import deal_set, kill_and_resume, start
 

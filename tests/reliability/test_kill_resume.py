@@ -17,7 +17,7 @@ import pytest
 
 from dealer import formats
 from dealer.core.dealset import DealSet
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.support.controllers import kill_and_resume, start
 from tests.support.deals import random_deals

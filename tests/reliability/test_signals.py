@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from dealer import formats
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.support.congress import SessionText, plan_text
 from tests.support.controllers import deal_set, dealt, finish, read_until, start

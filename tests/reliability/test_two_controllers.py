@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from dealer import formats
-from dealer.dealing.history import DealHistory
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.history import DealHistory
+from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.support.controllers import Ended, dealt, finish, kill, start
 from tests.support.controllers import deal_set as make_deals

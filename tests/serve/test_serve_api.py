@@ -13,8 +13,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from dealer.dealing import sim_ports
-from dealer.dealing.journal import JobState, Journal
-from dealer.dealing.journal_lock import JournalLock
+from dealer.journal.lock import JournalLock
+from dealer.journal.store import JobState, Journal
 from dealer.serve.app import build_app
 from dealer.serve.auth import Access
 from tests.support.serve_room import FAULTS, cards_in, hands_of, holdings, make_session, text_of

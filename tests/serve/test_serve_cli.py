@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from dealer.dealing.journal import JobState, Journal
+from dealer.journal.store import JobState, Journal
 from tests.support.processes import ENV
 from tests.support.serve_room import make_session, served, sim_ports
 

@@ -26,9 +26,9 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core.cards import hand_text
 from dealer.core.dealset import DealSet
-from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import Journal
 from dealer.engines import make_engine
+from dealer.journal.jobplan import JobPlan
+from dealer.journal.store import Journal
 from tests.support.deal_features import (
     bars_in,
     baselines,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
-from dealer.dealing.journal import Job, JobState, Journal
+from dealer.journal.store import Job, JobState, Journal
 from dealer.plan import Plan
 from firmware_protocol.labels import BoardLabel
 from hil.physical import Ledger, PhysicalBoard

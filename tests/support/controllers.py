@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from dealer.core.dealset import DealSet
 from dealer.dealing import sim_ports
-from dealer.dealing.journal import Journal
+from dealer.journal.store import Journal
 from hil import PtySimulator
 from tests.support.deals import random_deal_set
 from tests.support.paths import ROOT

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from dealer.core.dealset import DealSet
-from dealer.dealing.journal import Job, JobState, Journal
+from dealer.journal.store import Job, JobState, Journal
 from hil.physical import Ledger, PhysicalBoard
 
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from dealer.dealing.journal import JobState, Journal
 from dealer.dealing.machine import Machine
+from dealer.journal.store import JobState, Journal
 
 
 def journal_view(journal: Path, run_id: int) -> dict[str, Any]:

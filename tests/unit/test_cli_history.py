@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dealer.cli import main
-from dealer.dealing.history import DealHistory
+from dealer.journal.history import DealHistory
 from tests.support.controllers import deal_set
 
 

@@ -14,8 +14,8 @@ import platformdirs
 import pytest
 
 from dealer.core.errors import DealReused, FormatError, OutputExistsError
-from dealer.dealing import history
-from dealer.dealing.history import DealHistory, check_reuse
+from dealer.journal import history
+from dealer.journal.history import DealHistory, check_reuse
 from dealer.verify import FaultCategory, deal_hash
 from tests.support.controllers import deal_set
 from tests.support.paths import ROOT
@@ -84,7 +84,7 @@ def test_a_file_that_is_no_exported_history_is_refused_naming_it(tmp_path: Path,
 
 WRITER = """
 import sys
-from dealer.dealing.history import DealHistory
+from dealer.journal.history import DealHistory
 from tests.support.controllers import deal_set
 with DealHistory.open(sys.argv[1]) as h:
     print("ready", flush=True)

@@ -15,8 +15,8 @@ import pytest
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalError
-from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import Job, JobState, Journal
+from dealer.journal.jobplan import JobPlan
+from dealer.journal.store import Job, JobState, Journal
 from tests.support.deals import random_deals
 
 
@@ -186,7 +186,7 @@ def test_a_killed_writer_loses_no_committed_step(tmp_path: Path) -> None:
         run = j.begin_run("club", "s.pbn", deals, plan(deals))
     script = (
         "import sys\n"
-        "from dealer.dealing.journal import Journal, JobState\n"
+        "from dealer.journal.store import Journal, JobState\n"
         f"j = Journal.open({str(path)!r})\n"
         "for job in j.jobs(1):\n"
         "    for s in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.VERIFIED):\n"
@@ -238,7 +238,7 @@ def test_claims_from_several_machines_never_share_a_job(journal: Journal) -> Non
 
 
 def test_runs_begun_together_are_all_or_none_and_checked_against_each_other(journal: Journal) -> None:
-    from dealer.dealing.journal import RunSpec
+    from dealer.journal.store import RunSpec
 
     fri, sat = session(1), session(2)
     with pytest.raises(DealReused, match="SUN: Law 6D2: .* run .* \\(FRI\\).*say replay"):

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from dealer.core.errors import JournalError
-from dealer.dealing.journal import JobState, Journal
-from dealer.dealing.journal_failure import is_damage, journal_failure, plain_cause
 from dealer.dealing.run import copies_plan
+from dealer.journal.failure import is_damage, journal_failure, plain_cause
+from dealer.journal.store import JobState, Journal
 from tests.support.deals import random_deal_set
 from tests.support.faulty_journal import FULL, READ_ONLY, failing_journal, sqlite_error
 

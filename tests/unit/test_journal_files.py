@@ -12,8 +12,8 @@ import pytest
 from dealer import formats
 from dealer.cli import main
 from dealer.core.errors import JournalError
-from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import Durability, JobState, Journal
+from dealer.journal.jobplan import JobPlan
+from dealer.journal.store import Durability, JobState, Journal
 from tests.support.controllers import deal_set
 
 

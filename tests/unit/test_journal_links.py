@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from dealer.core.errors import JournalError
-from dealer.dealing.history import DealHistory
-from dealer.dealing.journal import Journal
-from dealer.dealing.journal_lock import JournalLock
+from dealer.journal.history import DealHistory
+from dealer.journal.lock import JournalLock
+from dealer.journal.store import Journal
 
 JOURNAL_SIDES = ["", "-wal", "-shm", "-journal", ".lock"]
 HISTORY_SIDES = ["", "-wal", "-shm", "-journal"]

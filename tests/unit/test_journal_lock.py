@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from dealer.core.errors import JournalBusy
-from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import Journal
-from dealer.dealing.journal_lock import JournalLock, lock_path, read_holder
+from dealer.journal.jobplan import JobPlan
+from dealer.journal.lock import JournalLock, lock_path, read_holder
+from dealer.journal.store import Journal
 from tests.support.controllers import deal_set
 
 ROOT = Path(__file__).resolve().parents[2]
 HOLD = """
 import sys
-from dealer.dealing.journal import Journal
+from dealer.journal.store import Journal
 journal = Journal.open(sys.argv[1], command="dealer deal")
 print("holding", flush=True)
 sys.stdin.read()

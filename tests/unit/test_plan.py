@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer.core.errors import FormatError
-from dealer.dealing.jobplan import JobPlan
+from dealer.journal.jobplan import JobPlan
 from dealer.plan import DealingOrder, EngineSource, Plan, PlanError, SessionSource
 from tests.support.paths import ROOT
 from tests.support.plan_texts import BASE, line_with, write

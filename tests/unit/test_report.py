@@ -13,10 +13,11 @@ import pytest
 from dealer.cli import main
 from dealer.core.dealset import DealSet
 from dealer.core.errors import JournalError, OutputExistsError, UsageError
-from dealer.dealing import report
-from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal import JobState, Journal
+from dealer.dealing import run_report
 from dealer.dealing.progress import RunProgress
+from dealer.journal import report
+from dealer.journal.jobplan import JobPlan
+from dealer.journal.store import JobState, Journal
 from tests.support.deals import random_deals
 
 STEPS = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
@@ -104,7 +105,7 @@ def test_fault_texts_naming_cards_go_into_a_csv_only_when_asked(journal_path: Pa
     with Journal.open(journal_path) as j:
         for show, want in ((False, 0), (True, 1)):
             out = journal_path.parent / f"r{show}.csv"
-            report.write_run_report(out, j, [1], progress, {}, show_cards=show)
+            run_report.write_run_report(out, j, [1], progress, {}, show_cards=show)
             assert out.read_text().count("♠A") == want
 
 

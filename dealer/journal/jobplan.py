@@ -1,7 +1,7 @@
 """What a dealing run asks for: one copy of one board, into one physical board set.
 
 Pure and tiny on purpose: the plan (:mod:`dealer.plan`) makes these and the journal
-(:mod:`dealer.dealing.journal`) records them, and neither should import the other for it.
+(:mod:`dealer.journal.store`) records them, and neither should import the other for it.
 """
 
 from __future__ import annotations

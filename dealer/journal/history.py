@@ -44,7 +44,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, FormatError, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.core.outfile import SECRET_MODE, write_text
-from dealer.dealing.journal_failure import is_damage, plain_cause
+from dealer.journal.failure import is_damage, plain_cause
 from dealer.verify import BoardFault, FaultCategory, check_deal_set
 
 ENV_VAR: Final = "DEALER_HISTORY"

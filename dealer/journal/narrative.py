@@ -1,6 +1,6 @@
 """What happened on a dealing run, told from its journal: each incident, how it was caught, how it ended.
 
-Read-only over `dealer.dealing.journal`. An incident is a journal event that is not a plain step: a board
+Read-only over `dealer.journal.store`. An incident is a journal event that is not a plain step: a board
 refused before dealing (its label, turned, not empty), a machine fault put right, a report of the machine
 that did not match its request, a double feed, a recount that found faults, an interrupted deal, a
 reconnection, a restart or a stretch of silence. Each line names the board, the machine, the fault code or machine fault
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dealer.dealing.journal import Job, JobState, Journal
+from dealer.journal.store import Job, JobState, Journal
 from dealer.verify.check import FaultCategory
 
 _FAULT_TITLES = {code.name: f"{code.name} {code.title} ({code.law})" for code in FaultCategory}

@@ -2,7 +2,7 @@
 
 It owns the guarantees of a dealing run:
 
-- **One live controller.** Opening a journal to write takes its lock (`dealer.dealing.journal_lock`:
+- **One live controller.** Opening a journal to write takes its lock (`dealer.journal.lock`:
   an operating-system lock on ``<journal>.lock``, held until `close` or the process's death), so a
   second process is refused with `JournalBusy` naming the holder; `open_read_only` (reports) takes no
   lock and never writes.
@@ -29,7 +29,7 @@ It owns the guarantees of a dealing run:
   recount its board before anything else happens to it (see :meth:`Journal.uncertain_jobs`).
 - **No deal set is used twice (Law 6D2).** Each run records the hash of its deal set and of every
   deal; a new run whose deals were seen in another run is refused (`DealReused`) unless it is marked
-  a replay. Beyond one journal, the deal history (`dealer.dealing.history`) does the same per computer.
+  a replay. Beyond one journal, the deal history (`dealer.journal.history`) does the same per computer.
 
 A journal opened to be resumed (``create=False``) that is missing, empty or corrupt is an error naming
 the file, never a new journal. The journal holds hashes and fault codes, never deals or seeds; the
@@ -59,9 +59,9 @@ from typing import Any, Final
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
-from dealer.dealing.jobplan import JobPlan
-from dealer.dealing.journal_failure import is_damage, journal_failure
-from dealer.dealing.journal_lock import JournalLock, lock_path
+from dealer.journal.failure import is_damage, journal_failure
+from dealer.journal.jobplan import JobPlan
+from dealer.journal.lock import JournalLock, lock_path
 
 SCHEMA_VERSION: Final = 2
 """2: each run has a `uid` (what the deal history knows it by, wherever its journal is moved)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError
-from dealer.dealing.journal import Journal, Run
+from dealer.journal.store import Journal, Run
 
 Lookup = Callable[[Run], DealSet | None]
 

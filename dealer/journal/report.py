@@ -14,11 +14,10 @@ controller, or waiting for the other machines, are not counted.
 A short section on the deals themselves (:func:`add_deal_statistics`, from :mod:`dealer.stats`): the
 one-line verdict on whether they look like a perfect shuffle's, and the share of wild deals. It needs
 the deals: the run just dealt has them, and `dealer report` finds them again where the runs' deal files
-are at hand (:mod:`dealer.dealing.dealt`); it holds statistics only.
+are at hand (:mod:`dealer.journal.dealt`); it holds statistics only.
 
 The journal holds no deal, no seed and no fault text naming cards, and so neither does any report
-built here. The one exception is asked for: `dealer deal --report FILE.csv --show-cards` adds the
-fault texts of the run just dealt (`fault_texts`), which name cards.
+built here. The one exception is asked for, and is the live run's (`dealer.dealing.run_report`).
 """
 
 from __future__ import annotations
@@ -34,9 +33,7 @@ from typing import Any, Final
 
 from dealer.core.boards import set_name_problem
 from dealer.core.dealset import DealSet
-from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, write_text
-from dealer.dealing.journal import JobState, Journal
-from dealer.dealing.progress import RunProgress
+from dealer.journal.store import JobState, Journal
 from dealer.stats import SampleStats, analyse
 from dealer.stats.report import wild_line
 from dealer.verify.check import FaultCategory
@@ -292,17 +289,6 @@ def _stats_items(stats: SampleStats) -> dict[str, str]:
             "wild share": f"{stats.wild_share:.4f}", "wild share of a perfect shuffle": f"{stats.wild_expected:.4f}"}
 
 
-def fault_text_rows(progress: RunProgress) -> list[tuple[str, str, str, str, str, str]]:
-    """The fault texts of a live run, which name cards: only for a report asked for with --show-cards."""
-    rows = []
-    for entry in progress.fault_log:
-        for fault in entry["faults"]:
-            text = fault.get("message") or fault.get("text", "")
-            rows.append(("fault text", "", str(entry["machine"]), f"board {entry['board']} copy {entry['copy']} "
-                         f"({entry['stage']})", str(fault.get("law", "")), f"{fault['code']}: {text}"))
-    return rows
-
-
 def to_csv(rep: RunReport, extra_rows: Sequence[tuple[str, ...]] = ()) -> str:
     """The CSV text of the report (header row first)."""
     out = io.StringIO()
@@ -341,21 +327,3 @@ def render(rep: RunReport, path: str | Path) -> str:
     if suffix == ".json":
         return to_json(rep)
     return summary_text(rep)
-
-
-def write_run_report(path: str | Path, journal: Journal, run_ids: Sequence[int], progress: RunProgress,
-                     run_info: dict[str, Any], *, show_cards: bool = False, deals: DealSet | None = None) -> None:
-    """The report file of a run just dealt: CSV or a readable summary (.txt) from the journal; any other
-    name gets the JSON of the live run (with its fault details) and the journal's figures. With the run's
-    `deals`, the report has their statistics too."""
-    rep = build(journal, run_ids)
-    if deals is not None:
-        add_deal_statistics(rep, deals, "the deals of this run")
-    suffix = Path(path).suffix.lower()
-    if suffix == ".csv":
-        text = to_csv(rep, fault_text_rows(progress) if show_cards else ())
-    elif suffix == ".txt":
-        text = summary_text(rep)
-    else:
-        text = progress.report({**run_info, "report": to_dict(rep)}, show_cards=show_cards)
-    write_text(path, text, force=True, mode=SECRET_MODE if show_cards else PUBLIC_MODE)
