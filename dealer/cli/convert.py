@@ -21,7 +21,7 @@ from dealer import formats
 from dealer.cli.options import board_range
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
-from dealer.core.boards import format_board_range, parse_board_range
+from dealer.core.boards import format_board_range, parse_board_range, parse_board_spans
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.outfile import check_writable
@@ -90,12 +90,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--blind/--no-blind apply to DUP and DLM output, not {target.NAME.upper()}")
     if args.split and target.MAX_BOARD is None:
         raise UsageError(f"--split is for formats that hold boards 1-99 only (DUP, DLM), not {target.NAME.upper()}")
-    wanted = parse_board_range(args.boards) if args.boards else None
+    if args.boards:
+        parse_board_spans(args.boards)  # its form, before the file is read; its bound once the file is
     if not args.split:
         check_writable(args.output, force=args.force)
     deals, notes = read_deals(args.input, source.NAME, reading_options(args, skip_partial=True))
-    if wanted is not None:
-        deals = _select(deals, wanted, args.input)
+    if args.boards:
+        deals = _select(deals, args.boards, args.input)
     options: dict[str, Any] = {}
     if accepts(target, "blind"):
         sealed = deals.metadata.get("sealed") == "yes"
@@ -118,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _select(deals: DealSet, wanted: list[int], path: str) -> DealSet:
+def _select(deals: DealSet, boards: str, path: str) -> DealSet:
+    wanted = parse_board_range(boards, most=int(deals.boards.max()), limit=f"the last board of {path}")
     present = set(deals.boards.tolist())
     missing = [b for b in wanted if b not in present]
     if missing:

@@ -102,7 +102,7 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
     if len(np.unique(deals.boards)) != len(deals):  # the journal holds one job a board: refuse here, not there
         raise UsageError(f"{path}: a board number comes twice")
     if boards:
-        wanted = parse_board_range(boards)
+        wanted = parse_board_range(boards, most=int(deals.boards.max()), limit=f"the last board of {path}")
         missing = [b for b in wanted if b not in set(int(x) for x in deals.boards)]
         if missing:
             raise UsageError(f"{path}: no board {missing[0]} in the file")

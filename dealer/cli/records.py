@@ -57,7 +57,7 @@ def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:
     unless --strict). What the reading noted is shown here: printing commands fail before reading."""
     deals, notes = read_deals(args.file, args.format, reading_options(args, skip_partial=True))
     if args.boards:
-        wanted = parse_board_range(args.boards)
+        wanted = parse_board_range(args.boards, most=int(deals.boards.max()), limit=f"the last board of {args.file}")
         missing = [b for b in wanted if b not in set(deals.boards.tolist())]
         if missing:
             raise UsageError(f"{args.file}: has no board {missing[0]}")

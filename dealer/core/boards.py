@@ -81,6 +81,9 @@ def _check_board(board: int) -> None:
 
 
 SET_NAME_RULE: Final = f"1-{MAX_SET_LENGTH} letters or digits"
+MAX_COPIES: Final = 99
+"""The most copies of a board one run deals (Law 6F): more sections than any room holds at once."""
+LABEL_LIMIT: Final = "the highest a board label carries"
 
 
 def set_name_problem(name: str) -> str | None:
@@ -99,6 +102,8 @@ def copy_set_names(name: str, copies: int, *, numbered: bool = False) -> tuple[s
     name has no room for its copy number)."""
     if copies < 1:
         raise UsageError(f"--copies must be at least 1; got {copies}")
+    if copies > MAX_COPIES:
+        raise UsageError(f"{copies} copies of each board: a run deals at most {MAX_COPIES} copies")
     base = name.strip().upper()
     names = (base,) if copies == 1 and not numbered else tuple(f"{base}{c}" for c in range(1, copies + 1))
     problem = set_name_problem(base)
@@ -121,12 +126,17 @@ def check_labelled(boards: Sequence[int]) -> None:
 _RANGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
 
-def parse_board_range(text: str) -> list[int]:
+def parse_board_range(text: str, *, most: int = MAX_BOARD, limit: str = LABEL_LIMIT) -> list[int]:
     """Board numbers from a range text: '1-32', '5-20', '7', or a comma list of those ('1-16,21').
 
-    Raises `UsageError` for empty parts, board 0, descending ranges or repeated boards.
+    Raises `UsageError` for empty parts, board 0, descending ranges, repeated boards, and, before any list
+    is made, a board beyond `most` (`limit` says what that bound is: a label's, a file's last board).
     """
-    return [board for lo, hi in parse_board_spans(text) for board in range(lo, hi + 1)]
+    spans = parse_board_spans(text)
+    beyond = max(hi for _, hi in spans)
+    if beyond > most:
+        raise UsageError(f"board range {text!r}: board {beyond} is beyond {most}, {limit}")
+    return [board for lo, hi in spans for board in range(lo, hi + 1)]
 
 
 def parse_board_spans(text: str) -> list[tuple[int, int]]:

@@ -17,7 +17,14 @@ from typing import Any, Final, NoReturn
 from urllib.parse import urlsplit
 
 from dealer import engines, formats, squaredeal
-from dealer.core.boards import SET_NAME_RULE, copy_set_names, format_board_range, parse_board_range, set_name_problem
+from dealer.core.boards import (
+    MAX_COPIES,
+    SET_NAME_RULE,
+    copy_set_names,
+    format_board_range,
+    parse_board_range,
+    set_name_problem,
+)
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.plan import sources
@@ -202,16 +209,16 @@ class _Reader:
         if isinstance(value, int) and not isinstance(value, bool):
             if value < 1:
                 self.fail(where, "a board count must be at least 1")
+            if value > MAX_BOARD:
+                self.fail(where, f"board {value} is beyond {MAX_BOARD}, the highest a board label carries")
             boards = list(range(1, value + 1))
         elif isinstance(value, str):
             try:
-                boards = parse_board_range(value)
+                boards = parse_board_range(value, most=MAX_BOARD)
             except DealerError as exc:
                 self.fail(where, str(exc).removeprefix(f"board range {value!r}: "))
         else:
             self.fail(where, "must be a board range in quotes ('1-32') or a board count")
-        if max(boards) > MAX_BOARD:
-            self.fail(where, f"board {max(boards)} is beyond {MAX_BOARD}, the highest a board label carries")
         return tuple(boards)
 
     def read_deals(self, path: Path, fmt: str | None, where: KeyPath) -> DealSet:
@@ -428,6 +435,8 @@ class _Reader:
         copies = self.get(table, where, "copies", int)
         if copies is not None and copies < 1:
             self.fail(where + ("copies",), "a section needs at least 1 copy of each board")
+        if copies is not None and copies > MAX_COPIES:
+            self.fail(where + ("copies",), f"{copies} copies: a section deals at most {MAX_COPIES} copies of a board")
         if "sets" in table:
             sets = self.set_names(table["sets"], where + ("sets",))
             if copies is not None and copies != len(sets):
