@@ -29,6 +29,9 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="dealer-test-history-")
     _SESSION_HISTORY_FOLDER.append(folder)
     os.environ["DEALER_HISTORY"] = os.path.join(folder, "history.sqlite")
+    from dealer.journal.history import DealHistory
+
+    DealHistory.open(os.environ["DEALER_HISTORY"], create=True).close()  # for fixtures wider than a test
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -38,8 +41,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def deal_history(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """This test's deal history (`DEALER_HISTORY`), empty at its start."""
+    """This test's deal history (`DEALER_HISTORY`), made empty at its start (a named history is never made
+    unasked: `dealer history init`)."""
+    from dealer.journal.history import DealHistory
+
     path = tmp_path_factory.mktemp("history") / "history.sqlite"
+    DealHistory.open(path, create=True).close()
     monkeypatch.setenv("DEALER_HISTORY", str(path))
     return path
 

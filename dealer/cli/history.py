@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.cli.teaching import teach
+from dealer.core.errors import UsageError
 
 PATH_NOTE = ("PATH is a deal history file (an SQLite file; by default $DEALER_HISTORY, else history.sqlite in "
              "this user's\ndata folder). The history holds deal hashes, never deals.")
@@ -44,7 +45,7 @@ def register(sub: Any) -> None:
           PATH_NOTE)
     p.set_defaults(func=run_show)
     actions = p.add_subparsers(dest="action", metavar="ACTION",
-                               help="export or import (none: show where the history is and what it holds)")
+                               help="export, import or init (none: show where the history is and what it holds)")
     export = actions.add_parser("export", help="write every entry of the history to FILE (JSON, hashes only)",
                                 description="Write every entry of this computer's deal history to FILE (JSON: "
                                             "deal hashes with their run, journal, host and date; never a deal), "
@@ -64,9 +65,18 @@ def register(sub: Any) -> None:
     imported.add_argument("file", metavar="FILE", help="a file written by dealer history export")
     history_option(imported)
     teach(imported, [("dealer history import history.json", "add another computer's entries"),
-                     ("dealer history import history.json --history other.sqlite", "into another history file")],
+                     ("dealer history import history.json --history other.sqlite", "into another history file "
+                      "(made first with dealer history init other.sqlite)")],
           PATH_NOTE)
     imported.set_defaults(func=run_import)
+    init = actions.add_parser("init", help="make a new, empty deal history at PATH",
+                              description="Make a new, empty deal history at PATH (its folder must exist). A "
+                                          "history named by --history or $DEALER_HISTORY is never made "
+                                          "unasked: a mistyped name would check a run against nothing.")
+    init.add_argument("path", metavar="PATH", help="the history file to make (an SQLite file)")
+    teach(init, [("dealer history init /srv/congress/history.sqlite", "a history for a congress's controllers"),
+                 ("export DEALER_HISTORY=/srv/congress/history.sqlite", "then every command uses it")], PATH_NOTE)
+    init.set_defaults(func=run_init)
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -98,4 +108,19 @@ def run_import(args: argparse.Namespace) -> int:
         added, read = history.import_file(args.file)
         print(f"imported {args.file} into the deal history {history.path}: {added} new deals, "
               f"{read - added} known already")
+    return 0
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from dealer.core.errors import OutputExistsError
+    from dealer.journal.history import DealHistory
+
+    where = Path(args.path)
+    if where.exists() or where.is_symlink():
+        raise OutputExistsError(f"{where}: exists; a deal history is never made over a file")
+    if not where.parent.is_dir():
+        raise UsageError(f"{where}: no folder {where.parent}; make it first")
+    with DealHistory.open(where, create=True) as history:
+        print(f"made the deal history {history.path} (empty); use it with --history {history.path} or "
+              f"DEALER_HISTORY={history.path}")
     return 0

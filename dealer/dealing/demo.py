@@ -24,6 +24,7 @@ from dealer.core.errors import UsageError
 from dealer.dealing import sim_ports
 from dealer.dealing.progress import ProgressView
 from dealer.dealing.run import RunOptions, RunResult, deal_session
+from dealer.journal.history import DealHistory
 from dealer.journal.narrative import incidents
 from dealer.journal.store import Journal
 
@@ -77,6 +78,7 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
     deals = _session(work, boards, say)
     ports = _machines(work, machines, speed, say)
     say("3. Dealing, every board checked by its label before dealing and recounted after:")
+    DealHistory.open(work / "history.sqlite", create=True).close()
     try:
         options = RunOptions(ports=ports, machine_names=[f"m{k + 1}" for k in range(len(ports))],
                              journal=work / "session.journal", report=work / "report.json", out=out,

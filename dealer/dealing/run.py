@@ -41,7 +41,7 @@ from dealer.dealing.machine import Cancelled, Machine
 from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
 from dealer.dealing.station import RunContext, Station
 from dealer.dealing.transport import check_traces
-from dealer.journal.history import DealHistory, check_reuse
+from dealer.journal.history import DealHistory, check_named, check_reuse
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.store import Job, JobState, Journal, Run
 
@@ -148,7 +148,8 @@ def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]
 def check_run_options(options: RunOptions) -> None:
     """Refuse, before a journal is opened, what would stop the run only once begun: a timeout or attempt
     count that cannot be, a ``sim://`` port the simulator refuses, a port given twice (`UsageError`). A port
-    that cannot be opened is not refused here: the other machines deal the run, and it resumes."""
+    that cannot be opened is not refused here: the other machines deal the run, and it resumes. A deal history
+named but not there is refused too (`JournalError`), never made."""
     for name, value in (("--board-timeout", options.board_timeout), ("--deal-timeout", options.deal_timeout)):
         if not (math.isfinite(value) and value > 0):
             raise UsageError(f"{name} must be a number of seconds above 0; got {value}")
@@ -160,6 +161,7 @@ def check_run_options(options: RunOptions) -> None:
     if len(set(options.ports)) < len(options.ports):
         raise UsageError(f"--port {next(u for u in options.ports if options.ports.count(u) > 1)} is given twice: "
                          "one machine a port")
+    check_named(options.history)
 
 
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,

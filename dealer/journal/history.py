@@ -72,10 +72,39 @@ _COLUMNS: Final = ("deal_hash", "run_uid", "board", "run_name", "journal", "host
 
 def default_path() -> Path:
     """Where this computer's history is: ``$DEALER_HISTORY``, else the user's data folder."""
+    return named_path() or own_path()
+
+
+def named_path() -> Path | None:
+    """The history ``$DEALER_HISTORY`` names, if it is set."""
     given = os.environ.get(ENV_VAR)
-    if given:
-        return Path(given)
+    return Path(given) if given else None
+
+
+def own_path() -> Path:
+    """This user's own history, in the user's data folder: the one place a history is made unasked."""
     return Path(platformdirs.user_data_dir("dealer", appauthor=False)) / FILE_NAME
+
+
+def check_named(path: str | Path | None = None) -> None:
+    """Refuse (`JournalError`), before anything is made, a history named by `path` (--history) or by
+    ``$DEALER_HISTORY`` that does not exist; this user's own may be made."""
+    named = named_path()
+    if path is not None:
+        _refuse_unmade(Path(path), "--history")
+    elif named is not None:
+        _refuse_unmade(named, f"${ENV_VAR}")
+
+
+def _refuse_unmade(where: Path, named_by: str) -> None:
+    """A history named by `named_by` (--history or $DEALER_HISTORY) must exist: a mistyped name would
+    otherwise make an empty one, and the run would be checked against nothing (Law 6D2)."""
+    if not where.parent.is_dir():
+        raise JournalError(f"{where}: no folder {where.parent} for the deal history {named_by} names; check the "
+                           "name, or make a new history there with: dealer history init " + str(where))
+    if not where.exists():
+        raise JournalError(f"{where}: no deal history there ({named_by} names it); check the name, or make a new "
+                           f"one with: dealer history init {where}")
 
 
 @dataclass(frozen=True)
@@ -109,12 +138,18 @@ class DealHistory:
         self.path = path
 
     @classmethod
-    def open(cls, path: str | Path | None = None) -> DealHistory:
-        """Open (creating it and its folder, private) the history at `path`, or at `default_path()`."""
-        where = Path(path) if path is not None else default_path()
+    def open(cls, path: str | Path | None = None, *, create: bool = False) -> DealHistory:
+        """Open the history at `path` (--history), else at ``$DEALER_HISTORY``, else this user's own.
+        Only this user's own history, or one opened with `create` (`dealer history init`, a practice run's
+        own), is made (with its folder, private) where there is none; a named one that does not exist is
+        refused (`JournalError`) naming what to do."""
+        named = named_path()
+        where = Path(path) if path is not None else named or own_path()
         link = first_link(database_files(where))
         if link is not None:
             raise JournalError(link_text(link))
+        if not create:
+            check_named(path)
         try:
             where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             create_private(where, SECRET_MODE)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from dealer.core.errors import DealerError, DealReused, JournalError, UsageError
 from dealer.dealing import sim_ports
-from dealer.journal.history import DealHistory, check_reuse, default_path
+from dealer.journal.history import DealHistory, check_reuse, named_path, own_path
 from dealer.journal.store import Journal, Run
 from dealer.plan.congress import Plan
 from dealer.plan.model import PlanError, Session
@@ -59,13 +59,13 @@ def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run
                      history: Path | None = None) -> tuple[list[DealReused], list[BoardFault]]:
     """Law 6D2 against the deal history for each of `sessions` with its deals at hand and not dealt already
     (its own run in the journal, `runs`, excepted): the refusals, and the F10 notes of replay sessions.
-    Reads only: with no history file there is nothing to find."""
-    path = history if history is not None else default_path()
-    if not path.is_file():
+    Reads only: without this user's own history there is nothing to find; a named one that does not exist
+    is refused, as the run would refuse it."""
+    if history is None and named_path() is None and not own_path().is_file():
         return [], []
     refused: list[DealReused] = []
     notes: list[BoardFault] = []
-    with DealHistory.open(path) as found:
+    with DealHistory.open(history) as found:
         for session in sessions:
             mine = session_run(plan, session, runs)
             if plan.needs_generation(session) or _finished(mine):

@@ -56,6 +56,7 @@ class Checked:
 def history_for(ports: tuple[str, ...], workdir: Path) -> Path | None:
     """The deal history of a run: the work folder's for simulated machines only, else this computer's."""
     if ports and all(p.startswith("sim://") for p in ports):
+        DealHistory.open(workdir / SIM_HISTORY, create=True).close()
         return workdir / SIM_HISTORY
     return None
 

@@ -31,6 +31,7 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core.errors import EXIT_CODES
 from dealer.dealing import sim_ports
+from dealer.journal.history import DealHistory
 from tests.support.controllers import deal_set, env
 from tests.support.paths import ROOT
 
@@ -190,6 +191,7 @@ def test_dealer_deal_succeeds_or_fails_in_one_line_leaving_nothing(data: st.Data
         deal_file = data.draw(deal_files(place.path, clean))
         ports = ["sim://?speed=500"] + ([] if clean else ["sim://?speed=0", "sim://?bogus=1", "sim://?speed=fast"])
         port = data.draw(st.sampled_from(ports))
+        DealHistory.open(place.path / "history.sqlite", create=True).close()
         argv = ["deal", deal_file, "--port", port, "--quiet", "--history", str(place.path / "history.sqlite")]
         argv += maybe(data, "--set", "set", clean)
         argv += maybe(data, "--copies", "count", clean)

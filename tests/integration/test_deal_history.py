@@ -70,6 +70,9 @@ def test_the_history_exported_on_one_computer_refuses_the_deals_on_another(
         session: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     one, two = tmp_path / "one" / "history.sqlite", tmp_path / "two" / "history.sqlite"
     first = "sim://?speed=200&seed=4"
+    for history in (one, two):
+        history.parent.mkdir()
+        assert main(["history", "init", str(history)]) == 0
     assert deal(session, first, "--history", str(one)) == 0
     exported = tmp_path / "one.json"
     assert main(["history", "export", str(exported), "--history", str(one)]) == 0

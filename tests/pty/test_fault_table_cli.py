@@ -22,6 +22,7 @@ import pytest
 
 from dealer import formats
 from dealer.core.dealset import DealSet
+from dealer.journal.history import DealHistory
 from dealer.verify import FaultCategory
 from tests.support.deals import pbn_deals, random_deals
 from tests.support.processes import ENV, dealer, stop_group
@@ -65,6 +66,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
     deal_file, plan, ledger, journal = tmp / "session.pbn", tmp / "faults.json", tmp / "ledger.json", tmp / "j.db"
     formats.write_file(deal_file, DealSet.from_deals(random_deals(7, 4), [1, 2, 3, 4]))
     plan.write_text(json.dumps({"faults": SESSION_FAULTS}))
+    DealHistory.open(tmp / "history.sqlite", create=True).close()
     run = dealer("deal", str(deal_file), "--copies", "2", "--show-cards", "--journal", str(journal),
                  "--history", str(tmp / "history.sqlite"),
                  "--port", f"sim://?speed={SPEED}&faults={plan}&ledger={ledger}", cwd=tmp)

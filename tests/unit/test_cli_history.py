@@ -21,6 +21,8 @@ def test_show_export_and_import(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["history", "export", str(out)]) == 4  # exists: --force to replace it
     assert "--force" in capsys.readouterr().err
     other = tmp_path / "other.sqlite"
+    assert main(["history", "import", str(out), "--history", str(other)]) == 9  # never made unasked
+    assert main(["history", "init", str(other)]) == 0
     assert main(["history", "import", str(out), "--history", str(other)]) == 0
     assert "5 new deals, 0 known already" in capsys.readouterr().out
     assert main(["history", "--history", str(other)]) == 0
@@ -32,7 +34,10 @@ def test_importing_a_file_that_is_no_history_changes_nothing(tmp_path: Path,
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "dealer deal history", "version": 1, "deals": [{"deal_hash": 1}]}')
     target = tmp_path / "h.sqlite"
+    assert main(["history", "init", str(target)]) == 0
+    made = target.read_bytes()
+    capsys.readouterr()
     assert main(["history", "import", str(bad), "--history", str(target)]) == 3
     assert capsys.readouterr().err.strip() == f"dealer: error: {bad}: entry 1: 'deal_hash' missing or not text"
-    assert not target.exists()
+    assert target.read_bytes() == made
 

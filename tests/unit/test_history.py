@@ -13,6 +13,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
+from dealer import formats
+from dealer.cli import main
 from dealer.core.errors import DealReused, FormatError, OutputExistsError
 from dealer.journal import history
 from dealer.journal.history import DealHistory, check_reuse
@@ -23,7 +25,7 @@ from tests.support.paths import ROOT
 
 def test_a_run_is_recorded_by_deal_hash_and_nothing_else_of_the_deal(tmp_path: Path) -> None:
     deals = deal_set(1, 4)
-    with DealHistory.open(tmp_path / "h.sqlite") as h:
+    with DealHistory.open(tmp_path / "h.sqlite", create=True) as h:
         assert h.record(deals, run_uid="r1", run_name="club", journal=tmp_path / "s.journal") == 4
         assert h.record(deals, run_uid="r1", run_name="club", journal=tmp_path / "s.journal") == 0  # again
         entries = h.entries()
@@ -36,7 +38,7 @@ def test_a_run_is_recorded_by_deal_hash_and_nothing_else_of_the_deal(tmp_path: P
 
 def test_law_6d2_refuses_deals_of_another_run_and_lets_a_run_resume(tmp_path: Path) -> None:
     deals = deal_set(2, 4)
-    with DealHistory.open(tmp_path / "h.sqlite") as h:
+    with DealHistory.open(tmp_path / "h.sqlite", create=True) as h:
         h.record(deals, run_uid="monday", run_name="club night", journal=tmp_path / "a" / "s.journal")
         assert check_reuse(h, deals, name="club night", replay=False, run_uid="monday") == []  # its own resume
         one_shared = deal_set(3, 4)
@@ -52,13 +54,13 @@ def test_law_6d2_refuses_deals_of_another_run_and_lets_a_run_resume(tmp_path: Pa
 
 def test_export_and_import_carry_the_history_to_another_computer(tmp_path: Path) -> None:
     deals = deal_set(5, 3)
-    with DealHistory.open(tmp_path / "one.sqlite") as one:
+    with DealHistory.open(tmp_path / "one.sqlite", create=True) as one:
         one.record(deals, run_uid="r1", run_name="club", journal="s.journal", replay=False)
         assert one.export(tmp_path / "out.json") == 3
         with pytest.raises(OutputExistsError):
             one.export(tmp_path / "out.json")
     assert stat.S_IMODE((tmp_path / "out.json").stat().st_mode) == 0o600
-    with DealHistory.open(tmp_path / "two.sqlite") as two:
+    with DealHistory.open(tmp_path / "two.sqlite", create=True) as two:
         two.record(deal_set(6, 2), run_uid="r9", run_name="other", journal="o.journal")
         assert two.import_file(tmp_path / "out.json") == (3, 3)
         assert two.import_file(tmp_path / "out.json") == (0, 3)
@@ -96,7 +98,7 @@ with DealHistory.open(sys.argv[1]) as h:
 
 def test_controllers_writing_at_once_lose_no_entry(tmp_path: Path) -> None:
     path = tmp_path / "h.sqlite"
-    DealHistory.open(path).close()
+    DealHistory.open(path, create=True).close()
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(w)], cwd=ROOT, text=True,
                                 env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE) for w in range(4)]
@@ -118,15 +120,44 @@ def test_where_the_history_lives(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     assert history.default_path() == Path(os.environ["DEALER_HISTORY"])  # every test has its own
     monkeypatch.delenv("DEALER_HISTORY")
     assert history.default_path() == Path(platformdirs.user_data_dir("dealer", appauthor=False)) / "history.sqlite"
-    monkeypatch.setenv("DEALER_HISTORY", str(tmp_path / "x" / "y.sqlite"))
+    monkeypatch.setenv("HOME", str(tmp_path))  # this user's own history, made where it lives by the convention
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "x"))
     with DealHistory.open() as h:
-        assert h.path == tmp_path / "x" / "y.sqlite"
-    assert stat.S_IMODE((tmp_path / "x").stat().st_mode) == 0o700
+        assert h.path == tmp_path / "x" / "dealer" / "history.sqlite"
+    assert stat.S_IMODE((tmp_path / "x" / "dealer").stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize("how", ["--history", "DEALER_HISTORY"])
+@pytest.mark.parametrize("where", ["no such folder/history.sqlite", "histroy.sqlite"])
+def test_a_named_history_that_does_not_exist_is_refused_never_made(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str,
+        where: str) -> None:
+    """A mistyped --history or $DEALER_HISTORY would make an empty history and check the run against
+    nothing (Law 6D2): it is refused, in one line that says how to make one, and nothing is made."""
+    session = tmp_path / "s.pbn"
+    formats.write_file(session, deal_set(3, 4))
+    named = tmp_path / where
+    before = sorted(tmp_path.rglob("*"))
+    argv = ["deal", str(session), "--port", "sim://?speed=500", "--quiet"]
+    if how == "--history":
+        argv += ["--history", str(named)]
+    else:
+        monkeypatch.setenv("DEALER_HISTORY", str(named))
+    assert main(argv) == 9
+    (line,) = [line for line in capsys.readouterr().err.strip().splitlines() if "error" in line]
+    assert line.startswith(f"dealer: error: {named}: ") and f"dealer history init {named}" in line, line
+    assert sorted(tmp_path.rglob("*")) == before
+    assert main(["history"] + (["--history", str(named)] if how == "--history" else [])) == 9
+    capsys.readouterr()
+    if "folder" not in where:
+        assert main(["history", "init", str(named)]) == 0
+        assert main(argv) == 0
+        assert main(["history", "init", str(named)]) == 4  # never made over a history
 
 
 def test_the_export_file_is_plain_json_of_hashes(tmp_path: Path) -> None:
     deals = deal_set(7, 2)
-    with DealHistory.open(tmp_path / "h.sqlite") as h:
+    with DealHistory.open(tmp_path / "h.sqlite", create=True) as h:
         h.record(deals, run_uid="r1", run_name="club", journal="s.journal", replay=True)
         h.export(tmp_path / "out.json")
     data = json.loads((tmp_path / "out.json").read_text())

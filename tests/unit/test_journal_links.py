@@ -80,10 +80,10 @@ def test_a_link_at_the_deal_history_or_a_side_file_is_refused(tmp_path: Path, si
     link = Path(f"{history}{side}")
     target = link_beside(tmp_path, link)
     with pytest.raises(JournalError, match=refusal(link)):
-        DealHistory.open(history)
+        DealHistory.open(history, create=True)
     assert not target.exists() and link.is_symlink()
     link.unlink()
-    DealHistory.open(history).close()
+    DealHistory.open(history, create=True).close()
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
 
 
