@@ -2,6 +2,6 @@
 
 import sys
 
-from dealer.cli import main
+from dealer import console
 
-sys.exit(main())
+sys.exit(console())

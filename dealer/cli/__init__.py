@@ -96,17 +96,19 @@ def command_named(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 success, see `dealer.core.errors` for the others)."""
+    """Run the command line; returns the exit code (0 success, see `dealer.core.errors` for the others).
+    A signal at any instant, while the command's modules load too, ends it in one line (exit 130)."""
     arguments = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(command_named(arguments))
-    try:
-        args = parser.parse_args(arguments)
-    except UsageError as exc:
-        return _fail(argparse.Namespace(debug="--debug" in arguments), exc, exc.exit_code)
     from dealer.cli.signals import interrupted_line, stopping_on_signals
 
+    args = argparse.Namespace(debug="--debug" in arguments, command=None)
     try:
         with stopping_on_signals():
+            parser = build_parser(command_named(arguments))
+            try:
+                args = parser.parse_args(arguments)
+            except UsageError as exc:
+                return _fail(args, exc, exc.exit_code)
             code: int | None = args.func(args)
         return code or 0
     except DealerError as exc:

@@ -148,3 +148,36 @@ def test_a_signal_during_a_big_generate_leaves_no_file(sig: signal.Signals, tmp_
     assert ended.err.strip().splitlines() == [f"dealer: interrupted ({sig.name})"]
     assert list(tmp_path.iterdir()) == []
 
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_a_signal_in_the_first_second_is_one_line_and_the_run_resumes(tmp_path: Path, sig: signal.Signals) -> None:
+    """A signal at any instant of a `dealer deal`'s first second (while Python loads the command line, the
+    command's modules, the deal file, the journal, the machine) ends it in one line, exit 130, never a
+    traceback; and the run it may have begun resumes to every board dealt once. The instants are spread
+    over the second; which step each one lands in does not change what is asserted. Only a signal that
+    comes while the interpreter itself starts, before any code of ours runs, ends the process by its
+    default action, and then nothing was begun."""
+    for k in range(10):
+        deal_file = tmp_path / f"s{k}.pbn"  # fresh deals each time: a run dealt to the end is not dealt again
+        formats.write_file(deal_file, deal_set(90 + k, 2))
+        journal = tmp_path / f"run{k}.journal"
+        port = f"sim://?speed=200&seed={k}"
+        proc = start("deal", str(deal_file), "--port", port, "--journal", str(journal), "--plain", cwd=tmp_path)
+        time.sleep(0.1 * k)  # where the signal lands, not what the test expects of it
+        proc.send_signal(sig)
+        ended = finish(proc)
+        assert "Traceback" not in ended.err, ended.err
+        if ended.code == 0:  # the run was over before the signal came
+            continue
+        if ended.code == -sig:  # before Python ran any of ours, the signal's own default: nothing was begun
+            assert ended.err == "" and not journal.exists(), (k, ended)
+            continue
+        assert ended.code == 130, (k, ended)
+        (line,) = [line for line in ended.err.splitlines() if line.startswith("dealer: interrupted")]
+        assert line.startswith(f"dealer: interrupted ({sig.name})"), line
+        if journal.exists() and "resume with: " in line:
+            resumed = finish(start(*shlex.split(line.split("resume with: ", 1)[1])[1:], "--plain", cwd=tmp_path))
+            assert resumed.code == 0, resumed.err
+            with Journal.open_read_only(journal) as j:
+                assert [job.state for job in j.jobs(j.runs()[0].id)] == [JobState.VERIFIED] * 2
