@@ -208,8 +208,6 @@ class Journal:
         self.path = path
         self.durability = durability
         self.read_only = read_only
-        columns = {r[1] for r in self._query("PRAGMA table_info(runs)")}
-        self._run_columns = _RUN_COLUMNS if "uid" in columns else _RUN_COLUMNS.replace("uid", "NULL")
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, command: str = "dealer",
@@ -423,14 +421,14 @@ class Journal:
 
     def run(self, run_id: int) -> Run:
         """A run by id; `JournalError` if there is none."""
-        rows = self._query(f"SELECT {self._run_columns} FROM runs WHERE id = ?", (run_id,))
+        rows = self._query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,))
         if not rows:
             raise JournalError(f"{self.path}: no run {run_id}")
         return _run(rows[0])
 
     def runs(self) -> list[Run]:
         """Every run, oldest first."""
-        return [_run(r) for r in self._query(f"SELECT {self._run_columns} FROM runs ORDER BY id")]
+        return [_run(r) for r in self._query(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")]
 
     def deal_hashes(self, run_id: int) -> dict[int, str]:
         """Board number -> the hash of the deal the run recorded for it (what proves a deal file is the one
@@ -440,7 +438,7 @@ class Journal:
 
     def unfinished_run(self, set_hash: str) -> Run | None:
         """The newest unfinished run of a deal set, if any (what --resume continues)."""
-        rows = self._query(f"SELECT {self._run_columns} FROM runs WHERE set_hash = ? AND finished IS NULL "
+        rows = self._query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE set_hash = ? AND finished IS NULL "
                            "ORDER BY id DESC LIMIT 1", (set_hash,))
         return _run(rows[0]) if rows else None
 
@@ -539,23 +537,6 @@ class Journal:
             self.advance(job_id, JobState.PLANNED, kind="redeal", detail=detail)
             return self.advance(job_id, JobState.LOADED, machine=machine)
 
-    def rename_sets(self, run_id: int, names: dict[int, str]) -> None:
-        """Give jobs (job id -> board set) another board set, in one transaction: only jobs still PLANNED
-        (no board was taken for them), each step recorded (`set-renamed`). For a run begun with a set name
-        no board label can carry (an earlier version took one): it could deal nothing."""
-        with self._transaction(checkpoint=True) as db:
-            for job_id, name in names.items():
-                row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ? AND run_id = ?",
-                                 (job_id, run_id)).fetchone()
-                if row is None:
-                    raise JournalError(f"{self.path}: no job {job_id} in run {run_id}")
-                job = _job(row)
-                if job.state is not JobState.PLANNED:
-                    raise JournalError(f"{self.path}: board {job.board} copy {job.copy} is {job.state}: only a "
-                                       "board not begun takes another board set")
-                db.execute("UPDATE jobs SET set_name = ? WHERE id = ?", (name, job_id))
-                self._event(db, run_id, job_id, None, "set-renamed", None, {"from": job.set_name, "to": name})
-
     def counts(self, run_id: int) -> dict[JobState, int]:
         """How many jobs of the run are in each state."""
         rows = self._query("SELECT state, COUNT(*) FROM jobs WHERE run_id = ? GROUP BY state", (run_id,))
@@ -646,7 +627,6 @@ def _connect(target: str, path: str, durability: Durability, *, create: bool) ->
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(_SCHEMA)
         db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        _migrate(db)
         if durability is Durability.CHECKPOINT and target != ":memory:":
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # what a killed run left in the -wal, into the main file
     except JournalError:
@@ -659,26 +639,6 @@ def _connect(target: str, path: str, durability: Durability, *, create: bool) ->
         raise JournalError(f"{path}: not a usable journal ({exc}); it can be neither resumed nor added "
                            f"to: keep it aside{_LOST_ADVICE}") from exc
     return db
-
-
-def _migrate(db: sqlite3.Connection) -> bool:
-    """Bring a journal of an older schema to this one; True if anything changed."""
-    columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
-    missing = [r[0] for r in db.execute("SELECT id FROM runs WHERE uid IS NULL")] if "uid" in columns else None
-    if missing == []:
-        return False
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        if missing is None:
-            db.execute("ALTER TABLE runs ADD COLUMN uid TEXT")
-            missing = [r[0] for r in db.execute("SELECT id FROM runs")]
-        db.executemany("UPDATE runs SET uid = ? WHERE id = ?", [(uuid.uuid4().hex, i) for i in missing])
-        db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    return True
 
 
 def _run(row: tuple[Any, ...]) -> Run:

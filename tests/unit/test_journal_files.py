@@ -1,10 +1,9 @@
 """The journal's file: its main file alone is enough at every point a resume depends on; a journal that is
-missing, empty, truncated or corrupt is an error naming it, never a new journal; older journals migrate."""
+missing, empty, truncated or corrupt is an error naming it, never a new journal."""
 
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -115,23 +114,6 @@ def test_dealer_deal_resume_on_a_corrupt_journal_says_so_in_one_line(tmp_path: P
     assert code == 9 and "Traceback" not in err
     (line,) = [line for line in err.splitlines() if line.startswith("dealer: error: ")]
     assert line.startswith(f"dealer: error: {journal}: not a usable journal")
-
-
-def test_a_journal_of_the_first_schema_gets_stable_run_uids(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    deals = deal_set(6, 2)
-    with Journal.open(path) as journal:
-        journal.begin_run("club", "s.pbn", deals, plan_of(2))
-    db = sqlite3.connect(path)  # as schema 1 left it: runs without a uid column
-    db.executescript("ALTER TABLE runs DROP COLUMN uid; UPDATE meta SET value = '1' WHERE key = 'schema';")
-    db.close()
-    with Journal.open_read_only(path) as reader:
-        assert [r.uid for r in reader.runs()] == [""]
-    with Journal.open(path) as journal:
-        (run,) = journal.runs()
-        assert len(run.uid) == 32
-    with main_file_alone(path, tmp_path / "alone") as alone, Journal.open(path) as again:
-        assert alone.runs()[0].uid == again.runs()[0].uid == run.uid
 
 
 def test_a_reader_sees_the_steps_still_in_the_wal_file(tmp_path: Path) -> None:
