@@ -23,8 +23,9 @@ It owns the guarantees of a dealing run:
   a replay. Beyond one journal, the deal history (`dealer.journal.history`) does the same per computer.
 
 A journal opened to be resumed (``create=False``) that is missing, empty or corrupt is an error naming
-the file, never a new journal. The journal holds hashes and fault codes, never deals or seeds; the
-file is created 0600. Job life::
+the file, never a new journal; one of another schema version is refused, never migrated
+(`schema_problem`). The journal holds hashes and fault codes, never deals or seeds; the file is created
+0600. Job life::
 
     PLANNED -> LOADED -> SCANNED -> DEALING -> DEALT -> VERIFIED
                   \\          \\         \\          \\-> FAULTED -> PLANNED (redeal the same deal)
