@@ -242,11 +242,14 @@ class Journal:
         if not os.path.isfile(path):
             raise JournalError(f"{path}: no such journal")
         uri = Path(path).absolute().as_uri() + "?mode=ro"
+        db: sqlite3.Connection | None = None
         try:
             db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30)
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             problem = schema_problem(db, path) if tables else None
         except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
             if is_damage(exc):
                 raise JournalError(f"{path}: not a usable journal ({exc})") from exc
             raise journal_failure(path, exc, "read") from exc
