@@ -63,8 +63,6 @@ def register(sub: Any) -> None:
     teach(p, [("dealer deal session.pbn --port /dev/ttyUSB0", "deal every board, one copy"),
               ("dealer deal session.pbn --port /dev/ttyUSB0 --resume", "after any crash: on from where it stopped"),
               ("dealer deal session.pbn --port COM3 --port COM4 --copies 2", "two machines, sets A1 and A2"),
-              ("dealer deal session.pbn --port COM3 --resume --set RED",
-               "go on in set RED: a run begun under a set name no label can carry"),
               ("dealer deal session.pbn --port 'sim://?speed=50'", "on the built-in simulated machine"),
               ("dealer deal session.pbn --port /dev/ttyUSB0 > deal.log", "the summary into deal.log"),
               ("dealer deal --plan congress.toml", "a congress: every session on the plan's machines")],
@@ -134,7 +132,7 @@ def check_report(args: argparse.Namespace) -> None:
 def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
                       set_name=args.set_name or "A", resume=args.resume,
-                      rename_set=args.set_name if args.resume else None, replay=args.replay,
+                      replay=args.replay,
                       report=Path(args.report) if args.report else None, force=args.force,
                       show_cards=args.show_cards,
                       quiet=args.quiet, board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,

@@ -5,8 +5,7 @@
 `check_run_options`), take the journal (refused while another process holds it), open (or resume) the run
 in the journal, refuse a deal set used before (Law 6D2: in this journal, or on this computer by the deal
 history), put every job left half-way by a crash back where it belongs, start one `Station` per machine,
-and end with a summary and an optional report file. A run an earlier version began under a board set no
-label can carry is explained, and resumed under the set given with ``--set`` (`unlabelled_jobs`).
+and end with a summary and an optional report file.
 `execute` deals the jobs of one run or of several (a congress, `dealer.plan.run`) from one queue.
 A machine that is lost stops its station; the others go on, and its unsettled jobs wait for a resume.
 Such a run is not a success even if the others dealt every board: `raise_for` raises the lost machine's
@@ -33,17 +32,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from dealer.core.boards import SET_NAME_RULE, check_labelled, copy_set_names, set_name_problem
+from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalError, UsageError, VerificationError
 from dealer.dealing import run_report, sim_ports
 from dealer.dealing.machine import Cancelled, Machine
-from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
+from dealer.dealing.progress import ProgressView, RunProgress
 from dealer.dealing.station import RunContext, Station
 from dealer.dealing.transport import check_traces
 from dealer.journal.history import DealHistory, check_named, check_reuse
 from dealer.journal.jobplan import JobPlan
-from dealer.journal.store import Job, JobState, Journal, Run
+from dealer.journal.store import JobState, Journal, Run
 
 
 @dataclass
@@ -66,9 +65,6 @@ class RunOptions:
     machine_factory: Callable[[str], Machine] | None = None
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
-    rename_set: str | None = None
-    """With resume: the board set (copy k: set + k with several copies) for the jobs of a run begun by an
-    earlier version under a set name no board label can carry (such a run could deal nothing)."""
     history: Path | None = None
     """The deal history (Law 6D2 beyond this journal); None: this computer's (`history.default_path`)."""
     out: IO[str] = field(default_factory=lambda: sys.stderr)
@@ -167,27 +163,14 @@ named but not there is refused too (`JournalError`), never made."""
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,
               name: str) -> int:
     unfinished = journal.unfinished_run(deals.set_hash())
-    unlabelled = [] if unfinished is None else unlabelled_jobs(journal, unfinished)
     if options.resume:
         if unfinished is None:
             raise JournalError(f"{journal.path}: no unfinished run of this deal set to resume")
-        if unlabelled and options.rename_set is None:
-            raise JournalError(_unlabelled_text(journal, unfinished, unlabelled) + ": continue it under a valid "
-                               "board set with --resume --set NAME")
-        renamed = _renamed(journal, unfinished, unlabelled, options.rename_set)  # refused before a write
         with DealHistory.open(options.history) as history:
             remember(history, journal, unfinished, deals, options)
         release_loaded(journal, unfinished.id)
-        if renamed:
-            journal.rename_sets(unfinished.id, renamed)
-            options.out.write(f"note: run {unfinished.id}: boards of board set "
-                              f"{', '.join(sorted({j.set_name for j in unlabelled}))} are dealt into set "
-                              f"{', '.join(sorted(set(renamed.values())))} now\n")
         return unfinished.id
     if unfinished is not None:  # this process holds the journal: no other controller is dealing it
-        if unlabelled:
-            raise JournalError(_unlabelled_text(journal, unfinished, unlabelled) + "; it is unfinished: continue "
-                               "it under a valid board set with --resume --set NAME")
         raise JournalError(f"{journal.path}: run {unfinished.id} of this deal set is unfinished; "
                            f"continue it with --resume")
     with DealHistory.open(options.history) as history:
@@ -195,34 +178,6 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
         run = journal.begin_run(name, source, deals, plan, replay=options.replay)
         history.record(deals, run_uid=run.uid, run_name=run.name, journal=journal.path, replay=run.replay)
     return run.id
-
-
-def unlabelled_jobs(journal: Journal, run: Run) -> list[Job]:
-    """The run's jobs whose board set no board label can carry (an earlier version took such names: the
-    run could deal none of them). Refuses (`JournalError`) such a job past the label check, which no run
-    could have reached."""
-    jobs = [j for j in journal.jobs(run.id) if j.set_name and set_name_problem(j.set_name) is not None]
-    begun = [j for j in jobs if j.state not in {JobState.PLANNED, JobState.LOADED}]
-    if begun:
-        raise JournalError(f"{journal.path}: run {run.id}: board {begun[0].board} copy {begun[0].copy} of board "
-                           f"set {begun[0].set_name!r} is {begun[0].state}, past a label check no label could "
-                           "pass: the journal is not one this program wrote")
-    return jobs
-
-
-def _unlabelled_text(journal: Journal, run: Run, jobs: list[Job]) -> str:
-    sets = sorted({j.set_name for j in jobs})
-    named = f"board set {sets[0]!r}" if len(sets) == 1 else "board sets " + " and ".join(repr(s) for s in sets)
-    return (f"{journal.path}: run {run.id} ({run.name}) was begun by an earlier version with {named}, which no "
-            f"board label can carry (a set name is {SET_NAME_RULE}), so none of its boards was dealt")
-
-
-def _renamed(journal: Journal, run: Run, jobs: list[Job], name: str | None) -> dict[int, str]:
-    """Job id -> the board set it takes under `name` (copy k of several: `name` + k)."""
-    if not jobs or name is None:
-        return {}
-    sets = copy_set_names(name, max(j.copy for j in journal.jobs(run.id)))
-    return {j.id: sets[j.copy - 1] for j in jobs}
 
 
 def remember(history: DealHistory, journal: Journal, run: Run, deals: DealSet, options: RunOptions,
@@ -268,7 +223,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
             progress.note(f"resuming {_runs_text(sessions)}: {progress.verified} of {len(jobs)} boards verified "
                           "already")
         machines = ctx.machines = _machines(options, names)
-        threads = [threading.Thread(target=_station_thread, args=(ShownStation(m, ctx, sessions), errors),
+        threads = [threading.Thread(target=_station_thread, args=(Station(m, ctx), errors),
                                     name=m.name, daemon=True) for m in machines]
         try:
             for t in threads:
@@ -298,24 +253,6 @@ def _runs_text(sessions: dict[int, str]) -> str:
         ((run, name),) = sessions.items()
         return f"run {run} ({name})"
     return "runs " + ", ".join(f"{run} ({name})" for run, name in sessions.items())
-
-
-class ShownStation(Station):
-    """A station that tells the run's progress which job it holds, so that every line it shows names the
-    session and the board set (a congress deals board 26 copy 2 into set A2 and into set BLUE alike)."""
-
-    def __init__(self, machine: Machine, ctx: RunContext, sessions: dict[int, str]) -> None:
-        super().__init__(machine, ctx)
-        self.sessions = sessions
-
-    def robust(self, step: Callable[[Job], None], job: Job) -> None:
-        progress = self.ctx.progress
-        progress.job_taken(self.name, JobInHand(self.sessions.get(job.run_id, str(job.run_id)),
-                                                self.ctx.set_of(job), job.board, job.copy, job.attempt))
-        try:
-            super().robust(step, job)
-        finally:
-            progress.job_left(self.name)
 
 
 def _machines(options: RunOptions, names: list[str]) -> list[Machine]:

@@ -44,7 +44,7 @@ from dealer.dealing.machine import (
     ProtocolFault,
     Reconnected,
 )
-from dealer.dealing.progress import RunProgress
+from dealer.dealing.progress import JobInHand, RunProgress
 from dealer.journal.store import Job, JobState, Journal
 from dealer.verify import (
     Action,
@@ -236,8 +236,18 @@ class Station:
 
     def robust(self, step: Callable[[Job], None], job: Job) -> None:
         """Run one board's life; after a reconnection, a restart or a stretch of silence in the middle of a
-        command, resynchronise and carry on from where the journal says the board is."""
+        command, resynchronise and carry on from where the journal says the board is. Meanwhile the run's
+        progress knows the job in hand, so every line it shows names the session and the board set (a
+        congress deals board 26 copy 2 into set A2 and into set BLUE alike)."""
         self._current = job
+        self.ctx.progress.job_taken(self.name, JobInHand(self.ctx.journal.run(job.run_id).name, self.ctx.set_of(job),
+                                                         job.board, job.copy, job.attempt))
+        try:
+            self._robust(step, job)
+        finally:
+            self.ctx.progress.job_left(self.name)
+
+    def _robust(self, step: Callable[[Job], None], job: Job) -> None:
         for _ in range(5):
             try:
                 step(job)

@@ -31,7 +31,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from dealer.core.boards import set_name_problem
 from dealer.core.dealset import DealSet
 from dealer.journal.store import JobState, Journal
 from dealer.stats import SampleStats, analyse
@@ -72,9 +71,6 @@ class SessionFigures:
     verified: int = 0
     faulted: int = 0
     dealings: int = 0
-    unlabelled_sets: tuple[str, ...] = ()
-    """Board sets of the run no board label can carry (an earlier version took them): it is wedged until
-    resumed with ``--set``."""
 
     @property
     def left(self) -> int:
@@ -123,9 +119,7 @@ def build(journal: Journal, run_ids: Sequence[int] | None = None) -> RunReport:
         jobs = journal.jobs(run.id)
         figures = SessionFigures(run.id, run.name, run.replay, run.finished, len(jobs),
                                  sum(j.state is JobState.VERIFIED for j in jobs),
-                                 sum(j.state is JobState.FAULTED for j in jobs),
-                                 unlabelled_sets=tuple(sorted({j.set_name for j in jobs if not run.finished
-                                                               and j.set_name and set_name_problem(j.set_name)})))
+                                 sum(j.state is JobState.FAULTED for j in jobs))
         rep.sessions.append(figures)
         for event in journal.events(run.id):
             _count_event(rep, figures, event)
@@ -213,10 +207,6 @@ def summary_text(rep: RunReport) -> str:
         state = "finished" if s.finished else f"{s.left} left ({s.faulted} faulted)"
         lines.append(f"  {s.name} (run {s.run}{', replay' if s.replay else ''}): {s.jobs} boards, "
                      f"{s.verified} verified, {s.dealings} dealings; {state}")
-        if s.unlabelled_sets:
-            lines.append(f"    board set {' and '.join(repr(n) for n in s.unlabelled_sets)} cannot be printed on a "
-                         f"label (an earlier version took it): continue the run with dealer deal FILE --resume "
-                         f"--set NAME")
     lines.append("Machines")
     for name, m in sorted(rep.machines.items()):
         lines.append(f"  {name}: {m.verified} boards verified, {m.dealings} dealings, {_clock(m.busy)} on "

@@ -10,21 +10,12 @@ It owns the guarantees of a dealing run:
   controller acts on it (LOADED before the deal is sent, DEALING before the machine is told to deal),
   so after a crash or `kill -9` the journal says exactly which boards may hold cards.
 - **The main file alone is enough.** The journal runs in WAL mode (a live `dealer report` reads
-  while the run writes, neither waiting for the other), and at every point a resume depends on - a run
-  begun or finished, a step into DEALING, a verification (VERIFIED or FAULTED) - the step is
-  checkpointed into the main file, synced, and the -wal emptied before the call returns (and whatever
-  a killed run left in the -wal is checkpointed when the journal is opened). After those points the
-  ``-wal`` and ``-shm`` side files may be lost (a backup of the journal alone, a deleted "stray"
-  file, a truncated one): the main file resumes exactly. A lost side file can only undo the steps
-  between those points (LOADED, SCANNED, DEALT, a redeal), which the run redoes safely. One window is
-  left: a controller killed while a checkpoint writes the main file (microseconds) whose -wal is then
-  lost leaves the main file half written; SQLite needs the -wal to finish it. The choice was
-  measured (`benchmarks/journal.py`, same run, a disk shared with other work): 2.3 to 10.5 ms a board,
-  against 0.7 to 2.0 ms for the journal before (WAL, only the step into DEALING synced, and that into
-  the -wal file: the main file held nothing of a 36-board run) and 8.5 to 12.6 ms for a rollback
-  journal with every commit synced (whose readers also hold up the run's commits, and whose hot
-  ``-journal`` side file, lost during a commit, corrupts the main file). A board takes seconds on a
-  machine.
+  while the run writes), and at every point a resume depends on - a run begun or finished, a step into
+  DEALING, a verification (VERIFIED or FAULTED) - the step is checkpointed into the main file, synced,
+  and the -wal emptied before the call returns (what a killed run left in the -wal is checkpointed when
+  the journal is opened). A lost ``-wal`` or ``-shm`` side file can only undo the steps in between
+  (LOADED, SCANNED, DEALT, a redeal), which the run redoes safely. Why, and what it costs:
+  ``docs/decisions/2026-12-01-journal-durability.md``.
 - **Nothing is dealt twice.** A job whose state is DEALING or DEALT was possibly dealt: the run must
   recount its board before anything else happens to it (see :meth:`Journal.uncertain_jobs`).
 - **No deal set is used twice (Law 6D2).** Each run records the hash of its deal set and of every
@@ -32,8 +23,9 @@ It owns the guarantees of a dealing run:
   a replay. Beyond one journal, the deal history (`dealer.journal.history`) does the same per computer.
 
 A journal opened to be resumed (``create=False``) that is missing, empty or corrupt is an error naming
-the file, never a new journal. The journal holds hashes and fault codes, never deals or seeds; the
-file is created 0600. Job life::
+the file, never a new journal; one of another schema version is refused, never migrated
+(`schema_problem`). The journal holds hashes and fault codes, never deals or seeds; the file is created
+0600. Job life::
 
     PLANNED -> LOADED -> SCANNED -> DEALING -> DEALT -> VERIFIED
                   \\          \\         \\          \\-> FAULTED -> PLANNED (redeal the same deal)
@@ -53,6 +45,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -64,7 +57,8 @@ from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
 
 SCHEMA_VERSION: Final = 2
-"""2: each run has a `uid` (what the deal history knows it by, wherever its journal is moved)."""
+"""The version of `_SCHEMA`, in the journal's ``meta`` table. A journal of another version is refused
+(`schema_problem`): nothing was released before this one, so no journal needs migrating."""
 
 
 class JobState(StrEnum):
@@ -91,22 +85,10 @@ TRANSITIONS: Final[dict[JobState, frozenset[JobState]]] = {
 UNCERTAIN: Final = frozenset({JobState.DEALING, JobState.DEALT})
 """States in which the board may hold cards that nobody has verified."""
 MAX_WAL_BYTES: Final = 4 << 20
-"""A -wal file larger than this is checkpointed at the next step (`Durability.CHECKPOINT`)."""
+"""A -wal file larger than this is checkpointed at the next step."""
 CHECKPOINTED: Final = frozenset({JobState.DEALING, JobState.VERIFIED, JobState.FAULTED})
 """Steps that reach the main file (checkpointed and synced) before `Journal.advance` returns."""
 
-
-class Durability(StrEnum):
-    """How the journal reaches the disk (module docstring); the default is `CHECKPOINT`."""
-
-    CHECKPOINT = "checkpoint"
-    """WAL; a run's start and end, every step into DEALING and every verification checkpointed into the
-    main file and synced."""
-    SYNC_DEALING = "sync-dealing"
-    """The journal before: WAL, only the step into DEALING synced (in the -wal file); the main file may
-    hold nothing until a clean close. Kept for `benchmarks/journal.py`."""
-    ROLLBACK = "rollback"
-    """A rollback journal with every commit synced (synchronous=FULL). For `benchmarks/journal.py`."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -201,19 +183,16 @@ class Journal:
     """The SQLite journal of dealing runs. Thread-safe: one connection, one lock."""
 
     def __init__(self, connection: sqlite3.Connection, path: str, *, lock: JournalLock | None = None,
-                 durability: Durability = Durability.CHECKPOINT, read_only: bool = False) -> None:
+                 read_only: bool = False) -> None:
         self._db = connection
         self._lock = threading.RLock()
         self._file_lock = lock
         self.path = path
-        self.durability = durability
         self.read_only = read_only
-        columns = {r[1] for r in self._query("PRAGMA table_info(runs)")}
-        self._run_columns = _RUN_COLUMNS if "uid" in columns else _RUN_COLUMNS.replace("uid", "NULL")
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, command: str = "dealer",
-             durability: Durability = Durability.CHECKPOINT, lock: JournalLock | None = None) -> Journal:
+             lock: JournalLock | None = None) -> Journal:
         """Open a journal to write, holding its lock until `close` (`JournalBusy` if a live process holds it).
 
         With `create` a missing journal is created (mode 0600); without it (a resume) a journal that is
@@ -225,7 +204,7 @@ class Journal:
         """
         path = str(path)
         if path == ":memory:":
-            return cls(_connect(path, path, durability, create=True), path, durability=durability)
+            return cls(_connect(path, path, create=True), path)
         link = first_link([*database_files(path), lock_path(path)])
         if link is not None or (not create and not os.path.exists(path)):
             if lock is not None:
@@ -239,7 +218,7 @@ class Journal:
             raise journal_failure(path, exc, "opened") from exc
         try:
             create_private(path)
-            db = _connect(path, path, durability, create=create)
+            db = _connect(path, path, create=create)
         except IsALinkError as exc:
             lock.release()
             raise JournalError(str(exc)) from None
@@ -249,7 +228,7 @@ class Journal:
         except BaseException:
             lock.release()
             raise
-        return cls(db, path, lock=lock, durability=durability)
+        return cls(db, path, lock=lock)
 
     @classmethod
     def open_read_only(cls, path: str | Path) -> Journal:
@@ -263,16 +242,22 @@ class Journal:
         if not os.path.isfile(path):
             raise JournalError(f"{path}: no such journal")
         uri = Path(path).absolute().as_uri() + "?mode=ro"
+        db: sqlite3.Connection | None = None
         try:
             db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30)
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            problem = schema_problem(db, path) if tables else None
         except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
             if is_damage(exc):
                 raise JournalError(f"{path}: not a usable journal ({exc})") from exc
             raise journal_failure(path, exc, "read") from exc
-        if "runs" not in tables:
+        if problem is None and "runs" not in tables:
+            problem = f"{path}: the journal is empty (it holds no run)"
+        if problem is not None:
             db.close()
-            raise JournalError(f"{path}: the journal is empty (it holds no run)")
+            raise JournalError(problem)
         return cls(db, path, read_only=True)
 
     def close(self) -> None:
@@ -293,28 +278,20 @@ class Journal:
         self.close()
 
     @contextmanager
-    def _transaction(self, sync: bool = False, checkpoint: bool = False) -> Iterator[sqlite3.Connection]:
-        """One write transaction. `sync` (in `Durability.SYNC_DEALING`) makes its commit reach the disk;
-        `checkpoint` (in `Durability.CHECKPOINT`) brings the main file up to it and syncs it."""
+    def _transaction(self, checkpoint: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write transaction; `checkpoint` brings the main file up to it and syncs it."""
         if self.read_only:
             raise JournalError(f"{self.path}: opened read-only")
-        sync = sync and self.durability is Durability.SYNC_DEALING
         with self._lock:
             try:
-                if sync:
-                    self._db.execute("PRAGMA synchronous=FULL")
+                self._db.execute("BEGIN IMMEDIATE")
                 try:
-                    self._db.execute("BEGIN IMMEDIATE")
-                    try:
-                        yield self._db
-                        self._db.execute("COMMIT")
-                    except BaseException:
-                        self._roll_back()
-                        raise
-                finally:
-                    if sync:
-                        self._db.execute("PRAGMA synchronous=NORMAL")
-                if self.durability is Durability.CHECKPOINT and self.path != ":memory:":
+                    yield self._db
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._roll_back()
+                    raise
+                if self.path != ":memory:":
                     if checkpoint:
                         self._checkpoint()
                     else:
@@ -423,14 +400,14 @@ class Journal:
 
     def run(self, run_id: int) -> Run:
         """A run by id; `JournalError` if there is none."""
-        rows = self._query(f"SELECT {self._run_columns} FROM runs WHERE id = ?", (run_id,))
+        rows = self._query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,))
         if not rows:
             raise JournalError(f"{self.path}: no run {run_id}")
         return _run(rows[0])
 
     def runs(self) -> list[Run]:
         """Every run, oldest first."""
-        return [_run(r) for r in self._query(f"SELECT {self._run_columns} FROM runs ORDER BY id")]
+        return [_run(r) for r in self._query(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")]
 
     def deal_hashes(self, run_id: int) -> dict[int, str]:
         """Board number -> the hash of the deal the run recorded for it (what proves a deal file is the one
@@ -440,7 +417,7 @@ class Journal:
 
     def unfinished_run(self, set_hash: str) -> Run | None:
         """The newest unfinished run of a deal set, if any (what --resume continues)."""
-        rows = self._query(f"SELECT {self._run_columns} FROM runs WHERE set_hash = ? AND finished IS NULL "
+        rows = self._query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE set_hash = ? AND finished IS NULL "
                            "ORDER BY id DESC LIMIT 1", (set_hash,))
         return _run(rows[0]) if rows else None
 
@@ -494,8 +471,7 @@ class Journal:
         and recorded as `advance` does it, synced and checkpointed as the strictest step needs (e.g.
         SCANNED then DEALING, taken back to back: one commit, and no state in between after a crash)."""
         states = [state for state, _ in steps]
-        with self._transaction(sync=JobState.DEALING in states,
-                               checkpoint=not CHECKPOINTED.isdisjoint(states)) as db:
+        with self._transaction(checkpoint=not CHECKPOINTED.isdisjoint(states)) as db:
             row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
             if row is None:
                 raise JournalError(f"{self.path}: no job {job_id}")
@@ -533,28 +509,15 @@ class Journal:
             return None
 
     def redeal(self, job_id: int, machine: str, *, detail: dict[str, Any] | None = None) -> Job:
-        """A FAULTED job back to PLANNED (a new attempt at the same deal) and at once LOADED on `machine`,
-        atomically, so the board is redealt on the machine that holds it."""
-        with self._lock:
-            self.advance(job_id, JobState.PLANNED, kind="redeal", detail=detail)
-            return self.advance(job_id, JobState.LOADED, machine=machine)
-
-    def rename_sets(self, run_id: int, names: dict[int, str]) -> None:
-        """Give jobs (job id -> board set) another board set, in one transaction: only jobs still PLANNED
-        (no board was taken for them), each step recorded (`set-renamed`). For a run begun with a set name
-        no board label can carry (an earlier version took one): it could deal nothing."""
-        with self._transaction(checkpoint=True) as db:
-            for job_id, name in names.items():
-                row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ? AND run_id = ?",
-                                 (job_id, run_id)).fetchone()
-                if row is None:
-                    raise JournalError(f"{self.path}: no job {job_id} in run {run_id}")
-                job = _job(row)
-                if job.state is not JobState.PLANNED:
-                    raise JournalError(f"{self.path}: board {job.board} copy {job.copy} is {job.state}: only a "
-                                       "board not begun takes another board set")
-                db.execute("UPDATE jobs SET set_name = ? WHERE id = ?", (name, job_id))
-                self._event(db, run_id, job_id, None, "set-renamed", None, {"from": job.set_name, "to": name})
+        """A FAULTED job back to PLANNED (a new attempt at the same deal, recorded as ``redeal`` with
+        `detail`) and at once LOADED on `machine`, in one transaction, so the board is redealt on the
+        machine that holds it and no other machine can claim it in between."""
+        with self._transaction() as db:
+            row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
+            if row is None:
+                raise JournalError(f"{self.path}: no job {job_id}")
+            job = self._step(db, _job(row), JobState.PLANNED, None, "redeal", detail)
+            return self._step(db, job, JobState.LOADED, machine, None, None)
 
     def counts(self, run_id: int) -> dict[JobState, int]:
         """How many jobs of the run are in each state."""
@@ -620,7 +583,7 @@ _LOST_ADVICE: Final = (". If boards of this deal set may hold cards (a journal l
                        "recount them with `dealer check` before dealing anything")
 
 
-def _connect(target: str, path: str, durability: Durability, *, create: bool) -> sqlite3.Connection:
+def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
     """A connection to a journal to write, checked (empty, corrupt) and brought to the current schema."""
     try:
         db = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30)
@@ -628,26 +591,23 @@ def _connect(target: str, path: str, durability: Durability, *, create: bool) ->
         raise journal_failure(path, exc, "opened") from exc
     try:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not create and ("runs" not in tables or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone()):
-            raise JournalError(f"{path}: the journal is empty (it holds no run), so there is no run to "
-                               f"resume; it may have lost its data (a truncated or replaced file){_LOST_ADVICE}")
         if tables:
             problems = [r[0] for r in db.execute("PRAGMA quick_check(3)")]
             if problems != ["ok"]:
                 raise sqlite3.DatabaseError("; ".join(problems))
-        if durability is Durability.ROLLBACK:
-            db.execute("PRAGMA journal_mode=DELETE")
-            db.execute("PRAGMA synchronous=FULL")
-        else:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-        if durability is Durability.CHECKPOINT:
-            db.execute("PRAGMA wal_autocheckpoint=0")  # the journal checkpoints itself (`Journal._checkpoint`)
+            problem = schema_problem(db, path)
+            if problem is not None:  # refused before anything is written to it
+                raise JournalError(problem)
+        if not create and ("runs" not in tables or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone()):
+            raise JournalError(f"{path}: the journal is empty (it holds no run), so there is no run to "
+                               f"resume; it may have lost its data (a truncated or replaced file){_LOST_ADVICE}")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA wal_autocheckpoint=0")  # the journal checkpoints itself (`Journal._checkpoint`)
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(_SCHEMA)
         db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        _migrate(db)
-        if durability is Durability.CHECKPOINT and target != ":memory:":
+        if target != ":memory:":
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # what a killed run left in the -wal, into the main file
     except JournalError:
         db.close()
@@ -661,24 +621,40 @@ def _connect(target: str, path: str, durability: Durability, *, create: bool) ->
     return db
 
 
-def _migrate(db: sqlite3.Connection) -> bool:
-    """Bring a journal of an older schema to this one; True if anything changed."""
-    columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
-    missing = [r[0] for r in db.execute("SELECT id FROM runs WHERE uid IS NULL")] if "uid" in columns else None
-    if missing == []:
-        return False
-    db.execute("BEGIN IMMEDIATE")
+def schema_problem(db: sqlite3.Connection, path: str) -> str | None:
+    """Why the journal in `db` (not empty) is not one this version can read and write, or None.
+
+    A journal of a newer schema is left to the version that wrote it. One of an older schema, or without
+    every table and column of `_SCHEMA`, was written by a development version before any release: nothing
+    migrates it. A file without any of the journal's tables is not a journal at all."""
+    found = {name: {r[1] for r in db.execute(f"PRAGMA table_info({name})")} for name in _schema_columns()}
+    if not any(found.values()):
+        return f"{path}: not a journal (an SQLite file without the journal's tables)"
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() if found["meta"] else None
+    version = str(row[0]) if row is not None else None
+    if version is not None and version.isdigit() and int(version) > SCHEMA_VERSION:
+        return (f"{path}: the journal's schema is version {version}, newer than this dealer's (version "
+                f"{SCHEMA_VERSION}): open it with the newer dealer that wrote it")
+    missing = [f"{name}.{column}" for name, columns in _schema_columns().items()
+               for column in sorted(columns - found[name])]
+    if version != str(SCHEMA_VERSION) or missing:
+        what = f"schema version {version}" if version is not None else "no schema version"
+        lacks = f", no {missing[0]}" if missing else ""
+        return (f"{path}: written by an earlier development version of dealer ({what}{lacks}; this dealer's is "
+                f"{SCHEMA_VERSION}): it cannot be resumed or reported")
+    return None
+
+
+@cache
+def _schema_columns() -> dict[str, frozenset[str]]:
+    """Table -> its columns, as `_SCHEMA` makes them."""
+    db = sqlite3.connect(":memory:")
     try:
-        if missing is None:
-            db.execute("ALTER TABLE runs ADD COLUMN uid TEXT")
-            missing = [r[0] for r in db.execute("SELECT id FROM runs")]
-        db.executemany("UPDATE runs SET uid = ? WHERE id = ?", [(uuid.uuid4().hex, i) for i in missing])
-        db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    return True
+        db.executescript(_SCHEMA)
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {name: frozenset(r[1] for r in db.execute(f"PRAGMA table_info({name})")) for name in tables}
+    finally:
+        db.close()
 
 
 def _run(row: tuple[Any, ...]) -> Run:

@@ -3,9 +3,9 @@
 A plan names the event, its sessions (boards, where the deals come from, the sections that play them,
 how many copies of each board a section needs and the physical board sets they go into) and the
 dealing machines. :meth:`Plan.load` reads it with the standard library's ``tomllib`` and checks all
-of it; any error is one line naming the file, the line and the field::
+of it; any error is one line naming the file and the field::
 
-    congress.toml, line 14: sessions[2].boards: 9-3 runs backwards
+    congress.toml: sessions[2].boards: 9-3 runs backwards
 
 (array items are counted from 1). A dealing run then asks, per session in plan order,
 :meth:`Plan.deal_set` (the deals, each board once) and :meth:`Plan.jobs` (every copy, in dealing

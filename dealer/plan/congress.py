@@ -13,10 +13,10 @@ from pathlib import Path
 from dealer.core.dealset import DealSet
 from dealer.journal.jobplan import JobPlan
 from dealer.plan import sources
-from dealer.plan.locate import KeyPath, line_of
 from dealer.plan.model import (
     EngineSource,
     FileSource,
+    KeyPath,
     MachineSpec,
     PlanError,
     PlanEvent,
@@ -39,12 +39,11 @@ class Plan:
         self.machines: tuple[MachineSpec, ...] = tuple(content.machines)
         self._files = dict(content.files)
         self._deal_sets: dict[str, DealSet] = {}
-        self._lines = content.lines
         self._squaredeal_sessions = dict(content.squaredeal)
 
     @classmethod
     def load(cls, path: str | Path) -> Plan:
-        """Read and check a plan file; `PlanError` (a `FormatError`) naming line and field if it is wrong."""
+        """Read and check a plan file; `PlanError` (a `FormatError`) naming the file and field if it is wrong."""
         return cls(path, read_plan(path))
 
     @classmethod
@@ -192,5 +191,5 @@ class Plan:
 
     def _error(self, session: Session, key: str, reason: str) -> PlanError:
         where: KeyPath = ("sessions", session.number - 1, key)
-        return PlanError(reason, self.path, line_of(self._lines, where), field_name(where))
+        return PlanError(reason, self.path, field=field_name(where))
 

@@ -15,9 +15,13 @@ from dealer.core.boards import format_board_range
 from dealer.core.errors import FormatError
 from dealer.journal.jobplan import JobPlan
 
+KeyPath = tuple[str | int, ...]
+"""Where a value is in a plan document: keys and array positions (from 0), e.g. ``("sessions", 2, "boards")``."""
+
 
 class PlanError(FormatError):
-    """A plan file that cannot be used; the message names the file, the line and the field."""
+    """A plan file that cannot be used; the message names the file and the field (or, for text that is not
+    TOML, the line)."""
 
     def __init__(self, reason: str, path: str | Path | None = None, line: int | None = None,
                  field: str | None = None) -> None:

@@ -1,7 +1,7 @@
-"""Reading a congress plan file: TOML text -> checked model; every error placed at its line and field.
+"""Reading a congress plan file: TOML text -> checked model; every error names the file and the field.
 
-`tomllib` gives the values but no line numbers, so :mod:`dealer.plan.locate` finds the line of each
-key; an error names the file, that line and the field (``sessions[2].boards``, items counted from 1).
+An error in a value names the field by its key path (``congress.toml: sessions[2].boards: ...``, items
+counted from 1); text that is not TOML is placed at the line and column `tomllib` reports.
 Deal files a session relies on (existing files, deal files generated earlier) are read here too, to
 check they hold the session's boards; what was read is handed on so it is not read twice.
 """
@@ -28,11 +28,11 @@ from dealer.core.boards import (
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.plan import sources
-from dealer.plan.locate import KeyPath, key_lines, line_of
 from dealer.plan.model import (
     DealingOrder,
     EngineSource,
     FileSource,
+    KeyPath,
     MachineSpec,
     PlanError,
     PlanEvent,
@@ -77,12 +77,11 @@ class PlanContent:
     sessions: list[Session]
     machines: list[MachineSpec]
     files: dict[Path, DealSet] = field(default_factory=dict)  # deal files read while checking
-    lines: dict[KeyPath, int] = field(default_factory=dict)   # where each key is written
     squaredeal: dict[SquareDealSource, sources.SquareDealSession] = field(default_factory=dict)
 
 
 def read_plan(path: str | Path) -> PlanContent:
-    """Read and check the plan file at `path`; `PlanError` naming line and field on any problem."""
+    """Read and check the plan file at `path`; `PlanError` naming the field on any problem."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
@@ -100,7 +99,7 @@ def parse_plan(text: str, path: str, base: Path) -> PlanContent:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _syntax_error(exc, path, text) from exc
-    return _Reader(text, path, base).plan(doc)
+    return _Reader(path, base).plan(doc)
 
 
 def _syntax_error(exc: tomllib.TOMLDecodeError, path: str, text: str) -> PlanError:
@@ -138,19 +137,18 @@ def port_problem(url: str) -> str | None:
 
 
 class _Reader:
-    """Checks one plan document; `fail` places each error at its line."""
+    """Checks one plan document; `fail` names the field of each error."""
 
-    def __init__(self, text: str, path: str, base: Path) -> None:
+    def __init__(self, path: str, base: Path) -> None:
         self.path = path
         self.base = base
-        self.lines = key_lines(text)
         self.files: dict[Path, DealSet] = {}
         self.squaredeal: dict[SquareDealSource, sources.SquareDealSession] = {}
 
     # --- generic checks -----------------------------------------------------------------------
 
     def fail(self, where: KeyPath, reason: str) -> NoReturn:
-        raise PlanError(reason, self.path, line_of(self.lines, where), field_name(where) or None)
+        raise PlanError(reason, self.path, field=field_name(where) or None)
 
     def table(self, value: object, where: KeyPath, keys: dict[str, bool]) -> dict[str, Any]:
         """`value` as a table with only `keys`, holding each required one."""
@@ -222,7 +220,7 @@ class _Reader:
         return tuple(boards)
 
     def read_deals(self, path: Path, fmt: str | None, where: KeyPath) -> DealSet:
-        """A deal file, read once; its errors are placed at the plan line that names it."""
+        """A deal file, read once; its errors are placed at the plan field that names it."""
         if path not in self.files:
             try:
                 self.files[path] = sources.read_deals(path, fmt)
@@ -241,7 +239,7 @@ class _Reader:
         sessions: list[Session] = []
         for i, raw in enumerate(self.items(doc["sessions"], ("sessions",))):
             sessions.append(self.session(raw, ("sessions", i), event, sessions))
-        return PlanContent(event, sessions, machines, self.files, self.lines, self.squaredeal)
+        return PlanContent(event, sessions, machines, self.files, self.squaredeal)
 
     def event(self, table: dict[str, Any]) -> PlanEvent:
         where: KeyPath = ("event",)

@@ -1,8 +1,7 @@
 """Every option checked before anything is written, through `dealer` as users run it: each bad command of the
 issue ends in one error line with its documented exit code, leaves nothing behind (no journal, no report, no
 deal in the history, no board dealt by the simulated machine's ledger), and the correct command that follows
-works without anything deleted by hand. A journal wedged by an earlier version (a board set no label can
-carry) is explained in one line and continued with ``--resume --set``.
+works without anything deleted by hand.
 """
 
 from __future__ import annotations
@@ -20,9 +19,6 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core import errors
 from dealer.dealing import sim_ports
-from dealer.journal.history import DealHistory
-from dealer.journal.jobplan import JobPlan
-from dealer.journal.store import JobState, Journal
 from tests.support.controllers import deal_set, dealings
 from tests.support.plan_texts import BASE, write
 from tests.support.processes import ENV
@@ -141,54 +137,6 @@ def test_bad_options_of_other_commands_are_one_line_and_exit_2(
     (line,) = error_lines(capsys)
     assert words in line
     assert set(os.listdir(tmp_path)) == before
-
-
-def wedge(journal_path: Path, session: Path, set_name: str, copies: int) -> None:
-    """The journal an earlier version left for ``dealer deal SESSION --set SET_NAME --copies COPIES``: it took
-    the name as it was, begun the run (jobs in set NAMEk), recorded the deals in the deal history, and its
-    station took board 1 before the label it could not make stopped it."""
-    deals = formats.read_file(session)
-    plan = [JobPlan(int(b), c, "", set_name if copies == 1 else f"{set_name}{c}")
-            for c in range(1, copies + 1) for b in deals.boards]
-    with Journal.open(journal_path, command="dealer deal") as journal:
-        run_ = journal.begin_run(session.stem, str(session.resolve()), deals, plan)
-        with DealHistory.open(None) as history:
-            history.record(deals, run_uid=run_.uid, run_name=run_.name, journal=journal.path, replay=False)
-        assert journal.claim_next(run_.id, "sim://") is not None
-
-
-@pytest.mark.parametrize(("bad", "copies", "good", "sets"), [
-    ("BAD SET!", 1, "RED", {"RED"}),
-    ("ABCDEFGHIJKL", 2, "C", {"C1", "C2"}),
-])
-def test_a_journal_wedged_by_an_earlier_version_is_explained_then_continued_with_set(
-        bad: str, copies: int, good: str, sets: set[str], session: Path, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    journal = Path(f"{session}.journal")
-    wedge(journal, session, bad, copies)
-    url = "sim://?speed=500&seed=3"
-
-    assert run(["deal", str(session), "--port", url, "--quiet"]) == 9  # a fresh run: the unfinished one named
-    (line,) = error_lines(capsys)
-    assert "was begun by an earlier version with board set" in line and "--resume --set NAME" in line
-    assert run(["deal", str(session), "--port", url, "--quiet", "--resume"]) == 9
-    (line,) = error_lines(capsys)
-    assert f"{bad!r}" in line or f"'{bad}1'" in line
-    assert "no board label can carry" in line and "--resume --set NAME" in line
-    assert run(["report", str(journal)]) == 0
-    assert "cannot be printed on a label" in capsys.readouterr().out
-    assert dealings(url) == 0
-
-    assert run(["deal", str(session), "--port", url, "--quiet", "--resume", "--set", good]) == 0
-    assert dealings(url) == 4 * copies
-    with Journal.open_read_only(journal) as read:
-        (only,) = read.runs()
-        jobs = read.jobs(only.id)
-        assert only.finished and {j.state for j in jobs} == {JobState.VERIFIED}
-        assert {j.set_name for j in jobs} == sets
-        assert read.check_consistency(only.id) == []
-        renamed = [e for e in read.events(only.id) if e["kind"] == "set-renamed"]
-        assert len(renamed) == 4 * copies
 
 
 def test_a_plan_with_a_sim_port_the_simulator_refuses_is_named_by_plan_and_refused_before_anything_is_made(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -111,6 +112,29 @@ def test_a_fault_redeals_the_same_job_as_a_new_attempt(journal: Journal) -> None
     again = journal.advance(job.id, JobState.PLANNED, kind="operator-redeal")
     assert again.attempt == 2 and again.machine is None
     assert journal.check_consistency(run.id) == []
+
+
+def test_a_redeal_is_one_transaction_that_an_error_in_its_middle_undoes(tmp_path: Path, journal: Journal) -> None:
+    deals = session()
+    run = journal.begin_run("club", "s.pbn", deals, plan(deals))
+    first, second = journal.jobs(run.id)[:2]
+    for job in (first, second):
+        for state in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.FAULTED):
+            journal.advance(job.id, state, machine="m1", detail={"faults": ["F1"]})
+    again = journal.redeal(first.id, "m2", detail={"fix_pack": False})
+    assert (again.state, again.machine, again.attempt) == (JobState.LOADED, "m2", 2) and again == journal.job(first.id)
+    steps = [(e["kind"], e["state"], e["machine"]) for e in journal.events(run.id, first.id)][-2:]
+    assert steps == [("redeal", "planned", "m1"), ("loaded", "loaded", "m2")]
+    # the step to LOADED fails after the step back to PLANNED was written: neither stays
+    other = sqlite3.connect(tmp_path / "j.db")
+    other.execute("CREATE TRIGGER no_load BEFORE INSERT ON events WHEN NEW.state = 'loaded' "
+                  "BEGIN SELECT RAISE(ABORT, 'the disk refused the write'); END")
+    other.close()
+    before = journal.job(second.id), journal.events(run.id, second.id)
+    with pytest.raises(JournalError, match="the disk refused the write"):
+        journal.redeal(second.id, "m2")
+    assert (journal.job(second.id), journal.events(run.id, second.id)) == before
+    assert before[0].state is JobState.FAULTED and journal.check_consistency(run.id) == []
 
 
 def test_uncertain_jobs_are_the_ones_that_may_hold_cards(journal: Journal) -> None:

@@ -1,5 +1,5 @@
 """The journal's file: its main file alone is enough at every point a resume depends on; a journal that is
-missing, empty, truncated or corrupt is an error naming it, never a new journal; older journals migrate."""
+missing, empty, truncated or corrupt is an error naming it, never a new journal."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core.errors import JournalError
 from dealer.journal.jobplan import JobPlan
-from dealer.journal.store import Durability, JobState, Journal
+from dealer.journal.store import JobState, Journal
 from tests.support.controllers import deal_set
 
 
@@ -50,18 +50,6 @@ def test_the_main_file_alone_resumes_after_each_step_that_matters(tmp_path: Path
             assert [j.state for j in alone.jobs(run.id)] == [JobState.VERIFIED, last, JobState.PLANNED,
                                                               JobState.PLANNED]
             assert alone.check_consistency(run.id) == []
-
-
-def test_the_journal_before_lost_the_run_with_its_side_file(tmp_path: Path) -> None:
-    """What the test above guards against: the old durability leaves the main file empty mid-run."""
-    deals = deal_set(3, 4)
-    with Journal.open(tmp_path / "j.db", durability=Durability.SYNC_DEALING) as journal:
-        run = journal.begin_run("club", "s.pbn", deals, plan_of(4))
-        job = journal.jobs(run.id)[0]
-        for state in (JobState.LOADED, JobState.SCANNED, JobState.DEALING):
-            journal.advance(job.id, state, machine="m1")
-        with pytest.raises(JournalError, match="empty"):
-            main_file_alone(tmp_path / "j.db", tmp_path / "alone")
 
 
 def test_a_missing_journal_is_not_created_to_be_resumed(tmp_path: Path) -> None:
@@ -117,21 +105,75 @@ def test_dealer_deal_resume_on_a_corrupt_journal_says_so_in_one_line(tmp_path: P
     assert line.startswith(f"dealer: error: {journal}: not a usable journal")
 
 
-def test_a_journal_of_the_first_schema_gets_stable_run_uids(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    deals = deal_set(6, 2)
-    with Journal.open(path) as journal:
-        journal.begin_run("club", "s.pbn", deals, plan_of(2))
-    db = sqlite3.connect(path)  # as schema 1 left it: runs without a uid column
-    db.executescript("ALTER TABLE runs DROP COLUMN uid; UPDATE meta SET value = '1' WHERE key = 'schema';")
+def schema_journal(tmp_path: Path, change: str) -> tuple[Path, Path]:
+    """A deal file and its journal (a run begun, one board dealt), then changed by the SQL `change` (as
+    another version of dealer would have left it)."""
+    deal_file = tmp_path / "s.pbn"
+    deals = deal_set(9, 4)
+    formats.write_file(deal_file, deals)
+    journal = tmp_path / "s.pbn.journal"
+    with Journal.open(journal) as j:
+        run = j.begin_run("s", str(deal_file.resolve()), deals, plan_of(4))
+        for state in STEPS:
+            j.advance(j.jobs(run.id)[0].id, state, machine="m1")
+    db = sqlite3.connect(journal)
+    db.executescript(change)
     db.close()
-    with Journal.open_read_only(path) as reader:
-        assert [r.uid for r in reader.runs()] == [""]
-    with Journal.open(path) as journal:
-        (run,) = journal.runs()
-        assert len(run.uid) == 32
-    with main_file_alone(path, tmp_path / "alone") as alone, Journal.open(path) as again:
-        assert alone.runs()[0].uid == again.runs()[0].uid == run.uid
+    return deal_file, journal
+
+
+SCHEMA_CASES = {
+    "newer": ("UPDATE meta SET value = '3' WHERE key = 'schema';",
+              "the journal's schema is version 3, newer than this dealer's (version 2)"),
+    "older": ("ALTER TABLE runs DROP COLUMN uid; UPDATE meta SET value = '1' WHERE key = 'schema';",
+              "written by an earlier development version of dealer (schema version 1, no runs.uid; this "
+              "dealer's is 2): it cannot be resumed or reported"),
+    "column missing": ("ALTER TABLE jobs DROP COLUMN attempt;",
+                       "written by an earlier development version of dealer (schema version 2, no jobs.attempt; "
+                       "this dealer's is 2): it cannot be resumed or reported"),
+    "no version": ("DELETE FROM meta;",
+                   "written by an earlier development version of dealer (no schema version; this dealer's is 2)"),
+}
+
+
+@pytest.mark.parametrize("case", SCHEMA_CASES)
+def test_a_journal_of_another_schema_is_refused_by_report_and_resume_in_one_line(
+        tmp_path: Path, case: str, capsys: pytest.CaptureFixture[str]) -> None:
+    change, words = SCHEMA_CASES[case]
+    deal_file, journal = schema_journal(tmp_path, change)
+    before = journal.read_bytes()
+    commands = [["report", str(journal)],
+                ["deal", str(deal_file), "--port", "sim://?speed=200", "--journal", str(journal), "--resume"]]
+    for argv in commands:
+        assert main(argv) == JournalError.exit_code == 9, argv
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        (line,) = [line for line in err.splitlines() if line.startswith("dealer: error: ")]
+        assert line.startswith(f"dealer: error: {journal}: {words}"), line
+    assert journal.read_bytes() == before  # nothing written to it
+
+
+def test_a_journal_of_this_schema_is_reported_and_resumed(tmp_path: Path) -> None:
+    """The same journal unchanged passes the check that refuses the ones above."""
+    deal_file, journal = schema_journal(tmp_path, "")
+    assert main(["report", str(journal)]) == 0
+    assert main(["deal", str(deal_file), "--port", "sim://?speed=500", "--journal", str(journal), "--resume",
+                 "--quiet"]) == 0
+    with Journal.open_read_only(journal) as done:
+        (run,) = done.runs()
+        assert run.finished and done.counts(run.id)[JobState.VERIFIED] == 4
+
+
+def test_an_sqlite_file_that_is_no_journal_is_refused_not_added_to(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE notes (text TEXT)")
+    db.close()
+    before = path.read_bytes()
+    for create in (True, False):
+        with pytest.raises(JournalError, match=rf"^{path}: not a journal"):
+            Journal.open(path, create=create)
+    assert path.read_bytes() == before
 
 
 def test_a_reader_sees_the_steps_still_in_the_wal_file(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The congress plan: every check names its file, line and field; jobs come out in dealing order."""
+"""The congress plan: every check names its file and field (text that is not TOML: its line); jobs come out in
+dealing order."""
 
 from __future__ import annotations
 
@@ -30,12 +31,11 @@ def edit(old: str, new: str, nth: int = 1) -> str:
     return BASE[:at] + new + BASE[at + len(old):]
 
 
-def check(tmp_path: Path, text: str, fragment: str, field: str, reason: str, nth: int = 1) -> None:
-    """Loading `text` fails on the line holding `fragment`, naming `field`, with `reason` in the message."""
+def check(tmp_path: Path, text: str, field: str, reason: str) -> None:
+    """Loading `text` fails in one line naming the file and `field` (its key path), with `reason` in it."""
     err = error_of(tmp_path, text)
-    line = line_with(text, fragment, nth)
-    assert (err.line, err.field) == (line, field), str(err)
-    assert str(err).startswith(f"{tmp_path / 'congress.toml'}, line {line}: {field}: ")
+    assert (err.line, err.field) == (None, field), str(err)
+    assert str(err).startswith(f"{tmp_path / 'congress.toml'}: {field}: ")
     assert reason in str(err)
     assert "\n" not in str(err)
 
@@ -107,35 +107,32 @@ def test_text_that_is_not_utf8_is_refused_at_its_line(tmp_path: Path) -> None:
 
 
 def test_an_unknown_key_is_named_with_the_likely_one(tmp_path: Path) -> None:
-    check(tmp_path, edit("copies = 2", "copeis = 2"), "copeis", "sessions[1].sections[1].copeis",
+    check(tmp_path, edit("copies = 2", "copeis = 2"), "sessions[1].sections[1].copeis",
           "unknown key (did you mean 'copies'?)")
 
 
 def test_an_unknown_top_level_table_is_named(tmp_path: Path) -> None:
-    check(tmp_path, BASE + "\n[venue]\ncity = 'Leeds'\n", "[venue]", "venue", "unknown key")
+    check(tmp_path, BASE + "\n[venue]\ncity = 'Leeds'\n", "venue", "unknown key")
 
 
 def test_an_unknown_event_key(tmp_path: Path) -> None:
-    check(tmp_path, edit('owner = "Test Owner"', 'ownr = "Test Owner"'), "ownr", "event.ownr",
+    check(tmp_path, edit('owner = "Test Owner"', 'ownr = "Test Owner"'), "event.ownr",
           "did you mean 'owner'?")
 
 
-@pytest.mark.parametrize(("old", "new", "fragment", "field", "missing"), [
-    ('name = "Test Congress"\n', "", "[event]", "event", "'name'"),
-    ('name = "MON2"\n', "", "[[sessions]]", "sessions[2]", "'name'"),
-    ('boards = "1-4"\n', "", "[[sessions]]", "sessions[1]", "'boards'"),
-    ('port = "/dev/ttyUSB0"\n', "", "[[machines]]", "machines[1]", "'port'"),
+@pytest.mark.parametrize(("old", "field", "missing"), [
+    ('name = "Test Congress"\n', "event", "'name'"),
+    ('name = "MON2"\n', "sessions[2]", "'name'"),
+    ('boards = "1-4"\n', "sessions[1]", "'boards'"),
+    ('port = "/dev/ttyUSB0"\n', "machines[1]", "'port'"),
 ])
-def test_a_missing_required_key_is_placed_at_its_table(tmp_path: Path, old: str, new: str, fragment: str,
-                                                        field: str, missing: str) -> None:
-    text = edit(old, new)
-    nth = 2 if field == "sessions[2]" else 1
-    check(tmp_path, text, fragment, field, f"missing required key {missing}", nth)
+def test_a_missing_required_key_is_placed_at_its_table(tmp_path: Path, old: str, field: str, missing: str) -> None:
+    check(tmp_path, edit(old, ""), field, f"missing required key {missing}")
 
 
 def test_a_session_without_sections_is_refused(tmp_path: Path) -> None:
     text = BASE + '\n[[sessions]]\nname = "TUE1"\nboards = 4\n'
-    check(tmp_path, text, "[[sessions]]", "sessions[3]", "missing required key 'sections'", nth=3)
+    check(tmp_path, text, "sessions[3]", "missing required key 'sections'")
 
 
 def test_a_plan_without_sessions_is_refused(tmp_path: Path) -> None:
@@ -151,9 +148,7 @@ def test_a_plan_without_sessions_is_refused(tmp_path: Path) -> None:
     ('source = "shuffle"', 'source = "shuffle"\nreplay = "yes"', "sessions[2].replay", "true or false"),
 ])
 def test_values_of_the_wrong_type_are_named(tmp_path: Path, old: str, new: str, field: str, kind: str) -> None:
-    text = edit(old, new)
-    fragment = new.splitlines()[-1]
-    check(tmp_path, text, fragment, field, f"must be {kind}")
+    check(tmp_path, edit(old, new), field, f"must be {kind}")
 
 
 # --- boards ---------------------------------------------------------------------------------------
@@ -169,14 +164,12 @@ def test_values_of_the_wrong_type_are_named(tmp_path: Path, old: str, new: str, 
     ("[1, 2]", "must be a board range"),
 ])
 def test_bad_board_ranges_are_named(tmp_path: Path, value: str, reason: str) -> None:
-    check(tmp_path, edit('boards = "5-7"', f"boards = {value}"), f"boards = {value}", "sessions[2].boards", reason)
+    check(tmp_path, edit('boards = "5-7"', f"boards = {value}"), "sessions[2].boards", reason)
 
 
 def test_the_error_line_of_the_issue(tmp_path: Path) -> None:
-    text = edit('boards = "5-7"', 'boards = "9-3"')
-    err = error_of(tmp_path, text)
-    assert str(err) == (f"{tmp_path / 'congress.toml'}, line {line_with(text, '9-3')}: "
-                        "sessions[2].boards: 9-3 runs backwards")
+    err = error_of(tmp_path, edit('boards = "5-7"', 'boards = "9-3"'))
+    assert str(err) == f"{tmp_path / 'congress.toml'}: sessions[2].boards: 9-3 runs backwards"
 
 
 def test_a_board_count_means_boards_from_1(tmp_path: Path) -> None:
@@ -185,7 +178,7 @@ def test_a_board_count_means_boards_from_1(tmp_path: Path) -> None:
 
 
 def test_a_section_may_play_only_boards_of_its_session(tmp_path: Path) -> None:
-    check(tmp_path, edit('boards = "6-7"', 'boards = "6-9"'), 'boards = "6-9"', "sessions[2].sections[2].boards",
+    check(tmp_path, edit('boards = "6-7"', 'boards = "6-9"'), "sessions[2].sections[2].boards",
           "boards 8-9 are not boards of the session")
 
 
@@ -193,24 +186,24 @@ def test_a_section_may_play_only_boards_of_its_session(tmp_path: Path) -> None:
 
 
 def test_duplicate_session_names_in_any_case(tmp_path: Path) -> None:
-    check(tmp_path, edit('name = "MON2"', 'name = "mon1"'), 'name = "mon1"', "sessions[2].name",
+    check(tmp_path, edit('name = "MON2"', 'name = "mon1"'), "sessions[2].name",
           "session name 'mon1' is already used by sessions[1]")
 
 
 def test_duplicate_section_names(tmp_path: Path) -> None:
-    check(tmp_path, edit('name = "C"', 'name = "A"'), 'name = "A"', "sessions[2].sections[2].name",
-          "section name 'A' is already used by sessions[2].sections[1]", nth=3)
+    check(tmp_path, edit('name = "C"', 'name = "A"'), "sessions[2].sections[2].name",
+          "section name 'A' is already used by sessions[2].sections[1]")
 
 
 def test_duplicate_machine_names_and_ports(tmp_path: Path) -> None:
-    check(tmp_path, edit('name = "M2"', 'name = "m1"'), 'name = "m1"', "machines[2].name",
+    check(tmp_path, edit('name = "M2"', 'name = "m1"'), "machines[2].name",
           "machine name 'm1' is already used by machines[1]")
-    check(tmp_path, edit('port = "rfc2217://dealroom.local:4001"', 'port = "/dev/ttyUSB0"'), 'port = "/dev/ttyUSB0"',
-          "machines[2].port", "port '/dev/ttyUSB0' is already used by machines[1]", nth=2)
+    check(tmp_path, edit('port = "rfc2217://dealroom.local:4001"', 'port = "/dev/ttyUSB0"'), "machines[2].port",
+          "port '/dev/ttyUSB0' is already used by machines[1]")
 
 
 def test_a_board_set_used_by_two_sections_of_a_session(tmp_path: Path) -> None:
-    check(tmp_path, edit('sets = ["RED", "BLUE", "GREEN"]', 'sets = ["RED", "a2", "GREEN"]'), 'sets = ["RED"',
+    check(tmp_path, edit('sets = ["RED", "BLUE", "GREEN"]', 'sets = ["RED", "a2", "GREEN"]'),
           "sessions[1].sections[2].sets", "board set A2 is already used by section A of this session")
 
 
@@ -218,7 +211,7 @@ def test_default_set_names_collide_too(tmp_path: Path) -> None:
     text = edit('name = "C"\nboards = "6-7"', 'name = "A1"\nboards = "6-7"')
     text = text.replace('name = "A"\ncopies = 2\n\n[[sessions.sections]]\nname = "A1"',
                         'name = "A"\ncopies = 11\n\n[[sessions.sections]]\nname = "A1"')
-    check(tmp_path, text, 'name = "A1"', "sessions[2].sections[2].name",
+    check(tmp_path, text, "sessions[2].sections[2].name",
           "board set A11 is already used by section A of this session")
 
 
@@ -228,32 +221,31 @@ def test_a_board_set_may_serve_sessions_in_turn(tmp_path: Path) -> None:
 
 
 def test_a_set_listed_twice_in_a_section(tmp_path: Path) -> None:
-    check(tmp_path, edit('["RED", "BLUE", "GREEN"]', '["RED", "BLUE", "red"]'), 'sets = ["RED"',
-          "sessions[1].sections[2].sets[3]", "board set RED is listed twice")
+    check(tmp_path, edit('["RED", "BLUE", "GREEN"]', '["RED", "BLUE", "red"]'), "sessions[1].sections[2].sets[3]",
+          "board set RED is listed twice")
 
 
 def test_a_set_name_a_label_cannot_carry(tmp_path: Path) -> None:
-    check(tmp_path, edit('["RED", "BLUE", "GREEN"]', '["RED", "BLUE:2", "GREEN"]'), 'sets = ["RED"',
-          "sessions[1].sections[2].sets[2]", "1-12 letters or digits")
+    check(tmp_path, edit('["RED", "BLUE", "GREEN"]', '["RED", "BLUE:2", "GREEN"]'), "sessions[1].sections[2].sets[2]",
+          "1-12 letters or digits")
 
 
 def test_sets_and_copies_must_agree(tmp_path: Path) -> None:
-    check(tmp_path, edit('sets = ["RED"', 'copies = 2\nsets = ["RED"'), 'sets = ["RED"',
-          "sessions[1].sections[2].sets", "3 board sets for 2 copies")
+    check(tmp_path, edit('sets = ["RED"', 'copies = 2\nsets = ["RED"'), "sessions[1].sections[2].sets",
+          "3 board sets for 2 copies")
 
 
 def test_a_section_name_too_long_for_default_set_names(tmp_path: Path) -> None:
-    check(tmp_path, edit('name = "C"', 'name = "Northwestroom"'), 'name = "Northwestroom"',
-          "sessions[2].sections[2].name", "give sets = [...]")
+    check(tmp_path, edit('name = "C"', 'name = "Northwestroom"'), "sessions[2].sections[2].name", "give sets = [...]")
 
 
 def test_copies_must_be_at_least_one(tmp_path: Path) -> None:
-    check(tmp_path, edit("copies = 2", "copies = 0"), "copies = 0", "sessions[1].sections[1].copies",
+    check(tmp_path, edit("copies = 2", "copies = 0"), "sessions[1].sections[1].copies",
           "at least 1 copy")
 
 
 def test_a_session_name_must_make_a_file_name(tmp_path: Path) -> None:
-    check(tmp_path, edit('name = "MON1"', 'name = "../MON1"'), 'name = "../MON1"', "sessions[1].name",
+    check(tmp_path, edit('name = "MON1"', 'name = "../MON1"'), "sessions[1].name",
           "letters, digits")
 
 
@@ -261,7 +253,7 @@ def test_a_session_name_must_make_a_file_name(tmp_path: Path) -> None:
 
 
 def test_an_unknown_dealing_order(tmp_path: Path) -> None:
-    check(tmp_path, edit('order = "board"', 'order = "copies"'), 'order = "copies"', "sessions[2].order",
+    check(tmp_path, edit('order = "board"', 'order = "copies"'), "sessions[2].order",
           "'copies' is not a dealing order")
 
 
@@ -274,7 +266,7 @@ def test_an_unknown_dealing_order(tmp_path: Path) -> None:
     ("/dev/", "is neither a serial device"),
 ])
 def test_bad_ports_are_named(tmp_path: Path, port: str, reason: str) -> None:
-    check(tmp_path, edit('port = "/dev/ttyUSB0"', f'port = "{port}"'), f'port = "{port}"', "machines[1].port",
+    check(tmp_path, edit('port = "/dev/ttyUSB0"', f'port = "{port}"'), "machines[1].port",
           reason)
 
 
@@ -294,48 +286,48 @@ def test_machines_are_optional(tmp_path: Path) -> None:
 def test_a_deal_folder_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "deals.txt").write_text("x")
     check(tmp_path, edit('owner = "Test Owner"', 'owner = "Test Owner"\ndeal_folder = "deals.txt"'),
-          "deal_folder", "event.deal_folder", "is not a folder")
+          "event.deal_folder", "is not a folder")
 
 
 # --- sources ------------------------------------------------------------------------------------
 
 
 def test_an_unknown_engine(tmp_path: Path) -> None:
-    check(tmp_path, edit('source = "shuffle"', 'source = "bigdeel"'), 'source = "bigdeel"', "sessions[2].source",
+    check(tmp_path, edit('source = "shuffle"', 'source = "bigdeel"'), "sessions[2].source",
           "unknown engine 'bigdeel'")
-    check(tmp_path, edit('source = "shuffle"', 'source = { engine = "x" }'), "source = {",
-          "sessions[2].source.engine", "unknown engine 'x'")
+    check(tmp_path, edit('source = "shuffle"', 'source = { engine = "x" }'), "sessions[2].source.engine",
+          "unknown engine 'x'")
 
 
 def test_a_missing_deal_file(tmp_path: Path) -> None:
-    check(tmp_path, edit('source = "shuffle"', 'source = { file = "old/mon2.pbn" }'), "source = {",
-          "sessions[2].source.file", f"no such file: {tmp_path / 'old' / 'mon2.pbn'}")
+    check(tmp_path, edit('source = "shuffle"', 'source = { file = "old/mon2.pbn" }'), "sessions[2].source.file",
+          f"no such file: {tmp_path / 'old' / 'mon2.pbn'}")
 
 
 def test_a_deal_file_of_no_known_format(tmp_path: Path) -> None:
     (tmp_path / "mon2.xyz").write_text("")
-    check(tmp_path, edit('source = "shuffle"', 'source = { file = "mon2.xyz" }'), "source = {",
-          "sessions[2].source.file", "cannot tell the format")
+    check(tmp_path, edit('source = "shuffle"', 'source = { file = "mon2.xyz" }'), "sessions[2].source.file",
+          "cannot tell the format")
 
 
 def test_a_source_of_two_kinds(tmp_path: Path) -> None:
-    check(tmp_path, edit('source = "shuffle"', 'source = { engine = "shuffle", deals_of = "MON1" }'), "source = {",
+    check(tmp_path, edit('source = "shuffle"', 'source = { engine = "shuffle", deals_of = "MON1" }'),
           "sessions[2].source", "give exactly one of engine, file, squaredeal, deals_of")
 
 
 def test_a_source_key_of_another_kind(tmp_path: Path) -> None:
-    check(tmp_path, edit('source = "shuffle"', 'source = { engine = "shuffle", format = "pbn" }'), "source = {",
+    check(tmp_path, edit('source = "shuffle"', 'source = { engine = "shuffle", format = "pbn" }'),
           "sessions[2].source.format", "unknown key")
 
 
 def test_a_replay_of_a_session_not_before(tmp_path: Path) -> None:
-    check(tmp_path, edit('source = "shuffle"', 'source = { deals_of = "TUE1" }\nreplay = true'), "source = {",
+    check(tmp_path, edit('source = "shuffle"', 'source = { deals_of = "TUE1" }\nreplay = true'),
           "sessions[2].source.deals_of", "no session 'TUE1' before this one")
 
 
 def test_reusing_the_deals_of_a_session_needs_replay(tmp_path: Path) -> None:
-    check(tmp_path, edit('source = "shuffle"', 'source = { deals_of = "MON1" }'), "source = {",
-          "sessions[2].source", "only a replay session may deal the deals of session MON1 again (Law 6D2)")
+    check(tmp_path, edit('source = "shuffle"', 'source = { deals_of = "MON1" }'), "sessions[2].source",
+          "only a replay session may deal the deals of session MON1 again (Law 6D2)")
 
 
 def test_a_replay_takes_boards_of_the_session_it_replays(tmp_path: Path) -> None:
@@ -343,7 +335,7 @@ def test_a_replay_takes_boards_of_the_session_it_replays(tmp_path: Path) -> None
     plan = Plan.load(write(tmp_path, text.replace('boards = "6-7"', 'boards = "3-4"')))
     assert plan.sessions[1].boards == (1, 2, 3, 4) and plan.sessions[1].source == SessionSource("MON1")
     text = edit('boards = "5-7"\nsource = "shuffle"', 'boards = "3-6"\nsource = { deals_of = "MON1" }\nreplay = true')
-    check(tmp_path, text.replace('boards = "6-7"', 'boards = "3-4"'), 'boards = "3-6"', "sessions[2].boards",
+    check(tmp_path, text.replace('boards = "6-7"', 'boards = "3-4"'), "sessions[2].boards",
           "session MON1 holds boards 1-4, not 5-6")
 
 
@@ -403,7 +395,7 @@ def test_sessions_written_as_one_table_are_refused(tmp_path: Path) -> None:
     text = BASE.replace("[[sessions]]", "[sessions]", 1)
     text = text[:text.index("[[sessions]]")]
     err = error_of(tmp_path, text)
-    assert err.field == "sessions" and err.line == line_with(text, "[sessions]")
+    assert (err.field, err.line) == ("sessions", None)
     assert "write each entry under [[sessions]]" in str(err)
 
 
@@ -438,8 +430,8 @@ def test_any_edit_of_a_plan_gives_a_plan_or_one_located_plan_error(data: st.Data
 
 
 def test_a_misspelt_source_kind_is_named(tmp_path: Path) -> None:
-    check(tmp_path, edit('source = "shuffle"', 'source = { fiel = "old.pbn" }'), "source = {",
-          "sessions[2].source.fiel", "did you mean 'file'?")
+    check(tmp_path, edit('source = "shuffle"', 'source = { fiel = "old.pbn" }'), "sessions[2].source.fiel",
+          "did you mean 'file'?")
 
 
 def test_the_board_sets_to_label_cover_every_board_dealt_into_them(tmp_path: Path) -> None:
