@@ -288,6 +288,17 @@ def test_the_layout_names_every_package_and_nothing_that_is_not_there() -> None:
         assert missing == [], f"the README's Layout leaves out {top}/: {missing}"
 
 
+def test_every_decision_is_dated_and_in_the_index() -> None:
+    folder = ROOT / "docs" / "decisions"
+    index = (folder / "README.md").read_text(encoding="utf-8")
+    for path in sorted(folder.glob("*.md")):
+        if path.name == "README.md":
+            continue
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md", path.name), path.name
+        assert f"({path.name})" in index, f"docs/decisions/README.md does not list {path.name}"
+        assert re.search(r"^Date: \d{4}-\d{2}-\d{2}\b", path.read_text(encoding="utf-8"), re.M), path.name
+
+
 def test_the_layout_lists_the_formats_there_are() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     line = re.search(r"^  formats/ +(.*)$", readme.split("\n## Layout\n", 1)[1], re.M)

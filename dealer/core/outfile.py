@@ -102,8 +102,8 @@ _WRITEBACK_EVERY: Final = 8 << 20
 class _EarlyWriteback(io.FileIO):
     """A file opened for writing from its start that asks the system to begin writing its data to the
     disk every `_WRITEBACK_EVERY` bytes (``posix_fadvise``, where the system has it), while the writer
-    goes on: the fsync before the rename then waits for the last part alone (a 30 MB PBN file: ~1 ms
-    against ~11 ms). Advice only; the data is durable after the fsync either way."""
+    goes on: the fsync before the rename then waits for the last part alone
+    (docs/decisions/2026-12-01-early-writeback.md). Advice only; the data is durable after the fsync."""
 
     def __init__(self, fd: int) -> None:
         super().__init__(fd, "wb")
