@@ -1,12 +1,6 @@
-"""Safe output files: written to a temporary file beside the target and renamed, never half a file.
-
-An existing file is not replaced unless `force` is given, and a symbolic link at the target is refused
-(`dealer.core.links`), with or without `force`.
-
-Modes: a file is created with the mode its kind asks for, less what the umask takes away, so never
-looser than the umask asks. Files holding deals, seeds or keys (deal files, hand records, run reports
-naming cards) ask for `SECRET_MODE` (0600), the default; files with no secret (board labels, statistics,
-a published event file) ask for `PUBLIC_MODE` (0666, so 0644 under the usual umask 022).
+"""Safe output files: a temporary file beside the target, renamed; never half a file, no overwrite without
+`force`, no symbolic link (`dealer.core.links`). Files holding deals, seeds or keys ask for `SECRET_MODE`
+(0600), the default; files with no secret for `PUBLIC_MODE` (0666); the umask is never loosened.
 """
 
 from __future__ import annotations

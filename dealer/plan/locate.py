@@ -1,13 +1,6 @@
-"""Where each key of a TOML document is written: the line numbers `tomllib` does not give.
-
-:func:`key_lines` scans a document that `tomllib` has already accepted and maps every key path to
-the line that defines it. A path is a tuple of keys and array positions (from 0), e.g.
-``("sessions", 2, "sections", 0, "copies")``; tables defined by a header map to the header's line,
-array items to the line where the item starts. :func:`line_of` answers for the nearest defined
-ancestor, so a missing key is placed at the table that should hold it.
-
-The scanner trusts the document to be valid TOML (it is never run on anything else) and never raises:
-on anything it does not follow it stops and keeps what it found.
+"""Where each key of a TOML document is written, the line numbers `tomllib` does not give: `key_lines` maps
+key paths (keys and array positions from 0) to lines, `line_of` answers for the nearest defined ancestor.
+Run only on valid TOML; never raises.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Reading a congress plan file: TOML text -> checked model; every error placed at its line and field.
-
-`tomllib` gives the values but no line numbers, so :mod:`dealer.plan.locate` finds the line of each
-key; an error names the file, that line and the field (``sessions[2].boards``, items counted from 1).
-Deal files a session relies on (existing files, deal files generated earlier) are read here too, to
-check they hold the session's boards; what was read is handed on so it is not read twice.
+"""Reading a congress plan file: TOML text -> checked model, every error placed at its line and field
+(`dealer.plan.locate`, items counted from 1). Deal files a session relies on are read here once, to
+check they hold its boards, and handed on.
 """
 
 from __future__ import annotations
