@@ -1,11 +1,8 @@
-"""The open wire protocol for dealing machines: pure, standard library only (see PROTOCOL.md).
+"""The open wire protocol for dealing machines (PROTOCOL.md): `crc`, `cobs`, `framing`, `messages`, `link`,
+and the board-label grammar (`labels`); nothing here reads, writes, sleeps or reads a clock. Every public
+name is importable from the package, loaded from its layer on first use.
 
-Layers, each usable alone: `crc` and `cobs` (primitives), `framing` (bytes <-> frames, bad-frame
-events), `messages` (type codes, dataclasses, registry, schema hash), `link` (sequence numbers, replies,
-retransmission, duplicate detection; the time is passed in). Nothing here reads, writes or sleeps.
-
-Every public name below is importable from the package itself; each is loaded from its layer on first
-use, so importing one layer (say `firmware_protocol.labels`) does not load the others.
+May import: the standard library only.
 """
 
 from __future__ import annotations

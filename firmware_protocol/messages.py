@@ -1,10 +1,6 @@
-"""Every message of the protocol: type codes, frozen dataclasses, one registry, the schema hash.
-
-A message class is a frozen dataclass whose fields carry their wire layout (`layout`), registered
-under its type code with `register`. The registry gives the decoder (`decode_message`), the
-encoder (`Message.payload`, `encode_message`), the golden vectors and the schema hash exchanged in the
-handshake, so none of them can drift from the others. The kind of a message (command, event, reply,
-notice) follows from its type code's range (PROTOCOL.md section 5).
+"""Every message of the protocol: type codes, frozen dataclasses, one registry (encoder, decoder, golden
+vectors and schema hash all read it). A message's kind (command, event, reply, notice) follows from its
+type code's range (PROTOCOL.md section 3).
 """
 
 from __future__ import annotations

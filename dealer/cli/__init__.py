@@ -1,11 +1,10 @@
-"""Command line: a thin argparse layer over the library. Each command is a module here with
-``register(subparsers)``, named like its command (``dealer.cli.generate`` registers ``generate``);
-errors become one clear line on stderr and the exit code of their class.
+"""The `dealer` command: a thin argparse layer, one module per command (``register(subparsers)``); errors
+become one line and their exit code. Only the named command's module is imported (`COMMANDS` lists them).
 
-A run that names its command imports and registers that command's module alone, so a quick command
-does not pay for the imports of all the others (printing, plans, SquareDeal). Help and unknown
-commands import none of them: they list every command with its one-line summary from `COMMANDS`
-(each module registers its command with the same summary; a test holds the two together)."""
+May import: every package of `dealer` (`dealer.core`, `dealer.engines`, `dealer.formats`, `dealer.squaredeal`,
+`dealer.verify`, `dealer.stats`, `dealer.printing`, `dealer.journal`, `dealer.dealing`, `dealer.plan`,
+`dealer.serve`), `firmware_protocol.labels` and `hil` (for `dealer sim`).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`dealer labels`: a sheet of Code 128 board labels (payload of `dealer.core.boards.BoardLabel`)."""
+"""`dealer labels`: a sheet of Code 128 board labels (payload of `firmware_protocol.labels.BoardLabel`)."""
 
 from __future__ import annotations
 

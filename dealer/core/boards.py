@@ -1,9 +1,6 @@
-"""Boards (Law 2): board number -> dealer and vulnerability, one board or an array of them; board ranges.
-
-Law 2: dealer N E S W on boards 1 2 3 4 (mod 4); vulnerability None on 1 8 11 14, NS on 2 5 12 15,
-EW on 3 6 9 16, Both on 4 7 10 13; the pattern repeats every 16 boards. The scalar rule is the one
-board labels carry (`firmware_protocol.labels`, where the label grammar is defined once for host and
-machines); the array forms here follow it and are tested against it.
+"""Boards (Law 2): board number -> dealer and vulnerability, one board or an array of them; board ranges
+and set names. The scalar rule is the board label's (`firmware_protocol.labels`); the array forms follow
+it and are tested against it.
 """
 
 from __future__ import annotations

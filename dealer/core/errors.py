@@ -1,12 +1,6 @@
-"""The project's exceptions: one root, one class per kind of failure, each with its CLI exit code.
-
-Line noise is not an exception (the link counts and recovers); only what a user or caller must act on
-raises. Classes that have a builtin meaning also inherit it, so callers may catch `ValueError`,
-`TimeoutError` or `ConnectionError` without knowing this module.
-
-An exit code names a class of outcome, the same in every command (`EXIT_CODES`, shown by
-``dealer --help``): a machine that cannot be reached is 5 whether ``deal``, ``check`` or ``ports``
-found it so, and whether its port is missing or silent.
+"""The project's exceptions: one root, one class per kind of failure, each with its exit code (`EXIT_CODES`,
+the same in every command). Classes with a builtin meaning also inherit it (`ValueError`,
+`TimeoutError`, `ConnectionError`). Line noise is not an exception.
 """
 
 from __future__ import annotations

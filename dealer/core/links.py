@@ -1,11 +1,6 @@
-"""Never through a symbolic link: files this program creates or writes are reached by their own name.
-
-A link where an output, a journal or one of its side files is to be written would send deals, or a
-journal that must stay private, to wherever the link points (a dangling link creates its target). The
-callers refuse such a path with one line naming the link (:func:`link_text`), and create new private
-files with ``O_NOFOLLOW`` so that a link put in place meanwhile is refused by the system too
-(:func:`create_private`). Only the last part of a path is checked: a folder reached through a link is
-the user's choice of where to work.
+"""Never through a symbolic link: a path where an output, a journal or a side file is to be written is
+refused if it is a link (`link_text` names it), and new private files are created with ``O_NOFOLLOW``
+(`create_private`). Only the last part of a path is checked.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Work split over threads in chunks, results in chunk order: how the engines and writers use every core.
-
-The heavy work of the deal engines and the file writers is numpy array operations and AES over whole
-buffers, both of which release the GIL, so threads run it on every core. Each chunk is a span
-``[first, last)`` of a batch, computed from its span alone, so the result does not depend on the number
-of threads. Every call joins its threads before it returns (:func:`iter_spans`: before the iteration
-ends or is closed): nothing is left running between calls.
+"""Work split over threads in chunks, results in chunk order: each chunk a span ``[first, last)`` computed
+from its span alone (numpy and AES release the GIL), so the result does not depend on the number of
+threads; every call joins its threads before it returns (`iter_spans`).
 """
 
 from __future__ import annotations

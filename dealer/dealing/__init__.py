@@ -1,8 +1,6 @@
-"""The live dealing run: the port (`transport`, the only module that imports pyserial; `sim_ports` for the
-built-in simulated machines), one machine's driver in host terms (`machine`, the only module that speaks
-wire messages), each board's life on a machine (`station`) and its settling after a crash (`recovery`), a
-run over several machines (`run`, its report file `run_report`), live progress (`progress`), the recount
-of boards dealt earlier (`recheck`) and the demo session (`demo`). It records through `dealer.journal`.
+"""The live dealing run: ports (`transport`, `sim_ports`), the machine driver (`machine`), a board's life
+(`station`), crash recovery (`recovery`), runs over several machines (`run`, `run_report`), progress,
+the recount of boards dealt earlier (`recheck`) and the demo. It records through `dealer.journal`.
 
 May import: `dealer.core`, `dealer.engines`, `dealer.formats`, `dealer.verify`, `dealer.stats`,
 `dealer.journal`, `firmware_protocol` (in `machine` only, besides the label grammar), pyserial (in

@@ -1,14 +1,8 @@
-"""Deal engines: random sources that fill (n, 52) deal arrays. Pure: no I/O, no clock.
+"""Deal engines: seeded streams that fill (n, 52) deal arrays, exactly uniform and cryptographically
+unpredictable: ``bigdeal`` (the default, Big Deal bit for bit) and ``shuffle`` (AES-256). Without a seed
+a fresh one comes from `secrets`, never the clock. Pure: no I/O.
 
-Every engine is a stream of deals fixed by its seed: ``deals(count)`` returns the next `count` deals.
-Two engines, both exactly uniform over all 52!/(13!)^4 deals and cryptographically unpredictable:
-
-- ``bigdeal`` (default): Big Deal's published algorithm, bit for bit (:mod:`dealer.engines.bigdeal`);
-  a 160-bit seed (40 hex digits) and an owner string.
-- ``shuffle``: an AES-256 keystream feeding an exact vectorised deal (:mod:`dealer.engines.shuffle`);
-  a 256-bit key (64 hex digits).
-
-Without a seed a fresh one comes from the OS CSPRNG (`secrets`), never from the clock.
+May import: `dealer.core`, numpy, cryptography.
 """
 
 from __future__ import annotations

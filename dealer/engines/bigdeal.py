@@ -1,19 +1,9 @@
 """The ``bigdeal`` engine: Big Deal's published generator, bit for bit (``bigdealx -h SEED -W OWNER``).
 
-For counter = 1, 2, 3, ... the 44-byte block ``counter (4 bytes, little-endian) || seed (20 bytes) ||
-RIPEMD-160(owner)`` is hashed with RIPEMD-160 (Carl Ellison's P1363 construction). The first 12 bytes
-of each digest, read big-endian, are a candidate deal number; a candidate >= D (the number of deals)
-is rejected, so every deal is exactly equally likely. Each accepted number becomes a deal through
-Big Deal's numbering (:mod:`dealer.core.godel`). Board numbers take no part: boards 5-20 get the
-first 16 deals of the stream, as in Big Deal.
-
-Hashing goes through ``hashlib`` or through the numpy RIPEMD-160 of :mod:`dealer.engines.ripemd160`;
-both give the same digests, so the same stream. The numpy form hashes a whole batch of blocks at once
-and beats one ``hashlib`` call per block from a few thousand blocks on, so by default a large batch
-goes to numpy and a small one to ``hashlib`` (numpy alone where ``hashlib`` lacks RIPEMD-160).
-Candidates are screened and split into hand ranks in numpy, and the ranks are turned into deals for
-the whole batch at once, on every core (the hashing and the decoding are split in spans over threads;
-see :class:`BigDealEngine`).
+For counter = 1, 2, 3, ... the block ``counter (4 bytes, little-endian) || seed (20 bytes) ||
+RIPEMD-160(owner)`` is hashed with RIPEMD-160; the first 12 bytes of each digest, big-endian, are a
+candidate deal number, rejected if >= D, else a deal through `dealer.core.godel`. Board numbers take no
+part. Why hashing goes through hashlib or numpy by batch size: docs/decisions/2026-12-01-bigdeal-hashlib-or-numpy.md.
 """
 
 from __future__ import annotations

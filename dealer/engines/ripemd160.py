@@ -1,17 +1,6 @@
-"""RIPEMD-160 (Dobbertin, Bosselaers, Preneel 1996) for builds whose ``hashlib`` lacks it.
-
-OpenSSL 3 moved RIPEMD-160 to its legacy provider, so ``hashlib.new("ripemd160")`` fails on some
-systems. This module is the fallback: :func:`ripemd160` hashes any bytes with Python ints, and
-:func:`digest_short_messages` hashes a batch of equal-length messages of at most 55 bytes (one block
-each after padding) with numpy, all messages side by side. :func:`digest_counter_messages` is the
-batch form the Big Deal engine uses: its 44-byte blocks differ only in their first word (a counter),
-so the other message words stay Python ints. For large batches it is faster than calling ``hashlib``
-once per block, whose cost is mostly the Python call overhead.
-
-The scalar compression function is written over Python ints, masking to 32 bits after each
-operation. The batch one works in place on uint32 arrays (which wrap modulo 2**32 by themselves),
-with the boolean functions rewritten to need fewer operations; the first steps of a line whose state
-and message words are still the same for every message are computed once, on ints.
+"""RIPEMD-160 (Dobbertin, Bosselaers, Preneel 1996) for builds whose ``hashlib`` lacks it (OpenSSL 3's
+legacy provider): `ripemd160` over Python ints, and batches of short messages side by side in numpy
+(`digest_short_messages`, `digest_counter_messages` for the Big Deal engine's counter blocks).
 """
 
 from __future__ import annotations

@@ -56,18 +56,8 @@ Rejection and attempts
     still independent and exactly uniform: the result is exactly uniform over all
     53,644,737,765,488,792,839,237,440,000 deals, as far as AES-256 is a pseudo-random function.
 
-Speed and memory
-    Work is done in chunks of at most ``CHUNK`` deals, one lane a deal: the words and digits of a chunk
-    in pieces of ``PIECE`` deals into one (51, n) digit array, then the deal as 52 rounds of two uint8
-    operations over the whole chunk (the hits of ``GROUP`` cards kept, then summed into their seats,
-    which take their digits' place), then the transpose into the (n, 52) result: 4x4 byte blocks
-    transposed inside 4-byte words, then whole words copied. Few, long numpy calls: each releases and
-    retakes the GIL, and on two threads many short calls cost markedly more CPU a deal than on one.
-    Chunks are dealt on several threads at once, as many chunks of one length each (10**6 deals on 2
-    threads: 8 chunks of 125,000, not 7 of 131,072 and one of 82,496), each thread with its own AES
-    context and scratch space (about 17 MB), kept by the engine from call to call.
-    The card-major seat array has a row stride of an odd number of 64-byte cache lines: copying
-    (52, n) into (n, 52) with a power-of-two stride runs ~9x slower from cache-set aliasing.
+How the work is split (chunks, threads, memory, stride):
+docs/decisions/2026-12-01-shuffle-engine-chunks-and-stride.md.
 """
 
 from __future__ import annotations
@@ -106,8 +96,8 @@ class ShuffleEngine:
 
     Chunks of a batch are dealt on `threads` threads (default: one a CPU, see
     :mod:`dealer.core.parallel`); the deals are the same whatever the number. Each thread's scratch
-    space (about 17 MB) and AES context are kept by the engine from call to call. One engine serves one
-    caller at a time.
+    space and AES context are kept by the engine from call to call. One engine serves one caller at a
+    time.
     """
 
     name = "shuffle"

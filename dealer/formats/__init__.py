@@ -1,29 +1,12 @@
-"""Deal-file formats: one module per format, each a streaming reader and a writer; this is the registry.
+"""Deal-file formats, one module per format, and their registry: `read_file` and `write_file` are the one
+way commands read and write a deal file (atomically, the board limit checked first).
 
-A format module defines::
+A format module defines ``NAME``, ``EXTENSIONS`` (the first the usual one), ``MAX_BOARD``, ``NUMBERED``,
+``COUNTED``, ``read(stream, path, options, report) -> Iterator[DealSet]`` and ``write(stream, deals)``,
+and may define ``write_parts`` (any size, bounded memory). Readers raise only `FormatError`, naming the
+file and the line, byte offset or board.
 
-    NAME: str                      # short name, used by --format
-    EXTENSIONS: tuple[str, ...]    # lower-case, without the dot; the first is the usual one
-    MAX_BOARD: int | None          # highest board number the format can hold (DUP, DLM: 99)
-    NUMBERED: bool                 # the file carries board numbers (else boards count from the first)
-    COUNTED: bool                  # the file says how many boards it holds (so a cut file is refused)
-    def read(stream: BinaryIO, path: str, options: ReadOptions = ..., report: ReadReport | None = None,
-             ) -> Iterator[DealSet]                                   # chunks in file order
-    def write(stream: BinaryIO, deals: DealSet, **options) -> None
-
-and may define, to write a file of any size in bounded memory and on every core::
-
-    def write_parts(stream: BinaryIO, parts: Iterable[DealSet], *, threads: int | None, **options) -> None
-
-Readers check every checksum and invariant they can and raise `FormatError` naming the file and the
-line, byte offset or board; they never raise anything else, whatever the bytes. Writers are only
-called through :func:`write_file` or :func:`write_file_parts`, which check the board limit first and
-write atomically.
-
-:func:`read_file` is the one way commands read a deal file: the reader with the caller's
-`ReadOptions`, then one board per number (:mod:`.repeats`), and notes for the user in the
-`ReadReport` (repeats kept once, boards skipped, and for a format that cannot tell whether the file is
-whole, how many boards were read).
+May import: `dealer.core`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""Whether a plan can be dealt as it stands: the one set of checks `dealer plan` reports and `dealer deal
---plan` refuses by.
-
-`problems` lists every problem, each as the error a dealing run would raise for it: the plan names no machine,
-or a ``sim://`` port the simulator refuses; a session deals deals an earlier one dealt (Law 6D2, not a
-replay), or deals this computer's deal history holds from another run (`history_problems`: Law 6D2 beyond the
-plan); two sessions dealt in one run need the same physical board (set and number: the later session needs it
-after the earlier is played); a session's run in the journal is unfinished (it needs ``--resume``). Sessions
-the journal holds as finished are not dealt again, so they clash with none. `dealer deal --plan` raises the
-first problem; `dealer plan` shows them all.
+"""Whether a plan can be dealt as it stands: `problems` lists each as the error a run would raise (no
+machine, a refused ``sim://`` port, deals dealt before (Law 6D2, also by the deal history), two sessions
+needing one physical board, an unfinished run). ``dealer deal --plan`` raises the first; ``dealer plan``
+shows them all.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Reading a congress plan file: TOML text -> checked model; every error names the file and the field.
-
-An error in a value names the field by its key path (``congress.toml: sessions[2].boards: ...``, items
-counted from 1); text that is not TOML is placed at the line and column `tomllib` reports.
-Deal files a session relies on (existing files, deal files generated earlier) are read here too, to
-check they hold the session's boards; what was read is handed on so it is not read twice.
+"""Reading a congress plan file: TOML text -> checked model, every error naming the file and the field by
+its key path (``congress.toml: sessions[2].boards: ...``, items counted from 1; text that is not TOML at
+tomllib's line). Deal files a session relies on are read here once, to check they hold its boards.
 """
 
 from __future__ import annotations

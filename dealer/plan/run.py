@@ -1,26 +1,7 @@
-"""A congress dealt: every session of a plan its own journal run, all of them dealt from one queue.
-
-`deal_plan` is what `dealer deal --plan PLAN.toml` does. Each session (in plan order) becomes one run
-of the plan's journal, with the session's deals and every copy of its boards as jobs, so Law 6D2 is
-checked per session: a session whose deals were dealt in another run (of the journal, or of any
-journal by the deal history) is refused unless the plan marks it a replay. The plan's journal is held
-by this process for the whole run (`JournalBusy` for a second one). The runs of one invocation begin
-together, in one transaction (all or none).
-
-The machines (the plan's, by name and port URL) then take the jobs of every session from one queue,
-the earliest session's first: a machine that has finished its share of a session goes on with the
-next session's boards instead of waiting for the other machines to finish theirs, and the sessions
-are still dealt in plan order. Each job is dealt, verified and redealt against its own session's
-deals; every copy of a board against the one deal of that board (a copy that differs is F9, Law
-6F/87, redealt to the same deal).
-
-A run cannot deal two sessions into the same physical board (set and number): the later session
-needs the board after the earlier one has been played. Such sessions are refused together; deal them
-one at a time with `sessions=` (``--session``). What is refused, and why, is `dealer.plan.check`, which
-`dealer plan` reports in full before anything is dealt.
-
-Resume is per session: a session whose run is finished is skipped, an unfinished one needs
-`resume` (and goes on exactly where it stopped), one not begun yet is begun.
+"""A congress dealt (`deal_plan`, what ``dealer deal --plan`` does): each session one run of the plan's
+journal (Law 6D2 per session, replays as the plan marks them), all begun in one transaction, held by
+this process; the machines take every session's jobs from one queue, earliest session first. Resume is
+per session. What is refused, and why: `dealer.plan.check`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Where a session's deals come from: generated deal files, existing deal files, SquareDeal sessions.
-
-A fresh engine stream is generated ONCE and written to ``<deal folder>/<session>.pbn`` (atomically,
-never over an existing file). From then on that file is read, never regenerated: the deal file is the
-record of what was dealt, not the seed. No seed is kept unless the plan asks for seed files
-(``<session>.seed``, mode 0600). Deals and seeds are never printed.
+"""Where a session's deals come from: generated deal files, existing deal files, SquareDeal sessions. A
+fresh engine stream is generated ONCE to ``<deal folder>/<session>.pbn`` and read from then on: the deal
+file, not the seed, is the record. Seeds are kept only if the plan asks (mode 0600); nothing is printed.
 """
 
 from __future__ import annotations

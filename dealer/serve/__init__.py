@@ -1,8 +1,6 @@
-"""`dealer serve`: the duplication-room console, a live web page over the same run code the CLI uses.
+"""`dealer serve`: the duplication-room console, a live web page over the run code the CLI uses (`app`,
+`runs`, `view`, `hub`, `grid`, `auth`, `director`). The web stack is imported only when the command runs.
 
-`app` builds the Starlette application; `runs` drives one dealing run at a time in a worker thread
-through `dealer.dealing.run` / `dealer.plan.run`; `view` turns the run's progress events into blind
-messages for `hub`, which hands them to every browser as server-sent events; `grid` reads each board's
-state from the journal; `auth` guards every request; `director` unlocks the deals of finished runs.
-Nothing here imports the web stack until the command runs (`dealer --help` stays light).
+May import: `dealer.core`, `dealer.formats`, `dealer.verify`, `dealer.printing`, `dealer.journal`,
+`dealer.dealing`, `dealer.plan`, `firmware_protocol.labels`.
 """

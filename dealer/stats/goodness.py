@@ -22,8 +22,7 @@ The rule:
   numpy's PCG64 seeded by a hash of the observed counts, so a report is the same every time it is made.
 - **Wild deals** (two bins) always take the **exact binomial test** (two-sided, as R's ``binom.test``).
 
-Measured on uniformly random deals, each figure's test rejected at the 1 % level in 0.7-1.2 % of 3000
-samples of 1000 deals, 0.7-1.5 % of 2000 samples of 5000 deals, 0.5-2.0 % of 200 samples of 100,000.
+How often each test rejects a perfect shuffle: docs/decisions/2026-12-01-goodness-of-fit-calibration.md.
 
 The verdict over all quantities (:func:`check_sample`): below 1000 deals, the smallest p-value of the
 quantities compared with the smallest p-value of each of the Monte Carlo sets (their own p-values by

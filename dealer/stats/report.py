@@ -1,6 +1,6 @@
-"""The statistics report as data: JSON, a text summary for the screen, and the notes on method every form
-of the report carries. Pure; the pictures (HTML and PDF) are drawn by :mod:`dealer.printing.stats_report`.
-A report holds counts, probabilities and tests, never a deal."""
+"""The statistics report as data: JSON, a text summary, and the notes on method every form carries; never a
+deal. The pictures (HTML, PDF) are `dealer.printing.stats_layout`.
+"""
 
 from __future__ import annotations
 

@@ -16,11 +16,7 @@ Each deal is the next in a chain: it is made from the deal before it. `model_dea
 chains side by side (vectorised over them), each starting from a uniformly random deal that is not
 itself returned, and returns the deals of all chains, chain after chain.
 
-What `dealer stats` makes of them (measured with numpy seeds 0..99; see tests/stats/test_goodness.py):
-with 3 riffle shuffles the deals are flatter than random (about 25 % wild deals where a perfect shuffle
-gives 28.8 %, mostly from suit lengths nearer 3 and 4), flagged at p < 0.001 on **5000 deals** in 100 of
-100 seeds (largest p 7e-6), on 3000 deals in 40 of 40 (largest 3e-4), on 2000 in 32 of 40. With 4
-shuffles: on 10,000 deals 1 of 10 seeds, on 50,000 deals 10 of 10; with 5, none of 10 on 50,000 deals.
+What `dealer stats` makes of them: docs/decisions/2026-12-01-hand-shuffling-detected.md.
 """
 
 from __future__ import annotations

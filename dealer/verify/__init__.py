@@ -1,11 +1,8 @@
-"""Verifying boards: the fault table of the Laws (`fault_table`) and the board check (`check`).
+"""Verifying boards: the fault table of the Laws (`fault_table`) and the board check (`check`): a recount
+of the four pockets -> faults with their Law and action; the checks before dealing (label, lie, empty)
+and of the deal set (Law 6D2). Pure: no serial, protocol, clock or I/O.
 
-Owns: what a recount of the four pockets means, each fault named by its Law with the controller's
-action (F1-F12), the checks of a board before dealing (its label, Law 2; how it lies; that it is empty)
-and the deal-set check (Law 6D2). Pure: no
-serial, no wire protocol, no clock, no I/O.
-
-May import: `dealer.core` and the standard library, numpy, `firmware_protocol.labels`.
+May import: `dealer.core`, numpy, `firmware_protocol.labels`.
 """
 
 from dealer.verify.check import (
