@@ -6,14 +6,15 @@ journal (``FILE.journal``, as `dealer deal` uses) is asked whether a run of it i
 resume deals it) or it was dealt before (Law 6D2, in the journal or in the deal history). A plan is checked
 by `dealer.plan.check`, the checks `dealer plan` and `dealer deal --plan` make; a plan deals on its own
 machines. Deals dealt on simulated machines only are recorded in a deal history of the work folder, not
-in this computer's (as `dealer demo` does).
+in this computer's (as `dealer demo` does). The request checked (`RunRequest`) is defined here, below the run
+manager (`runs`) that starts it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -26,10 +27,18 @@ from dealer.journal.store import Journal
 from dealer.plan import Plan
 from dealer.plan import check as plan_check
 
-if TYPE_CHECKING:
-    from dealer.serve.runs import RunRequest
-
 SIM_HISTORY = "simulated-history.sqlite"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the Start page asks for."""
+
+    source: Path
+    ports: tuple[str, ...] = ()
+    copies: int = 1
+    set_name: str = "A"
+    resume: bool = False
 
 
 @dataclass
