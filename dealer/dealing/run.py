@@ -36,8 +36,9 @@ from typing import IO, Any
 from dealer.core.boards import SET_NAME_RULE, check_labelled, copy_set_names, set_name_problem
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalError, UsageError, VerificationError
-from dealer.dealing import run_report, sim_ports
+from dealer.dealing import run_report
 from dealer.dealing.machine import Cancelled, Machine
+from dealer.dealing.ports import check_url
 from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
 from dealer.dealing.station import RunContext, Station
 from dealer.dealing.transport import check_traces
@@ -156,7 +157,7 @@ def check_run_options(options: RunOptions) -> None:
         raise UsageError(f"--max-attempts must be at least 1; got {options.max_attempts}")
     if options.machine_factory is None:
         for url in options.ports:
-            sim_ports.check_url(url)
+            check_url(url)
     if len(set(options.ports)) < len(options.ports):
         raise UsageError(f"--port {next(u for u in options.ports if options.ports.count(u) > 1)} is given twice: "
                          "one machine a port")
