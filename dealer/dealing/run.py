@@ -37,10 +37,11 @@ from dealer.core.boards import SET_NAME_RULE, check_labelled, copy_set_names, se
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalError, UsageError, VerificationError
 from dealer.dealing import run_report
+from dealer.dealing.context import RunContext
 from dealer.dealing.machine import Cancelled, Machine
 from dealer.dealing.ports import check_url
 from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
-from dealer.dealing.station import RunContext, Station
+from dealer.dealing.station import Station
 from dealer.dealing.transport import check_traces
 from dealer.journal.history import DealHistory, check_reuse
 from dealer.journal.jobplan import JobPlan

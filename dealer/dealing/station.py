@@ -21,17 +21,20 @@ machine's seconds on it (``busy``): the time on boards that run reports turn int
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import NoReturn
 
-import numpy as np
-import numpy.typing as npt
-
-from dealer.core.cards import pack
-from dealer.core.dealset import DealSet
 from dealer.core.errors import DeviceTimeout
+from dealer.dealing.board import (
+    MAX_BOARD_CHECKS,
+    DoubleFeed,
+    GaveUp,
+    copy_text,
+    fault_note,
+    put_right_prompt,
+    wire_job,
+)
+from dealer.dealing.context import RunContext
 from dealer.dealing.machine import (
     BoardReading,
     DealingFault,
@@ -44,8 +47,8 @@ from dealer.dealing.machine import (
     ProtocolFault,
     Reconnected,
 )
-from dealer.dealing.progress import RunProgress
-from dealer.journal.store import Job, JobState, Journal
+from dealer.dealing.recovery import Recovery
+from dealer.journal.store import Job, JobState
 from dealer.verify import (
     Action,
     BoardFault,
@@ -59,134 +62,8 @@ from dealer.verify import (
 )
 from firmware_protocol.labels import BoardLabel
 
-_IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
-"""States of a job a machine has taken up."""
 FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
 """Faults whose fix includes making the pack whole before the redeal."""
-MAX_BOARD_CHECKS = 3
-"""Checks of a job's board that may fail in a row (wrong, unreadable or turned, cards in it, moved) before
-the run stops asking and leaves the job to the director."""
-
-
-class DoubleFeed(Exception):
-    """The pack ran out before 52 cards while the board holds more cards than the machine dealt: two cards
-    went in at once, unnoticed."""
-
-    def __init__(self, cards_dealt: int, in_board: int) -> None:
-        self.cards_dealt = cards_dealt
-        self.in_board = in_board
-        super().__init__(f"the pack ran out after {cards_dealt} cards but the board holds {in_board}: "
-                         "two cards went in at once (a double feed the machine did not see)")
-
-
-class GaveUp(Exception):
-    """A job's board failed its checks too often: the job is FAULTED, for the director."""
-
-
-@dataclass
-class RunContext:
-    """What every station of one run shares.
-
-    A congress deals several runs (one per session) from one queue: `later_runs` are the runs after
-    `run_id`, in the order their jobs are taken. Each job is dealt and verified against the deals of
-    its own run.
-    """
-
-    journal: Journal
-    run_id: int
-    deals: DealSet
-    progress: RunProgress
-    default_set: str = "A"
-    board_timeout: float = 600.0
-    deal_timeout: float = 300.0
-    max_attempts: int = 3
-    machine_names: set[str] = field(default_factory=set)
-    stop: threading.Event = field(default_factory=threading.Event)
-    stop_reason: list[str] = field(default_factory=list)
-    claimed: set[int] = field(default_factory=set)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    lost: set[str] = field(default_factory=set)
-    later_runs: tuple[tuple[int, DealSet], ...] = ()
-    machines: list[Machine] = field(default_factory=list)
-    """The run's machines, each given up at once by `abandon`."""
-
-    def __post_init__(self) -> None:
-        self._deal_sets = {self.run_id: self.deals, **dict(self.later_runs)}
-        self._index = {run: {int(b): i for i, b in enumerate(d.boards)} for run, d in self._deal_sets.items()}
-        self._packed = {run: pack(d.deals) for run, d in self._deal_sets.items()}
-
-    @property
-    def run_ids(self) -> tuple[int, ...]:
-        """Every run dealt from this queue, in the order their jobs are taken."""
-        return tuple(self._deal_sets)
-
-    def deals_of(self, job: Job) -> DealSet:
-        """The deal set of a job's run (its session)."""
-        return self._deal_sets[job.run_id]
-
-    def deal_of(self, board: int, run_id: int | None = None) -> npt.NDArray[np.uint8]:
-        """The intended (52,) deal of a board (of run `run_id`, by default the first run)."""
-        run = self.run_id if run_id is None else run_id
-        deal: npt.NDArray[np.uint8] = self._deal_sets[run].deals[self._index[run][board]]
-        return deal
-
-    def packed(self, board: int, run_id: int | None = None) -> bytes:
-        """The 13-byte packed deal of a board (of run `run_id`, by default the first run)."""
-        run = self.run_id if run_id is None else run_id
-        return bytes(self._packed[run][self._index[run][board]])
-
-    def set_of(self, job: Job) -> str:
-        """The physical board set a job's copy goes into."""
-        return job.set_name or self.default_set
-
-    def busy_elsewhere(self, machine: str) -> bool:
-        """True while another machine still working holds a job of the queue (it may give it back)."""
-        for run in self.run_ids:
-            for job in self.journal.jobs(run, set(_IN_A_MACHINE)):
-                if job.machine != machine and job.machine not in self.lost:
-                    return True
-        return False
-
-    def machine_lost(self, machine: str) -> None:
-        """A station stopped for good: nobody waits for its jobs any more (they wait for a resume)."""
-        with self.lock:
-            self.lost.add(machine)
-
-    def halt(self, reason: str) -> None:
-        """Stop every station after its current board."""
-        with self.lock:
-            self.stop_reason.append(reason)
-        self.stop.set()
-
-    def abandon(self) -> None:
-        """Stop every station now (a signal, a journal that cannot be written): each gives its machine up
-        at once, in the middle of whatever it does, and leaves its job as a crash at that instant would, for
-        the journal's crash recovery to settle on resume."""
-        self.stop.set()
-        for machine in self.machines:
-            machine.abandon()
-
-    def claim(self, job: Job) -> bool:
-        """Take an uncertain job for one station (True once per job)."""
-        with self.lock:
-            if job.id in self.claimed:
-                return False
-            self.claimed.add(job.id)
-            return True
-
-
-def put_right_prompt(kind: MachineFaultKind) -> OperatorPrompt | None:
-    """The prompt that asks the operator to put a resumable machine fault right (None: nothing to do)."""
-    if kind is MachineFaultKind.BOARD_REMOVED:
-        return OperatorPrompt.INSERT_BOARD
-    if kind is MachineFaultKind.EMPTY_HOPPER:
-        return OperatorPrompt.FIX_PACK
-    return None if kind is MachineFaultKind.POWER_LOSS else OperatorPrompt.CLEAR_PATH
-
-
-def wire_job(job: Job) -> int:
-    """The 16-bit job number sent to the machine (never 0)."""
-    return job.id % 0xFFFF + 1
 
 
 class Station:
@@ -211,8 +88,6 @@ class Station:
 
     def run(self) -> None:
         """Deal jobs until none is left, the run stops, or the machine is lost."""
-        from dealer.dealing.recovery import Recovery
-
         self.machine.connect()
         Recovery(self).settle()
         while not self.ctx.stop.is_set():
@@ -253,8 +128,6 @@ class Station:
                 if job.state in (JobState.LOADED, JobState.SCANNED):
                     step = self.deal_job
                 elif job.state in (JobState.DEALING, JobState.DEALT):
-                    from dealer.dealing.recovery import Recovery
-
                     step = Recovery(self).resolve_one
                 else:
                     return
@@ -606,17 +479,3 @@ class Station:
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
         if not ejected:  # a machine that cannot push it out: the operator takes it out
             m.wait_board(False, self.ctx.board_timeout)
-
-
-def fault_note(fault: DealingFault) -> dict[str, object]:
-    """What the journal records of a machine fault that is put right and dealt on (never a card: not the
-    detail of a DUPLICATE_CARD, which is the card read twice)."""
-    prompt = put_right_prompt(fault.kind)
-    detail = None if fault.kind is MachineFaultKind.DUPLICATE_CARD else fault.detail
-    return {"code": fault.code, "name": fault.name, "detail": detail,
-            "prompt": prompt.value if prompt is not None else None}
-
-
-def copy_text(job: Job) -> str:
-    """" copy k" for a second or later copy of a board, else nothing (for progress lines)."""
-    return f" copy {job.copy}" if job.copy > 1 else ""
