@@ -1,8 +1,9 @@
-"""The run's context: what every station of one run shares (`RunContext`).
+"""The run's context: what every station of one run shares (`RunContext`), and the run's limits.
 
 The journal and the deal sets of the queue's runs, the progress view, the machines and their names, the
-claims of jobs left in doubt, and the run's stop. Built by `dealer.dealing.run`, read by each `station`
-and by its `recovery`.
+claims of jobs left in doubt, the run's stop, and its limits (`RunLimits`: how long it waits for a board
+and for a deal, how often it deals a board; their defaults are written here alone). Built by
+`dealer.dealing.run`, read by each `station` and by its `recovery`.
 
 May import `dealer.core`, `dealer.dealing.machine`, `dealer.dealing.progress` and `dealer.journal`.
 """
@@ -25,6 +26,19 @@ _IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.D
 """States of a job a machine has taken up."""
 
 
+@dataclass(frozen=True)
+class RunLimits:
+    """How long a run waits and how often it deals a board: the defaults of every run, `dealer deal`'s and
+    `dealer check`'s options, written once."""
+
+    board_timeout: float = 600.0
+    """Seconds to wait for the operator to put a board in (or back, or a machine fault right)."""
+    deal_timeout: float = 300.0
+    """Seconds a deal may take."""
+    max_attempts: int = 3
+    """Dealings of one board (the first and its redeals) before a fault is left to the director."""
+
+
 @dataclass
 class RunContext:
     """What every station of one run shares.
@@ -39,9 +53,7 @@ class RunContext:
     deals: DealSet
     progress: RunProgress
     default_set: str = "A"
-    board_timeout: float = 600.0
-    deal_timeout: float = 300.0
-    max_attempts: int = 3
+    limits: RunLimits = RunLimits()
     machine_names: set[str] = field(default_factory=set)
     stop: threading.Event = field(default_factory=threading.Event)
     stop_reason: list[str] = field(default_factory=list)

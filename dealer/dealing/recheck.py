@@ -17,6 +17,7 @@ from typing import IO
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DeviceTimeout, JournalBusy, JournalError
 from dealer.dealing import ports
+from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import BoardReading, Machine, OperatorPrompt
 from dealer.journal.lock import JournalLock
 from dealer.verify import BoardRecount, VerificationReport, check_label, verify_board
@@ -26,7 +27,7 @@ MAX_REFUSALS = 3
 """Wrong boards refused in a row before the board in the machine is checked (and reported) as it is."""
 
 
-def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = 600.0,
+def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = RunLimits.board_timeout,
                  show_cards: bool = False, quiet: bool = False, out: IO[str] = sys.stderr,
                  machine: Machine | None = None, journal: Path | None = None) -> list[VerificationReport]:
     """Recount every board of `deals` (one copy, set `set_name`) on the machine at `port`, holding the lock of

@@ -85,7 +85,7 @@ class Recovery:
             self.machine.eject_board()  # a board a crash left in the machine after its job was settled
         faulted = [job for run in self.ctx.run_ids for job in self.ctx.journal.jobs(run, {JobState.FAULTED})]
         for job in faulted:
-            if self._mine(job) and job.attempt < self.ctx.max_attempts and self.ctx.claim(job):
+            if self._mine(job) and job.attempt < self.ctx.limits.max_attempts and self.ctx.claim(job):
                 self.station.robust(self._redeal_left, job)
 
     def _mine(self, job: Job) -> bool:

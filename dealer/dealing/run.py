@@ -37,7 +37,7 @@ from dealer.core.boards import SET_NAME_RULE, check_labelled, copy_set_names, se
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalError, UsageError, VerificationError
 from dealer.dealing import run_report
-from dealer.dealing.context import RunContext
+from dealer.dealing.context import RunContext, RunLimits
 from dealer.dealing.machine import Cancelled, Machine
 from dealer.dealing.ports import check_url
 from dealer.dealing.progress import JobInHand, ProgressView, RunProgress
@@ -62,9 +62,8 @@ class RunOptions:
     force: bool = False
     show_cards: bool = False
     quiet: bool = False
-    board_timeout: float = 600.0
-    deal_timeout: float = 300.0
-    max_attempts: int = 3
+    limits: RunLimits = RunLimits()
+    """How long the run waits for a board and for a deal, how often it deals a board."""
     machine_factory: Callable[[str], Machine] | None = None
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
@@ -151,11 +150,12 @@ def check_run_options(options: RunOptions) -> None:
     """Refuse, before a journal is opened, what would stop the run only once begun: a timeout or attempt
     count that cannot be, a ``sim://`` port the simulator refuses, a port given twice (`UsageError`). A port
     that cannot be opened is not refused here: the other machines deal the run, and it resumes."""
-    for name, value in (("--board-timeout", options.board_timeout), ("--deal-timeout", options.deal_timeout)):
+    limits = options.limits
+    for name, value in (("--board-timeout", limits.board_timeout), ("--deal-timeout", limits.deal_timeout)):
         if not (math.isfinite(value) and value > 0):
             raise UsageError(f"{name} must be a number of seconds above 0; got {value}")
-    if options.max_attempts < 1:
-        raise UsageError(f"--max-attempts must be at least 1; got {options.max_attempts}")
+    if limits.max_attempts < 1:
+        raise UsageError(f"--max-attempts must be at least 1; got {limits.max_attempts}")
     if options.machine_factory is None:
         for url in options.ports:
             check_url(url)
@@ -257,8 +257,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
                            title=options.title)
     progress.verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
     ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
-                     board_timeout=options.board_timeout, deal_timeout=options.deal_timeout,
-                     max_attempts=options.max_attempts, machine_names=set(names), later_runs=tuple(runs[1:]),
+                     limits=options.limits, machine_names=set(names), later_runs=tuple(runs[1:]),
                      stop=options.stop if options.stop is not None else threading.Event())
     sessions = {run: journal.run(run).name for run in run_ids}
     errors: list[tuple[str, DealerError]] = []

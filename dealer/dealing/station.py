@@ -209,7 +209,7 @@ class Station:
         A pack run out while the board holds more cards than were dealt raises `DoubleFeed`."""
         while True:
             try:
-                return self.machine.wait_dealt(wire_job(job), self.ctx.deal_timeout)
+                return self.machine.wait_dealt(wire_job(job), self.ctx.limits.deal_timeout)
             except DealingFault as fault:
                 if not fault.resumable:
                     raise
@@ -236,7 +236,7 @@ class Station:
         prompt = put_right_prompt(kind)
         if kind is MachineFaultKind.BOARD_REMOVED:
             self.machine.display(OperatorPrompt.INSERT_BOARD, job.board, expected, "put the board back to go on")
-            if not self.machine.wait_board(True, self.ctx.board_timeout):
+            if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
                 raise DeviceTimeout(f"{self.name}: board {job.board} was not put back in time")
             if self.board_fault(job, self.machine.read_board()) is not None:
                 raise fault.final(job.board)
@@ -250,7 +250,7 @@ class Station:
         """Deal on once the operator has put the fault right (the machine refuses while its cause is there).
         A board that moved meanwhile (or a machine that restarted) has its label read again first: another
         board, or the board turned, ends the dealing (the fault becomes final)."""
-        deadline = self.machine.clock() + self.ctx.board_timeout
+        deadline = self.machine.clock() + self.ctx.limits.board_timeout
         while not (going := self.machine.resume_deal(wire_job(job))):
             if self.machine.clock() > deadline:
                 raise DeviceTimeout(f"{self.name}: board {job.board}: the machine fault was not put right in time")
@@ -331,7 +331,7 @@ class Station:
     def send_back(self, job: Job, *, fix_pack: bool) -> None:
         """Have the operator put things right and redeal the same deal on this machine (a new attempt)."""
         job = self.ctx.journal.job(job.id)
-        if job.attempt >= self.ctx.max_attempts:
+        if job.attempt >= self.ctx.limits.max_attempts:
             self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: left FAULTED after "
                                   f"{job.attempt} attempts: the director must see to it")
             return
@@ -344,7 +344,7 @@ class Station:
         (which board, and whether it is empty, the checks before dealing tell)."""
         self.machine.board_moved()  # forget the movements so far: another board put in before the prompt
         self.machine.display(OperatorPrompt.EMPTY_BOARD, job.board, self._expected(job), text)
-        if not self.machine.wait_board(True, self.ctx.board_timeout):
+        if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} did not come back after emptying")
 
     def _recount_report(self, job: Job) -> VerificationReport:
@@ -394,7 +394,7 @@ class Station:
         set_name = ctx.set_of(job)
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), f"insert board {set_name} {job.board}")
         ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}")
-        if not m.wait_board(True, ctx.board_timeout):
+        if not m.wait_board(True, ctx.limits.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
 
     def await_board(self, job: Job, checks: list[BoardFault] | None = None) -> BoardReading:
@@ -478,4 +478,4 @@ class Station:
         ejected = m.eject_board()  # out once this returns; the operator may put the next one in at once
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
         if not ejected:  # a machine that cannot push it out: the operator takes it out
-            m.wait_board(False, self.ctx.board_timeout)
+            m.wait_board(False, self.ctx.limits.board_timeout)
