@@ -45,9 +45,9 @@ class StationSteps(Protocol):
     name: str
     next_job: Job | None
 
-    def robust(self, step: Callable[[Job], None], job: Job) -> None: ...
+    def run_with_resync(self, step: Callable[[Job], None], job: Job) -> None: ...
     def clock_in(self, job: Job) -> None: ...
-    def busy(self, job: Job, *, done: bool = False) -> dict[str, float]: ...
+    def busy_lap(self, job: Job, *, done: bool = False) -> dict[str, float]: ...
     def deal_job(self, job: Job) -> None: ...
     def deal(self, job: Job) -> None: ...
     def dealt(self, job: Job, done: DealResult) -> None: ...
@@ -79,14 +79,14 @@ class Recovery:
         uncertain = [job for run in self.ctx.run_ids for job in self.ctx.journal.uncertain_jobs(run)]
         for job in uncertain:
             if self._mine(job) and self.ctx.claim(job):
-                self.station.robust(self.resolve_one, job)
+                self.station.run_with_resync(self.resolve_one, job)
         st = self.machine.status()
         if st.board_present and st.state in (MachineState.DONE, MachineState.IDLE):
             self.machine.eject_board()  # a board a crash left in the machine after its job was settled
         faulted = [job for run in self.ctx.run_ids for job in self.ctx.journal.jobs(run, {JobState.FAULTED})]
         for job in faulted:
             if self._mine(job) and job.attempt < self.ctx.limits.max_attempts and self.ctx.claim(job):
-                self.station.robust(self._redeal_left, job)
+                self.station.run_with_resync(self._redeal_left, job)
 
     def _mine(self, job: Job) -> bool:
         """A job left behind that this station settles: its own, or one of a machine not in the run."""
@@ -190,7 +190,7 @@ class Recovery:
     def _interrupted(self, job: Job, cards: int) -> None:
         """Dealing stopped partway and the machine lost the job: empty the board and redeal."""
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="interrupted-deal",
-                                 detail={"cards": cards, **self.station.busy(job)})
+                                 detail={"cards": cards, **self.station.busy_lap(job)})
         self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing was interrupted after "
                               f"{cards} cards: the board will be emptied and redealt")
         self.machine.eject_board()

@@ -307,12 +307,12 @@ class ShownStation(Station):
         super().__init__(machine, ctx)
         self.sessions = sessions
 
-    def robust(self, step: Callable[[Job], None], job: Job) -> None:
+    def run_with_resync(self, step: Callable[[Job], None], job: Job) -> None:
         progress = self.ctx.progress
         progress.job_taken(self.name, JobInHand(self.sessions.get(job.run_id, str(job.run_id)),
                                                 self.ctx.set_of(job), job.board, job.copy, job.attempt))
         try:
-            super().robust(step, job)
+            super().run_with_resync(step, job)
         finally:
             progress.job_left(self.name)
 

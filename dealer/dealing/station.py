@@ -16,7 +16,8 @@ Crash safety: a job the journal holds as DEALING or DEALT may have cards in its 
 FAULTED jobs whose redeal a stop interrupted, are settled at start-up by `dealer.dealing.recovery`.
 
 Each step that ends a stretch of work on a job (verified, faulted, redealt, given back) records the
-machine's seconds on it (``busy``): the time on boards that run reports turn into boards per hour.
+machine's seconds on it (``busy``, a lap of `Station.busy_lap`): the time on boards that run reports turn
+into boards per hour.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class Station:
                     return
                 self.machine.sleep(0.05)
                 continue
-            self.robust(self.deal_job, job)
+            self.run_with_resync(self.deal_job, job)
 
     def release_current(self, why: str = "machine lost") -> None:
         """After this station stopped (`why`): its job, if only loaded or scanned, goes back to the queue."""
@@ -107,11 +108,13 @@ class Station:
         job = self.ctx.journal.job(self._current.id)
         if job.state in (JobState.LOADED, JobState.SCANNED):
             self.ctx.journal.advance(job.id, JobState.PLANNED, kind="released",
-                                     detail={"why": why, **self.busy(job, done=True)})
+                                     detail={"why": why, **self.busy_lap(job, done=True)})
 
-    def robust(self, step: Callable[[Job], None], job: Job) -> None:
-        """Run one board's life; after a reconnection, a restart or a stretch of silence in the middle of a
-        command, resynchronise and carry on from where the journal says the board is."""
+    def run_with_resync(self, step: Callable[[Job], None], job: Job) -> None:
+        """Run `step` (one board's life, or its settling) on `job`, the job this station now holds; after a
+        reconnection, a restart or a stretch of silence in the middle of a command, resynchronise: carry on
+        from where the journal says the board is (deal a LOADED or SCANNED job, settle a DEALING or DEALT
+        one), a few times at most."""
         self._current = job
         for _ in range(5):
             try:
@@ -143,9 +146,10 @@ class Station:
                 self._busy_since = self.machine.clock()
             self._busy_job, self._busy_carry = job.id, False
 
-    def busy(self, job: Job, *, done: bool = False) -> dict[str, float]:
-        """The machine's seconds on `job` since it took it up or since the last step recorded them, for
-        the journal (what the run report's boards per hour of dealing time are made of)."""
+    def busy_lap(self, job: Job, *, done: bool = False) -> dict[str, float]:
+        """A lap of the machine's busy time on `job`: its seconds on it since it took it up or since the last
+        lap, for the journal (what the run report's boards per hour of dealing time are made of). The next lap
+        counts from now; `done`: the machine is through with the job (the next job's time runs on from now)."""
         now = self.machine.clock()
         seconds = now - self._busy_since if self._busy_job == job.id else 0.0
         self._busy_job, self._busy_since, self._busy_carry = (None if done else job.id), now, done
@@ -264,7 +268,7 @@ class Station:
         """Dealing stopped for good partway: the board holds part of the deal; redeal it."""
         self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: the board will be redealt",
                                         fault.name)
-        detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.cards_dealt, **self.busy(job)}
+        detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.cards_dealt, **self.busy_lap(job)}
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault", detail=detail)
         self.machine.abort()
         self.machine.eject_board()
@@ -287,7 +291,7 @@ class Station:
         self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: nothing is verified on it; "
                                         "the board will be emptied and redealt", "PROTOCOL")
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="protocol-fault",
-                                 detail={"problem": fault.problem, **self.busy(job)})
+                                 detail={"problem": fault.problem, **self.busy_lap(job)})
         if job.state in (JobState.DEALING, JobState.DEALT):
             self.machine.abort()
         self.machine.eject_board()
@@ -308,13 +312,13 @@ class Station:
         if report.ok:
             ctx.journal.advance(job.id, JobState.VERIFIED, detail={
                 "layout": report.layout_hash, "warnings": [c.name for c in report.codes],
-                **self.busy(job, done=True)})
+                **self.busy_lap(job, done=True)})
             ctx.progress.board_verified(self.name, job.board, job.copy, report)
             self.machine.eject_board()
             return
         ctx.journal.advance(job.id, JobState.FAULTED, kind="recount-fault", detail={
             "faults": [c.name for c in report.codes], "counts": list(report.counts),
-            **({"announced": list(announced)} if announced is not None else {}), **self.busy(job)})
+            **({"announced": list(announced)} if announced is not None else {}), **self.busy_lap(job)})
         if ctx.progress.show_cards and report.names_cards:
             ctx.journal.note(job.run_id, "cards-shown", job_id=job.id, machine=self.name,
                              detail={"faults": [c.name for c in report.codes]})
@@ -337,7 +341,7 @@ class Station:
             return
         text = "make the pack whole, empty the board, put it back" if fix_pack else "empty the board, put it back"
         self._have_emptied(job, text)
-        self.next_job = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack, **self.busy(job)})
+        self.next_job = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack, **self.busy_lap(job)})
 
     def _have_emptied(self, job: Job, text: str) -> None:
         """Prompt the operator to empty the (ejected) board and wait until a board is back in the machine
@@ -465,7 +469,7 @@ class Station:
         job = self.ctx.journal.job(job.id)
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="board-given-up", detail={
             "checks": len(checks), "code": fault.code.value, "problem": fault.details.get("problem"),
-            **self.busy(job, done=True)})
+            **self.busy_lap(job, done=True)})
         self.ctx.progress.board_given_up(self.name, job.board, job.copy, fault, len(checks))
         if halt:
             self.ctx.halt(f"board {job.board}: {fault.text()}")

@@ -119,12 +119,12 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
 def _check_journal_free(checked: Checked) -> None:
     """Name the run's journal, and a problem if another controller holds it."""
     checked.lines.append(f"journal: {checked.journal}")
-    held = busy(checked.journal)
+    held = held_elsewhere(checked.journal)
     if held is not None:
         checked.problems.append(held)
 
 
-def busy(journal: Path) -> DealerError | None:
+def held_elsewhere(journal: Path) -> DealerError | None:
     """The error of a journal another controller holds now (one controller per journal), else None. A
     journal never locked has no lock file: none is made to find out."""
     if not lock_path(journal).is_file():
