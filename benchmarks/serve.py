@@ -41,6 +41,7 @@ from _support import Simulators, header, median, random_deals  # the project roo
 
 from dealer import formats
 from dealer.core.dealset import DealSet
+from dealer.dealing.context import RunLimits
 from dealer.dealing.progress import PlainView
 from dealer.dealing.run import RunOptions, deal_session
 
@@ -66,7 +67,8 @@ def plain_run(ports: list[str], deals: DealSet, folder: Path) -> tuple[float, fl
     """(wall s, CPU s, events) of the session under the plain view."""
     view = CountingPlain()
     options = RunOptions(ports=ports, journal=folder / "plain.journal", view=view, out=io.StringIO(),
-                         history=folder / "plain-history.sqlite", board_timeout=120, deal_timeout=120)
+                         history=folder / "plain-history.sqlite",
+                         limits=RunLimits(board_timeout=120, deal_timeout=120))
     t0, c0 = time.monotonic(), time.process_time()
     result = deal_session(deals, str(folder / "plain.pbn"), options)
     wall, cpu = time.monotonic() - t0, time.process_time() - c0

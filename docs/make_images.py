@@ -75,6 +75,7 @@ class FrameView:
 
 
 def live_view(folder: Path, out: Path) -> None:
+    from dealer.dealing.context import RunLimits
     from dealer.dealing.run import RunOptions
     from dealer.plan import Plan
     from dealer.plan.run import deal_plan
@@ -94,7 +95,7 @@ def live_view(folder: Path, out: Path) -> None:
     plan = Plan.load(folder / "spring.toml")
     try:
         deal_plan(plan, RunOptions(ports=[], journal=folder / "spring.journal", view=view, title=plan.event.name,
-                                   board_timeout=120, deal_timeout=120, out=io.StringIO()))
+                                   limits=RunLimits(board_timeout=120, deal_timeout=120), out=io.StringIO()))
     finally:
         sim_ports.stop_all()
     console.save_svg(str(out), title="dealer deal --plan spring.toml")

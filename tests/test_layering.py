@@ -1,7 +1,8 @@
 """The layering rules of DESIGN.md §2, enforced on every import of every module.
 
 Every import counts: absolute and relative ``import``/``from`` statements at any depth (inside
-functions too) and ``importlib.import_module("...")`` / ``__import__("...")`` calls with a literal name.
+functions and under ``if TYPE_CHECKING:`` too) and ``importlib.import_module("...")`` / ``__import__("...")``
+calls with a literal name. No import cycle anywhere among the modules of dealer, hil and firmware_protocol.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.imports import imports_of, module_name, modules
+from tests.support.imports import imports_of, module_name, modules, modules_run_by, modules_run_in
 from tests.support.paths import ROOT
 
 STDLIB = set(sys.stdlib_module_names)
@@ -48,6 +49,8 @@ WIRE_ONLY_IN = {"dealer.dealing.machine"}
 """Nothing above the machine driver sees a wire message, code or flag."""
 SIMULATOR_ONLY_IN = {"dealer.dealing.sim_ports", "dealer.dealing.demo", "dealer.cli.sim"}
 THIRD_PARTY = {"numpy", "serial", "cryptography", "platformdirs", "reportlab", "endplay", "pytest", "hypothesis"}
+PROJECT = ("dealer", "hil", "firmware_protocol")
+"""The packages whose modules import one another in no cycle."""
 
 
 def layer_of(name: str) -> str | None:
@@ -139,6 +142,89 @@ def test_the_import_reader_sees_relative_imports_and_importlib_calls(tmp_path: P
         probe.unlink()
     assert {"dealer.verify", "dealer.verify.check", "dealer.dealing", "dealer.dealing.machine", "dealer.cli",
             "serial"} <= names
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module of the project -> the modules of the project whose code runs for its imports."""
+    paths = {module_name(p): p for package in PROJECT for p in modules(package)}
+    return {me: modules_run_by(path) & paths.keys() for me, path in paths.items()}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle (first module repeated at the end) for each group of modules that import one another."""
+    reach = {start: reachable(graph, start) for start in graph}
+    cycles: list[list[str]] = []
+    seen: set[str] = set()
+    for start in sorted(graph):
+        if start in seen or start not in reach[start]:
+            continue
+        group = {other for other in reach[start] if start in reach[other]}
+        seen |= group
+        cycles.append(path_back(graph, start, group))
+    return cycles
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """The modules `start` reaches by one import or more (itself only through a cycle)."""
+    found: set[str] = set()
+    todo = list(graph.get(start, ()))
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo.extend(graph.get(name, ()))
+    return found
+
+
+def path_back(graph: dict[str, set[str]], start: str, group: set[str]) -> list[str]:
+    """A shortest chain of imports from `start` back to itself, through `group`."""
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following: list[str] = []
+        for name in frontier:
+            for other in sorted(graph[name] & group):
+                if other == start:
+                    chain = [name]
+                    while chain[-1] != start:
+                        chain.append(came_from[chain[-1]])
+                    return [*reversed(chain), start]
+                if other not in came_from:
+                    came_from[other] = name
+                    following.append(other)
+        frontier = following
+    raise AssertionError(f"{start} is in no cycle")
+
+
+def test_no_import_cycle_anywhere() -> None:
+    """A cycle makes the order of imports matter (a name read before its module has defined it) and hides
+    which module owns what: the shared piece belongs in a module of its own that both import.
+
+    No exception: a package's `__init__` that imports its submodules is no cycle as long as they take what
+    they need from each other (`from package import submodule`, or `from package.submodule import name`),
+    never a name from the package's `__init__` (Python runs the package before them)."""
+    cycles = import_cycles(import_graph())
+    assert cycles == [], "import cycles:\n" + "\n".join(" -> ".join(cycle) for cycle in cycles)
+
+
+def test_the_cycle_finder_reports_each_cycle_once_by_its_imports() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e", "d"}, "f": {"a"}}
+    assert import_cycles(graph) == [["a", "b", "c", "a"], ["e", "e"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_graph_sees_hidden_imports_and_what_python_runs() -> None:
+    """Imports inside functions and under TYPE_CHECKING are edges; `from package import submodule` runs the
+    submodule, not the package's body; importing a module of another package runs that package's body."""
+    source = ("from typing import TYPE_CHECKING\nfrom dealer.dealing import machine\n"
+              "if TYPE_CHECKING:\n    from dealer.dealing.run import RunOptions\n"
+              "def f():\n    from . import recovery\n    from dealer.plan.model import Copy\n")
+    edges = modules_run_in(source, "dealer.dealing.probe", "dealer.dealing")
+    assert {"dealer.dealing.machine", "dealer.dealing.run", "dealer.dealing.recovery", "dealer.plan.model",
+            "dealer.plan"} <= edges
+    assert "dealer.dealing" not in edges and "dealer" not in edges
+    assert "dealer.dealing" in modules_run_in("from dealer.dealing import Thing\n", "dealer.dealing.probe",
+                                              "dealer.dealing")
 
 
 def test_the_top_of_dealer_holds_packages_only() -> None:

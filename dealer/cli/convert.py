@@ -21,7 +21,7 @@ from dealer import formats
 from dealer.cli.options import board_range
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
-from dealer.core.boards import format_board_range, parse_board_range, parse_board_spans
+from dealer.core.boards import format_board_range, parse_board_spans, parse_file_boards
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.outfile import check_writable
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _select(deals: DealSet, boards: str, path: str) -> DealSet:
-    wanted = parse_board_range(boards, most=int(deals.boards.max()), limit=f"the last board of {path}")
+    wanted = parse_file_boards(boards, int(deals.boards.max()), path)
     present = set(deals.boards.tolist())
     missing = [b for b in wanted if b not in present]
     if missing:

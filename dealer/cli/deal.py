@@ -15,10 +15,11 @@ from dealer.cli.live import add_view_option, run_view
 from dealer.cli.options import board_range, board_set, count_from_1, seconds
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
-from dealer.core.boards import copy_set_names, parse_board_range
+from dealer.core.boards import copy_set_names, parse_file_boards
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.outfile import check_writable
+from dealer.dealing.context import RunLimits
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions
 
@@ -55,10 +56,10 @@ def register(sub: Any) -> None:
                         "(readable summary), else JSON (fault codes, Laws and actions; the cards they name "
                         "only with --show-cards, and the file is then mode 0600)")
     p.add_argument("--force", action="store_true", help="replace an existing --report file")
-    p.add_argument("--deal-timeout", type=seconds, default=300.0, metavar="SECONDS",
-                   help="seconds a deal may take (default 300)")
-    p.add_argument("--max-attempts", type=count_from_1, default=3, metavar="N",
-                   help="times a faulted board is redealt (default 3)")
+    p.add_argument("--deal-timeout", type=seconds, default=RunLimits.deal_timeout, metavar="SECONDS",
+                   help=f"seconds a deal may take (default {RunLimits.deal_timeout:g})")
+    p.add_argument("--max-attempts", type=count_from_1, default=RunLimits.max_attempts, metavar="N",
+                   help=f"times a faulted board is redealt (default {RunLimits.max_attempts})")
     history_option(p)
     teach(p, [("dealer deal session.pbn --port /dev/ttyUSB0", "deal every board, one copy"),
               ("dealer deal session.pbn --port /dev/ttyUSB0 --resume", "after any crash: on from where it stopped"),
@@ -82,8 +83,8 @@ def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -
     p.add_argument("--set", dest="set_name", type=board_set, metavar="NAME",
                    help="board set name on the labels (default A): 1-12 letters or digits, with room for the copy "
                         "number when copy k of several goes into set NAMEk")
-    p.add_argument("--board-timeout", type=seconds, default=600.0, metavar="SECONDS",
-                   help="seconds to wait for the operator to insert a board (default 600)")
+    p.add_argument("--board-timeout", type=seconds, default=RunLimits.board_timeout, metavar="SECONDS",
+                   help=f"seconds to wait for the operator to insert a board (default {RunLimits.board_timeout:g})")
     p.add_argument("--show-cards", action="store_true",
                    help="name cards in fault lines (they reveal the deal; when dealing, a board whose cards "
                         "were shown is verified with the warning F12, Law 16D)")
@@ -100,7 +101,7 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
     if len(np.unique(deals.boards)) != len(deals):  # the journal holds one job a board: refuse here, not there
         raise UsageError(f"{path}: a board number comes twice")
     if boards:
-        wanted = parse_board_range(boards, most=int(deals.boards.max()), limit=f"the last board of {path}")
+        wanted = parse_file_boards(boards, int(deals.boards.max()), path)
         missing = [b for b in wanted if b not in set(int(x) for x in deals.boards)]
         if missing:
             raise UsageError(f"{path}: no board {missing[0]} in the file")
@@ -130,13 +131,14 @@ def check_report(args: argparse.Namespace) -> None:
 
 
 def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
+    limits = RunLimits(board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
+                       max_attempts=args.max_attempts)
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
                       set_name=args.set_name or "A", resume=args.resume,
                       replay=args.replay,
                       report=Path(args.report) if args.report else None, force=args.force,
                       show_cards=args.show_cards,
-                      quiet=args.quiet, board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
-                      max_attempts=args.max_attempts, out=sys.stderr, view=run_view(args.plain), title=title,
+                      quiet=args.quiet, limits=limits, out=sys.stderr, view=run_view(args.plain), title=title,
                       history=history_path(args))
 
 

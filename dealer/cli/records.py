@@ -14,7 +14,7 @@ from dealer.cli.live import add_view_option, task_progress
 from dealer.cli.options import board_range, count_from_1
 from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
 from dealer.cli.teaching import teach
-from dealer.core.boards import parse_board_range
+from dealer.core.boards import parse_file_boards
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.printing import doubledummy, outputs
@@ -57,7 +57,7 @@ def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:
     unless --strict). What the reading noted is shown here: printing commands fail before reading."""
     deals, notes = read_deals(args.file, args.format, reading_options(args, skip_partial=True))
     if args.boards:
-        wanted = parse_board_range(args.boards, most=int(deals.boards.max()), limit=f"the last board of {args.file}")
+        wanted = parse_file_boards(args.boards, int(deals.boards.max()), args.file)
         missing = [b for b in wanted if b not in set(deals.boards.tolist())]
         if missing:
             raise UsageError(f"{args.file}: has no board {missing[0]}")

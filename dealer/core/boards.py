@@ -136,6 +136,15 @@ def parse_board_range(text: str, *, most: int = MAX_BOARD, limit: str = LABEL_LI
     return [board for lo, hi in spans for board in range(lo, hi + 1)]
 
 
+def parse_file_boards(text: str, last: int, name: str) -> list[int]:
+    """The boards of a range text that names boards of the file `name`, whose last board is `last`: boards
+    beyond it are refused (`UsageError`: "s.pbn: has no board 121-125") before any list is made."""
+    beyond = [(max(lo, last + 1), hi) for lo, hi in parse_board_spans(text) if hi > last]
+    if beyond:
+        raise UsageError(f"{name}: has no board {format_board_spans(beyond)}")
+    return parse_board_range(text, most=last)
+
+
 def parse_board_spans(text: str) -> list[tuple[int, int]]:
     """The spans (first, last), both included, of a range text, in the order given: the boards of
     :func:`parse_board_range` without a list of them all (a million boards are two numbers)."""

@@ -22,6 +22,7 @@ from dealer import engines, formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.dealing import sim_ports
+from dealer.dealing.context import RunLimits
 from dealer.dealing.progress import ProgressView
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.journal.history import DealHistory
@@ -82,7 +83,7 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
     try:
         options = RunOptions(ports=ports, machine_names=[f"m{k + 1}" for k in range(len(ports))],
                              journal=work / "session.journal", report=work / "report.json", out=out,
-                             show_cards=show_cards, board_timeout=120, deal_timeout=120, view=view,
+                             show_cards=show_cards, limits=RunLimits(board_timeout=120, deal_timeout=120), view=view,
                              title=f"dealer demo: {boards} boards on {machines} simulated machines",
                              history=work / "history.sqlite")  # simulated dealing: not this computer's history
         result = deal_session(deals, str(work / "session.pbn"), options, name="demo")

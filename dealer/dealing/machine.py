@@ -46,7 +46,8 @@ from enum import StrEnum
 from typing import Final, TypeVar, cast
 
 from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
-from dealer.dealing.transport import BAUDRATE, Transport, open_transport
+from dealer.dealing.ports import open_transport
+from dealer.dealing.transport import BAUDRATE, Transport
 from dealer.verify import BoardRecount, PocketReading
 from firmware_protocol import (
     PROTOCOL_VERSION,

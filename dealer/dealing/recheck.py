@@ -16,7 +16,8 @@ from typing import IO
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DeviceTimeout, JournalBusy, JournalError
-from dealer.dealing import sim_ports
+from dealer.dealing import ports
+from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import BoardReading, Machine, OperatorPrompt
 from dealer.journal.lock import JournalLock
 from dealer.verify import BoardRecount, VerificationReport, check_label, verify_board
@@ -26,13 +27,13 @@ MAX_REFUSALS = 3
 """Wrong boards refused in a row before the board in the machine is checked (and reported) as it is."""
 
 
-def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = 600.0,
+def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = RunLimits.board_timeout,
                  show_cards: bool = False, quiet: bool = False, out: IO[str] = sys.stderr,
                  machine: Machine | None = None, journal: Path | None = None) -> list[VerificationReport]:
     """Recount every board of `deals` (one copy, set `set_name`) on the machine at `port`, holding the lock of
     `journal` (the journal of a run that deals these boards) meanwhile."""
     if machine is None:
-        sim_ports.check_url(port)  # a sim:// port the simulator refuses: refused before the journal is held
+        ports.check_url(port)  # a sim:// port the simulator refuses: refused before the journal is held
     with _hold(journal):
         return _check_all(deals, port, set_name, board_timeout, show_cards, quiet, out, machine)
 

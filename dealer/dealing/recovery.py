@@ -10,21 +10,64 @@ came before its redeal, or it ran out of attempts and the run is resumed with mo
 emptied and is redealt, on the machine that settles it.
 
 A station settles its own jobs and those of machines no longer in the run; each job is claimed once.
+Recovery drives the station that runs it through the steps of a board's life the station offers
+(`StationSteps`); it never imports `station`, which imports it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NoReturn, Protocol
+
 from dealer.core.cards import DECK_SIZE
-from dealer.dealing.machine import CommandRefused, DealingFault, MachineState, MachineStatus, ProtocolFault
-from dealer.dealing.station import MAX_BOARD_CHECKS, DoubleFeed, GaveUp, Station, copy_text, fault_note, wire_job
+from dealer.dealing.board import MAX_BOARD_CHECKS, DoubleFeed, GaveUp, copy_text, fault_note, wire_job
+from dealer.dealing.context import RunContext
+from dealer.dealing.machine import (
+    BoardReading,
+    CommandRefused,
+    DealingFault,
+    DealResult,
+    Machine,
+    MachineState,
+    MachineStatus,
+    ProtocolFault,
+)
 from dealer.journal.store import Job, JobState
-from dealer.verify import BoardRecount
+from dealer.verify import BoardFault, BoardRecount
+
+
+class StationSteps(Protocol):
+    """What recovery needs of a station (`dealer.dealing.station.Station`, which documents each step): its
+    machine and run, and the steps of one board's life, to finish a board from wherever a crash left it."""
+
+    ctx: RunContext
+    machine: Machine
+    name: str
+    next_job: Job | None
+
+    def run_with_resync(self, step: Callable[[Job], None], job: Job) -> None: ...
+    def clock_in(self, job: Job) -> None: ...
+    def busy_lap(self, job: Job, *, done: bool = False) -> dict[str, float]: ...
+    def deal_job(self, job: Job) -> None: ...
+    def deal(self, job: Job) -> None: ...
+    def dealt(self, job: Job, done: DealResult) -> None: ...
+    def wait_dealt(self, job: Job) -> DealResult: ...
+    def put_right(self, job: Job, fault: DealingFault) -> None: ...
+    def resume_after_fault(self, job: Job, fault: DealingFault) -> None: ...
+    def machine_fault(self, job: Job, fault: DealingFault) -> None: ...
+    def double_feed(self, job: Job, feed: DoubleFeed) -> None: ...
+    def protocol_fault(self, job: Job, fault: ProtocolFault) -> None: ...
+    def verify(self, job: Job, announced: tuple[int, ...] | None = None) -> None: ...
+    def send_back(self, job: Job, *, fix_pack: bool) -> None: ...
+    def await_board(self, job: Job, checks: list[BoardFault] | None = None) -> BoardReading: ...
+    def moved_fault(self, job: Job, moves: int) -> BoardFault: ...
+    def give_up(self, job: Job, checks: list[BoardFault], *, halt: bool = False) -> NoReturn: ...
 
 
 class Recovery:
     """Settles the uncertain and interrupted jobs of one station's run."""
 
-    def __init__(self, station: Station) -> None:
+    def __init__(self, station: StationSteps) -> None:
         self.station = station
         self.ctx = station.ctx
         self.machine = station.machine
@@ -36,14 +79,14 @@ class Recovery:
         uncertain = [job for run in self.ctx.run_ids for job in self.ctx.journal.uncertain_jobs(run)]
         for job in uncertain:
             if self._mine(job) and self.ctx.claim(job):
-                self.station.robust(self.resolve_one, job)
+                self.station.run_with_resync(self.resolve_one, job)
         st = self.machine.status()
         if st.board_present and st.state in (MachineState.DONE, MachineState.IDLE):
             self.machine.eject_board()  # a board a crash left in the machine after its job was settled
         faulted = [job for run in self.ctx.run_ids for job in self.ctx.journal.jobs(run, {JobState.FAULTED})]
         for job in faulted:
-            if self._mine(job) and job.attempt < self.ctx.max_attempts and self.ctx.claim(job):
-                self.station.robust(self._redeal_left, job)
+            if self._mine(job) and job.attempt < self.ctx.limits.max_attempts and self.ctx.claim(job):
+                self.station.run_with_resync(self._redeal_left, job)
 
     def _mine(self, job: Job) -> bool:
         """A job left behind that this station settles: its own, or one of a machine not in the run."""
@@ -147,7 +190,7 @@ class Recovery:
     def _interrupted(self, job: Job, cards: int) -> None:
         """Dealing stopped partway and the machine lost the job: empty the board and redeal."""
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="interrupted-deal",
-                                 detail={"cards": cards, **self.station.busy(job)})
+                                 detail={"cards": cards, **self.station.busy_lap(job)})
         self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing was interrupted after "
                               f"{cards} cards: the board will be emptied and redealt")
         self.machine.eject_board()

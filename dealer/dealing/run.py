@@ -35,10 +35,12 @@ from typing import IO, Any
 from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalError, UsageError, VerificationError
-from dealer.dealing import run_report, sim_ports
+from dealer.dealing import run_report
+from dealer.dealing.context import RunContext, RunLimits
 from dealer.dealing.machine import Cancelled, Machine
+from dealer.dealing.ports import check_url
 from dealer.dealing.progress import ProgressView, RunProgress
-from dealer.dealing.station import RunContext, Station
+from dealer.dealing.station import Station
 from dealer.dealing.transport import check_traces
 from dealer.journal.history import DealHistory, check_named, check_reuse
 from dealer.journal.jobplan import JobPlan
@@ -59,9 +61,8 @@ class RunOptions:
     force: bool = False
     show_cards: bool = False
     quiet: bool = False
-    board_timeout: float = 600.0
-    deal_timeout: float = 300.0
-    max_attempts: int = 3
+    limits: RunLimits = RunLimits()
+    """How long the run waits for a board and for a deal, how often it deals a board."""
     machine_factory: Callable[[str], Machine] | None = None
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
@@ -145,15 +146,16 @@ def check_run_options(options: RunOptions) -> None:
     """Refuse, before a journal is opened, what would stop the run only once begun: a timeout or attempt
     count that cannot be, a ``sim://`` port the simulator refuses, a port given twice (`UsageError`). A port
     that cannot be opened is not refused here: the other machines deal the run, and it resumes. A deal history
-named but not there is refused too (`JournalError`), never made."""
-    for name, value in (("--board-timeout", options.board_timeout), ("--deal-timeout", options.deal_timeout)):
+    named but not there is refused too (`JournalError`), never made."""
+    limits = options.limits
+    for name, value in (("--board-timeout", limits.board_timeout), ("--deal-timeout", limits.deal_timeout)):
         if not (math.isfinite(value) and value > 0):
             raise UsageError(f"{name} must be a number of seconds above 0; got {value}")
-    if options.max_attempts < 1:
-        raise UsageError(f"--max-attempts must be at least 1; got {options.max_attempts}")
+    if limits.max_attempts < 1:
+        raise UsageError(f"--max-attempts must be at least 1; got {limits.max_attempts}")
     if options.machine_factory is None:
         for url in options.ports:
-            sim_ports.check_url(url)
+            check_url(url)
     if len(set(options.ports)) < len(options.ports):
         raise UsageError(f"--port {next(u for u in options.ports if options.ports.count(u) > 1)} is given twice: "
                          "one machine a port")
@@ -212,8 +214,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
                            title=options.title)
     progress.verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
     ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
-                     board_timeout=options.board_timeout, deal_timeout=options.deal_timeout,
-                     max_attempts=options.max_attempts, machine_names=set(names), later_runs=tuple(runs[1:]),
+                     limits=options.limits, machine_names=set(names), later_runs=tuple(runs[1:]),
                      stop=options.stop if options.stop is not None else threading.Event())
     sessions = {run: journal.run(run).name for run in run_ids}
     errors: list[tuple[str, DealerError]] = []

@@ -1,10 +1,10 @@
 """`sim://` ports: the built-in simulated machine (`hil`) started inside this process.
 
-`serve(url)` starts a `hil.PtySimulator` for a ``sim://`` URL the first time the URL is opened and
-returns its pseudo-terminal path; later opens of the same URL (a reconnect) get the same machine, so
-reopening a port never resets the simulated world. `simulators()` gives them to a demo or a test (for
-their ledgers); `stop_all()` stops them (it also runs at exit). Also the glue that lets a host driver
-run over an in-memory `hil.Loopback` (tests, in virtual time).
+`serve(url)` starts a `hil.PtySimulator` for a ``sim://`` URL the first time the URL is opened and returns its
+pseudo-terminal path (`dealer.dealing.ports` opens it); later opens of the same URL (a reconnect) get the same
+machine, so reopening a port never resets the simulated world. `simulators()` gives them to a demo or a test
+(for their ledgers); `stop_all()` stops them (it also runs at exit). Also the glue that lets a host driver run
+over an in-memory `hil.Loopback` (tests, in virtual time).
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from __future__ import annotations
 import atexit
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from dealer.core.errors import DeviceDisconnected, UsageError
+from dealer.dealing.transport import SerialTransport, Transport
 
 if TYPE_CHECKING:
-    from dealer.dealing.transport import Transport
     from hil import Loopback, PtySimulator
 
+SIM_SCHEME: Final = "sim://"
 _LOCK = threading.Lock()
 _SIMULATORS: dict[str, PtySimulator] = {}
 
@@ -43,7 +44,7 @@ def serve(url: str) -> str:
 def check_url(url: str) -> None:
     """Refuse (`UsageError`, naming the option) a ``sim://`` URL whose options the simulator would refuse,
     before a run begins; any other port is left to its opening."""
-    if not url.startswith("sim://"):
+    if not url.startswith(SIM_SCHEME):
         return
     from hil.config import SimConfig, SimConfigError
 
@@ -73,8 +74,6 @@ atexit.register(stop_all)
 
 def loopback_opener(loop: Loopback) -> Callable[[str], Transport]:
     """An opener for `dealer.dealing.machine.Machine` that opens the host end of an in-memory `hil.Loopback`."""
-    from dealer.dealing.transport import SerialTransport
-
     def opener(url: str) -> Transport:
         try:
             return SerialTransport.wrap(loop.open(), url)

@@ -16,22 +16,26 @@ Crash safety: a job the journal holds as DEALING or DEALT may have cards in its 
 FAULTED jobs whose redeal a stop interrupted, are settled at start-up by `dealer.dealing.recovery`.
 
 Each step that ends a stretch of work on a job (verified, faulted, redealt, given back) records the
-machine's seconds on it (``busy``): the time on boards that run reports turn into boards per hour.
+machine's seconds on it (``busy``, a lap of `Station.busy_lap`): the time on boards that run reports turn
+into boards per hour.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import NoReturn
 
-import numpy as np
-import numpy.typing as npt
-
-from dealer.core.cards import pack
-from dealer.core.dealset import DealSet
 from dealer.core.errors import DeviceTimeout
+from dealer.dealing.board import (
+    MAX_BOARD_CHECKS,
+    DoubleFeed,
+    GaveUp,
+    copy_text,
+    fault_note,
+    put_right_prompt,
+    wire_job,
+)
+from dealer.dealing.context import RunContext
 from dealer.dealing.machine import (
     BoardReading,
     DealingFault,
@@ -44,8 +48,9 @@ from dealer.dealing.machine import (
     ProtocolFault,
     Reconnected,
 )
-from dealer.dealing.progress import JobInHand, RunProgress
-from dealer.journal.store import Job, JobState, Journal
+from dealer.dealing.progress import JobInHand
+from dealer.dealing.recovery import Recovery
+from dealer.journal.store import Job, JobState
 from dealer.verify import (
     Action,
     BoardFault,
@@ -59,134 +64,8 @@ from dealer.verify import (
 )
 from firmware_protocol.labels import BoardLabel
 
-_IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
-"""States of a job a machine has taken up."""
 FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
 """Faults whose fix includes making the pack whole before the redeal."""
-MAX_BOARD_CHECKS = 3
-"""Checks of a job's board that may fail in a row (wrong, unreadable or turned, cards in it, moved) before
-the run stops asking and leaves the job to the director."""
-
-
-class DoubleFeed(Exception):
-    """The pack ran out before 52 cards while the board holds more cards than the machine dealt: two cards
-    went in at once, unnoticed."""
-
-    def __init__(self, cards_dealt: int, in_board: int) -> None:
-        self.cards_dealt = cards_dealt
-        self.in_board = in_board
-        super().__init__(f"the pack ran out after {cards_dealt} cards but the board holds {in_board}: "
-                         "two cards went in at once (a double feed the machine did not see)")
-
-
-class GaveUp(Exception):
-    """A job's board failed its checks too often: the job is FAULTED, for the director."""
-
-
-@dataclass
-class RunContext:
-    """What every station of one run shares.
-
-    A congress deals several runs (one per session) from one queue: `later_runs` are the runs after
-    `run_id`, in the order their jobs are taken. Each job is dealt and verified against the deals of
-    its own run.
-    """
-
-    journal: Journal
-    run_id: int
-    deals: DealSet
-    progress: RunProgress
-    default_set: str = "A"
-    board_timeout: float = 600.0
-    deal_timeout: float = 300.0
-    max_attempts: int = 3
-    machine_names: set[str] = field(default_factory=set)
-    stop: threading.Event = field(default_factory=threading.Event)
-    stop_reason: list[str] = field(default_factory=list)
-    claimed: set[int] = field(default_factory=set)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    lost: set[str] = field(default_factory=set)
-    later_runs: tuple[tuple[int, DealSet], ...] = ()
-    machines: list[Machine] = field(default_factory=list)
-    """The run's machines, each given up at once by `abandon`."""
-
-    def __post_init__(self) -> None:
-        self._deal_sets = {self.run_id: self.deals, **dict(self.later_runs)}
-        self._index = {run: {int(b): i for i, b in enumerate(d.boards)} for run, d in self._deal_sets.items()}
-        self._packed = {run: pack(d.deals) for run, d in self._deal_sets.items()}
-
-    @property
-    def run_ids(self) -> tuple[int, ...]:
-        """Every run dealt from this queue, in the order their jobs are taken."""
-        return tuple(self._deal_sets)
-
-    def deals_of(self, job: Job) -> DealSet:
-        """The deal set of a job's run (its session)."""
-        return self._deal_sets[job.run_id]
-
-    def deal_of(self, board: int, run_id: int | None = None) -> npt.NDArray[np.uint8]:
-        """The intended (52,) deal of a board (of run `run_id`, by default the first run)."""
-        run = self.run_id if run_id is None else run_id
-        deal: npt.NDArray[np.uint8] = self._deal_sets[run].deals[self._index[run][board]]
-        return deal
-
-    def packed(self, board: int, run_id: int | None = None) -> bytes:
-        """The 13-byte packed deal of a board (of run `run_id`, by default the first run)."""
-        run = self.run_id if run_id is None else run_id
-        return bytes(self._packed[run][self._index[run][board]])
-
-    def set_of(self, job: Job) -> str:
-        """The physical board set a job's copy goes into."""
-        return job.set_name or self.default_set
-
-    def busy_elsewhere(self, machine: str) -> bool:
-        """True while another machine still working holds a job of the queue (it may give it back)."""
-        for run in self.run_ids:
-            for job in self.journal.jobs(run, set(_IN_A_MACHINE)):
-                if job.machine != machine and job.machine not in self.lost:
-                    return True
-        return False
-
-    def machine_lost(self, machine: str) -> None:
-        """A station stopped for good: nobody waits for its jobs any more (they wait for a resume)."""
-        with self.lock:
-            self.lost.add(machine)
-
-    def halt(self, reason: str) -> None:
-        """Stop every station after its current board."""
-        with self.lock:
-            self.stop_reason.append(reason)
-        self.stop.set()
-
-    def abandon(self) -> None:
-        """Stop every station now (a signal, a journal that cannot be written): each gives its machine up
-        at once, in the middle of whatever it does, and leaves its job as a crash at that instant would, for
-        the journal's crash recovery to settle on resume."""
-        self.stop.set()
-        for machine in self.machines:
-            machine.abandon()
-
-    def claim(self, job: Job) -> bool:
-        """Take an uncertain job for one station (True once per job)."""
-        with self.lock:
-            if job.id in self.claimed:
-                return False
-            self.claimed.add(job.id)
-            return True
-
-
-def put_right_prompt(kind: MachineFaultKind) -> OperatorPrompt | None:
-    """The prompt that asks the operator to put a resumable machine fault right (None: nothing to do)."""
-    if kind is MachineFaultKind.BOARD_REMOVED:
-        return OperatorPrompt.INSERT_BOARD
-    if kind is MachineFaultKind.EMPTY_HOPPER:
-        return OperatorPrompt.FIX_PACK
-    return None if kind is MachineFaultKind.POWER_LOSS else OperatorPrompt.CLEAR_PATH
-
-
-def wire_job(job: Job) -> int:
-    """The 16-bit job number sent to the machine (never 0)."""
-    return job.id % 0xFFFF + 1
 
 
 class Station:
@@ -211,8 +90,6 @@ class Station:
 
     def run(self) -> None:
         """Deal jobs until none is left, the run stops, or the machine is lost."""
-        from dealer.dealing.recovery import Recovery
-
         self.machine.connect()
         Recovery(self).settle()
         while not self.ctx.stop.is_set():
@@ -223,7 +100,7 @@ class Station:
                     return
                 self.machine.sleep(0.05)
                 continue
-            self.robust(self.deal_job, job)
+            self.run_with_resync(self.deal_job, job)
 
     def release_current(self, why: str = "machine lost") -> None:
         """After this station stopped (`why`): its job, if only loaded or scanned, goes back to the queue."""
@@ -232,22 +109,23 @@ class Station:
         job = self.ctx.journal.job(self._current.id)
         if job.state in (JobState.LOADED, JobState.SCANNED):
             self.ctx.journal.advance(job.id, JobState.PLANNED, kind="released",
-                                     detail={"why": why, **self.busy(job, done=True)})
+                                     detail={"why": why, **self.busy_lap(job, done=True)})
 
-    def robust(self, step: Callable[[Job], None], job: Job) -> None:
-        """Run one board's life; after a reconnection, a restart or a stretch of silence in the middle of a
-        command, resynchronise and carry on from where the journal says the board is. Meanwhile the run's
-        progress knows the job in hand, so every line it shows names the session and the board set (a
-        congress deals board 26 copy 2 into set A2 and into set BLUE alike)."""
+    def run_with_resync(self, step: Callable[[Job], None], job: Job) -> None:
+        """Run `step` (one board's life, or its settling) on `job`, the job this station now holds; after a
+        reconnection, a restart or a stretch of silence in the middle of a command, resynchronise: carry on
+        from where the journal says the board is (deal a LOADED or SCANNED job, settle a DEALING or DEALT
+        one), a few times at most. Meanwhile the run's progress knows the job in hand, so every line it shows
+        names the session and the board set (a congress deals board 26 copy 2 into set A2 and into BLUE)."""
         self._current = job
         self.ctx.progress.job_taken(self.name, JobInHand(self.ctx.journal.run(job.run_id).name, self.ctx.set_of(job),
                                                          job.board, job.copy, job.attempt))
         try:
-            self._robust(step, job)
+            self._resync_loop(step, job)
         finally:
             self.ctx.progress.job_left(self.name)
 
-    def _robust(self, step: Callable[[Job], None], job: Job) -> None:
+    def _resync_loop(self, step: Callable[[Job], None], job: Job) -> None:
         for _ in range(5):
             try:
                 step(job)
@@ -263,8 +141,6 @@ class Station:
                 if job.state in (JobState.LOADED, JobState.SCANNED):
                     step = self.deal_job
                 elif job.state in (JobState.DEALING, JobState.DEALT):
-                    from dealer.dealing.recovery import Recovery
-
                     step = Recovery(self).resolve_one
                 else:
                     return
@@ -280,9 +156,10 @@ class Station:
                 self._busy_since = self.machine.clock()
             self._busy_job, self._busy_carry = job.id, False
 
-    def busy(self, job: Job, *, done: bool = False) -> dict[str, float]:
-        """The machine's seconds on `job` since it took it up or since the last step recorded them, for
-        the journal (what the run report's boards per hour of dealing time are made of)."""
+    def busy_lap(self, job: Job, *, done: bool = False) -> dict[str, float]:
+        """A lap of the machine's busy time on `job`: its seconds on it since it took it up or since the last
+        lap, for the journal (what the run report's boards per hour of dealing time are made of). The next lap
+        counts from now; `done`: the machine is through with the job (the next job's time runs on from now)."""
         now = self.machine.clock()
         seconds = now - self._busy_since if self._busy_job == job.id else 0.0
         self._busy_job, self._busy_since, self._busy_carry = (None if done else job.id), now, done
@@ -346,7 +223,7 @@ class Station:
         A pack run out while the board holds more cards than were dealt raises `DoubleFeed`."""
         while True:
             try:
-                return self.machine.wait_dealt(wire_job(job), self.ctx.deal_timeout)
+                return self.machine.wait_dealt(wire_job(job), self.ctx.limits.deal_timeout)
             except DealingFault as fault:
                 if not fault.resumable:
                     raise
@@ -373,7 +250,7 @@ class Station:
         prompt = put_right_prompt(kind)
         if kind is MachineFaultKind.BOARD_REMOVED:
             self.machine.display(OperatorPrompt.INSERT_BOARD, job.board, expected, "put the board back to go on")
-            if not self.machine.wait_board(True, self.ctx.board_timeout):
+            if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
                 raise DeviceTimeout(f"{self.name}: board {job.board} was not put back in time")
             if self.board_fault(job, self.machine.read_board()) is not None:
                 raise fault.final(job.board)
@@ -387,7 +264,7 @@ class Station:
         """Deal on once the operator has put the fault right (the machine refuses while its cause is there).
         A board that moved meanwhile (or a machine that restarted) has its label read again first: another
         board, or the board turned, ends the dealing (the fault becomes final)."""
-        deadline = self.machine.clock() + self.ctx.board_timeout
+        deadline = self.machine.clock() + self.ctx.limits.board_timeout
         while not (going := self.machine.resume_deal(wire_job(job))):
             if self.machine.clock() > deadline:
                 raise DeviceTimeout(f"{self.name}: board {job.board}: the machine fault was not put right in time")
@@ -401,7 +278,7 @@ class Station:
         """Dealing stopped for good partway: the board holds part of the deal; redeal it."""
         self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: the board will be redealt",
                                         fault.name)
-        detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.cards_dealt, **self.busy(job)}
+        detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.cards_dealt, **self.busy_lap(job)}
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault", detail=detail)
         self.machine.abort()
         self.machine.eject_board()
@@ -424,7 +301,7 @@ class Station:
         self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: nothing is verified on it; "
                                         "the board will be emptied and redealt", "PROTOCOL")
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="protocol-fault",
-                                 detail={"problem": fault.problem, **self.busy(job)})
+                                 detail={"problem": fault.problem, **self.busy_lap(job)})
         if job.state in (JobState.DEALING, JobState.DEALT):
             self.machine.abort()
         self.machine.eject_board()
@@ -445,13 +322,13 @@ class Station:
         if report.ok:
             ctx.journal.advance(job.id, JobState.VERIFIED, detail={
                 "layout": report.layout_hash, "warnings": [c.name for c in report.codes],
-                **self.busy(job, done=True)})
+                **self.busy_lap(job, done=True)})
             ctx.progress.board_verified(self.name, job.board, job.copy, report)
             self.machine.eject_board()
             return
         ctx.journal.advance(job.id, JobState.FAULTED, kind="recount-fault", detail={
             "faults": [c.name for c in report.codes], "counts": list(report.counts),
-            **({"announced": list(announced)} if announced is not None else {}), **self.busy(job)})
+            **({"announced": list(announced)} if announced is not None else {}), **self.busy_lap(job)})
         if ctx.progress.show_cards and report.names_cards:
             ctx.journal.note(job.run_id, "cards-shown", job_id=job.id, machine=self.name,
                              detail={"faults": [c.name for c in report.codes]})
@@ -468,20 +345,20 @@ class Station:
     def send_back(self, job: Job, *, fix_pack: bool) -> None:
         """Have the operator put things right and redeal the same deal on this machine (a new attempt)."""
         job = self.ctx.journal.job(job.id)
-        if job.attempt >= self.ctx.max_attempts:
+        if job.attempt >= self.ctx.limits.max_attempts:
             self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: left FAULTED after "
                                   f"{job.attempt} attempts: the director must see to it")
             return
         text = "make the pack whole, empty the board, put it back" if fix_pack else "empty the board, put it back"
         self._have_emptied(job, text)
-        self.next_job = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack, **self.busy(job)})
+        self.next_job = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack, **self.busy_lap(job)})
 
     def _have_emptied(self, job: Job, text: str) -> None:
         """Prompt the operator to empty the (ejected) board and wait until a board is back in the machine
         (which board, and whether it is empty, the checks before dealing tell)."""
         self.machine.board_moved()  # forget the movements so far: another board put in before the prompt
         self.machine.display(OperatorPrompt.EMPTY_BOARD, job.board, self._expected(job), text)
-        if not self.machine.wait_board(True, self.ctx.board_timeout):
+        if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} did not come back after emptying")
 
     def _recount_report(self, job: Job) -> VerificationReport:
@@ -531,7 +408,7 @@ class Station:
         set_name = ctx.set_of(job)
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), f"insert board {set_name} {job.board}")
         ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}")
-        if not m.wait_board(True, ctx.board_timeout):
+        if not m.wait_board(True, ctx.limits.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
 
     def await_board(self, job: Job, checks: list[BoardFault] | None = None) -> BoardReading:
@@ -602,7 +479,7 @@ class Station:
         job = self.ctx.journal.job(job.id)
         self.ctx.journal.advance(job.id, JobState.FAULTED, kind="board-given-up", detail={
             "checks": len(checks), "code": fault.code.value, "problem": fault.details.get("problem"),
-            **self.busy(job, done=True)})
+            **self.busy_lap(job, done=True)})
         self.ctx.progress.board_given_up(self.name, job.board, job.copy, fault, len(checks))
         if halt:
             self.ctx.halt(f"board {job.board}: {fault.text()}")
@@ -615,18 +492,4 @@ class Station:
         ejected = m.eject_board()  # out once this returns; the operator may put the next one in at once
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
         if not ejected:  # a machine that cannot push it out: the operator takes it out
-            m.wait_board(False, self.ctx.board_timeout)
-
-
-def fault_note(fault: DealingFault) -> dict[str, object]:
-    """What the journal records of a machine fault that is put right and dealt on (never a card: not the
-    detail of a DUPLICATE_CARD, which is the card read twice)."""
-    prompt = put_right_prompt(fault.kind)
-    detail = None if fault.kind is MachineFaultKind.DUPLICATE_CARD else fault.detail
-    return {"code": fault.code, "name": fault.name, "detail": detail,
-            "prompt": prompt.value if prompt is not None else None}
-
-
-def copy_text(job: Job) -> str:
-    """" copy k" for a second or later copy of a board, else nothing (for progress lines)."""
-    return f" copy {job.copy}" if job.copy > 1 else ""
+            m.wait_board(False, self.ctx.limits.board_timeout)

@@ -1,8 +1,9 @@
 """Ports: the ONLY module that imports pyserial. Everything above sees a `Transport`, never a serial type.
 
 A port is a pyserial URL - `/dev/ttyUSB0`, `COM3`, `socket://host:port`, `rfc2217://host:port`,
-`spy://PORT?file=trace.txt` for a wire trace, `loop://` - or `sim://` for the built-in simulated
-machine (see :func:`open_transport`). Every pyserial or OS error becomes `DeviceDisconnected`.
+`spy://PORT?file=trace.txt` for a wire trace, `loop://` (a ``sim://`` port of the built-in simulated
+machine is opened by `dealer.dealing.ports`, over its pseudo-terminal). Every pyserial or OS error becomes
+`DeviceDisconnected`.
 
 A wire trace holds every deal sent, in clear: its file is created here, not by pyserial, mode 0600 (less
 what the umask takes away; an existing trace is made so too), never through a symbolic link, and
@@ -30,7 +31,6 @@ from dealer.core.links import IsALinkError, is_link, link_text, open_nofollow
 from dealer.core.outfile import SECRET_MODE, file_mode
 
 BAUDRATE: Final = 115200
-SIM_SCHEME: Final = "sim://"
 RFC2217_SCHEME: Final = "rfc2217://"
 SPY_SCHEME: Final = "spy://"
 REMOTE_READ_SLICE: Final = 0.01
@@ -270,27 +270,6 @@ def list_ports() -> list[PortInfo]:
         description = p.description if p.description and p.description != "n/a" else ""
         found.append(PortInfo(p.device, description, p.manufacturer, p.serial_number, usb))
     return found
-
-
-def open_transport(url: str) -> Transport:
-    """Open a port by URL; `sim://` starts (or reuses) the built-in simulated machine."""
-    if url.startswith(SIM_SCHEME):
-        from dealer.dealing import sim_ports  # the simulator is optional at import time
-
-        return SerialTransport.open(sim_ports.serve(url), name=url)
-    return SerialTransport.open(url)
-
-
-def wait_for_port(url: str, timeout: float, interval: float = 0.25) -> Transport:
-    """Open `url`, retrying for up to `timeout` seconds (a replugged USB adapter takes a moment)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return open_transport(url)
-        except DeviceDisconnected:
-            if time.monotonic() >= deadline:
-                raise
-            time.sleep(interval)
 
 
 _ERRNO_WORDS: Final = {errno.ENOENT: "no such port", errno.ENODEV: "no such port", errno.ENXIO: "no such port",

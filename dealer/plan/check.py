@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dealer.core.errors import DealerError, DealReused, JournalError, UsageError
-from dealer.dealing import sim_ports
+from dealer.dealing import ports
 from dealer.journal.history import DealHistory, check_reuse, named_path, own_path
 from dealer.journal.store import Journal, Run
 from dealer.plan.congress import Plan
@@ -78,7 +78,7 @@ def machines_problem(plan: Plan) -> UsageError | None:
         return UsageError(f"{plan.path}: the plan names no machines ([[machines]] with name and port)")
     for machine in plan.machines:
         try:
-            sim_ports.check_url(machine.url)
+            ports.check_url(machine.url)
         except UsageError as exc:
             return UsageError(f"{plan.path}: machine {machine.name}: {exc}")
     return None

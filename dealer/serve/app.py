@@ -37,8 +37,8 @@ from dealer.printing.svg import svg_document
 from dealer.serve import charts, director, machines, pages
 from dealer.serve.auth import Access, AccessMiddleware
 from dealer.serve.hub import EventHub
-from dealer.serve.runs import RunManager, RunRequest
-from dealer.serve.sources import check
+from dealer.serve.runs import RunManager
+from dealer.serve.sources import RunRequest, check
 from firmware_protocol.labels import BoardLabel
 
 HEARTBEAT_SECONDS: Final = 15.0

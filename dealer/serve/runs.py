@@ -21,21 +21,11 @@ from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.serve import grid, past, sources
 from dealer.serve.hub import EventHub
+from dealer.serve.sources import RunRequest
 from dealer.serve.view import HubView, machine_dict
 
 KNOWN_JOURNALS = "journals.txt"
 """In the work folder: the journals this server has dealt on, one path a line."""
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """What the Start page asks for."""
-
-    source: Path
-    ports: tuple[str, ...] = ()
-    copies: int = 1
-    set_name: str = "A"
-    resume: bool = False
 
 
 @dataclass

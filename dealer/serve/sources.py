@@ -6,14 +6,15 @@ journal (``FILE.journal``, as `dealer deal` uses) is asked whether a run of it i
 resume deals it) or it was dealt before (Law 6D2, in the journal or in the deal history). A plan is checked
 by `dealer.plan.check`, the checks `dealer plan` and `dealer deal --plan` make; a plan deals on its own
 machines. Deals dealt on simulated machines only are recorded in a deal history of the work folder, not
-in this computer's (as `dealer demo` does).
+in this computer's (as `dealer demo` does). The request checked (`RunRequest`) is defined here, below the run
+manager (`runs`) that starts it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -26,10 +27,18 @@ from dealer.journal.store import Journal
 from dealer.plan import Plan
 from dealer.plan import check as plan_check
 
-if TYPE_CHECKING:
-    from dealer.serve.runs import RunRequest
-
 SIM_HISTORY = "simulated-history.sqlite"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the Start page asks for."""
+
+    source: Path
+    ports: tuple[str, ...] = ()
+    copies: int = 1
+    set_name: str = "A"
+    resume: bool = False
 
 
 @dataclass
@@ -111,12 +120,12 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
 def _check_journal_free(checked: Checked) -> None:
     """Name the run's journal, and a problem if another controller holds it."""
     checked.lines.append(f"journal: {checked.journal}")
-    held = busy(checked.journal)
+    held = held_elsewhere(checked.journal)
     if held is not None:
         checked.problems.append(held)
 
 
-def busy(journal: Path) -> DealerError | None:
+def held_elsewhere(journal: Path) -> DealerError | None:
     """The error of a journal another controller holds now (one controller per journal), else None. A
     journal never locked has no lock file: none is made to find out."""
     if not lock_path(journal).is_file():

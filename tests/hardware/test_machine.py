@@ -76,6 +76,7 @@ from pathlib import Path
 import pytest
 
 from dealer.core.errors import DeviceDisconnected
+from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, deal_session
 from dealer.dealing.transport import SerialTransport, Transport
@@ -145,7 +146,8 @@ def test_scenario_on_the_machine(scenario: Scenario, rig: Rig, machine_set: str,
 
     out = io.StringIO()
     options = RunOptions(ports=[rig.port], journal=tmp_path / "bench.journal", set_name=machine_set, out=out,
-                         machine_factory=factory, board_timeout=120 if rig.sim is None else 30, deal_timeout=120)
+                         machine_factory=factory,
+                         limits=RunLimits(board_timeout=120 if rig.sim is None else 30, deal_timeout=120))
     result = deal_session(deals, "bench.pbn", options)
     seen = journal_view(tmp_path / "bench.journal", result.run_id)
     summary, dealt = expectation_view(seen, result.complete, machines)

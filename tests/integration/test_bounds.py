@@ -48,7 +48,7 @@ def assert_refused(proc: subprocess.CompletedProcess[str], code: int, *words: st
 def test_a_board_range_beyond_the_file_is_refused_before_it_is_expanded(session: Path, command: tuple[str, ...]
                                                                           ) -> None:
     before = set(session.parent.iterdir())
-    assert_refused(limited(*command, cwd=session.parent), 2, "999999999", "the last board of s.pbn")
+    assert_refused(limited(*command, cwd=session.parent), 2, "s.pbn: has no board 33-999999999")
     assert set(session.parent.iterdir()) == before
 
 

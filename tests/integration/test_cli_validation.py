@@ -19,6 +19,7 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core import errors
 from dealer.dealing import sim_ports
+from dealer.journal.history import DealHistory
 from tests.support.controllers import deal_set, dealings
 from tests.support.plan_texts import BASE, write
 from tests.support.processes import ENV
@@ -92,7 +93,9 @@ def test_a_bad_deal_option_is_one_line_and_leaves_nothing_that_blocks_the_next_r
     assert words.replace("{tmp}", str(tmp_path)) in line
     assert set(os.listdir(tmp_path)) == before  # no journal, no lock, no report, no temporary file
     assert old_report.read_text() == "kept\n"
-    assert dealings(url) == 0 and not deal_history.exists()
+    assert dealings(url) == 0
+    with DealHistory.open(deal_history) as history:
+        assert len(history) == 0  # nothing recorded as dealt
 
     good = "sim://?speed=500&seed=2"
     assert run(["deal", str(session), "--port", good, "--quiet"]) == 0

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from pytest_mock import MockerFixture
 
+from dealer.dealing.context import RunLimits
 from dealer.dealing.run import RunOptions
 from dealer.plan import Plan
 from dealer.plan.run import deal_plan
@@ -203,8 +204,8 @@ def test_part_of_a_plan_runs_on_a_machine_on_another_host_over_rfc2217(tmp_path:
             plan = Plan.load(tmp_path / "congress.toml")
             reconfigured = mocker.spy(serial.rfc2217.Serial, "_reconfigure_port")
             out = io.StringIO()
-            result = deal_plan(plan, RunOptions(ports=[], journal=plan.event.journal, out=out, board_timeout=60,
-                                                deal_timeout=60), ["SAT"])
+            result = deal_plan(plan, RunOptions(ports=[], journal=plan.event.journal, out=out,
+                                                limits=RunLimits(board_timeout=60, deal_timeout=60)), ["SAT"])
             with sim.lock:
                 assert sim.device is not None
                 ledger, rack = sim.device.ledger, list(sim.device.room.rack.in_use())

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from dealer.core.errors import DealReused, JournalError, UsageError
+from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult
 from dealer.dealing.sim_ports import loopback_opener
@@ -89,7 +90,7 @@ def write_plan(folder: Path, machines: int, sessions: tuple[SessionText, ...], *
 def deal(plan: Plan, room: Room, sessions: list[str] | None = None, **kw: Any) -> tuple[RunResult, str]:
     out = io.StringIO()
     options = RunOptions(ports=[], journal=plan.event.journal, machine_factory=room.machine, out=out,
-                         board_timeout=120, deal_timeout=120, **kw)
+                         limits=RunLimits(board_timeout=120, deal_timeout=120), **kw)
     return deal_plan(plan, options, sessions), out.getvalue()
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from dealer.core.cards import pack
 from dealer.core.errors import DealerError
+from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import Machine
 from dealer.dealing.recheck import check_boards
 from dealer.dealing.run import RunOptions, RunResult, deal_session
@@ -132,7 +133,7 @@ class SwappingMachine(Machine):
 def deal_with(loop: Loopback, journal: Path, factory: Any, **options: Any) -> tuple[RunResult, str]:
     out = io.StringIO()
     opts = RunOptions(ports=["loop://sim"], journal=journal, machine_factory=factory, out=out,
-                      board_timeout=120, deal_timeout=120, **options)
+                      limits=RunLimits(board_timeout=120, deal_timeout=120), **options)
     return deal_session(DEALS, "session.pbn", opts), out.getvalue()
 
 

@@ -22,6 +22,7 @@ import pytest
 from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.dealing import sim_ports
+from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.journal.store import JobState, Journal
@@ -117,7 +118,7 @@ def test_two_copies_on_two_sim_ports_in_one_process(tmp_path: Path) -> None:
     ports = [f"sim://?speed={SPEED}&seed=1", f"sim://?speed={SPEED}&seed=2"]
     try:
         result = deal_session(deals, "session.pbn", RunOptions(ports=ports, journal=tmp_path / "j.db", copies=2,
-                                                                board_timeout=60, deal_timeout=60,
+                                                                limits=RunLimits(board_timeout=60, deal_timeout=60),
                                                                 out=io.StringIO()))
         assert result.complete and result.verified == 8, result.summary
         sims = sim_ports.simulators()
@@ -142,7 +143,8 @@ def _deal_on(path: str, deals: DealSet, journal: Path, machines: list[Machine]) 
         return machines[-1]
 
     return deal_session(deals, "session.pbn", RunOptions(ports=[path], journal=journal, machine_factory=factory,
-                                                          board_timeout=60, deal_timeout=60, out=io.StringIO()))
+                                                          limits=RunLimits(board_timeout=60, deal_timeout=60),
+                                                          out=io.StringIO()))
 
 
 def test_a_machine_unplugged_mid_deal_and_plugged_back_resumes_that_board(tmp_path: Path) -> None:

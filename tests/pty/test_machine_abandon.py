@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from dealer.dealing.machine import Cancelled, Machine
-from dealer.dealing.transport import SerialTransport, open_transport
+from dealer.dealing.ports import open_transport
+from dealer.dealing.transport import SerialTransport
 from firmware_protocol import RecountReport
 from hil import PtySimulator, SimConfig
 

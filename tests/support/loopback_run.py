@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.core.dealset import DealSet
+from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.dealing.sim_ports import loopback_opener
@@ -19,8 +20,8 @@ def deals_for(boards: tuple[int, ...], seed: int = 5) -> DealSet:
     return DealSet.from_deals(random_deals(seed, len(boards)), list(boards))
 
 
-def run_on_loopback(loop: Loopback, deals: DealSet, journal: Path,
-                    machines: list[Machine] | None = None, **options: Any) -> tuple[RunResult, str]:
+def run_on_loopback(loop: Loopback, deals: DealSet, journal: Path, machines: list[Machine] | None = None, *,
+                    max_attempts: int = RunLimits.max_attempts, **options: Any) -> tuple[RunResult, str]:
     """Deal `deals` on the loopback's machine; the Machine objects made are appended to `machines`."""
     out = io.StringIO()
 
@@ -32,5 +33,5 @@ def run_on_loopback(loop: Loopback, deals: DealSet, journal: Path,
         return m
 
     opts = RunOptions(ports=["loop://sim"], journal=journal, machine_factory=factory, out=out,
-                      board_timeout=120, deal_timeout=120, **options)
+                      limits=RunLimits(board_timeout=120, deal_timeout=120, max_attempts=max_attempts), **options)
     return deal_session(deals, "scenario.pbn", opts), out.getvalue()

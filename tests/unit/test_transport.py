@@ -12,7 +12,8 @@ import pytest
 from dealer.core.errors import DeviceDisconnected, OutputError, UsageError
 from dealer.dealing import sim_ports
 from dealer.dealing.machine import Machine, MachineState
-from dealer.dealing.transport import SerialTransport, check_traces, open_transport, trace_file, wait_for_port
+from dealer.dealing.ports import open_transport, wait_for_port
+from dealer.dealing.transport import SerialTransport, check_traces, trace_file
 from hil.pytest_plugin import no_leaks
 from tests.support.machine_job import JOB, PACKED
 

@@ -1,0 +1,129 @@
+"""The run's context: what every station of one run shares (`RunContext`), and the run's limits.
+
+The journal and the deal sets of the queue's runs, the progress view, the machines and their names, the
+claims of jobs left in doubt, the run's stop, and its limits (`RunLimits`: how long it waits for a board
+and for a deal, how often it deals a board; their defaults are written here alone). Built by
+`dealer.dealing.run`, read by each `station` and by its `recovery`.
+
+May import `dealer.core`, `dealer.dealing.machine`, `dealer.dealing.progress` and `dealer.journal`.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from dealer.core.cards import pack
+from dealer.core.dealset import DealSet
+from dealer.dealing.machine import Machine
+from dealer.dealing.progress import RunProgress
+from dealer.journal.store import Job, JobState, Journal
+
+_IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
+"""States of a job a machine has taken up."""
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """How long a run waits and how often it deals a board: the defaults of every run, `dealer deal`'s and
+    `dealer check`'s options, written once."""
+
+    board_timeout: float = 600.0
+    """Seconds to wait for the operator to put a board in (or back, or a machine fault right)."""
+    deal_timeout: float = 300.0
+    """Seconds a deal may take."""
+    max_attempts: int = 3
+    """Dealings of one board (the first and its redeals) before a fault is left to the director."""
+
+
+@dataclass
+class RunContext:
+    """What every station of one run shares.
+
+    A congress deals several runs (one per session) from one queue: `later_runs` are the runs after
+    `run_id`, in the order their jobs are taken. Each job is dealt and verified against the deals of
+    its own run.
+    """
+
+    journal: Journal
+    run_id: int
+    deals: DealSet
+    progress: RunProgress
+    default_set: str = "A"
+    limits: RunLimits = RunLimits()
+    machine_names: set[str] = field(default_factory=set)
+    stop: threading.Event = field(default_factory=threading.Event)
+    stop_reason: list[str] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    lost: set[str] = field(default_factory=set)
+    later_runs: tuple[tuple[int, DealSet], ...] = ()
+    machines: list[Machine] = field(default_factory=list)
+    """The run's machines, each given up at once by `abandon`."""
+
+    def __post_init__(self) -> None:
+        self._deal_sets = {self.run_id: self.deals, **dict(self.later_runs)}
+        self._index = {run: {int(b): i for i, b in enumerate(d.boards)} for run, d in self._deal_sets.items()}
+        self._packed = {run: pack(d.deals) for run, d in self._deal_sets.items()}
+
+    @property
+    def run_ids(self) -> tuple[int, ...]:
+        """Every run dealt from this queue, in the order their jobs are taken."""
+        return tuple(self._deal_sets)
+
+    def deals_of(self, job: Job) -> DealSet:
+        """The deal set of a job's run (its session)."""
+        return self._deal_sets[job.run_id]
+
+    def deal_of(self, board: int, run_id: int | None = None) -> npt.NDArray[np.uint8]:
+        """The intended (52,) deal of a board (of run `run_id`, by default the first run)."""
+        run = self.run_id if run_id is None else run_id
+        deal: npt.NDArray[np.uint8] = self._deal_sets[run].deals[self._index[run][board]]
+        return deal
+
+    def packed(self, board: int, run_id: int | None = None) -> bytes:
+        """The 13-byte packed deal of a board (of run `run_id`, by default the first run)."""
+        run = self.run_id if run_id is None else run_id
+        return bytes(self._packed[run][self._index[run][board]])
+
+    def set_of(self, job: Job) -> str:
+        """The physical board set a job's copy goes into."""
+        return job.set_name or self.default_set
+
+    def busy_elsewhere(self, machine: str) -> bool:
+        """True while another machine still working holds a job of the queue (it may give it back)."""
+        for run in self.run_ids:
+            for job in self.journal.jobs(run, set(_IN_A_MACHINE)):
+                if job.machine != machine and job.machine not in self.lost:
+                    return True
+        return False
+
+    def machine_lost(self, machine: str) -> None:
+        """A station stopped for good: nobody waits for its jobs any more (they wait for a resume)."""
+        with self.lock:
+            self.lost.add(machine)
+
+    def halt(self, reason: str) -> None:
+        """Stop every station after its current board."""
+        with self.lock:
+            self.stop_reason.append(reason)
+        self.stop.set()
+
+    def abandon(self) -> None:
+        """Stop every station now (a signal, a journal that cannot be written): each gives its machine up
+        at once, in the middle of whatever it does, and leaves its job as a crash at that instant would, for
+        the journal's crash recovery to settle on resume."""
+        self.stop.set()
+        for machine in self.machines:
+            machine.abandon()
+
+    def claim(self, job: Job) -> bool:
+        """Take an uncertain job for one station (True once per job)."""
+        with self.lock:
+            if job.id in self.claimed:
+                return False
+            self.claimed.add(job.id)
+            return True
