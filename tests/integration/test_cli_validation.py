@@ -187,7 +187,7 @@ def test_a_journal_wedged_by_an_earlier_version_is_explained_then_continued_with
         assert only.finished and {j.state for j in jobs} == {JobState.VERIFIED}
         assert {j.set_name for j in jobs} == sets
         assert read.check_consistency(only.id) == []
-        renamed = [e for e in read.events(only.id) if e["kind"] == "set-renamed"]
+        renamed = [e for e in read.events(only.id) if e.kind == "set-renamed"]
         assert len(renamed) == 4 * copies
 
 
