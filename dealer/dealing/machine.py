@@ -299,7 +299,12 @@ class Reconnected(DealerError):
 
 class MachineSilent(DeviceTimeout):
     """Nothing was heard from the machine for the link's give-up time in the middle of a command: the
-    command may or may not have been carried out; the next command handshakes again first."""
+    command may or may not have been carried out; the next command handshakes again first. `silent`: for
+    how many seconds."""
+
+    def __init__(self, message: str, silent: float = 0.0) -> None:
+        self.silent = silent
+        super().__init__(message)
 
 
 class Machine:
@@ -668,7 +673,7 @@ class Machine:
                 if handshake:
                     raise DeviceTimeout(self._nobody_answered())
                 self._resync = True
-                raise MachineSilent(f"{self.name}: the machine was not heard for {silent:.0f} s")
+                raise MachineSilent(f"{self.name}: the machine was not heard for {silent:.0f} s", silent)
             if self._restarted and not handshake:
                 self._recover_restart()
             if handshake:  # `timeout` counts from the last sign of life (a frame, even a damaged one)

@@ -246,7 +246,7 @@ class Station:
                 return
             except (Reconnected, DeviceRestarted, MachineSilent) as exc:
                 cause = interruption_of(exc)
-                resync = events.LinkResync(why=cause)
+                resync = events.LinkResync(why=cause, silent=exc.silent if isinstance(exc, MachineSilent) else None)
                 self.ctx.journal.note(job.run_id, resync, job_id=job.id, machine=self.name)
                 self.ctx.progress.recorded(self.name, job.board, job.copy, resync,
                                            "finding out where the board stands")

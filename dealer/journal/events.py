@@ -136,6 +136,9 @@ BEFORE_DEALING: Final = {"F8": "board refused by its label, another asked for",
 """What the run did about a board refused before dealing, by the fault it named."""
 
 
+PROTOCOL_FAULT_TITLE: Final = "the machine's report did not match the request (protocol fault)"
+
+
 def machine_fault_title(name: str) -> str:
     """'machine fault JAM (a card jammed)'."""
     words = MACHINE_FAULT_WORDS.get(name)
@@ -331,8 +334,13 @@ class LinkResync(Event):
 
     KIND = EventKind.LINK_RESYNC
     why: Interruption = Interruption.MACHINE_RESTARTED
+    silent: float | None = None
+    """For a silent line: for how many seconds the machine was not heard."""
 
     def text(self) -> str:
+        if self.why is Interruption.SILENT_LINE and self.silent:
+            return (f"{self.why.named}: the machine was not heard for {self.silent:.0f} s; the connection was "
+                    "started again")
         return f"{self.why.named}: {self.why.story}"
 
     def faults(self) -> tuple[FaultSeen, ...]:
@@ -343,7 +351,9 @@ class LinkResync(Event):
 
     @classmethod
     def from_detail(cls, detail: Mapping[str, Any]) -> Event:
-        return cls(why=Interruption.of_detail(str(detail.get("why", "restarted"))), busy=detail.get("busy", 0.0))
+        silent = detail.get("silent")
+        return cls(why=Interruption.of_detail(str(detail.get("why", "restarted"))),
+                   silent=None if silent is None else float(silent))
 
 
 @_register
@@ -424,8 +434,8 @@ class DoubleFeed(Event):
     in_board: int = 0
 
     def text(self) -> str:
-        return (f"{machine_fault_title('DOUBLE_FEED')}: the pack ran out after {self.cards_dealt} cards with "
-                f"{self.in_board} in the board")
+        return (f"{machine_fault_title('DOUBLE_FEED')}: the pack ran out after {self.cards_dealt} cards but the "
+                f"board holds {self.in_board}")
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return (FaultSeen(machine_fault_title("DOUBLE_FEED"), "", FaultGroup.MACHINE),)
@@ -443,10 +453,10 @@ class ProtocolFault(Event):
     problem: str = ""
 
     def text(self) -> str:
-        return f"machine report not matching the request (protocol fault): {self.problem}"
+        return f"{PROTOCOL_FAULT_TITLE}: {self.problem}"
 
     def faults(self) -> tuple[FaultSeen, ...]:
-        return (FaultSeen("machine report not matching the request (protocol fault)", "", FaultGroup.MACHINE),)
+        return (FaultSeen(PROTOCOL_FAULT_TITLE, "", FaultGroup.MACHINE),)
 
     def action(self) -> str:
         return "nothing is verified on it; the board will be emptied and redealt"
