@@ -135,3 +135,30 @@ def test_a_stopped_controller_is_named_so_when_it_cut_a_deal(tmp_path: Path,
     with Journal.open_read_only(path) as j:
         (told,) = incidents(j, run.id)
     assert told.caught.startswith("controller stopped: dealing was interrupted after 12 cards")
+
+
+def test_the_live_view_prints_a_fault_in_the_plain_lines_words_its_law_in_bold() -> None:
+    from rich.console import Console
+
+    from dealer.cli.live import LiveRunView, styled_line
+    from dealer.dealing.progress import PlainView, ProgressView, RunProgress
+    from dealer.journal.events import Interruption, LinkResync, RecountUnverified
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=300, record=True)
+    plain = io.StringIO()
+    views: tuple[ProgressView, ...] = (LiveRunView(console, refresh_per_second=1), PlainView(plain))
+    for view in views:
+        progress = RunProgress(total_jobs=2, out=io.StringIO(), view=view)
+        progress.open()
+        progress.recorded("m1", 1, 1, LinkResync(why=Interruption.POWER_CUT), "finding out where the board stands")
+        progress.close()
+    (line,) = plain.getvalue().splitlines()
+    assert line == ("[m1] board 1: power cut: the machine lost power and restarted, its loaded deal gone: finding "
+                    "out where the board stands")
+    assert line in console.export_text()
+    from dealer.dealing.progress import EventKind, ProgressEvent
+
+    shown = styled_line(ProgressEvent("m1", "board 2: F11 unidentified card (Law 6D1) -> recounting", EventKind.FAULT,
+                                      recorded=RecountUnverified(faults_found=("F11",))))
+    bold = [shown.plain[s.start:s.end] for s in shown.spans if "bold" in str(s.style)]
+    assert bold == ["Law 6D1"]
