@@ -38,7 +38,6 @@ STYLES = {
     EventKind.STEP: "",
 }
 """How each kind of event stands out on a terminal (the words are the plain line's)."""
-LAW = r"\(?Laws? [0-9A-Z]+[0-9A-Za-z/ ]*\)?"
 
 
 def add_view_option(p: argparse.ArgumentParser) -> None:
@@ -101,8 +100,13 @@ class LiveRunView:
 
 def styled_line(event: ProgressEvent) -> Text:
     """The event's plain line, in its colour, its Law in bold."""
-    text = Text(event.line(), style=STYLES[event.kind])
-    text.highlight_regex(LAW, "bold")
+    return bold_laws(Text(event.line(), style=STYLES[event.kind]), event)
+
+
+def bold_laws(text: Text, event: ProgressEvent) -> Text:
+    """The Laws of the event's faults (as its journal event gives them) in bold."""
+    if event.recorded is not None:
+        text.highlight_words([f.law for f in event.recorded.faults() if f.law], "bold")
     return text
 
 
@@ -137,8 +141,7 @@ def render_run(progress: RunProgress) -> RenderableType:
         elif row.last is None:
             step, style = Text("connecting", style="dim"), ""
         else:
-            step, style = Text(row.last.step(), style=STYLES[row.last.kind]), ""
-            step.highlight_regex(LAW, "bold")
+            step, style = bold_laws(Text(row.last.step(), style=STYLES[row.last.kind]), row.last), ""
         cells = [job.session, job.set_name, str(job.board), str(job.copy), str(job.attempt)] if job else [""] * 5
         table.add_row(Text(row.name, style="bold"), *cells, step, style=style)
     return Group(head, table)

@@ -11,6 +11,8 @@ May import `dealer.dealing.machine` and `dealer.journal`; never `station` or `re
 from __future__ import annotations
 
 from dealer.dealing.machine import DealingFault, MachineFaultKind, OperatorPrompt
+from dealer.journal import events
+from dealer.journal.events import Interruption
 from dealer.journal.store import Job
 
 MAX_BOARD_CHECKS = 3
@@ -47,13 +49,13 @@ def wire_job(job: Job) -> int:
     return job.id % 0xFFFF + 1
 
 
-def fault_note(fault: DealingFault) -> dict[str, object]:
+def fault_note(fault: DealingFault, after: Interruption | None = None) -> events.MachineFaultResumed:
     """What the journal records of a machine fault that is put right and dealt on (never a card: not the
-    detail of a DUPLICATE_CARD, which is the card read twice)."""
+    detail of a DUPLICATE_CARD, which is the card read twice); `after`: the interruption that caused it."""
     prompt = put_right_prompt(fault.kind)
     detail = None if fault.kind is MachineFaultKind.DUPLICATE_CARD else fault.detail
-    return {"code": fault.code, "name": fault.name, "detail": detail,
-            "prompt": prompt.value if prompt is not None else None}
+    return events.MachineFaultResumed(code=fault.code or 0, name=fault.name, machine_detail=detail,
+                                      prompt=prompt.value if prompt is not None else None, after=after)
 
 
 def copy_text(job: Job) -> str:

@@ -48,6 +48,7 @@ from typing import Final, TypeVar, cast
 from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
 from dealer.dealing.ports import open_transport
 from dealer.dealing.transport import BAUDRATE, Transport
+from dealer.journal.events import machine_fault_title
 from dealer.verify import BoardRecount, PocketReading
 from firmware_protocol import (
     PROTOCOL_VERSION,
@@ -57,6 +58,7 @@ from firmware_protocol import (
     BoardChanged,
     BoardScanned,
     Boot,
+    BootReason,
     Capability,
     DealDone,
     DealOutcome,
@@ -254,8 +256,7 @@ class DealingFault(MachineFault):
         self.resumable = resumable
         self.wire_code = code
         self.name = kind.value if kind is not MachineFaultKind.UNKNOWN else str(code)
-        shown = "" if kind is MachineFaultKind.DUPLICATE_CARD else f" (detail {detail})"
-        super().__init__(f"machine fault {self.name}{shown} after {cards_dealt} cards", code=code, board=board)
+        super().__init__(f"{machine_fault_title(self.name)} after {cards_dealt} cards", code=code, board=board)
 
     def final(self, board: int | None = None) -> DealingFault:
         """The same fault, no longer resumable (its cause cannot be put right where the board is)."""
@@ -285,7 +286,12 @@ class ProtocolFault(MachineFault):
 
 
 class DeviceRestarted(DealerError):
-    """The machine restarted (power loss, watchdog): handshaken again; its loaded deal is gone."""
+    """The machine restarted (power loss, watchdog): handshaken again; its loaded deal is gone. `power_cut`:
+    its Boot said it started from power-on or a brown-out (a watchdog, a reset or no Boot heard: False)."""
+
+    def __init__(self, message: str, *, power_cut: bool = False) -> None:
+        self.power_cut = power_cut
+        super().__init__(message)
 
 
 class Reconnected(DealerError):
@@ -294,7 +300,12 @@ class Reconnected(DealerError):
 
 class MachineSilent(DeviceTimeout):
     """Nothing was heard from the machine for the link's give-up time in the middle of a command: the
-    command may or may not have been carried out; the next command handshakes again first."""
+    command may or may not have been carried out; the next command handshakes again first. `silent`: for
+    how many seconds."""
+
+    def __init__(self, message: str, silent: float = 0.0) -> None:
+        self.silent = silent
+        super().__init__(message)
 
 
 class Machine:
@@ -337,6 +348,7 @@ class Machine:
         self._restarted = False
         self._resync = False
         self._boot_seen: int | None = None
+        self._boot_reason: int | None = None
         self._reported: set[tuple[type[Message], int]] = set()
         """(report type, job) of every DealDone, Fault and RecountReport taken: a second one is a repeat."""
         self._hello: HelloAck | None = None
@@ -662,7 +674,7 @@ class Machine:
                 if handshake:
                     raise DeviceTimeout(self._nobody_answered())
                 self._resync = True
-                raise MachineSilent(f"{self.name}: the machine was not heard for {silent:.0f} s")
+                raise MachineSilent(f"{self.name}: the machine was not heard for {silent:.0f} s", silent)
             if self._restarted and not handshake:
                 self._recover_restart()
             if handshake:  # `timeout` counts from the last sign of life (a frame, even a damaged one)
@@ -747,6 +759,7 @@ class Machine:
                     return  # the Boot of the run we already handshook with, arriving late
                 self._restarted = True
                 self._boot_seen = msg.boot_id
+                self._boot_reason = msg.reason
                 self._events.clear()
             elif isinstance(msg, Progress):
                 if self.on_progress is not None:
@@ -756,8 +769,9 @@ class Machine:
 
     def _recover_restart(self) -> None:
         self.restarts += 1
+        reason, self._boot_reason = self._boot_reason, None
         self._handshake(10.0, restart_reported=True)
-        raise DeviceRestarted(f"{self.name}: the machine restarted and lost its loaded deal")
+        raise _restarted(self.name, reason)
 
     def _resynchronise(self, timeout: float) -> None:
         """After the link gave up, the protocol wants a handshake before any other command."""
@@ -765,7 +779,8 @@ class Machine:
         if self._handshake(timeout).boot_id != before:
             self._restarted = False  # reported here, once
             self.restarts += 1
-            raise DeviceRestarted(f"{self.name}: the machine restarted and lost its loaded deal")
+            reason, self._boot_reason = self._boot_reason, None
+            raise _restarted(self.name, reason)
 
     def _reconnect(self) -> None:
         self.close()
@@ -783,3 +798,10 @@ class Machine:
                 self.sleep(0.2)
         self._events.clear()
         self._handshake(10.0)
+
+
+def _restarted(name: str, boot_reason: int | None) -> DeviceRestarted:
+    """The restart of a machine whose Boot gave `boot_reason` (None: no Boot was heard)."""
+    if boot_reason in (BootReason.POWER_ON, BootReason.BROWN_OUT):
+        return DeviceRestarted(f"{name}: the machine lost power and restarted; its loaded deal is gone", power_cut=True)
+    return DeviceRestarted(f"{name}: the machine restarted and lost its loaded deal")

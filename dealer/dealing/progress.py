@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import IO, Any, Protocol
 
+from dealer.journal.events import Event, FaultGroup
 from dealer.verify.check import BoardFault, VerificationReport
 from dealer.verify.fault_table import CARD_FREE_DETAILS, FaultCategory
 
@@ -35,6 +36,7 @@ class MachineStats:
     faulted: int = 0
     refused_boards: int = 0
     machine_faults: int = 0
+    interruptions: int = 0
     first_start: float | None = None
     last_end: float | None = None
 
@@ -78,6 +80,8 @@ class ProgressEvent:
     text: str
     kind: EventKind
     job: JobInHand | None = None
+    recorded: Event | None = None
+    """The journal's event this line shows, if any: its faults, Law and action, as data."""
 
     def line(self) -> str:
         """The event as one line: '[M1] FRI1 set A2: board 26 copy 2: verified (...)'."""
@@ -122,19 +126,6 @@ class PlainView:
 
     def close(self) -> None:
         """Nothing to take down."""
-
-
-def kind_of(text: str) -> EventKind:
-    """The kind of a station's progress line, from its words."""
-    if text.startswith("insert board"):
-        return EventKind.PROMPT
-    if text.startswith("stopped"):
-        return EventKind.STOPPED
-    if text.endswith(": dealing"):
-        return EventKind.STEP
-    if "-> recounting" in text or "left FAULTED" in text:
-        return EventKind.FAULT
-    return EventKind.NOTE
 
 
 def time_left_text(seconds: float) -> str:
@@ -207,9 +198,9 @@ class RunProgress:
             self._opened = False
             self._view.close()
 
-    def _emit(self, machine: str, text: str, kind: EventKind) -> None:
+    def _emit(self, machine: str, text: str, kind: EventKind, recorded: Event | None = None) -> None:
         with self._lock:
-            event = ProgressEvent(machine, text, kind, self._in_hand.get(machine))
+            event = ProgressEvent(machine, text, kind, self._in_hand.get(machine), recorded)
             if machine:
                 self._last[machine] = event
         if not self.quiet:
@@ -232,9 +223,29 @@ class RunProgress:
         with self._lock:
             self._in_hand.pop(machine, None)
 
-    def say(self, machine: str, text: str) -> None:
-        """One progress event in a station's words: '[m1] board 5 copy 1: dealing'."""
-        self._emit(machine, text, kind_of(text))
+    def say(self, machine: str, text: str, kind: EventKind = EventKind.NOTE) -> None:
+        """One progress event in a station's words: '[m1] board 5 copy 1: dealing' (`EventKind.STEP`)."""
+        self._emit(machine, text, kind)
+
+    def recorded(self, machine: str, board: int, copy: int, event: Event, action: str | None = None) -> None:
+        """An event the journal recorded, in its own words (`Event.text`), then what is done (`action`, by
+        default `Event.action`); its faults are counted by their group."""
+        found = event.faults()
+        with self._lock:
+            stats = self.stats(machine)
+            for fault in found:
+                self.faults_by_code[fault.text()] += 1
+                if fault.group is FaultGroup.MACHINE:
+                    stats.machine_faults += 1
+                elif fault.group is FaultGroup.INTERRUPTION:
+                    stats.interruptions += 1
+            if found:
+                self.fault_log.append({"machine": machine, "board": board, "copy": copy, "stage": "dealing",
+                                       "faults": [{"code": f.group.value, "name": f.title, "text": event.text()}
+                                                  for f in found]})
+        then = event.action() if action is None else action
+        self._emit(machine, f"board {board}{_copy(copy)}: {event.text()}" + (f": {then}" if then else ""),
+                   EventKind.FAULT if found else EventKind.NOTE, event)
 
     def note(self, text: str) -> None:
         """An event of the run as a whole (not of one machine): 'resuming run 3: ...'."""
@@ -247,7 +258,8 @@ class RunProgress:
             if stats.first_start is None:
                 stats.first_start = self.clock()
 
-    def board_verified(self, machine: str, board: int, copy: int, report: VerificationReport | None = None) -> None:
+    def board_verified(self, machine: str, board: int, copy: int, report: VerificationReport | None = None,
+                       event: Event | None = None) -> None:
         """A board passed its recount (with the warnings of `report`, e.g. F12, if any)."""
         stats = self.stats(machine)
         with self._lock:
@@ -259,42 +271,41 @@ class RunProgress:
         rate = stats.boards_per_hour()
         warnings = report.faults if report is not None else ()
         if warnings:
-            self._record(machine, board, copy, warnings, "verified")
+            self._record(machine, board, copy, warnings, "verified", event)
         ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
         shown = "".join(f"; warning: {f.text()}" for f in warnings)
         self._emit(machine, f"board {board}{_copy(copy)}: verified ({done}/{self.total_jobs} boards, "
-                   f"{rate:.0f} boards/hour on this machine{ahead}){shown}", EventKind.STEP)
+                   f"{rate:.0f} boards/hour on this machine{ahead}){shown}", EventKind.STEP, event)
 
-    def board_faulted(self, machine: str, report: VerificationReport, action: str) -> None:
-        """A recount showed faults; `action` is what the run does about them."""
+    def board_faulted(self, machine: str, report: VerificationReport, action: str, event: Event) -> None:
+        """A recount showed faults (`event`, as the journal has it); `action` is what the run does about them."""
         stats = self.stats(machine)
         with self._lock:
             stats.faulted += 1
             stats.last_end = self.clock()
-        self._record(machine, report.board, report.copy, report.faults, "recount")
-        self._emit(machine, f"{report.summary(blind=not self.show_cards)} -> {action}", EventKind.FAULT)
+        self._record(machine, report.board, report.copy, report.faults, "recount", event)
+        self._emit(machine, f"{report.summary(blind=not self.show_cards)} -> {action}", EventKind.FAULT, event)
 
-    def board_refused(self, machine: str, board: int, copy: int, fault: BoardFault) -> None:
-        """A board was refused before dealing (wrong or unreadable label, Law 2)."""
+    def board_unverified(self, machine: str, report: VerificationReport, event: Event) -> None:
+        """A recount could not identify every card (`event`): the board is recounted."""
+        with self._lock:
+            for fault in event.faults():
+                self.faults_by_code[fault.text()] += 1
+        self._emit(machine, f"{report.summary(blind=True)} -> {event.action()}", EventKind.FAULT, event)
+
+    def board_refused(self, machine: str, board: int, copy: int, fault: BoardFault, event: Event) -> None:
+        """A board was refused before dealing (wrong or unreadable label, Law 2; turned; not empty)."""
         with self._lock:
             self.stats(machine).refused_boards += 1
-        self._record(machine, board, copy, (fault,), "label")
-        self._emit(machine, f"board {board}{_copy(copy)}: REFUSED {fault.text()}", EventKind.FAULT)
+        self._record(machine, board, copy, (fault,), "label", event)
+        self._emit(machine, f"board {board}{_copy(copy)}: REFUSED {fault.text()}", EventKind.FAULT, event)
 
-    def board_given_up(self, machine: str, board: int, copy: int, fault: BoardFault, checks: int) -> None:
+    def board_given_up(self, machine: str, board: int, copy: int, fault: BoardFault, checks: int,
+                       event: Event) -> None:
         """A board failed its checks before dealing `checks` times in a row: the run stops asking for it."""
-        self.say(machine, f"board {board}{_copy(copy)}: NOT DEALT after {checks} failed check"
-                 f"{'s' if checks > 1 else ''}: {fault.text()}: left for the director (put it right, then "
-                 "run again with --resume)")
-
-    def machine_fault(self, machine: str, board: int, copy: int, text: str, name: str = "") -> None:
-        """The machine stopped on a fault while dealing (jam, empty hopper, ...) named `name`."""
-        with self._lock:
-            self.stats(machine).machine_faults += 1
-            self.faults_by_code[f"machine {name}".strip()] += 1
-            self.fault_log.append({"machine": machine, "board": board, "copy": copy, "stage": "dealing",
-                                   "faults": [{"code": "machine", "name": name, "text": text}]})
-        self._emit(machine, f"board {board}{_copy(copy)}: {text}", EventKind.FAULT)
+        self._emit(machine, f"board {board}{_copy(copy)}: NOT DEALT after {checks} failed check"
+                   f"{'s' if checks > 1 else ''}: {fault.text()}: left for the director (put it right, then "
+                   "run again with --resume)", EventKind.FAULT, event)
 
     def machine_lost(self, machine: str, why: str) -> None:
         """`machine` left the run for good (its port failed, it stopped answering)."""
@@ -304,10 +315,11 @@ class RunProgress:
             self._in_hand.pop(machine, None)
         self._emit(machine, f"stopped: {why}", EventKind.STOPPED)
 
-    def _record(self, machine: str, board: int, copy: int, faults: tuple[BoardFault, ...], stage: str) -> None:
+    def _record(self, machine: str, board: int, copy: int, faults: tuple[BoardFault, ...], stage: str,
+                event: Event | None) -> None:
         with self._lock:
-            for f in faults:
-                self.faults_by_code[f"{f.code.name} {f.law}"] += 1
+            for seen in event.faults() if event is not None else ():
+                self.faults_by_code[seen.text()] += 1
             self.fault_log.append({"machine": machine, "board": board, "copy": copy, "stage": stage,
                                    "faults": [f.to_dict() for f in faults]})
 
@@ -343,7 +355,8 @@ class RunProgress:
         lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"]
         for name, s in sorted(self.machines.items()):
             lines.append(f"  {name}: {s.verified} verified, {s.faulted} faulted, boards refused {s.refused_boards}, "
-                         f"machine faults {s.machine_faults}, {s.boards_per_hour():.0f} boards/hour")
+                         f"machine faults {s.machine_faults}, interruptions {s.interruptions}, "
+                         f"{s.boards_per_hour():.0f} boards/hour")
         for name, why in sorted(self.lost.items()):
             port = self.ports.get(name, "")
             at = f" ({port})" if port and port != name and port not in why else ""
@@ -360,7 +373,8 @@ class RunProgress:
         """The run report file's JSON text: every fault with its code, Law, action and the details that
         name no card; with `show_cards`, the full fault texts and the cards they name too."""
         machines = {name: {"verified": s.verified, "faulted": s.faulted, "refused_boards": s.refused_boards,
-                           "machine_faults": s.machine_faults, "boards_per_hour": round(s.boards_per_hour(), 1)}
+                           "machine_faults": s.machine_faults, "interruptions": s.interruptions,
+                           "boards_per_hour": round(s.boards_per_hour(), 1)}
                     for name, s in sorted(self.machines.items())}
         with self._lock:
             log = self.fault_log if show_cards else [{**entry, "faults": [blind_fault(f) for f in entry["faults"]]}
@@ -374,8 +388,8 @@ def blind_fault(fault: dict[str, Any]) -> dict[str, Any]:
     """A fault of `RunProgress.fault_log` with nothing that names a card: a board fault's code, title, Law,
     action, whether it blocks, how many cards its text named, and its details that name none
     (`CARD_FREE_DETAILS`); a machine's fault by its name alone (a duplicate card's detail is the card)."""
-    if fault.get("code") == "machine":
-        return {"code": "machine", "name": fault.get("name", "")}
+    if fault.get("code") in (FaultGroup.MACHINE.value, FaultGroup.INTERRUPTION.value):
+        return {"code": fault["code"], "name": fault.get("name", "")}
     code = FaultCategory(fault["code"])
     details = fault.get("details") or {}
     return {"code": code.value, "title": code.title, "law": fault.get("law", ""), "action": fault.get("action", ""),

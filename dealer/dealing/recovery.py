@@ -32,6 +32,8 @@ from dealer.dealing.machine import (
     MachineStatus,
     ProtocolFault,
 )
+from dealer.journal import events
+from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
 from dealer.verify import BoardFault, BoardRecount
 
@@ -47,7 +49,7 @@ class StationSteps(Protocol):
 
     def run_with_resync(self, step: Callable[[Job], None], job: Job) -> None: ...
     def clock_in(self, job: Job) -> None: ...
-    def busy_lap(self, job: Job, *, done: bool = False) -> dict[str, float]: ...
+    def busy_lap(self, job: Job, *, done: bool = False) -> float: ...
     def deal_job(self, job: Job) -> None: ...
     def deal(self, job: Job) -> None: ...
     def dealt(self, job: Job, done: DealResult) -> None: ...
@@ -107,19 +109,20 @@ class Recovery:
         if again is not None:
             station.deal_job(again)
 
-    def resolve_one(self, job: Job) -> None:
-        """Find out what is in an uncertain job's board and finish the job from there."""
+    def resolve_one(self, job: Job, cause: Interruption = Interruption.CONTROLLER_STOPPED) -> None:
+        """Find out what is in an uncertain job's board and finish the job from there; `cause`: what
+        interrupted it (by default the controller's own stop: a job found at start-up)."""
         station, machine = self.station, self.machine
         job = self.ctx.journal.job(job.id)
         if job.state not in (JobState.DEALING, JobState.DEALT):
             return
         station.clock_in(job)
-        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: resuming after an interruption")
-        self.ctx.journal.note(job.run_id, "resume-uncertain", job_id=job.id, machine=self.name,
-                              detail={"state": job.state.value})
+        resuming = events.ResumeUncertain(state=job.state.value, cause=cause)
+        self.ctx.journal.note(job.run_id, resuming, job_id=job.id, machine=self.name)
+        self.ctx.progress.recorded(self.name, job.board, job.copy, resuming)
         st = machine.status()
         mine = st.job == wire_job(job)
-        if mine and st.state is MachineState.FAULT and self._resume_kept_job(job, st):
+        if mine and st.state is MachineState.FAULT and self._resume_kept_job(job, st, cause):
             return
         if mine and st.state is MachineState.DEALING:
             self._finish_dealing(job)
@@ -135,17 +138,17 @@ class Recovery:
             return
         cards = sum(recount.counts)
         if job.state is JobState.DEALING and cards == 0:
-            self.ctx.journal.note(job.run_id, "resume-empty-board", job_id=job.id, machine=self.name)
+            self.ctx.journal.note(job.run_id, events.ResumeEmptyBoard(), job_id=job.id, machine=self.name)
             if st.state is not MachineState.LOADED or st.job != wire_job(job):
                 machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
             station.deal(job)
             return
         finished = mine and st.state is MachineState.DONE
         if job.state is JobState.DEALING and cards < DECK_SIZE and not finished:
-            self._interrupted(job, cards)
+            self._interrupted(job, cards, cause)
             return
         if job.state is JobState.DEALING:
-            job = self.ctx.journal.advance(job.id, JobState.DEALT, kind="resume-dealt", detail={"cards": cards})
+            job = self.ctx.journal.advance(job.id, JobState.DEALT, events.ResumeDealt(cards=cards))
         station.verify(job)
 
     def _find_board(self, job: Job) -> BoardRecount:
@@ -156,7 +159,7 @@ class Recovery:
             recount = self.machine.recount(wire_job(job), reading.turns)
             if recount is not None and not self.machine.board_moved():
                 return recount
-            self.ctx.journal.note(job.run_id, "board-moved", job_id=job.id, machine=self.name)
+            self.ctx.journal.note(job.run_id, events.BoardMoved(), job_id=job.id, machine=self.name)
         self.station.give_up(job, [self.station.moved_fault(job, MAX_BOARD_CHECKS)])
 
     def _finish_dealing(self, job: Job) -> None:
@@ -170,14 +173,15 @@ class Recovery:
         except ProtocolFault as fault:
             self.station.protocol_fault(job, fault)
 
-    def _resume_kept_job(self, job: Job, st: MachineStatus) -> bool:
-        """A machine that kept the job over a fault (e.g. power loss): put it right and go on dealing.
+    def _resume_kept_job(self, job: Job, st: MachineStatus, cause: Interruption) -> bool:
+        """A machine that kept the job over a fault (e.g. power loss): put it right and go on dealing. The
+        fault is the interruption's (`cause`, counted by its own event) unless the controller had stopped.
 
         Returns False (after aborting) if the machine will not resume."""
         fault = DealingFault.of_status(st, job.board)
-        self.ctx.journal.note(job.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
-                              detail=fault_note(fault))
-        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on", fault.name)
+        resumed = fault_note(fault, None if cause is Interruption.CONTROLLER_STOPPED else cause)
+        self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
+        self.ctx.progress.recorded(self.name, job.board, job.copy, resumed)
         try:
             self.station.put_right(job, fault)
             self.station.resume_after_fault(job, fault)
@@ -187,11 +191,10 @@ class Recovery:
         self._finish_dealing(job)
         return True
 
-    def _interrupted(self, job: Job, cards: int) -> None:
-        """Dealing stopped partway and the machine lost the job: empty the board and redeal."""
-        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="interrupted-deal",
-                                 detail={"cards": cards, **self.station.busy_lap(job)})
-        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing was interrupted after "
-                              f"{cards} cards: the board will be emptied and redealt")
+    def _interrupted(self, job: Job, cards: int, cause: Interruption) -> None:
+        """Dealing stopped partway (`cause`) and the machine lost the job: empty the board and redeal."""
+        cut = events.InterruptedDeal(cards=cards, cause=cause, busy=self.station.busy_lap(job))
+        self.ctx.journal.advance(job.id, JobState.FAULTED, cut)
+        self.ctx.progress.recorded(self.name, job.board, job.copy, cut)
         self.machine.eject_board()
         self.station.send_back(job, fix_pack=False)

@@ -42,6 +42,7 @@ from dealer.dealing.ports import check_url
 from dealer.dealing.progress import ProgressView, RunProgress
 from dealer.dealing.station import Station
 from dealer.dealing.transport import check_traces
+from dealer.journal.events import Released
 from dealer.journal.history import DealHistory, check_named, check_reuse
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.store import JobState, Journal, Run
@@ -199,7 +200,7 @@ def _tell(options: RunOptions, warnings: Sequence[Any]) -> None:
 def release_loaded(journal: Journal, run_id: int) -> None:
     """Jobs only loaded or scanned when the controller stopped: nothing was dealt; plan them again."""
     for job in journal.jobs(run_id, {JobState.LOADED, JobState.SCANNED}):
-        journal.advance(job.id, JobState.PLANNED, kind="released", detail={"why": "resumed"})
+        journal.advance(job.id, JobState.PLANNED, Released(why="resumed"))
 
 
 def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunOptions,

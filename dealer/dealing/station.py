@@ -23,6 +23,7 @@ into boards per hour.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import NoReturn
 
 from dealer.core.errors import DeviceTimeout
@@ -48,8 +49,10 @@ from dealer.dealing.machine import (
     ProtocolFault,
     Reconnected,
 )
-from dealer.dealing.progress import JobInHand
+from dealer.dealing.progress import EventKind, JobInHand
 from dealer.dealing.recovery import Recovery
+from dealer.journal import events
+from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
 from dealer.verify import (
     Action,
@@ -108,8 +111,8 @@ class Station:
             return
         job = self.ctx.journal.job(self._current.id)
         if job.state in (JobState.LOADED, JobState.SCANNED):
-            self.ctx.journal.advance(job.id, JobState.PLANNED, kind="released",
-                                     detail={"why": why, **self.busy_lap(job, done=True)})
+            released = events.Released(why=why, busy=self.busy_lap(job, done=True))
+            self.ctx.journal.advance(job.id, JobState.PLANNED, released)
 
     def run_with_resync(self, step: Callable[[Job], None], job: Job) -> None:
         """Run `step` (one board's life, or its settling) on `job`, the job this station now holds; after a
@@ -131,17 +134,16 @@ class Station:
                 step(job)
                 return
             except (Reconnected, DeviceRestarted, MachineSilent) as exc:
-                text = str(exc).removeprefix(f"{self.name}: ")
-                self.ctx.progress.say(self.name, f"board {job.board}: {text}; finding out where the board stands")
-                why = ("reconnected" if isinstance(exc, Reconnected) else
-                       "silent" if isinstance(exc, MachineSilent) else "restarted")
-                self.ctx.journal.note(job.run_id, "link-resync", job_id=job.id, machine=self.name,
-                                      detail={"why": why})
+                cause = interruption_of(exc)
+                resync = events.LinkResync(why=cause, silent=exc.silent if isinstance(exc, MachineSilent) else None)
+                self.ctx.journal.note(job.run_id, resync, job_id=job.id, machine=self.name)
+                self.ctx.progress.recorded(self.name, job.board, job.copy, resync,
+                                           "finding out where the board stands")
                 job = self.ctx.journal.job(job.id)
                 if job.state in (JobState.LOADED, JobState.SCANNED):
                     step = self.deal_job
                 elif job.state in (JobState.DEALING, JobState.DEALT):
-                    step = Recovery(self).resolve_one
+                    step = partial(Recovery(self).resolve_one, cause=cause)
                 else:
                     return
         raise DeviceTimeout(f"{self.name}: board {job.board}: the connection to the machine kept failing")
@@ -156,14 +158,13 @@ class Station:
                 self._busy_since = self.machine.clock()
             self._busy_job, self._busy_carry = job.id, False
 
-    def busy_lap(self, job: Job, *, done: bool = False) -> dict[str, float]:
-        """A lap of the machine's busy time on `job`: its seconds on it since it took it up or since the last
-        lap, for the journal (what the run report's boards per hour of dealing time are made of). The next lap
-        counts from now; `done`: the machine is through with the job (the next job's time runs on from now)."""
+    def busy_lap(self, job: Job, *, done: bool = False) -> float:
+        """The machine's seconds on `job` since it took it up or since the last step recorded them, for
+        the journal (what the run report's boards per hour of dealing time are made of)."""
         now = self.machine.clock()
         seconds = now - self._busy_since if self._busy_job == job.id else 0.0
         self._busy_job, self._busy_since, self._busy_carry = (None if done else job.id), now, done
-        return {"busy": round(max(0.0, seconds), 3)}
+        return round(max(0.0, seconds), 3)
 
     # --- one board ------------------------------------------------------------------------------
 
@@ -180,20 +181,21 @@ class Station:
         except ProtocolFault as fault:
             self.protocol_fault(job, fault)
             return
-        scanned = [(JobState.SCANNED, {"label": label})] if job.state is JobState.LOADED else []
+        scanned: list[tuple[JobState, events.Event | None]] = (
+            [(JobState.SCANNED, events.Scanned(label=label))] if job.state is JobState.LOADED else [])
         job = ctx.journal.advance_through(job.id, [*scanned, (JobState.DEALING, None)])
         self.deal(job)
 
     def deal(self, job: Job) -> None:
         """Deal a DEALING job whose board was just checked, then verify it. A board that moved since its
         label was read (seen by the host, or by the machine refusing the start) is checked again first."""
-        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing")
+        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing", EventKind.STEP)
         cancelled = 0
         try:
             while self.machine.board_moved() or not self.machine.start_deal(wire_job(job)):
                 cancelled += 1
-                self.ctx.journal.note(job.run_id, "start-cancelled", job_id=job.id, machine=self.name,
-                                      detail={"why": "the board moved after its label was read"})
+                self.ctx.journal.note(job.run_id, events.StartCancelled(why="the board moved after its label was read"),
+                                      job_id=job.id, machine=self.name)
                 if cancelled >= MAX_BOARD_CHECKS:
                     self.give_up(job, [self.moved_fault(job, cancelled)])
                 self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved after its "
@@ -215,7 +217,7 @@ class Station:
 
     def dealt(self, job: Job, done: DealResult) -> None:
         """A DEALING job whose dealing ended: journal DEALT, then verify."""
-        job = self.ctx.journal.advance(job.id, JobState.DEALT, detail={"counts": list(done.pocket_counts)})
+        job = self.ctx.journal.advance(job.id, JobState.DEALT, events.Dealt(counts=tuple(done.pocket_counts)))
         self.verify(job, announced=done.pocket_counts)
 
     def wait_dealt(self, job: Job) -> DealResult:
@@ -229,10 +231,9 @@ class Station:
                     raise
                 if fault.kind is MachineFaultKind.EMPTY_HOPPER:
                     self._check_double_feed(job, fault)
-                self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: put right, going on",
-                                                fault.name)
-                self.ctx.journal.note(job.run_id, "machine-fault-resumed", job_id=job.id, machine=self.name,
-                                            detail=fault_note(fault))
+                resumed = fault_note(fault)
+                self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
+                self.ctx.progress.recorded(self.name, job.board, job.copy, resumed)
                 self.put_right(job, fault)
                 self.resume_after_fault(job, fault)
 
@@ -276,10 +277,10 @@ class Station:
 
     def machine_fault(self, job: Job, fault: DealingFault) -> None:
         """Dealing stopped for good partway: the board holds part of the deal; redeal it."""
-        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: the board will be redealt",
-                                        fault.name)
-        detail = {"code": fault.code, "name": fault.name, "cards_dealt": fault.cards_dealt, **self.busy_lap(job)}
-        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="machine-fault", detail=detail)
+        stopped = events.MachineFault(code=fault.code or 0, name=fault.name, cards_dealt=fault.cards_dealt,
+                                      busy=self.busy_lap(job))
+        self.ctx.journal.advance(job.id, JobState.FAULTED, stopped)
+        self.ctx.progress.recorded(self.name, job.board, job.copy, stopped)
         self.machine.abort()
         self.machine.eject_board()
         self.send_back(job, fix_pack=False)
@@ -287,21 +288,19 @@ class Station:
     def double_feed(self, job: Job, feed: DoubleFeed) -> None:
         """Two cards went in at once: stop dealing, and verify the board as it stands (the verifier names
         the fault by the recount: a pocket over and another under, Law 13A1; a surplus card, Law 13C)."""
-        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{feed}: recounting the board",
-                                        "DOUBLE_FEED")
+        seen = events.DoubleFeed(cards_dealt=feed.cards_dealt, in_board=feed.in_board)
+        self.ctx.progress.recorded(self.name, job.board, job.copy, seen)
         self.machine.abort()
-        job = self.ctx.journal.advance(job.id, JobState.DEALT, kind="double-feed", detail={
-            "cards_dealt": feed.cards_dealt, "in_board": feed.in_board})
+        job = self.ctx.journal.advance(job.id, JobState.DEALT, seen)
         self.verify(job)
 
     def protocol_fault(self, job: Job, fault: ProtocolFault) -> None:
         """The machine's report does not match what was asked: nothing is verified on it. The board is
         faulted, emptied and redealt (or left to the director after the last attempt)."""
         job = self.ctx.journal.job(job.id)
-        self.ctx.progress.machine_fault(self.name, job.board, job.copy, f"{fault}: nothing is verified on it; "
-                                        "the board will be emptied and redealt", "PROTOCOL")
-        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="protocol-fault",
-                                 detail={"problem": fault.problem, **self.busy_lap(job)})
+        misreport = events.ProtocolFault(problem=fault.problem, busy=self.busy_lap(job))
+        self.ctx.journal.advance(job.id, JobState.FAULTED, misreport)
+        self.ctx.progress.recorded(self.name, job.board, job.copy, misreport)
         if job.state in (JobState.DEALING, JobState.DEALT):
             self.machine.abort()
         self.machine.eject_board()
@@ -319,27 +318,26 @@ class Station:
         except ProtocolFault as fault:
             self.protocol_fault(job, fault)
             return
+        codes = tuple(c.name for c in report.codes)
         if report.ok:
-            ctx.journal.advance(job.id, JobState.VERIFIED, detail={
-                "layout": report.layout_hash, "warnings": [c.name for c in report.codes],
-                **self.busy_lap(job, done=True)})
-            ctx.progress.board_verified(self.name, job.board, job.copy, report)
+            verified = events.Verified(layout=report.layout_hash, warnings=codes, busy=self.busy_lap(job, done=True))
+            ctx.journal.advance(job.id, JobState.VERIFIED, verified)
+            ctx.progress.board_verified(self.name, job.board, job.copy, report, verified)
             self.machine.eject_board()
             return
-        ctx.journal.advance(job.id, JobState.FAULTED, kind="recount-fault", detail={
-            "faults": [c.name for c in report.codes], "counts": list(report.counts),
-            **({"announced": list(announced)} if announced is not None else {}), **self.busy_lap(job)})
+        found = events.RecountFault(faults_found=codes, counts=tuple(report.counts),
+                                    announced=None if announced is None else tuple(announced), busy=self.busy_lap(job))
+        ctx.journal.advance(job.id, JobState.FAULTED, found)
         if ctx.progress.show_cards and report.names_cards:
-            ctx.journal.note(job.run_id, "cards-shown", job_id=job.id, machine=self.name,
-                             detail={"faults": [c.name for c in report.codes]})
+            ctx.journal.note(job.run_id, events.CardsShown(faults_found=codes), job_id=job.id, machine=self.name)
         self.machine.eject_board()
         if report.fault(FaultCategory.F7) is not None:
-            ctx.progress.board_faulted(self.name, report, "the run stops: re-synchronise the boards")
+            ctx.progress.board_faulted(self.name, report, found.action(), found)
             ctx.halt(f"board {job.board}: {report.summary(blind=True)}")
             return
         action = report.action
         ctx.progress.board_faulted(self.name, report, f"{action.value if action else 'redeal'}, then redeal "
-                                   "the same deal")
+                                   "the same deal", found)
         self.send_back(job, fix_pack=action in FIX_PACK_ACTIONS)
 
     def send_back(self, job: Job, *, fix_pack: bool) -> None:
@@ -347,11 +345,12 @@ class Station:
         job = self.ctx.journal.job(job.id)
         if job.attempt >= self.ctx.limits.max_attempts:
             self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: left FAULTED after "
-                                  f"{job.attempt} attempts: the director must see to it")
+                                  f"{job.attempt} attempts: the director must see to it", EventKind.FAULT)
             return
         text = "make the pack whole, empty the board, put it back" if fix_pack else "empty the board, put it back"
         self._have_emptied(job, text)
-        self.next_job = self.ctx.journal.redeal(job.id, self.name, detail={"fix_pack": fix_pack, **self.busy_lap(job)})
+        redeal = events.Redeal(fix_pack=fix_pack, busy=self.busy_lap(job))
+        self.next_job = self.ctx.journal.redeal(job.id, self.name, redeal)
 
     def _have_emptied(self, job: Job, text: str) -> None:
         """Prompt the operator to empty the (ejected) board and wait until a board is back in the machine
@@ -367,9 +366,9 @@ class Station:
             report = self._verify_recount(job)
             if not report.unverified:
                 return report
-            self.ctx.journal.note(job.run_id, "recount-unverified", job_id=job.id, machine=self.name,
-                                  detail={"faults": [c.name for c in report.codes]})
-            self.ctx.progress.say(self.name, f"{report.summary(blind=True)} -> recounting")
+            unverified = events.RecountUnverified(faults_found=tuple(c.name for c in report.codes))
+            self.ctx.journal.note(job.run_id, unverified, job_id=job.id, machine=self.name)
+            self.ctx.progress.board_unverified(self.name, report, unverified)
         return self._verify_recount(job)
 
     def _verify_recount(self, job: Job) -> VerificationReport:
@@ -380,11 +379,11 @@ class Station:
             recount = self.machine.recount(wire_job(job), reading.turns) if reading.present else None
             if recount is not None and not self.machine.board_moved():
                 break
-            self.ctx.journal.note(job.run_id, "recount-interrupted", job_id=job.id, machine=self.name)
+            self.ctx.journal.note(job.run_id, events.RecountInterrupted(), job_id=job.id, machine=self.name)
             self._insert_prompt(job)
         else:
             reading, recount = BoardReading(False, None), None
-        exposed = self.ctx.journal.has_event(job.id, "cards-shown")
+        exposed = self.ctx.journal.has_event(job.id, events.EventKind.CARDS_SHOWN)
         return verify_board(self.ctx.deal_of(job.board, job.run_id), recount or BoardRecount.from_hands([[]] * 4),
                             board=job.board, set_name=self.ctx.set_of(job), label=reading.label, copy=job.copy,
                             session=self.ctx.deals_of(job), operator_exposed=exposed)
@@ -407,7 +406,7 @@ class Station:
             return
         set_name = ctx.set_of(job)
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), f"insert board {set_name} {job.board}")
-        ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}")
+        ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}", EventKind.PROMPT)
         if not m.wait_board(True, ctx.limits.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
 
@@ -439,7 +438,7 @@ class Station:
             recount = self.machine.recount(wire_job(job), reading.turns)
             if recount is None or self.machine.board_moved():
                 moves += 1
-                ctx.journal.note(job.run_id, "board-moved", job_id=job.id, machine=self.name)
+                ctx.journal.note(job.run_id, events.BoardMoved(), job_id=job.id, machine=self.name)
                 if moves >= MAX_BOARD_CHECKS:
                     self.give_up(job, [self.moved_fault(job, moves)])
                 ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved while it was "
@@ -461,9 +460,9 @@ class Station:
         """A check of the job's board failed: journal it (the first few) and say so; `GaveUp` if it is one
         too many."""
         checks.append(fault)
-        self.ctx.journal.note(job.run_id, "board-refused", job_id=job.id, machine=self.name, detail={
-            "read": read, "code": fault.code.value, "problem": fault.details.get("problem")})
-        self.ctx.progress.board_refused(self.name, job.board, job.copy, fault)
+        refused = events.BoardRefused(code=fault.code.value, problem=_problem(fault), read=read)
+        self.ctx.journal.note(job.run_id, refused, job_id=job.id, machine=self.name)
+        self.ctx.progress.board_refused(self.name, job.board, job.copy, fault, refused)
         if len(checks) >= MAX_BOARD_CHECKS:
             self.give_up(job, checks)
 
@@ -477,10 +476,10 @@ class Station:
         """Stop asking: the job is FAULTED with the count of failed checks, one line says why; raises GaveUp."""
         fault = checks[-1]
         job = self.ctx.journal.job(job.id)
-        self.ctx.journal.advance(job.id, JobState.FAULTED, kind="board-given-up", detail={
-            "checks": len(checks), "code": fault.code.value, "problem": fault.details.get("problem"),
-            **self.busy_lap(job, done=True)})
-        self.ctx.progress.board_given_up(self.name, job.board, job.copy, fault, len(checks))
+        given_up = events.BoardGivenUp(checks=len(checks), code=fault.code.value, problem=_problem(fault),
+                                       busy=self.busy_lap(job, done=True))
+        self.ctx.journal.advance(job.id, JobState.FAULTED, given_up)
+        self.ctx.progress.board_given_up(self.name, job.board, job.copy, fault, len(checks), given_up)
         if halt:
             self.ctx.halt(f"board {job.board}: {fault.text()}")
         self.machine.eject_board()
@@ -493,3 +492,17 @@ class Station:
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
         if not ejected:  # a machine that cannot push it out: the operator takes it out
             m.wait_board(False, self.ctx.limits.board_timeout)
+
+
+def interruption_of(exc: Reconnected | DeviceRestarted | MachineSilent) -> Interruption:
+    """What cut the connection, as the machine driver learnt it."""
+    if isinstance(exc, Reconnected):
+        return Interruption.CABLE_PULLED
+    if isinstance(exc, MachineSilent):
+        return Interruption.SILENT_LINE
+    return Interruption.POWER_CUT if exc.power_cut else Interruption.MACHINE_RESTARTED
+
+
+def _problem(fault: BoardFault) -> str | None:
+    problem = fault.details.get("problem")
+    return None if problem is None else str(problem)

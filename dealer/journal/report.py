@@ -29,18 +29,46 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
 from dealer.core.dealset import DealSet
-from dealer.journal.store import JobState, Journal
+from dealer.journal.events import (
+    BEFORE_DEALING,
+    PUT_RIGHT_WORDS,
+    BoardGivenUp,
+    BoardMoved,
+    BoardRefused,
+    CardsShown,
+    Dealing,
+    Dealt,
+    DoubleFeed,
+    FaultGroup,
+    InterruptedDeal,
+    LinkResync,
+    Loaded,
+    MachineFault,
+    MachineFaultResumed,
+    ProtocolFault,
+    RecountFault,
+    RecountInterrupted,
+    RecountUnverified,
+    Redeal,
+    Released,
+    ResumeDealt,
+    ResumeEmptyBoard,
+    ResumeUncertain,
+    RunFinished,
+    RunStarted,
+    Scanned,
+    StartCancelled,
+    Unknown,
+    Verified,
+)
+from dealer.journal.store import JobState, Journal, Recorded
 from dealer.stats import SampleStats, analyse
 from dealer.stats.report import wild_line
-from dealer.verify.check import FaultCategory
 
 CSV_COLUMNS: Final = ("table", "session", "machine", "item", "law", "value")
-PUT_RIGHT_TEXT: Final = {"CLEAR_PATH": "clear the card path", "FIX_PACK": "make the pack whole",
-                         "INSERT_BOARD": "put the board back", None: "none needed (the machine went on)"}
-"""What each put-right prompt asks of the operator (a resumable machine fault, then dealing goes on)."""
 
 
 @dataclass
@@ -52,6 +80,7 @@ class MachineFigures:
     busy: float = 0.0
     recount_faults: int = 0
     machine_faults: int = 0
+    interruptions: int = 0
 
     @property
     def boards_per_hour(self) -> float:
@@ -132,66 +161,52 @@ def add_deal_statistics(rep: RunReport, deals: DealSet, name: str = "the deals o
         rep.deal_stats = analyse(deals.deals, name)
 
 
-def _count_event(rep: RunReport, session: SessionFigures, event: dict[str, Any]) -> None:
-    kind, detail, where = event["kind"], event["detail"], event["machine"]
+def _count_event(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
+    """Add one event to the figures: its faults (`Event.faults`, by title and Law, counted by group) and
+    what it tells of the machine's work and the operator's actions."""
+    where, event = recorded.machine, recorded.event
     if where is None:
-        return  # run-started, run-finished
+        return  # the run's own events (begun, finished, a board set renamed)
     m = rep.machine(where)
-    m.busy += float(detail.get("busy", 0.0))
-    if event["state"] == JobState.DEALING.value:
-        m.dealings += 1
-        session.dealings += 1
-    elif event["state"] == JobState.VERIFIED.value:
-        m.verified += 1
-        _faults(rep, session.name, where, detail.get("warnings", []))
-    if kind in ("recount-fault", "recount-unverified"):
-        m.recount_faults += kind == "recount-fault"
-        _faults(rep, session.name, where, detail.get("faults", []))
-    elif kind in ("machine-fault", "machine-fault-resumed"):
-        m.machine_faults += 1
-        rep.faults[session.name, where, f"machine {detail.get('name', '?')}", ""] += 1
-        if kind == "machine-fault-resumed":
-            prompt = PUT_RIGHT_TEXT.get(detail.get("prompt"), "put right")
-            rep.actions[session.name, where, f"put-right prompt: {prompt}"] += 1
-    elif kind == "interrupted-deal":
-        rep.faults[session.name, where, "dealing interrupted (controller stopped)", ""] += 1
-    elif kind == "board-refused":
-        _faults(rep, session.name, where, [detail.get("code", FaultCategory.F8.name)])
-        rep.actions[session.name, where, REFUSAL_TEXT.get(detail.get("code"), REFUSAL_TEXT["F8"])] += 1
-    elif kind == "board-given-up":
-        rep.actions[session.name, where, "board refused too often: left for the director"] += 1
-    elif kind == "protocol-fault":
-        m.machine_faults += 1
-        rep.faults[session.name, where, "machine report not matching the request (protocol fault)", ""] += 1
-    elif kind == "double-feed":
-        m.machine_faults += 1
-        rep.faults[session.name, where, "machine DOUBLE_FEED (pack ran out early)", ""] += 1
-    elif kind == "start-cancelled":
-        rep.actions[session.name, where, "start cancelled: the board moved after its check"] += 1
-    elif kind == "redeal":
-        rep.actions[session.name, where, "redeal: board emptied, the same deal dealt again"] += 1
-        if detail.get("fix_pack"):
-            rep.actions[session.name, where, "pack made whole before a redeal"] += 1
-    elif kind == "board-not-empty":
-        rep.actions[session.name, where, "board not empty before a redeal: emptied again"] += 1
+    m.busy += event.busy
+    for fault in event.faults():
+        rep.faults[session.name, where, fault.title, fault.law] += 1
+        if fault.group is FaultGroup.MACHINE:
+            m.machine_faults += 1
+        elif fault.group is FaultGroup.INTERRUPTION:
+            m.interruptions += 1
+    actions = rep.actions
+    match event:
+        case Dealing():
+            m.dealings += 1
+            session.dealings += 1
+        case Verified():
+            m.verified += 1
+        case RecountFault():
+            m.recount_faults += 1
+        case MachineFaultResumed(prompt=prompt):
+            actions[session.name, where, f"put-right prompt: {PUT_RIGHT_WORDS.get(prompt or '', NO_PROMPT)}"] += 1
+        case BoardRefused(code=code):
+            actions[session.name, where, BEFORE_DEALING.get(code, BEFORE_DEALING["F8"])] += 1
+        case BoardGivenUp():
+            actions[session.name, where, "board refused too often: left for the director"] += 1
+        case StartCancelled():
+            actions[session.name, where, event.text()] += 1
+        case Redeal(fix_pack=fix_pack):
+            actions[session.name, where, event.text()] += 1
+            if fix_pack:
+                actions[session.name, where, "pack made whole before a redeal"] += 1
+        case (RunStarted() | RunFinished() | Loaded() | Scanned() | Dealt() | Released()
+              | LinkResync() | MachineFault() | DoubleFeed() | ProtocolFault() | RecountUnverified()
+              | RecountInterrupted() | CardsShown() | BoardMoved() | ResumeUncertain() | ResumeEmptyBoard()
+              | ResumeDealt() | InterruptedDeal() | Unknown()):
+            pass  # counted by their faults alone, or nothing to count
+        case _:
+            assert_never(event)
 
 
-REFUSAL_TEXT = {
-    "F8": "board refused by its label, another asked for",
-    "F6": "board refused: turned in the machine, asked for straight",
-    "F4": "board refused: cards in it before dealing, emptied",
-    "F7": "board refused: another board's deal in it before dealing, the run stopped",
-}
-"""What the run did about a board refused before dealing, by the fault it named."""
-
-
-def _faults(rep: RunReport, session: str, machine: str, codes: Iterable[str]) -> None:
-    for name in codes:
-        code = FaultCategory.__members__.get(name)
-        if code is None:
-            rep.faults[session, machine, name, ""] += 1
-        else:
-            rep.faults[session, machine, f"{code.value} {code.title}", code.law] += 1
+NO_PROMPT: Final = "none needed (the machine went on)"
+"""A resumable machine fault that asked nothing of the operator."""
 
 
 # --- writing it out -----------------------------------------------------------------------------------
@@ -211,7 +226,7 @@ def summary_text(rep: RunReport) -> str:
     for name, m in sorted(rep.machines.items()):
         lines.append(f"  {name}: {m.verified} boards verified, {m.dealings} dealings, {_clock(m.busy)} on "
                      f"boards, {m.boards_per_hour:.0f} boards/hour; {m.recount_faults} recount faults, "
-                     f"{m.machine_faults} machine faults")
+                     f"{m.machine_faults} machine faults, {m.interruptions} interruptions")
     lines.append("Faults by type and Law")
     lines += _breakdown({(k, law): n for (k, law), n in rep.fault_totals().items()},
                         lambda key: f"{key[0]} ({key[1]})" if key[1] else key[0],
@@ -261,7 +276,8 @@ def csv_rows(rep: RunReport) -> list[tuple[str, str, str, str, str, str]]:
         for item, value in (("boards verified", str(m.verified)), ("dealings started", str(m.dealings)),
                             ("hours on boards", f"{m.busy / 3600:.4f}"),
                             ("boards per hour", f"{m.boards_per_hour:.1f}"),
-                            ("recount faults", str(m.recount_faults)), ("machine faults", str(m.machine_faults))):
+                            ("recount faults", str(m.recount_faults)), ("machine faults", str(m.machine_faults)),
+                            ("interruptions", str(m.interruptions))):
             rows.append(("machine", "", name, item, "", value))
     for (session, machine, kind, law), n in sorted(rep.faults.items()):
         rows.append(("fault", session, machine, kind, law, str(n)))

@@ -52,6 +52,21 @@ from typing import Any, Final
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
+from dealer.journal.events import (
+    AnyEvent,
+    Dealing,
+    Dealt,
+    Event,
+    EventKind,
+    Loaded,
+    Redeal,
+    RunFinished,
+    RunStarted,
+    Scanned,
+    Verified,
+    decode,
+    kind_of,
+)
 from dealer.journal.failure import is_damage, journal_failure
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
@@ -177,6 +192,31 @@ class Job:
     state: JobState
     machine: str | None
     attempt: int
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One event as the journal holds it: where and when, and what happened (`event`)."""
+
+    id: int
+    run_id: int
+    job_id: int | None
+    at: str
+    machine: str | None
+    state: JobState | None
+    event: AnyEvent
+
+    @property
+    def kind(self) -> str:
+        """The journal's ``kind`` of the event."""
+        return kind_of(self.event)
+
+
+STEP_EVENTS: Final[dict[JobState, type[Event]]] = {
+    JobState.LOADED: Loaded, JobState.SCANNED: Scanned, JobState.DEALING: Dealing, JobState.DEALT: Dealt,
+    JobState.VERIFIED: Verified}
+"""The event of a plain step into a state, when `Journal.advance` is given none (PLANNED and FAULTED
+always say why)."""
 
 
 class Journal:
@@ -381,8 +421,8 @@ class Journal:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(run_id, i, p.board, p.copy, p.section, p.set_name, hashes[p.board], JobState.PLANNED.value)
              for i, p in enumerate(spec.plan)])
-        self._event(db, run_id, None, None, "run-started",
-                    None, {"name": spec.name, "jobs": len(spec.plan), "replay": spec.replay})
+        self._event(db, run_id, None, None, RunStarted(name=spec.name, jobs=len(spec.plan), replay=spec.replay),
+                    None)
         return run_id
 
     def _refuse_reuse(self, db: sqlite3.Connection, hashes: dict[int, str], name: str, hint: str | None) -> None:
@@ -429,7 +469,7 @@ class Journal:
             if left:
                 raise JournalError(f"run {run_id} has {left} boards not verified")
             db.execute("UPDATE runs SET finished = ? WHERE id = ?", (_now(), run_id))
-            self._event(db, run_id, None, None, "run-finished", None, {})
+            self._event(db, run_id, None, None, RunFinished(), None)
 
     # --- jobs ---------------------------------------------------------------------------------
 
@@ -453,9 +493,9 @@ class Journal:
         """Jobs whose board may hold unverified cards (DEALING, DEALT): recount before anything else."""
         return self.jobs(run_id, set(UNCERTAIN))
 
-    def advance(self, job_id: int, state: JobState, *, machine: str | None = None,
-                kind: str | None = None, detail: dict[str, Any] | None = None) -> Job:
-        """Move a job to `state` and record why, in one transaction; refuses an illegal transition.
+    def advance(self, job_id: int, state: JobState, event: Event | None = None, *, machine: str | None = None) -> Job:
+        """Move a job to `state` and record why (`event`; by default the plain step, `STEP_EVENTS`), in one
+        transaction; refuses an illegal transition.
 
         Going back to PLANNED from FAULTED starts a new attempt at the same deal. A step into DEALING,
         VERIFIED or FAULTED is in the main file and synced before this returns (the step into DEALING
@@ -463,11 +503,11 @@ class Journal:
         controller, and a power loss or a lost side file can only undo them back to a state from which
         the run redoes the step safely.
         """
-        return self.advance_through(job_id, [(state, detail)], machine=machine, kind=kind)
+        return self.advance_through(job_id, [(state, event)], machine=machine)
 
-    def advance_through(self, job_id: int, steps: Sequence[tuple[JobState, dict[str, Any] | None]], *,
-                        machine: str | None = None, kind: str | None = None) -> Job:
-        """Move a job through several states (each with its detail) in one transaction, each step checked
+    def advance_through(self, job_id: int, steps: Sequence[tuple[JobState, Event | None]], *,
+                        machine: str | None = None) -> Job:
+        """Move a job through several states (each with its event) in one transaction, each step checked
         and recorded as `advance` does it, synced and checkpointed as the strictest step needs (e.g.
         SCANNED then DEALING, taken back to back: one commit, and no state in between after a crash)."""
         states = [state for state, _ in steps]
@@ -476,24 +516,27 @@ class Journal:
             if row is None:
                 raise JournalError(f"{self.path}: no job {job_id}")
             job = _job(row)
-            for state, detail in steps:
-                job = self._step(db, job, state, machine, kind, detail)
+            for state, event in steps:
+                job = self._step(db, job, state, machine, event)
         return job
 
-    def _step(self, db: sqlite3.Connection, job: Job, state: JobState, machine: str | None, kind: str | None,
-              detail: dict[str, Any] | None) -> Job:
+    def _step(self, db: sqlite3.Connection, job: Job, state: JobState, machine: str | None,
+              event: Event | None) -> Job:
         """One step of `advance_through`, inside its transaction: the job as it is after it."""
+        if event is None:
+            if state not in STEP_EVENTS:
+                raise JournalError(f"job {job.id} (board {job.board}): a step to {state} must say why")
+            event = STEP_EVENTS[state]()
         if state not in TRANSITIONS[job.state]:
             raise JournalError(f"job {job.id} (board {job.board}): cannot go from {job.state} to {state}")
         attempt = job.attempt + (job.state is JobState.FAULTED and state is JobState.PLANNED)
         new_machine = None if state is JobState.PLANNED else (machine or job.machine)
         db.execute("UPDATE jobs SET state = ?, machine = ?, attempt = ? WHERE id = ?",
                    (state.value, new_machine, attempt, job.id))
-        self._event(db, job.run_id, job.id, machine or job.machine, kind or state.value, state, detail or {})
+        self._event(db, job.run_id, job.id, machine or job.machine, event, state)
         return replace(job, state=state, machine=new_machine, attempt=attempt)
 
-    def claim_next(self, run_id: int | Sequence[int], machine: str, *,
-                   detail: dict[str, Any] | None = None) -> Job | None:
+    def claim_next(self, run_id: int | Sequence[int], machine: str) -> Job | None:
         """Take the first PLANNED job of the run for `machine`, moving it to LOADED; None when none is left.
 
         This is the scheduler of a run with several machines: each claim is one transaction, so two
@@ -505,19 +548,19 @@ class Journal:
                 rows = self._query("SELECT id FROM jobs WHERE run_id = ? AND state = ? ORDER BY seq LIMIT 1",
                                    (one, JobState.PLANNED.value))
                 if rows:
-                    return self.advance(rows[0][0], JobState.LOADED, machine=machine, detail=detail)
+                    return self.advance(rows[0][0], JobState.LOADED, machine=machine)
             return None
 
-    def redeal(self, job_id: int, machine: str, *, detail: dict[str, Any] | None = None) -> Job:
-        """A FAULTED job back to PLANNED (a new attempt at the same deal, recorded as ``redeal`` with
-        `detail`) and at once LOADED on `machine`, in one transaction, so the board is redealt on the
-        machine that holds it and no other machine can claim it in between."""
+    def redeal(self, job_id: int, machine: str, event: Redeal | None = None) -> Job:
+        """A FAULTED job back to PLANNED (a new attempt at the same deal, recorded by `event`) and at once
+        LOADED on `machine`, in one transaction, so the board is redealt on the machine that holds it and no
+        other machine can claim it in between."""
         with self._transaction() as db:
             row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
             if row is None:
                 raise JournalError(f"{self.path}: no job {job_id}")
-            job = self._step(db, _job(row), JobState.PLANNED, None, "redeal", detail)
-            return self._step(db, job, JobState.LOADED, machine, None, None)
+            job = self._step(db, _job(row), JobState.PLANNED, None, event or Redeal())
+            return self._step(db, job, JobState.LOADED, machine, None)
 
     def counts(self, run_id: int) -> dict[JobState, int]:
         """How many jobs of the run are in each state."""
@@ -525,34 +568,33 @@ class Journal:
         found = {JobState(r[0]): r[1] for r in rows}
         return {s: found.get(s, 0) for s in JobState}
 
-    def note(self, run_id: int, kind: str, detail: dict[str, Any] | None = None, *,
-             job_id: int | None = None, machine: str | None = None) -> None:
+    def note(self, run_id: int, event: Event, *, job_id: int | None = None, machine: str | None = None) -> None:
         """Record an event that changes no state (operator action, machine fault, prompt)."""
         with self._transaction() as db:
-            self._event(db, run_id, job_id, machine, kind, None, detail or {})
+            self._event(db, run_id, job_id, machine, event, None)
 
-    def has_event(self, job_id: int, kind: str) -> bool:
-        """True if the job has an event of this kind (e.g. ``cards-shown``)."""
-        return bool(self._query("SELECT 1 FROM events WHERE job_id = ? AND kind = ? LIMIT 1", (job_id, kind)))
+    def has_event(self, job_id: int, kind: EventKind) -> bool:
+        """True if the job has an event of this kind (e.g. `EventKind.CARDS_SHOWN`)."""
+        return bool(self._query("SELECT 1 FROM events WHERE job_id = ? AND kind = ? LIMIT 1", (job_id, kind.value)))
 
-    def events(self, run_id: int, job_id: int | None = None) -> list[dict[str, Any]]:
-        """A run's events (or one job's), oldest first, as dicts."""
+    def events(self, run_id: int, job_id: int | None = None) -> list[Recorded]:
+        """A run's events (or one job's), oldest first."""
         sql = "SELECT id, job_id, at, machine, kind, state, detail FROM events WHERE run_id = ?"
         args: list[Any] = [run_id]
         if job_id is not None:
             sql += " AND job_id = ?"
             args.append(job_id)
         rows = self._query(sql + " ORDER BY id", args)
-        return [{"id": r[0], "job_id": r[1], "at": r[2], "machine": r[3], "kind": r[4],
-                 "state": r[5], "detail": json.loads(r[6])} for r in rows]
+        return [Recorded(r[0], run_id, r[1], r[2], r[3], JobState(r[5]) if r[5] else None,
+                         decode(r[4], json.loads(r[6]))) for r in rows]
 
     def _event(self, db: sqlite3.Connection, run_id: int, job_id: int | None, machine: str | None,
-               kind: str, state: JobState | None, detail: dict[str, Any]) -> None:
+               event: Event, state: JobState | None) -> None:
         db.execute(
             "INSERT INTO events (run_id, job_id, at, machine, kind, state, detail) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (run_id, job_id, _now(), machine, kind, state.value if state else None,
-             json.dumps(detail, sort_keys=True)))
+            (run_id, job_id, _now(), machine, kind_of(event), state.value if state else None,
+             json.dumps(event.detail(), sort_keys=True)))
 
     # --- audit ----------------------------------------------------------------------------------
 
@@ -566,11 +608,11 @@ class Journal:
         for job in self.jobs(run_id):
             state = JobState.PLANNED
             for ev in self.events(run_id, job.id):
-                if ev["state"] is None:
+                if ev.state is None:
                     continue
-                nxt = JobState(ev["state"])
+                nxt = ev.state
                 if nxt not in TRANSITIONS[state]:
-                    problems.append(f"board {job.board} copy {job.copy}: {state} -> {nxt} at event {ev['id']}")
+                    problems.append(f"board {job.board} copy {job.copy}: {state} -> {nxt} at event {ev.id}")
                 state = nxt
             if state is not job.state:
                 problems.append(f"board {job.board} copy {job.copy}: state {job.state} but events end at {state}")

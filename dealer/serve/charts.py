@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from html import escape
-from typing import Any, Final
+from typing import Final
 
-from dealer.journal.store import JobState
+from dealer.journal.store import JobState, Recorded
 
 COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 WIDTH: Final = 640
@@ -16,22 +16,22 @@ HEIGHT: Final = 260
 PAD: Final = 44
 
 
-def rate_series(events: Sequence[dict[str, Any]]) -> dict[str, list[tuple[float, float]]]:
+def rate_series(events: Sequence[Recorded]) -> dict[str, list[tuple[float, float]]]:
     """Per machine, after each board it verified: (minutes since the run's first event, boards per hour of
     that machine since its first board was taken up)."""
     if not events:
         return {}
-    t0 = datetime.fromisoformat(events[0]["at"])
+    t0 = datetime.fromisoformat(events[0].at)
     first: dict[str, float] = {}
     done: dict[str, int] = {}
     series: dict[str, list[tuple[float, float]]] = {}
     for event in events:
-        machine = event["machine"]
+        machine = event.machine
         if not machine:
             continue
-        t = (datetime.fromisoformat(event["at"]) - t0).total_seconds()
+        t = (datetime.fromisoformat(event.at) - t0).total_seconds()
         first.setdefault(machine, t)
-        if event["state"] == JobState.VERIFIED.value:
+        if event.state is JobState.VERIFIED:
             done[machine] = done.get(machine, 0) + 1
             span = t - first[machine]
             if span > 0:

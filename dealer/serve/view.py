@@ -2,29 +2,21 @@
 
 Each event becomes one message: the machine, the kind (step, prompt, fault, note, stopped), the step's
 words, the job in hand (session, board set, board, copy, attempt), the run's count of boards verified,
-the machine's boards per hour, and for a fault its Law, taken from its words. The server deals blind
-(``show_cards`` is never set), so the words name no card, as on the terminal. Faults are kept in the
-order they happened, for a browser that opens the room later.
+the machine's boards per hour, and for each fault of the journal's event it shows, the fault's title,
+Law and action as the event gives them (`dealer.serve.past.fault_entries`, as the list read back from a
+journal). The server deals blind (``show_cards`` is never set), so the words name no card, as on the
+terminal. Faults are kept in the order they happened, for a browser that opens the room later.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 import time
-from typing import Any, Final
+from typing import Any
 
 from dealer.dealing.progress import EventKind, MachineRow, ProgressEvent, RunProgress
 from dealer.serve.hub import EventHub
-
-LAW: Final = re.compile(r"\((Laws? [0-9A-Z][^)]*)\)")
-"""'(Law 13A)' in a fault's words: the Law it names."""
-
-
-def law_of(text: str) -> str:
-    """The Law a fault's words name ('Law 13A'), or '' for a machine's own stop (a jam names none)."""
-    found = LAW.search(text)
-    return found.group(1) if found else ""
+from dealer.serve.past import fault_entries
 
 
 def state_of(kind: EventKind, text: str) -> str:
@@ -92,13 +84,16 @@ class HubView:
             message["total"] = progress.total_jobs
             if event.machine:
                 message["rate"] = round(progress.stats(event.machine).boards_per_hour())
-        if event.kind is EventKind.FAULT:
-            fault = {"machine": event.machine, "job": message["job"], "text": fault_words(event.step()),
-                     "law": law_of(event.text), "action": action_of(event.text), "t": message["t"]}
-            with self._lock:
-                fault["n"] = len(self.faults) + 1
-                self.faults.append(fault)
-            message["fault"] = fault
+        if event.recorded is not None:
+            faults: list[dict[str, Any]] = []
+            for entry in fault_entries(event.recorded):
+                fault = {"machine": event.machine, "job": message["job"], **entry, "t": message["t"]}
+                with self._lock:
+                    fault["n"] = len(self.faults) + 1
+                    self.faults.append(fault)
+                faults.append(fault)
+            if faults:
+                message["faults"] = faults
         with self._lock:
             self.events += 1
         self.hub.publish(message)
@@ -110,20 +105,3 @@ class HubView:
         with self._lock:
             return list(self.faults)
 
-
-def fault_words(text: str) -> str:
-    """What went wrong, without what is done about it (the room shows that in a column of its own)."""
-    if "->" in text:
-        return text.split("->", 1)[0].strip()
-    action = action_of(text)
-    return text[:-len(action)].rstrip(": ") if action and text.endswith(action) else text
-
-
-def action_of(text: str) -> str:
-    """What is done about a fault: the words after '->' (a recount), or after its last ': ' (a machine's
-    stop: 'put right, going on')."""
-    if "->" in text:
-        return text.rsplit("->", 1)[1].strip()
-    if "REFUSED" in text:
-        return "board taken out; the right board asked for"
-    return text.rsplit(": ", 1)[1].strip() if ": " in text else ""

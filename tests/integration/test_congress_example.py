@@ -101,5 +101,5 @@ def test_the_three_forms_of_the_report_agree_on_a_congress_with_faults_in_every_
     assert faulted == {"M1", "M2", "HALL-B"}, figures.faults
     with Journal.open(tmp_path / "examples" / "congress.journal") as journal:
         sessions_with_faults = {r.name for r in journal.runs() for e in journal.events(r.id)
-                                if e["kind"] in ("recount-fault", "machine-fault-resumed", "board-refused")}
+                                if e.kind in ("recount-fault", "machine-fault-resumed", "board-refused")}
     assert len(sessions_with_faults) >= 2, sessions_with_faults

@@ -17,7 +17,7 @@ from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult
 from dealer.dealing.sim_ports import loopback_opener
-from dealer.journal.store import Journal
+from dealer.journal.store import JobState, Journal
 from dealer.plan import Plan, PlanError
 from dealer.plan.run import deal_plan
 from hil.config import SimConfig
@@ -130,7 +130,7 @@ def test_a_congress_deals_every_session_from_one_queue_on_every_machine(tmp_path
         runs = journal.runs()
         assert [(r.name, r.finished) for r in runs] == [("FRI", True), ("SAT", True)]
         # the sessions are taken in plan order: FRI's boards were all claimed before SAT's first
-        claims = {h.job.id: min(e["id"] for e in journal.events(h.job.run_id, h.job.id) if e["state"] == "loaded")
+        claims = {h.job.id: min(e.id for e in journal.events(h.job.run_id, h.job.id) if e.state is JobState.LOADED)
                   for h in jobs}
     body = json.loads((tmp_path / "report.json").read_text())
     assert body["verified"] == body["jobs"] == 24 and body["sessions"] == {"FRI": 1, "SAT": 2}

@@ -45,7 +45,7 @@ def test_a_board_left_faulted_is_emptied_and_redealt_on_resume(tmp_path: Path) -
         assert journal.check_consistency(first.run_id) == []
         job = journal.jobs(first.run_id)[1]
         assert job.state is JobState.VERIFIED and job.attempt == 2
-        kinds = [e["kind"] for e in journal.events(first.run_id, job.id)]
+        kinds = [e.kind for e in journal.events(first.run_id, job.id)]
     assert kinds.count("recount-fault") == 1 and kinds.count("redeal") == 1
 
 

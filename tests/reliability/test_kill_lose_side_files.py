@@ -102,7 +102,7 @@ def test_fifty_kills_and_lost_side_files_deal_every_board_exactly_once(tmp_path:
         (run,) = j.runs()
         assert run.finished and j.check_consistency(run.id) == []
         assert [job.state for job in j.jobs(run.id)] == [JobState.VERIFIED] * BOARDS
-        kinds = [e["kind"] for e in j.events(run.id)]
+        kinds = [e.kind for e in j.events(run.id)]
         with pytest.raises(DealReused, match="Law 6D2"):  # the journal still knows its deals
             j.begin_run("again", "copy.pbn", deals, [])
     assert kinds.count("resume-uncertain") >= 3

@@ -53,7 +53,7 @@ def test_fifty_kills_deal_every_board_exactly_once(tmp_path: Path) -> None:
         assert run.finished
         assert j.check_consistency(run.id) == []
         jobs = j.jobs(run.id)
-        kinds = [e["kind"] for e in j.events(run.id)]
+        kinds = [e.kind for e in j.events(run.id)]
     # the kills landed all over a board's life: jobs only loaded were released, boards possibly holding
     # cards were recounted before anything else (empty: dealt; full: verified without a second dealing)
     assert kinds.count("released") >= 1

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
+from dealer.journal import events
 from dealer.journal.store import Job, JobState, Journal
 from dealer.plan import Plan
 from firmware_protocol.labels import BoardLabel
@@ -69,15 +70,15 @@ def histories(journal_path: Path) -> list[JobHistory]:
         for run in journal.runs():
             assert journal.check_consistency(run.id) == [], run.name
             for job in journal.jobs(run.id):
-                events = journal.events(run.id, job.id)
+                seen = [e.event for e in journal.events(run.id, job.id)]
                 out.append(JobHistory(
                     job, run.name,
-                    dealings=sum(e["state"] == JobState.DEALING.value for e in events),
-                    redeals=sum(e["kind"] == "redeal" for e in events),
-                    faults=[f for e in events if e["kind"] == "recount-fault" for f in e["detail"]["faults"]],
-                    machine_faults=[e["detail"]["name"] for e in events
-                                    if e["kind"] in ("machine-fault", "machine-fault-resumed")],
-                    layouts=[e["detail"]["layout"] for e in events if e["state"] == JobState.VERIFIED.value]))
+                    dealings=sum(isinstance(e, events.Dealing) for e in seen),
+                    redeals=sum(isinstance(e, events.Redeal) for e in seen),
+                    faults=[f for e in seen if isinstance(e, events.RecountFault) for f in e.faults_found],
+                    machine_faults=[e.name for e in seen
+                                    if isinstance(e, events.MachineFault | events.MachineFaultResumed)],
+                    layouts=[e.layout or "" for e in seen if isinstance(e, events.Verified)]))
     return out
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from dealer.core.dealset import DealSet
-from dealer.journal.store import Job, JobState, Journal
+from dealer.journal.store import Job, JobState, Journal, Recorded
 from hil.physical import Ledger, PhysicalBoard
 
 
@@ -38,13 +38,13 @@ class RunRecord:
     """What a run left: its jobs and their events (from the journal)."""
 
     jobs: list[Job]
-    events: dict[int, list[dict[str, object]]]
+    events: dict[int, list[Recorded]]
 
     def job(self, board: int, copy: int = 1) -> Job:
         return next(j for j in self.jobs if (j.board, j.copy) == (board, copy))
 
     def kinds(self, board: int, copy: int = 1) -> list[str]:
-        return [str(e["kind"]) for e in self.events[self.job(board, copy).id]]
+        return [e.kind for e in self.events[self.job(board, copy).id]]
 
 
 def read_run(journal: Path, run_id: int) -> RunRecord:
@@ -67,7 +67,7 @@ def check_physical_truth(ledger: Ledger, boards: Iterable[PhysicalBoard], deals:
     for job in run.jobs:
         label = next((name for name in by_label if name.startswith(f"{job.set_name or set_name}:{job.board}:")),
                      None)
-        starts = sum(e["state"] == JobState.DEALING.value for e in run.events[job.id])
+        starts = sum(e.state is JobState.DEALING for e in run.events[job.id])
         dealt = ledger.times_dealt(label) if label is not None else 0
         assert dealt == starts, f"board {job.board}: dealt {dealt} times, the journal started {starts}"
         if job.state is JobState.VERIFIED:

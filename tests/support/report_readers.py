@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 @dataclass
 class ReportFigures:
     """What every form of a report gives: per session (jobs, verified, dealings), per machine (verified,
-    dealings, recount faults, machine faults), and faults and operator actions per machine, summed over
+    dealings, recount faults, machine faults, interruptions), and faults and operator actions per machine, summed over
     the sessions (the text gives them so)."""
 
     sessions: dict[str, tuple[int, int, int]] = field(default_factory=dict)
-    machines: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    machines: dict[str, tuple[int, int, int, int, int]] = field(default_factory=dict)
     faults: dict[tuple[str, str], int] = field(default_factory=dict)
     actions: dict[tuple[str, str], int] = field(default_factory=dict)
 
@@ -44,7 +44,8 @@ def from_text(text: str) -> ReportFigures:
             name, rest = body.split(": ", 1)
             parts = [p.strip() for p in rest.replace(";", ",").split(",")]
             verified, dealings = int(parts[0].split()[0]), int(parts[1].split()[0])
-            out.machines[name] = (verified, dealings, int(parts[-2].split()[0]), int(parts[-1].split()[0]))
+            recount, faults, interruptions = (int(p.split()[0]) for p in parts[-3:])
+            out.machines[name] = (verified, dealings, recount, faults, interruptions)
         elif section in ("Faults by type and Law", "Operator actions") and body != "none":
             label, _, rest = body.rpartition(": ")
             total, machines = rest.split(" (", 1)
@@ -65,7 +66,7 @@ def from_csv(text: str) -> ReportFigures:
         if row["table"] == "session" and row["item"] in ("boards to deal", "verified", "dealings started"):
             sessions.setdefault(row["session"], {})[row["item"]] = int(row["value"])
         elif row["table"] == "machine" and row["item"] in ("boards verified", "dealings started", "recount faults",
-                                                           "machine faults"):
+                                                           "machine faults", "interruptions"):
             machines.setdefault(row["machine"], {})[row["item"]] = int(row["value"])
         elif row["table"] == "fault":
             label = f"{row['item']} ({row['law']})" if row["law"] else row["item"]
@@ -73,8 +74,8 @@ def from_csv(text: str) -> ReportFigures:
         elif row["table"] == "operator action":
             _add(out.actions, (row["item"], row["machine"]), int(row["value"]))
     out.sessions = {name: (s["boards to deal"], s["verified"], s["dealings started"]) for name, s in sessions.items()}
-    out.machines = {name: (m["boards verified"], m["dealings started"], m["recount faults"], m["machine faults"])
-                    for name, m in machines.items()}
+    out.machines = {name: (m["boards verified"], m["dealings started"], m["recount faults"], m["machine faults"],
+                           m["interruptions"]) for name, m in machines.items()}
     return out
 
 
@@ -83,8 +84,8 @@ def from_json(text: str) -> ReportFigures:
     body = json.loads(text)
     out = ReportFigures()
     out.sessions = {s["name"]: (s["jobs"], s["verified"], s["dealings"]) for s in body["sessions"]}
-    out.machines = {name: (m["verified"], m["dealings"], m["recount_faults"], m["machine_faults"])
-                    for name, m in body["machines"].items()}
+    out.machines = {name: (m["verified"], m["dealings"], m["recount_faults"], m["machine_faults"],
+                           m["interruptions"]) for name, m in body["machines"].items()}
     for f in body["faults"]:
         _add(out.faults, (f"{f['type']} ({f['law']})" if f["law"] else f["type"], f["machine"]), f["count"])
     for a in body["operator_actions"]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.dealing.machine import Machine
+from dealer.journal import events
 from dealer.journal.store import JobState, Journal
 
 
@@ -26,18 +27,19 @@ def journal_view(journal: Path, run_id: int) -> dict[str, Any]:
             seen["states"][job.board] = job.state
             starts = 0
             for ev in j.events(run_id, job.id):
-                starts += ev["state"] == JobState.DEALING.value
-                if ev["kind"] in ("machine-fault", "machine-fault-resumed"):
-                    seen["machine_faults"].add(ev["detail"]["name"])
-                elif ev["kind"] == "double-feed":
-                    seen["machine_faults"].add("EMPTY_HOPPER")
-                elif ev["kind"] == "protocol-fault":
-                    seen["machine_faults"].add("PROTOCOL")
-                elif ev["kind"] in ("recount-fault", "recount-unverified"):
-                    seen["verifier_faults"].update(ev["detail"]["faults"])
-                elif ev["kind"] == "board-refused":
-                    seen["refused_labels"] += 1
-                    seen["verifier_faults"].add(ev["detail"].get("code", "F8"))
+                starts += ev.state is JobState.DEALING
+                match ev.event:
+                    case events.MachineFault(name=name) | events.MachineFaultResumed(name=name):
+                        seen["machine_faults"].add(name)
+                    case events.DoubleFeed():
+                        seen["machine_faults"].add("EMPTY_HOPPER")
+                    case events.ProtocolFault():
+                        seen["machine_faults"].add("PROTOCOL")
+                    case events.RecountFault(faults_found=codes) | events.RecountUnverified(faults_found=codes):
+                        seen["verifier_faults"].update(codes)
+                    case events.BoardRefused(code=code):
+                        seen["refused_labels"] += 1
+                        seen["verifier_faults"].add(code)
             seen["starts"][job.board] = starts
             seen["dealings"] += starts
     return seen

@@ -16,6 +16,7 @@ import pytest
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalError
+from dealer.journal.events import CardsShown, Dealing, EventKind, RecountFault, Redeal, Scanned
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.store import Job, JobState, Journal
 from tests.support.deals import random_deals
@@ -64,8 +65,12 @@ def test_job_life_and_illegal_steps(journal: Journal) -> None:
     walk_to_verified(journal, job.id)
     assert journal.job(job.id).state is JobState.VERIFIED
     assert journal.job(job.id).machine == "m1"
-    with pytest.raises(JournalError):
-        journal.advance(job.id, JobState.PLANNED)
+    with pytest.raises(JournalError, match="cannot go from verified to planned"):
+        journal.advance(job.id, JobState.PLANNED, Redeal())
+    other = journal.jobs(run.id)[1]
+    journal.advance(other.id, JobState.LOADED, machine="m1")
+    with pytest.raises(JournalError, match="a step to faulted must say why"):
+        journal.advance(other.id, JobState.FAULTED)
 
 
 def test_steps_taken_together_are_one_transaction_each_recorded(tmp_path: Path, journal: Journal) -> None:
@@ -73,10 +78,10 @@ def test_steps_taken_together_are_one_transaction_each_recorded(tmp_path: Path, 
     run = journal.begin_run("club", "s.pbn", deals, plan(deals))
     job = journal.claim_next(run.id, "m1")
     assert job is not None
-    moved = journal.advance_through(job.id, [(JobState.SCANNED, {"label": "A 1"}), (JobState.DEALING, None)])
+    moved = journal.advance_through(job.id, [(JobState.SCANNED, Scanned(label="A 1")), (JobState.DEALING, None)])
     assert moved.state is JobState.DEALING and moved == journal.job(job.id)
-    steps = [(e["kind"], e["state"], e["detail"]) for e in journal.events(run.id, job.id)]
-    assert steps[-2:] == [("scanned", "scanned", {"label": "A 1"}), ("dealing", "dealing", {})]
+    steps = [(e.kind, e.state, e.event) for e in journal.events(run.id, job.id)]
+    assert steps[-2:] == [("scanned", JobState.SCANNED, Scanned(label="A 1")), ("dealing", JobState.DEALING, Dealing())]
     assert journal.check_consistency(run.id) == []
     # a step that may not follow the ones before it undoes them all: the job is as it was
     other = journal.claim_next(run.id, "m1")
@@ -97,10 +102,10 @@ def test_has_event_finds_a_jobs_event_by_kind(journal: Journal) -> None:
     deals = session()
     run = journal.begin_run("club", "s.pbn", deals, plan(deals))
     first, second = journal.jobs(run.id)[:2]
-    journal.note(run.id, "cards-shown", job_id=second.id, machine="m1")
-    assert journal.has_event(second.id, "cards-shown")
-    assert not journal.has_event(first.id, "cards-shown")
-    assert not journal.has_event(second.id, "cards")
+    journal.note(run.id, CardsShown(faults_found=("F1",)), job_id=second.id, machine="m1")
+    assert journal.has_event(second.id, EventKind.CARDS_SHOWN)
+    assert not journal.has_event(first.id, EventKind.CARDS_SHOWN)
+    assert not journal.has_event(second.id, EventKind.BOARD_MOVED)
 
 
 def test_a_fault_redeals_the_same_job_as_a_new_attempt(journal: Journal) -> None:
@@ -108,8 +113,9 @@ def test_a_fault_redeals_the_same_job_as_a_new_attempt(journal: Journal) -> None
     run = journal.begin_run("club", "s.pbn", deals, plan(deals))
     job = journal.jobs(run.id)[0]
     for state in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.FAULTED):
-        journal.advance(job.id, state, machine="m1", detail={"faults": ["F1"]})
-    again = journal.advance(job.id, JobState.PLANNED, kind="operator-redeal")
+        found = RecountFault(faults_found=("F1",)) if state is JobState.FAULTED else None
+        journal.advance(job.id, state, found, machine="m1")
+    again = journal.advance(job.id, JobState.PLANNED, Redeal())
     assert again.attempt == 2 and again.machine is None
     assert journal.check_consistency(run.id) == []
 
@@ -120,10 +126,11 @@ def test_a_redeal_is_one_transaction_that_an_error_in_its_middle_undoes(tmp_path
     first, second = journal.jobs(run.id)[:2]
     for job in (first, second):
         for state in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.FAULTED):
-            journal.advance(job.id, state, machine="m1", detail={"faults": ["F1"]})
-    again = journal.redeal(first.id, "m2", detail={"fix_pack": False})
+            journal.advance(job.id, state, RecountFault(faults_found=("F1",)) if state is JobState.FAULTED else None,
+                            machine="m1")
+    again = journal.redeal(first.id, "m2", Redeal(fix_pack=False))
     assert (again.state, again.machine, again.attempt) == (JobState.LOADED, "m2", 2) and again == journal.job(first.id)
-    steps = [(e["kind"], e["state"], e["machine"]) for e in journal.events(run.id, first.id)][-2:]
+    steps = [(e.kind, e.state, e.machine) for e in journal.events(run.id, first.id)][-2:]
     assert steps == [("redeal", "planned", "m1"), ("loaded", "loaded", "m2")]
     # the step to LOADED fails after the step back to PLANNED was written: neither stays
     other = sqlite3.connect(tmp_path / "j.db")

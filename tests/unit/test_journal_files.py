@@ -12,6 +12,7 @@ import pytest
 from dealer import formats
 from dealer.cli import main
 from dealer.core.errors import JournalError
+from dealer.journal.events import RecountFault, Scanned, Verified
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.store import JobState, Journal
 from tests.support.controllers import deal_set
@@ -43,7 +44,8 @@ def test_the_main_file_alone_resumes_after_each_step_that_matters(tmp_path: Path
         steps += {JobState.DEALING: [], JobState.VERIFIED: [JobState.DEALT, JobState.VERIFIED],
                   JobState.FAULTED: [JobState.DEALT, JobState.FAULTED]}[last]
         for state in steps:
-            journal.advance(second.id, state, machine="m1")
+            why = RecountFault(faults_found=("F1",)) if state is JobState.FAULTED else None
+            journal.advance(second.id, state, why, machine="m1")
         with main_file_alone(tmp_path / "j.db", tmp_path / "alone") as alone:
             (copy,) = alone.runs()
             assert copy.uid == run.uid
@@ -71,8 +73,9 @@ def full_journal(path: Path) -> None:
     with Journal.open(path) as journal:
         run = journal.begin_run("club", "s.pbn", deals, plan_of(24))
         for job in journal.jobs(run.id):
+            padded = {JobState.SCANNED: Scanned(label="x" * 200), JobState.VERIFIED: Verified(layout="x" * 200)}
             for state in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.VERIFIED):
-                journal.advance(job.id, state, machine="m1", detail={"pad": "x" * 200})
+                journal.advance(job.id, state, padded.get(state), machine="m1")
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "torn page"])

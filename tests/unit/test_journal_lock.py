@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dealer.core.errors import JournalBusy
+from dealer.journal.events import BoardMoved
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path, read_holder
 from dealer.journal.store import Journal
@@ -76,7 +77,7 @@ def test_a_reader_needs_no_lock_and_takes_none(tmp_path: Path) -> None:
             writer.claim_next(run.id, "m1")  # the writer goes on while the reader is open
             assert reader.jobs(run.id)[0].machine == "m1"
             with pytest.raises(Exception, match="read-only"):
-                reader.note(run.id, "x")
+                reader.note(run.id, BoardMoved())
 
 
 def test_one_process_cannot_hold_a_journal_twice_and_a_closed_one_is_free(tmp_path: Path) -> None:

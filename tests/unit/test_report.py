@@ -16,6 +16,7 @@ from dealer.core.errors import JournalError, OutputExistsError, UsageError
 from dealer.dealing import run_report
 from dealer.dealing.progress import RunProgress
 from dealer.journal import report
+from dealer.journal.events import BoardRefused, MachineFaultResumed, RecountFault, Redeal, Verified
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.store import JobState, Journal
 from tests.support.deals import random_deals
@@ -28,10 +29,10 @@ def dealt(journal: Journal, job_id: int, machine: str, busy: float, *, verified:
     for state in STEPS:
         journal.advance(job_id, state, machine=machine)
     if verified:
-        journal.advance(job_id, JobState.VERIFIED, detail={"layout": "x", "warnings": [], "busy": busy})
+        journal.advance(job_id, JobState.VERIFIED, Verified(layout="x", busy=busy))
     else:
-        journal.advance(job_id, JobState.FAULTED, kind="recount-fault",
-                        detail={"faults": ["F2", "F9"], "counts": [12, 14, 13, 13], "busy": busy})
+        journal.advance(job_id, JobState.FAULTED, RecountFault(faults_found=("F2", "F9"), counts=(12, 14, 13, 13),
+                                                               busy=busy))
 
 
 @pytest.fixture
@@ -45,15 +46,15 @@ def journal_path(tmp_path: Path) -> Path:
         run2 = j.begin_run("SAT", "plan", sat, [JobPlan(b, 1, "A", "C1") for b in (1, 2)])
         a, b, c, d = (job.id for job in j.jobs(run1.id))
         dealt(j, a, "M1", 1800.0)
-        j.note(run1.id, "board-refused", {"read": "A1:9:N:O", "problem": "another board"}, job_id=b, machine="M1")
-        j.note(run1.id, "machine-fault-resumed", {"code": 1, "name": "JAM", "detail": 3, "prompt": "CLEAR_PATH"},
-               job_id=b, machine="M1")
+        j.note(run1.id, BoardRefused(read="A1:9:N:O", problem="another board"), job_id=b, machine="M1")
+        j.note(run1.id, MachineFaultResumed(code=1, name="JAM", machine_detail=3, prompt="CLEAR_PATH"), job_id=b,
+               machine="M1")
         dealt(j, b, "M1", 1800.0)
         dealt(j, c, "M2", 600.0, verified=False)
-        j.redeal(c, "M2", detail={"fix_pack": False, "busy": 300.0})
+        j.redeal(c, "M2", Redeal(busy=300.0))
         for state in STEPS[1:]:
             j.advance(c, state, machine="M2")
-        j.advance(c, JobState.VERIFIED, detail={"layout": "x", "warnings": [], "busy": 900.0})
+        j.advance(c, JobState.VERIFIED, Verified(layout="x", busy=900.0))
         dealt(j, d, "M2", 1800.0)
         first_sat = j.jobs(run2.id)[0].id
         dealt(j, first_sat, "M2", 600.0)
@@ -73,7 +74,7 @@ def test_the_figures_come_from_the_journal_alone(journal_path: Path) -> None:
     assert (m2.verified, m2.dealings, m2.busy, m2.recount_faults) == (3, 4, 4200.0, 1)
     assert m2.boards_per_hour == pytest.approx(3 * 3600 / 4200)
     assert rep.fault_totals() == {("F2 card in wrong pocket", "Law 13A1"): 1, ("F9 copy mismatch", "Law 6F, Law 87"): 1,
-                                  ("F8 wrong board", "Law 2"): 1, ("machine JAM", ""): 1}
+                                  ("F8 wrong board", "Law 2"): 1, ("machine fault JAM (a card jammed)", ""): 1}
     assert rep.action_totals() == {"board refused by its label, another asked for": 1,
                                    "put-right prompt: clear the card path": 1,
                                    "redeal: board emptied, the same deal dealt again": 1}
@@ -95,7 +96,8 @@ def test_summary_csv_and_json_say_the_same(journal_path: Path) -> None:
     assert figures["operator action", "FRI", "M2", "redeal: board emptied, the same deal dealt again", ""] == "1"
     body = json.loads(report.to_json(rep))
     assert body["machines"]["M2"]["boards_per_hour"] == 2.0 and body["sessions"][0]["left"] == 0
-    assert {"session": "FRI", "machine": "M1", "type": "machine JAM", "law": "", "count": 1} in body["faults"]
+    assert {"session": "FRI", "machine": "M1", "type": "machine fault JAM (a card jammed)", "law": "",
+            "count": 1} in body["faults"]
 
 
 def test_fault_texts_naming_cards_go_into_a_csv_only_when_asked(journal_path: Path) -> None:
@@ -133,8 +135,7 @@ def test_the_summary_adds_a_machines_faults_over_every_session(journal_path: Pat
     with Journal.open(journal_path) as j:
         for run in (1, 2):
             job = j.jobs(run)[-1]
-            j.note(run, "board-refused", {"read": "X:9:N0:1", "problem": "another board"}, job_id=job.id,
-                   machine="M2")
+            j.note(run, BoardRefused(read="X:9:N0:1", problem="another board"), job_id=job.id, machine="M2")
         rep = report.build(j)
     rows = list(csv.DictReader(io.StringIO(report.to_csv(rep))))
     from_csv: dict[tuple[str, str], int] = {}

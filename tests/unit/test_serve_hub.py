@@ -59,14 +59,35 @@ def test_a_subscriber_too_far_behind_is_cut_off_and_one_closed_ends() -> None:
 
 
 def test_a_fault_is_shown_as_what_went_wrong_its_law_and_what_is_done_once_each() -> None:
-    from dealer.serve.view import action_of, fault_words, law_of
+    """The room's fault list takes each fault from the journal's event the line shows (its title, Law and
+    action as data), never from the line's words; one entry a fault."""
+    import io
 
-    line = ("FAULT: F2 card in wrong pocket (Law 13A1): move the named cards or hands to their pockets -> "
-            "move the named cards or hands to their pockets, then redeal the same deal")
-    assert fault_words(line) == ("FAULT: F2 card in wrong pocket (Law 13A1): move the named cards or hands to "
-                                 "their pockets")
-    assert law_of(line) == "Law 13A1"
-    assert action_of(line) == "move the named cards or hands to their pockets, then redeal the same deal"
-    stop = "machine fault JAM after 19 cards: put right, going on"
-    assert fault_words(stop) == "machine fault JAM after 19 cards" and law_of(stop) == ""
-    assert action_of(stop) == "put right, going on"
+    from dealer.dealing.progress import RunProgress
+    from dealer.journal.events import MachineFaultResumed, RecountFault
+    from dealer.serve.past import fault_entries
+    from dealer.serve.view import HubView
+
+    published: list[dict[str, object]] = []
+
+    class Hub(EventHub):
+        def publish(self, message: dict[str, object]) -> None:
+            published.append(message)
+
+    view = HubView(Hub(), "run", clock=lambda: 0.0)
+    progress = RunProgress(total_jobs=4, out=io.StringIO(), view=view)
+    progress.open()
+    jam = MachineFaultResumed(code=1, name="JAM", prompt="CLEAR_PATH", machine_detail=19)
+    progress.recorded("m1", 3, 1, jam)
+    both = RecountFault(faults_found=("F2", "F1"), counts=(13, 12, 14, 13))
+    progress.recorded("m1", 4, 1, both)
+    progress.close()
+    assert [(f["text"], f["law"], f["action"], f["n"]) for f in view.fault_list()] == [
+        ("machine fault JAM (a card jammed)", "", "clear the card path, going on", 1),
+        ("F2 card in wrong pocket", "Law 13A1", "redeal the same deal", 2),
+        ("F1 missing card", "Law 14A", "redeal the same deal", 3)]
+    assert [{k: f[k] for k in ("text", "law", "action")} for f in view.fault_list()] == [
+        *fault_entries(jam), *fault_entries(both)]
+    line = next(m for m in published if m.get("type") == "event")
+    assert line["text"] == "board 3: machine fault JAM (a card jammed) while dealing: clear the card path, going on"
+    assert "detail" not in str(line["text"]) and "19" not in str(line["text"])

@@ -90,7 +90,7 @@ function event(e) {
       (v, i) => text(row.cells[i], v));
     if (e.rate !== undefined) text(row.cells[8], e.rate);
   }
-  if (e.fault) addFault(e.fault);
+  (e.faults || []).forEach(addFault);
 }
 
 function apply(m) {
