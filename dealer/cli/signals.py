@@ -21,6 +21,7 @@ from types import FrameType
 from typing import Any, Final
 
 from dealer.core.errors import Interrupted
+from dealer.core.words import count
 
 SIGNALS: Final = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 """The signals that stop a command cleanly (SIGHUP does not exist on Windows)."""
@@ -61,5 +62,5 @@ def interrupted_line(exc: KeyboardInterrupt, argv: Sequence[str], *, resumable: 
         return f"dealer: interrupted ({name})"
     total = exc.total if isinstance(exc, Interrupted) else None
     command = shlex.join(["dealer", *argv, *([] if "--resume" in argv else ["--resume"])])
-    of = f" of {total}" if total is not None else ""
-    return f"dealer: interrupted ({name}): {left}{of} boards left; resume with: {command}"
+    left_text = f"{left} of {count(total, 'board')}" if total is not None else count(left, "board")
+    return f"dealer: interrupted ({name}): {left_text} left; resume with: {command}"

@@ -35,6 +35,7 @@ from typing import IO, Any
 from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalError, UsageError, VerificationError
+from dealer.core.words import count
 from dealer.dealing import run_report
 from dealer.dealing.context import RunContext, RunLimits
 from dealer.dealing.machine import Cancelled, Machine
@@ -335,17 +336,25 @@ def raise_for(result: RunResult) -> None:
     journal_failures = [exc for _, exc in result.failures if isinstance(exc, JournalError)]
     if journal_failures:
         raise JournalError(f"{journal_failures[0]}; the run stopped with {len(result.unresolved)} of "
-                           f"{result.jobs} boards left: once it can be written, continue with --resume") \
+                           f"{count(result.jobs, 'board')} left: once it can be written, continue with --resume") \
             from journal_failures[0]
     if result.stopped:
         raise VerificationError("the run stopped: " + "; ".join(result.stopped))
     if result.failures:
         name, exc = result.failures[0]
         more = f" (and {len(result.failures) - 1} more machines)" if len(result.failures) > 1 else ""
-        left = (f"{len(result.unresolved)} boards left; continue with --resume" if not result.complete
+        left = (f"{count(len(result.unresolved), 'board')} left; continue with --resume" if not result.complete
                 else "the other machines dealt every board")
         text = str(exc) if name in str(exc) else f"{name}: {exc}"  # the machine named once
-        raise type(exc)(f"{text}{more} ({left})") from exc
+        raise _retold(exc, f"{text}{more} ({left})") from exc
     if not result.complete:
-        raise VerificationError(f"{len(result.unresolved)} boards not verified: "
+        raise VerificationError(f"{count(len(result.unresolved), 'board')} not verified: "
                                 + "; ".join(result.unresolved[:5]))
+
+
+def _retold(exc: DealerError, text: str) -> DealerError:
+    """`exc` (its class, exit code and fields) told in other words: whatever its constructor takes."""
+    told = type(exc).__new__(type(exc))
+    told.__dict__.update(vars(exc))
+    told.args = (text,)
+    return told

@@ -52,6 +52,7 @@ from typing import Any, Final
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
+from dealer.core.words import count
 from dealer.journal.events import (
     AnyEvent,
     Dealing,
@@ -467,7 +468,7 @@ class Journal:
             left = db.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ? AND state != ?",
                               (run_id, JobState.VERIFIED.value)).fetchone()[0]
             if left:
-                raise JournalError(f"run {run_id} has {left} boards not verified")
+                raise JournalError(f"run {run_id} has {count(left, 'board')} not verified")
             db.execute("UPDATE runs SET finished = ? WHERE id = ?", (_now(), run_id))
             self._event(db, run_id, None, None, RunFinished(), None)
 
