@@ -143,6 +143,11 @@ class JournalError(DealerError):
     exit_code = 9
 
 
+class JournalDamaged(JournalError):
+    """The journal's file was cut, overwritten, replaced or removed under a live run: what it holds can no
+    longer be trusted, so the run stops; what was dealt is known from the boards themselves (`dealer check`)."""
+
+
 class Interrupted(KeyboardInterrupt):
     """A signal (SIGINT, SIGTERM or SIGHUP) stopped the command (exit code 130 whichever it was). A dealing
     run that had begun says how many of its boards are `left` of `total` (None: no run had begun)."""

@@ -34,7 +34,7 @@ from typing import IO, Any
 
 from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealerError, Interrupted, JournalError, UsageError, VerificationError
+from dealer.core.errors import DealerError, Interrupted, JournalDamaged, JournalError, UsageError, VerificationError
 from dealer.core.words import count
 from dealer.dealing import run_report
 from dealer.dealing.context import RunContext, RunLimits
@@ -334,6 +334,11 @@ def raise_for(result: RunResult) -> None:
     command, even when the other machines dealt every board), then boards left unverified. A journal that
     could not be written comes before all of them: the run stopped for it."""
     journal_failures = [exc for _, exc in result.failures if isinstance(exc, JournalError)]
+    damaged = [exc for exc in journal_failures if isinstance(exc, JournalDamaged)]
+    if damaged:
+        raise JournalDamaged(f"{damaged[0]}; {result.verified} of {count(result.jobs, 'board')} had been verified; "
+                             "it cannot be resumed: recount the boards with dealer check (the deal file and --port) "
+                             "to see what each holds") from damaged[0]
     if journal_failures:
         raise JournalError(f"{journal_failures[0]}; the run stopped with {len(result.unresolved)} of "
                            f"{count(result.jobs, 'board')} left: once it can be written, continue with --resume") \

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealReused, JournalError
+from dealer.core.errors import DealReused, JournalDamaged, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.core.words import count
 from dealer.journal.events import (
@@ -230,6 +230,10 @@ class Journal:
         self._file_lock = lock
         self.path = path
         self.read_only = read_only
+        self._identity = None if read_only or path == ":memory:" else _identity(path)
+        """The file this journal opened (device, inode): a step is never recorded in another."""
+        self._written: tuple[int, int] | None = None
+        self._written = self._own_file()
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, command: str = "dealer",
@@ -338,6 +342,9 @@ class Journal:
                     else:
                         self._bound_wal()
             except sqlite3.Error as exc:
+                if is_damage(exc) and self._identity is not None:
+                    raise JournalDamaged(f"{self.path}: the journal was damaged while the run was dealing ({exc})") \
+                        from exc
                 raise journal_failure(self.path, exc, "written") from exc
 
     def _roll_back(self) -> None:
@@ -356,10 +363,32 @@ class Journal:
         taking the journal back to an older step. With the -wal emptied at every checkpoint (and SQLite's
         own checkpoints off), whatever the -wal holds is newer than the main file, and any part of it that
         survives is a consistent later state."""
+        self._own_file()
         busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             raise JournalError(f"{self.path}: the journal's main file could not be brought up to date (kept "
                                "busy by a reader); nothing more is dealt until it can")
+        self._written = None  # as this checkpoint left it
+        self._written = self._own_file()
+
+    def _own_file(self) -> tuple[int, int] | None:
+        """The main file's (size, modification time), checked against what this journal last left it at:
+        between checkpoints nothing writes it (SQLite's own checkpoints are off), so a file that is not the
+        one opened, or was cut or written to by anyone else, is `JournalDamaged` before a step is trusted to
+        it. None for a journal in memory or read-only."""
+        if self._identity is None:
+            return None
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            raise JournalDamaged(f"{self.path}: the journal was removed while the run was dealing") from None
+        if (found.st_dev, found.st_ino) != self._identity:
+            raise JournalDamaged(f"{self.path}: the journal was replaced by another file while the run was dealing")
+        now = found.st_size, found.st_mtime_ns
+        if self._written is not None and now != self._written:
+            raise JournalDamaged(f"{self.path}: the journal was cut or overwritten while the run was dealing (by "
+                                 "another program: this run writes it only through its checkpoints)")
+        return now
 
     def _bound_wal(self) -> None:
         """Checkpoint a -wal file grown past `MAX_WAL_BYTES` between the points that checkpoint anyway."""
@@ -710,3 +739,9 @@ def _job(row: tuple[Any, ...]) -> Job:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _identity(path: str) -> tuple[int, int]:
+    """(device, inode) of the file at `path`."""
+    found = os.stat(path)
+    return found.st_dev, found.st_ino
