@@ -95,6 +95,10 @@ class RunResult:
     """Every run dealt (one per session in a congress), in dealing order."""
     failures: tuple[tuple[str, DealerError], ...] = ()
     """Each machine that left the run, with the error that stopped it."""
+    exhausted: int = 0
+    """Boards left FAULTED after every attempt `max_attempts` allows (a resume deals them again only if
+    given more)."""
+    max_attempts: int = 0
 
     @property
     def complete(self) -> bool:
@@ -306,7 +310,7 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
             options: RunOptions,
             extra: dict[str, Any], deals: DealSet) -> RunResult:
     several = len(run_ids) > 1
-    verified = total = 0
+    verified = total = exhausted = 0
     unresolved: list[str] = []
     for run_id in run_ids:
         jobs = journal.jobs(run_id)
@@ -315,6 +319,7 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
         where = f"{journal.run(run_id).name} " if several else ""
         unresolved += [f"{where}board {j.board} copy {j.copy}: {j.state}" for j in jobs
                        if j.state is not JobState.VERIFIED]
+        exhausted += sum(1 for j in jobs if j.state is JobState.FAULTED and j.attempt >= options.limits.max_attempts)
         if done == len(jobs) and not journal.run(run_id).finished:
             journal.finish_run(run_id)
     summary = ctx.progress.summary()
@@ -325,7 +330,8 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
         run_report.write_run_report(options.report, journal, run_ids, ctx.progress, run_info,
                                 show_cards=options.show_cards, deals=deals)
     return RunResult(run_ids[0], verified, total, unresolved, list(ctx.stop_reason),
-                     [f"{name}: {exc}" for name, exc in errors], summary, tuple(run_ids), tuple(errors))
+                     [f"{name}: {exc}" for name, exc in errors], summary, tuple(run_ids), tuple(errors),
+                     exhausted, options.limits.max_attempts)
 
 
 def raise_for(result: RunResult) -> None:
@@ -354,7 +360,7 @@ def raise_for(result: RunResult) -> None:
         raise _retold(exc, f"{text}{more} ({left})") from exc
     if not result.complete:
         raise VerificationError(f"{count(len(result.unresolved), 'board')} not verified: "
-                                + "; ".join(result.unresolved[:5]))
+                                + "; ".join(result.unresolved[:5]) + _what_next(result))
 
 
 def _retold(exc: DealerError, text: str) -> DealerError:
@@ -363,3 +369,17 @@ def _retold(exc: DealerError, text: str) -> DealerError:
     told.__dict__.update(vars(exc))
     told.args = (text,)
     return told
+
+
+def _what_next(result: RunResult) -> str:
+    """What the director does about the boards a run left unverified: a resume deals again those with
+    attempts left; those out of attempts need the director, then more attempts."""
+    left = len(result.unresolved) - result.exhausted
+    if not result.exhausted:
+        return "; continue with --resume"
+    more = f"--resume --max-attempts {result.max_attempts + 1}"
+    one = result.exhausted == 1
+    tried = (f"{count(result.exhausted, 'board')} {'was' if one else 'were'} dealt "
+             f"{count(result.max_attempts, 'time')}, all --max-attempts allows: see to {'it' if one else 'them'} "
+             f"(the report names the faults), then deal {'it' if one else 'them'} again with {more}")
+    return f"; {tried}" + (f"; the other {count(left, 'board')} continue with --resume" if left else "")

@@ -3,11 +3,17 @@ left it keeps its class and exit code whatever that class's constructor takes, n
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from dealer import formats
+from dealer.cli import main
 from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
 from dealer.dealing.machine import CommandRefused, DealingFault
 from dealer.dealing.run import RunResult, raise_for
+from tests.support.controllers import deal_set
 
 
 def ended(failure: DealerError, *, verified: int = 3) -> RunResult:
@@ -35,3 +41,20 @@ def test_a_refused_command_is_exit_7_in_one_line() -> None:
         raise_for(ended(CommandRefused("StartDeal", 1, 0, board=4)))
     assert raised.value.exit_code == 7 and "\n" not in str(raised.value)
     assert isinstance(raised.value, MachineFault) and not isinstance(raised.value, DealingFault)
+
+
+def test_boards_out_of_attempts_name_max_attempts_and_a_resume_with_more_deals_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A board that faults on its last attempt is left to the director: the run's one line says so and how
+    to give it more attempts; following it deals the board (on a machine without the fault)."""
+    session = tmp_path / "s.pbn"
+    formats.write_file(session, deal_set(12, 2))
+    plan = tmp_path / "faults.json"
+    plan.write_text(json.dumps([{"kind": "misfeed", "board": 1, "card": 5}]))  # silent: the recount finds it
+    faulty = f"sim://?speed=500&faults={plan}"
+    assert main(["deal", str(session), "--port", faulty, "--quiet", "--max-attempts", "1"]) == 8
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.startswith("dealer: error: ")]
+    assert "1 board not verified: board 1 copy 1: faulted" in line, line
+    assert "1 board was dealt 1 time, all --max-attempts allows" in line and "--resume --max-attempts 2" in line
+    assert main(["deal", str(session), "--port", "sim://?speed=500&seed=3", "--quiet", "--resume",
+                 "--max-attempts", "2"]) == 0
