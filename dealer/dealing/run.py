@@ -125,6 +125,9 @@ def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | N
     check_traces(options.ports)
     with Journal.open(options.journal, create=not options.resume, command="dealer deal") as journal:
         try:
+            finished = _finished_already(journal, deals, options)
+            if finished is not None:
+                return finished
             run_id = _open_run(journal, deals, source, plan, options, name or Path(source).stem)
             return execute(journal, [(run_id, deals)], options)
         except KeyboardInterrupt as exc:  # before the machines started: how far the run had got
@@ -166,6 +169,20 @@ def check_run_options(options: RunOptions) -> None:
         raise UsageError(f"--port {next(u for u in options.ports if options.ports.count(u) > 1)} is given twice: "
                          "one machine a port")
     check_named(options.history)
+
+
+def _finished_already(journal: Journal, deals: DealSet, options: RunOptions) -> RunResult | None:
+    """A resume of a deal set whose run is finished (every board verified; another machine may have dealt
+    the last ones after this one was lost) has nothing left to do: that run, told so, with no machine opened."""
+    if not options.resume or journal.unfinished_run(deals.set_hash()) is not None:
+        return None
+    done = [run for run in journal.runs() if run.set_hash == deals.set_hash() and run.finished]
+    if not done:
+        return None
+    run = done[-1]
+    jobs = len(journal.jobs(run.id))
+    return RunResult(run.id, jobs, jobs, [], [], [], f"every board of run {run.id} ({run.name}) was verified "
+                     f"already ({count(jobs, 'board')}): nothing left to resume", (run.id,))
 
 
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,

@@ -58,3 +58,16 @@ def test_boards_out_of_attempts_name_max_attempts_and_a_resume_with_more_deals_t
     assert "1 board was dealt 1 time, all --max-attempts allows" in line and "--resume --max-attempts 2" in line
     assert main(["deal", str(session), "--port", "sim://?speed=500&seed=3", "--quiet", "--resume",
                  "--max-attempts", "2"]) == 0
+
+
+def test_a_resume_of_a_finished_run_says_so_and_succeeds_opening_no_machine(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """After a run whose other machines dealt every board, the --resume its lost machine's line invites has
+    nothing to do: it says so and exits 0, without opening a port (this one does not exist)."""
+    session = tmp_path / "s.pbn"
+    formats.write_file(session, deal_set(13, 2))
+    assert main(["deal", str(session), "--port", "sim://?speed=500", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["deal", str(session), "--port", "/dev/no-such-port", "--quiet", "--resume"]) == 0
+    out = capsys.readouterr().out
+    assert "every board of run 1 (s) was verified already (2 boards): nothing left to resume" in out, out
