@@ -1,9 +1,7 @@
 """Named scenarios: a fault plan, the boards to deal, what the host must end with, and what the rig needs.
 
-One list, `SCENARIOS`, is run alike against the simulator (the plan is injected) and, with
-``--machine-port``, against a real machine (the bench engineer prepares the same fault by hand, as the
-hardware test module's runbook says). A scenario `needs` capabilities of the rig (`CAPABILITIES`);
-the simulator has them all, a real rig declares what it can do with ``--machine-needs``.
+One list, `SCENARIOS`, is run alike against the simulator (the plan injected) and, with ``--machine-port``,
+against a real machine (the same fault prepared by hand, as the hardware test module's runbook says).
 """
 
 from __future__ import annotations
@@ -92,7 +90,9 @@ class Expect:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A named fault plan with its expected outcome. Some scenarios try a defence a minimal host lacks
+    """A named fault plan with its expected outcome. A scenario `needs` capabilities of the rig
+    (`CAPABILITIES`): the simulator has them all, a real rig declares what it can do with
+    ``--machine-needs``. Some scenarios try a defence a minimal host lacks
     (`defence` says which): the project's host (`dealer.dealing`) has them all; the script host of the
     simulator's own tests does not."""
 
