@@ -1,9 +1,5 @@
-"""Consistent Overhead Byte Stuffing (Cheshire and Baker, 1999): data with no 0x00 bytes left.
-
-`encode` turns any bytes into bytes free of 0x00, adding one byte per started run of 254 bytes, so
-0x00 can delimit frames on the wire. The framing layer adds the delimiter; this module does not.
-The encoding is the canonical one: a final run of exactly 254 non-zero bytes (code 0xFF) is not
-followed by an extra 0x01 code byte.
+"""Consistent Overhead Byte Stuffing (Cheshire and Baker, 1999): data with no 0x00 bytes left, so 0x00 can
+delimit frames on the wire (the framing layer adds the delimiter; this module does not).
 """
 
 from __future__ import annotations
@@ -19,7 +15,8 @@ def max_encoded_length(size: int) -> int:
 
 
 def encode(data: bytes) -> bytes:
-    """COBS encoding of `data` (no trailing delimiter)."""
+    """COBS encoding of `data` (no trailing delimiter), adding one byte per started run of 254 bytes. The
+    canonical one: a final run of exactly 254 non-zero bytes (code 0xFF) gets no extra 0x01 code byte."""
     out = bytearray()
     blocks = data.split(b"\x00")
     last = len(blocks) - 1

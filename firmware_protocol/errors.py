@@ -1,17 +1,16 @@
 """The protocol's two exceptions: bytes that do not decode, and a caller breaking the protocol's rules.
 
-Line noise is never an exception: damaged frames become counted `BadFrame` events and the link
-recovers. `DecodeError` is raised only by the pure codecs (COBS, message payloads) and is turned into
-events by the decoder and the link; `LocalProtocolError` means the program using this package asked for
-something the protocol forbids (a bug to fix, not a condition to retry).
+Line noise is never an exception: damaged frames become counted `BadFrame` events and the link recovers.
 """
 
 from __future__ import annotations
 
 
 class DecodeError(ValueError):
-    """Bytes that are not a valid encoding (COBS block, frame body or message payload)."""
+    """Bytes that are not a valid encoding (COBS block, frame body or message payload). Raised only by the
+    pure codecs; the decoder and the link turn it into events."""
 
 
 class LocalProtocolError(RuntimeError):
-    """This side tried to do something the protocol forbids (e.g. a command before the handshake)."""
+    """This side tried to do something the protocol forbids (e.g. a command before the handshake): a bug to
+    fix, not a condition to retry."""

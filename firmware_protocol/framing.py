@@ -1,9 +1,8 @@
 """Frames on the wire: ``COBS(type, seq, payload, crc16) 0x00``, and a decoder fed bytes in any split.
 
-`encode_frame` builds one frame; `FrameDecoder.feed` takes whatever bytes arrived (one byte, half a
-frame, ten frames, garbage) and returns the intact `Frame`s and a `BadFrame` event for each damaged
-one, resynchronising at the next 0x00 delimiter. Nothing here raises on bad input. The frame layout
-and its limits are specified in PROTOCOL.md section 2.
+`FrameDecoder.feed` takes whatever arrived (one byte, half a frame, ten frames, garbage) and returns the
+intact `Frame`s and a `BadFrame` for each damaged one, resynchronising at the next 0x00; nothing here raises
+on bad input. The layout and its limits: PROTOCOL.md section 2.
 """
 
 from __future__ import annotations

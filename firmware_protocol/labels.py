@@ -1,23 +1,8 @@
 """Board labels: the barcode payload on every board, part of the machine contract (PROTOCOL.md §12).
 
-A controller reads a board's label before dealing into it (and a simulated or real machine prints,
-reads and reports it), so the grammar is defined here once, for host and device alike::
-
-    payload  = set ":" board ":" dealer vul ":" check
-    set      = 1..12 of [A-Z0-9]          the physical board set, e.g. RED or C1
-    board    = 1..9999, no leading zero   the number printed on the board
-    dealer   = N | E | S | W              the dealer marked on the board
-    vul      = 0 | N | E | B              vulnerability marked: none, NS, EW, both
-    check    = one of [0-9A-Z*]           ISO 7064 MOD 37-style check over all preceding characters
-
-e.g. ``RED:17:N0:`` + check. The marked dealer and vulnerability let a controller spot a board that
-breaks Law 2 before dealing into it. The check character is ``sum(i * v(c_i)) mod 37`` over the
-characters before it (i from 1, v = index in ``0-9A-Z:``), written as ``0-9A-Z*``: it catches every
-single-character error and every swap of two neighbours.
-
-Law 2 marks: dealer N E S W on boards 1 2 3 4 (mod 4); vulnerability none on 1 8 11 14, NS on 2 5 12 15,
-EW on 3 6 9 16, both on 4 7 10 13; the pattern repeats every 16 boards. Seats are 0..3 = N E S W and
-vulnerabilities 0..3 = none, NS, EW, both, as everywhere in the protocol.
+A controller reads a board's label before dealing into it, and a simulated or real machine prints, reads
+and reports it: the grammar, its check character and the Law 2 marks of PROTOCOL.md §12 are coded here
+once, for host and device alike. Seats 0..3 are N E S W and vulnerabilities 0..3 none, NS, EW, both.
 """
 
 from __future__ import annotations
@@ -59,7 +44,7 @@ def valid_set_name(name: str) -> bool:
 
 
 def check_character(text: str) -> str:
-    """The label check character of `text` (characters from 0-9, A-Z and ':')."""
+    """The label check character of `text` (characters from 0-9, A-Z and ':'), ISO 7064 MOD 37-style."""
     total = 0
     for i, ch in enumerate(text, start=1):
         v = _VALUE_ALPHABET.find(ch)

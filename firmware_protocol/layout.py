@@ -1,9 +1,8 @@
 """Payload layouts: the field kinds a message is made of, and the codec compiled from a layout.
 
 A message class declares its fields with ``Annotated[type, KIND]`` (e.g. ``Annotated[int, UInt(2)]``);
-`Codec.for_message` reads those annotations once, so the encoder, the decoder, the JSON form used by
-the golden vectors and the schema text behind the schema hash all come from the same description.
-All integers are big-endian. Fixed layouts decode with one `struct` call.
+`Codec.for_message` reads them once, so the encoder, the decoder, the golden vectors' JSON form and the
+schema text behind the schema hash all come from one description. Integers are big-endian.
 """
 
 from __future__ import annotations
@@ -30,7 +29,8 @@ class Pocket:
 
 
 class FieldKind:
-    """How one field is laid out; subclasses give fixed-size fields a `struct` code."""
+    """How one field is laid out; subclasses give fixed-size fields a `struct` code (a fixed layout decodes
+    with one `struct` call)."""
 
     struct_code: str | None = None
 

@@ -2,24 +2,7 @@
 
 Sans-I/O: the link never reads, writes, sleeps or reads a clock. The caller passes in the bytes that
 arrived and the time (float seconds from any monotonic clock), and takes out the bytes to write with
-`data_to_send`. Rules (PROTOCOL.md section 4):
-
-* Stop-and-wait per direction: each end has at most one request (command or event) outstanding;
-  further requests wait in a queue. Every request is answered by exactly one reply with its seq.
-* Every message type but Nak travels one way only; a frame of the wrong direction (e.g. our own,
-  echoed back by the line) is a `Violation` and is ignored.
-* The sender retransmits the same bytes after a timeout or at once on a NAK (at most once per
-  timeout). The host gives up (a `GaveUp` event; the caller raises) only when no reply of the device's
-  (to any request, of any seq) has come for `give_up_after` seconds: a noisy line that lets a reply
-  through now and then slows the link but never stops it. (`max_retries`, if set, also caps the timeouts per request.)
-  A device never gives up, and starts its backoff again from RTO whenever it hears the host (any
-  frame, even a damaged one).
-* The receiver delivers a request once: a repeat of the last request (same seq, same bytes) gets the
-  same reply again without being delivered; anything but the next seq is stale and dropped, except a
-  sync message (Hello, Boot), which is accepted at any seq and restarts the sequence, unless it is a
-  copy of the last sync message accepted. Sending a sync message forgets what was received before.
-* A device answers every command other than Hello with Refused(HANDSHAKE_REQUIRED) until it has
-  received a Hello, so a command retransmitted across a device restart is never carried out blindly.
+`data_to_send`. The rules it keeps are PROTOCOL.md section 4, the reliable link.
 """
 
 from __future__ import annotations
@@ -161,7 +144,7 @@ _SYNC: Final = {Role.HOST: "Hello", Role.DEVICE: "Boot"}
 
 
 class Link:
-    """One end of the reliable link (see the module docstring for its rules)."""
+    """One end of the reliable link, keeping the rules of the reliable link (PROTOCOL.md section 4)."""
 
     def __init__(self, role: Role, config: LinkConfig | None = None) -> None:
         self.role = role

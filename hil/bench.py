@@ -1,13 +1,7 @@
 """Benches on a fake clock: the simulated machine and the protocol's links, with no I/O and no real time.
 
-For tests of the simulator and for benchmarks of the protocol and the machine, which must time and
-check the same exchanges:
-
-* `DeviceBench`: a bare host `Link` wired straight to a `SimDevice`; `run(seconds)` jumps from one
-  deadline to the next, so a board dealt at speed 1 takes only the CPU time of the two ends.
-* `one_board_exchange`: every frame of one board on a clean wire, between a host link and a scripted
-  device link (the protocol's own traffic, with no machine behind it).
-* `seats_for`, `load_commands`: deals and LoadDeal commands from a seed.
+For tests of the simulator and benchmarks of the protocol and the machine, which must time and check the
+same exchanges: `DeviceBench`, `one_board_exchange`, and deals and LoadDeal commands from a seed.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
 """Byte faults on the line, and the line itself: one direction of the cable, bytes kept in order.
 
-`ByteFaults` applies a plan's byte-level faults (drop, flip, duplicate, delay, split, garbage) to the
-bytes written in one direction, frame by frame: it counts frames at their 0x00 delimiters, across
-writes cut anywhere, and holds back a partial frame until its delimiter comes (a receiver can do
-nothing with half a frame anyway). Any callable of the same shape can stand in for it: a
-`Manipulator` takes the bytes written and the direction and returns ``(delay, bytes)`` chunks.
-
-`LineNoise` is a bad cable: every byte, in either direction, is dropped or replaced at random at a
-given rate, whatever frame it belongs to (the damage the link's CRC and retransmissions are for).
-
-`OneWayLine` carries one direction: what goes in comes out after the chunks' delays, never reordered (a
-serial line delays bytes but does not reorder them). Time is passed in; nothing here reads a clock.
+`ByteFaults` applies a plan's byte-level faults frame by frame, `LineNoise` is a bad cable, `OneWayLine`
+carries one direction after the chunks' delays. Time is passed in; nothing here reads a clock.
 """
 
 from __future__ import annotations
@@ -31,7 +22,11 @@ TO_DEVICE = "to_device"
 
 
 class ByteFaults:
-    """The byte faults of a plan, applied per frame in each direction (see the module docstring)."""
+    """The byte faults of a plan (drop, flip, duplicate, delay, split, garbage), applied per frame in each
+    direction: frames are counted at their 0x00 delimiters, across writes cut anywhere, and a partial frame
+    is held back until its delimiter comes (a receiver can do nothing with half a frame anyway). Any
+    callable of the same shape can stand in for it: a `Manipulator` takes the bytes written and the
+    direction and returns ``(delay, bytes)`` chunks."""
 
     def __init__(self, specs: Iterable[FaultSpec], seed: int = 0) -> None:
         self.specs = [s for s in specs if s.kind in BYTE_KINDS]
@@ -101,7 +96,8 @@ class ByteFaults:
 
 class LineNoise:
     """Each byte, in either direction, dropped with probability `rate` / 2 or replaced by another value
-    with probability `rate` / 2 (order kept, as on a UART); counted per direction."""
+    with probability `rate` / 2 (order kept, as on a UART); counted per direction. A bad cable: the damage
+    falls whatever frame a byte belongs to (what the link's CRC and retransmissions are for)."""
 
     def __init__(self, rate: float, seed: int = 0) -> None:
         if not 0.0 <= rate < 1.0:
@@ -164,7 +160,8 @@ def chain(*manipulators: Manipulator) -> Manipulator:
 
 
 class OneWayLine:
-    """One direction of the cable: bytes put in at `now` come out after their delays, in order."""
+    """One direction of the cable: bytes put in at `now` come out after their delays, in order (a serial
+    line delays bytes but does not reorder them)."""
 
     def __init__(self, direction: str, manipulator: Manipulator = pass_through) -> None:
         self.direction = direction

@@ -1,10 +1,7 @@
 """`python -m hil` and `dealer sim`: serve a simulated dealing machine on a pseudo-terminal until stopped.
 
-With ``--ledger FILE`` the machine's physical record (`hil.record`) is kept in FILE.
-
-The first line on standard output is the path a host opens (the stable symlink), alone on its line;
-everything else goes to standard error. SIGTERM or SIGINT (Ctrl-C) stops the machine cleanly: the
-thread is joined, the pty closed and the symlink removed.
+With ``--ledger FILE`` the machine's physical record (`hil.record`) is kept in FILE. The first line on
+standard output is the path a host opens (the stable symlink), alone on its line; the rest goes to stderr.
 """
 
 from __future__ import annotations
@@ -59,7 +56,8 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
 
 
 def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run the simulator until SIGTERM or SIGINT; prints the port path first."""
+    """Run the simulator until SIGTERM or SIGINT (Ctrl-C), which stop the machine cleanly: the thread is
+    joined, the pty closed and the symlink removed. Prints the port path first."""
     out, err = out or sys.stdout, err or sys.stderr
     config = config_from_args(args)
     if os.path.lexists(str(config.link)) and not os.path.islink(str(config.link)):

@@ -1,15 +1,7 @@
 """What a simulated machine is: its timing, its rack of boards, its fault plan, its seed and identity.
 
-`SimConfig` is built from keyword arguments, from command-line options (`hil.cli`) or from a
-``sim://`` URL (`SimConfig.from_url`), the form a host's transport passes on::
-
-    sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
-          &ledger=record.json&noise=0.05
-
-`noise` damages that fraction of the bytes on the line, in both directions (half dropped, half
-replaced: `hil.bytefaults.LineNoise`). Every query key is optional; unknown keys are refused. Times in
-`Timing` are seconds of machine time at speed 1 (realistic: about 8 s to deal a board, 4 s to recount
-it, 16 s a board in all with the operator's swap); the simulation divides them by `speed`.
+`SimConfig` is built from keyword arguments, from command-line options (`hil.cli`) or from a ``sim://``
+URL (`SimConfig.from_url`), the form a host's transport passes on; `Timing` is machine time at speed 1.
 """
 
 from __future__ import annotations
@@ -38,7 +30,8 @@ DEFAULT_CAPABILITIES: Final = (Capability.BARCODE_READER | Capability.CARD_RECOU
 
 @dataclass(frozen=True)
 class Timing:
-    """Seconds of machine time at speed 1 for each physical step; `jitter` spreads the operator's times."""
+    """Seconds of machine time at speed 1 for each physical step; `jitter` spreads the operator's times.
+    Realistic: about 8 s to deal a board, 4 s to recount it, 16 s a board in all with the operator's swap."""
 
     scan: float = 0.4
     deal_start: float = 0.6
@@ -54,7 +47,15 @@ class Timing:
 
 @dataclass(frozen=True)
 class SimConfig:
-    """Everything that makes one simulated machine (see the module docstring)."""
+    """Everything that makes one simulated machine. As a URL (every query key optional, unknown keys
+    refused)::
+
+        sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
+              &ledger=record.json&noise=0.05
+
+    `noise` damages that fraction of the bytes on the line, in both directions (half dropped, half
+    replaced: `hil.bytefaults.LineNoise`). The times of `Timing` are divided by `speed`.
+    """
 
     speed: float = 1.0
     seed: int = 0

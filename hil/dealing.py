@@ -1,11 +1,6 @@
 """The card path: one card at a time from the hopper, past the reader, into a pocket; and the recount.
 
-`Dealing` is what the firmware remembers of the loaded job (the deal, the cards dealt, the count per
-pocket, the pack being dealt). `CardPath` does the physical work in the `Room`: it prepares the
-hopper as a dealing starts (applying the plan's pack faults), feeds one card (applying the card
-faults that fire on it) and reads the pockets back. The reader sees each card's index and pack; the
-machine routes a card to the pocket its deal gives the card's index, and stops on a card it cannot
-read, a card of another pack, or a second copy of a card already dealt.
+`Dealing` is what the firmware remembers of the loaded job; `CardPath` does the physical work in the `Room`.
 """
 
 from __future__ import annotations
@@ -32,7 +27,8 @@ class Stop:
 
 @dataclass
 class Dealing:
-    """The loaded job and how far its dealing got."""
+    """The loaded job and how far its dealing got: the deal, the cards dealt, the count per pocket, the
+    pack being dealt."""
 
     job: int
     board_number: int
@@ -52,7 +48,11 @@ class Dealing:
 
 
 class CardPath:
-    """Moves cards through the room for the firmware (see the module docstring)."""
+    """Moves cards through the room for the firmware: prepares the hopper as a dealing starts (applying
+    the plan's pack faults), feeds one card (applying the card faults that fire on it) and reads the
+    pockets back. The reader sees each card's index and pack; the machine routes a card to the pocket its
+    deal gives the card's index, and stops on a card it cannot read, a card of another pack, or a second
+    copy of a card already dealt."""
 
     def __init__(self, room: Room) -> None:
         self.room = room

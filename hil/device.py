@@ -1,17 +1,7 @@
 """A whole simulated machine behind its serial port, pure: firmware, link, room, operator, fault plan.
 
-`SimDevice` is what an I/O layer (`hil.loopback`, `hil.pty_sim`) drives::
-
-    device = SimDevice(config, now)
-    device.receive(bytes_from_host, now)   # commands are carried out and answered at once
-    device.poll(now)                       # the machine and the operator get on with their work
-    device.data_to_send()                  # bytes for the host
-    device.next_deadline()                 # when poll next has work (None: nothing planned)
-    device.io_requests()                   # the plan asks the I/O layer to unplug the cable
-
-The firmware speaks through a `firmware_protocol.Link` in the device role. A power loss (from the
-fault plan) or a Reset(REBOOT) throws the firmware and the link away; the device is dead for a while,
-then boots with a new boot_id and sends Boot. The room, its boards and the ledger survive everything.
+`SimDevice` is what an I/O layer (`hil.loopback`, `hil.pty_sim`) drives. The room, its boards and the
+ledger survive everything; the firmware and its link are lost with the power.
 """
 
 from __future__ import annotations
@@ -45,7 +35,19 @@ class Unplug:
 
 
 class SimDevice:
-    """One simulated machine (see the module docstring)."""
+    """One simulated machine, as an I/O layer drives it::
+
+        device = SimDevice(config, now)
+        device.receive(bytes_from_host, now)   # commands are carried out and answered at once
+        device.poll(now)                       # the machine and the operator get on with their work
+        device.data_to_send()                  # bytes for the host
+        device.next_deadline()                 # when poll next has work (None: nothing planned)
+        device.io_requests()                   # the plan asks the I/O layer to unplug the cable
+
+    The firmware speaks through a `firmware_protocol.Link` in the device role. A power loss (from the
+    fault plan) or a Reset(REBOOT) throws the firmware and the link away; the device is dead for a while,
+    then boots with a new boot_id and sends Boot. The room, its boards and the ledger survive everything.
+    """
 
     def __init__(self, config: SimConfig | None = None, now: float = 0.0) -> None:
         self.config = config = config or SimConfig()

@@ -1,22 +1,7 @@
 """A simulated machine on an in-memory cable: fast, deterministic integration tests without a pty.
 
-`Loopback(config)` is the machine and its cable; `open()` gives the host's end, a `LoopbackPort` with
-the part of pyserial's `Serial` a host driver uses (`write`, `read(size)` honouring `timeout`,
-`in_waiting`, `reset_input_buffer`, `close`). Bytes in both directions pass through the plan's byte
-faults, the line's noise (`SimConfig.noise`) and an optional `manipulator` hook
-(`hil.bytefaults.Manipulator`); the machine is told what the host wrote before any damage
-(`SimDevice.load_deals`). With a `ledger` file in the
-config, the physical record is kept there (`hil.record`), last written at `close()`.
-
-By default time is virtual (`VirtualClock`): a `read` that would wait moves the clock straight to the
-next thing that happens, so a whole session runs in moments and always the same way. A host under
-test must then read the time from `port.clock()`, not from the real clock. Pass `clock=time.monotonic`
-(and `sleep=time.sleep`) to run in real time instead.
-
-While the cable is unplugged (a plan fault, or `unplug()`), `read` and `write` on an open port raise
-``OSError(EIO)`` (as a pulled USB adapter does), and `open()` raises `FileNotFoundError` until
-`replug()`. Every `Loopback` is registered until `close()`d: `open_loopbacks()` is what a leak check
-asserts empty.
+`Loopback(config)` is the machine and its cable, in virtual time by default; `open()` gives the host's
+end, a `LoopbackPort` with the part of pyserial's `Serial` a host driver uses.
 """
 
 from __future__ import annotations
@@ -54,7 +39,25 @@ class VirtualClock:
 
 
 class Loopback:
-    """A simulated machine and its cable (see the module docstring)."""
+    """A simulated machine and its cable.
+
+    The host's end (`open()`) has `write`, `read(size)` honouring `timeout`, `in_waiting`,
+    `reset_input_buffer` and `close`. Bytes in both directions pass through the plan's byte
+    faults, the line's noise (`SimConfig.noise`) and an optional `manipulator` hook
+    (`hil.bytefaults.Manipulator`); the machine is told what the host wrote before any damage
+    (`SimDevice.load_deals`). With a `ledger` file in the
+    config, the physical record is kept there (`hil.record`), last written at `close()`.
+
+    By default time is virtual (`VirtualClock`): a `read` that would wait moves the clock straight to the
+    next thing that happens, so a whole session runs in moments and always the same way. A host under
+    test must then read the time from `port.clock()`, not from the real clock. Pass `clock=time.monotonic`
+    (and `sleep=time.sleep`) to run in real time instead.
+
+    While the cable is unplugged (a plan fault, or `unplug()`), `read` and `write` on an open port raise
+    ``OSError(EIO)`` (as a pulled USB adapter does), and `open()` raises `FileNotFoundError` until
+    `replug()`. Every `Loopback` is registered until `close()`d: `open_loopbacks()` is what a leak check
+    asserts empty.
+    """
 
     def __init__(self, config: SimConfig | None = None, *, manipulator: Manipulator | None = None,
                  clock: Callable[[], float] | None = None, sleep: Callable[[float], None] | None = None) -> None:

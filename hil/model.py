@@ -1,13 +1,7 @@
 """The machine's firmware: the states and commands of PROTOCOL.md section 6, timing, sensors. Pure.
 
-`Firmware.command(msg, now)` carries out one command and returns its reply (Ack, Refused or the
-command's response); what happens later (a scan's result, each card, the recount) runs from the
-shared `Schedule` at the machine's own pace (`Timing` divided by the speed), and every event or notice
-goes out through `FirmwareListener.emit`. The physical work is done by `CardPath` in the `Room`;
-the fault plan decides, through `FaultEngine`, what goes wrong on each card.
-
-A power loss or a reboot replaces the `Firmware` object (the device does that): everything here is
-the machine's volatile memory. The room, the boards and the ledger live on.
+Everything here is the machine's volatile memory: a power loss or a reboot replaces the `Firmware` object
+(the device does that); the room, the boards and the ledger live on.
 """
 
 from __future__ import annotations
@@ -88,7 +82,14 @@ class FirmwareListener(Protocol):
 
 
 class Firmware:
-    """One boot of the machine's firmware (see the module docstring)."""
+    """One boot of the machine's firmware.
+
+    `Firmware.command(msg, now)` carries out one command and returns its reply (Ack, Refused or the
+    command's response); what happens later (a scan's result, each card, the recount) runs from the
+    shared `Schedule` at the machine's own pace (`Timing` divided by the speed), and every event or notice
+    goes out through `FirmwareListener.emit`. The physical work is done by `CardPath` in the `Room`;
+    the fault plan decides, through `FaultEngine`, what goes wrong on each card.
+    """
 
     def __init__(self, config: SimConfig, room: Room, engine: FaultEngine, schedule: Schedule,
                  listener: FirmwareListener, boot_id: int) -> None:

@@ -1,30 +1,7 @@
 """The operator at the machine: who puts which board in next, what they do when prompted, their mistakes.
 
-The operator acts in the `Room` by hand, after human delays (`Timing`, with seeded jitter, divided
-by the speed). What they do, in order of precedence:
-
-1. A prompt on the machine's display (a `Display` command from the host) is carried out; a new
-   prompt replaces whatever they were about to do. INSERT_BOARD takes out any other board and puts
-   in the one named by `label` (or board number `board` of the set in use); if that board is in
-   already, they do nothing. REMOVE_BOARD takes the board out. EMPTY_BOARD takes the board out and
-   empties the board named by `label` (the one in the machine if it is that board; with no label,
-   the one in the machine or else the last one that came out), sets its cards aside and puts it in.
-   They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card (a jammed
-   or unreadable one goes back onto the hopper, wiped; a foreign one or a second copy is set aside)
-   and closes the door. FIX_PACK makes the hopper's pack whole (`Room.fix_pack`).
-2. With no prompt and an empty slot: the board whose deal is loaded (the machine shows its number),
-   else the next empty board of the rack in order.
-3. When a dealing ends (complete, aborted, reset) or the machine restarts, they load a fresh pack at
-   once, setting aside whatever was left in the hopper or the card path; a board the machine ejects,
-   they put away.
-
-Mistakes come from the fault plan: an insertion may take the wrong board (the next one on the rack)
-or put the board in turned (its label then faces away from the reader, unless the plan says it is
-readable); a board may be pulled out during dealing and put back later, or swapped for the next one on
-the rack just after its label was read; a board's label may be dirty (wiped whenever the board goes in
-again), damaged, or mark a dealer and vulnerability against Law 2 (a spare replaces it when the
-operator is asked for the right board); a board may hold cards left from earlier before it first goes
-in. A prompt they cannot carry out (a board not in a closed rack) is dropped.
+They act in the `Room` by hand, after human delays (`Timing`, with seeded jitter, divided by the speed);
+their mistakes come from the fault plan. What they do: `Operator`; a host's view of it: docs/simulator.md.
 """
 
 from __future__ import annotations
@@ -46,7 +23,28 @@ TAG = "operator"
 
 
 class Operator:
-    """The person at the machine (see the module docstring)."""
+    """The person at the machine.
+
+    What they do, in order of precedence:
+
+    1. A prompt on the machine's display (a `Display` command from the host) is carried out; a new
+       prompt replaces whatever they were about to do. INSERT_BOARD takes out any other board and puts
+       in the one named by `label` (or board number `board` of the set in use); if that board is in
+       already, they do nothing. REMOVE_BOARD takes the board out. EMPTY_BOARD takes the board out and
+       empties the board named by `label` (the one in the machine if it is that board; with no label,
+       the one in the machine or else the last one that came out), sets its cards aside and puts it in.
+       They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card (a jammed
+       or unreadable one goes back onto the hopper, wiped; a foreign one or a second copy is set aside)
+       and closes the door. FIX_PACK makes the hopper's pack whole (`Room.fix_pack`).
+    2. With no prompt and an empty slot: the board whose deal is loaded (the machine shows its number),
+       else the next empty board of the rack in order.
+    3. When a dealing ends (complete, aborted, reset) or the machine restarts, they load a fresh pack at
+       once, setting aside whatever was left in the hopper or the card path; a board the machine ejects,
+       they put away.
+
+    Their mistakes are the board-level faults of the plan (`hil.fault_plan`). A prompt they cannot carry
+    out (a board not in a closed rack) is dropped.
+    """
 
     def __init__(self, config: SimConfig, room: Room, engine: FaultEngine, schedule: Schedule,
                  machine: Callable[[], Firmware]) -> None:

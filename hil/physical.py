@@ -1,15 +1,7 @@
 """The physical things of the dealing room: cards, packs, boards, the rack of boards, and the ledger.
 
-These objects outlive the machine's firmware: a board keeps its cards when it is ejected, carried
-around and put back, so a recount after a host crash or a power loss sees what is really there.
-
-* `Card`: one physical card, its index 0..51 and the identity of its pack (its back design). Cards
-  compare by identity, so two copies of the same card are two objects.
-* `PhysicalBoard`: a board's barcode label, its four pockets (N E S W) and the state of its label.
-* `Rack`: the boards the operator has at hand, a set name and board numbers (with copies); an open
-  rack also fetches any board it is asked for.
-* `Ledger`: every dealing into every board, card by card, for tests to check what the host claims;
-  `Ledger.to_json` is the same record in plain JSON (hands as PBN), for anyone to check a run with.
+They outlive the machine's firmware: a board keeps its cards when it is ejected, carried around and put
+back, so a recount after a host crash or a power loss sees what is really there.
 """
 
 from __future__ import annotations
@@ -30,7 +22,8 @@ RANKS: Final = "AKQJT98765432"
 
 @dataclass(eq=False)
 class Card:
-    """One physical card: its index (0..51) and its pack's identity (its back design).
+    """One physical card: its index (0..51) and its pack's identity (its back design). Cards compare by
+    identity, so two copies of the same card are two objects.
 
     `smudged`: the reader cannot read it until it is wiped. `noticed`: False for a card the machine
     fails to notice does not belong (a foreign back it cannot see, a second copy it does not check).
@@ -75,7 +68,8 @@ class LabelState(Enum):
 
 @dataclass(eq=False)
 class PhysicalBoard:
-    """A board: a unique identity (set:board#copy), its label payload and its four pockets."""
+    """A board: a unique identity (set:board#copy), its label payload, the state of its label and its four
+    pockets (N E S W)."""
 
     ident: str
     label: bytes
@@ -123,7 +117,7 @@ def board_of_label(label: bytes) -> tuple[str, int] | None:
 
 
 class Rack:
-    """The boards at hand: `set_name` boards `numbers`, `copies` of each, in dealing order.
+    """The boards the operator has at hand: `set_name` boards `numbers`, `copies` of each, in dealing order.
 
     An open rack has every board anyone asks for: a board not yet in it is fetched (made) on demand.
     A closed rack has only its own boards, plus spares to replace a board whose label is bad.
@@ -223,7 +217,9 @@ class DealRecord:
 
 
 class Ledger:
-    """Every dealing into every physical board, and every time a board was emptied, for tests to read.
+    """Every dealing into every physical board, card by card, and every time a board was emptied, for tests
+    to check what the host claims; `to_json` is the same record in plain JSON (hands as PBN), for anyone to
+    check a run with.
 
     "Dealt" means dealing started (StartDeal from LOADED); a resumption after a fault continues the
     same record. `times_dealt(label)` is what a host's "every board dealt exactly once" is checked

@@ -1,22 +1,7 @@
 """The `dealing_machine` fixture: a dealing machine for a test, simulated unless ``--machine-port`` names a real one.
 
 Installing the project registers this module and `hil.pytest_plugin` with pytest (the ``pytest11`` entry
-points), so any test of any project in that environment can ask for::
-
-    def test_my_code(dealing_machine):
-        talk_to(dealing_machine.url)               # a pyserial port name: open it as a USB port
-        if dealing_machine.simulated:
-            assert dealing_machine.dealt_labels() == {"A:1:N0:x": 1}   # the simulator's ledger
-
-Without ``--machine-port`` the machine is `hil`'s simulator on a pseudo-terminal (POSIX), started for the test
-and stopped after it; a test sets it up with the ``dealing_machine`` marker, whose keywords are those of
-`hil.SimConfig` plus ``faults`` (a list of fault specs as in a fault plan file)::
-
-    @pytest.mark.dealing_machine(speed=100, faults=[{"kind": "jam", "board": 1, "card": 20}])
-
-With ``--machine-port URL`` the same test gets the real machine at URL; a test whose marker plans faults is
-skipped there (a real machine's faults cannot be planned), with the reason. Either way the fixture fails the
-test if it leaves a thread or a file descriptor open (a port it forgot to close), as `hil_leak_check` does.
+points), so any test of any project in that environment can ask for it; a guide: docs/hil.md.
 """
 
 from __future__ import annotations
@@ -86,8 +71,24 @@ def simulator_config(marker: pytest.Mark | None) -> SimConfig:
 
 @pytest.fixture
 def dealing_machine(request: pytest.FixtureRequest) -> Iterator[DealingMachine]:
-    """A dealing machine for this test: the real one of ``--machine-port``, else a simulated one (see the module
-    docstring). Fails the test if it leaves a thread or a file descriptor open."""
+    """A dealing machine for this test: the real one of ``--machine-port``, else a simulated one::
+
+        def test_my_code(dealing_machine):
+            talk_to(dealing_machine.url)               # a pyserial port name: open it as a USB port
+            if dealing_machine.simulated:
+                assert dealing_machine.dealt_labels() == {"A:1:N0:x": 1}   # the simulator's ledger
+
+    Without ``--machine-port`` the machine is `hil`'s simulator on a pseudo-terminal (POSIX), started for
+    the test and stopped after it; the test sets it up with the ``dealing_machine`` marker, whose keywords
+    are those of `hil.SimConfig` plus ``faults`` (fault specs as in a fault plan file)::
+
+        @pytest.mark.dealing_machine(speed=100, faults=[{"kind": "jam", "board": 1, "card": 20}])
+
+    With ``--machine-port URL`` the same test gets the real machine at URL; a test whose marker plans
+    faults is skipped there (a real machine's faults cannot be planned), with the reason. Either way the
+    test fails if it leaves a thread or a file descriptor open (a port it forgot to close), as
+    `hil_leak_check` does.
+    """
     marker = request.node.get_closest_marker(MARKER)
     port = request.config.getoption("--machine-port", default=None)
     if port:

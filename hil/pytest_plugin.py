@@ -1,15 +1,8 @@
 """The pytest plugin of the simulator: options for a real machine, scenario skipping, a leak check.
 
-Load it with ``-p hil.pytest_plugin`` or ``pytest_plugins = ("hil.pytest_plugin",)`` in a conftest.
-
-* ``--machine-port URL``: a real dealing machine (any pyserial URL). Without it the `machine_port`
-  fixture is None, and tests marked ``hardware`` run against the simulator instead (the bench suite
-  starts one on a pseudo-terminal for each scenario), so the bench path runs on every commit.
-* ``--machine-needs LIST``: the capabilities the rig has been prepared for (comma list of
-  `hil.scenarios.CAPABILITIES`, or ``all``); `require_capabilities` skips a scenario needing more.
-* ``--machine-set NAME``: the board set of the rig's boards (default A).
-* `hil_leak_check`: a fixture that fails the test if it left a thread, a file descriptor (a pty among
-  them) or a loopback open. Use it autouse in the conftest of simulator tests.
+Load it with ``-p hil.pytest_plugin`` or ``pytest_plugins = ("hil.pytest_plugin",)`` in a conftest. Its
+options (``--machine-port``, ``--machine-needs``, ``--machine-set``) say what the rig is; without a port,
+tests marked ``hardware`` run against the simulator, so the bench path runs on every commit.
 """
 
 from __future__ import annotations
@@ -59,7 +52,8 @@ def machine_needs_of(config: pytest.Config) -> frozenset[str]:
 
 @pytest.fixture
 def machine_port(request: pytest.FixtureRequest) -> str | None:
-    """The real machine's pyserial URL, None when there is none."""
+    """The real machine's pyserial URL, None when there is none (the bench suite then starts a simulator
+    on a pseudo-terminal for each scenario)."""
     port = request.config.getoption("--machine-port")
     return str(port) if port else None
 
@@ -117,6 +111,7 @@ def no_leaks(grace: float = 2.0) -> Iterator[None]:
 
 @pytest.fixture
 def hil_leak_check() -> Iterator[None]:
-    """Fail the test if it leaves a thread, an fd (a pty among them) or a loopback behind."""
+    """Fail the test if it leaves a thread, an fd (a pty among them) or a loopback behind. Use it autouse
+    in the conftest of simulator tests."""
     with no_leaks():
         yield

@@ -1,13 +1,7 @@
 """The physical record as a file: what the simulated machine really dealt, for anyone to check a run by.
 
-`RecordFile(path)` writes the room's ledger (`Ledger.to_json`: every dealing, what every board holds now,
-hands as PBN deals) as JSON to `path`, with what the I/O layer saw on the line (the LoadDeals the host
-sent and the machine accepted, `hil.wire_record`, under "load_deals"; the line's noise under "noise"),
-atomically (a temporary file beside it, then a rename: a reader never sees half a file), mode 0600 (it
-holds deals). The I/O layer running the machine (`hil.pty_sim`, `hil.loopback`) calls `update(room)`
-after each step: the file is written when a board's state changed (a dealing started or ended, a board
-was emptied, a board went in or out), so it is current after every board; and `write(room)` when the
-machine stops.
+`RecordFile` writes the room's ledger, with what the I/O layer saw on the line, as JSON: atomically, mode
+0600 (it holds deals), current after every board.
 """
 
 from __future__ import annotations
@@ -23,7 +17,17 @@ from hil.room import Room
 
 
 class RecordFile:
-    """The ledger's JSON file at `path` (see the module docstring)."""
+    """The ledger's JSON file at `path`.
+
+    `RecordFile(path)` writes the room's ledger (`Ledger.to_json`: every dealing, what every board holds now,
+    hands as PBN deals) as JSON to `path`, with what the I/O layer saw on the line (the LoadDeals the host
+    sent and the machine accepted, `hil.wire_record`, under "load_deals"; the line's noise under "noise"),
+    atomically (a temporary file beside it, then a rename: a reader never sees half a file), mode 0600 (it
+    holds deals). The I/O layer running the machine (`hil.pty_sim`, `hil.loopback`) calls `update(room)`
+    after each step: the file is written when a board's state changed (a dealing started or ended, a board
+    was emptied, a board went in or out), so it is current after every board; and `write(room)` when the
+    machine stops.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

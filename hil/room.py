@@ -1,13 +1,7 @@
 """The dealing room: the machine's physical parts and what lies around it.
 
-The machine has a hopper (a stack of cards, the bottom one fed first), a card path where a card can
-stop (jammed, or held at the reader because it could not be read or does not belong), a slot where a
-board sits (possibly turned by some quarter turns), and a door. Around it are the rack of boards, the
-pile of cards the operator set aside, the floor, and the ledger.
-
-The room knows nothing of firmware or protocol: the firmware (`hil.model`) moves cards through it and
-reads its sensors; the operator (`hil.operator`) moves boards and cards by hand. Sensor changes (board
-in or out, door open or closed) are reported to the listeners set by the device.
+It knows nothing of firmware or protocol: the firmware (`hil.model`) moves cards through it and reads its
+sensors; the operator (`hil.operator`) moves boards and cards by hand.
 """
 
 from __future__ import annotations
@@ -57,7 +51,11 @@ class Slot:
 
 
 class Room:
-    """The machine's hopper, card path, slot and door, and the rack, floor, set-aside pile and ledger."""
+    """The machine's hopper (a stack of cards, the bottom one fed first), card path (where a card can stop:
+    jammed, or held at the reader because it could not be read or does not belong), slot (a board, possibly
+    turned some quarter turns) and door; around it the rack, the floor, the pile of cards the operator set
+    aside, and the ledger. Sensor changes (board in or out, door open or closed) go to the listeners the
+    device sets."""
 
     def __init__(self, rack: Rack, rng: random.Random) -> None:
         self.rack = rack

@@ -1,21 +1,7 @@
 """Named scenarios: a fault plan, the boards to deal, what the host must end with, and what the rig needs.
 
-One list, `SCENARIOS`, is run alike against the simulator (the plan is injected) and, with
-``--machine-port``, against a real machine (the bench engineer prepares the same fault by hand, as the
-hardware test module's runbook says). A scenario `needs` capabilities of the rig (`CAPABILITIES`);
-the simulator has them all, a real rig declares what it can do with ``--machine-needs``.
-
-`Expect` is written in the terms a host's verifier uses: the machine's fault codes (FaultCode names
-from the Fault events or Status; PROTOCOL for a report that does not match what was asked), the
-fault-table codes F1..F12 of `dealer.verify.check` the host names before the board is put right (before
-dealing too: a board refused), and counts of refused boards, extra dealings, device restarts and
-reconnections; `verified` is False where the host must stop (another board's deal) or leave a board to
-the director. Against the simulator the sets must match exactly and the counts be at least those
-given; against a real machine everything is "at least" (a real machine may misread a card of its own
-accord).
-
-Some scenarios try a defence a minimal host lacks (`Scenario.defence` says which): the project's host
-(`dealer.dealing`) has them all; the script host of the simulator's own tests does not.
+One list, `SCENARIOS`, is run alike against the simulator (the plan injected) and, with ``--machine-port``,
+against a real machine (the same fault prepared by hand, as the hardware test module's runbook says).
 """
 
 from __future__ import annotations
@@ -59,7 +45,17 @@ CAPABILITIES: Final = {
 
 @dataclass(frozen=True)
 class Expect:
-    """What the host must end with (see the module docstring)."""
+    """What the host must end with.
+
+    Written in the terms a host's verifier uses: the machine's fault codes (FaultCode names
+    from the Fault events or Status; PROTOCOL for a report that does not match what was asked), the
+    fault-table codes F1..F12 of `dealer.verify.check` the host names before the board is put right (before
+    dealing too: a board refused), and counts of refused boards, extra dealings, device restarts and
+    reconnections; `verified` is False where the host must stop (another board's deal) or leave a board to
+    the director. Against the simulator the sets must match exactly and the counts be at least those
+    given; against a real machine everything is "at least" (a real machine may misread a card of its own
+    accord).
+    """
 
     verified: bool = True
     machine_faults: frozenset[str] = frozenset()
@@ -94,7 +90,11 @@ class Expect:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A named fault plan with its expected outcome (see the module docstring)."""
+    """A named fault plan with its expected outcome. A scenario `needs` capabilities of the rig
+    (`CAPABILITIES`): the simulator has them all, a real rig declares what it can do with
+    ``--machine-needs``. Some scenarios try a defence a minimal host lacks
+    (`defence` says which): the project's host (`dealer.dealing`) has them all; the script host of the
+    simulator's own tests does not."""
 
     name: str
     summary: str

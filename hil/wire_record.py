@@ -1,10 +1,7 @@
 """The LoadDeals on the wire, from both ends: as the host wrote them and as the machine accepted them.
 
-A noisy line may damage a deal in flight; the CRC must catch it. `LoadDealLog.host_wrote` reads the
-bytes the host wrote, before the line touches them, and keeps the payload of every LoadDeal frame in
-them (retransmissions included); `accepted` keeps the payload of every LoadDeal the firmware accepted
-(answered with Ack). A run over a noisy line is sound when every accepted payload is one the host
-sent, byte for byte. The physical record file (`hil.record`) carries both lists, as hex.
+A noisy line may damage a deal in flight; the CRC must catch it: a run over a noisy line is sound when
+every accepted payload is one the host sent, byte for byte. The record file (`hil.record`) carries both.
 """
 
 from __future__ import annotations
@@ -14,7 +11,10 @@ from firmware_protocol.messages import LoadDeal, MsgType
 
 
 class LoadDealLog:
-    """Every LoadDeal payload the host wrote and every one the machine accepted (see the module docstring)."""
+    """Every LoadDeal payload the host wrote and every one the machine accepted. `host_wrote` reads the bytes
+    the host wrote, before the line touches them, and keeps the payload of every LoadDeal frame in them
+    (retransmissions included); `accepted` keeps the payload of every LoadDeal the firmware accepted
+    (answered with Ack). The record file writes both lists as hex."""
 
     def __init__(self) -> None:
         self.sent: list[bytes] = []

@@ -1,11 +1,7 @@
 """`dealer convert`: read a deal file in one format and write it in another. Deals are never printed.
 
-The whole input is read and checked before anything is written; the output is written atomically
-and an existing file is replaced only with --force. A sealed input (blind DUP, Status=Sealed DLM)
-stays sealed when the output can be (DUP, DLM) unless --no-blind says otherwise. Repeated board numbers
-keep one board each; partial deals are skipped and listed (--strict refuses them). --boards writes a
-subset; a session the output format cannot hold (DUP, DLM: one run, boards up to 99) is refused with
-the way to split it, and --split writes it as NAME-1.EXT, NAME-2.EXT, ..., each a run the format holds.
+The whole input is read and checked before anything is written; the output is written atomically, and
+replaces an existing file only with --force.
 """
 
 from __future__ import annotations
@@ -84,6 +80,11 @@ def part_path(output: str, number: int) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    """A sealed input (blind DUP, Status=Sealed DLM) stays sealed when the output can be (DUP, DLM) unless
+    --no-blind says otherwise. Repeated board numbers keep one board each; partial deals are skipped and
+    listed (--strict refuses them). --boards writes a subset; a session the output format cannot hold (DUP,
+    DLM: one run, boards up to 99) is refused with the way to split it, and --split writes it as
+    NAME-1.EXT, NAME-2.EXT, ..., each a run the format holds."""
     source = format_of(args.input, args.from_format, "--from")
     target = format_of(args.output, args.to_format, "--to")
     if args.blind is not None and not accepts(target, "blind"):

@@ -1,9 +1,6 @@
-"""`dealer history`: this computer's deal history (Law 6D2 beyond one journal): where it is, what it holds,
-and its export and import, so that the controllers of a congress share one.
-
-``dealer history`` says where the history is and how many deals it holds; ``dealer history export FILE``
-writes every entry (hashes, never deals) to FILE; ``dealer history import FILE`` adds the entries of such
-a file. ``--history PATH`` (any command that reads the history) or ``DEALER_HISTORY`` use another file.
+"""`dealer history`: this computer's deal history (Law 6D2 beyond one journal): where it is and what it
+holds (``dealer history``), its ``export FILE`` (hashes, never deals) and ``import FILE``, so that the
+controllers of a congress share one; ``--history PATH`` or ``DEALER_HISTORY`` name another file.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """What a person sees while a command works: a live view on a terminal, plain lines anywhere else.
 
 Progress and diagnostics go to standard error, results to standard output, so ``dealer deal ... >
-deal.log`` keeps the summary and the screen keeps the live view. On a terminal (and without
-``--plain``) a dealing run is shown with `rich` as one line per machine (session, board set, board,
-copy, attempt, step) under a head line with the boards verified, boards per hour and the time left;
-faults are printed above it in colour with their Law and action, and a machine waiting for the
-operator stands out. Anywhere else (a pipe, a log file, ``--plain``) each event is one line, in the
-same words (`dealer.dealing.progress.PlainView`).
-
-`task_progress` does the same for the other long steps (double-dummy analysis of hand records,
-generating a congress's deals): a bar on a terminal, a line every tenth of the way otherwise.
+deal.log`` keeps the summary and the screen keeps the live view. `run_view` shows a dealing run,
+`task_progress` the other long steps (double-dummy analysis, generating a congress's deals).
 """
 
 from __future__ import annotations
@@ -59,7 +52,8 @@ def live_wanted(plain: bool, console: Console | None = None) -> bool:
 
 
 def run_view(plain: bool, console: Console | None = None) -> ProgressView:
-    """The view of a dealing run: live on a terminal, plain lines on standard error otherwise."""
+    """The view of a dealing run: live on a terminal (and without ``--plain``, `LiveRunView`), else one
+    line an event on standard error, in the same words (`dealer.dealing.progress.PlainView`)."""
     console = console or error_console()
     if live_wanted(plain, console):
         return LiveRunView(console)
@@ -67,8 +61,10 @@ def run_view(plain: bool, console: Console | None = None) -> ProgressView:
 
 
 class LiveRunView:
-    """A dealing run on a terminal: a table of the machines, redrawn in place, under the run's progress;
-    faults, notes and stopped machines printed above it as they come."""
+    """A dealing run on a terminal, with `rich`: a line per machine (session, board set, board, copy,
+    attempt, step), redrawn in place, under a head line with the boards verified, boards per hour and the
+    time left; faults (in colour, with their Law and action), notes and stopped machines printed above it
+    as they come, and a machine waiting for the operator stands out."""
 
     def __init__(self, console: Console, refresh_per_second: float = 4.0) -> None:
         self.console = console

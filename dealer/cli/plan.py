@@ -1,12 +1,7 @@
-"""`dealer plan PLAN.toml [--generate]`: check a congress plan and show what it will deal.
+"""`dealer plan PLAN.toml [--generate]`: check a congress plan and show what it will deal, never a seed or a deal.
 
-Shows per session the boards, the kind of deal source, the sections, copies, board sets and job count,
-then the machines and the totals; never a seed or a deal. `--generate` writes the deal files of fresh
-sessions that do not exist yet (never over an existing one). A bad plan exits non-zero with one line
-naming the file, the line and the field. A plan that reads well but that `dealer deal --plan` would
-refuse (`dealer.plan.check`: no machine, reused deals, two sessions in one physical board, a run to
-resume, deals this computer's deal history holds from another run) is shown, then every problem is
-listed and the command fails with the first one's exit code.
+A plan that reads well but that `dealer deal --plan` would refuse (`dealer.plan.check`) is shown, then every
+problem is listed and the command fails with the first one's exit code.
 """
 
 from __future__ import annotations
@@ -51,6 +46,11 @@ it (and fails with the first one's exit code), the deal run the first alone."""
 
 
 def run(args: argparse.Namespace) -> int:
+    """Show per session the boards, the kind of deal source, the sections, copies, board sets and job count,
+    then the machines and the totals. `--generate` first writes the deal files of fresh sessions that do
+    not exist yet (never over an existing one). A bad plan exits non-zero with one line naming the file,
+    the line and the field. What `dealer deal --plan` refuses: no machine, reused deals, two sessions in
+    one physical board, a run to resume, deals this computer's deal history holds from another run."""
     plan = Plan.load(args.plan)
     if args.generate:
         _generate(plan, args.plain)

@@ -1,12 +1,7 @@
-"""`dealer report JOURNAL`: the run report of a journal, rebuilt from the journal alone.
+"""`dealer report JOURNAL`: the run report of a journal, rebuilt from the journal alone (`dealer.journal.report`).
 
-Per machine the boards verified and boards per hour, faults by type and Law, operator actions, and
-per session the boards verified and left: on screen as a readable summary, or into a file as CSV,
-JSON or text (by its extension). Where the runs' deal files are at hand (and still hold the deals the
-journal's hashes prove were dealt), a short section on the deals' statistics too. The journal holds no
-deal and no card, and neither does the report.
-The journal is opened read-only and its lock is not taken: a report of a live run may be made while it
-deals, and never disturbs it.
+On screen as a readable summary, or into a file as CSV, JSON or text (by its extension). The journal is
+opened read-only, its lock not taken: a report of a live run may be made while it deals, undisturbed.
 """
 
 from __future__ import annotations
@@ -39,6 +34,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Per machine the boards verified and boards per hour, faults by type and Law, operator actions, and
+    per session the boards verified and left. Where the runs' deal files are at hand (and still hold the
+    deals the journal's hashes prove were dealt), a short section on the deals' statistics too. The
+    journal holds no deal and no card, and neither does the report."""
     from dealer.core.dealset import DealSet
     from dealer.core.outfile import PUBLIC_MODE, check_writable, write_text
     from dealer.journal import report

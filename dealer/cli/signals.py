@@ -1,14 +1,5 @@
 """How a signal stops a command: SIGINT (Ctrl-C), SIGTERM and SIGHUP alike raise `Interrupted` in the main
-thread, once.
-
-What is in hand then ends as after any error: an output file half written is removed (`dealer.core.outfile`
-writes through a temporary file), a journal transaction is rolled back, a dealing run abandons its
-machines and says how many boards are left and the command that resumes it. A second signal while the
-command stops is ignored, so that stopping cleanly is not itself cut short (SIGKILL still ends it at once,
-which the journal survives too).
-
-SIGXFSZ (a file grown past the limit on a file's size, ``ulimit -f``) is ignored meanwhile: the write
-fails instead (EFBIG), and the command stops on it as on a full disk, instead of being killed.
+thread, once; what is in hand then ends as after any error (`stopping_on_signals`).
 """
 
 from __future__ import annotations
@@ -29,8 +20,17 @@ SIGNALS: Final = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "
 
 @contextmanager
 def stopping_on_signals() -> Iterator[None]:
-    """While in the block, the first of `SIGNALS` raises `Interrupted` (later ones are ignored); the handlers
-    before are put back after it. Outside the main thread nothing is changed."""
+    """While in the block, the first of `SIGNALS` raises `Interrupted`; the handlers before are put back
+    after it. Outside the main thread nothing is changed.
+
+    What is in hand then ends as after any error: an output file half written is removed
+    (`dealer.core.outfile` writes through a temporary file), a journal transaction is rolled back, a dealing
+    run abandons its machines and says how many boards are left and the command that resumes it. A second
+    signal while the command stops is ignored, so that stopping cleanly is not itself cut short (SIGKILL
+    still ends it at once, which the journal survives too). SIGXFSZ (a file grown past ``ulimit -f``) is
+    ignored meanwhile: the write fails instead (EFBIG), and the command stops on it as on a full disk,
+    instead of being killed.
+    """
     fired: list[str] = []
 
     def stop(signum: int, frame: FrameType | None) -> None:

@@ -1,10 +1,7 @@
 """`dealer stats`: are these deals what a perfect shuffle gives? Figures beside their exact probabilities.
 
-Over deal files (any format we read), the deals a journal's runs dealt, the sessions of a congress plan,
-or all of them together as one sample; and, with ``--shuffle-model K``, beside deals from K riffle
-shuffles of the gathered pack (what dealing by hand would look like). On screen: each sample's verdict
-in one sentence, its wild deals and one line per figure; with ``-o`` also a report, .html or .pdf with
-bar charts, or .json. Never a deal, on screen or in the report.
+Over deal files, a journal's runs, a plan's sessions or all together, and beside a hand-shuffling model
+(``--shuffle-model K``); on screen, and with ``-o`` as a report. Never a deal, on screen or in the report.
 """
 
 from __future__ import annotations
@@ -56,6 +53,11 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Over deal files (any format we read), the deals a journal's runs dealt, the sessions of a congress
+    plan, or all of them together as one sample; with ``--shuffle-model K``, beside deals from K riffle
+    shuffles of the gathered pack (what dealing by hand would look like). On screen each sample's verdict
+    in one sentence, its wild deals and one line per figure; with ``-o`` also a report, .html or .pdf with
+    bar charts, or .json."""
     from dealer.core.outfile import check_writable
     from dealer.stats import SampleStats, analyse
 

@@ -1,9 +1,6 @@
-"""The run's context: what every station of one run shares (`RunContext`), and the run's limits.
-
-The journal and the deal sets of the queue's runs, the progress view, the machines and their names, the
-claims of jobs left in doubt, the run's stop, and its limits (`RunLimits`: how long it waits for a board
-and for a deal, how often it deals a board; their defaults are written here alone). Built by
-`dealer.dealing.run`, read by each `station` and by its `recovery`.
+"""The run's context: what every station of one run shares (`RunContext`), and the run's limits (`RunLimits`,
+whose defaults are written here alone). Built by `dealer.dealing.run`, read by each `station` and by its
+`recovery`.
 
 May import `dealer.core`, `dealer.dealing.machine`, `dealer.dealing.progress` and `dealer.journal`.
 """
@@ -41,7 +38,9 @@ class RunLimits:
 
 @dataclass
 class RunContext:
-    """What every station of one run shares.
+    """What every station of one run shares: the journal and the deal sets of the queue's runs, the
+    progress view, the machines and their names, the claims of jobs left in doubt, the run's stop, and
+    its limits.
 
     A congress deals several runs (one per session) from one queue: `later_runs` are the runs after
     `run_id`, in the order their jobs are taken. Each job is dealt and verified against the deals of

@@ -1,12 +1,5 @@
-"""`dealer demo`: a whole session dealt on simulated machines, with realistic faults injected.
-
-It generates a session (Big Deal engine, fresh seed from the OS, not kept), starts simulated machines
-in this process (`sim://` ports, each with its own fault plan), deals every board with label checks
-and recounts while showing live progress, then tells how each fault was caught and resolved, checks
-the journal and the simulators' ledgers (what physically happened), and prints the summary.
-
-It works in a folder it names on its first line: a fresh temporary folder, removed at the end (Ctrl-C
-included), or a folder the user asked to keep.
+"""`dealer demo`: a whole session dealt on simulated machines, with realistic faults injected, then told:
+how each fault was caught and resolved, and what the journal and the simulators' ledgers say happened.
 """
 
 from __future__ import annotations
@@ -52,7 +45,13 @@ def run_demo(*, boards: int = 16, machines: int = 2, speed: float = 25.0, folder
              show_cards: bool = False, out: IO[str] | None = None, view: ProgressView | None = None) -> RunResult:
     """Run the demonstration; returns the run's result (complete when every board was verified).
 
-    `folder`: where to work and what to keep; None works in a temporary folder removed at the end.
+    It generates a session (Big Deal engine, fresh seed from the OS, not kept), starts simulated machines
+    in this process (`sim://` ports, each with its own fault plan), deals every board with label checks
+    and recounts while showing live progress, then tells how each fault was caught and resolved, checks
+    the journal and the simulators' ledgers (what physically happened), and prints the summary.
+
+    `folder`: where to work and what to keep; None works in a temporary folder removed at the end (Ctrl-C
+    included). The folder is named on the first line.
     `out`: where the story goes (standard output by default); `view`: how the dealing's progress is shown
     (default: plain lines into the story)."""
     out = out or sys.stdout

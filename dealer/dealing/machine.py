@@ -1,37 +1,8 @@
 """Drives one dealing machine: the host end of `firmware_protocol` over a `Transport`.
 
-Blocking calls with deadlines - handshake, status, display, scan, load, deal, recount, eject - built on
-the pure link: this module owns the I/O pump (write what the link wants sent, read what arrived, feed
-it, poll for retransmits) and turns link outcomes into results or exceptions. It is the only module of
-the host that speaks wire messages: what it returns is in host terms (`MachineStatus`, `DealResult`, the
-verifier's `BoardRecount`, `BoardReading`, `OperatorPrompt`, `MachineFaultKind`), so the run above it never
-sees a frame, a flag or a wire code. `send_command`, `wait_event` and `pending_events` stay wire-level, for
-tests and tools that exercise the protocol itself.
-
-Reports are matched to requests (PROTOCOL.md 7.2): a DealDone, Fault or RecountReport for another job than
-the one asked, or with another number of pockets than the machine announced, raises `ProtocolFault`
-(nothing is verified on it); a report of a job already reported is a repeat held back over a new Hello,
-and is dropped. A recount is turned into the board's own pockets by how the board lies (`turns`).
-
-- a refused command raises `CommandRefused` (a `MachineFault` with the reason);
-- a Fault event while dealing raises `DealingFault` (code, detail, cards dealt, resumable);
-- a device that restarted (Boot event, or HANDSHAKE_REQUIRED) is handshaken again and raises
-  `DeviceRestarted`: its loaded deal is gone and the caller must resynchronise from `status()`;
-- a port that vanished is reopened (same URL) for up to `reconnect_timeout` seconds, handshaken again,
-  and raises `Reconnected`: the command in flight may or may not have been carried out, so the caller
-  resynchronises from `status()`; if the port does not come back, `DeviceDisconnected`;
-- a noisy line only slows a command down: the link retransmits for as long as the machine is heard now
-  and then, and tells the run (`on_noisy_line`) how many retries the last minute took;
-- nothing heard from the machine for the link's `give_up_after` seconds (30 by default) in the middle of
-  a command: `MachineSilent` (a `DeviceTimeout`; the next command first handshakes again, as the link
-  requires after giving up; a machine found restarted meanwhile raises `DeviceRestarted`). The run
-  resynchronises the board and goes on; only a machine that does not answer the handshake is lost;
-- no answer to the handshake within its timeout (counted from the last time the machine was heard):
-  `DeviceTimeout`, "no dealing machine answered on PORT".
-- the run abandons the machine (`abandon`, from any thread: a signal, a journal that cannot be written):
-  the wait in hand ends at once with `Cancelled`, whatever the command in flight; the machine is left as
-  a killed controller leaves it, which the journal's crash recovery settles on resume.
-Device events that nobody is waiting for yet are kept in order until someone asks for them.
+Blocking calls with deadlines (handshake, status, display, scan, load, deal, recount, eject) over the pure
+link, whose I/O this module pumps. The only module of the host that speaks wire messages: it answers in
+host terms (`MachineStatus`, `DealResult`, `BoardReading`, ...); `send_command` and `wait_event` stay wire-level.
 """
 
 from __future__ import annotations
@@ -309,7 +280,26 @@ class MachineSilent(DeviceTimeout):
 
 
 class Machine:
-    """One dealing machine behind a port URL."""
+    """One dealing machine behind a port URL. Reports are matched to requests (PROTOCOL.md 7.2): another
+    job or another number of pockets raises `ProtocolFault`; a report of a job already reported (a repeat
+    held back over a new Hello) is dropped. Device events nobody waits for yet are kept in order.
+
+    What goes wrong, as the caller sees it:
+
+    - a refused command: `CommandRefused`; a Fault event while dealing: `DealingFault`;
+    - a restart (a Boot event, or HANDSHAKE_REQUIRED): handshaken again, then `DeviceRestarted`;
+    - a port that vanished: reopened (same URL) for up to `reconnect_timeout` seconds and handshaken
+      again, then `Reconnected`; a port that does not come back: `DeviceDisconnected`. After either, the
+      caller resynchronises from `status()`;
+    - a noisy line only slows a command down (the link retransmits while the machine is heard now and
+      then), and `on_noisy_line` hears of it;
+    - nothing heard for the link's `give_up_after` seconds (30 by default) in a command: `MachineSilent`;
+      the next command handshakes again first (a machine found restarted then: `DeviceRestarted`). The
+      run resynchronises the board and goes on; only a machine that does not answer the handshake is lost;
+    - no answer to the handshake within its timeout (counted from when the machine was last heard):
+      `DeviceTimeout`, "no dealing machine answered on PORT";
+    - `abandon` (a signal, a journal that cannot be written): `Cancelled`, whatever is in flight.
+    """
 
     def __init__(self, url: str, *, name: str | None = None,
                  opener: Callable[[str], Transport] = open_transport,
@@ -371,7 +361,8 @@ class Machine:
 
     def abandon(self) -> None:
         """Give the machine up, from any thread: the command or wait in hand ends at once with `Cancelled`
-        (a blocked read is interrupted, or the port closed under it), and so does every later one."""
+        (a blocked read is interrupted, or the port closed under it), and so does every later one. The
+        machine is left as a killed controller leaves it, which the journal's crash recovery settles."""
         self._cancel.set()
         transport = self._transport
         if transport is not None:

@@ -1,10 +1,8 @@
 """Opening a port by its URL, real or simulated: the one place that knows both kinds.
 
-A pyserial URL opens through `transport`; a ``sim://`` URL starts (or reuses) the built-in simulated
-machine of `sim_ports` and opens its pseudo-terminal. `check_url` refuses, before a run begins, a port the
-simulator would refuse. The machine driver opens its port here (`open_transport`, `wait_for_port`).
-
-May import `transport` and `sim_ports` (neither imports this module).
+A pyserial URL opens through `transport`, a ``sim://`` URL through `sim_ports`; the machine driver opens
+its port here (`open_transport`, `wait_for_port`). May import `transport` and `sim_ports` (neither imports
+this module).
 """
 
 from __future__ import annotations

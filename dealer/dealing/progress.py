@@ -1,14 +1,8 @@
 """What a dealing run shows and keeps: live progress events, fault reports, the summary, the report file.
 
-Thread-safe: every station (machine) reports here. Each event names the machine and the job in its
-hands (session, board set, board, copy, attempt: `JobInHand`, told by the run as a machine takes a job
-up), so a congress's lines say which session and set a board is for. A `ProgressView` shows the events:
-`PlainView` one line an event (a log, a pipe, ``--plain``); the command line has a live terminal view
-over the same events and the same words (`dealer.cli.live`).
-
-Nothing shown names a card unless the run was asked to (`show_cards`): a fault line gives its code,
-Law, action and pockets; the report file, which the director asked for, holds the full fault texts.
-A board whose cards were shown is verified with the warning F12 (Law 16D), printed on its line.
+Thread-safe: every station reports here, each event naming the machine and the job in its hands
+(`JobInHand`). A `ProgressView` shows them (`PlainView`, or the terminal's `dealer.cli.live`). Nothing
+shown names a card unless the run was asked to (`RunProgress`).
 """
 
 from __future__ import annotations
@@ -49,7 +43,8 @@ class MachineStats:
 
 @dataclass(frozen=True)
 class JobInHand:
-    """The job a machine holds: what each of its progress lines names."""
+    """The job a machine holds (told by the run as the machine takes it up): what each of its progress
+    lines names, so a congress's lines say which session and set a board is for."""
 
     session: str
     set_name: str
@@ -152,7 +147,10 @@ class MachineRow:
 
 @dataclass
 class RunProgress:
-    """Live progress of a run and what its summary and report file say."""
+    """Live progress of a run and what its summary and report file say. Nothing shown names a card unless
+    the run was asked to (`show_cards`): a fault line gives its code, Law, action and pockets; the report
+    file, which the director asked for, holds the full fault texts. A board whose cards were shown is
+    verified with the warning F12 (Law 16D), printed on its line."""
 
     total_jobs: int
     out: IO[str] = field(default_factory=lambda: sys.stderr)

@@ -1,10 +1,7 @@
-"""`dealer check`: recount boards that were dealt earlier and verify each against its deal.
+"""`dealer check`: recount boards that were dealt earlier and verify each against its deal. Nothing is dealt.
 
-Nothing is dealt: for each board the operator is prompted to insert it, its label is read (another
-board is ejected and the right one asked for), the machine recounts its pockets (turned into the board's
-own pockets by how the board lies) and the verifier names any fault by its Law. A check holds the journal
-of its deal file for its whole length (the lock, not the file, which it never writes): never while a run
-deals the same boards (`JournalBusy` naming that run).
+Each board is asked for, its label read, its pockets recounted and turned into the board's own by how it
+lies, and the verifier names any fault by its Law.
 """
 
 from __future__ import annotations
@@ -31,7 +28,9 @@ def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: flo
                  show_cards: bool = False, quiet: bool = False, out: IO[str] = sys.stderr,
                  machine: Machine | None = None, journal: Path | None = None) -> list[VerificationReport]:
     """Recount every board of `deals` (one copy, set `set_name`) on the machine at `port`, holding the lock of
-    `journal` (the journal of a run that deals these boards) meanwhile."""
+    `journal` (the journal of a run that deals these boards) meanwhile: the lock, not the file, which a
+    check never writes; never while a run deals the same boards (`JournalBusy` naming that run). A board
+    that is not the one asked for is ejected and the right one asked for."""
     if machine is None:
         ports.check_url(port)  # a sim:// port the simulator refuses: refused before the journal is held
     with _hold(journal):

@@ -1,25 +1,8 @@
 """The dealing run: a deal set and its copies -> journal jobs -> machines, one station thread each.
 
-`deal_session` is what `dealer deal FILE` does: check what the run is given before anything is written
-(the board sets of every copy by the label rule, timeouts, attempts, ``sim://`` ports: `copies_plan`,
-`check_run_options`), take the journal (refused while another process holds it), open (or resume) the run
-in the journal, refuse a deal set used before (Law 6D2: in this journal, or on this computer by the deal
-history), put every job left half-way by a crash back where it belongs, start one `Station` per machine,
-and end with a summary and an optional report file.
-`execute` deals the jobs of one run or of several (a congress, `dealer.plan.run`) from one queue.
-A machine that is lost stops its station; the others go on, and its unsettled jobs wait for a resume.
-Such a run is not a success even if the others dealt every board: `raise_for` raises the lost machine's
-error (its exit code), and the summary names the machine, its port and why.
-
-A journal that cannot be written (a full disk, a read-only file, a limit on a file's size) stops every
-station at once: nothing may be done that the journal cannot record first. Each job is left as a crash
-at that instant would leave it (a board dealt whose result could not be recorded is recounted on
-resume), and `raise_for` raises the journal's error, naming the file and the cause. A signal stops the
-run the same way (`Interrupted`, with the boards left). Station threads never print a traceback: what
-stops one (an error of a machine, of the journal, or a bug) is reported through the run.
-
-What the run shows goes through `RunProgress` to the view of `RunOptions` (plain lines by default);
-each station tells it which job it holds (`JobInHand`: session, board set, board, copy, attempt).
+`deal_session` is what `dealer deal FILE` does; `execute` deals the jobs of one run or of several (a
+congress, `dealer.plan.run`) from one queue; `raise_for` turns a run that did not end well into its error.
+What the run shows goes through `RunProgress` to the view of `RunOptions`.
 """
 
 from __future__ import annotations
@@ -119,7 +102,14 @@ def copies_plan(deals: DealSet, copies: int, set_name: str) -> list[JobPlan]:
 
 
 def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | None = None) -> RunResult:
-    """Deal a deal set with its copies on the machines of `options`; resumable through the journal."""
+    """Deal a deal set with its copies on the machines of `options`; resumable through the journal.
+
+    First check what the run is given, before anything is written (the board sets of every copy by the
+    label rule, timeouts, attempts, ``sim://`` ports: `copies_plan`, `check_run_options`); then take the
+    journal (refused while another process holds it), open (or resume) the run in it, refuse a deal set
+    used before (Law 6D2: in this journal, or on this computer by the deal history), put every job left
+    half-way by a crash back where it belongs, `execute`, and end with a summary and an optional report.
+    """
     plan = copies_plan(deals, options.copies, options.set_name)
     check_run_options(options)
     check_traces(options.ports)
@@ -228,7 +218,17 @@ def release_loaded(journal: Journal, run_id: int) -> None:
 def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunOptions,
             extra: dict[str, Any] | None = None) -> RunResult:
     """Deal the jobs of `runs` (run id, its deal set), in that order, from one queue on every machine of
-    `options`; finish each run whose jobs are all verified; write the report file if one is asked for."""
+    `options`; finish each run whose jobs are all verified; write the report file if one is asked for.
+
+    One `Station` thread per machine; each tells the run which job it holds (`JobInHand`: session, board
+    set, board, copy, attempt). A machine that is lost stops its station; the others go on, and its
+    unsettled jobs wait for a resume: the summary names the machine, its port and why. A journal that
+    cannot be written (a full disk, a read-only file, a limit on a file's size) stops every station at
+    once, since nothing may be done that the journal cannot record first: each job is left as a crash at
+    that instant would leave it (a board dealt whose result could not be recorded is recounted on resume).
+    A signal stops the run the same way (`Interrupted`, with the boards left). Station threads never print
+    a traceback: what stops one (a machine, the journal, a bug) is reported through the run.
+    """
     run_ids = [run for run, _ in runs]
     jobs = [j for run in run_ids for j in journal.jobs(run)]
     names = list(options.machine_names or options.ports)
@@ -355,7 +355,8 @@ def raise_for(result: RunResult) -> None:
     """Turn a run that did not end well into the error its cause calls for: a stop on a fault (F7), then a
     machine that left the run (its own error, so a port that never answered exits as it does in every
     command, even when the other machines dealt every board), then boards left unverified. A journal that
-    could not be written comes before all of them: the run stopped for it."""
+    could not be written comes before all of them: the run stopped for it, and its error names the file
+    and the cause. A run that lost a machine is no success even if the others dealt every board."""
     journal_failures = [exc for _, exc in result.failures if isinstance(exc, JournalError)]
     damaged = [exc for exc in journal_failures if isinstance(exc, JournalDamaged)]
     if damaged:

@@ -1,9 +1,7 @@
 """`sim://` ports: the built-in simulated machine (`hil`) started inside this process.
 
-`serve(url)` starts a `hil.PtySimulator` for a ``sim://`` URL the first time the URL is opened and returns its
-pseudo-terminal path (`dealer.dealing.ports` opens it); later opens of the same URL (a reconnect) get the same
-machine, so reopening a port never resets the simulated world. `simulators()` gives them to a demo or a test
-(for their ledgers); `stop_all()` stops them (it also runs at exit). Also the glue that lets a host driver run
+`serve(url)` starts one the first time a URL is opened; later opens of it (a reconnect) get the same
+machine, so reopening a port never resets the simulated world. Also the glue that lets a host driver run
 over an in-memory `hil.Loopback` (tests, in virtual time).
 """
 
@@ -26,7 +24,8 @@ _SIMULATORS: dict[str, PtySimulator] = {}
 
 
 def serve(url: str) -> str:
-    """The pty path of the simulator for `url`, starting it on first use."""
+    """The pty path of the simulator for `url` (a `hil.PtySimulator`; `dealer.dealing.ports` opens it),
+    starting it on first use."""
     import hil
     from hil.config import SimConfigError
 
@@ -55,13 +54,13 @@ def check_url(url: str) -> None:
 
 
 def simulators() -> dict[str, PtySimulator]:
-    """The simulators started in this process, by URL."""
+    """The simulators started in this process, by URL (for a demo's or a test's ledgers)."""
     with _LOCK:
         return dict(_SIMULATORS)
 
 
 def stop_all() -> None:
-    """Stop every simulator started here (joins their threads, closes their ptys)."""
+    """Stop every simulator started here (joins their threads, closes their ptys); it also runs at exit."""
     with _LOCK:
         sims = list(_SIMULATORS.values())
         _SIMULATORS.clear()

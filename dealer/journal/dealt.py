@@ -1,11 +1,7 @@
 """The deals a journal's runs dealt, found again: for statistics over a session, an event or a year.
 
-The journal holds no deal, only each run's source and the hash of every board's deal. A run of
-``dealer deal FILE`` names its deal file (its full path): the file is read again and each board the
-run dealt is proven by its hash, so a file changed since is never mistaken for what was dealt. Runs
-whose source is not a file (the sessions of a congress plan) are found by a `lookup` the caller gives
-(the plan's deal sets, proven the same way). Replay runs deal deals an earlier run dealt; they are
-left out, so no deal is counted twice. Every run left out says why.
+The journal holds no deal, only each run's source and every deal's hash: a run's deal file (or, for a
+congress's sessions, a `lookup` the caller gives) is read again and each board proven by its hash.
 """
 
 from __future__ import annotations
@@ -32,7 +28,11 @@ class RunDeals:
 
 
 def dealt_deals(journal: Journal, lookup: Lookup | None = None) -> list[RunDeals]:
-    """Every run of the journal, oldest first, with its deals found again and proven by their hashes."""
+    """Every run of the journal, oldest first, with its deals found again and proven by their hashes. A run
+    of ``dealer deal FILE`` names its deal file (its full path); runs whose source is not a file (the
+    sessions of a congress plan) are found by `lookup` (the plan's deal sets, proven the same way). A file
+    changed since is never mistaken for what was dealt. Replay runs deal deals an earlier run dealt: they
+    are left out, so no deal is counted twice. Every run left out says why."""
     return [_found(journal, run, lookup) for run in journal.runs()]
 
 

@@ -1,9 +1,7 @@
 """The journal's events: one kind each, what happened as data, and how it is said (never a card).
 
-One frozen dataclass per `EventKind`, registered in `EVENTS` (as `firmware_protocol.messages` is for
-the wire). `Event.detail` and `decode` are the journal's JSON ``detail`` column; `Event.text` says it in
-words, `Event.faults` names the faults it found (title, Law, group), `Event.action` what the run did.
-Every output (terminal, `dealer report`, the narrative, the console) takes its words from here.
+One frozen dataclass per `EventKind`, registered in `EVENTS` (as `firmware_protocol.messages` is for the
+wire): every output (terminal, `dealer report`, the narrative, the console) takes its words from here.
 Imports `dealer.verify` only.
 """
 
@@ -161,7 +159,9 @@ def _codes_text(codes: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class Event:
-    """What happened. `busy`: the machine's seconds on the job since the last step that recorded them."""
+    """What happened. `detail` and `decode` are the journal's JSON ``detail`` column; `text` says it in
+    words, `faults` names the faults it found (title, Law, group), `action` what the run did. `busy`: the
+    machine's seconds on the job since the last step that recorded them."""
 
     KIND: ClassVar[EventKind]
     busy: float = 0.0

@@ -1,27 +1,8 @@
 """The deal history of a computer: every deal dealt here, by hash, so that Law 6D2 reaches past one journal.
 
-A journal refuses a deal set that one of its own runs dealt; the history refuses a deal dealt by any
-run on this computer (or on another one whose history was imported), wherever its journal is: the
-same deal file copied to another folder and dealt again is refused unless the run is a replay.
-
-What is kept: for each deal of each run, the deal's hash (`dealer.verify.deal_hash`: SHA-256 of the
-packed deal, the identity the journal and the verifier already use), the run's uid, name and journal,
-the board number, the host, when, and whether the run was a replay. Never a deal, a card or a seed.
-Recovering a deal from its hash alone means trying up to 5.4e28 deals (2^96): out of reach. Someone who
-already knows part of the deal needs far fewer tries (26 cards known leave 10,400,600 deals), so the
-history and its exports are kept private like a journal (mode 0600) until the session is played; a
-symbolic link at the history or one of SQLite's side files is refused, never followed.
-
-When: a run's deals are recorded as it begins (after its journal holds it, before anything is dealt)
-and again, harmlessly, on every resume; a run is checked against the history before that, its own
-earlier entries excepted (a resume).
-
-Where: ``DEALER_HISTORY`` (a file path) if set, else ``history.sqlite`` in the user's data folder by the
-platform's convention (`platformdirs`: ``~/.local/share/dealer`` on Linux, ``~/Library/Application
-Support/dealer`` on macOS, ``%LOCALAPPDATA%\\dealer`` on Windows); ``--history PATH`` overrides both.
-The file is SQLite with every write one transaction: several controllers on one computer may record
-at once and lose nothing. `export`/`import_file` move entries between computers (JSON, hashes only), so
-a congress's controllers share one history.
+A journal refuses a deal set one of its own runs dealt; the history refuses a deal any run on this
+computer dealt (or on another whose history was imported), wherever its journal is, unless the run is a
+replay. It keeps hashes, never a deal, a card or a seed, and is private all the same (`DealHistory`).
 """
 
 from __future__ import annotations
@@ -131,7 +112,23 @@ class Entry:
 
 
 class DealHistory:
-    """The history file of one computer (module docstring). Open it with `DealHistory.open`."""
+    """The history file of one computer. Open it with `DealHistory.open`.
+
+    What is kept: for each deal of each run, the deal's hash (`dealer.verify.deal_hash`, the identity the
+    journal and the verifier use), the run's uid, name and journal, the board number, the host, when, and
+    whether the run was a replay. The file is SQLite, every write one transaction (several controllers on
+    one computer may record at once), mode 0600; a symbolic link at it or at a side file of SQLite's is
+    refused, never followed. Why a file of hashes is kept private:
+    docs/decisions/2026-12-01-deal-history-private.md.
+
+    When: a run's deals are recorded as it begins (after its journal holds it, before anything is dealt)
+    and again, harmlessly, on every resume; a run is checked against the history before that, its own
+    earlier entries excepted (a resume). Where: ``DEALER_HISTORY`` if set, else ``history.sqlite`` in the
+    user's data folder (`platformdirs`: ``~/.local/share/dealer`` on Linux, ``~/Library/Application
+    Support/dealer`` on macOS, ``%LOCALAPPDATA%\\dealer`` on Windows); ``--history PATH`` overrides both.
+    `export`/`import_file` move entries between computers (JSON, hashes only): a congress's controllers
+    share one history.
+    """
 
     def __init__(self, db: sqlite3.Connection, path: Path) -> None:
         self._db = db

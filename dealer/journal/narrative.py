@@ -1,9 +1,6 @@
 """What happened on a dealing run, told from its journal: each incident, how it was caught, how it ended.
 
-Read-only over `dealer.journal.store`. An incident is an event that found a fault (`Event.faults`: a
-board refused before dealing, a machine fault, a recount's faults, a power cut, a cable pulled, ...) or a
-board given up; each is told in its event's words (`Event.text`) with the outcome of the board (verified
-on attempt k, or still open). No card is named.
+Read-only over `dealer.journal.store`; each incident told in its event's words (`Event.text`). No card is named.
 """
 
 from __future__ import annotations
@@ -46,7 +43,9 @@ from dealer.journal.store import Job, JobState, Journal
 
 @dataclass(frozen=True)
 class Incident:
-    """One thing that went wrong on a board and what came of it."""
+    """One thing that went wrong on a board and what came of it: an event that found a fault (`Event.faults`:
+    a board refused before dealing, a machine fault, a recount's faults, a power cut, a cable pulled, ...)
+    or a board given up, with the outcome of the board (verified on attempt k, or still open)."""
 
     board: int
     copy: int

@@ -1,23 +1,8 @@
-"""Run reports: what happened in dealing runs, rebuilt from the journal alone.
+"""Run reports: what happened in dealing runs, rebuilt from the journal alone, for a director the day after.
 
-A director wants, the day after: per machine the boards verified, the dealings started, the time spent
-on boards and the boards per hour of that time; the faults by type and Law (the verifier's F-codes
-with their Law; the machine's own stops by name); the operator's actions (boards refused by their
-label, redeals, put-right prompts, boards found not empty before a redeal); per session the boards
-verified and left. :func:`build` reads all of it from the journal's events; :func:`summary_text`,
-:func:`to_csv` (one table, a row per figure, for a spreadsheet) and :func:`to_json` write it out.
-
-Time on boards is the sum of the ``busy`` seconds each station records with a job's steps (from
-taking the board up to verifying it, a fault, or a redeal), so hours between two runs of the
-controller, or waiting for the other machines, are not counted.
-
-A short section on the deals themselves (:func:`add_deal_statistics`, from :mod:`dealer.stats`): the
-one-line verdict on whether they look like a perfect shuffle's, and the share of wild deals. It needs
-the deals: the run just dealt has them, and `dealer report` finds them again where the runs' deal files
-are at hand (:mod:`dealer.journal.dealt`); it holds statistics only.
-
-The journal holds no deal, no seed and no fault text naming cards, and so neither does any report
-built here. The one exception is asked for, and is the live run's (`dealer.dealing.run_report`).
+:func:`build` reads it from the journal's events; :func:`summary_text`, :func:`to_csv` (one table, a row
+per figure, for a spreadsheet) and :func:`to_json` write it out. Like the journal, a report holds no deal,
+no seed and no fault text naming cards (the live run's own report file does: `dealer.dealing.run_report`).
 """
 
 from __future__ import annotations
@@ -78,6 +63,9 @@ class MachineFigures:
     verified: int = 0
     dealings: int = 0
     busy: float = 0.0
+    """Time on boards: the ``busy`` seconds each station records with a job's steps (from taking the board
+    up to verifying it, a fault, or a redeal), so hours between two runs of the controller, or waiting for
+    the other machines, are not counted."""
     recount_faults: int = 0
     machine_faults: int = 0
     interruptions: int = 0
@@ -108,7 +96,11 @@ class SessionFigures:
 
 @dataclass
 class RunReport:
-    """The figures of some runs of a journal: sessions, machines, faults and operator actions."""
+    """The figures of some runs of a journal: per machine the boards verified, the dealings started, the
+    time on boards and the boards per hour of it; the faults by type and Law (the verifier's F-codes with
+    their Law; the machine's own stops by name); the operator's actions (boards refused by their label,
+    redeals, put-right prompts, boards found not empty before a redeal); per session the boards verified
+    and left; and, where the deals are at hand, their statistics (`add_deal_statistics`)."""
 
     journal: str
     sessions: list[SessionFigures] = field(default_factory=list)
@@ -156,7 +148,9 @@ def build(journal: Journal, run_ids: Sequence[int] | None = None) -> RunReport:
 
 
 def add_deal_statistics(rep: RunReport, deals: DealSet, name: str = "the deals of these runs") -> None:
-    """Add the statistics of `deals` (each board once) to the report: the verdict and the wild deals."""
+    """Add the statistics of `deals` (each board once) to the report: the one-line verdict on whether they
+    look like a perfect shuffle's, and the share of wild deals; statistics only. The run just dealt has its
+    deals; `dealer report` finds them again where the runs' deal files are at hand (`dealer.journal.dealt`)."""
     if len(deals):
         rep.deal_stats = analyse(deals.deals, name)
 

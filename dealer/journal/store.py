@@ -1,36 +1,7 @@
 """The journal: an SQLite record of every board's life, written before each step is acted on.
 
-It owns the guarantees of a dealing run:
-
-- **One live controller.** Opening a journal to write takes its lock (`dealer.journal.lock`:
-  an operating-system lock on ``<journal>.lock``, held until `close` or the process's death), so a
-  second process is refused with `JournalBusy` naming the holder; `open_read_only` (reports) takes no
-  lock and never writes.
-- **Resume is exact.** Every job (one copy of one board) has a state; a step is committed before the
-  controller acts on it (LOADED before the deal is sent, DEALING before the machine is told to deal),
-  so after a crash or `kill -9` the journal says exactly which boards may hold cards.
-- **The main file alone is enough.** The journal runs in WAL mode (a live `dealer report` reads
-  while the run writes), and at every point a resume depends on - a run begun or finished, a step into
-  DEALING, a verification (VERIFIED or FAULTED) - the step is checkpointed into the main file, synced,
-  and the -wal emptied before the call returns (what a killed run left in the -wal is checkpointed when
-  the journal is opened). A lost ``-wal`` or ``-shm`` side file can only undo the steps in between
-  (LOADED, SCANNED, DEALT, a redeal), which the run redoes safely. Why, and what it costs:
-  ``docs/decisions/2026-12-01-journal-durability.md``.
-- **Nothing is dealt twice.** A job whose state is DEALING or DEALT was possibly dealt: the run must
-  recount its board before anything else happens to it (see :meth:`Journal.uncertain_jobs`).
-- **No deal set is used twice (Law 6D2).** Each run records the hash of its deal set and of every
-  deal; a new run whose deals were seen in another run is refused (`DealReused`) unless it is marked
-  a replay. Beyond one journal, the deal history (`dealer.journal.history`) does the same per computer.
-
-A journal opened to be resumed (``create=False``) that is missing, empty or corrupt is an error naming
-the file, never a new journal; one of another schema version is refused, never migrated
-(`schema_problem`). The journal holds hashes and fault codes, never deals or seeds; the file is created
-0600. Job life::
-
-    PLANNED -> LOADED -> SCANNED -> DEALING -> DEALT -> VERIFIED
-                  \\          \\         \\          \\-> FAULTED -> PLANNED (redeal the same deal)
-                   `-> PLANNED `-> PLANNED `-> DEALT / FAULTED / PLANNED (after a recount)
-                   `-> FAULTED `-> FAULTED (the board was refused too often: the director sees to it)
+It owns the guarantees of a dealing run (`Journal`): one live controller, an exact resume, nothing dealt
+twice, no deal set used twice (Law 6D2). It holds hashes and fault codes, never deals or seeds.
 """
 
 from __future__ import annotations
@@ -78,7 +49,13 @@ SCHEMA_VERSION: Final = 2
 
 
 class JobState(StrEnum):
-    """Where one copy of one board is in its life."""
+    """Where one copy of one board is in its life::
+
+        PLANNED -> LOADED -> SCANNED -> DEALING -> DEALT -> VERIFIED
+                      \\          \\         \\          \\-> FAULTED -> PLANNED (redeal the same deal)
+                       `-> PLANNED `-> PLANNED `-> DEALT / FAULTED / PLANNED (after a recount)
+                       `-> FAULTED `-> FAULTED (the board was refused too often: the director sees to it)
+    """
 
     PLANNED = "planned"      # to be dealt; nothing physical has happened
     LOADED = "loaded"        # deal sent (or about to be sent) to a machine's memory
@@ -221,7 +198,23 @@ always say why)."""
 
 
 class Journal:
-    """The SQLite journal of dealing runs. Thread-safe: one connection, one lock."""
+    """The SQLite journal of dealing runs. Thread-safe: one connection, one lock. What it guarantees:
+
+    - **One live controller.** `open` takes the journal's lock (`dealer.journal.lock`, on
+      ``<journal>.lock``, held until `close` or the process's death): a second process gets `JournalBusy`
+      naming the holder. `open_read_only` (reports) takes no lock and never writes.
+    - **Resume is exact.** A step is committed before the controller acts on it (LOADED before the deal
+      is sent, DEALING before the machine is told to deal): after a crash or ``kill -9`` the journal says
+      which boards may hold cards, and those (`uncertain_jobs`) are recounted before anything else.
+    - **The main file alone is enough.** WAL mode (a live report reads while the run writes); every step
+      a resume depends on is checkpointed into the main file before the call returns, so a lost ``-wal``
+      or ``-shm`` can only undo steps the run redoes safely (docs/decisions/2026-12-01-journal-durability.md).
+    - **No deal set is used twice (Law 6D2).** Each run records the hash of its deal set and of every deal;
+      a new run whose deals another run dealt is refused (`DealReused`) unless it is a replay. Beyond one
+      journal, the deal history (`dealer.journal.history`) does the same per computer.
+
+    A journal of another schema version is refused, never migrated (`schema_problem`).
+    """
 
     def __init__(self, connection: sqlite3.Connection, path: str, *, lock: JournalLock | None = None,
                  read_only: bool = False) -> None:

@@ -1,9 +1,5 @@
-"""The bar pattern of a Code 128 symbol, from reportlab's encoder (extra ``print``).
-
-reportlab picks the code sets (B, with C for long digit runs), adds the start, the modulo-103 check
-symbol and the stop, and spells the symbol as letters: an upper-case letter is a bar and a lower-case
-one a space, 'a' / 'A' one module wide up to 'd' / 'D' four. This module only turns that spelling
-into widths, so the PDF and SVG painters draw the very same bars.
+"""The bar pattern of a Code 128 symbol, from reportlab's encoder (extra ``print``), as widths, so the PDF
+and SVG painters draw the very same bars.
 """
 
 from __future__ import annotations
@@ -12,7 +8,11 @@ from dealer.core.extras import require
 
 
 def bar_widths(payload: str) -> tuple[int, ...]:
-    """Module widths of the symbol for `payload`: bar, space, bar, ... ending on a bar; no quiet zones."""
+    """Module widths of the symbol for `payload`: bar, space, bar, ... ending on a bar; no quiet zones.
+
+    reportlab picks the code sets (B, with C for long digit runs), adds the start, the modulo-103 check
+    symbol and the stop, and spells the symbol as letters: an upper-case letter is a bar and a lower-case
+    one a space, 'a' / 'A' one module wide up to 'd' / 'D' four; this turns that spelling into widths."""
     module = require("reportlab.graphics.barcode.code128", "print", "board labels")
     symbol = module.Code128(payload)
     symbol.validate()

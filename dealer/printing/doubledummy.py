@@ -1,11 +1,7 @@
 """Double-dummy analysis of deals: tricks for each declarer and strain, and the par result.
 
-The solver is Bo Haglund's DDS through the optional ``endplay`` package (extra ``dd``); this module
-turns its answers into plain data. Deals go to DDS in batches through its multi-deal call
-(``CalcAllTables``, endplay's ``calc_all_tables``), which solves the strains of a batch on DDS's own
-threads, one a core; a progress callback hears after each batch how many deals are done. Strains are
-ordered NT S H D C, as hand records and PBN's ``DoubleDummyTricks`` print them; seats are N E S W (0..3)
-as everywhere in the project.
+The solver is Bo Haglund's DDS through the optional ``endplay`` package (extra ``dd``); this module turns
+its answers into plain data. Strains are NT S H D C, as hand records and PBN's ``DoubleDummyTricks`` print them.
 """
 
 from __future__ import annotations
@@ -93,7 +89,9 @@ Progress = Callable[[int, int], None]
 def analyse(deals: npt.ArrayLike, dealers: npt.ArrayLike, vulnerabilities: npt.ArrayLike, *,
             progress: Progress | None = None) -> list[DDResult]:
     """Double-dummy results of an (n, 52) batch of deals with their dealers (seats) and vulnerabilities,
-    solved in batches on every core; `progress` is told (done, total) after each batch."""
+    sent to DDS in batches through its multi-deal call (``CalcAllTables``, endplay's ``calc_all_tables``),
+    which solves the strains of a batch on DDS's own threads, one a core; `progress` is told (done, total)
+    after each batch."""
     dds = require("endplay.dds", _EXTRA, "double-dummy analysis")
     types = require("endplay.types", _EXTRA, "double-dummy analysis")
     batch = check_deals(np.asarray(deals).reshape(-1, 52))

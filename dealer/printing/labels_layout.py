@@ -1,10 +1,7 @@
 """Board-label sheets: Code 128 labels on standard A4 label stock, as page primitives (pure).
 
 A label shows its barcode (with the payload in small print under it) and, beside it, the board number
-large, the set name, the dealer and the vulnerability. The module width is the largest that fits,
-between MIN_MODULE and MAX_MODULE, with a quiet zone of QUIET modules each side. When the payload is
-too long to sit beside the text at MIN_MODULE, the barcode takes the label's full width and the text
-goes under it.
+large, the set name, the dealer and the vulnerability.
 """
 
 from __future__ import annotations
@@ -79,7 +76,9 @@ def module_width(bars: Sequence[int], room: float) -> float:
 
 
 def label_items(label: BoardLabel, bars: Sequence[int], w: float, h: float) -> list[Item]:
-    """One label at its own origin: barcode beside the text, or above it if the payload is long."""
+    """One label at its own origin: the barcode beside the text, its module width the largest that fits
+    between MIN_MODULE and MAX_MODULE, with a quiet zone of QUIET modules each side; a payload too long to
+    sit beside the text at MIN_MODULE takes the label's full width, the text under it."""
     beside = module_width(bars, w - 2 * PAD - TEXT_W - 1)
     if beside >= MIN_MODULE:
         return _side_by_side(label, bars, w, h, beside)

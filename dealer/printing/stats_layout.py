@@ -1,11 +1,6 @@
 """The statistics report in pictures: bar charts of observed against exact shares, laid out as one HTML page
-(inline SVG) or as PDF pages of primitives. Pure: :mod:`dealer.printing.outputs` writes the files.
-
-Each quantity gets one chart: per category a grey bar (the share a perfect shuffle gives, exact) and a
-blue bar beside it (the share counted), on one linear scale from zero, so a bar's height is its share.
-Categories too rare to see are drawn together: hand patterns under 0.5 % as one bar "other", and the
-tail of an ordered quantity from the first category under 0.05 % as one bar "N+". The full tables, with
-every category, are in the HTML and the JSON. The report shows counts and probabilities, never a deal.
+(inline SVG) or as PDF pages of primitives. Pure: :mod:`dealer.printing.outputs` writes the files. The
+report shows counts and probabilities, never a deal.
 """
 
 from __future__ import annotations
@@ -43,7 +38,9 @@ class Bar:
 
 
 def chart_bars(figure: Figure) -> list[Bar]:
-    """The bars of a figure's chart, rare categories drawn together (see the module notes)."""
+    """The bars of a figure's chart, rare categories drawn together: hand patterns under 0.5 % as one bar
+    "other", and the tail of an ordered quantity from the first category under 0.05 % as one bar "N+" (the
+    full tables, with every category, are in the HTML and the JSON)."""
     q = figure.quantity
     shares, expected = figure.observed_shares, [float(p) for p in q.probabilities]
     if q.key == "patterns":
@@ -81,7 +78,9 @@ def percent(share: float) -> str:
 
 
 def chart_items(figure: Figure, width: float = CHART_WIDTH, height: float = CHART_HEIGHT) -> list[Item]:
-    """A figure's bar chart at the origin: title, legend, share axis, grey (exact) and blue (counted) bars."""
+    """A figure's bar chart at the origin: title, legend, share axis, and per category a grey bar (the share
+    a perfect shuffle gives, exact) with a blue one beside it (the share counted), on one linear scale from
+    zero, so a bar's height is its share."""
     q = figure.quantity
     bars = chart_bars(figure)
     top, step = nice_top(max(max(b.observed for b in bars), max(b.expected for b in bars)))

@@ -1,17 +1,7 @@
 """Counting: how often each category of each quantity occurs in an (n, 52) batch of deals, vectorised.
 
-One pass over the deals, in chunks that stay in cache, and nothing looped in Python per deal:
-
-- the cards of each suit give, per deal and suit, the four hands' lengths packed in one 16-bit number
-  (a nibble per seat: seat ``h`` adds ``1 << 4h``);
-- each hand's length vector becomes a key ``a♠ * 196 + a♥ * 14 + a♦`` (:func:`dealer.stats.exact.vector_index`);
-  one histogram of the keys gives every per-hand figure (pattern, longest and shortest suit, and the
-  suit lengths, which the key determines), summed through a table from key to category;
-- the longest suit of the deal and the wild deals take the per-hand tables' maximum over the four hands;
-- a partnership's length in a suit is its two nibbles added (North + South; East-West hold the rest);
-- the sixteen honours give the points, packed a byte per seat.
-
-The counts are in the category order of :mod:`dealer.stats.exact`.
+One pass over the deals, in chunks that stay in cache, nothing looped in Python per deal; the counts are in
+the category order of :mod:`dealer.stats.exact`.
 """
 
 from __future__ import annotations
@@ -74,6 +64,17 @@ def count_sets(deals: DealArray, sets: int) -> Counts:
 
 
 def _count(batch: DealArray, sets: int) -> Counts:
+    """The counts per set, in one pass:
+
+    - the cards of each suit give, per deal and suit, the four hands' lengths packed in one 16-bit number
+      (a nibble per seat: seat ``h`` adds ``1 << 4h``);
+    - each hand's length vector becomes a key ``a♠ * 196 + a♥ * 14 + a♦`` (:func:`dealer.stats.exact.vector_index`);
+      one histogram of the keys gives every per-hand figure (pattern, longest and shortest suit, and the
+      suit lengths, which the key determines), summed through a table from key to category;
+    - the longest suit of the deal and the wild deals take the per-hand tables' maximum over the four hands;
+    - a partnership's length in a suit is its two nibbles added (North + South; East-West hold the rest);
+    - the sixteen honours give the points, packed a byte per seat.
+    """
     size = len(batch) // sets if sets else 0
     per_set = {key: np.zeros((sets, len(quantity(key).labels)), dtype=np.int64) for key in FIGURE_KEYS}
     if size == 0:

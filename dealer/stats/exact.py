@@ -1,31 +1,8 @@
 """The exact probabilities of everything `dealer stats` counts, and the covariance of one deal's counts.
 
-Every probability here is counted, never sampled, in exact integer arithmetic (``Fraction``):
-
-- **A hand's suit lengths** ``a = (a♠, a♥, a♦, a♣)`` (one of the 560 ways to split 13 into 4 parts) have
-  probability ``Π_s C(13, a_s) / C(52, 13)``. Hand patterns (the 39 shapes), suit lengths, the longest
-  and the shortest suit of a hand are sums over these 560 vectors.
-- **High-card points** (A 4, K 3, Q 2, J 1; 0 to 37): hands are counted by how many aces, kings, queens
-  and jacks they hold, ``Π_r C(4, x_r)``, times the ways to fill the hand with spot cards,
-  ``C(36, 13 - Σ x_r)``: 625 honour holdings, summed by their points.
-- **Longest fit of a partnership**: the 26 cards of two partners have suit lengths ``f`` with probability
-  ``Π_s C(13, f_s) / C(52, 26)``; the longest fit is ``max f`` (7 to 13).
-- **Longest suit in the deal** and **wild deals** (a deal in which some hand has a 7+ card suit, a 6-5
-  or a void) are properties of the whole deal, and still exact: the deals whose hand-by-suit length
-  matrix is ``L`` number ``Π_h 13! / Π_s L_hs!``, so the deals in which every hand's length vector lies
-  in a set ``A`` number ``[x♠^13 x♥^13 x♦^13 x♣^13] (Σ_{a in A} 13!/Π_s a_s! · x^a)^4``: the fourth power
-  of a polynomial with at most 560 terms, taken as a square of squares in integers (0.05 s each). The
-  longest suit in the deal is at most ``m`` exactly when every hand's vector has ``max a <= m``; a deal
-  is tame exactly when every hand's vector has no void, no 7+ suit and is not 6-5-1-1.
-
-Nothing here is sampled: every per-deal quantity `dealer stats` shows is tractable exactly this way,
-since each depends on the deal only through its 4 x 4 matrix of suit lengths, whose deals factor by hand.
-
-The chi-square law of the goodness-of-fit tests needs the covariance of the counts one deal adds to a
-figure (four hands per deal are not independent of one another). It is exact too, from the joint law
-of two hands, ``Π_s C(13, a_s) C(13 - a_s, b_s) / (C(52, 13) C(39, 13))`` over the length vectors of two
-hands, and of two hands' points (honours shared out between the two hands, the spot cards after),
-evaluated in floating point since it only scales a test's law.
+Counted, never sampled, in integer arithmetic (``Fraction``): each quantity depends on a deal only through
+its 4 x 4 matrix of suit lengths, whose deals factor by hand. How each is counted:
+docs/decisions/2026-12-01-exact-probabilities.md.
 """
 
 from __future__ import annotations

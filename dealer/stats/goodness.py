@@ -1,33 +1,8 @@
 """Goodness of fit: is what was counted what a perfect shuffle gives? One test per quantity, right at any size.
 
-The rule:
-
-- **Bins.** Categories are pooled, in their order (ordered quantities by value; hand patterns most likely
-  first), so that every bin is expected at least ``MIN_EXPECTED`` (5) times: a run of categories is
-  closed once it is expected 5 times, a short last run joins the bin before it. Fewer than two bins
-  (a handful of deals) means no test.
-- **Statistic.** Pearson's ``X² = Σ (observed - expected)² / expected`` over the bins.
-- **Its law.** With ``LARGE_SAMPLE`` (1000) deals or more, where every bin is expected at least 5 times
-  and the chi-square law is accurate: the large-sample law of X². For a quantity counted once a deal
-  (longest suit in the deal) it is chi-square with bins - 1 degrees of freedom. For one counted on
-  several units of a deal (4 hands, 16 suit holdings, 2 partnerships) the units of one deal are not
-  independent, and X² tends to ``Σ λ_j χ²_1`` where the λ_j are the eigenvalues of the exact covariance
-  of one deal's bin counts divided by its multinomial counterpart (:mod:`dealer.stats.exact`; the largest
-  is 1.3 for patterns, 1.7 for suit lengths and fits); its tail is taken by Rao and Scott's second-order
-  correction, a chi-square scaled to the same mean and variance.
-  Below 1000 deals, where many categories are expected only a few times: a **Monte Carlo test**,
-  ``MONTE_CARLO_SETS`` (999) sets of as many uniformly random deals, the p-value being the share of the
-  1000 sets (the observed one included) whose X² is at least the observed one (exact for any sample
-  size and any dependence, up to Monte Carlo error; resolution 0.001). The random deals come from
-  numpy's PCG64 seeded by a hash of the observed counts, so a report is the same every time it is made.
-- **Wild deals** (two bins) always take the **exact binomial test** (two-sided, as R's ``binom.test``).
-
-How often each test rejects a perfect shuffle: docs/decisions/2026-12-01-goodness-of-fit-calibration.md.
-
-The verdict over all quantities (:func:`check_sample`): below 1000 deals, the smallest p-value of the
-quantities compared with the smallest p-value of each of the Monte Carlo sets (their own p-values by
-rank among the sets): the exact chance of a result at least this uneven anywhere. From 1000 deals,
-Bonferroni: the smallest p-value times the number of tests, at most 1 (a bound: the figures overlap).
+Bins pooled to be expected ``MIN_EXPECTED`` times, Pearson's X², and its law: by Monte Carlo below
+``LARGE_SAMPLE`` deals, else chi-square (Rao-Scott where a deal has several units); wild deals by the
+exact binomial test. The rule and why: docs/decisions/2026-12-01-goodness-of-fit-tests.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
 """A model of hand shuffling to set beside the computer's deals: k riffle shuffles of the gathered pack.
 
-How a club deals by hand, in the model:
-
-1. **Gathering.** The four hands of the deal before, each sorted as players hold them (♠ ♥ ♦ ♣, ace to
-   two), are stacked North on top, then East, South and West.
-2. **Shuffling.** The pack gets `k` riffle shuffles of the Gilbert-Shannon-Reeds model (Bayer and
-   Diaconis, 1992): it is cut into a top packet of K ~ Binomial(52, 1/2) cards and the rest, and the
-   two packets are riffled together, every one of the C(52, K) interleavings equally likely.
-   (Done as: each position of the new pack draws a fair bit; the positions with 0 take the top
-   packet's cards in order, the others the rest in order.) About seven such shuffles make a pack close
-   to random in total variation; clubs rarely give more than three or four.
-3. **Dealing.** One card at a time from the top, to North, East, South and West in turn.
-
-Each deal is the next in a chain: it is made from the deal before it. `model_deals` runs `chains`
-chains side by side (vectorised over them), each starting from a uniformly random deal that is not
-itself returned, and returns the deals of all chains, chain after chain.
-
-What `dealer stats` makes of them: docs/decisions/2026-12-01-hand-shuffling-detected.md.
+Each deal is made from the one before: its hands gathered (`gather`), the pack riffled k times (`riffle`),
+dealt one card at a time (`model_deals`). What `dealer stats` makes of them:
+docs/decisions/2026-12-01-hand-shuffling-detected.md.
 """
 
 from __future__ import annotations
@@ -38,14 +24,19 @@ _SEATS_ROUND_ROBIN: Final = np.arange(DECK_SIZE, dtype=np.uint8) % 4
 
 
 def gather(deals: DealArray) -> Packs:
-    """The packs gathered from deals: each hand in suit order, hands stacked N (top), E, S, W."""
+    """The packs gathered from deals: each hand sorted as players hold it (♠ ♥ ♦ ♣, ace to two), the hands
+    stacked North on top, then East, South and West."""
     keys = np.asarray(deals, dtype=np.int16) * DECK_SIZE + np.arange(DECK_SIZE, dtype=np.int16)
     packs: Packs = np.argsort(keys, axis=1).astype(np.int16)
     return packs
 
 
 def riffle(packs: Packs, rng: np.random.Generator) -> Packs:
-    """One Gilbert-Shannon-Reeds riffle shuffle of each pack."""
+    """One Gilbert-Shannon-Reeds riffle shuffle of each pack (Bayer and Diaconis, 1992): cut into a top packet
+    of K ~ Binomial(52, 1/2) cards and the rest, riffled together with every one of the C(52, K)
+    interleavings equally likely. Done as: each position of the new pack draws a fair bit; the positions
+    with 0 take the top packet's cards in order, the others the rest in order. About seven such shuffles
+    make a pack close to random in total variation; clubs rarely give more than three or four."""
     from_rest = rng.integers(0, 2, size=packs.shape, dtype=np.uint8).astype(bool)
     from_top = ~from_rest
     top_size = from_top.sum(axis=1, keepdims=True)
@@ -70,7 +61,10 @@ def next_deals(deals: DealArray, shuffles: int, rng: np.random.Generator) -> Dea
 
 
 def model_deals(count: int, shuffles: int, rng: np.random.Generator, *, chains: int = DEFAULT_CHAINS) -> DealArray:
-    """`count` deals of the hand-shuffling model with `shuffles` riffle shuffles (1 to 10) between deals."""
+    """`count` deals of the hand-shuffling model with `shuffles` riffle shuffles (1 to 10) between deals,
+    dealt one card at a time from the top, to North, East, South and West in turn. Each deal is the next in
+    a chain, made from the deal before it: `chains` chains run side by side (vectorised over them), each
+    starting from a uniformly random deal that is not itself returned; the deals come chain after chain."""
     if not 1 <= shuffles <= MAX_SHUFFLES:
         raise UsageError(f"the shuffle model takes 1 to {MAX_SHUFFLES} riffle shuffles; got {shuffles}")
     if count < 1:

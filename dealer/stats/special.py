@@ -1,14 +1,4 @@
-"""The few statistical functions the tests need, with the standard library and numpy only.
-
-- :func:`chi_square_sf`: the upper tail of chi-square with any (real) degrees of freedom, the regularised
-  upper incomplete gamma function Q(df/2, x/2): its power series below a + 1, its continued fraction
-  (modified Lentz) above, to full double precision (Numerical Recipes, 3rd ed., §6.2).
-- :func:`binomial_two_sided`: the exact two-sided binomial test, summing the probabilities of every
-  outcome no more likely than the one observed (the rule of R's ``binom.test``).
-- :func:`weighted_chi_square_sf`: the upper tail of ``Σ λ_j χ²_1`` by matching its first two moments with
-  a scaled chi-square (Satterthwaite; the second-order correction of Rao & Scott, 1981, for
-  chi-square tests on clustered counts).
-"""
+"""The few statistical functions the tests need, with the standard library and numpy only."""
 
 from __future__ import annotations
 
@@ -25,7 +15,7 @@ _MAX_STEPS: Final = 100_000
 
 
 def chi_square_sf(x: float, df: float) -> float:
-    """P(X >= x) for X chi-square with `df` > 0 degrees of freedom."""
+    """P(X >= x) for X chi-square with `df` > 0 (real) degrees of freedom: Q(df/2, x/2) (`gamma_q`)."""
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive; got {df}")
     if x <= 0:
@@ -34,7 +24,9 @@ def chi_square_sf(x: float, df: float) -> float:
 
 
 def gamma_q(a: float, x: float) -> float:
-    """The regularised upper incomplete gamma function Q(a, x) = Γ(a, x) / Γ(a), for a > 0, x >= 0."""
+    """The regularised upper incomplete gamma function Q(a, x) = Γ(a, x) / Γ(a), for a > 0, x >= 0: its power
+    series below a + 1, its continued fraction (modified Lentz) above, to full double precision (Numerical
+    Recipes, 3rd ed., §6.2)."""
     if x <= 0:
         return 1.0
     if x < a + 1:
@@ -102,7 +94,8 @@ def binomial_two_sided_all(n: int, p: float) -> npt.NDArray[np.float64]:
 
 
 def binomial_two_sided(k: int, n: int, p: float) -> float:
-    """The exact two-sided p-value of `k` successes in `n` trials of probability `p`."""
+    """The exact two-sided p-value of `k` successes in `n` trials of probability `p`: the sum of the
+    probabilities of every outcome no more likely than `k` (the rule of R's ``binom.test``)."""
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n; got k={k}, n={n}")
     return float(binomial_two_sided_all(n, p)[k])
@@ -110,7 +103,8 @@ def binomial_two_sided(k: int, n: int, p: float) -> float:
 
 def weighted_chi_square_sf(x: float, weights: Sequence[float] | npt.NDArray[np.float64]) -> tuple[float, float, float]:
     """P(Σ λ_j Z_j² >= x) (Z_j independent standard normal) by a scaled chi-square with the same mean
-    and variance: ``X / scale`` is chi-square with ``df`` degrees of freedom. Returns (p, scale, df)."""
+    and variance: ``X / scale`` is chi-square with ``df`` degrees of freedom (Satterthwaite; the second-order
+    correction of Rao & Scott, 1981, for chi-square tests on clustered counts). Returns (p, scale, df)."""
     lam = np.asarray([w for w in weights if w > 1e-9], dtype=np.float64)
     if lam.size == 0:
         return 1.0, 1.0, 0.0

@@ -1,35 +1,8 @@
 """Verifying a board: the intended deal against what the machine saw, each fault named by its Law.
 
-Pure: no serial, no protocol, no clock, no I/O. A driver builds a `BoardRecount` from the machine's
-recount of the four pockets, calls :func:`verify_board`, and acts on the `VerificationReport`. Before
-dealing it calls :func:`check_deal_set` (was this deal set used before?), then for each board
-:func:`check_label` (is this the board expected?), :func:`check_orientation` (does it lie straight?) and
-:func:`check_empty` (are its pockets empty?): a board refused there is never dealt into.
-
-The fault table (codes, Laws, actions, precedence) is `dealer.verify.fault_table`, the one source of it.
-Three of the codes are also named before dealing, with the action REFUSE_BOARD where dealing would make
-them: F8 for the label; F6 for a board lying turned in the machine (every hand would go into the wrong
-pocket); F4 for a board that holds cards already (they would be surplus: dealt on top), or F7 when those
-cards are another board's deal of the session (STOP_BATCH).
-
-Faults of the deal set or the batch come first (a sequence offset makes every later board
-suspect), then the board's identity, then what cannot be known (unidentified cards), then the pack
-(surplus and missing cards: a missing card must be found before any re-pocketing or redeal can
-restore the deal), then placement.
-So a board whose pockets hold rotated hands AND lack a card reports F1 then F6: find the card, then
-put the hands back. F9 qualifies the content faults before it: whatever fix is used must reproduce the
-original deal. Placement is judged against the best explanation: the intended deal, or its hands
-under a permutation of the pockets (F6, chosen when it places strictly more cards), or another
-board's deal of the session (F7, when it places at least 40 cards and more than the intended one).
-Cards are then each reported once: a card of the deal is missing (F1/F5) or in the wrong pocket
-(F2/F3, relative to its hand as found); a card beyond the deal is surplus (F4/F5).
-
-With unidentified cards (F11) a card not seen may be one of them, so it is reported missing (F1)
-only when more cards are unseen than unidentified; surplus and misplaced cards that were identified
-are reported as usual.
-
-Fault messages name cards and pockets, so they are deal data: show them to the director, not on an
-operator's screen in blind mode (`BoardFault.blind_text` names only code, Law and action).
+Pure. Before dealing a driver calls :func:`check_deal_set`, then per board :func:`check_label`,
+:func:`check_orientation` and :func:`check_empty` (a board refused there is never dealt into); after,
+:func:`verify_board` on the machine's `BoardRecount`. The codes and their order: `dealer.verify.fault_table`.
 """
 
 from __future__ import annotations
@@ -145,7 +118,9 @@ class BoardRecount:
 
 @dataclass(frozen=True)
 class VerificationReport:
-    """The result of verifying one board (one copy). `ok` is True only for F0 (module docstring)."""
+    """The result of verifying one board (one copy). `ok` is True only for F0. The fault texts name cards
+    and pockets, so they are deal data: for the director, not an operator's screen in blind mode
+    (`BoardFault.blind_text` names only code, Law and action)."""
 
     board: int
     copy: int
@@ -252,7 +227,8 @@ def check_label(label: str | None, board: int, set_name: str) -> BoardFault | No
 
 
 def check_orientation(turns: int, board: int) -> BoardFault | None:
-    """Orientation check before dealing: F6 (refuse the board) unless it lies straight in the machine.
+    """Orientation check before dealing: F6 with the action REFUSE_BOARD (dealt, every hand would go into
+    the wrong pocket) unless the board lies straight in the machine.
 
     `turns` is how the machine read the board lying: quarter turns clockwise from straight, so that the
     machine's pocket p is the board's pocket (p + turns) mod 4 (PROTOCOL.md 12.1)."""
@@ -268,7 +244,8 @@ def check_orientation(turns: int, board: int) -> BoardFault | None:
 def check_empty(recount: BoardRecount, deal: DealArray, *, board: int,
                 session: SessionDeals | None = None) -> BoardFault | None:
     """Before dealing: None if the board's pockets are empty. Otherwise the cards would be dealt on top:
-    F7 (stop the batch) if they are another board's deal of the session, else F4 (remove them first).
+    F7 (stop the batch) if they are another board's deal of the session, else F4 with the action
+    REFUSE_BOARD (remove them first).
     Names no card: the counts per pocket, and the board whose deal it is."""
     counts = recount.counts
     total = sum(counts)
@@ -352,6 +329,13 @@ def verify_board(
     (board -> deal) to recognise another board's deal (F7). `operator_exposed` says the deal was shown
     to an operator (F12). `pack` is the pack identity the board must hold, when the machine reads
     one; by default the identity read on most cards.
+
+    Placement is judged against the best explanation: the intended deal, its hands under a permutation
+    of the pockets (F6, when that places strictly more cards), or another board's deal of the session
+    (F7, when that places at least 40 cards and more than the intended one). Each card is then reported
+    once: a card of the deal missing (F1/F5) or in the wrong pocket (F2/F3, relative to its hand as
+    found); a card beyond the deal surplus (F4/F5). With unidentified cards (F11) a card not seen may be
+    one of them: it is missing (F1) only when more cards are unseen than unidentified.
     """
     deal = check_deals(deal).reshape(DECK_SIZE)
     if copy < 1:
