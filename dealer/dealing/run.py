@@ -345,7 +345,16 @@ def raise_for(result: RunResult) -> None:
         left = (f"{len(result.unresolved)} boards left; continue with --resume" if not result.complete
                 else "the other machines dealt every board")
         text = str(exc) if name in str(exc) else f"{name}: {exc}"  # the machine named once
-        raise type(exc)(f"{text}{more} ({left})") from exc
+        raise _reworded(exc, f"{text}{more} ({left})") from exc
     if not result.complete:
         raise VerificationError(f"{len(result.unresolved)} boards not verified: "
                                 + "; ".join(result.unresolved[:5]))
+
+
+def _reworded(exc: DealerError, text: str) -> DealerError:
+    """A copy of `exc` saying `text`: of its own class, so of its exit code, with its attributes (a
+    machine's refusal keeps its reason), whatever its class's constructor takes besides a message."""
+    error = type(exc).__new__(type(exc), text)
+    error.__dict__.update(vars(exc))
+    error.args = (text,)
+    return error
