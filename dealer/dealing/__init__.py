@@ -1,9 +1,7 @@
-"""The live dealing run: ports (`ports` opens any by its URL: `transport`, `sim_ports`), the machine driver
-(`machine`), a board's life (`station`, with `board`: what it shares with crash recovery, `recovery`), what
-one run's stations share (`context`), runs over several machines (`run`, `run_report`), progress, the
-recount of boards dealt earlier (`recheck`) and the demo. It records through `dealer.journal`.
+"""The live dealing run: ports (`ports`, `transport`, `sim_ports`), the machine driver (`machine`), one
+board's life (`board`) inside the station loop (`station`), crash recovery (`recovery`), a run's shared context
+(`context`), runs (`run`, `run_report`), `progress`, `recheck` and the `demo`. It records through `dealer.journal`.
 
-May import: `dealer.core`, `dealer.engines`, `dealer.formats`, `dealer.verify`, `dealer.stats`,
-`dealer.journal`, `firmware_protocol` (in `machine` only, besides the label grammar), pyserial (in `transport`
-only) and `hil` (in `sim_ports` and `demo` only).
+May import: `dealer.core`, `dealer.engines`, `dealer.formats`, `dealer.verify`, `dealer.stats`, `dealer.journal`;
+`firmware_protocol` (in `machine` only, besides labels), pyserial (`transport` only), `hil` (`sim_ports`, `demo`).
 """

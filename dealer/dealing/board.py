@@ -1,19 +1,42 @@
-"""One board's life on a machine, the pieces both its stages share: the dealing (`station`) and the
-settling after a crash (`recovery`).
+"""One board's life on one machine (`BoardLife`): load, check the board, deal, recount, verify, and put
+right what goes wrong on the way, journal first; and the machine's busy seconds on each job. Also what
+crash recovery shares of it: `MAX_BOARD_CHECKS`, `GaveUp`, `DoubleFeed`, `wire_job`, `fault_note`.
 
-How many failed checks of a board end the asking (`MAX_BOARD_CHECKS`, then `GaveUp`), a double feed
-(`DoubleFeed`), the job number on the wire (`wire_job`), the prompt that puts a machine fault right and what
-the journal records of that fault, and a board's copy in progress lines.
-
-May import `dealer.dealing.machine` and `dealer.journal`; never `station` or `recovery`, which import it.
+Driven by `station` (the loop) and `recovery`. May import `machine`, `context`, `progress`, `dealer.core`,
+`dealer.verify`, `dealer.journal` and the label grammar; never `station` or `recovery`, which import it.
 """
 
 from __future__ import annotations
 
-from dealer.dealing.machine import DealingFault, MachineFaultKind, OperatorPrompt
+from typing import NoReturn
+
+from dealer.core.errors import DeviceTimeout
+from dealer.dealing.context import RunContext
+from dealer.dealing.machine import (
+    BoardReading,
+    DealingFault,
+    DealResult,
+    Machine,
+    MachineFaultKind,
+    OperatorPrompt,
+    ProtocolFault,
+)
+from dealer.dealing.progress import EventKind
 from dealer.journal import events
 from dealer.journal.events import Interruption
-from dealer.journal.store import Job
+from dealer.journal.store import Job, JobState
+from dealer.verify import (
+    Action,
+    BoardFault,
+    BoardRecount,
+    FaultCategory,
+    VerificationReport,
+    check_empty,
+    check_label,
+    check_orientation,
+    verify_board,
+)
+from firmware_protocol.labels import BoardLabel
 
 MAX_BOARD_CHECKS = 3
 """Checks of a job's board that may fail in a row (wrong, unreadable or turned, cards in it, moved) before
@@ -61,3 +84,394 @@ def fault_note(fault: DealingFault, after: Interruption | None = None) -> events
 def copy_text(job: Job) -> str:
     """" copy k" for a second or later copy of a board, else nothing (for progress lines)."""
     return f" copy {job.copy}" if job.copy > 1 else ""
+
+
+FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
+"""Faults whose fix includes making the pack whole before the redeal."""
+
+
+class BoardLife:
+    """One board's life on one machine, one job (one copy of one board) at a time, journal first.
+
+    For each job: load the deal (while the operator swaps boards), prompt for the board on the machine's
+    display, and check it before dealing (PROTOCOL.md 6.1): its label names the board (F8), it lies straight
+    (F6), its pockets are empty (F4; another board's deal, F7, stops the run), and it did not move since its
+    label was read (else check again). A board refused is taken out and asked for again, at most
+    `MAX_BOARD_CHECKS` times in a row: then the job is left FAULTED for the director, with one line saying
+    why. Then journal DEALING, deal, recount, verify, journal the outcome, eject. A fault is redealt on the
+    same machine to the same deal (Law 6F: a copy is always redealt to its own deal, never a new one) once
+    the operator has emptied the board (the redeal waits in `next_job`); another board's deal in the pockets
+    (F7) stops the whole run. A report of the machine that does not match what was asked (`ProtocolFault`)
+    faults the board: nothing is verified on it. A pack that runs out before 52 cards while the board holds
+    more cards than the machine dealt was a double feed: the board is recounted and verified as it stands
+    (Law 13A1 or 13C).
+
+    Each step that ends a stretch of work on a job (verified, faulted, redealt, given back) records the
+    machine's seconds on it (``busy``, a lap of `busy_lap`): the time on boards that run reports turn into
+    boards per hour.
+    """
+
+    def __init__(self, machine: Machine, ctx: RunContext, name: str) -> None:
+        self.machine = machine
+        self.ctx = ctx
+        self.name = name
+        self.next_job: Job | None = None  # the redeal of the board just faulted, for this machine to take next
+        self._busy_job: int | None = None
+        self._busy_since = 0.0
+        self._busy_carry = False
+
+    # --- the machine's time on a job -------------------------------------------------------------
+
+    def clock_in(self, job: Job) -> None:
+        """This machine takes up a job (a board's life, or its next attempt, goes on if already begun).
+
+        Straight after another job, its time runs on from that job's end (ejecting that board and taking
+        this one are work too); after waiting for work, from now."""
+        if self._busy_job != job.id:
+            if not self._busy_carry:
+                self._busy_since = self.machine.clock()
+            self._busy_job, self._busy_carry = job.id, False
+
+    def busy_lap(self, job: Job, *, done: bool = False) -> float:
+        """The machine's seconds on `job` since it took it up or since the last step recorded them, for
+        the journal (what the run report's boards per hour of dealing time are made of)."""
+        now = self.machine.clock()
+        seconds = now - self._busy_since if self._busy_job == job.id else 0.0
+        self._busy_job, self._busy_since, self._busy_carry = (None if done else job.id), now, done
+        return round(max(0.0, seconds), 3)
+
+    def idle(self) -> None:
+        """The machine waits for work: that is not dealing time (the next job's starts when it is taken up)."""
+        self._busy_carry = False
+
+    # --- one board ------------------------------------------------------------------------------
+
+    def deal_job(self, job: Job) -> None:
+        """The whole life of a LOADED (or SCANNED) job on this machine."""
+        ctx = self.ctx
+        self.clock_in(job)
+        ctx.progress.board_started(self.name)
+        self.machine.load(wire_job(job), job.board, ctx.packed(job.board, job.run_id))
+        try:
+            label = self.ready_board(job)
+        except GaveUp:
+            return
+        except ProtocolFault as fault:
+            self.protocol_fault(job, fault)
+            return
+        scanned: list[tuple[JobState, events.Event | None]] = (
+            [(JobState.SCANNED, events.Scanned(label=label))] if job.state is JobState.LOADED else [])
+        job = ctx.journal.advance_through(job.id, [*scanned, (JobState.DEALING, None)])
+        self.deal(job)
+
+    def deal(self, job: Job) -> None:
+        """Deal a DEALING job whose board was just checked, then verify it. A board that moved since its
+        label was read (seen by the host, or by the machine refusing the start) is checked again first."""
+        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing", EventKind.STEP)
+        cancelled = 0
+        try:
+            while self.machine.board_moved() or not self.machine.start_deal(wire_job(job)):
+                cancelled += 1
+                self.ctx.journal.note(job.run_id, events.StartCancelled(why="the board moved after its label was read"),
+                                      job_id=job.id, machine=self.name)
+                if cancelled >= MAX_BOARD_CHECKS:
+                    self.give_up(job, [self.moved_fault(job, cancelled)])
+                self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved after its "
+                                      "label was read: not dealt; checking it again")
+                self.ready_board(job)
+            done = self.wait_dealt(job)
+        except GaveUp:
+            return
+        except DealingFault as fault:
+            self.machine_fault(job, fault)
+            return
+        except DoubleFeed as feed:
+            self.double_feed(job, feed)
+            return
+        except ProtocolFault as fault:
+            self.protocol_fault(job, fault)
+            return
+        self.dealt(job, done)
+
+    def dealt(self, job: Job, done: DealResult) -> None:
+        """A DEALING job whose dealing ended: journal DEALT, then verify."""
+        job = self.ctx.journal.advance(job.id, JobState.DEALT, events.Dealt(counts=tuple(done.pocket_counts)))
+        self.verify(job, announced=done.pocket_counts)
+
+    def wait_dealt(self, job: Job) -> DealResult:
+        """Wait for the deal's end; a resumable fault is put right by the operator and dealing goes on.
+        A pack run out while the board holds more cards than were dealt raises `DoubleFeed`."""
+        while True:
+            try:
+                return self.machine.wait_dealt(wire_job(job), self.ctx.limits.deal_timeout)
+            except DealingFault as fault:
+                if not fault.resumable:
+                    raise
+                if fault.kind is MachineFaultKind.EMPTY_HOPPER:
+                    self._check_double_feed(job, fault)
+                resumed = fault_note(fault)
+                self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
+                self.ctx.progress.recorded(self.name, job.board, job.copy, resumed)
+                self.put_right(job, fault)
+                self.resume_after_fault(job, fault)
+
+    def _check_double_feed(self, job: Job, fault: DealingFault) -> None:
+        """The pack ran out: recount the board (a recount is allowed in FAULT). More cards in it than the
+        machine dealt means two cards went in at once: fixing the pack cannot help; `DoubleFeed`."""
+        recount = self.machine.recount(wire_job(job))
+        in_board = sum(recount.counts) if recount is not None else 0
+        if in_board > fault.cards_dealt:
+            raise DoubleFeed(fault.cards_dealt, in_board)
+
+    def put_right(self, job: Job, fault: DealingFault) -> None:
+        """Prompt the operator to clear the cause of a resumable fault."""
+        kind, expected = fault.kind, self._expected(job)
+        prompt = put_right_prompt(kind)
+        if kind is MachineFaultKind.BOARD_REMOVED:
+            self.machine.display(OperatorPrompt.INSERT_BOARD, job.board, expected, "put the board back to go on")
+            if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
+                raise DeviceTimeout(f"{self.name}: board {job.board} was not put back in time")
+            if self.board_fault(job, self.machine.read_board()) is not None:
+                raise fault.final(job.board)
+        elif kind is MachineFaultKind.EMPTY_HOPPER:
+            self.machine.display(OperatorPrompt.FIX_PACK, job.board, expected,
+                                 "the pack is short: put back the missing cards")
+        elif prompt is not None:
+            self.machine.display(prompt, job.board, expected, f"clear the card path: {fault}"[:80])
+
+    def resume_after_fault(self, job: Job, fault: DealingFault) -> None:
+        """Deal on once the operator has put the fault right (the machine refuses while its cause is there).
+        A board that moved meanwhile (or a machine that restarted) has its label read again first: another
+        board, or the board turned, ends the dealing (the fault becomes final)."""
+        deadline = self.machine.clock() + self.ctx.limits.board_timeout
+        while not (going := self.machine.resume_deal(wire_job(job))):
+            if self.machine.clock() > deadline:
+                raise DeviceTimeout(f"{self.name}: board {job.board}: the machine fault was not put right in time")
+            if going is None:
+                if self.board_fault(job, self.machine.read_board()) is not None:
+                    raise fault.final(job.board)
+                continue
+            self.machine.sleep(0.25)
+
+    def machine_fault(self, job: Job, fault: DealingFault) -> None:
+        """Dealing stopped for good partway: the board holds part of the deal; redeal it."""
+        stopped = events.MachineFault(code=fault.code or 0, name=fault.name, cards_dealt=fault.cards_dealt,
+                                      busy=self.busy_lap(job))
+        self.ctx.journal.advance(job.id, JobState.FAULTED, stopped)
+        self.ctx.progress.recorded(self.name, job.board, job.copy, stopped)
+        self.machine.abort()
+        self.machine.eject_board()
+        self.send_back(job, fix_pack=False)
+
+    def double_feed(self, job: Job, feed: DoubleFeed) -> None:
+        """Two cards went in at once: stop dealing, and verify the board as it stands (the verifier names
+        the fault by the recount: a pocket over and another under, Law 13A1; a surplus card, Law 13C)."""
+        seen = events.DoubleFeed(cards_dealt=feed.cards_dealt, in_board=feed.in_board)
+        self.ctx.progress.recorded(self.name, job.board, job.copy, seen)
+        self.machine.abort()
+        job = self.ctx.journal.advance(job.id, JobState.DEALT, seen)
+        self.verify(job)
+
+    def protocol_fault(self, job: Job, fault: ProtocolFault) -> None:
+        """The machine's report does not match what was asked: nothing is verified on it. The board is
+        faulted, emptied and redealt (or left to the director after the last attempt)."""
+        job = self.ctx.journal.job(job.id)
+        misreport = events.ProtocolFault(problem=fault.problem, busy=self.busy_lap(job))
+        self.ctx.journal.advance(job.id, JobState.FAULTED, misreport)
+        self.ctx.progress.recorded(self.name, job.board, job.copy, misreport)
+        if job.state in (JobState.DEALING, JobState.DEALT):
+            self.machine.abort()
+        self.machine.eject_board()
+        self.send_back(job, fix_pack=False)
+
+    def verify(self, job: Job, announced: tuple[int, ...] | None = None) -> None:
+        """Recount and verify a DEALT job; `announced`: the pocket counts the machine gave at the end of
+        dealing, which the recount must match."""
+        ctx = self.ctx
+        try:
+            report = self._recount_report(job)
+            if report.ok and announced is not None and tuple(announced) != report.counts:
+                raise ProtocolFault(f"the machine counted {list(announced)} cards into the pockets but the "
+                                    f"recount found {list(report.counts)}")
+        except ProtocolFault as fault:
+            self.protocol_fault(job, fault)
+            return
+        codes = tuple(c.name for c in report.codes)
+        if report.ok:
+            verified = events.Verified(layout=report.layout_hash, warnings=codes, busy=self.busy_lap(job, done=True))
+            ctx.journal.advance(job.id, JobState.VERIFIED, verified)
+            ctx.progress.board_verified(self.name, job.board, job.copy, report, verified)
+            self.machine.eject_board()
+            return
+        found = events.RecountFault(faults_found=codes, counts=tuple(report.counts),
+                                    announced=None if announced is None else tuple(announced), busy=self.busy_lap(job))
+        ctx.journal.advance(job.id, JobState.FAULTED, found)
+        if ctx.progress.show_cards and report.names_cards:
+            ctx.journal.note(job.run_id, events.CardsShown(faults_found=codes), job_id=job.id, machine=self.name)
+        self.machine.eject_board()
+        if report.fault(FaultCategory.F7) is not None:
+            ctx.progress.board_faulted(self.name, report, found.action(), found)
+            ctx.halt(f"board {job.board}: {report.summary(blind=True)}")
+            return
+        action = report.action
+        ctx.progress.board_faulted(self.name, report, f"{action.value if action else 'redeal'}, then redeal "
+                                   "the same deal", found)
+        self.send_back(job, fix_pack=action in FIX_PACK_ACTIONS)
+
+    def send_back(self, job: Job, *, fix_pack: bool) -> None:
+        """Have the operator put things right and redeal the same deal on this machine (a new attempt)."""
+        job = self.ctx.journal.job(job.id)
+        if job.attempt >= self.ctx.limits.max_attempts:
+            self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: left FAULTED after "
+                                  f"{job.attempt} attempts: the director must see to it", EventKind.FAULT)
+            return
+        text = "make the pack whole, empty the board, put it back" if fix_pack else "empty the board, put it back"
+        self._have_emptied(job, text)
+        redeal = events.Redeal(fix_pack=fix_pack, busy=self.busy_lap(job))
+        self.next_job = self.ctx.journal.redeal(job.id, self.name, redeal)
+
+    def _have_emptied(self, job: Job, text: str) -> None:
+        """Prompt the operator to empty the (ejected) board and wait until a board is back in the machine
+        (which board, and whether it is empty, the checks before dealing tell)."""
+        self.machine.board_moved()  # forget the movements so far: another board put in before the prompt
+        self.machine.display(OperatorPrompt.EMPTY_BOARD, job.board, self._expected(job), text)
+        if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
+            raise DeviceTimeout(f"{self.name}: board {job.board} did not come back after emptying")
+
+    def _recount_report(self, job: Job) -> VerificationReport:
+        """Recount and verify; an unidentified card (F11) gets up to two more recounts."""
+        for _ in range(2):
+            report = self._verify_recount(job)
+            if not report.unverified:
+                return report
+            unverified = events.RecountUnverified(faults_found=tuple(c.name for c in report.codes))
+            self.ctx.journal.note(job.run_id, unverified, job_id=job.id, machine=self.name)
+            self.ctx.progress.board_unverified(self.name, report, unverified)
+        return self._verify_recount(job)
+
+    def _verify_recount(self, job: Job) -> VerificationReport:
+        """Read the label, recount in the board's own pockets and verify. A board that leaves the machine
+        during it is asked back and read again (a few times, then judged as the machine sees it)."""
+        for _ in range(MAX_BOARD_CHECKS):
+            reading = self.machine.read_board()
+            recount = self.machine.recount(wire_job(job), reading.turns) if reading.present else None
+            if recount is not None and not self.machine.board_moved():
+                break
+            self.ctx.journal.note(job.run_id, events.RecountInterrupted(), job_id=job.id, machine=self.name)
+            self._insert_prompt(job)
+        else:
+            reading, recount = BoardReading(False, None), None
+        exposed = self.ctx.journal.has_event(job.id, events.EventKind.CARDS_SHOWN)
+        return verify_board(self.ctx.deal_of(job.board, job.run_id), recount or BoardRecount.from_hands([[]] * 4),
+                            board=job.board, set_name=self.ctx.set_of(job), label=reading.label, copy=job.copy,
+                            session=self.ctx.deals_of(job), operator_exposed=exposed)
+
+    # --- boards and labels ----------------------------------------------------------------------
+
+    def _expected(self, job: Job) -> str:
+        return BoardLabel.for_board(self.ctx.set_of(job), job.board).payload()
+
+    def board_fault(self, job: Job, reading: BoardReading) -> BoardFault | None:
+        """What is wrong with the board read for `job` (another board or none, breaks Law 2: F8; turned:
+        F6); None if it is the right board, lying straight."""
+        return (check_label(reading.label, job.board, self.ctx.set_of(job))
+                or check_orientation(reading.turns, job.board))
+
+    def _insert_prompt(self, job: Job) -> None:
+        """Prompt for the job's board if none is in the machine, and wait for one to go in."""
+        m, ctx = self.machine, self.ctx
+        if m.board_present():
+            return
+        set_name = ctx.set_of(job)
+        m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), f"insert board {set_name} {job.board}")
+        ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}", EventKind.PROMPT)
+        if not m.wait_board(True, ctx.limits.board_timeout):
+            raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
+
+    def await_board(self, job: Job, checks: list[BoardFault] | None = None) -> BoardReading:
+        """Prompt for the job's board until the right one lies straight in the machine; returns what was
+        read. Each refusal is counted in `checks`; `GaveUp` after `MAX_BOARD_CHECKS` in a row."""
+        checks = [] if checks is None else checks
+        while True:
+            self._insert_prompt(job)
+            reading = self.machine.read_board()
+            if not reading.present:
+                continue  # taken out again before it could be read
+            fault = self.board_fault(job, reading)
+            if fault is None:
+                return reading
+            self._refuse(job, fault, checks, reading.label)
+            self._take_out(job, f"{fault.code.value} {fault.code.title}: insert board {self.ctx.set_of(job)} "
+                                f"{job.board}" + (" straight" if fault.code is FaultCategory.F6 else ""))
+
+    def ready_board(self, job: Job) -> str:
+        """Have the job's board in the machine, checked for dealing (PROTOCOL.md 6.1): the right board,
+        straight, empty, not moved since it was read. Returns its label; `GaveUp` when it failed
+        `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`GaveUp`)."""
+        checks: list[BoardFault] = []
+        moves = 0
+        ctx = self.ctx
+        while True:
+            reading = self.await_board(job, checks)
+            recount = self.machine.recount(wire_job(job), reading.turns)
+            if recount is None or self.machine.board_moved():
+                moves += 1
+                ctx.journal.note(job.run_id, events.BoardMoved(), job_id=job.id, machine=self.name)
+                if moves >= MAX_BOARD_CHECKS:
+                    self.give_up(job, [self.moved_fault(job, moves)])
+                ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved while it was "
+                                 "checked: checking it again")
+                continue
+            fault = check_empty(recount, ctx.deal_of(job.board, job.run_id), board=job.board,
+                                session=ctx.deals_of(job))
+            if fault is None:
+                assert reading.label is not None
+                return reading.label
+            if fault.code is FaultCategory.F7:
+                self._refuse(job, fault, [], reading.label)
+                self.give_up(job, [fault], halt=True)
+            self._refuse(job, fault, checks, reading.label)
+            self.machine.eject_board()
+            self._have_emptied(job, "cards in the board before dealing: take them all out, put it back")
+
+    def _refuse(self, job: Job, fault: BoardFault, checks: list[BoardFault], read: str | None) -> None:
+        """A check of the job's board failed: journal it (the first few) and say so; `GaveUp` if it is one
+        too many."""
+        checks.append(fault)
+        refused = events.BoardRefused(code=fault.code.value, problem=_problem(fault), read=read)
+        self.ctx.journal.note(job.run_id, refused, job_id=job.id, machine=self.name)
+        self.ctx.progress.board_refused(self.name, job.board, job.copy, fault, refused)
+        if len(checks) >= MAX_BOARD_CHECKS:
+            self.give_up(job, checks)
+
+    @staticmethod
+    def moved_fault(job: Job, moves: int) -> BoardFault:
+        return BoardFault.make(FaultCategory.F8, f"board {job.board} moved {moves} times between the check of its "
+                               "label and the start of dealing: it was never checked just before dealing",
+                               action=Action.REFUSE_BOARD, problem="moved")
+
+    def give_up(self, job: Job, checks: list[BoardFault], *, halt: bool = False) -> NoReturn:
+        """Stop asking: the job is FAULTED with the count of failed checks, one line says why; raises GaveUp."""
+        fault = checks[-1]
+        job = self.ctx.journal.job(job.id)
+        given_up = events.BoardGivenUp(checks=len(checks), code=fault.code.value, problem=_problem(fault),
+                                       busy=self.busy_lap(job, done=True))
+        self.ctx.journal.advance(job.id, JobState.FAULTED, given_up)
+        self.ctx.progress.board_given_up(self.name, job.board, job.copy, fault, len(checks), given_up)
+        if halt:
+            self.ctx.halt(f"board {job.board}: {fault.text()}")
+        self.machine.eject_board()
+        raise GaveUp(fault.text())
+
+    def _take_out(self, job: Job, text: str) -> None:
+        """Have the board in the machine taken out (ejected, or by the operator) and the job's board asked for."""
+        m = self.machine
+        ejected = m.eject_board()  # out once this returns; the operator may put the next one in at once
+        m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
+        if not ejected:  # a machine that cannot push it out: the operator takes it out
+            m.wait_board(False, self.ctx.limits.board_timeout)
+
+
+def _problem(fault: BoardFault) -> str | None:
+    problem = fault.details.get("problem")
+    return None if problem is None else str(problem)

@@ -546,10 +546,16 @@ class Machine:
     def recount(self, job: int, turns: int = 0, timeout: float = 30.0) -> BoardRecount | None:
         """Read back every card in the board's pockets, as the board's own pockets N E S W: a board lying
         `turns` quarter turns round has its pocket (p + turns) mod 4 under the machine's pocket p. None if
-        the board was taken out before the recount finished. `ProtocolFault` if the report is for another
-        job or has another number of pockets than the machine announced."""
+        the board was taken out before the recount finished (or began: the machine refuses it, no board).
+        `ProtocolFault` if the report is for another job or has another number of pockets than the machine
+        announced."""
         self._drop_events(RecountReport)
-        self._request(Recount(job), None, timeout)
+        try:
+            self._request(Recount(job), None, timeout)
+        except CommandRefused as exc:
+            if exc.reason == RefuseReason.NO_BOARD:
+                return None
+            raise
         deadline = self._clock() + timeout
         while True:
             report = self._wait_any((RecountReport,), deadline)

@@ -1,94 +1,58 @@
-"""Crash recovery: settling, at a station's start, the jobs an earlier run left in doubt.
-
-A job the journal holds as DEALING or DEALT may have cards in its board. Such a job is never dealt
-again before its board is found and recounted: the label of the board in the machine is read first
-(whatever the machine still holds: a board may have been swapped while the controller was down), then
-the board is recounted: full and right, it is verified; empty, it is dealt; partly dealt and abandoned by
-the machine, it is a fault (the board is emptied and redealt). A machine that kept
-the job over a fault (e.g. a power loss) is asked to put it right and deal on. A job left FAULTED (a stop
-came before its redeal, or it ran out of attempts and the run is resumed with more) has its board
-emptied and is redealt, on the machine that settles it.
-
-A station settles its own jobs and those of machines no longer in the run; each job is claimed once.
-Recovery drives the station that runs it through the steps of a board's life the station offers
-(`StationSteps`); it never imports `station`, which imports it.
+"""Crash recovery (`Recovery`): settling, at a station's start, the jobs an earlier run left in doubt,
+and a board whose dealing a reconnection cut short; through the steps of its life on the machine
+(`dealer.dealing.board.BoardLife`). May import `board`, `machine`, `dealer.core`, `dealer.verify` and
+`dealer.journal`; never `station`, which imports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NoReturn, Protocol
 
 from dealer.core.cards import DECK_SIZE
-from dealer.dealing.board import MAX_BOARD_CHECKS, DoubleFeed, GaveUp, copy_text, fault_note, wire_job
-from dealer.dealing.context import RunContext
-from dealer.dealing.machine import (
-    BoardReading,
-    CommandRefused,
-    DealingFault,
-    DealResult,
-    Machine,
-    MachineState,
-    MachineStatus,
-    ProtocolFault,
-)
+from dealer.dealing.board import MAX_BOARD_CHECKS, BoardLife, DoubleFeed, GaveUp, copy_text, fault_note, wire_job
+from dealer.dealing.machine import CommandRefused, DealingFault, MachineState, MachineStatus, ProtocolFault
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
-from dealer.verify import BoardFault, BoardRecount
-
-
-class StationSteps(Protocol):
-    """What recovery needs of a station (`dealer.dealing.station.Station`, which documents each step): its
-    machine and run, and the steps of one board's life, to finish a board from wherever a crash left it."""
-
-    ctx: RunContext
-    machine: Machine
-    name: str
-    next_job: Job | None
-
-    def run_with_resync(self, step: Callable[[Job], None], job: Job) -> None: ...
-    def clock_in(self, job: Job) -> None: ...
-    def busy_lap(self, job: Job, *, done: bool = False) -> float: ...
-    def deal_job(self, job: Job) -> None: ...
-    def deal(self, job: Job) -> None: ...
-    def dealt(self, job: Job, done: DealResult) -> None: ...
-    def wait_dealt(self, job: Job) -> DealResult: ...
-    def put_right(self, job: Job, fault: DealingFault) -> None: ...
-    def resume_after_fault(self, job: Job, fault: DealingFault) -> None: ...
-    def machine_fault(self, job: Job, fault: DealingFault) -> None: ...
-    def double_feed(self, job: Job, feed: DoubleFeed) -> None: ...
-    def protocol_fault(self, job: Job, fault: ProtocolFault) -> None: ...
-    def verify(self, job: Job, announced: tuple[int, ...] | None = None) -> None: ...
-    def send_back(self, job: Job, *, fix_pack: bool) -> None: ...
-    def await_board(self, job: Job, checks: list[BoardFault] | None = None) -> BoardReading: ...
-    def moved_fault(self, job: Job, moves: int) -> BoardFault: ...
-    def give_up(self, job: Job, checks: list[BoardFault], *, halt: bool = False) -> NoReturn: ...
+from dealer.verify import BoardRecount
 
 
 class Recovery:
-    """Settles the uncertain and interrupted jobs of one station's run."""
+    """Settles the uncertain and interrupted jobs of one station's run, on its machine (`life`).
 
-    def __init__(self, station: StationSteps) -> None:
-        self.station = station
-        self.ctx = station.ctx
-        self.machine = station.machine
-        self.name = station.name
+    A job the journal holds as DEALING or DEALT may have cards in its board. Such a job is never dealt
+    again before its board is found and recounted: the label of the board in the machine is read first
+    (whatever the machine still holds: a board may have been swapped while the controller was down), then
+    the board is recounted: full and right, it is verified; empty, it is dealt; partly dealt and abandoned by
+    the machine, it is a fault (the board is emptied and redealt). A machine that kept the job over a fault
+    (e.g. a power loss) is asked to put it right and deal on. A job left FAULTED (a stop came before its
+    redeal, or it ran out of attempts and the run is resumed with more) has its board emptied and is
+    redealt, on the machine that settles it.
 
-    def settle(self) -> None:
+    A station settles its own jobs and those of machines no longer in the run; each job is claimed once.
+    """
+
+    def __init__(self, life: BoardLife) -> None:
+        self.life = life
+        self.ctx = life.ctx
+        self.machine = life.machine
+        self.name = life.name
+
+    def settle(self, hold: Callable[[Callable[[Job], None], Job], None]) -> None:
         """Settle the jobs a crash left behind, this machine's and any machine's no longer in the run:
-        those in DEALING or DEALT (recount first), then those FAULTED before their redeal."""
+        those in DEALING or DEALT (recount first), then those FAULTED before their redeal. Each is settled
+        through `hold` (the station's job in hand, resynchronised after a reconnection)."""
         uncertain = [job for run in self.ctx.run_ids for job in self.ctx.journal.uncertain_jobs(run)]
         for job in uncertain:
             if self._mine(job) and self.ctx.claim(job):
-                self.station.run_with_resync(self.resolve_one, job)
+                hold(self.resolve_one, job)
         st = self.machine.status()
         if st.board_present and st.state in (MachineState.DONE, MachineState.IDLE):
             self.machine.eject_board()  # a board a crash left in the machine after its job was settled
         faulted = [job for run in self.ctx.run_ids for job in self.ctx.journal.jobs(run, {JobState.FAULTED})]
         for job in faulted:
             if self._mine(job) and job.attempt < self.ctx.limits.max_attempts and self.ctx.claim(job):
-                self.station.run_with_resync(self._redeal_left, job)
+                hold(self._redeal_left, job)
 
     def _mine(self, job: Job) -> bool:
         """A job left behind that this station settles: its own, or one of a machine not in the run."""
@@ -97,26 +61,26 @@ class Recovery:
     def _redeal_left(self, job: Job) -> None:
         """A FAULTED job whose redeal a stop interrupted (or that ran out of attempts and is given more):
         have its board emptied, then deal it again, on this machine, from the same deal."""
-        station = self.station
+        life = self.life
         job = self.ctx.journal.job(job.id)
         if job.state is JobState.FAULTED:
             self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: faulted before the stop: "
                                   "the board will be emptied and redealt")
-            station.send_back(job, fix_pack=False)
+            life.send_back(job, fix_pack=False)
         elif job.state in (JobState.LOADED, JobState.SCANNED):
-            station.next_job = job  # the redeal was recorded before a reconnection
-        again, station.next_job = station.next_job, None
+            life.next_job = job  # the redeal was recorded before a reconnection
+        again, life.next_job = life.next_job, None
         if again is not None:
-            station.deal_job(again)
+            life.deal_job(again)
 
     def resolve_one(self, job: Job, cause: Interruption = Interruption.CONTROLLER_STOPPED) -> None:
         """Find out what is in an uncertain job's board and finish the job from there; `cause`: what
         interrupted it (by default the controller's own stop: a job found at start-up)."""
-        station, machine = self.station, self.machine
+        life, machine = self.life, self.machine
         job = self.ctx.journal.job(job.id)
         if job.state not in (JobState.DEALING, JobState.DEALT):
             return
-        station.clock_in(job)
+        life.clock_in(job)
         resuming = events.ResumeUncertain(state=job.state.value, cause=cause)
         self.ctx.journal.note(job.run_id, resuming, job_id=job.id, machine=self.name)
         self.ctx.progress.recorded(self.name, job.board, job.copy, resuming)
@@ -134,14 +98,14 @@ class Recovery:
         except GaveUp:
             return
         except ProtocolFault as fault:
-            station.protocol_fault(job, fault)
+            life.protocol_fault(job, fault)
             return
         cards = sum(recount.counts)
         if job.state is JobState.DEALING and cards == 0:
             self.ctx.journal.note(job.run_id, events.ResumeEmptyBoard(), job_id=job.id, machine=self.name)
             if st.state is not MachineState.LOADED or st.job != wire_job(job):
                 machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
-            station.deal(job)
+            life.deal(job)
             return
         finished = mine and st.state is MachineState.DONE
         if job.state is JobState.DEALING and cards < DECK_SIZE and not finished:
@@ -149,29 +113,29 @@ class Recovery:
             return
         if job.state is JobState.DEALING:
             job = self.ctx.journal.advance(job.id, JobState.DEALT, events.ResumeDealt(cards=cards))
-        station.verify(job)
+        life.verify(job)
 
     def _find_board(self, job: Job) -> BoardRecount:
         """The job's board in the machine, read by its label and lying straight, and its recount. Never
         judged by what the machine holds: the board in it may not be the one it was when the run stopped."""
         for _ in range(MAX_BOARD_CHECKS):
-            reading = self.station.await_board(job)
+            reading = self.life.await_board(job)
             recount = self.machine.recount(wire_job(job), reading.turns)
             if recount is not None and not self.machine.board_moved():
                 return recount
             self.ctx.journal.note(job.run_id, events.BoardMoved(), job_id=job.id, machine=self.name)
-        self.station.give_up(job, [self.station.moved_fault(job, MAX_BOARD_CHECKS)])
+        self.life.give_up(job, [self.life.moved_fault(job, MAX_BOARD_CHECKS)])
 
     def _finish_dealing(self, job: Job) -> None:
         """The machine is still dealing this job: wait for the end, then verify."""
         try:
-            self.station.dealt(job, self.station.wait_dealt(job))
+            self.life.dealt(job, self.life.wait_dealt(job))
         except DealingFault as fault:
-            self.station.machine_fault(job, fault)
+            self.life.machine_fault(job, fault)
         except DoubleFeed as feed:
-            self.station.double_feed(job, feed)
+            self.life.double_feed(job, feed)
         except ProtocolFault as fault:
-            self.station.protocol_fault(job, fault)
+            self.life.protocol_fault(job, fault)
 
     def _resume_kept_job(self, job: Job, st: MachineStatus, cause: Interruption) -> bool:
         """A machine that kept the job over a fault (e.g. power loss): put it right and go on dealing. The
@@ -183,8 +147,8 @@ class Recovery:
         self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
         self.ctx.progress.recorded(self.name, job.board, job.copy, resumed)
         try:
-            self.station.put_right(job, fault)
-            self.station.resume_after_fault(job, fault)
+            self.life.put_right(job, fault)
+            self.life.resume_after_fault(job, fault)
         except CommandRefused:
             self.machine.abort()
             return False
@@ -193,8 +157,8 @@ class Recovery:
 
     def _interrupted(self, job: Job, cards: int, cause: Interruption) -> None:
         """Dealing stopped partway (`cause`) and the machine lost the job: empty the board and redeal."""
-        cut = events.InterruptedDeal(cards=cards, cause=cause, busy=self.station.busy_lap(job))
+        cut = events.InterruptedDeal(cards=cards, cause=cause, busy=self.life.busy_lap(job))
         self.ctx.journal.advance(job.id, JobState.FAULTED, cut)
         self.ctx.progress.recorded(self.name, job.board, job.copy, cut)
         self.machine.eject_board()
-        self.station.send_back(job, fix_pack=False)
+        self.life.send_back(job, fix_pack=False)

@@ -1,109 +1,58 @@
-"""One machine working through a run's jobs: the life of each board on it, journal first.
+"""One machine working through a run's jobs: the station loop.
 
-For each job (one copy of one board): load the deal (while the operator swaps boards), prompt for
-the board on the machine's display, and check it before dealing (PROTOCOL.md 6.1): its label names the
-board (F8), it lies straight (F6), its pockets are empty (F4; another board's deal, F7, stops the run),
-and it did not move since its label was read (else check again). A board refused is taken out and asked
-for again, at most `MAX_BOARD_CHECKS` times in a row: then the job is left FAULTED for the director, with
-one line saying why. Then journal DEALING, deal, recount, verify, journal the outcome, eject. A fault is
-redealt on the same machine to the same deal (Law 6F: a copy is always redealt to its own deal, never a
-new one) once the operator has emptied the board; another board's deal in the pockets (F7) stops the
-whole run. A report of the machine that does not match what was asked (`ProtocolFault`) faults the board:
-nothing is verified on it. A pack that runs out before 52 cards while the board holds more cards than the
-machine dealt was a double feed: the board is recounted and verified as it stands (Law 13A1 or 13C).
-
-Crash safety: a job the journal holds as DEALING or DEALT may have cards in its board; such jobs, and
-FAULTED jobs whose redeal a stop interrupted, are settled at start-up by `dealer.dealing.recovery`.
-
-Each step that ends a stretch of work on a job (verified, faulted, redealt, given back) records the
-machine's seconds on it (``busy``, a lap of `Station.busy_lap`): the time on boards that run reports turn
-into boards per hour.
+Take the next job (the redeal of a board just faulted first, else the queue's next), hand it to the board's
+life on this machine (`dealer.dealing.board.BoardLife`) and resynchronise after a reconnection, a restart or
+a silence; give the job in hand back when the station stops. At start, `dealer.dealing.recovery` settles
+the jobs a crash left in doubt. May import `board`, `recovery`, `context`, `machine`, `progress`,
+`dealer.core` and `dealer.journal`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import NoReturn
 
 from dealer.core.errors import DeviceTimeout
-from dealer.dealing.board import (
-    MAX_BOARD_CHECKS,
-    DoubleFeed,
-    GaveUp,
-    copy_text,
-    fault_note,
-    put_right_prompt,
-    wire_job,
-)
+from dealer.dealing.board import BoardLife
 from dealer.dealing.context import RunContext
-from dealer.dealing.machine import (
-    BoardReading,
-    DealingFault,
-    DealResult,
-    DeviceRestarted,
-    Machine,
-    MachineFaultKind,
-    MachineSilent,
-    OperatorPrompt,
-    ProtocolFault,
-    Reconnected,
-)
-from dealer.dealing.progress import EventKind, JobInHand
+from dealer.dealing.machine import DeviceRestarted, Machine, MachineSilent, Reconnected
+from dealer.dealing.progress import JobInHand
 from dealer.dealing.recovery import Recovery
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
-from dealer.verify import (
-    Action,
-    BoardFault,
-    BoardRecount,
-    FaultCategory,
-    VerificationReport,
-    check_empty,
-    check_label,
-    check_orientation,
-    verify_board,
-)
-from firmware_protocol.labels import BoardLabel
-
-FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
-"""Faults whose fix includes making the pack whole before the redeal."""
 
 
 class Station:
-    """One machine dealing jobs of a run."""
+    """One machine dealing jobs of a run: the loop around its boards' lives (`life`)."""
 
     def __init__(self, machine: Machine, ctx: RunContext) -> None:
         self.machine = machine
         self.ctx = ctx
         self.name = machine.name
+        self.life = BoardLife(machine, ctx, self.name)
+        self.recovery = Recovery(self.life)
         self._current: Job | None = None
-        self.next_job: Job | None = None
-        self._busy_job: int | None = None
-        self._busy_since = 0.0
-        self._busy_carry = False
         machine.on_noisy_line = self._noisy_line
 
     def _noisy_line(self, retries: int) -> None:
         self.ctx.progress.say(self.name, f"the line to the machine is noisy: {retries} retries in the last "
                               "minute; dealing goes on, more slowly")
 
-    # --- the loop -----------------------------------------------------------------------------
-
     def run(self) -> None:
         """Deal jobs until none is left, the run stops, or the machine is lost."""
         self.machine.connect()
-        Recovery(self).settle()
+        self.recovery.settle(self.run_with_resync)
+        life = self.life
         while not self.ctx.stop.is_set():
-            job, self.next_job = self.next_job or self.ctx.journal.claim_next(self.ctx.run_ids, self.name), None
+            job, life.next_job = life.next_job or self.ctx.journal.claim_next(self.ctx.run_ids, self.name), None
             if job is None:
-                self._busy_carry = False  # waiting for work is not dealing time
+                life.idle()  # waiting for work is not dealing time
                 if not self.ctx.busy_elsewhere(self.name):
                     return
                 self.machine.sleep(0.05)
                 continue
-            self.run_with_resync(self.deal_job, job)
+            self.run_with_resync(life.deal_job, job)
 
     def release_current(self, why: str = "machine lost") -> None:
         """After this station stopped (`why`): its job, if only loaded or scanned, goes back to the queue."""
@@ -111,7 +60,7 @@ class Station:
             return
         job = self.ctx.journal.job(self._current.id)
         if job.state in (JobState.LOADED, JobState.SCANNED):
-            released = events.Released(why=why, busy=self.busy_lap(job, done=True))
+            released = events.Released(why=why, busy=self.life.busy_lap(job, done=True))
             self.ctx.journal.advance(job.id, JobState.PLANNED, released)
 
     def run_with_resync(self, step: Callable[[Job], None], job: Job) -> None:
@@ -141,357 +90,12 @@ class Station:
                                            "finding out where the board stands")
                 job = self.ctx.journal.job(job.id)
                 if job.state in (JobState.LOADED, JobState.SCANNED):
-                    step = self.deal_job
+                    step = self.life.deal_job
                 elif job.state in (JobState.DEALING, JobState.DEALT):
-                    step = partial(Recovery(self).resolve_one, cause=cause)
+                    step = partial(self.recovery.resolve_one, cause=cause)
                 else:
                     return
         raise DeviceTimeout(f"{self.name}: board {job.board}: the connection to the machine kept failing")
-
-    def clock_in(self, job: Job) -> None:
-        """This machine takes up a job (a board's life, or its next attempt, goes on if already begun).
-
-        Straight after another job, its time runs on from that job's end (ejecting that board and taking
-        this one are work too); after waiting for work, from now."""
-        if self._busy_job != job.id:
-            if not self._busy_carry:
-                self._busy_since = self.machine.clock()
-            self._busy_job, self._busy_carry = job.id, False
-
-    def busy_lap(self, job: Job, *, done: bool = False) -> float:
-        """The machine's seconds on `job` since it took it up or since the last step recorded them, for
-        the journal (what the run report's boards per hour of dealing time are made of)."""
-        now = self.machine.clock()
-        seconds = now - self._busy_since if self._busy_job == job.id else 0.0
-        self._busy_job, self._busy_since, self._busy_carry = (None if done else job.id), now, done
-        return round(max(0.0, seconds), 3)
-
-    # --- one board ------------------------------------------------------------------------------
-
-    def deal_job(self, job: Job) -> None:
-        """The whole life of a LOADED (or SCANNED) job on this machine."""
-        ctx = self.ctx
-        self.clock_in(job)
-        ctx.progress.board_started(self.name)
-        self.machine.load(wire_job(job), job.board, ctx.packed(job.board, job.run_id))
-        try:
-            label = self.ready_board(job)
-        except GaveUp:
-            return
-        except ProtocolFault as fault:
-            self.protocol_fault(job, fault)
-            return
-        scanned: list[tuple[JobState, events.Event | None]] = (
-            [(JobState.SCANNED, events.Scanned(label=label))] if job.state is JobState.LOADED else [])
-        job = ctx.journal.advance_through(job.id, [*scanned, (JobState.DEALING, None)])
-        self.deal(job)
-
-    def deal(self, job: Job) -> None:
-        """Deal a DEALING job whose board was just checked, then verify it. A board that moved since its
-        label was read (seen by the host, or by the machine refusing the start) is checked again first."""
-        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing", EventKind.STEP)
-        cancelled = 0
-        try:
-            while self.machine.board_moved() or not self.machine.start_deal(wire_job(job)):
-                cancelled += 1
-                self.ctx.journal.note(job.run_id, events.StartCancelled(why="the board moved after its label was read"),
-                                      job_id=job.id, machine=self.name)
-                if cancelled >= MAX_BOARD_CHECKS:
-                    self.give_up(job, [self.moved_fault(job, cancelled)])
-                self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved after its "
-                                      "label was read: not dealt; checking it again")
-                self.ready_board(job)
-            done = self.wait_dealt(job)
-        except GaveUp:
-            return
-        except DealingFault as fault:
-            self.machine_fault(job, fault)
-            return
-        except DoubleFeed as feed:
-            self.double_feed(job, feed)
-            return
-        except ProtocolFault as fault:
-            self.protocol_fault(job, fault)
-            return
-        self.dealt(job, done)
-
-    def dealt(self, job: Job, done: DealResult) -> None:
-        """A DEALING job whose dealing ended: journal DEALT, then verify."""
-        job = self.ctx.journal.advance(job.id, JobState.DEALT, events.Dealt(counts=tuple(done.pocket_counts)))
-        self.verify(job, announced=done.pocket_counts)
-
-    def wait_dealt(self, job: Job) -> DealResult:
-        """Wait for the deal's end; a resumable fault is put right by the operator and dealing goes on.
-        A pack run out while the board holds more cards than were dealt raises `DoubleFeed`."""
-        while True:
-            try:
-                return self.machine.wait_dealt(wire_job(job), self.ctx.limits.deal_timeout)
-            except DealingFault as fault:
-                if not fault.resumable:
-                    raise
-                if fault.kind is MachineFaultKind.EMPTY_HOPPER:
-                    self._check_double_feed(job, fault)
-                resumed = fault_note(fault)
-                self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
-                self.ctx.progress.recorded(self.name, job.board, job.copy, resumed)
-                self.put_right(job, fault)
-                self.resume_after_fault(job, fault)
-
-    def _check_double_feed(self, job: Job, fault: DealingFault) -> None:
-        """The pack ran out: recount the board (a recount is allowed in FAULT). More cards in it than the
-        machine dealt means two cards went in at once: fixing the pack cannot help; `DoubleFeed`."""
-        recount = self.machine.recount(wire_job(job))
-        in_board = sum(recount.counts) if recount is not None else 0
-        if in_board > fault.cards_dealt:
-            raise DoubleFeed(fault.cards_dealt, in_board)
-
-    def put_right(self, job: Job, fault: DealingFault) -> None:
-        """Prompt the operator to clear the cause of a resumable fault."""
-        kind, expected = fault.kind, self._expected(job)
-        prompt = put_right_prompt(kind)
-        if kind is MachineFaultKind.BOARD_REMOVED:
-            self.machine.display(OperatorPrompt.INSERT_BOARD, job.board, expected, "put the board back to go on")
-            if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
-                raise DeviceTimeout(f"{self.name}: board {job.board} was not put back in time")
-            if self.board_fault(job, self.machine.read_board()) is not None:
-                raise fault.final(job.board)
-        elif kind is MachineFaultKind.EMPTY_HOPPER:
-            self.machine.display(OperatorPrompt.FIX_PACK, job.board, expected,
-                                 "the pack is short: put back the missing cards")
-        elif prompt is not None:
-            self.machine.display(prompt, job.board, expected, f"clear the card path: {fault}"[:80])
-
-    def resume_after_fault(self, job: Job, fault: DealingFault) -> None:
-        """Deal on once the operator has put the fault right (the machine refuses while its cause is there).
-        A board that moved meanwhile (or a machine that restarted) has its label read again first: another
-        board, or the board turned, ends the dealing (the fault becomes final)."""
-        deadline = self.machine.clock() + self.ctx.limits.board_timeout
-        while not (going := self.machine.resume_deal(wire_job(job))):
-            if self.machine.clock() > deadline:
-                raise DeviceTimeout(f"{self.name}: board {job.board}: the machine fault was not put right in time")
-            if going is None:
-                if self.board_fault(job, self.machine.read_board()) is not None:
-                    raise fault.final(job.board)
-                continue
-            self.machine.sleep(0.25)
-
-    def machine_fault(self, job: Job, fault: DealingFault) -> None:
-        """Dealing stopped for good partway: the board holds part of the deal; redeal it."""
-        stopped = events.MachineFault(code=fault.code or 0, name=fault.name, cards_dealt=fault.cards_dealt,
-                                      busy=self.busy_lap(job))
-        self.ctx.journal.advance(job.id, JobState.FAULTED, stopped)
-        self.ctx.progress.recorded(self.name, job.board, job.copy, stopped)
-        self.machine.abort()
-        self.machine.eject_board()
-        self.send_back(job, fix_pack=False)
-
-    def double_feed(self, job: Job, feed: DoubleFeed) -> None:
-        """Two cards went in at once: stop dealing, and verify the board as it stands (the verifier names
-        the fault by the recount: a pocket over and another under, Law 13A1; a surplus card, Law 13C)."""
-        seen = events.DoubleFeed(cards_dealt=feed.cards_dealt, in_board=feed.in_board)
-        self.ctx.progress.recorded(self.name, job.board, job.copy, seen)
-        self.machine.abort()
-        job = self.ctx.journal.advance(job.id, JobState.DEALT, seen)
-        self.verify(job)
-
-    def protocol_fault(self, job: Job, fault: ProtocolFault) -> None:
-        """The machine's report does not match what was asked: nothing is verified on it. The board is
-        faulted, emptied and redealt (or left to the director after the last attempt)."""
-        job = self.ctx.journal.job(job.id)
-        misreport = events.ProtocolFault(problem=fault.problem, busy=self.busy_lap(job))
-        self.ctx.journal.advance(job.id, JobState.FAULTED, misreport)
-        self.ctx.progress.recorded(self.name, job.board, job.copy, misreport)
-        if job.state in (JobState.DEALING, JobState.DEALT):
-            self.machine.abort()
-        self.machine.eject_board()
-        self.send_back(job, fix_pack=False)
-
-    def verify(self, job: Job, announced: tuple[int, ...] | None = None) -> None:
-        """Recount and verify a DEALT job; `announced`: the pocket counts the machine gave at the end of
-        dealing, which the recount must match."""
-        ctx = self.ctx
-        try:
-            report = self._recount_report(job)
-            if report.ok and announced is not None and tuple(announced) != report.counts:
-                raise ProtocolFault(f"the machine counted {list(announced)} cards into the pockets but the "
-                                    f"recount found {list(report.counts)}")
-        except ProtocolFault as fault:
-            self.protocol_fault(job, fault)
-            return
-        codes = tuple(c.name for c in report.codes)
-        if report.ok:
-            verified = events.Verified(layout=report.layout_hash, warnings=codes, busy=self.busy_lap(job, done=True))
-            ctx.journal.advance(job.id, JobState.VERIFIED, verified)
-            ctx.progress.board_verified(self.name, job.board, job.copy, report, verified)
-            self.machine.eject_board()
-            return
-        found = events.RecountFault(faults_found=codes, counts=tuple(report.counts),
-                                    announced=None if announced is None else tuple(announced), busy=self.busy_lap(job))
-        ctx.journal.advance(job.id, JobState.FAULTED, found)
-        if ctx.progress.show_cards and report.names_cards:
-            ctx.journal.note(job.run_id, events.CardsShown(faults_found=codes), job_id=job.id, machine=self.name)
-        self.machine.eject_board()
-        if report.fault(FaultCategory.F7) is not None:
-            ctx.progress.board_faulted(self.name, report, found.action(), found)
-            ctx.halt(f"board {job.board}: {report.summary(blind=True)}")
-            return
-        action = report.action
-        ctx.progress.board_faulted(self.name, report, f"{action.value if action else 'redeal'}, then redeal "
-                                   "the same deal", found)
-        self.send_back(job, fix_pack=action in FIX_PACK_ACTIONS)
-
-    def send_back(self, job: Job, *, fix_pack: bool) -> None:
-        """Have the operator put things right and redeal the same deal on this machine (a new attempt)."""
-        job = self.ctx.journal.job(job.id)
-        if job.attempt >= self.ctx.limits.max_attempts:
-            self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: left FAULTED after "
-                                  f"{job.attempt} attempts: the director must see to it", EventKind.FAULT)
-            return
-        text = "make the pack whole, empty the board, put it back" if fix_pack else "empty the board, put it back"
-        self._have_emptied(job, text)
-        redeal = events.Redeal(fix_pack=fix_pack, busy=self.busy_lap(job))
-        self.next_job = self.ctx.journal.redeal(job.id, self.name, redeal)
-
-    def _have_emptied(self, job: Job, text: str) -> None:
-        """Prompt the operator to empty the (ejected) board and wait until a board is back in the machine
-        (which board, and whether it is empty, the checks before dealing tell)."""
-        self.machine.board_moved()  # forget the movements so far: another board put in before the prompt
-        self.machine.display(OperatorPrompt.EMPTY_BOARD, job.board, self._expected(job), text)
-        if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
-            raise DeviceTimeout(f"{self.name}: board {job.board} did not come back after emptying")
-
-    def _recount_report(self, job: Job) -> VerificationReport:
-        """Recount and verify; an unidentified card (F11) gets up to two more recounts."""
-        for _ in range(2):
-            report = self._verify_recount(job)
-            if not report.unverified:
-                return report
-            unverified = events.RecountUnverified(faults_found=tuple(c.name for c in report.codes))
-            self.ctx.journal.note(job.run_id, unverified, job_id=job.id, machine=self.name)
-            self.ctx.progress.board_unverified(self.name, report, unverified)
-        return self._verify_recount(job)
-
-    def _verify_recount(self, job: Job) -> VerificationReport:
-        """Read the label, recount in the board's own pockets and verify. A board that leaves the machine
-        during it is asked back and read again (a few times, then judged as the machine sees it)."""
-        for _ in range(MAX_BOARD_CHECKS):
-            reading = self.machine.read_board()
-            recount = self.machine.recount(wire_job(job), reading.turns) if reading.present else None
-            if recount is not None and not self.machine.board_moved():
-                break
-            self.ctx.journal.note(job.run_id, events.RecountInterrupted(), job_id=job.id, machine=self.name)
-            self._insert_prompt(job)
-        else:
-            reading, recount = BoardReading(False, None), None
-        exposed = self.ctx.journal.has_event(job.id, events.EventKind.CARDS_SHOWN)
-        return verify_board(self.ctx.deal_of(job.board, job.run_id), recount or BoardRecount.from_hands([[]] * 4),
-                            board=job.board, set_name=self.ctx.set_of(job), label=reading.label, copy=job.copy,
-                            session=self.ctx.deals_of(job), operator_exposed=exposed)
-
-    # --- boards and labels ----------------------------------------------------------------------
-
-    def _expected(self, job: Job) -> str:
-        return BoardLabel.for_board(self.ctx.set_of(job), job.board).payload()
-
-    def board_fault(self, job: Job, reading: BoardReading) -> BoardFault | None:
-        """What is wrong with the board read for `job` (another board or none, breaks Law 2: F8; turned:
-        F6); None if it is the right board, lying straight."""
-        return (check_label(reading.label, job.board, self.ctx.set_of(job))
-                or check_orientation(reading.turns, job.board))
-
-    def _insert_prompt(self, job: Job) -> None:
-        """Prompt for the job's board if none is in the machine, and wait for one to go in."""
-        m, ctx = self.machine, self.ctx
-        if m.board_present():
-            return
-        set_name = ctx.set_of(job)
-        m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), f"insert board {set_name} {job.board}")
-        ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}", EventKind.PROMPT)
-        if not m.wait_board(True, ctx.limits.board_timeout):
-            raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
-
-    def await_board(self, job: Job, checks: list[BoardFault] | None = None) -> BoardReading:
-        """Prompt for the job's board until the right one lies straight in the machine; returns what was
-        read. Each refusal is counted in `checks`; `GaveUp` after `MAX_BOARD_CHECKS` in a row."""
-        checks = [] if checks is None else checks
-        while True:
-            self._insert_prompt(job)
-            reading = self.machine.read_board()
-            if not reading.present:
-                continue  # taken out again before it could be read
-            fault = self.board_fault(job, reading)
-            if fault is None:
-                return reading
-            self._refuse(job, fault, checks, reading.label)
-            self._take_out(job, f"{fault.code.value} {fault.code.title}: insert board {self.ctx.set_of(job)} "
-                                f"{job.board}" + (" straight" if fault.code is FaultCategory.F6 else ""))
-
-    def ready_board(self, job: Job) -> str:
-        """Have the job's board in the machine, checked for dealing (PROTOCOL.md 6.1): the right board,
-        straight, empty, not moved since it was read. Returns its label; `GaveUp` when it failed
-        `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`GaveUp`)."""
-        checks: list[BoardFault] = []
-        moves = 0
-        ctx = self.ctx
-        while True:
-            reading = self.await_board(job, checks)
-            recount = self.machine.recount(wire_job(job), reading.turns)
-            if recount is None or self.machine.board_moved():
-                moves += 1
-                ctx.journal.note(job.run_id, events.BoardMoved(), job_id=job.id, machine=self.name)
-                if moves >= MAX_BOARD_CHECKS:
-                    self.give_up(job, [self.moved_fault(job, moves)])
-                ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved while it was "
-                                 "checked: checking it again")
-                continue
-            fault = check_empty(recount, ctx.deal_of(job.board, job.run_id), board=job.board,
-                                session=ctx.deals_of(job))
-            if fault is None:
-                assert reading.label is not None
-                return reading.label
-            if fault.code is FaultCategory.F7:
-                self._refuse(job, fault, [], reading.label)
-                self.give_up(job, [fault], halt=True)
-            self._refuse(job, fault, checks, reading.label)
-            self.machine.eject_board()
-            self._have_emptied(job, "cards in the board before dealing: take them all out, put it back")
-
-    def _refuse(self, job: Job, fault: BoardFault, checks: list[BoardFault], read: str | None) -> None:
-        """A check of the job's board failed: journal it (the first few) and say so; `GaveUp` if it is one
-        too many."""
-        checks.append(fault)
-        refused = events.BoardRefused(code=fault.code.value, problem=_problem(fault), read=read)
-        self.ctx.journal.note(job.run_id, refused, job_id=job.id, machine=self.name)
-        self.ctx.progress.board_refused(self.name, job.board, job.copy, fault, refused)
-        if len(checks) >= MAX_BOARD_CHECKS:
-            self.give_up(job, checks)
-
-    @staticmethod
-    def moved_fault(job: Job, moves: int) -> BoardFault:
-        return BoardFault.make(FaultCategory.F8, f"board {job.board} moved {moves} times between the check of its "
-                               "label and the start of dealing: it was never checked just before dealing",
-                               action=Action.REFUSE_BOARD, problem="moved")
-
-    def give_up(self, job: Job, checks: list[BoardFault], *, halt: bool = False) -> NoReturn:
-        """Stop asking: the job is FAULTED with the count of failed checks, one line says why; raises GaveUp."""
-        fault = checks[-1]
-        job = self.ctx.journal.job(job.id)
-        given_up = events.BoardGivenUp(checks=len(checks), code=fault.code.value, problem=_problem(fault),
-                                       busy=self.busy_lap(job, done=True))
-        self.ctx.journal.advance(job.id, JobState.FAULTED, given_up)
-        self.ctx.progress.board_given_up(self.name, job.board, job.copy, fault, len(checks), given_up)
-        if halt:
-            self.ctx.halt(f"board {job.board}: {fault.text()}")
-        self.machine.eject_board()
-        raise GaveUp(fault.text())
-
-    def _take_out(self, job: Job, text: str) -> None:
-        """Have the board in the machine taken out (ejected, or by the operator) and the job's board asked for."""
-        m = self.machine
-        ejected = m.eject_board()  # out once this returns; the operator may put the next one in at once
-        m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
-        if not ejected:  # a machine that cannot push it out: the operator takes it out
-            m.wait_board(False, self.ctx.limits.board_timeout)
 
 
 def interruption_of(exc: Reconnected | DeviceRestarted | MachineSilent) -> Interruption:
@@ -501,8 +105,3 @@ def interruption_of(exc: Reconnected | DeviceRestarted | MachineSilent) -> Inter
     if isinstance(exc, MachineSilent):
         return Interruption.SILENT_LINE
     return Interruption.POWER_CUT if exc.power_cut else Interruption.MACHINE_RESTARTED
-
-
-def _problem(fault: BoardFault) -> str | None:
-    problem = fault.details.get("problem")
-    return None if problem is None else str(problem)

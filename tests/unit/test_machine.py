@@ -241,6 +241,22 @@ def test_a_board_taken_out_during_the_recount_reads_as_none_not_as_empty_pockets
         assert m.recount(JOB) is None
 
 
+def test_a_board_taken_out_between_its_reading_and_its_recount_reads_as_none_not_as_a_refusal() -> None:
+    """The checks before dealing read the label, then recount: the operator may take the board out in
+    between. The machine refuses a recount with no board in it: to the driver that is a board taken out
+    before its recount finished (None: checked again), not a refusal that stops the run."""
+    with machine_on() as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        assert m.read_board().present
+        loop.device.room.take_out(loop.clock())
+        assert m.wait_board(False, 5.0)
+        with pytest.raises(CommandRefused) as refused:
+            m.send_command(Recount(JOB))
+        assert refused.value.reason == RefuseReason.NO_BOARD
+        assert m.recount(JOB) is None
+
+
 def test_a_busy_machine_is_asked_again_until_its_activity_ends() -> None:
     sleeps: list[float] = []
     with Loopback(SimConfig(seed=1)) as loop:
