@@ -41,7 +41,7 @@ def test_the_simulator_prints_its_port_first_and_stops_cleanly_on_sigterm(comman
         assert proc.stdout is not None
         first = proc.stdout.readline().strip()
         assert first == str(link)
-        assert os.path.islink(first) and os.readlink(first) == f"/proc/{proc.pid}/fd/{os.readlink(first).split('/')[-1]}"
+        assert os.path.islink(first) and os.readlink(first).startswith(f"/proc/{proc.pid}/fd/")
         assert os.path.realpath(first).startswith("/dev/pts/")  # the process's own descriptor of its pty
     finally:
         code, err = stop(proc)
