@@ -70,8 +70,10 @@ class Offer:
     def resolve(self, ids: Iterable[str]) -> tuple[str, ...]:
         """The URLs of the machines chosen by id; `UsageError` for an id not offered."""
         by_id = {m.id: m.url for m in self.machines()}
-        urls = []
+        urls: list[str] = []
         for given in ids:
+            if given in by_id and by_id[given] in urls:
+                raise UsageError(f"machine {given}: chosen twice")
             if given not in by_id:
                 raise UsageError(f"machine {given[:80]!r}: not one the console offers (choose among "
                                  f"{', '.join(by_id)})")

@@ -39,7 +39,7 @@ class UploadLimits:
 
 
 def _mb(n: int) -> str:
-    return f"{n / (1 << 20):g} MB"
+    return f"{n / (1 << 20):g} MB" if n >= 1 << 20 else f"{n} bytes"
 
 
 def upload_name(raw: str) -> str:
