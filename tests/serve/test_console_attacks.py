@@ -258,8 +258,9 @@ def test_a_second_local_user_without_the_token_reads_and_writes_nothing(tmp_path
     before = tree(work)
     with served(work) as console:
         assert console.token and "this computer only" in console.lines[0]
-        requests = [("GET", p, None) for p in ("", "start", "report", "director", "events", "api/room",
-                                               "api/sources", "static/start.js", "report/download?j=0&run=1&as=csv")]
+        pages = ("", "start", "report", "director", "events", "api/room", "api/sources", "static/start.js",
+                 "report/download?j=0&run=1&as=csv")
+        requests: list[tuple[str, str, bytes | None]] = [("GET", p, None) for p in pages]
         body = json.dumps({"source": "session.pbn", "machines": ["sim-5"]}).encode()
         requests += [("POST", p, body) for p in ("api/check", "api/start", "api/stop", "api/resume")]
         requests += [("POST", "api/upload?name=x.pbn", b'[Board "1"]\n'), ("POST", "director/unlock", b"pin=1")]
