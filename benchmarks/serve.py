@@ -80,8 +80,12 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def start_console(folder: Path) -> tuple[Any, Any, str, threading.Thread]:
-    """The console in a thread of this process: (its uvicorn server, its app, address, thread)."""
+TOKEN = "benchmark-token"
+
+
+def start_console(folder: Path, ports: list[str]) -> tuple[Any, Any, str, threading.Thread]:
+    """The console in a thread of this process, offering the machines at `ports` (ids m1, m2, ...): (its
+    uvicorn server, its app, address, thread)."""
     import uvicorn
 
     from dealer.serve.app import build_app
@@ -90,7 +94,8 @@ def start_console(folder: Path) -> tuple[Any, Any, str, threading.Thread]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
-    app = build_app(folder / "work", Access(None, frozenset({"127.0.0.1", "localhost"})), "00000000")
+    app = build_app(folder / "work", Access(TOKEN, frozenset({"127.0.0.1", "localhost"})), "00000000",
+                    extra_machines={f"m{k}": url for k, url in enumerate(ports, start=1)})
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                                            timeout_graceful_shutdown=2))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -102,7 +107,7 @@ def start_console(folder: Path) -> tuple[Any, Any, str, threading.Thread]:
 
 def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
     request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"content-type": "application/json"})
+                                     headers={"content-type": "application/json", "Authorization": f"Bearer {TOKEN}"})
     try:
         with urllib.request.urlopen(request, timeout=60) as answer:
             result: dict[str, Any] = json.loads(answer.read())
@@ -114,7 +119,8 @@ def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
 READER = """
 import json, sys, urllib.request
 count = 0
-with urllib.request.urlopen(sys.argv[1] + "events?until=end", timeout=600) as stream:
+request = urllib.request.Request(sys.argv[1] + "events?until=end", headers={"Authorization": "Bearer " + sys.argv[2]})
+with urllib.request.urlopen(request, timeout=600) as stream:
     for line in stream:
         if line.startswith(b"data: "):
             count += len(json.loads(line[6:]))
@@ -126,19 +132,21 @@ to the end of the run and prints how many messages it got."""
 
 def console_run(ports: list[str], deals: DealSet, folder: Path, browser: bool) -> dict[str, Any]:
     """Our figures: wall, CPU, progress events, messages published, and the browser's latencies."""
-    source = folder / "console.pbn"
+    source = folder / "work" / "console.pbn"
+    source.parent.mkdir(parents=True, exist_ok=True)
     formats.write_file(source, deals, force=True)
-    server, app, address, thread = start_console(folder)
+    server, app, address, thread = start_console(folder, ports)
     shown: list[list[float]] = []
     try:
         with _browser(browser) as page:
             if page is not None:
-                page.goto(address)
+                page.goto(f"{address}?token={TOKEN}")
                 page.wait_for_selector("#status")
             t0, c0 = time.monotonic(), time.process_time()
-            started = post(address + "api/start", {"source": str(source), "ports": ports})
+            started = post(address + "api/start", {"source": source.name,
+                                                   "machines": [f"m{k}" for k in range(1, len(ports) + 1)]})
             assert started.get("ok"), started
-            reader = subprocess.Popen([sys.executable, "-c", READER, address], stdout=subprocess.PIPE, text=True)
+            reader = subprocess.Popen([sys.executable, "-c", READER, address, TOKEN], stdout=subprocess.PIPE, text=True)
             app.state.console.runs.wait()
             wall, cpu = time.monotonic() - t0, time.process_time() - c0
             read, _ = reader.communicate(timeout=120)

@@ -8,7 +8,11 @@ an optional manipulator hook) and the line's noise (`SimConfig.noise`) are appli
 flight; the machine is told what the host wrote before any damage (`SimDevice.load_deals`).
 
 `start()` returns the path to give the host: the stable symlink `link` if one was asked for (it is
-kept pointing at the current pty, as socat's ``link=`` does), else the ``/dev/pts/N`` name.
+kept pointing at the current pty, as socat's ``link=`` does), else the ``/dev/pts/N`` name. Where the
+system has ``/proc/PID/fd``, the symlink points at this process's own descriptor of the pty
+(`link_target`), not at ``/dev/pts/N``: a simulator killed by SIGKILL cannot remove its link, and the
+kernel gives its pty number to the next pty opened, so a link to ``/dev/pts/N`` would reach another
+machine; a link to the dead process's descriptor reaches nothing.
 `unplug()` closes the master, as a pulled USB adapter does: the host's reads and writes fail and the
 symlink goes away; `replug()` opens a new pty and points the symlink at it. `stop()` joins the thread
 and closes every fd; an error inside the thread is raised again there. Inspect the machine while it
@@ -37,6 +41,13 @@ from hil.record import RecordFile
 MAX_PENDING: Final = 1 << 16
 """Bytes kept for a host that does not read; older ones are lost, as in a full UART buffer."""
 MAX_SLEEP: Final = 0.25
+
+
+def link_target(slave: int, pts_path: str) -> str:
+    """What the stable symlink points at: this process's descriptor `slave` of the pty (it dies with the
+    process), where ``/proc/PID/fd`` exists; else the pty's own name `pts_path`."""
+    own = f"/proc/{os.getpid()}/fd"
+    return f"{own}/{slave}" if os.path.isdir(own) else pts_path
 
 
 class PtySimulator:
@@ -152,7 +163,7 @@ class PtySimulator:
             temp = self.link.with_name(self.link.name + ".new")
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
-            temp.symlink_to(self.pts_path)
+            temp.symlink_to(link_target(slave, self.pts_path))
             os.replace(temp, self.link)
 
     def _close_pty(self) -> None:

@@ -1,13 +1,19 @@
 """`dealer serve`: the duplication-room console, a live web page of every machine and board.
 
+The console has an access token whatever its address, printed in the address it shows (or written to
+--token-file). SIGINT, SIGTERM and SIGHUP all stop it the same way: each machine finishes its board, the
+run ends resumable, and the command ends as every command stopped by a signal does (one line, exit 130).
 The web stack (Starlette, uvicorn) is imported when the command runs, never by `dealer --help`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +32,18 @@ def register(sub: Any) -> None:
                                    "Director's page (a board's deal by its label, behind the PIN printed at "
                                    "start). It deals through the same run code and journal as dealer deal, "
                                    "blind: no card reaches a browser unless the director unlocks a finished "
-                                   "run's deals. Bound to this computer (127.0.0.1) by default; any other "
-                                   "address needs an access token (--allow-remote or --token-file).")
+                                   "run's deals. Bound to this computer (127.0.0.1) by default. Every request "
+                                   "needs the console's access token, printed in its address (or written to "
+                                   "--token-file); another address needs --allow-remote or --token-file. A run "
+                                   "deals a file of the work folder (or one uploaded there) on machines the "
+                                   "console offers.")
     p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
                    help="address to listen on (default 127.0.0.1: this computer only)")
     p.add_argument("--port", type=int, default=8000, metavar="NUMBER",
                    help="port to listen on (default 8000; 0: any free port)")
     p.add_argument("--workdir", "--journal-dir", dest="workdir", default="dealer-serve", metavar="DIR",
-                   help="folder for uploads, the simulated machines' fault plans and the list of journals "
-                        "dealt on (default ./dealer-serve)")
+                   help="the work folder: the deal files and plans the console offers (put them there), "
+                        "uploads, journals of its runs, the simulated machines' fault plans (default ./dealer-serve)")
     p.add_argument("--allow-remote", action="store_true",
                    help="with a --host beyond this computer: make an access token and print the address with it "
                         "once")
@@ -45,13 +54,14 @@ def register(sub: Any) -> None:
     p.add_argument("--sim-speed", type=float, default=50.0, metavar="X",
                    help="speed of the simulated machines the Start page offers (default 50: 50 times a real "
                         "machine)")
-    teach(p, [("dealer serve", "the console at http://127.0.0.1:8000/"),
+    teach(p, [("dealer serve", "the console at http://127.0.0.1:8000/?token=... (the address printed)"),
               ("dealer serve --port 8080 --workdir congress", "another port, another work folder"),
               ("dealer serve --host 0.0.0.0 --allow-remote", "for the room's tablets: address and token printed "
                                                              "once"),
               ("dealer serve --host 0.0.0.0 --token-file token.txt", "the token written to token.txt only")],
-          "The director's PIN is printed once when the console starts. Ctrl-C stops the console; a run "
-          "dealing stops cleanly\n(each machine finishes its board) and resumes from the Start page.")
+          "The address with its token and the director's PIN are printed once when the console starts. Ctrl-C "
+          "(or SIGTERM,\nSIGHUP) stops the console; a run dealing stops cleanly (each machine finishes its board) "
+          "and resumes from the Start page.")
     p.set_defaults(func=run)
 
 
@@ -66,15 +76,15 @@ def run(args: argparse.Namespace) -> int:
     if not local and not (args.allow_remote or args.token_file):
         raise UsageError(f"--host {args.host}: a console reachable beyond this computer needs an access token: "
                          "add --allow-remote (the token is printed once) or --token-file FILE")
-    token = auth.new_token() if (args.allow_remote or args.token_file) else None
+    token = auth.new_token()
     try:
         sock = _listen(args.host, args.port)
     except OSError as exc:
         why = exc.strerror or exc
         raise UsageError(f"--host {args.host} --port {args.port}: cannot listen there ({why})") from None
     try:
-        if args.token_file and token is not None:  # once the address is ours: no token file for a console
-            write_text(args.token_file, token + "\n", force=args.force, mode=SECRET_MODE)  # that never started
+        if args.token_file:  # once the address is ours: no token file for a console that never started
+            write_text(args.token_file, token + "\n", force=args.force, mode=SECRET_MODE)
         return _serve(args, sock, token, local)
     finally:
         sock.close()
@@ -90,25 +100,26 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _serve(args: argparse.Namespace, sock: socket.socket, token: str | None, local: bool) -> int:
+def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: bool) -> int:
     import uvicorn
 
     from dealer.serve import auth, director
     from dealer.serve.app import build_app
 
-    hosts = frozenset(LOOPBACK_HOSTS | {args.host}) if local or token is None else None
+    hosts = frozenset(LOOPBACK_HOSTS | {args.host}) if local else None
     pin = director.new_pin()
     app = build_app(Path(args.workdir).resolve(), auth.Access(token, hosts), pin, args.sim_speed)
     port = sock.getsockname()[1]
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     address = f"http://{shown_host}:{port}/"
     out = sys.stderr
-    if token is not None and args.allow_remote and not args.token_file:
-        out.write(f"dealer serve: the room at {address}?token={token} (the token is shown once; keep it)\n")
-    elif token is not None:
+    if args.token_file:
         out.write(f"dealer serve: the room at {address} (its access token is in {args.token_file})\n")
+    elif local:
+        out.write(f"dealer serve: the room at {address}?token={token} (this computer only; open this address: "
+                  "the token is shown once)\n")
     else:
-        out.write(f"dealer serve: the room at {address} (this computer only)\n")
+        out.write(f"dealer serve: the room at {address}?token={token} (the token is shown once; keep it)\n")
     out.write(f"dealer serve: the director's PIN is {pin} (shown once)\n")
     out.write(f"dealer serve: work folder {Path(args.workdir).resolve()}; Ctrl-C stops\n")
     out.flush()
@@ -120,13 +131,28 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str | None, loc
 
 
 class _Server:
-    """uvicorn's server, closing the console's event streams as soon as it is told to stop (a browser
-    watching would otherwise hold the shutdown)."""
+    """uvicorn's server, stopped alike by every signal of `dealer.cli.signals.SIGNALS` (uvicorn's own list
+    lacks SIGHUP), closing the console's event streams as soon as it is told to stop (a browser watching
+    would otherwise hold the shutdown). Once the server has stopped (the run stopped, each machine's board
+    finished), the first signal is raised again, for the command to end as every command a signal stops."""
 
     def __new__(cls, config: Any, app: Any) -> Any:
         import uvicorn
 
+        from dealer.cli.signals import SIGNALS
+
         class Server(uvicorn.Server):
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                before = {sig: signal.signal(sig, self.handle_exit) for sig in SIGNALS}
+                try:
+                    yield
+                finally:
+                    for sig, handler in before.items():
+                        signal.signal(sig, handler)
+                if self._captured_signals:
+                    signal.raise_signal(self._captured_signals[0])
+
             def handle_exit(self, sig: int, frame: Any) -> None:
                 app.state.console.hub.close_all()
                 super().handle_exit(sig, frame)

@@ -3,7 +3,8 @@
 Pages: the Room (``/``, live through ``/events``), Start a run (``/start``, with ``/api/check``,
 ``/api/start``, ``/api/stop``, ``/api/resume``, ``/api/upload``), the Report (``/report``, downloads at
 ``/report/download``) and the Director (``/director``). Every request passes `auth.AccessMiddleware`
-first.
+first. A run request names a file of the work folder and machines by the ids the console offers
+(`dealer.serve.given`, `dealer.serve.machines`), never a path or a port's URL.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import sys
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -34,34 +35,49 @@ from dealer.printing.handview import board_views
 from dealer.printing.labels_layout import STOCKS, label_pages
 from dealer.printing.records_html import board_html, records_html
 from dealer.printing.svg import svg_document
-from dealer.serve import charts, director, machines, pages
+from dealer.serve import charts, director, given, machines, pages
 from dealer.serve.auth import Access, AccessMiddleware
 from dealer.serve.hub import EventHub
 from dealer.serve.runs import RunManager
 from dealer.serve.sources import RunRequest, check
+from dealer.serve.uploads import TooLarge, UploadLimits, Uploads, upload_name
 from firmware_protocol.labels import BoardLabel
 
 HEARTBEAT_SECONDS: Final = 15.0
-MAX_UPLOAD: Final = 20 << 20
-SAFE_NAME: Final = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_FORM: Final = 4096
+"""Bytes of the director's small forms read."""
 
 
 @dataclass
 class Console:
-    """What the routes share: the hub, the run manager, the director's lock, the work folder."""
+    """What the routes share: the hub, the run manager, the director's lock, the work folder, the
+    machines offered, the uploads."""
 
     hub: EventHub
     runs: RunManager
     director: director.DirectorLock
     workdir: Path
+    offer: machines.Offer
+    uploads: Uploads
 
 
-def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float = machines.SIM_SPEED) -> Starlette:
+def _to_terminal(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float = machines.SIM_SPEED, *,
+              extra_machines: Mapping[str, str] | None = None, limits: UploadLimits | None = None,
+              clock: Callable[[], float] = time.monotonic, tell: Callable[[str], None] = _to_terminal) -> Starlette:
     """The application for a work folder, its access rules and the director's PIN; the simulated machines
-    the Start page offers run at `sim_speed`."""
-    workdir.mkdir(parents=True, exist_ok=True)
+    the Start page offers run at `sim_speed`, and the operator may offer more (`extra_machines`: id ->
+    port URL). `tell` writes a line to the console's terminal (a PIN being guessed); `clock` times the
+    director's tries."""
+    workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     hub = EventHub()
-    console = Console(hub, RunManager(hub, workdir), director.DirectorLock(director_pin), workdir)
+    offer = machines.Offer(workdir, sim_speed, extra_machines)
+    console = Console(hub, RunManager(hub, workdir, offer), director.DirectorLock(director_pin, clock, tell), workdir,
+                      offer, Uploads(workdir / given.UPLOADS, limits))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -77,8 +93,9 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
         Route("/", lambda r: HTMLResponse(pages.room_page())),
         Route("/events", _events),
         Route("/api/room", lambda r: JSONResponse(_console(r).runs.snapshot())),
-        Route("/start", lambda r: HTMLResponse(pages.start_page(machines.choices(workdir, sim_speed),
-                                                                 str(Path.cwd())))),
+        Route("/start", lambda r: HTMLResponse(pages.start_page(
+            [(m.id, m.text) for m in offer.machines()], list(given.offered_files(workdir))))),
+        Route("/api/sources", lambda r: JSONResponse({"files": list(given.offered_files(workdir))})),
         Route("/api/check", _check, methods=["POST"]),
         Route("/api/start", _start, methods=["POST"]),
         Route("/api/stop", _stop, methods=["POST"]),
@@ -140,18 +157,20 @@ async def _events(request: Request) -> Response:
 # --- start, stop, resume -------------------------------------------------------------------------
 
 
-def _request_of(body: dict[str, Any]) -> RunRequest:
+def _request_of(body: dict[str, Any], console: Console) -> RunRequest:
+    """The run a client asks for: a file of the work folder by its name, machines by their ids."""
     source = str(body.get("source", "")).strip()
     if not source:
-        raise UsageError("give a deal file or a plan (a path on this computer, or upload one)")
-    path = Path(source).expanduser().absolute()  # a relative path: from where the console was started
+        raise UsageError("give a deal file or a plan of the console's work folder (or upload one)")
+    path = given.chosen_file(console.workdir, source)
     try:
         copies = int(body.get("copies", 1))
     except (TypeError, ValueError):
-        raise UsageError(f"copies: {body.get('copies')!r} is not a number") from None
-    set_name = str(body.get("set", "A")).strip().upper() or "A"
-    ports = tuple(str(p) for p in body.get("ports", []) if str(p).strip())
-    return RunRequest(path, ports, copies, set_name, bool(body.get("resume", False)))
+        raise UsageError(f"copies: {str(body.get('copies'))[:20]!r} is not a number") from None
+    set_name = str(body.get("set", "A")).strip().upper()[:20] or "A"
+    chosen = body.get("machines", body.get("ports", []))
+    ids = tuple(str(m).strip() for m in (chosen if isinstance(chosen, list) else [chosen]) if str(m).strip())
+    return RunRequest(path, console.offer.resolve(ids), copies, set_name, bool(body.get("resume", False)), ids)
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -162,35 +181,36 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return body if isinstance(body, dict) else {}
 
 
-def _refused(exc: DealerError) -> JSONResponse:
-    return JSONResponse({"ok": False, "lines": [], "problems": [str(exc)]}, status_code=400)
+def _refused(exc: DealerError, workdir: Path) -> JSONResponse:
+    return JSONResponse({"ok": False, "lines": [], "problems": [given.shown(str(exc), workdir)]}, status_code=400)
 
 
 async def _check(request: Request) -> Response:
     console = _console(request)
     try:
-        run_request = _request_of(await _json_body(request))
+        run_request = _request_of(await _json_body(request), console)
     except DealerError as exc:
-        return _refused(exc)
-    checked = await asyncio.to_thread(check, run_request, console.workdir)
+        return _refused(exc, console.workdir)
+    checked = await asyncio.to_thread(check, run_request, console.workdir, console.offer)
     return JSONResponse(checked.to_dict())
 
 
 async def _start(request: Request) -> Response:
     console = _console(request)
     try:
-        run_request = _request_of(await _json_body(request))
+        run_request = _request_of(await _json_body(request), console)
         live = await asyncio.to_thread(console.runs.start, run_request)
     except DealerError as exc:
-        return _refused(exc)
-    return JSONResponse({"ok": True, "run": live.key, "title": live.title, "journal": str(live.journal)})
+        return _refused(exc, console.workdir)
+    return JSONResponse({"ok": True, "run": live.key, "title": live.title,
+                         "journal": given.shown(str(live.journal), console.workdir)})
 
 
 async def _stop(request: Request) -> Response:
     try:
         live = _console(request).runs.stop()
     except DealerError as exc:
-        return _refused(exc)
+        return _refused(exc, _console(request).workdir)
     return JSONResponse({"ok": True, "run": live.key, "lines": ["stopping: each machine finishes its board"],
                          "problems": []})
 
@@ -199,36 +219,30 @@ async def _resume(request: Request) -> Response:
     console = _console(request)
     last = console.runs.current
     if last is None:
-        return _refused(UsageError("no run of this console to resume: check the file with 'resume' ticked"))
+        return _refused(UsageError("no run of this console to resume: check the file with 'resume' ticked"),
+                        console.workdir)
     try:
         live = await asyncio.to_thread(console.runs.start, RunRequest(
-            last.request.source, last.request.ports, last.request.copies, last.request.set_name, resume=True))
+            last.request.source, last.request.ports, last.request.copies, last.request.set_name, resume=True,
+            machines=last.request.machines))
     except DealerError as exc:
-        return _refused(exc)
+        return _refused(exc, console.workdir)
     return JSONResponse({"ok": True, "run": live.key, "title": live.title})
 
 
 async def _upload(request: Request) -> Response:
     """A deal file or plan sent as the request's body (``?name=FILE``), kept in the work folder's uploads."""
     console = _console(request)
-    name = SAFE_NAME.sub("_", Path(request.query_params.get("name", "upload")).name).lstrip(".") or "upload"
-    data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > MAX_UPLOAD:
-            return JSONResponse({"error": f"{name}: larger than {MAX_UPLOAD >> 20} MB"}, status_code=413)
-    folder = console.workdir / "uploads"
-    folder.mkdir(exist_ok=True)
-    target = folder / name
-    k = 1
-    while target.exists() and target.read_bytes() != bytes(data):
-        k += 1
-        target = folder / f"{Path(name).stem}-{k}{Path(name).suffix}"
-    if not target.exists():
-        with open(target, "xb") as out:  # deal files are secrets: private from the first byte
-            target.chmod(0o600)
-            out.write(bytes(data))
-    return JSONResponse({"path": str(target)})
+    try:
+        name = upload_name(request.query_params.get("name", ""))
+        declared = request.headers.get("content-length")
+        kept = await console.uploads.receive(name, int(declared) if declared and declared.isdigit() else None,
+                                             request.stream())
+    except TooLarge as exc:
+        return JSONResponse({"error": str(exc)}, status_code=413, headers={"Connection": "close"})
+    except DealerError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+    return JSONResponse({"source": f"{given.UPLOADS}/{kept.name}", "files": list(given.offered_files(console.workdir))})
 
 
 # --- the report ----------------------------------------------------------------------------------
@@ -331,18 +345,27 @@ def _unlocked(request: Request) -> bool:
 
 async def _director(request: Request) -> Response:
     lock = _console(request).director
-    return HTMLResponse(pages.director_page(_unlocked(request), lock.closed()),
+    return HTMLResponse(pages.director_page(_unlocked(request), lock.waiting(_client(request))),
                         headers={"Cache-Control": "no-store"})
+
+
+def _client(request: Request) -> str:
+    """Who asks, as far as the PIN's limits go: the client's address."""
+    return request.client.host if request.client is not None else ""
 
 
 async def _unlock(request: Request) -> Response:
     console = _console(request)
     form = await _form(request)
-    key = console.director.unlock(form.get("pin", ""))
-    if key is None:
-        return HTMLResponse(pages.director_page(False, console.director.closed(), "wrong PIN"), status_code=403)
+    attempt = console.director.unlock(form.get("pin", "")[:64], _client(request))
+    if attempt.key is None:
+        if attempt.wait > 0:
+            return HTMLResponse(pages.director_page(False, attempt.wait, "wrong PIN"), status_code=429,
+                                headers={"Retry-After": f"{attempt.wait:.0f}"})
+        return HTMLResponse(pages.director_page(False, 0.0, "wrong PIN"), status_code=403)
     response = RedirectResponse("/director", status_code=303)
-    response.set_cookie(director.COOKIE, key, max_age=director.UNLOCK_SECONDS, httponly=True, samesite="strict")
+    response.set_cookie(director.COOKIE, attempt.key, max_age=director.UNLOCK_SECONDS, httponly=True,
+                        samesite="strict")
     return response
 
 
@@ -356,20 +379,21 @@ async def _lock(request: Request) -> Response:
 async def _board(request: Request) -> Response:
     console = _console(request)
     if not _unlocked(request):
-        return HTMLResponse(pages.director_page(False, console.director.closed(), "unlock first"), status_code=403)
+        return HTMLResponse(pages.director_page(False, console.director.waiting(_client(request)), "unlock first"),
+                            status_code=403)
     label = (await _form(request)).get("label", "")
     try:
         set_name, board = director.parse_label(label)
     except ValueError as exc:
-        return HTMLResponse(pages.director_page(True, False, str(exc), label=label), status_code=400)
+        return HTMLResponse(pages.director_page(True, 0.0, str(exc), label=label), status_code=400)
     found, notes = await asyncio.to_thread(director.find_board, console.runs.journals(), set_name, board)
     if not found:
         why = "; ".join(notes) or "no finished run dealt it"
-        return HTMLResponse(pages.director_page(True, False, f"set {set_name} board {board}: {why}", label=label),
+        return HTMLResponse(pages.director_page(True, 0.0, f"set {set_name} board {board}: {why}", label=label),
                             status_code=404, headers={"Cache-Control": "no-store"})
     shown = "".join(f"<h2>{escape(f.run.name)} (run {f.run.id}), set {escape(f.set_name)}</h2>"
                     + board_html(board_views(f.deals)[0]) for f in found)
-    return HTMLResponse(pages.director_page(True, False, "; ".join(notes), shown, label),
+    return HTMLResponse(pages.director_page(True, 0.0, "; ".join(notes), shown, label),
                         headers={"Cache-Control": "no-store"})
 
 
@@ -377,5 +401,9 @@ async def _form(request: Request) -> dict[str, str]:
     """A url-encoded form's fields (the director's two small forms)."""
     from urllib.parse import parse_qsl
 
-    body = (await request.body()).decode("utf-8", "replace")
-    return dict(parse_qsl(body))
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM:
+            break
+    return dict(parse_qsl(bytes(body[:MAX_FORM]).decode("utf-8", "replace")))

@@ -1,12 +1,16 @@
-"""Who may use the console: every request checked before it reaches a page.
+"""Who may use the console: every request checked before it reaches a page, every answer guarded.
 
-Bound to a loopback address the console needs no token: only this computer can reach it. Bound to any
-other address it needs one (`dealer serve` refuses to start without it): a request carries it as
-``Authorization: Bearer TOKEN``, or as ``?token=TOKEN`` once (the browser is then given it as a cookie
-and sent to the same page without it), or the cookie; any other request gets 401. Whatever the address,
-a request must name this server in its Host header (a web page elsewhere cannot reach it by DNS
-rebinding), and a form or API call that changes something must come from this server's own pages
-(its Origin, when the browser sends one, is this server): no other site can start or stop a run.
+Whatever the address it listens on, the console has an access token, made when it starts and printed in
+its address (``http://127.0.0.1:8000/?token=...``, as Jupyter does) or written to a file: on this computer
+too, another user or process is a stranger. A request carries it as ``Authorization: Bearer TOKEN``, or
+as ``?token=TOKEN`` once (the browser is then given it as a cookie, named after the port so that two
+consoles do not take each other's, and sent to the same page without it), or the cookie; any other
+request gets 401. A request must name this server in its Host header (a web page elsewhere cannot reach
+it by DNS rebinding), and a form or API call that changes something must come from this server's own
+pages (its Origin, when the browser sends one, is this server): no other site can start or stop a run.
+
+Every answer, a refusal included, carries `GUARD_HEADERS`: no page of the console may be framed by
+another (X-Frame-Options, CSP frame-ancestors), and its pages run only the console's own scripts.
 
 The director's unlock is separate (`dealer.serve.director`): the token lets a person watch the room,
 not see a deal.
@@ -14,15 +18,23 @@ not see a deal.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import secrets
 from dataclasses import dataclass
-from http.cookies import SimpleCookie
+from http.cookies import CookieError, SimpleCookie
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 COOKIE: Final = "dealer_token"
+"""The access cookie's name, followed by the console's port."""
+CSP: Final = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+              "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+GUARD_HEADERS: Final = ((b"x-frame-options", b"DENY"), (b"content-security-policy", CSP.encode()),
+                        (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                        (b"cross-origin-opener-policy", b"same-origin"),
+                        (b"cross-origin-resource-policy", b"same-origin"))
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 Scope = dict[str, Any]
 
@@ -44,14 +56,20 @@ def is_loopback(host: str) -> bool:
 
 @dataclass(frozen=True)
 class Access:
-    """The rules of one server: its token (None: loopback, no token) and the hosts it answers to."""
+    """The rules of one server: its token and the hosts it answers to."""
 
-    token: str | None
+    token: str
     hosts: frozenset[str] | None
     """The Host names it answers to; None: any (with a token, a page elsewhere cannot use it)."""
 
     def token_ok(self, given: str | None) -> bool:
-        return self.token is None or (given is not None and hmac.compare_digest(given.encode(), self.token.encode()))
+        return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
+
+
+def cookie_name(scope: Scope) -> str:
+    """The access cookie of the console serving `scope` (cookies are shared by every port of a host)."""
+    server = scope.get("server")
+    return f"{COOKIE}_{server[1]}" if server and server[1] is not None else COOKIE
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -69,6 +87,9 @@ class AccessMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        await self._checked(scope, receive, _guarded(send))
+
+    async def _checked(self, scope: Scope, receive: Any, send: Any) -> None:
         headers = _headers(scope)
         host = headers.get("host", "")
         hosts = self.access.hosts
@@ -81,21 +102,34 @@ class AccessMiddleware:
                 await _plain(send, 403, "a change must come from this console's own pages")
                 return
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-        if self.access.token is not None:
-            given_query = query.get("token")
-            if given_query is not None and self.access.token_ok(given_query):
-                await _redirect_with_cookie(send, scope, query, given_query)
-                return
-            bearer = headers.get("authorization", "")
-            cookie = SimpleCookie()
+        given_query = query.get("token")
+        if given_query is not None and self.access.token_ok(given_query):
+            await _redirect_with_cookie(send, scope, query, given_query)
+            return
+        bearer = headers.get("authorization", "")
+        cookie: SimpleCookie = SimpleCookie()
+        with contextlib.suppress(CookieError):  # a malformed cookie header: no token from it
             cookie.load(headers.get("cookie", ""))
-            given = (bearer.removeprefix("Bearer ").strip() if bearer.startswith("Bearer ")
-                     else cookie[COOKIE].value if COOKIE in cookie else None)
-            if not self.access.token_ok(given):
-                await _plain(send, 401, "401: this console needs its access token (the address printed when "
-                                        "dealer serve started)", [(b"www-authenticate", b"Bearer")])
-                return
+        name = cookie_name(scope)
+        given = (bearer.removeprefix("Bearer ").strip() if bearer.startswith("Bearer ")
+                 else cookie[name].value if name in cookie else None)
+        if not self.access.token_ok(given):
+            await _plain(send, 401, "401: this console needs its access token (the address printed when "
+                                    "dealer serve started)", [(b"www-authenticate", b"Bearer")])
+            return
         await self.app(scope, receive, send)
+
+
+def _guarded(send: Any) -> Any:
+    """`send`, with `GUARD_HEADERS` added to the start of every response."""
+    async def guarded(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            names = {k.lower() for k, _ in message.get("headers", [])}
+            extra = [(k, v) for k, v in GUARD_HEADERS if k not in names]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return guarded
 
 
 async def _plain(send: Any, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -109,7 +143,7 @@ async def _plain(send: Any, status: int, text: str, extra: list[tuple[bytes, byt
 async def _redirect_with_cookie(send: Any, scope: Scope, query: dict[str, str], token: str) -> None:
     rest = {k: v for k, v in query.items() if k != "token"}
     location = scope.get("path", "/") + (f"?{urlencode(rest)}" if rest else "")
-    cookie = f"{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
+    cookie = f"{cookie_name(scope)}={token}; Path=/; HttpOnly; SameSite=Strict"
     await send({"type": "http.response.start", "status": 303,
                 "headers": [(b"location", location.encode()), (b"set-cookie", cookie.encode()),
                             (b"content-length", b"0")]})

@@ -1,18 +1,27 @@
-"""The machines the Start page offers: the serial ports present (as `dealer ports` lists them) and
-simulated machines (``sim://``, speed 50 unless the server is told otherwise), half of them with the
-faults `dealer demo` injects."""
+"""The machines the console offers, each by an id a client chooses (``sim-1``, ``ttyUSB0``): the serial ports
+present (as `dealer ports` lists them) and simulated machines (``sim://``, speed 50 unless the server is
+told otherwise), half of them with the faults `dealer demo` injects. A client never writes a port's URL:
+`Offer.resolve` turns its ids into the URLs the run opens, and `Offer.plan_port_problem` admits a plan's
+machine only if it is a port found here or a simulated machine that writes no file.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+from urllib.parse import parse_qsl, urlsplit
 
+from dealer.core.errors import UsageError
 from dealer.dealing.demo import DEMO_FAULTS, FAULT_STORY
 from dealer.dealing.transport import list_ports
 
 SIMULATED: Final = 4
 SIM_SPEED: Final = 50
+PLAN_SIM_KEYS: Final = frozenset({"speed", "seed", "set", "boards", "copies", "keeps_job", "boot_noise", "noise"})
+"""The options of a plan's ``sim://`` machine the console accepts: none names a file (faults, ledger, link)."""
 
 
 def sim_url(workdir: Path, k: int, faults: bool, speed: float = SIM_SPEED) -> str:
@@ -27,13 +36,60 @@ def sim_url(workdir: Path, k: int, faults: bool, speed: float = SIM_SPEED) -> st
     return f"{url}&faults={plan}"
 
 
-def choices(workdir: Path, speed: float = SIM_SPEED) -> list[tuple[str, str]]:
-    """(port URL, what it is) for every machine the Start page offers."""
-    found = [(p.device, f"{p.device}: {p.description or 'serial port'}"
-                        + (f", {p.maker}" if p.maker else "")) for p in list_ports()]
-    for k in range(1, SIMULATED + 1):
-        story = FAULT_STORY[(k - 1) % len(FAULT_STORY)]
-        found.append((sim_url(workdir, k, True, speed), f"simulated machine {k} with faults: {story}"))
-    for k in range(SIMULATED + 1, 2 * SIMULATED + 1):
-        found.append((sim_url(workdir, k, False, speed), f"simulated machine {k}, no fault"))
-    return found
+@dataclass(frozen=True)
+class Machine:
+    """One machine offered: the id a client sends, the URL the run opens (never sent), what it is."""
+
+    id: str
+    url: str
+    text: str
+
+
+class Offer:
+    """The machines of one console: the simulated ones it makes, any the operator adds (`extra`: id ->
+    URL), and the serial ports present when asked."""
+
+    def __init__(self, workdir: Path, speed: float = SIM_SPEED, extra: Mapping[str, str] | None = None) -> None:
+        self.workdir = workdir
+        self.speed = speed
+        self.extra = dict(extra or {})
+
+    def machines(self) -> list[Machine]:
+        found = [Machine(Path(p.device).name, p.device, f"{p.device}: {p.description or 'serial port'}"
+                         + (f", {p.maker}" if p.maker else "")) for p in list_ports()]
+        for k in range(1, SIMULATED + 1):
+            story = FAULT_STORY[(k - 1) % len(FAULT_STORY)]
+            found.append(Machine(f"sim-{k}", sim_url(self.workdir, k, True, self.speed),
+                                 f"simulated machine {k} with faults: {story}"))
+        for k in range(SIMULATED + 1, 2 * SIMULATED + 1):
+            found.append(Machine(f"sim-{k}", sim_url(self.workdir, k, False, self.speed),
+                                 f"simulated machine {k}, no fault"))
+        found += [Machine(key, url, f"machine {key}") for key, url in self.extra.items()]
+        return found
+
+    def resolve(self, ids: Iterable[str]) -> tuple[str, ...]:
+        """The URLs of the machines chosen by id; `UsageError` for an id not offered."""
+        by_id = {m.id: m.url for m in self.machines()}
+        urls: list[str] = []
+        for given in ids:
+            if given in by_id and by_id[given] in urls:
+                raise UsageError(f"machine {given}: chosen twice")
+            if given not in by_id:
+                raise UsageError(f"machine {given[:80]!r}: not one the console offers (choose among "
+                                 f"{', '.join(by_id)})")
+            urls.append(by_id[given])
+        return tuple(urls)
+
+    def plan_port_problem(self, url: str) -> str | None:
+        """None if a plan may deal on `url`: a serial port present, or ``sim://`` with only the options of
+        `PLAN_SIM_KEYS`; else why not."""
+        if url in {m.url for m in self.machines()}:
+            return None
+        parts = urlsplit(url)
+        if parts.scheme == "sim" and not parts.netloc and parts.path in ("", "/"):
+            keys = {k for k, _ in parse_qsl(parts.query, keep_blank_values=True)}
+            if keys <= PLAN_SIM_KEYS:
+                return None
+            return (f"a simulated machine here takes only {', '.join(sorted(PLAN_SIM_KEYS))} (not "
+                    f"{', '.join(sorted(keys - PLAN_SIM_KEYS))})")
+        return "the console deals on the serial ports it found and on simulated machines (sim://) only"

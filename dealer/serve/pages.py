@@ -44,23 +44,24 @@ def room_page() -> str:
     return layout("Room", "/", body, "room.js")
 
 
-def start_page(ports: Sequence[tuple[str, str]], folder: str) -> str:
-    """The Start page; `folder` is where a relative path is read from (where the console was started)."""
+def start_page(machines: Sequence[tuple[str, str]], files: Sequence[str]) -> str:
+    """The Start page: the machines offered (id, what it is) and the files of the work folder (names)."""
     choices = "".join(
-        f'<label class="port"><input type="checkbox" name="port" value="{escape(url, quote=True)}"> '
-        f"{escape(text)}</label>" for url, text in ports)
+        f'<label class="port"><input type="checkbox" name="machine" value="{escape(key, quote=True)}"> '
+        f"{escape(text)}</label>" for key, text in machines)
+    options = "".join(f'<option value="{escape(name, quote=True)}">{escape(name)}</option>' for name in files)
     body = f"""
 <h1>Start a run</h1>
-<form id="start" onsubmit="return false">
+<form id="start">
   <fieldset><legend>What to deal</legend>
-    <label>Deal file or congress plan (.toml) on this computer
-      <input id="source" name="source" size="60" placeholder="{escape(folder, quote=True)}/session.pbn"></label>
+    <label>Deal file or congress plan (.toml) of the console's work folder
+      <select id="source" name="source"><option value="">(choose a file)</option>{options}</select></label>
     <label>or upload one <input id="upload" type="file" name="upload"></label>
     <label>Copies <input id="copies" type="number" min="1" value="1" size="3"></label>
     <label>Board set <input id="set" value="A" size="4"></label>
     <label><input id="resume" type="checkbox"> resume the unfinished run</label>
   </fieldset>
-  <fieldset id="ports"><legend>Machines (a plan deals on its own)</legend>{choices or "<p>No port found.</p>"}
+  <fieldset id="ports"><legend>Machines (a plan deals on its own)</legend>{choices or "<p>No machine found.</p>"}
   </fieldset>
   <p><button id="check" type="button">Check</button> <button id="go" type="button" disabled>Start</button>
      <button id="stop" type="button">Stop</button> <button id="resume-last" type="button">Resume</button></p>
@@ -91,12 +92,14 @@ def report_page(runs: Sequence[dict[str, Any]], chosen: dict[str, Any] | None) -
     return layout("Report", "/report", body)
 
 
-def director_page(unlocked: bool, closed: bool, message: str = "", board_html: str = "", label: str = "") -> str:
+def director_page(unlocked: bool, wait: float, message: str = "", board_html: str = "", label: str = "") -> str:
+    """The director's page: the unlock form (or, after too many wrong PINs from here, the `wait` in seconds
+    before the next try), or once unlocked the board finder."""
     if not unlocked:
         form = ("<p>The director's PIN was printed in the terminal when the console started.</p>"
                 '<form method="post" action="/director/unlock"><label>PIN <input name="pin" type="password" '
-                'autocomplete="off"></label> <button>Unlock</button></form>') if not closed else (
-                "<p>Too many wrong PINs: the unlock is closed until the console is started again.</p>")
+                'autocomplete="off"></label> <button>Unlock</button></form>') if wait <= 0 else (
+                f"<p>Too many wrong PINs: try again in {wait:.0f} seconds.</p>")
         body = f"<h1>Director</h1>{form}<p class=\"message\">{escape(message)}</p>"
         return layout("Director", "/director", body)
     body = f"""<h1>Director: a board's deal</h1>

@@ -19,8 +19,9 @@ from typing import IO, Any, cast
 
 from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
-from dealer.serve import grid, past, sources
+from dealer.serve import given, grid, past, sources
 from dealer.serve.hub import EventHub
+from dealer.serve.machines import Offer
 from dealer.serve.sources import RunRequest
 from dealer.serve.view import HubView, machine_dict
 
@@ -49,9 +50,10 @@ class LiveRun:
 class RunManager:
     """Starts, stops and resumes runs; builds what a browser sees when it opens the room."""
 
-    def __init__(self, hub: EventHub, workdir: Path) -> None:
+    def __init__(self, hub: EventHub, workdir: Path, offer: Offer) -> None:
         self.hub = hub
         self.workdir = workdir
+        self.offer = offer
         self._lock = threading.Lock()
         self.current: LiveRun | None = None
         self._count = 0
@@ -80,9 +82,9 @@ class RunManager:
 
     def start(self, request: RunRequest) -> LiveRun:
         """Check the request as the Start page showed it, then deal it in a worker thread."""
-        checked = sources.check(request, self.workdir)
+        checked = sources.check(request, self.workdir, self.offer)
         if checked.problems:
-            raise checked.problems[0]
+            raise UsageError(checked.told(checked.problems[0]))
         with self._lock:
             if self.current is not None and self.current.status in ("starting", "dealing", "stopping"):
                 raise UsageError(f"a run is dealing already ({self.current.title}): stop it first")
@@ -137,7 +139,7 @@ class RunManager:
             live.status, live.message = "finished", "every board verified"
         except DealerError as exc:  # (the run sets its stop event as it ends: the status says who stopped it)
             live.status = "stopped" if live.status == "stopping" else "failed"
-            live.message = str(exc)
+            live.message = given.shown(str(exc), self.workdir)
         except Exception as exc:  # a bug: shown, and the server goes on
             live.status, live.message = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
         finally:
@@ -155,7 +157,8 @@ class RunManager:
             progress = live.view.progress
             machines = [machine_dict(r) for r in progress.rows()] if progress is not None else []
             return {"type": "snapshot", "run": live.key, "title": live.title, "status": live.status,
-                    "message": live.message, "summary": live.summary, "journal": str(live.journal),
+                    "message": live.message, "summary": live.summary,
+                    "journal": given.shown(str(live.journal), self.workdir),
                     "total": progress.total_jobs if progress is not None else 0,
                     "verified": progress.verified if progress is not None else 0,
                     "rate": round(progress.boards_per_hour()) if progress is not None else 0,
@@ -166,7 +169,8 @@ class RunManager:
             done = sum(1 for c in cells if c["state"] == "verified")
             return {"type": "snapshot", "run": "", "title": f"{journal.name} (from the journal)", "status": "idle",
                     "message": "no run is dealing; the journal's runs are shown", "summary": "",
-                    "journal": str(journal), "total": len(cells), "verified": done, "rate": 0, "machines": [],
+                    "journal": given.shown(str(journal), self.workdir), "total": len(cells), "verified": done,
+                    "rate": 0, "machines": [],
                     "grid": cells, "faults": past.journal_faults(journal), "t": time.time()}
         return {"type": "snapshot", "run": "", "title": "no run yet", "status": "idle",
                 "message": "start a run on the Start page", "summary": "", "journal": "", "total": 0,

@@ -1,7 +1,9 @@
 """What a run deals and where, checked before anything starts: the validation the Start page shows.
 
-A deal file (any format `dealer deal` reads) or a congress plan (``.toml``), on the server's disk or
-uploaded into its work folder. A deal file is read in full (each board once, every deal whole) and its
+A deal file (any format `dealer deal` reads) or a congress plan (``.toml``) of the console's work folder
+(put there by the operator or uploaded: `dealer.serve.given`), on machines the console offers
+(`dealer.serve.machines`). A plan naming a file outside the work folder or a machine not offered is
+refused before it is read. A deal file is read in full (each board once, every deal whole) and its
 journal (``FILE.journal``, as `dealer deal` uses) is asked whether a run of it is unfinished (then only a
 resume deals it) or it was dealt before (Law 6D2, in the journal or in the deal history). A plan is checked
 by `dealer.plan.check`, the checks `dealer plan` and `dealer deal --plan` make; a plan deals on its own
@@ -26,6 +28,8 @@ from dealer.journal.lock import JournalLock, lock_path
 from dealer.journal.store import Journal
 from dealer.plan import Plan
 from dealer.plan import check as plan_check
+from dealer.serve import given
+from dealer.serve.machines import Offer
 
 SIM_HISTORY = "simulated-history.sqlite"
 
@@ -36,9 +40,12 @@ class RunRequest:
 
     source: Path
     ports: tuple[str, ...] = ()
+    """The URLs of the machines chosen (resolved by the console from the ids a client sent)."""
     copies: int = 1
     set_name: str = "A"
     resume: bool = False
+    machines: tuple[str, ...] = ()
+    """The ids of the machines chosen, as the client sent them."""
 
 
 @dataclass
@@ -46,20 +53,29 @@ class Checked:
     """A request checked: what it deals, on which ports, with which journal; the problems found."""
 
     source: Path
+    workdir: Path
     title: str = ""
     journal: Path = Path()
     ports: tuple[str, ...] = ()
+    machines: tuple[str, ...] = ()
     deals: DealSet | None = None
     plan: Plan | None = None
     history: Path | None = None
     lines: list[str] = field(default_factory=list)
     problems: list[DealerError] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    """The files the check read: a problem quotes their text only if the client uploaded them all."""
+
+    def told(self, problem: DealerError) -> str:
+        """A problem as the client reads it (`dealer.serve.given.told`)."""
+        return given.told(problem, self.workdir, self.files or [self.source])
 
     def to_dict(self) -> dict[str, Any]:
-        """What the Start page shows (no deal, no seed)."""
-        return {"source": str(self.source), "title": self.title, "journal": str(self.journal),
-                "ports": list(self.ports), "lines": self.lines, "problems": [str(p) for p in self.problems],
-                "ok": not self.problems}
+        """What the Start page shows (no deal, no seed, no path beyond the work folder's own names)."""
+        return {"source": given.shown(str(self.source), self.workdir), "title": self.title,
+                "journal": given.shown(str(self.journal), self.workdir), "machines": list(self.machines),
+                "lines": [given.shown(line, self.workdir) for line in self.lines],
+                "problems": [self.told(p) for p in self.problems], "ok": not self.problems}
 
 
 def history_for(ports: tuple[str, ...], workdir: Path) -> Path | None:
@@ -70,15 +86,16 @@ def history_for(ports: tuple[str, ...], workdir: Path) -> Path | None:
     return None
 
 
-def check(request: RunRequest, workdir: Path) -> Checked:
+def check(request: RunRequest, workdir: Path, offer: Offer) -> Checked:
     """Every problem that would stop the run, found before it starts."""
-    checked = Checked(request.source, title=request.source.name)
-    if not request.source.is_file():
-        checked.problems.append(UsageError(f"{request.source}: no such file on the server"))
+    checked = Checked(request.source, workdir, title=request.source.name, machines=request.machines,
+                      files=[request.source])
+    if not (request.source.is_file() and given.inside(request.source, workdir)):
+        checked.problems.append(UsageError(f"{request.source.name}: not a file of the console's work folder"))
         return checked
     try:
         if request.source.suffix.lower() == ".toml":
-            _check_plan(checked, request, workdir)
+            _check_plan(checked, request, workdir, offer)
         else:
             _check_file(checked, request, workdir)
     except DealerError as exc:
@@ -145,12 +162,21 @@ def _unfinished(journal: Path, deals: DealSet) -> int | None:
     return None if run is None else run.id
 
 
-def _check_plan(checked: Checked, request: RunRequest, workdir: Path) -> None:
+def _check_plan(checked: Checked, request: RunRequest, workdir: Path, offer: Offer) -> None:
+    beyond, files = given.plan_reach(request.source, workdir, offer.plan_port_problem)
+    if beyond:
+        checked.problems += [UsageError(f"{request.source.name}: {problem}") for problem in beyond]
+        return
+    checked.files = [request.source, *files]
     plan = Plan.load(request.source)
+    outside = [p for p in (plan.event.journal, plan.event.deal_folder) if not given.inside(p, workdir)]
+    if outside:  # (a default place, through a link)
+        raise UsageError(f"{request.source.name}: the console reads and writes files in its work folder only")
     checked.plan = plan
     checked.title = plan.event.name
     checked.journal = Path(plan.event.journal)
     checked.ports = tuple(m.url for m in plan.machines)
+    checked.machines = tuple(m.name for m in plan.machines)
     checked.history = history_for(checked.ports, workdir)
     checked.lines.append(f"congress plan {plan.event.name}: {len(plan.sessions)} sessions, "
                          f"{sum(len(s.jobs()) for s in plan.sessions)} jobs, on the plan's "
@@ -158,3 +184,4 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path) -> None:
     _check_journal_free(checked)
     checked.problems += plan_check.problems(plan, None, plan_check.journal_runs(checked.journal), resume=request.resume,
                                        journal=str(checked.journal), history=checked.history)
+

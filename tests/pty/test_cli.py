@@ -41,12 +41,35 @@ def test_the_simulator_prints_its_port_first_and_stops_cleanly_on_sigterm(comman
         assert proc.stdout is not None
         first = proc.stdout.readline().strip()
         assert first == str(link)
-        assert os.path.islink(first) and os.readlink(first).startswith("/dev/pts/")
+        assert os.path.islink(first) and os.readlink(first).startswith(f"/proc/{proc.pid}/fd/")
+        assert os.path.realpath(first).startswith("/dev/pts/")  # the process's own descriptor of its pty
     finally:
         code, err = stop(proc)
     assert code == 0, err
     assert not os.path.lexists(link)
     assert "stopped" in err and "Traceback" not in err
+
+
+def test_a_killed_simulators_stale_link_reaches_no_other_simulator(tmp_path: Path) -> None:
+    """SIGKILL leaves the link behind, and the kernel hands the dead pty's number to the next simulator:
+    the stale link must reach nothing, never that other machine."""
+    stale = tmp_path / "killed"
+    killed = start("-m", "dealer", "sim", "--speed", "100", "--link", str(stale), cwd=tmp_path)
+    assert killed.stdout is not None and killed.stdout.readline().strip() == str(stale)
+    pty_of_killed = os.path.realpath(stale)
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.communicate(timeout=20)
+    assert os.path.islink(stale)  # a killed process removes nothing
+    after = start("-m", "dealer", "sim", "--speed", "100", "--link", str(tmp_path / "next"), cwd=tmp_path)
+    try:
+        assert after.stdout is not None
+        next_pty = os.path.realpath(after.stdout.readline().strip())
+        assert next_pty.startswith("/dev/pts/")
+        with pytest.raises(FileNotFoundError):
+            os.open(stale, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    finally:
+        stop(after)
+    print(f"killed simulator's pty {pty_of_killed}, the next one's {next_pty}")
 
 
 def test_the_default_link_is_an_absolute_path_that_exists(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """The console in a real browser (Playwright driving the system's Chromium), as a director uses it: the
 console started as a command, a 16-board session on two simulated machines with faults started from the
 Start page by clicking, the room watched until every board is verified, a fault seen with its Law, a
-reload mid-run that restores the room, no card on any page, and the report downloaded. The room mid-run
+reload mid-run that restores the room, no card on any page, and the report downloaded. The browser gets
+in through the address printed with its token, as the operator opens it. The room mid-run
 is saved as the README's picture (docs/images/serve-room.png)."""
 
 from __future__ import annotations
@@ -51,15 +52,16 @@ def browser(tmp_path: Path) -> Iterator[BrowserContext]:
 
 def test_a_session_is_started_watched_and_reported_in_the_browser_with_no_card_shown(
         browser: BrowserContext, tmp_path: Path) -> None:
-    session = make_session(tmp_path)
+    (tmp_path / "work").mkdir()
+    session = make_session(tmp_path / "work")  # the operator puts the session in the console's work folder
     hands = hands_of(session)
     with served(tmp_path / "work", "--sim-speed", "10") as console:
         page = browser.new_page()
-        page.goto(console.address + "start")
-        page.fill("#source", str(session))
-        ports = page.locator('input[name="port"][value^="sim://"]')
-        ports.nth(0).check()  # simulated machine 1, with faults
-        ports.nth(1).check()  # simulated machine 2, with faults
+        page.goto(console.url("start"))  # the address printed, with its token: the browser gets its cookie
+        page.wait_for_url(console.address + "start", timeout=LONG)
+        page.select_option("#source", "session.pbn")
+        page.locator('input[name="machine"][value="sim-1"]').check()  # simulated machine 1, with faults
+        page.locator('input[name="machine"][value="sim-2"]').check()  # simulated machine 2, with faults
         page.click("#check")
         expect(page.locator("#valid")).to_be_visible(timeout=LONG)
         assert cards_in(page.content(), hands) == []

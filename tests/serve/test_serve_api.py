@@ -1,6 +1,8 @@
 """The console through its HTTP API (Starlette's test client): a run started, watched to the end and
 reported; validation before anything starts; stop and resume; a console started again; the director's
-unlock; and no card in anything sent to a browser. Judged by the journal and the simulators' ledgers."""
+unlock; and no card in anything sent to a browser. Judged by the journal and the simulators' ledgers.
+A run names a file of the work folder and machines the console offers (here the tests' simulated
+machines, offered as t1, t2, ...)."""
 
 from __future__ import annotations
 
@@ -17,26 +19,42 @@ from dealer.journal.lock import JournalLock
 from dealer.journal.store import JobState, Journal
 from dealer.serve.app import build_app
 from dealer.serve.auth import Access
-from tests.support.serve_room import FAULTS, cards_in, hands_of, holdings, make_session, text_of
-from tests.support.serve_room import sim_ports as sims
+from tests.support.serve_room import FAULTS, cards_in, hands_of, holdings, make_session, offered, text_of
+from tests.support.serve_room import sim_ports as sim_urls
 
 PIN = "12345678"
-LOCAL = Access(None, frozenset({"testserver", "127.0.0.1", "localhost"}))
+TOKEN = "t0ken-of-the-operator"
+LOCAL = Access(TOKEN, frozenset({"testserver", "127.0.0.1", "localhost"}))
+OPERATOR = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture
 def session(tmp_path: Path) -> Path:
-    return make_session(tmp_path)
+    (tmp_path / "work").mkdir(exist_ok=True)
+    return make_session(tmp_path / "work")
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = build_app(tmp_path / "work", LOCAL, PIN)
+    app = build_app(tmp_path / "work", LOCAL, PIN, tell=lambda line: None)
     try:
-        with TestClient(app) as test_client:
+        with TestClient(app, headers=OPERATOR) as test_client:
             yield test_client
     finally:
         sim_ports.stop_all()
+
+
+def sims(client: TestClient, tmp_path: Path, speed: float = 50,
+         plans: list[list[dict[str, object]]] | None = None) -> list[str]:
+    """The tests' simulated machines, offered by the console: their ids."""
+    machines = offered(sim_urls(tmp_path, speed, plans))
+    client.app.state.console.offer.extra = machines  # type: ignore[attr-defined]
+    return list(machines)
+
+
+def url_of(client: TestClient, machine: str) -> str:
+    url: str = client.app.state.console.offer.extra[machine]  # type: ignore[attr-defined]
+    return url
 
 
 def follow(client: TestClient) -> list[dict[str, Any]]:
@@ -49,8 +67,8 @@ def follow(client: TestClient) -> list[dict[str, Any]]:
     return messages
 
 
-def start(client: TestClient, source: Path, ports: list[str], **more: Any) -> dict[str, Any]:
-    response = client.post("/api/start", json={"source": str(source), "ports": ports, **more})
+def start(client: TestClient, source: Path, machines: list[str], **more: Any) -> dict[str, Any]:
+    response = client.post("/api/start", json={"source": source.name, "machines": machines, **more})
     body: dict[str, Any] = response.json()
     assert response.status_code == 200, body
     return body
@@ -63,7 +81,7 @@ def journal_states(source: Path) -> list[JobState]:
 
 def test_a_session_on_two_faulty_machines_is_dealt_watched_and_reported_without_a_card(
         client: TestClient, session: Path, tmp_path: Path) -> None:
-    ports = sims(tmp_path)
+    ports = sims(client, tmp_path)
     start(client, session, ports)
     messages = follow(client)
     ended = [m for m in messages if m["type"] == "ended"]
@@ -77,7 +95,7 @@ def test_a_session_on_two_faulty_machines_is_dealt_watched_and_reported_without_
     assert any(f["law"] == "Law 13A1" for m in messages for f in m.get("faults", []))
     dealt: set[int] = set()
     for port in ports:  # what physically happened: every board dealt into, on one machine or the other
-        sim = sim_ports.simulators()[port]
+        sim = sim_ports.simulators()[url_of(client, port)]
         assert sim.device is not None
         with sim.lock:
             dealt |= {record.board_number for record in sim.device.ledger.records}
@@ -97,34 +115,34 @@ def test_a_session_on_two_faulty_machines_is_dealt_watched_and_reported_without_
 
 
 def test_the_start_page_shows_what_is_wrong_before_anything_starts(client: TestClient, session: Path,
-                                                                   tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(session.parent)  # a relative path is read from where the console was started
-    relative = client.post("/api/check", json={"source": session.name, "ports": sims(tmp_path)}).json()
-    assert relative["ok"] and relative["source"] == str(session)
-    missing = client.post("/api/check", json={"source": str(tmp_path / "nope.pbn"), "ports": ["sim://"]}).json()
-    assert not missing["ok"] and "no such file" in missing["problems"][0]
-    no_port = client.post("/api/check", json={"source": str(session), "ports": []}).json()
+                                                                   tmp_path: Path) -> None:
+    machines = sims(client, tmp_path)
+    missing = client.post("/api/check", json={"source": "nope.pbn", "machines": machines}).json()
+    assert not missing["ok"] and "not a deal file or plan of the console's work folder" in missing["problems"][0]
+    no_port = client.post("/api/check", json={"source": session.name, "machines": []}).json()
     assert no_port["problems"] == ["choose at least one machine"]
-    broken = tmp_path / "broken.pbn"
+    broken = session.parent / "broken.pbn"
     broken.write_text('[Board "1"]\n[Deal "N:AKQ.. . ."]\n', encoding="utf-8")
-    bad = client.post("/api/check", json={"source": str(broken), "ports": sims(tmp_path)}).json()
-    assert not bad["ok"] and "broken.pbn" in bad["problems"][0]
-    refused = client.post("/api/start", json={"source": str(broken), "ports": sims(tmp_path)})
+    bad = client.post("/api/check", json={"source": broken.name, "machines": machines}).json()
+    assert not bad["ok"] and bad["problems"][0].startswith("broken.pbn")
+    assert "AKQ" not in json.dumps(bad)  # the operator's file is named, not quoted
+    refused = client.post("/api/start", json={"source": broken.name, "machines": machines})
     assert refused.status_code == 400 and not Path(str(broken) + ".journal").exists()
-    good = client.post("/api/check", json={"source": str(session), "ports": sims(tmp_path)}).json()
+    good = client.post("/api/check", json={"source": session.name, "machines": machines}).json()
     assert good["ok"] and good["lines"][0].startswith("16 boards (1-16) in session.pbn")
+    assert good["source"] == "session.pbn" and good["journal"] == "session.pbn.journal"
+    assert str(tmp_path) not in json.dumps(good)  # the server's folders are not shown
     assert not Path(str(session) + ".journal").exists()  # a check starts nothing
     with JournalLock.acquire(str(session) + ".journal", "dealer deal (another controller)"):
-        held = client.post("/api/check", json={"source": str(session), "ports": sims(tmp_path)}).json()
+        held = client.post("/api/check", json={"source": session.name, "machines": machines}).json()
         assert not held["ok"] and "in use by dealer deal (another controller)" in held["problems"][0]
-        assert client.post("/api/start", json={"source": str(session), "ports": sims(tmp_path)}).status_code == 400
-    assert client.post("/api/check", json={"source": str(session), "ports": sims(tmp_path)}).json()["ok"]
+        assert client.post("/api/start", json={"source": session.name, "machines": machines}).status_code == 400
+    assert client.post("/api/check", json={"source": session.name, "machines": machines}).json()["ok"]
 
 
 def test_a_run_stopped_from_the_page_resumes_where_it_stopped(client: TestClient, session: Path,
                                                               tmp_path: Path) -> None:
-    ports = sims(tmp_path, plans=[[], []])
+    ports = sims(client, tmp_path, plans=[[], []])
     start(client, session, ports)
     with client.stream("GET", "/events?until=end") as stream:
         for line in stream.iter_lines():
@@ -135,8 +153,8 @@ def test_a_run_stopped_from_the_page_resumes_where_it_stopped(client: TestClient
     assert ended[-1]["status"] == "stopped"
     states = journal_states(session)
     assert JobState.VERIFIED in states and states.count(JobState.VERIFIED) < 16
-    assert client.post("/api/check", json={"source": str(session), "ports": ports}).json()["problems"] == [
-        f"{session}.journal: run 1 of this deal set is unfinished; resume it"]
+    assert client.post("/api/check", json={"source": session.name, "machines": ports}).json()["problems"] == [
+        "session.pbn.journal: run 1 of this deal set is unfinished; resume it"]
     assert client.post("/api/resume").json()["ok"]
     ended = [m for m in follow(client) if m["type"] == "ended"]
     assert ended[-1]["status"] == "finished"
@@ -145,11 +163,11 @@ def test_a_run_stopped_from_the_page_resumes_where_it_stopped(client: TestClient
 
 def test_a_console_started_again_shows_the_runs_of_its_journals(session: Path, tmp_path: Path) -> None:
     try:
-        with TestClient(build_app(tmp_path / "work", LOCAL, PIN)) as first:
-            start(first, session, sims(tmp_path, plans=FAULTS))
+        with TestClient(build_app(tmp_path / "work", LOCAL, PIN), headers=OPERATOR) as first:
+            start(first, session, sims(first, tmp_path, plans=FAULTS))
             follow(first)
             live_laws = [f["law"] for f in first.get("/api/room").json()["faults"] if f["law"]]
-        with TestClient(build_app(tmp_path / "work", LOCAL, PIN)) as again:
+        with TestClient(build_app(tmp_path / "work", LOCAL, PIN), headers=OPERATOR) as again:
             room = again.get("/api/room").json()
             assert room["status"] == "idle" and room["verified"] == 16
             assert [c["state"] for c in room["grid"]] == ["verified"] * 16
@@ -164,7 +182,7 @@ def test_a_console_started_again_shows_the_runs_of_its_journals(session: Path, t
 def test_the_director_sees_a_board_of_a_finished_run_only_after_unlocking(client: TestClient, session: Path,
                                                                           tmp_path: Path) -> None:
     assert client.post("/director/board", data={"label": "A 7"}).status_code == 403
-    start(client, session, sims(tmp_path, plans=[[]]))
+    start(client, session, sims(client, tmp_path, plans=[[]]))
     follow(client)
     assert client.post("/director/unlock", data={"pin": "00000000"}).status_code == 403
     unlocked = client.post("/director/unlock", data={"pin": PIN}, follow_redirects=False)
@@ -181,7 +199,7 @@ def test_the_director_sees_a_board_of_a_finished_run_only_after_unlocking(client
 
 
 def test_every_request_without_the_token_gets_401(tmp_path: Path) -> None:
-    app = build_app(tmp_path / "work", Access("s3cret-token", None), PIN)
+    app = build_app(tmp_path / "work", Access("s3cret-token", None), PIN, tell=lambda line: None)
     with TestClient(app) as client:
         for path in ("/", "/events", "/api/room", "/start", "/report", "/director", "/static/room.js"):
             assert client.get(path).status_code == 401, path
@@ -232,9 +250,9 @@ sets = ["RED"]
 
 
 def test_a_congress_plan_is_checked_then_dealt_on_its_own_machines(client: TestClient, tmp_path: Path) -> None:
-    plan = tmp_path / "congress.toml"
+    plan = tmp_path / "work" / "congress.toml"
     plan.write_text(PLAN, encoding="utf-8")
-    checked = client.post("/api/check", json={"source": str(plan), "ports": []}).json()
+    checked = client.post("/api/check", json={"source": plan.name, "machines": []}).json()
     assert checked["ok"], checked
     assert checked["lines"][0] == ("congress plan Serve Congress: 2 sessions, 11 jobs, on the plan's 2 machines "
                                    "(M1, M2)")
@@ -247,27 +265,27 @@ def test_a_congress_plan_is_checked_then_dealt_on_its_own_machines(client: TestC
                            + [("MON2", "RED", b) for b in range(1, 4)])
     assert {c["state"] for c in room["grid"]} == {"verified"}
     assert {m["name"] for m in room["machines"]} == {"M1", "M2"}
-    again = client.post("/api/check", json={"source": str(plan), "ports": []}).json()
+    again = client.post("/api/check", json={"source": plan.name, "machines": []}).json()
     assert again["ok"]  # every session dealt: a new start deals nothing
 
 
 def test_an_uploaded_deal_file_is_kept_private_in_the_work_folder_then_checked(client: TestClient, session: Path,
                                                                                tmp_path: Path) -> None:
     data = session.read_bytes()
-    kept = client.post("/api/upload?name=../club night.pbn", content=data).json()
-    path = Path(kept["path"])
-    assert path.parent == tmp_path / "work" / "uploads" and path.name == "club_night.pbn"
+    kept = client.post("/api/upload?name=club night.pbn", content=data).json()
+    assert kept["source"] == "uploads/club_night.pbn" and kept["source"] in kept["files"]
+    path = tmp_path / "work" / kept["source"]
     assert path.read_bytes() == data and path.stat().st_mode & 0o777 == 0o600
     again = client.post("/api/upload?name=club night.pbn", content=data).json()
-    assert again["path"] == kept["path"]  # the same file again: kept once
+    assert again["source"] == kept["source"]  # the same file again: kept once
     other = client.post("/api/upload?name=club night.pbn", content=data.replace(b"Board", b"board", 1)).json()
-    assert other["path"] != kept["path"] and path.read_bytes() == data  # another file never replaces it
-    checked = client.post("/api/check", json={"source": kept["path"], "ports": sims(tmp_path)}).json()
+    assert other["source"] == "uploads/club_night-2.pbn" and path.read_bytes() == data  # never replaced
+    checked = client.post("/api/check", json={"source": kept["source"], "machines": sims(client, tmp_path)}).json()
     assert checked["ok"] and checked["lines"][0].startswith("16 boards (1-16) in club_night.pbn")
 
 
 def test_copies_go_into_their_board_sets_on_the_grid(client: TestClient, session: Path, tmp_path: Path) -> None:
-    start(client, session, sims(tmp_path, speed=100, plans=[[], []]), copies=2, set="b")
+    start(client, session, sims(client, tmp_path, speed=100, plans=[[], []]), copies=2, set="b")
     assert [m for m in follow(client) if m["type"] == "ended"][-1]["status"] == "finished"
     grid = client.get("/api/room").json()["grid"]
     assert sorted((c["set"], c["board"], c["copy"]) for c in grid) == sorted(

@@ -1,5 +1,6 @@
-"""`dealer serve` as a user starts it: safe by default. Beyond this computer it needs a token, or it
-refuses to start; with a token, a request without it gets 401."""
+"""`dealer serve` as a user starts it: safe by default. It always has a token (printed in its address, or
+written to a file); beyond this computer it needs --allow-remote or --token-file, or it refuses to start;
+a request without the token gets 401. SIGINT, SIGTERM and SIGHUP stop it alike, a run resumable."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from dealer.journal.store import JobState, Journal
 from tests.support.processes import ENV
-from tests.support.serve_room import make_session, served, sim_ports
+from tests.support.serve_room import make_session, served
 
 
 def test_a_console_reachable_beyond_this_computer_without_a_token_refuses_to_start(tmp_path: Path) -> None:
@@ -63,24 +66,26 @@ def test_allow_remote_prints_the_address_with_its_token_once(tmp_path: Path) -> 
             assert answer.status == 200 and b'id="grid"' in answer.read()
 
 
-def test_ctrl_c_stops_a_dealing_run_cleanly_and_it_resumes(tmp_path: Path) -> None:
-    session = make_session(tmp_path)
-    ports = sim_ports(tmp_path, speed=25, plans=[[]])
-    with served(tmp_path / "work") as console:
-        body = json.dumps({"source": str(session), "ports": ports}).encode()
-        start = urllib.request.Request(console.address + "api/start", data=body, method="POST",
-                                       headers={"content-type": "application/json"})
-        with urllib.request.urlopen(start, timeout=60) as answer:
-            assert json.loads(answer.read())["ok"]
-        with urllib.request.urlopen(console.address + "events", timeout=120) as stream:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_every_signal_stops_a_dealing_run_cleanly_and_it_resumes(tmp_path: Path, sig: signal.Signals) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    session = make_session(work)
+    with served(work, "--sim-speed", "25") as console:
+        body = json.dumps({"source": session.name, "machines": ["sim-5"]}).encode()  # a machine without faults
+        assert json.loads(console.open("api/start", body))["ok"]
+        request = urllib.request.Request(console.address + "events",
+                                         headers={"Authorization": f"Bearer {console.token}"})
+        with urllib.request.urlopen(request, timeout=120) as stream:
             for line in stream:
-                if b'"verified (' in line:  # a board verified: now Ctrl-C
+                if b'"verified (' in line:  # a board verified: now the signal
                     break
-        os.killpg(console.process.pid, signal.SIGINT)
+        os.killpg(console.process.pid, sig)
         assert console.process.wait(timeout=120) == 130  # interrupted, as every command
         assert console.process.stderr is not None
         said = console.process.stderr.read()
     assert "stopping the run: each machine finishes its board" in said
+    assert "Traceback" not in said and said.strip().splitlines()[-1] == f"dealer: interrupted ({sig.name})"
     journal_path = str(session) + ".journal"
     with Journal.open_read_only(journal_path) as journal:
         (run,) = journal.runs()
@@ -88,8 +93,8 @@ def test_ctrl_c_stops_a_dealing_run_cleanly_and_it_resumes(tmp_path: Path) -> No
         assert journal.check_consistency(run.id) == []
     assert not run.finished and JobState.VERIFIED in states
     assert set(states) <= {JobState.VERIFIED, JobState.PLANNED}  # nothing left half-way in a machine
-    done = subprocess.run([sys.executable, "-m", "dealer", "deal", str(session), "--port", ports[0], "--resume",
-                           "--plain"], env=ENV, capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "-m", "dealer", "deal", str(session), "--port", "sim://?speed=25&seed=5",
+                           "--resume", "--plain", "--history", str(work / "simulated-history.sqlite")], env=ENV,
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("16/16 boards verified")

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,6 +46,11 @@ def sim_ports(folder: Path, speed: float = 50, plans: list[list[dict[str, object
     return ports
 
 
+def offered(ports: list[str]) -> dict[str, str]:
+    """Machines for a console to offer (`build_app`'s `extra_machines`): id -> port URL, ids t1, t2, ..."""
+    return {f"t{k}": url for k, url in enumerate(ports, start=1)}
+
+
 def hands_of(deal_file: Path) -> list[str]:
     """Every hand of the file as PBN writes it ('AK2.QJ3.T98.7654'), read from the file's text."""
     return [hand for deal in DEAL_TAG.findall(deal_file.read_text(encoding="utf-8")) for hand in deal.split()]
@@ -75,6 +81,21 @@ class Served:
     address: str
     pin: str
     lines: list[str]
+    token: str | None
+    """The access token printed in the address (None when it went to a --token-file)."""
+
+    def url(self, path: str = "") -> str:
+        """The address of a page with the token, as the printed address gives it (a browser gets its cookie)."""
+        return f"{self.address}{path}?token={self.token}"
+
+    def open(self, path: str, data: bytes | None = None) -> bytes:
+        """A request as a script makes it, with the token."""
+        request = urllib.request.Request(self.address + path, data=data, method="POST" if data is not None else "GET",
+                                         headers={"Authorization": f"Bearer {self.token}",
+                                                  "content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            body: bytes = answer.read()
+            return body
 
 
 @contextmanager
@@ -86,10 +107,10 @@ def served(workdir: Path, *extra: str) -> Iterator[Served]:
     try:
         assert process.stderr is not None
         lines = [process.stderr.readline() for _ in range(3)]
-        address = re.search(r"the room at (http://\S+/)", lines[0])
+        address = re.search(r"the room at (http://\S+/)(?:\?token=(\S+))?", lines[0])
         pin = re.search(r"PIN is (\d+)", lines[1])
         assert address and pin, lines
-        yield Served(process, address.group(1), pin.group(1), lines)
+        yield Served(process, address.group(1), pin.group(1), lines, address.group(2))
     finally:
         if process.poll() is None:
             stop_group(process, signal.SIGINT, timeout=60)

@@ -1,11 +1,12 @@
-// The Start page: check what would be dealt (nothing starts), then start, stop or resume.
+// The Start page: check what would be dealt (nothing starts), then start, stop or resume. A run names a
+// file of the console's work folder and machines by the ids the console offers: never a path or a URL.
 "use strict";
 const $ = (id) => document.getElementById(id);
 
 function request() {
   return {
-    source: $("source").value.trim(),
-    ports: Array.from(document.querySelectorAll('input[name="port"]:checked')).map((i) => i.value),
+    source: $("source").value,
+    machines: Array.from(document.querySelectorAll('input[name="machine"]:checked')).map((i) => i.value),
     copies: parseInt($("copies").value || "1", 10),
     set: $("set").value.trim() || "A",
     resume: $("resume").checked,
@@ -39,8 +40,16 @@ async function upload() {
   if (!file) return;
   const response = await fetch("/api/upload?name=" + encodeURIComponent(file.name), { method: "POST", body: file });
   const result = await response.json();
-  if (result.path) $("source").value = result.path; else show({ ok: false, problems: [result.error] });
+  if (!result.source) { show({ ok: false, problems: [result.error] }); return; }
+  const select = $("source");
+  if (!Array.from(select.options).some((o) => o.value === result.source)) {
+    const option = document.createElement("option"); option.value = result.source; option.textContent = result.source;
+    select.appendChild(option);
+  }
+  select.value = result.source;
 }
+
+$("start").addEventListener("submit", (e) => e.preventDefault());
 
 $("upload").addEventListener("change", async () => { await upload(); show(await post("/api/check", request())); });
 $("check").addEventListener("click", async () => show(await post("/api/check", request())));

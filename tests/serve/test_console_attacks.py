@@ -1,0 +1,282 @@
+"""The console as an attacker uses it: plans and checks naming the server's files, every URL scheme as a
+machine, hostile upload names and sizes, the director's PIN guessed from two clients, framing, and a
+second local user without the token. Judged on the file system (a canary folder beside the work folder,
+compared before and after), on what the answers quote, and on the director still getting in."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from dealer.dealing import sim_ports
+from dealer.serve import director
+from dealer.serve.app import build_app
+from dealer.serve.auth import Access
+from dealer.serve.uploads import UploadLimits
+from tests.support.serve_room import make_session, served
+
+PIN = "24681357"
+TOKEN = "the-operators-token"
+OPERATOR = {"Authorization": f"Bearer {TOKEN}"}
+SECRET = "CANARY-SECRET-0123456789-not-for-a-browser"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder beside the work folder holding files nobody gave the console: a secret, a deal file."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.txt").write_text(SECRET + "\n", encoding="utf-8")
+    (folder / "secret.pbn").write_text(f'[Board "1"]\n[Deal "{SECRET}"]\n', encoding="utf-8")
+    (folder / "victim.json").write_text('{"keep": "me"}\n', encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def console(tmp_path: Path) -> Iterator[tuple[TestClient, list[str], Clock]]:
+    told: list[str] = []
+    clock = Clock()
+    app = build_app(tmp_path / "work", Access(TOKEN, frozenset({"testserver", "127.0.0.1"})), PIN,
+                    limits=UploadLimits(file_bytes=4000, quota_bytes=10_000), clock=clock, tell=told.append)
+    try:
+        with TestClient(app, headers=OPERATOR) as client:
+            make_session(tmp_path / "work")
+            yield client, told, clock
+    finally:
+        sim_ports.stop_all()
+
+
+def tree(folder: Path) -> dict[str, tuple[bool, int, int, bytes]]:
+    """Every entry under `folder`: (is a link, size, mode, content)."""
+    seen = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = Path(root) / name
+            st = path.lstat()
+            content = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
+            seen[str(path.relative_to(folder))] = (path.is_symlink(), st.st_size, st.st_mode, content)
+    return seen
+
+
+def said(response: Any) -> str:
+    return response.text if hasattr(response, "text") else str(response)
+
+
+def plan_text(**parts: str) -> str:
+    event = parts.get("event", 'name = "Attack"')
+    source = parts.get("source", '"bigdeal"')
+    machine = parts.get("machine", '"sim://?speed=50&seed=3"')
+    return (f"[event]\n{event}\n\n[[machines]]\nname = \"M1\"\nport = {machine}\n\n"
+            f"[[sessions]]\nname = \"S1\"\nboards = \"1-4\"\nsource = {source}\n\n"
+            "[[sessions.sections]]\nname = \"A\"\n")
+
+
+def test_plans_and_checks_naming_the_servers_files_read_and_write_nothing_outside_and_quote_nothing(
+        console: tuple[TestClient, list[str], Clock], outside: Path, tmp_path: Path) -> None:
+    client, _, _ = console
+    before = tree(outside)
+    root_before = sorted(os.listdir("/"))
+    hostile = {
+        "shadow": plan_text(source='{ file = "/etc/shadow", format = "lin" }'),
+        "secret-lin": plan_text(source=f'{{ file = "{outside}/secret.txt", format = "lin" }}'),
+        "secret-pbn": plan_text(source='{ file = "../../outside/secret.pbn" }'),
+        "squaredeal": plan_text(source=f'{{ squaredeal = "{outside}/secret.txt", session = "S1" }}'),
+        "sqk": plan_text(source=f'{{ squaredeal = "x.sqd", sqk = "{outside}/secret.txt", session = "S1" }}'),
+        "journal": plan_text(event=f'name = "A"\njournal = "{outside}/victim.json"'),
+        "new-journal": plan_text(event=f'name = "A"\njournal = "{outside}/made.journal"'),
+        "deal-folder": plan_text(event='name = "A"\ndeal_folder = "/dealer-attack-folder"'),
+        "relative-folder": plan_text(event='name = "A"\ndeal_folder = "../../outside/gen"'),
+    }
+    answers = []
+    for name, text in hostile.items():
+        kept = client.post(f"/api/upload?name={name}.toml", content=text.encode()).json()
+        for route in ("/api/check", "/api/start"):
+            answer = client.post(route, json={"source": kept["source"], "machines": []})
+            assert answer.status_code in (200, 400), (name, route, answer.text)
+            body = answer.json()
+            assert not body["ok"], (name, body)
+            assert "work folder only" in " ".join(body["problems"]), (name, body)
+            answers.append(answer.text)
+    for path in ("/etc/shadow", "/etc/passwd", f"{outside}/secret.pbn", "../outside/secret.pbn",
+                 "uploads/../../outside/secret.pbn", f"{outside}/no-such.pbn", "/no/such/file.pbn", "~/x.pbn"):
+        answer = client.post("/api/check", json={"source": path, "machines": ["sim-5"]})
+        assert answer.status_code == 400
+        (problem,) = answer.json()["problems"]
+        # one answer whether the path exists or not: the name, given back, then the same words
+        assert problem.endswith("is not a deal file or plan of the console's work folder: choose one it lists, "
+                                "or upload it"), problem
+        answers.append(answer.text)
+    assert [a for a in answers if SECRET in a or "root:" in a] == []
+    assert tree(outside) == before
+    assert sorted(os.listdir("/")) == root_before and not os.path.lexists("/dealer-attack-folder")
+    print(f"{len(answers)} hostile checks and starts answered; the canary folder unchanged")
+
+
+def test_an_uploaded_file_is_quoted_and_the_operators_is_only_named(
+        console: tuple[TestClient, list[str], Clock], tmp_path: Path) -> None:
+    client, _, _ = console
+    operators = tmp_path / "work" / "operator.pbn"
+    operators.write_text(f'[Board "1"]\n[Deal "N:{SECRET}"]\n', encoding="utf-8")
+    named = client.post("/api/check", json={"source": "operator.pbn", "machines": ["sim-5"]}).json()
+    assert not named["ok"] and named["problems"][0].startswith("operator.pbn, line ")
+    assert SECRET not in json.dumps(named)
+    through_plan = client.post("/api/upload?name=p.toml",
+                               content=plan_text(source='{ file = "../operator.pbn" }').encode()).json()
+    planned = client.post("/api/check", json={"source": through_plan["source"], "machines": []}).json()
+    assert not planned["ok"] and SECRET not in json.dumps(planned), planned
+    mine = client.post("/api/upload?name=mine.pbn", content=f'[Board "1"]\n[Deal "N:{SECRET}"]\n'.encode()).json()
+    own = client.post("/api/check", json={"source": mine["source"], "machines": ["sim-5"]}).json()
+    assert not own["ok"] and "mine.pbn" in own["problems"][0]  # the client's own file: the reason in full
+    assert str(tmp_path) not in json.dumps([named, planned, own])
+
+
+HOSTILE_PORTS = ["sim://?speed=50&ledger={o}/victim.json", "sim://?speed=50&ledger={o}/new-ledger.json",
+                 "spy:///dev/ptmx?file={o}/victim.json", "spy://sim://?file={o}/trace.txt",
+                 "sim://?link={o}/link", "sim://?faults={o}/secret.txt", "socket://127.0.0.1:{port}",
+                 "rfc2217://127.0.0.1:{port}", "loop://", "hwgrep://.*", "{o}/secret.txt", "/dev/ptmx", "/etc/passwd",
+                 "../outside/secret.txt", "file://{o}/secret.txt", "sim://", "SIM-5", "sim-5/../x"]
+
+
+def test_no_url_of_any_scheme_reaches_a_machine_or_a_file(console: tuple[TestClient, list[str], Clock],
+                                                          outside: Path) -> None:
+    client, _, _ = console
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    before = tree(outside)
+    try:
+        ports = [p.format(o=outside, port=port) for p in HOSTILE_PORTS]
+        for url in ports:
+            for key in ("machines", "ports"):
+                for route in ("/api/check", "/api/start"):
+                    answer = client.post(route, json={"source": "session.pbn", key: ["sim-5", url]})
+                    assert answer.status_code == 400, (url, key, route, answer.text)
+                    problem = answer.json()["problems"][0]
+                    assert "not one the console offers" in problem, problem
+            plan = client.post("/api/upload?name=machines.toml",
+                               content=plan_text(machine=json.dumps(url)).encode()).json()
+            checked = client.post("/api/check", json={"source": plan["source"], "machines": []}).json()
+            if url != "sim://":  # a plain simulated machine writes no file: a plan may have one
+                assert not checked["ok"] and "machines[1].port" in checked["problems"][0], (url, checked)
+        twice = client.post("/api/check", json={"source": "session.pbn", "machines": ["sim-5", "sim-5 "]})
+        assert twice.status_code == 400 and "chosen twice" in twice.json()["problems"][0]
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody connected
+    finally:
+        listener.close()
+    assert tree(outside) == before
+    assert sim_ports.simulators() == {}  # no machine was started
+
+
+@pytest.mark.parametrize("name", ["x" * 300 + ".pbn", "é" * 130 + ".pbn", "../escape.pbn", "/etc/cron.d/x.pbn",
+                                  "..\\escape.pbn", "a/b.pbn", "..", ".", "", "nul\x00.pbn", "run.sh",
+                                  "journal.sqlite"])
+def test_a_hostile_upload_name_is_refused_in_one_line(console: tuple[TestClient, list[str], Clock], name: str,
+                                                      tmp_path: Path) -> None:
+    client, _, _ = console
+    answer = client.post("/api/upload", params={"name": name}, content=b'[Board "1"]\n')
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error.startswith("upload name") and "\n" not in error
+    assert not (tmp_path / "work" / "uploads").exists() or list((tmp_path / "work" / "uploads").iterdir()) == []
+    assert not (tmp_path / "escape.pbn").exists()
+
+
+def test_uploads_are_held_to_their_size_and_the_consoles_quota(console: tuple[TestClient, list[str], Clock],
+                                                               tmp_path: Path) -> None:
+    client, _, _ = console
+    uploads = tmp_path / "work" / "uploads"
+    big = client.post("/api/upload?name=big.pbn", content=b"x" * 4001)
+    assert big.status_code == 413 and big.json() == {"error": "upload: larger than the 4000 bytes a file may be"}
+    streamed = client.post("/api/upload?name=big.pbn", content=iter([b"x" * 3000, b"x" * 3000]))  # no length
+    assert streamed.status_code == 413 and "a file may be" in streamed.json()["error"]
+    kept = [client.post(f"/api/upload?name=f{k}.pbn", content=bytes([65 + k]) * 3000) for k in range(4)]
+    assert [k.status_code for k in kept] == [200, 200, 200, 413]
+    assert "quota" in kept[3].json()["error"] and "\n" not in kept[3].json()["error"]
+    assert sorted(p.name for p in uploads.iterdir()) == ["f0.pbn", "f1.pbn", "f2.pbn"]  # nothing half kept
+    assert sum(p.stat().st_size for p in uploads.iterdir()) <= 10_000
+
+
+def test_the_pin_guessed_from_one_client_never_locks_the_director_out(
+        console: tuple[TestClient, list[str], Clock], tmp_path: Path) -> None:
+    client, told, clock = console
+    app = client.app
+    with TestClient(app, headers=OPERATOR, client=("10.0.0.66", 40000)) as guesser, \
+            TestClient(app, headers=OPERATOR, client=("10.0.0.7", 40001)) as director_tablet:
+        codes = [guesser.post("/director/unlock", data={"pin": f"{k:08d}"}).status_code for k in range(40)]
+        assert codes[:director.PER_CLIENT - 1] == [403] * (director.PER_CLIENT - 1)
+        assert set(codes[director.PER_CLIENT - 1:]) == {429}  # waits: its PINs are not even looked at
+        assert guesser.post("/director/unlock", data={"pin": PIN}).status_code == 429  # not while it waits
+        unlocked = director_tablet.post("/director/unlock", data={"pin": PIN}, follow_redirects=False)
+        assert unlocked.status_code == 303  # the director, on another tablet, is not held
+        clock.now += director.WINDOW_SECONDS + 1  # a minute on: the guesser's address may try again
+        assert guesser.post("/director/unlock", data={"pin": "99999999"}).status_code == 403
+        clock.now += director.WINDOW_SECONDS + 1
+        assert guesser.post("/director/unlock", data={"pin": PIN}, follow_redirects=False).status_code == 303
+    assert any("a wrong director's PIN from 10.0.0.66" in line for line in told)
+    assert any("the director's PIN is being guessed: 10.0.0.66 waits" in line for line in told)
+    assert len(told) <= director.PER_CLIENT + 3  # the terminal is told, not flooded
+    assert all(PIN not in line for line in told)
+
+
+def test_every_answer_forbids_framing_and_foreign_scripts(console: tuple[TestClient, list[str], Clock]) -> None:
+    client, _, _ = console
+    stranger = TestClient(client.app)
+    answers = [client.get(p) for p in ("/", "/start", "/report", "/director", "/api/room", "/static/room.js",
+                                       "/no-such-page")]
+    answers += [stranger.get("/"), stranger.post("/api/check", json={}), client.get("/", headers={"Host": "evil"})]
+    answers += [client.post("/director/unlock", data={"pin": "1"}), client.post("/api/upload?name=..", content=b"")]
+    for answer in answers:
+        assert answer.headers["x-frame-options"] == "DENY", answer.request.url
+        csp = answer.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp
+        assert answer.headers["x-content-type-options"] == "nosniff"
+    assert [a.status_code for a in answers[-5:]] == [401, 401, 400, 403, 400]
+
+
+def test_a_second_local_user_without_the_token_reads_and_writes_nothing(tmp_path: Path, outside: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    make_session(work)
+    before = tree(work)
+    with served(work) as console:
+        assert console.token and "this computer only" in console.lines[0]
+        pages = ("", "start", "report", "director", "events", "api/room", "api/sources", "static/start.js",
+                 "report/download?j=0&run=1&as=csv")
+        requests: list[tuple[str, str, bytes | None]] = [("GET", p, None) for p in pages]
+        body = json.dumps({"source": "session.pbn", "machines": ["sim-5"]}).encode()
+        requests += [("POST", p, body) for p in ("api/check", "api/start", "api/stop", "api/resume")]
+        requests += [("POST", "api/upload?name=x.pbn", b'[Board "1"]\n'), ("POST", "director/unlock", b"pin=1")]
+        stranger = [{}, {"Authorization": "Bearer wrong"}, {"Cookie": "dealer_token=wrong"},
+                    {"Cookie": f"dealer_token_1={console.token}"}]  # another port's cookie is not this console's
+        codes = []
+        for method, path, data in requests:
+            for headers in stranger:
+                request = urllib.request.Request(console.address + path, data=data, method=method, headers=headers)
+                try:
+                    urllib.request.urlopen(request, timeout=30).close()
+                    codes.append((path, 200))
+                except urllib.error.HTTPError as exc:
+                    codes.append((path, exc.code))
+                    assert exc.headers["x-frame-options"] == "DENY"
+        assert {code for _, code in codes} == {401}, [c for c in codes if c[1] != 401]
+        assert json.loads(console.open("api/room"))["status"] == "idle"  # the operator, with the token
+    assert tree(work) == before
+    print(f"{len(codes)} requests without the token: all 401")
