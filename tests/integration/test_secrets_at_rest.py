@@ -21,6 +21,7 @@ import pytest
 
 from dealer import formats
 from dealer.core.dealset import DealSet
+from dealer.journal.history import DealHistory
 from tests.support import plan_texts
 from tests.support.deals import random_deals
 from tests.support.processes import dealer
@@ -60,6 +61,7 @@ def deal_file(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def _own_history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEALER_HISTORY", str(tmp_path / "history.sqlite"))
+    DealHistory.open(tmp_path / "history.sqlite", create=True).close()
 
 
 # --- modes ------------------------------------------------------------------------------------------

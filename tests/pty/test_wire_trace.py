@@ -13,6 +13,7 @@ import pytest
 
 from dealer import formats
 from dealer.core.dealset import DealSet
+from dealer.journal.history import DealHistory
 from hil.config import SimConfig
 from hil.pty_sim import PtySimulator
 from tests.support.deals import random_deals
@@ -33,6 +34,7 @@ def sim(tmp_path: Path) -> Iterator[PtySimulator]:
 @pytest.fixture
 def deal_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("DEALER_HISTORY", str(tmp_path / "history.sqlite"))
+    DealHistory.open(tmp_path / "history.sqlite", create=True).close()
     path = tmp_path / "session.pbn"
     formats.write_file(path, DealSet.from_deals(random_deals(21, 6), list(range(1, 7))))
     return path
