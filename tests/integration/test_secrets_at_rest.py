@@ -169,7 +169,7 @@ def test_an_output_that_is_a_link_is_refused_with_or_without_force(tmp_path: Pat
     replaced = dealer("generate", "--boards", "1-8", "-o", str(link), "--force", cwd=tmp_path)
     assert replaced.returncode == 4 and "is a symbolic link" in replaced.stderr
     assert (elsewhere / "deals.pbn").read_text() == "keep me" and link.is_symlink()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "s.pbn"]  # no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "history.sqlite", "s.pbn"]  # no temporary file
 
 
 @pytest.mark.parametrize("side", ["", "-wal", ".lock"])
