@@ -4,6 +4,7 @@ left it keeps its class and exit code whatever that class's constructor takes, n
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,20 @@ def test_a_resume_of_a_finished_run_says_so_and_succeeds_opening_no_machine(
     assert main(["deal", str(session), "--port", "/dev/no-such-port", "--quiet", "--resume"]) == 0
     out = capsys.readouterr().out
     assert "every board of run 1 (s) was verified already (2 boards): nothing left to resume" in out, out
+
+
+def test_power_cuts_one_after_another_within_a_board_are_ridden_through(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Four power cuts in quick succession (the machine restarting each time, mid-board) stop nothing: each
+    is counted as what it was, and every board is verified."""
+    session = tmp_path / "s.pbn"
+    formats.write_file(session, deal_set(14, 4))
+    plan = tmp_path / "faults.json"
+    plan.write_text(json.dumps([{"kind": "power_loss", "frame": f} for f in (8, 11, 14, 17)]))
+    assert main(["deal", str(session), "--port", f"sim://?speed=500&faults={plan}", "--plain"]) == 0
+    captured = capsys.readouterr()
+    assert "4/4 boards verified" in captured.out and "Traceback" not in captured.err, captured.out
+    cuts = re.search(r"power cut x(\d+)", captured.out)
+    # a cut that lands between two boards (where the line's frames put it) interrupts no board
+    assert cuts is not None and int(cuts[1]) >= 3 and f"interruptions {cuts[1]}," in captured.out, captured.out
+    assert "controller stopped" not in captured.out + captured.err
