@@ -8,11 +8,13 @@ points), so any test of any project in that environment can ask for::
         if dealing_machine.simulated:
             assert dealing_machine.dealt_labels() == {"A:1:N0:x": 1}   # the simulator's ledger
 
-Without ``--machine-port`` the machine is `hil`'s simulator on a pseudo-terminal (POSIX), started for the test
-and stopped after it; a test sets it up with the ``dealing_machine`` marker, whose keywords are those of
-`hil.SimConfig` plus ``faults`` (a list of fault specs as in a fault plan file)::
+Without ``--machine-port`` the machine is `hil`'s simulator, started for the test and stopped after it: on a
+pseudo-terminal (Linux, macOS), or on a local TCP port (its URL ``socket://127.0.0.1:PORT``) on Windows or when
+the marker asks for ``line="tcp"``. A test sets it up with the ``dealing_machine`` marker, whose keywords are
+those of `hil.SimConfig` plus ``faults`` (a list of fault specs as in a fault plan file)::
 
     @pytest.mark.dealing_machine(speed=100, faults=[{"kind": "jam", "board": 1, "card": 20}])
+    @pytest.mark.dealing_machine(line="tcp")       # socket://127.0.0.1:PORT, on any system
 
 With ``--machine-port URL`` the same test gets the real machine at URL; a test whose marker plans faults is
 skipped there (a real machine's faults cannot be planned), with the reason. Either way the fixture fails the
@@ -21,20 +23,21 @@ test if it leaves a thread or a file descriptor open (a port it forgot to close)
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from hil import pty_available
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan
 from hil.pytest_plugin import no_leaks
+from hil.tcp_sim import TcpSimulator
 
 if TYPE_CHECKING:
     from hil.physical import Ledger
-    from hil.pty_sim import PtySimulator
+    from hil.served import ServedMachine
 
 MARKER = "dealing_machine"
 
@@ -52,7 +55,7 @@ class DealingMachine:
     url: str
     simulated: bool
     faults: FaultPlan = field(default_factory=FaultPlan)
-    simulator: PtySimulator | None = None
+    simulator: ServedMachine | None = None
 
     @property
     def ledger(self) -> Ledger:
@@ -69,7 +72,7 @@ class DealingMachine:
             assert sim.device is not None
             return sim.device.ledger.dealt_labels()
 
-    def _simulator(self) -> PtySimulator:
+    def _simulator(self) -> ServedMachine:
         if self.simulator is None:
             raise RuntimeError("a real machine keeps no ledger: check dealing_machine.simulated first")
         return self.simulator
@@ -96,13 +99,15 @@ def dealing_machine(request: pytest.FixtureRequest) -> Iterator[DealingMachine]:
         with no_leaks():
             yield DealingMachine(url=str(port), simulated=False)
         return
-    if not sys.platform.startswith(("linux", "darwin")):
-        pytest.skip("the simulated machine runs on a pseudo-terminal (Linux, macOS)")
-    from hil.pty_sim import PtySimulator
-
     config = simulator_config(marker)
     with no_leaks():
-        sim = PtySimulator(config)
+        sim: ServedMachine
+        if config.line == "tcp" or (config.line is None and not pty_available()):
+            sim = TcpSimulator(config)
+        else:
+            from hil.pty_sim import PtySimulator
+
+            sim = PtySimulator(config)
         sim.start()
         try:
             yield DealingMachine(url=sim.path, simulated=True, faults=config.faults, simulator=sim)

@@ -1,7 +1,8 @@
 """`sim://` ports: the built-in simulated machine (`hil`) started inside this process.
 
-`serve(url)` starts a `hil.PtySimulator` for a ``sim://`` URL the first time the URL is opened and returns its
-pseudo-terminal path (`dealer.dealing.ports` opens it); later opens of the same URL (a reconnect) get the same
+`serve(url)` starts a simulated machine (`hil.open_sim`: on a pseudo-terminal, or on a local TCP port where the
+system has none) for a ``sim://`` URL the first time the URL is opened and returns the pyserial URL of its line
+(`dealer.dealing.ports` opens it); later opens of the same URL (a reconnect) get the same
 machine, so reopening a port never resets the simulated world. `simulators()` gives them to a demo or a test
 (for their ledgers); `stop_all()` stops them (it also runs at exit). Also the glue that lets a host driver run
 over an in-memory `hil.Loopback` (tests, in virtual time).
@@ -18,15 +19,16 @@ from dealer.core.errors import DeviceDisconnected, UsageError
 from dealer.dealing.transport import SerialTransport, Transport
 
 if TYPE_CHECKING:
-    from hil import Loopback, PtySimulator
+    from hil import Loopback, ServedMachine
 
 SIM_SCHEME: Final = "sim://"
 _LOCK = threading.Lock()
-_SIMULATORS: dict[str, PtySimulator] = {}
+_SIMULATORS: dict[str, ServedMachine] = {}
 
 
 def serve(url: str) -> str:
-    """The pty path of the simulator for `url`, starting it on first use."""
+    """What pyserial opens for the simulator of `url` (its pty, or ``socket://127.0.0.1:PORT``), starting it on
+    first use."""
     import hil
     from hil.config import SimConfigError
 
@@ -54,7 +56,7 @@ def check_url(url: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def simulators() -> dict[str, PtySimulator]:
+def simulators() -> dict[str, ServedMachine]:
     """The simulators started in this process, by URL."""
     with _LOCK:
         return dict(_SIMULATORS)

@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import serial
 
+from dealer.core import osys
 from dealer.core.errors import DeviceDisconnected, OutputError
 from dealer.core.links import IsALinkError, is_link, link_text, open_nofollow
 from dealer.core.outfile import SECRET_MODE, file_mode
@@ -226,7 +227,7 @@ def open_spy(url: str, settings: dict[str, Any]) -> tuple[Any, IO[str] | None]:
     fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, SECRET_MODE)
     trace = os.fdopen(fd, "w", encoding="utf-8")
     try:
-        os.fchmod(fd, file_mode(SECRET_MODE))
+        osys.set_mode(fd, file_mode(SECRET_MODE))
         rest = urlencode([(key, value) for key, value in options if key != "file"])
         plain = url.split("?", 1)[0] + (f"?{rest}" if rest else "")  # urlunsplit would drop the "//"
         port: Any = serial.serial_for_url(plain, do_not_open=True, **settings)
