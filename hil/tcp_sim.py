@@ -88,6 +88,7 @@ class TcpSimulator(ServedMachine):
                 connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self._drop_connection()  # one cable: the newest host has it
                 self._connection = connection
+                self._pending.clear()  # what was on its way to a host that left is not this host's
         if self._connection is None or self._connection not in ready:
             return b""
         try:
@@ -102,7 +103,7 @@ class TcpSimulator(ServedMachine):
 
     def _write_line(self, data: bytes) -> int:
         if self._connection is None:
-            return 0  # no host: the bytes wait, as in a UART's buffer
+            return len(data)  # no host on the line: the bytes are lost, as on a cable with no one at its end
         try:
             return self._connection.send(data)
         except (BlockingIOError, InterruptedError):

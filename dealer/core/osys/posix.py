@@ -31,11 +31,13 @@ def set_mode(fd: int, mode: int) -> None:
 def make_durable(fd: int) -> None:
     """Return once what was written to `fd` is on the disk, not only in a cache."""
     if sys.platform == "darwin":
-        try:
-            fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
-            return
-        except OSError:  # a file system without it (a network share): fsync is the best there is
-            pass
+        full = getattr(fcntl, "F_FULLFSYNC", None)  # absent in an older Python built for an older macOS
+        if full is not None:
+            try:
+                fcntl.fcntl(fd, full)
+                return
+            except OSError:  # a file system without it (a network share): fsync is the best there is
+                pass
     os.fsync(fd)
 
 
