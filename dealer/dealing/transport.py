@@ -266,11 +266,16 @@ def list_ports() -> list[PortInfo]:
     from serial.tools import list_ports as pyserial_ports
 
     found = []
-    for p in sorted(pyserial_ports.comports(), key=lambda p: p.device):
+    for p in sorted(pyserial_ports.comports(), key=lambda p: _natural(p.device)):
         usb = f"{p.vid:04X}:{p.pid:04X}" if p.vid is not None and p.pid is not None else None
         description = p.description if p.description and p.description != "n/a" else ""
         found.append(PortInfo(p.device, description, p.manufacturer, p.serial_number, usb))
     return found
+
+
+def _natural(device: str) -> list[str | int]:
+    """A port's sort key with its numbers as numbers: COM3 before COM10, /dev/ttyUSB2 before /dev/ttyUSB10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", device)]
 
 
 _ERRNO_WORDS: Final = {errno.ENOENT: "no such port", errno.ENODEV: "no such port", errno.ENXIO: "no such port",
