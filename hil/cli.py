@@ -1,7 +1,9 @@
-"""`python -m hil` and `dealer sim`: serve a simulated dealing machine on a pseudo-terminal until stopped.
+"""`python -m hil` and `dealer sim`: serve a simulated dealing machine until stopped, on a pseudo-terminal
+(Linux, macOS) or, with ``--tcp [PORT]``, on a local TCP port (``socket://127.0.0.1:PORT``, any system).
 
 With ``--ledger FILE`` the machine's physical record (`hil.record`) is kept in FILE. The first line on
-standard output is the path a host opens (the stable symlink), alone on its line; the rest goes to stderr.
+standard output is what a host opens (the stable symlink, or with ``--tcp`` the ``socket://`` URL), alone on
+its line; the rest goes to stderr.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from typing import TYPE_CHECKING, TextIO
 from hil.config import DEFAULT_SET, SimConfig, SimConfigError, format_boards
 
 if TYPE_CHECKING:
-    from hil.pty_sim import PtySimulator
+    from hil.served import ServedMachine
 
-DESCRIPTION = ("Serve a simulated duplicate-bridge dealing machine on a pseudo-terminal. A host opens the "
-               "printed path with pyserial as it would a USB port.")
+DESCRIPTION = ("Serve a simulated duplicate-bridge dealing machine on a pseudo-terminal (Linux, macOS) or, with "
+               "--tcp, on a local TCP port (any system). A host opens the printed port with pyserial as it "
+               "would a USB port.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--boards", metavar="RANGE", help="board numbers in the rack, e.g. 1-32 (default 1-36)")
     parser.add_argument("--copies", type=int, default=1, metavar="N", help="copies of each board in the rack")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    parser.add_argument("--tcp", nargs="?", type=_port_number, const=0, default=None, metavar="PORT",
+                        help="serve on TCP port PORT of 127.0.0.1 (default: one that is free), opened as "
+                             "socket://127.0.0.1:PORT; the way on Windows, which has no pseudo-terminal")
     parser.add_argument("--link", metavar="PATH",
                         help="stable symlink to the current pty (default: dealer-sim-PID in the temp folder)")
     parser.add_argument("--keeps-job", action="store_true",
@@ -48,30 +54,54 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "as PBN deals), written after every board and when the machine stops")
 
 
+def _port_number(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port number (0 to 65535; 0: one that is free)")
+    return port
+
+
 def config_from_args(args: argparse.Namespace) -> SimConfig:
     link = args.link or os.path.join(tempfile.gettempdir(), f"dealer-sim-{os.getpid()}")
     return SimConfig.from_options(speed=args.speed, seed=args.seed, set_name=args.set_name, boards=args.boards,
                                   copies=args.copies, faults=args.faults, link=link, keeps_job=args.keeps_job,
-                                  boot_noise=args.boot_noise, ledger=args.ledger, noise=args.noise)
+                                  boot_noise=args.boot_noise, ledger=args.ledger, noise=args.noise,
+                                  line="tcp" if args.tcp is not None else None)
 
 
 def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run the simulator until SIGTERM or SIGINT (Ctrl-C), which stop the machine cleanly: the thread is
-    joined, the pty closed and the symlink removed. Prints the port path first."""
+    joined, the pty or port closed and the symlink removed. Prints the port path first."""
     out, err = out or sys.stdout, err or sys.stderr
     config = config_from_args(args)
-    if os.path.lexists(str(config.link)) and not os.path.islink(str(config.link)):
-        raise SimConfigError(f"--link {config.link}: a file of that name exists and is not a symlink")
-    from hil.pty_sim import PtySimulator  # POSIX only: imported when the simulator runs
+    sim: ServedMachine
+    if args.tcp is not None:
+        from hil.tcp_sim import TcpSimulator
 
+        sim = TcpSimulator(config, port=args.tcp)
+    else:
+        if sys.platform == "win32":
+            raise SimConfigError("Windows has no pseudo-terminal: serve the machine on a TCP port with --tcp")
+        if os.path.lexists(str(config.link)) and not os.path.islink(str(config.link)):
+            raise SimConfigError(f"--link {config.link}: a file of that name exists and is not a symlink")
+        from hil.pty_sim import PtySimulator  # Linux and macOS: imported when the simulator runs
+
+        sim = PtySimulator(config)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda s, f: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
-    sim = PtySimulator(config)
     try:
-        path = sim.start()
+        try:
+            path = sim.start()
+        except OSError as exc:
+            if args.tcp is not None:
+                raise SimConfigError(f"--tcp {args.tcp}: cannot listen on {sim.where}: {exc.strerror or exc}") from None
+            raise
         print(path, file=out, flush=True)
         rack = f"set {config.rack_set} boards {_range(config.boards)}" + ("" if config.set_name else ", open")
-        print(f"dealer sim: machine on {sim.pts_path} (link {path}); speed {config.speed:g}; rack {rack}; "
+        print(f"dealer sim: machine on {sim.where}; speed {config.speed:g}; rack {rack}; "
               f"{len(config.faults.faults)} faults planned; stop with Ctrl-C", file=err, flush=True)
         _watch(sim, stop, err)
     finally:
@@ -82,7 +112,7 @@ def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | Non
     return 0
 
 
-def _watch(sim: PtySimulator, stop: threading.Event, err: TextIO) -> None:
+def _watch(sim: ServedMachine, stop: threading.Event, err: TextIO) -> None:
     """Wait for a signal, reporting each fault as it fires (and the last ones once stopped)."""
     shown = (0, 0)
     while not stop.wait(0.2) and sim.error is None:
@@ -90,7 +120,7 @@ def _watch(sim: PtySimulator, stop: threading.Event, err: TextIO) -> None:
     _report_faults(sim, shown, err)
 
 
-def _report_faults(sim: PtySimulator, shown: tuple[int, int], err: TextIO) -> tuple[int, int]:
+def _report_faults(sim: ServedMachine, shown: tuple[int, int], err: TextIO) -> tuple[int, int]:
     assert sim.device is not None
     with sim.lock:
         device_log, byte_log = list(sim.device.engine.log), list(sim.byte_faults.log)

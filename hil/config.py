@@ -2,6 +2,7 @@
 
 `SimConfig` is built from keyword arguments, from command-line options (`hil.cli`) or from a ``sim://``
 URL (`SimConfig.from_url`), the form a host's transport passes on; `Timing` is machine time at speed 1.
+The URL's ``line`` is what the machine is served on: ``pty`` or ``tcp`` (``socket://127.0.0.1:PORT``).
 """
 
 from __future__ import annotations
@@ -78,8 +79,12 @@ class SimConfig:
     """Path of the JSON file the I/O layer keeps the physical record in (`hil.record`), if any."""
     noise: float = 0.0
     """Fraction of the bytes on the line damaged, in both directions (half dropped, half replaced)."""
+    line: str | None = None
+    """What the machine is served on: "pty", "tcp", or None for a pty where the system has them, else TCP."""
 
     def __post_init__(self) -> None:
+        if self.line not in LINES:
+            raise SimConfigError(f"line must be one of {', '.join(sorted(x for x in LINES if x))}, got {self.line!r}")
         if not self.speed > 0:
             raise SimConfigError(f"simulator speed must be above 0, got {self.speed}")
         if self.copies < 1:
@@ -110,7 +115,7 @@ class SimConfig:
     def from_options(cls, *, speed: float = 1.0, seed: int = 0, set_name: str | None = None,
                      boards: str | None = None, copies: int = 1, faults: str | Path | None = None,
                      link: str | None = None, keeps_job: bool = False, boot_noise: bool = False,
-                     ledger: str | None = None, noise: float = 0.0) -> SimConfig:
+                     ledger: str | None = None, noise: float = 0.0, line: str | None = None) -> SimConfig:
         """A config from the options of `dealer sim` (board range as text, plan as a file path)."""
         try:
             plan = FaultPlan.load(faults) if faults else FaultPlan()
@@ -122,7 +127,7 @@ class SimConfig:
         if ledger is not None and not Path(ledger).parent.is_dir():
             raise SimConfigError(f"ledger {ledger}: no folder {Path(ledger).parent}")
         return cls(speed=speed, seed=seed, set_name=set_name, boards=numbers, copies=copies, faults=plan,
-                   link=link, keeps_job=keeps_job, boot_noise=boot_noise, ledger=ledger, noise=noise)
+                   link=link, keeps_job=keeps_job, boot_noise=boot_noise, ledger=ledger, noise=noise, line=line)
 
     @classmethod
     def from_url(cls, url: str) -> SimConfig:
@@ -150,7 +155,7 @@ class SimConfig:
                 copies=int(number("copies", 1, int)), faults=options.get("faults") or None,
                 link=options.get("link") or None, keeps_job=options.get("keeps_job", "0") in ("1", "true", "yes"),
                 boot_noise=options.get("boot_noise", "0") in ("1", "true", "yes"),
-                ledger=options.get("ledger") or None, noise=number("noise", 0.0))
+                ledger=options.get("ledger") or None, noise=number("noise", 0.0), line=options.get("line") or None)
         except ValueError as exc:
             raise SimConfigError(f"{url}: {exc}") from None
 
@@ -183,4 +188,5 @@ def format_boards(boards: tuple[int, ...] | list[int]) -> str:
 
 
 _URL_KEYS: Final = {"speed", "seed", "set", "boards", "copies", "faults", "link", "keeps_job", "boot_noise",
-                    "ledger", "noise"}
+                    "ledger", "noise", "line"}
+LINES: Final = {None, "pty", "tcp"}

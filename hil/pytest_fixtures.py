@@ -1,25 +1,27 @@
 """The `dealing_machine` fixture: a dealing machine for a test, simulated unless ``--machine-port`` names a real one.
 
 Installing the project registers this module and `hil.pytest_plugin` with pytest (the ``pytest11`` entry
-points), so any test of any project in that environment can ask for it; a guide: docs/hil.md.
+points), so any test of any project in that environment can ask for it; a guide: docs/hil.md. On Windows, or with
+the marker's ``line="tcp"``, the simulator is served on ``socket://127.0.0.1:PORT`` instead of a pty.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from hil import pty_available
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan
 from hil.pytest_plugin import no_leaks
+from hil.tcp_sim import TcpSimulator
 
 if TYPE_CHECKING:
     from hil.physical import Ledger
-    from hil.pty_sim import PtySimulator
+    from hil.served import ServedMachine
 
 MARKER = "dealing_machine"
 
@@ -37,7 +39,7 @@ class DealingMachine:
     url: str
     simulated: bool
     faults: FaultPlan = field(default_factory=FaultPlan)
-    simulator: PtySimulator | None = None
+    simulator: ServedMachine | None = None
 
     @property
     def ledger(self) -> Ledger:
@@ -54,7 +56,7 @@ class DealingMachine:
             assert sim.device is not None
             return sim.device.ledger.dealt_labels()
 
-    def _simulator(self) -> PtySimulator:
+    def _simulator(self) -> ServedMachine:
         if self.simulator is None:
             raise RuntimeError("a real machine keeps no ledger: check dealing_machine.simulated first")
         return self.simulator
@@ -97,13 +99,15 @@ def dealing_machine(request: pytest.FixtureRequest) -> Iterator[DealingMachine]:
         with no_leaks():
             yield DealingMachine(url=str(port), simulated=False)
         return
-    if not sys.platform.startswith(("linux", "darwin")):
-        pytest.skip("the simulated machine runs on a pseudo-terminal (Linux, macOS)")
-    from hil.pty_sim import PtySimulator
-
     config = simulator_config(marker)
     with no_leaks():
-        sim = PtySimulator(config)
+        sim: ServedMachine
+        if config.line == "tcp" or (config.line is None and not pty_available()):
+            sim = TcpSimulator(config)
+        else:
+            from hil.pty_sim import PtySimulator
+
+            sim = PtySimulator(config)
         sim.start()
         try:
             yield DealingMachine(url=sim.path, simulated=True, faults=config.faults, simulator=sim)

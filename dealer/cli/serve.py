@@ -13,6 +13,7 @@ import contextlib
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,9 @@ class _Server:
         class Server(uvicorn.Server):
             @contextlib.contextmanager
             def capture_signals(self) -> Iterator[None]:
+                if threading.current_thread() is not threading.main_thread():  # signals are not ours there
+                    yield
+                    return
                 before = {sig: signal.signal(sig, self.handle_exit) for sig in SIGNALS}
                 try:
                     yield

@@ -1,4 +1,5 @@
-"""`dealer sim`: serve the built-in simulated dealing machine on a pseudo-terminal (see `hil.cli`)."""
+"""`dealer sim`: serve the built-in simulated dealing machine on a pseudo-terminal or a local TCP port (see
+`hil.cli`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hil.config import SimConfigError
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("sim", help="serve a simulated dealing machine on a pseudo-terminal",
+    p = sub.add_parser("sim", help="serve a simulated dealing machine (a pseudo-terminal, or --tcp)",
                        description=hil_cli.DESCRIPTION)
     hil_cli.add_arguments(p)
     # the options are the simulator's own (hil.cli); the seed's placeholder says what it is here
@@ -21,11 +22,12 @@ def register(sub: Any) -> None:
             action.metavar = "N"
     teach(p, [("dealer sim --speed 50", "a machine 50 times faster than real; prints its port"),
               ("dealer sim --faults plan.json --seed 7", "with the faults of a fault plan"),
+              ("dealer sim --tcp 7000 --speed 50", "on socket://127.0.0.1:7000 (Windows, or any system)"),
               ("dealer deal session.pbn --port PORT", "then, in another terminal, deal on it")],
-          "The first line printed is the port to open (a stable link to the pseudo-terminal); Ctrl-C stops the "
-          "machine.\nPLAN is a fault plan (JSON), e.g. {\"faults\": [{\"kind\": \"jam\", \"board\": 2, "
-          "\"card\": 20}]}; RANGE boards\nlike 1-32; X a speed factor. Inside one process, sim://?speed=50 "
-          "starts the same machine as a port.")
+          "The first line printed is the port to open (a stable link to the pseudo-terminal, or the socket:// URL "
+          "with --tcp);\nCtrl-C stops the machine.\nPLAN is a fault plan (JSON), e.g. {\"faults\": [{\"kind\": "
+          "\"jam\", \"board\": 2, \"card\": 20}]}; RANGE boards\nlike 1-32; X a speed factor. Inside one process, "
+          "sim://?speed=50 starts the same machine as a port.")
     p.set_defaults(func=run)
 
 

@@ -1,5 +1,6 @@
 """Never through a symbolic link: a path where an output, a journal or a side file is to be written is
 refused if it is a link (`link_text` names it), and new private files are created with ``O_NOFOLLOW``
+where the system has it (`dealer.core.osys.NOFOLLOW`)
 (`create_private`). Only the last part of a path is checked.
 """
 
@@ -13,9 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
-NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
-"""``os.O_NOFOLLOW`` where the system has it (not on Windows, where links need rights to make)."""
-
+from dealer.core.osys import NOFOLLOW
 
 SQLITE_SIDE_FILES: Final = ("-journal", "-wal", "-shm")
 """The files SQLite writes beside a database ``X`` (``X-journal``, ``X-wal``, ``X-shm``), as it needs them."""

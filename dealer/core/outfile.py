@@ -13,29 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
+from dealer.core import osys
 from dealer.core.errors import DealerError, OutputError, OutputExistsError
 from dealer.core.links import is_link, link_text
+from dealer.core.osys import process_umask
 
 SECRET_MODE = 0o600
 """The mode asked for by a file holding deals, seeds or keys: its owner alone reads it."""
 PUBLIC_MODE = 0o666
 """The mode asked for by a file with no secret, before the umask (0644 under umask 022)."""
-
-
-def process_umask() -> int:
-    """The umask of this process. Read from ``/proc/self/status`` where the system gives it there
-    (Linux), which changes nothing; elsewhere set to 077 and put back at once (the umask has no reader;
-    a file another thread creates in that instant is only made stricter)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o077)
-    os.umask(mask)
-    return mask
 
 
 def file_mode(mode: int) -> int:
@@ -64,9 +50,10 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
 def atomic_output(path: str | Path, *, force: bool = False, mode: int = SECRET_MODE) -> Iterator[BinaryIO]:
     """Open a temporary file beside `path`; on a clean exit it becomes `path`, on an error it vanishes.
 
-    The file gets `mode` less the umask (`file_mode`). Without `force` the rename refuses to replace an
-    existing file, even one that appeared meanwhile; with it, a symbolic link put at `path` meanwhile is
-    refused too, never written through nor replaced.
+    The file gets `mode` less the umask (`file_mode`) where the system's modes decide who reads a file
+    (`dealer.core.osys.MODES_ENFORCED`; on Windows it takes its folder's access list). Without `force`
+    the rename refuses to replace an existing file, even one that appeared meanwhile; with it, a symbolic
+    link put at `path` meanwhile is refused too, never written through nor replaced.
     Text writers wrap the binary stream (``io.TextIOWrapper``) with the encoding their format wants.
     """
     target = check_writable(path, force=force)
@@ -76,11 +63,11 @@ def atomic_output(path: str | Path, *, force: bool = False, mode: int = SECRET_M
         raise OutputError(f"{target}: {exc.strerror}") from exc
     tmp = Path(tmp_name)
     try:
-        os.fchmod(fd, file_mode(mode))
+        osys.set_mode(fd, file_mode(mode))
         with io.BufferedWriter(_EarlyWriteback(fd)) as stream:
             yield stream
             stream.flush()
-            os.fsync(stream.fileno())
+            osys.make_durable(stream.fileno())
         _commit(tmp, target, force)
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
@@ -95,7 +82,7 @@ _WRITEBACK_EVERY: Final = 8 << 20
 
 class _EarlyWriteback(io.FileIO):
     """A file opened for writing from its start that asks the system to begin writing its data to the
-    disk every `_WRITEBACK_EVERY` bytes (``posix_fadvise``, where the system has it), while the writer
+    disk every `_WRITEBACK_EVERY` bytes (`dealer.core.osys.start_writeback`), while the writer
     goes on: the fsync before the rename then waits for the last part alone
     (docs/decisions/2026-12-01-early-writeback.md). Advice only; the data is durable after the fsync."""
 
@@ -107,10 +94,10 @@ class _EarlyWriteback(io.FileIO):
     def write(self, data: Any) -> int:
         count = super().write(data)
         self._written += count or 0
-        if self._written - self._started >= _WRITEBACK_EVERY and hasattr(os, "posix_fadvise"):
+        if self._written - self._started >= _WRITEBACK_EVERY:
             # dirty pages: their writeback starts now (none is lost); pages already written may leave the
             # page cache, which only means a later read of the file comes from the disk
-            os.posix_fadvise(self.fileno(), self._started, self._written - self._started, os.POSIX_FADV_DONTNEED)
+            osys.start_writeback(self.fileno(), self._started, self._written - self._started)
             self._started = self._written
         return count or 0
 
@@ -122,8 +109,7 @@ def _commit(tmp: Path, target: Path, force: bool) -> None:
         if force:
             os.replace(tmp, target)
         else:
-            os.link(tmp, target)
-            tmp.unlink()
+            osys.rename_no_replace(tmp, target)
     except FileExistsError as exc:
         if is_link(target):
             raise OutputError(link_text(target)) from exc

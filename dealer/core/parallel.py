@@ -5,11 +5,12 @@ threads; every call joins its threads before it returns (`iter_spans`).
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Final, TypeVar
+
+from dealer.core.osys import usable_cpus
 
 MAX_THREADS: Final = 8
 """The default never exceeds this many threads, however many CPUs (memory grows with each thread)."""
@@ -19,11 +20,7 @@ Result = TypeVar("Result")
 
 def default_threads() -> int:
     """The threads an engine uses unless told: the CPUs this process may run on, at most MAX_THREADS."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every system
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_THREADS))
+    return max(1, min(usable_cpus(), MAX_THREADS))
 
 
 def thread_count(threads: int | None) -> int:

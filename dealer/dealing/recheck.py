@@ -25,12 +25,14 @@ MAX_REFUSALS = 3
 
 
 def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = RunLimits.board_timeout,
-                 show_cards: bool = False, quiet: bool = False, out: IO[str] = sys.stderr,
+                 show_cards: bool = False, quiet: bool = False, out: IO[str] | None = None,
                  machine: Machine | None = None, journal: Path | None = None) -> list[VerificationReport]:
     """Recount every board of `deals` (one copy, set `set_name`) on the machine at `port`, holding the lock of
     `journal` (the journal of a run that deals these boards) meanwhile: the lock, not the file, which a
     check never writes; never while a run deals the same boards (`JournalBusy` naming that run). A board
-    that is not the one asked for is ejected and the right one asked for."""
+    that is not the one asked for is ejected and the right one asked for. Each board's line goes to `out`
+    (standard error as it is when called)."""
+    out = out if out is not None else sys.stderr
     if machine is None:
         ports.check_url(port)  # a sim:// port the simulator refuses: refused before the journal is held
     with _hold(journal):

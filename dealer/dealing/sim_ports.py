@@ -1,7 +1,8 @@
 """`sim://` ports: the built-in simulated machine (`hil`) started inside this process.
 
-`serve(url)` starts one the first time a URL is opened; later opens of it (a reconnect) get the same
-machine, so reopening a port never resets the simulated world. Also the glue that lets a host driver run
+`serve(url)` starts one (`hil.open_sim`: on a pseudo-terminal, or on local TCP where the system has none) the
+first time a URL is opened; later opens of it (a reconnect) get the same machine, so reopening a port never
+resets the simulated world. Also the glue that lets a host driver run
 over an in-memory `hil.Loopback` (tests, in virtual time).
 """
 
@@ -16,16 +17,16 @@ from dealer.core.errors import DeviceDisconnected, UsageError
 from dealer.dealing.transport import SerialTransport, Transport
 
 if TYPE_CHECKING:
-    from hil import Loopback, PtySimulator
+    from hil import Loopback, ServedMachine
 
 SIM_SCHEME: Final = "sim://"
 _LOCK = threading.Lock()
-_SIMULATORS: dict[str, PtySimulator] = {}
+_SIMULATORS: dict[str, ServedMachine] = {}
 
 
 def serve(url: str) -> str:
-    """The pty path of the simulator for `url` (a `hil.PtySimulator`; `dealer.dealing.ports` opens it),
-    starting it on first use."""
+    """What pyserial opens for the simulator of `url` (its pty, or ``socket://127.0.0.1:PORT``), starting it on
+    first use."""
     import hil
     from hil.config import SimConfigError
 
@@ -53,8 +54,8 @@ def check_url(url: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def simulators() -> dict[str, PtySimulator]:
-    """The simulators started in this process, by URL (for a demo's or a test's ledgers)."""
+def simulators() -> dict[str, ServedMachine]:
+    """The simulators started in this process, by URL."""
     with _LOCK:
         return dict(_SIMULATORS)
 

@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import serial
 
+from dealer.core import osys
 from dealer.core.errors import DeviceDisconnected, OutputError
 from dealer.core.links import IsALinkError, is_link, link_text, open_nofollow
 from dealer.core.outfile import SECRET_MODE, file_mode
@@ -226,7 +227,7 @@ def open_spy(url: str, settings: dict[str, Any]) -> tuple[Any, IO[str] | None]:
     fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, SECRET_MODE)
     trace = os.fdopen(fd, "w", encoding="utf-8")
     try:
-        os.fchmod(fd, file_mode(SECRET_MODE))
+        osys.set_mode(fd, file_mode(SECRET_MODE))
         rest = urlencode([(key, value) for key, value in options if key != "file"])
         plain = url.split("?", 1)[0] + (f"?{rest}" if rest else "")  # urlunsplit would drop the "//"
         port: Any = serial.serial_for_url(plain, do_not_open=True, **settings)
@@ -265,11 +266,16 @@ def list_ports() -> list[PortInfo]:
     from serial.tools import list_ports as pyserial_ports
 
     found = []
-    for p in sorted(pyserial_ports.comports(), key=lambda p: p.device):
+    for p in sorted(pyserial_ports.comports(), key=lambda p: _natural(p.device)):
         usb = f"{p.vid:04X}:{p.pid:04X}" if p.vid is not None and p.pid is not None else None
         description = p.description if p.description and p.description != "n/a" else ""
         found.append(PortInfo(p.device, description, p.manufacturer, p.serial_number, usb))
     return found
+
+
+def _natural(device: str) -> list[str | int]:
+    """A port's sort key with its numbers as numbers: COM3 before COM10, /dev/ttyUSB2 before /dev/ttyUSB10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", device)]
 
 
 _ERRNO_WORDS: Final = {errno.ENOENT: "no such port", errno.ENODEV: "no such port", errno.ENXIO: "no such port",

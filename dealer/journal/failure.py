@@ -18,6 +18,7 @@ import os
 import sqlite3
 from typing import Final
 
+from dealer.core import osys
 from dealer.core.errors import JournalError
 
 _FULL: Final = "disk full (free some space on its disk)"
@@ -88,12 +89,12 @@ def _disk(path: str) -> str | None:
     if too_large:
         return too_large
     try:
-        disk = os.statvfs(os.path.dirname(os.path.abspath(path)))
-    except (OSError, AttributeError):  # no statvfs (Windows), or no folder
+        disk = osys.disk_state(os.path.dirname(os.path.abspath(path)))
+    except OSError:  # no folder
         return None
-    if disk.f_flag & os.ST_RDONLY:
+    if disk.read_only:
         return _READ_ONLY_FS
-    return _FULL if disk.f_bavail == 0 else None
+    return _FULL if disk.free_bytes == 0 else None
 
 
 def _access(path: str) -> str | None:
@@ -107,12 +108,8 @@ def _access(path: str) -> str | None:
 
 def _too_large(path: str) -> str | None:
     """"file too large" when this process may not write files as large as the journal's are becoming."""
-    try:
-        import resource
-    except ImportError:  # not on this platform (Windows)
-        return None
-    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
-    if limit == resource.RLIM_INFINITY:
+    limit = osys.file_size_limit()
+    if limit is None:
         return None
     sizes = [os.path.getsize(f) for f in (path, f"{path}-wal") if os.path.exists(f)]
     if sizes and max(sizes) + _MARGIN >= limit:

@@ -3,9 +3,9 @@
 `JournalLock.acquire(journal, command)` locks ``<journal>.lock`` (created 0600 beside the journal and
 never deleted; a symbolic link there is refused, never followed) and writes who holds it (process id,
 host, since when, the command) into it; a second process trying the same journal gets `JournalBusy`
-naming that holder. The lock is the operating system's, on an open file (`fcntl.flock` on Linux and
-macOS, `msvcrt.locking` on Windows): it goes when the holder closes it or dies, however it dies, so a
-killed run's lock never blocks its resume.
+naming that holder. The lock is the operating system's, on an open file (``flock`` on Linux and
+macOS, ``msvcrt.locking`` on Windows: `dealer.core.osys.try_lock`): it goes when the holder closes it
+or dies, however it dies, so a killed run's lock never blocks its resume.
 
 Why a side file, and not SQLite's own locking: SQLite's exclusive locking mode keeps every other
 process out of the journal, a read-only `dealer report` of a live run included, and a busy error from
@@ -25,7 +25,6 @@ import contextlib
 import json
 import os
 import socket
-import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,11 +32,10 @@ from typing import Final
 
 from dealer.core.errors import JournalBusy, JournalError
 from dealer.core.links import IsALinkError, open_nofollow
+from dealer.core.osys import try_lock, unlock
 
 RECORD_SIZE: Final = 1024
 """Bytes at the start of the lock file that hold the holder's record (JSON, padded with spaces)."""
-_WINDOWS_LOCK_OFFSET: Final = 1 << 20
-"""On Windows the locked byte lies past the record, so that others can still read who holds it."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +83,7 @@ class JournalLock:
         except OSError as exc:
             raise JournalError(f"{path}: cannot open the journal's lock file ({exc.strerror or exc})") from exc
         try:
-            if not _try_lock(fd):
+            if not try_lock(fd):
                 holder = _read_holder(fd)
                 who = holder.text() if holder else "another process (it is just starting)"
                 raise JournalBusy(
@@ -111,7 +109,7 @@ class JournalLock:
         with contextlib.suppress(OSError):
             _write_record(fd, "")
         with contextlib.suppress(OSError):
-            _unlock(fd)
+            unlock(fd)
         os.close(fd)
 
     def __enter__(self) -> JournalLock:
@@ -154,31 +152,3 @@ def _write_record(fd: int, text: str) -> None:
 def _now() -> str:
     return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(fd: int) -> bool:
-        os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,8 @@ _SOURCE: Final = {"engine": (), "file": ("format",), "squaredeal": ("sqk", "sess
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
+_WINDOWS_ABSOLUTE = re.compile(r"^([A-Za-z]:[\\/]|[A-Za-z]:$|\\\\)")
+"""A Windows drive path (C:\\deals, C:/deals) or a network one (\\\\server\\share)."""
 _WINDOWS_PORT = re.compile(r"^(COM[1-9][0-9]*|\\\\\.\\COM[1-9][0-9]*)$", re.IGNORECASE)
 URL_SCHEMES: Final = ("rfc2217", "socket", "loop", "spy", "alt", "hwgrep", "cp2110", "sim")
 """pyserial's URL handlers, and ``sim`` for the built-in simulated machine."""
@@ -192,9 +195,20 @@ class _Reader:
             self.fail(where, "must hold at least one entry")
         return value
 
+    def local_path(self, text: str, where: KeyPath) -> Path:
+        """A path the plan gives, on this computer: relative ones are taken from the plan's folder and may be
+        written with / or \\ (a plan written on Windows works anywhere); a Windows drive or network path
+        (C:\\..., \\\\server\\...) is refused on another system, naming the key."""
+        if sys.platform == "win32":
+            return self.base / text
+        if _WINDOWS_ABSOLUTE.match(text):
+            self.fail(where, f"{text!r} is a Windows path; on this computer give a path of its own, or one "
+                             "relative to the plan's folder")
+        return self.base / text.replace("\\", "/")
+
     def file(self, table: dict[str, Any], where: KeyPath, key: str) -> Path:
         """A path to an existing file, relative to the plan's folder."""
-        path = self.base / self.text(table, where, key)
+        path = self.local_path(self.text(table, where, key), where + (key,))
         if not path.is_file():
             self.fail(where + (key,), f"no such file: {path}")
         return path
@@ -242,10 +256,11 @@ class _Reader:
         where: KeyPath = ("event",)
         name = self.text(table, where, "name")
         owner = self.get(table, where, "owner", str, name)
-        folder = self.base / self.text(table, where, "deal_folder", DEFAULT_DEAL_FOLDER)
+        folder = self.local_path(self.text(table, where, "deal_folder", DEFAULT_DEAL_FOLDER), where + ("deal_folder",))
         if folder.exists() and not folder.is_dir():
             self.fail(where + ("deal_folder",), f"{folder} is not a folder")
-        journal = self.base / self.text(table, where, "journal", f"{Path(self.path).stem}.journal")
+        journal = self.local_path(self.text(table, where, "journal", f"{Path(self.path).stem}.journal"),
+                                  where + ("journal",))
         order = self.order(table, where, DealingOrder.SET)
         keep_seeds = self.get(table, where, "keep_seeds", bool, False)
         return PlanEvent(name, owner, folder, journal, order, keep_seeds)

@@ -1,12 +1,8 @@
 """What the console is given: the deal files and plans in its work folder, and nothing else on the disk.
 
-A client chooses a file by its name in the work folder (``session.pbn``, ``uploads/club.pbn``) among those
-`offered_files` lists; it never names a path. A plan may name files too (its journal, its deal folder,
-its sessions' deal and SquareDeal files): `plan_problems` refuses, before the plan is read, any that is
-not inside the work folder, and any machine that is not one the console offers (`dealer.serve.machines`).
-What is said back names files by their place in the work folder (`shown`), and quotes a file's text only
-if the client uploaded every file involved (`told`): a problem in a file the operator put there names the
-place, not the text.
+A client names a file by its place in the work folder (`offered_files`), never a path; `plan_problems` refuses,
+before a plan is read, any file it names outside the folder and any machine the console does not offer. What
+is said back names places (`shown`) and quotes a file's text only if the client uploaded it (`told`).
 """
 
 from __future__ import annotations

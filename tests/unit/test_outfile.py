@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from dealer.core.errors import OutputError, OutputExistsError
-from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, atomic_output, file_mode, process_umask, write_bytes
+from dealer.core.osys import process_umask
+from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, atomic_output, file_mode, write_bytes
 
 
 def test_writes_and_refuses_to_overwrite(tmp_path: Path) -> None:

@@ -1,0 +1,98 @@
+"""The package installs like one: `python -m build` makes a wheel and an sdist, `twine check` passes them, the
+sdist holds the licence, the C device library, the guides' pictures and the examples, and the wheel installed
+into a fresh virtual environment (and through pipx) runs ``dealer --help``, ``dealer --version`` (the version
+of `dealer.__version__`, the one place it is written) and ``dealer demo`` to its end.
+
+Slow (a build, and an environment made from nothing); pip fetches what it needs from the package index.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+import dealer
+from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.slow
+
+IN_THE_SDIST = ("LICENSE", "README.md", "pyproject.toml", "firmware_protocol/c/include/dealer_proto.h",
+                "firmware_protocol/c/src/dp_link.c", "firmware_protocol/c/README.md", "firmware_protocol/PROTOCOL.md",
+                "docs/images/serve-room.png", "docs/images/live-view.svg", "docs/director.md",
+                "examples/congress.toml", "examples/one_board.py", "dealer/serve/static")
+
+
+def run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None,
+        timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, f"{command}: {done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    return done
+
+
+def scripts(venv: Path) -> Path:
+    return venv / ("Scripts" if sys.platform == "win32" else "bin")
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    run(sys.executable, "-m", "build", "--outdir", out, ROOT, cwd=out)
+    return out
+
+
+def test_build_makes_a_wheel_and_an_sdist_that_twine_passes(dist: Path) -> None:
+    version = dealer.__version__
+    wheel, sdist = dist / f"duplicate_bridge_dealer-{version}-py3-none-any.whl", \
+        dist / f"duplicate_bridge_dealer-{version}.tar.gz"
+    assert wheel.is_file() and sdist.is_file()
+    checked = run(sys.executable, "-m", "twine", "check", "--strict", wheel, sdist, cwd=dist)
+    assert checked.stdout.count("PASSED") == 2
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    missing = [path for path in IN_THE_SDIST if path not in names]
+    assert missing == []
+
+
+def test_the_metadata_says_licence_urls_and_platforms(dist: Path) -> None:
+    import zipfile
+
+    (wheel,) = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        text = archive.read(metadata).decode("utf-8")
+        assert any(n.endswith(".dist-info/licenses/LICENSE") for n in archive.namelist())
+    assert f"Version: {dealer.__version__}\n" in text and "License-Expression: MIT\n" in text
+    assert "Project-URL: Source, https://" in text and "Project-URL: Issues, https://" in text
+    systems = [line for line in text.splitlines() if line.startswith("Classifier: Operating System")]
+    assert systems == ["Classifier: Operating System :: POSIX :: Linux"]  # only what the suite runs on
+
+
+def test_the_wheel_in_a_fresh_environment_runs_help_version_and_the_demo(dist: Path, tmp_path: Path) -> None:
+    (wheel,) = dist.glob("*.whl")
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
+    python = scripts(venv) / ("python.exe" if sys.platform == "win32" else "python")
+    run(python, "-m", "pip", "install", "--quiet", wheel, cwd=tmp_path)
+    command = scripts(venv) / ("dealer.exe" if sys.platform == "win32" else "dealer")
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    assert "dealer deal" in run(command, "--help", cwd=tmp_path, env=env).stdout
+    assert run(command, "--version", cwd=tmp_path, env=env).stdout == f"dealer {dealer.__version__}\n"
+    demo = run(command, "demo", "--plain", cwd=tmp_path, env=env, timeout=600)
+    assert "Traceback" not in demo.stderr
+    assert "verified" in demo.stdout + demo.stderr
+
+
+def test_pipx_installs_the_wheel_as_a_command(dist: Path, tmp_path: Path) -> None:
+    (wheel,) = dist.glob("*.whl")
+    env = {**{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
+           "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
+           "PIPX_MAN_DIR": str(tmp_path / "man")}
+    run(sys.executable, "-m", "pipx", "install", wheel, cwd=tmp_path, env=env)
+    command = tmp_path / "bin" / ("dealer.exe" if sys.platform == "win32" else "dealer")
+    assert run(command, "--version", cwd=tmp_path, env=env).stdout == f"dealer {dealer.__version__}\n"
