@@ -125,10 +125,14 @@ def _lock_or_refuse(journal: str | Path, fd: int) -> None:
     A holder writes its record just after it takes the lock (or clears it just before letting go), so a
     refused process can find the lock held and the record not yet there; on a loaded computer the holder
     may wait a while for the processor between the two. So the record is looked for again, and the lock
-    tried again, for up to `HOLDER_WAIT` seconds before the holder is called "just starting"."""
+    tried again, for up to `HOLDER_WAIT` seconds before the holder is called "just starting". A record
+    naming a process of this computer that is no longer running was left by a holder that was killed (it
+    had no chance to clear it): the new holder has not written its own yet, and it is waited for too."""
     deadline = time.monotonic() + HOLDER_WAIT
     while not _try_lock(fd):
         holder = _read_holder(fd)
+        if holder is not None and holder.host == socket.gethostname() and not _running(holder.pid):
+            holder = None
         if holder is not None or time.monotonic() >= deadline:
             who = holder.text() if holder else "another process (it is just starting)"
             raise JournalBusy(
@@ -187,6 +191,9 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
+    def _running(pid: int) -> bool:
+        return True  # no cheap check without a process handle: a record is taken as it is
+
 else:
     import fcntl
 
@@ -199,3 +206,13 @@ else:
 
     def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _running(pid: int) -> bool:
+        """A process `pid` runs on this computer (a zombie counts: it is not yet reaped)."""
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # another user's
+            return True
+        return True

@@ -121,6 +121,33 @@ def test_a_holder_is_named_even_when_its_record_comes_after_the_refused_process_
     assert f"in use by dealer deal (process {os.getpid()} on this computer, since 20" in str(refused.value)
 
 
+def test_a_record_left_by_a_killed_holder_is_not_taken_for_the_new_holders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    journal = tmp_path / "j.db"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait(timeout=30)
+    held = _holder_between_lock_and_record(journal)
+    stale = Holder(gone.pid, socket.gethostname(), "2026-12-01T09:00:00+00:00", "dealer deal")
+    assert held._fd is not None
+    lock_module._write_record(held._fd, json.dumps(stale.__dict__))  # killed, it could not clear its record
+    looks: list[Holder | None] = []
+    real_read = lock_module._read_holder
+
+    def read_then_holder_writes(fd: int) -> Holder | None:
+        looks.append(real_read(fd))
+        if len(looks) == 1:
+            assert held._fd is not None
+            lock_module._write_record(held._fd, json.dumps(held.holder.__dict__))
+        return looks[-1]
+
+    monkeypatch.setattr(lock_module, "_read_holder", read_then_holder_writes)
+    with held, pytest.raises(JournalBusy) as refused:
+        JournalLock.acquire(journal, "dealer deal --resume")
+    assert looks[0] == stale and looks[-1] == held.holder
+    assert f"process {os.getpid()} on this computer" in str(refused.value)
+    assert f"process {gone.pid} " not in str(refused.value)
+
+
 def test_a_holder_that_never_writes_its_record_is_called_just_starting(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lock_module, "HOLDER_WAIT", 0.05)
