@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -29,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep", type=Path, help="folder to keep the files of each bad race in")
     p.add_argument("--verbose", action="store_true", help="a line a race")
     args = p.parse_args(argv)
+    # stopped by a signal (even started in the background, where SIGINT is ignored), the run still ends its
+    # busy loops, controllers and simulated machines on the way out
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
 

@@ -301,13 +301,18 @@ def _maybe_busy(cores: int) -> Iterator[None]:
 
 
 def run_races(n: int, *, busy: int = 0, steps: Sequence[float] | None = None, keep: Path | None = None,
-              setup: Setup = Setup(), show: Callable[[int, Race], None] | None = None) -> Figures:
-    """`n` races, the offsets of `steps` in turn (the machines a side alternating 1 and 2 each round), with
-    `busy` cores kept busy; the files of each bad race are kept in `keep` (if given)."""
+              setup: Setup = Setup(), show: Callable[[int, Race], None] | None = None,
+              budget: float | None = None) -> Figures:
+    """`n` races, the offsets of `steps` in turn (the machines a side alternating 1 and 2 each round, the
+    winner killed waiting and dealing in turn), with `busy` cores kept busy; the files of each bad race are
+    kept in `keep` (if given). With a `budget` (seconds), no race is begun once it is spent."""
     steps = list(steps if steps is not None else offsets())
     figures = Figures()
+    began = time.monotonic()
     with _maybe_busy(busy):
         for i in range(n):
+            if budget is not None and time.monotonic() - began > budget:
+                break
             offset = steps[i % len(steps)]
             machines = 1 + (i // len(steps)) % 2
             kill_at = ("waiting", "dealing")[i % 2]
