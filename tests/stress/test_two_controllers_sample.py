@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
 
 RACES = 50
-BUDGET = 75.0
+BUDGET = 60.0
 """Seconds after which no new race is begun, so that a slow computer runs fewer races, never a longer test;
 how many ran does not change the verdict on those that did."""
 

@@ -15,7 +15,7 @@ import signal
 import sys
 from pathlib import Path
 
-from tests.support.controller_race import Race, Setup, offsets, run_races
+from tests.support.controller_race import Figures, Race, Setup, offsets, run_races
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,10 +45,14 @@ def main(argv: list[str] | None = None) -> int:
         elif (i + 1) % 50 == 0:
             print(f"{i + 1} races", flush=True)
 
-    figures = run_races(args.races, busy=(os.cpu_count() or 1) if args.busy else 0,
-                        steps=offsets(args.step / 1000, args.last / 1000), keep=args.keep,
-                        setup=Setup(boards=args.boards, held=tuple(range(1, args.held + 1)), speed=args.speed),
-                        show=show)
+    figures = Figures()
+    try:
+        run_races(args.races, busy=(os.cpu_count() or 1) if args.busy else 0,
+                  steps=offsets(args.step / 1000, args.last / 1000), keep=args.keep,
+                  setup=Setup(boards=args.boards, held=tuple(range(1, args.held + 1)), speed=args.speed),
+                  show=show, figures=figures)
+    except (KeyboardInterrupt, SystemExit):
+        print("stopped: the figures of the races that ended", flush=True)
     print(figures.text())
     return 0 if figures.good == figures.races else 1
 

@@ -302,12 +302,13 @@ def _maybe_busy(cores: int) -> Iterator[None]:
 
 def run_races(n: int, *, busy: int = 0, steps: Sequence[float] | None = None, keep: Path | None = None,
               setup: Setup = Setup(), show: Callable[[int, Race], None] | None = None,
-              budget: float | None = None) -> Figures:
+              budget: float | None = None, figures: Figures | None = None) -> Figures:
     """`n` races, the offsets of `steps` in turn (the machines a side alternating 1 and 2 each round, the
     winner killed waiting and dealing in turn), with `busy` cores kept busy; the files of each bad race are
-    kept in `keep` (if given). With a `budget` (seconds), no race is begun once it is spent."""
+    kept in `keep` (if given). With a `budget` (seconds), no race is begun once it is spent. The races are
+    added to `figures` (if given) as they end, so that a run stopped half-way still has them."""
     steps = list(steps if steps is not None else offsets())
-    figures = Figures()
+    figures = figures if figures is not None else Figures()
     began = time.monotonic()
     with _maybe_busy(busy):
         for i in range(n):
