@@ -4,7 +4,7 @@ A test module that imports another test module runs that module's tests' setup a
 test files by accident, and breaks when the other is renamed; a helper beside the tests is found by no
 one. So every import of a module under `tests` must name `tests.support` (or the `tests` package itself),
 and every module under `tests` that is neither a test module, a `conftest.py`, a package's `__init__.py`
-nor one of the data-making scripts lives in `tests/support/`.
+nor one of the scripts run by hand lives in `tests/support/`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import pytest
 from tests.support.imports import imports_in, imports_of, module_name
 from tests.support.paths import ROOT, TESTS
 
-SCRIPTS = {TESTS / "vectors" / "make_vectors.py", TESTS / "data" / "bigdeal" / "make_fixtures.py"}
-"""Run by hand to remake committed data; they may import helpers from tests/support like any module."""
+SCRIPTS = {TESTS / "vectors" / "make_vectors.py", TESTS / "data" / "bigdeal" / "make_fixtures.py",
+           TESTS / "stress" / "two_controllers.py"}
+"""Run by hand (to remake committed data, or a long stress run); they may import helpers from tests/support like
+any module."""
 SUPPORT = TESTS / "support"
 
 

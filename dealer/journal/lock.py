@@ -25,6 +25,7 @@ import contextlib
 import json
 import os
 import socket
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,10 +33,13 @@ from typing import Final
 
 from dealer.core.errors import JournalBusy, JournalError
 from dealer.core.links import IsALinkError, open_nofollow
-from dealer.core.osys import try_lock, unlock
+from dealer.core.osys import process_running, try_lock, unlock
 
 RECORD_SIZE: Final = 1024
 """Bytes at the start of the lock file that hold the holder's record (JSON, padded with spaces)."""
+HOLDER_WAIT: Final = 5.0
+"""Seconds a refused process looks for the record of a holder that has the lock but has not written it yet."""
+HOLDER_POLL: Final = 0.01
 
 
 @dataclass(frozen=True)
@@ -83,13 +87,7 @@ class JournalLock:
         except OSError as exc:
             raise JournalError(f"{path}: cannot open the journal's lock file ({exc.strerror or exc})") from exc
         try:
-            if not try_lock(fd):
-                holder = _read_holder(fd)
-                who = holder.text() if holder else "another process (it is just starting)"
-                raise JournalBusy(
-                    f"{journal}: in use by {who}. One controller per journal: wait until it ends, or stop "
-                    f"that process, before running another command on this journal (a read-only "
-                    f"`dealer report` may run meanwhile)")
+            _lock_or_refuse(journal, fd)
             holder = Holder(os.getpid(), socket.gethostname(), _now(), command)
             _write_record(fd, json.dumps(holder.__dict__, sort_keys=True))
         except BaseException:
@@ -117,6 +115,29 @@ class JournalLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _lock_or_refuse(journal: str | Path, fd: int) -> None:
+    """Lock `fd`, or raise `JournalBusy` naming who holds it.
+
+    A holder writes its record just after it takes the lock (or clears it just before letting go), so a
+    refused process can find the lock held and the record not yet there; on a loaded computer the holder
+    may wait a while for the processor between the two. So the record is looked for again, and the lock
+    tried again, for up to `HOLDER_WAIT` seconds before the holder is called "just starting". A record
+    naming a process of this computer that is no longer running was left by a holder that was killed (it
+    had no chance to clear it): the new holder has not written its own yet, and it is waited for too."""
+    deadline = time.monotonic() + HOLDER_WAIT
+    while not try_lock(fd):
+        holder = _read_holder(fd)
+        if holder is not None and holder.host == socket.gethostname() and not process_running(holder.pid):
+            holder = None
+        if holder is not None or time.monotonic() >= deadline:
+            who = holder.text() if holder else "another process (it is just starting)"
+            raise JournalBusy(
+                f"{journal}: in use by {who}. One controller per journal: wait until it ends, or stop "
+                f"that process, before running another command on this journal (a read-only "
+                f"`dealer report` may run meanwhile)")
+        time.sleep(HOLDER_POLL)
 
 
 def read_holder(journal: str | Path) -> Holder | None:

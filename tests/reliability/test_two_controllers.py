@@ -125,7 +125,10 @@ def test_one_journal_one_controller(tmp_path: Path, world: dict[str, list[PtySim
     assert resumed.code == 0, resumed.err
 
     counts = dealt(everyone)
-    assert sorted(counts.values()) == [1] * BOARDS, f"dealings per board: {counts}"
+    per_machine = {f"{who}-m{i}": dealt([sim]) for who, group in world.items() for i, sim in enumerate(group)}
+    assert sorted(counts.values()) == [1] * BOARDS, (
+        f"dealings per board: {counts}; per machine: {per_machine}; the holder was the "
+        f"{'second' if one[0] is world['two'][0] else 'first'} controller; the resume said: {resumed.err[-2000:]}")
     assert dealt(two) == {}
     with Journal.open_read_only(journal) as j:
         (run,) = j.runs()

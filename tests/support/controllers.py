@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -33,9 +33,10 @@ def env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "400"}
 
 
-def start(*args: str, cwd: Path = ROOT) -> subprocess.Popen[str]:
-    """`python -m dealer ARGS` in its own session, its output kept."""
-    return subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env(), text=True,
+def start(*args: str, cwd: Path = ROOT, extra_env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+    """`python -m dealer ARGS` in its own session, its output kept; `extra_env`: variables set besides the test's."""
+    return subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env={**env(), **(extra_env or {})},
+                            text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 

@@ -3,6 +3,7 @@ refused, and goes with the process however it ends."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
@@ -14,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from dealer.core.errors import JournalBusy
+from dealer.journal import lock as lock_module
 from dealer.journal.events import BoardMoved
 from dealer.journal.jobplan import JobPlan
-from dealer.journal.lock import JournalLock, lock_path, read_holder
+from dealer.journal.lock import Holder, JournalLock, lock_path, read_holder
 from dealer.journal.store import Journal
 from tests.support.controllers import deal_set
 
@@ -87,6 +89,88 @@ def test_one_process_cannot_hold_a_journal_twice_and_a_closed_one_is_free(tmp_pa
     first.close()
     Journal.open(tmp_path / "j.db").close()
     assert read_holder(tmp_path / "j.db") is None  # the record is cleared on release
+
+
+def _holder_between_lock_and_record(journal: Path) -> JournalLock:
+    """This process holding `journal`'s lock with no record written yet, as a holder is for a moment after it
+    took the lock (or while it lets go)."""
+    held = JournalLock.acquire(journal, "dealer deal")
+    fd = held._fd
+    assert fd is not None
+    lock_module._write_record(fd, "")
+    return held
+
+
+def test_a_holder_is_named_even_when_its_record_comes_after_the_refused_process_looked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    journal = tmp_path / "j.db"
+    held = _holder_between_lock_and_record(journal)
+    looks: list[Holder | None] = []
+    real_read = lock_module._read_holder
+
+    def read_then_holder_writes(fd: int) -> Holder | None:
+        looks.append(real_read(fd))
+        if len(looks) == 1:  # the holder gets the processor back and writes its record
+            assert held._fd is not None
+            lock_module._write_record(held._fd, json.dumps(held.holder.__dict__))
+        return looks[-1]
+
+    monkeypatch.setattr(lock_module, "_read_holder", read_then_holder_writes)
+    with held, pytest.raises(JournalBusy) as refused:
+        JournalLock.acquire(journal, "dealer deal")
+    assert looks[0] is None and looks[-1] == held.holder
+    assert f"in use by dealer deal (process {os.getpid()} on this computer, since 20" in str(refused.value)
+
+
+def test_a_record_left_by_a_killed_holder_is_not_taken_for_the_new_holders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    journal = tmp_path / "j.db"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait(timeout=30)
+    held = _holder_between_lock_and_record(journal)
+    stale = Holder(gone.pid, socket.gethostname(), "2026-12-01T09:00:00+00:00", "dealer deal")
+    assert held._fd is not None
+    lock_module._write_record(held._fd, json.dumps(stale.__dict__))  # killed, it could not clear its record
+    looks: list[Holder | None] = []
+    real_read = lock_module._read_holder
+
+    def read_then_holder_writes(fd: int) -> Holder | None:
+        looks.append(real_read(fd))
+        if len(looks) == 1:
+            assert held._fd is not None
+            lock_module._write_record(held._fd, json.dumps(held.holder.__dict__))
+        return looks[-1]
+
+    monkeypatch.setattr(lock_module, "_read_holder", read_then_holder_writes)
+    with held, pytest.raises(JournalBusy) as refused:
+        JournalLock.acquire(journal, "dealer deal --resume")
+    assert looks[0] == stale and looks[-1] == held.holder
+    assert f"process {os.getpid()} on this computer" in str(refused.value)
+    assert f"process {gone.pid} " not in str(refused.value)
+
+
+def test_a_holder_that_never_writes_its_record_is_called_just_starting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lock_module, "HOLDER_WAIT", 0.05)
+    with _holder_between_lock_and_record(tmp_path / "j.db"), \
+            pytest.raises(JournalBusy, match=r"in use by another process \(it is just starting\)"):
+        JournalLock.acquire(tmp_path / "j.db", "dealer deal")
+
+
+def test_a_lock_let_go_while_its_record_was_looked_for_is_taken(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    journal = tmp_path / "j.db"
+    held = _holder_between_lock_and_record(journal)  # as a holder is between clearing its record and letting go
+    real_read = lock_module._read_holder
+
+    def read_then_holder_lets_go(fd: int) -> Holder | None:
+        found = real_read(fd)
+        held.release()
+        return found
+
+    monkeypatch.setattr(lock_module, "_read_holder", read_then_holder_lets_go)
+    with JournalLock.acquire(journal, "dealer deal --resume") as taken:
+        assert taken.held and read_holder(journal) == taken.holder
 
 
 def test_the_lock_file_is_private_and_kept(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ if sys.platform == "win32":
         disk_state,
         file_size_limit,
         make_durable,
+        process_running,
         rename_no_replace,
         set_mode,
         start_writeback,
@@ -51,6 +52,7 @@ else:
         disk_state,
         file_size_limit,
         make_durable,
+        process_running,
         rename_no_replace,
         set_mode,
         start_writeback,
@@ -63,5 +65,5 @@ SYSTEM: Final = "windows" if sys.platform == "win32" else "posix"
 """Which part of the seam this process runs on."""
 
 __all__ = ["MODES_ENFORCED", "NOFOLLOW", "SYSTEM", "DiskState", "disk_state", "file_size_limit", "make_durable",
-           "process_umask", "rename_no_replace", "set_mode", "start_writeback", "try_lock", "unlock",
+           "process_running", "process_umask", "rename_no_replace", "set_mode", "start_writeback", "try_lock", "unlock",
            "usable_cpus"]

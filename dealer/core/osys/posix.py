@@ -87,3 +87,14 @@ def usable_cpus() -> int:
     if sys.platform == "linux":
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def process_running(pid: int) -> bool:
+    """A process `pid` runs on this computer (a zombie counts: it is not yet reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
