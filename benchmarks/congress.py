@@ -50,6 +50,7 @@ from _support import Simulators, header, median  # the project root on sys.path 
 
 from dealer import engines, formats
 from dealer.core.dealset import DealSet
+from dealer.journal.history import DealHistory
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.store import JobState, Journal
 from dealer.plan import Plan
@@ -315,6 +316,7 @@ def deal_on_simulators(folder: Path, machines: int, boards: int, speed: float,
     try:
         plan = Plan.load(machines_plan(folder, sims.ports, boards, shape))
         plan.generate()
+        DealHistory.open(folder / "history.sqlite", create=True).close()
         options = RunOptions(ports=[], journal=plan.event.journal, quiet=True, out=io.StringIO(),
                              history=folder / "history.sqlite")  # a benchmark's deals: not this computer's
         t0 = time.perf_counter()

@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from dealer.core.dealset import DealSet  # noqa: E402
 from dealer.journal import store  # noqa: E402
+from dealer.journal.events import BoardMoved  # noqa: E402
 from dealer.journal.jobplan import JobPlan  # noqa: E402
 from dealer.journal.store import JobState, Journal  # noqa: E402
 
@@ -68,8 +69,8 @@ def ours(path: Path, deals: DealSet, copy: Path) -> float:
             job = journal.claim_next(run.id, "m1")
             assert job is not None
             for state in STEPS:
-                journal.advance(job.id, state, detail={"bench": True})
-            journal.note(run.id, "board-out", job_id=job.id, machine="m1")
+                journal.advance(job.id, state)
+            journal.note(run.id, BoardMoved(), job_id=job.id, machine="m1")
         elapsed = time.perf_counter() - start
         shutil.copyfile(path, copy)
     finally:

@@ -27,6 +27,7 @@ from dealer.core.dealset import DealSet
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, deal_session
 from dealer.dealing.sim_ports import loopback_opener
+from dealer.journal.history import DealHistory
 from firmware_protocol import LinkConfig
 from hil.config import SimConfig
 from hil.loopback import Loopback
@@ -47,6 +48,7 @@ def session(rate: float, seed: int, boards: int, link: LinkConfig | None) -> tup
                               sleep=loop.clock.sleep, link_config=link)  # type: ignore[attr-defined]
             return machine
 
+        DealHistory.open(Path(tmp) / "history.db", create=True).close()
         options = RunOptions(ports=["loop://noisy"], journal=Path(tmp) / "j.db", machine_factory=factory,
                              history=Path(tmp) / "history.db", out=io.StringIO(), quiet=True)
         result = deal_session(deals, "noise.pbn", options)

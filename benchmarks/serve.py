@@ -44,6 +44,7 @@ from dealer.core.dealset import DealSet
 from dealer.dealing.context import RunLimits
 from dealer.dealing.progress import PlainView
 from dealer.dealing.run import RunOptions, deal_session
+from dealer.journal.history import DealHistory
 
 CPU_GOAL = 0.001
 LATENCY_GOAL = 0.250
@@ -66,6 +67,7 @@ class CountingPlain(PlainView):
 def plain_run(ports: list[str], deals: DealSet, folder: Path) -> tuple[float, float, int]:
     """(wall s, CPU s, events) of the session under the plain view."""
     view = CountingPlain()
+    DealHistory.open(folder / "plain-history.sqlite", create=True).close()
     options = RunOptions(ports=ports, journal=folder / "plain.journal", view=view, out=io.StringIO(),
                          history=folder / "plain-history.sqlite",
                          limits=RunLimits(board_timeout=120, deal_timeout=120))
@@ -225,6 +227,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             os.environ["DEALER_HISTORY"] = str(folder / "history.sqlite")  # benchmark deals: not this computer's
+            DealHistory.open(folder / "history.sqlite", create=True).close()
             sims = Simulators(args.machines, args.speed, folder / "sims-plain")
             try:
                 plain.append(plain_run(sims.ports, deals, folder))

@@ -43,6 +43,7 @@ from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
 from dealer.dealing.machine import Machine, OperatorPrompt
 from dealer.dealing.run import RunOptions, deal_session
+from dealer.journal.history import DealHistory
 from firmware_protocol.labels import BoardLabel
 
 CPU_GOAL = 0.020
@@ -64,6 +65,7 @@ def measured(run: Callable[[], object]) -> tuple[float, float, float]:
 def run_session(ports: list[str], deals: DealSet, folder: Path, poll_interval: float | None = None) -> None:
     run_folder = folder / f"run{time.monotonic_ns()}"
     run_folder.mkdir()
+    DealHistory.open(run_folder / "history.sqlite", create=True).close()
     options = RunOptions(ports=ports, journal=run_folder / "journal.db", quiet=True, out=io.StringIO(),
                          machine_factory=lambda url: Machine(url, poll_interval=poll_interval),
                          history=run_folder / "history.sqlite")  # the runs deal the same deals: not this computer's

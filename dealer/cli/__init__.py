@@ -38,7 +38,7 @@ COMMANDS: Final = {
     "report": "run report of a journal: boards/hour per machine, faults, operator actions",
     "history": "this computer's deal history (Law 6D2): show, export, import",
     "stats": "deal statistics against the exact probabilities of a perfect shuffle",
-    "sim": "serve a simulated dealing machine on a pseudo-terminal",
+    "sim": "serve a simulated dealing machine (a pseudo-terminal, or --tcp)",
     "demo": "deal a session on simulated machines with faults injected (no hardware)",
     "serve": "the duplication-room console: a live web page of every machine and board",
 }

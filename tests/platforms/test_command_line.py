@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.platforms.conftest import FakedDealer
+from tests.support.faked_platform import FakedDealer
 from tests.support.paths import ROOT
 
 SIM = "sim://?speed=200&seed=3&set=A&boards=1-8"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.stress import fuzz_inputs
+from tests.support import fuzz_inputs
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the memory limit is Linux's RLIMIT_AS")
 
