@@ -268,6 +268,13 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
                 m.close()
     finally:
         progress.close()
+    try:
+        journal.check_file()  # at the end too: a journal damaged after its last checkpoint is no success
+    except JournalDamaged as exc:  # what the run saw is all that is known: the journal is not read again
+        errors.append(("journal", exc))
+        return RunResult(run_ids[0], progress.verified, len(jobs), [], list(ctx.stop_reason),
+                         [f"{name}: {error}" for name, error in errors], progress.summary(), tuple(run_ids),
+                         tuple(errors))
     dealt = DealSet.concat(deals for _, deals in runs)
     return _result(journal, run_ids, ctx, errors, options, extra or {}, dealt)
 

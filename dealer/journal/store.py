@@ -364,6 +364,12 @@ class Journal:
         self._written = None  # as this checkpoint left it
         self._written = self._own_file()
 
+    def check_file(self) -> None:
+        """`JournalDamaged` if the main file is not the one opened or was changed since this journal last
+        wrote it (nothing for a journal read-only or in memory)."""
+        with self._lock:
+            self._own_file()
+
     def _own_file(self) -> tuple[int, int] | None:
         """The main file's (size, modification time), checked against what this journal last left it at:
         between checkpoints nothing writes it (SQLite's own checkpoints are off), so a file that is not the

@@ -168,8 +168,8 @@ def test_a_signal_in_the_first_second_is_one_line_and_the_run_resumes(tmp_path: 
         proc.send_signal(sig)
         ended = finish(proc)
         assert "Traceback" not in ended.err, ended.err
-        if ended.code == 0:  # the run was over before the signal came
-            continue
+        if ended.code == 0 or (ended.code == -sig and " boards verified in " in ended.out):
+            continue  # the run was over before the signal came (or it came as the process was exiting)
         if ended.code == -sig:  # before Python ran any of ours, the signal's own default: nothing was begun
             assert ended.err == "" and not journal.exists(), (k, ended)
             continue
