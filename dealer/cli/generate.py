@@ -18,9 +18,10 @@ from dealer.cli.options import board_range, seed_text
 from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_spans, parse_board_spans
 from dealer.core.dealset import DealSet
-from dealer.core.errors import UsageError
+from dealer.core.errors import FormatError, UsageError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_text
 from dealer.core.parallel import MAX_THREADS
+from dealer.formats import board_sets
 
 PIECE: Final = 1 << 18
 """Deals made and written at a time (about 14 MB of deals)."""
@@ -83,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
     if args.blind and module.NAME not in ("dup", "dlm"):
         raise UsageError(f"--blind applies to DUP and DLM files, not {module.NAME.upper()}")
     check_writable(args.output, force=args.force)
+    if module.MAX_BOARD is not None and max(last for _, last in spans) > module.MAX_BOARD:
+        raise FormatError(f"{module.NAME.upper()} holds boards 1-{module.MAX_BOARD} only; these boards reach board "
+                          f"{max(last for _, last in spans)}", args.output)
+    formats.check_board_set(args.output, module, spans)
     if args.seed_out:
         check_writable(args.seed_out, force=args.force)
     engine = engines.make_engine(args.engine, seed, args.owner, threads=args.threads)
@@ -98,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
         hint = f" (--count {first} makes boards 1-{first}, as bigdealx -n {first} does)"
     print(f"wrote {made(count, spans)} to {args.output} with engine {args.engine}{hint}")
     for note in formats.notes_on_written(args.output, module, first=first, count=count,
-                                         boards=lambda: shortened(format_board_spans(spans)), blind=args.blind):
+                                         boards=lambda: shortened(format_board_spans(spans)), blind=args.blind,
+                                         one_run=len(board_sets.merged(spans)) == 1):
         print(f"dealer: {note}", file=sys.stderr)
     return 0
 

@@ -119,12 +119,14 @@ def test_convert_reads_every_bigdealx_file_as_its_pbn(case: Case, fmt: str, tmp_
 @pytest.mark.parametrize("case", [c for c in CASES if c.first > 1], ids=str)
 def test_a_file_without_board_numbers_read_without_first_board_says_so(case: Case, tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """Read without --first-board, a BRI of boards 5-20 is boards 1-16, and the user is told how to say
-    otherwise; the deals are Big Deal's in order."""
+    """Read without --first-board, a BRI of boards 5-20 is boards 1-16, said to be a guess, and the PBN Big
+    Deal wrote beside it named as what makes it certain; the deals are Big Deal's in order."""
     out = tmp_path / "out.json"
     assert main(["convert", str(case.path("bri")), str(out)]) == 0
     shown = capsys.readouterr().err
-    assert "numbered from 1 (--first-board N to start at N)" in shown
+    assert "numbered from 1, a guess the file cannot confirm" in shown
+    assert f"{case.path('pbn')} beside it holds the same deals from board {case.first}: read with --first-board " \
+           f"{case.first}" in shown
     got = games_of_json(out.read_bytes())
     assert [g[0] for g in got] == list(range(1, len(case.boards) + 1))
     assert np.array_equal([g[3] for g in got], pbn_deals(case.read("pbn")))
