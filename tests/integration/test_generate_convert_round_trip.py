@@ -71,7 +71,7 @@ def may_refuse(fmt: str, spans: list[tuple[int, int]]) -> bool:
         return not one_run or beyond
     if module.BOARD_SET == board_sets.POSITIONS:
         return not board_sets.ascending(board_sets.merged(spans))
-    return module.BOARD_SET == board_sets.BYTE_NUMBERS
+    return bool(module.BOARD_SET == board_sets.BYTE_NUMBERS)
 
 
 @pytest.mark.parametrize("fmt", formats.format_names())
@@ -103,7 +103,8 @@ def test_a_generated_file_reads_back_to_its_boards_or_is_refused(fmt: str, spans
         converted = dealer("convert", str(target), str(back), *options)
         assert converted.code == 0, converted.err
         got = formats.read_file(back)
-        assert got.same_deals(expected), f"{fmt}: boards {boards} read back as {format_board_spans(board_sets.spans_of(got.boards))}"
+        shown = format_board_spans(board_sets.spans_of(got.boards))
+        assert got.same_deals(expected), f"{fmt}: boards {boards} read back as {shown}"
 
 
 def test_the_bhg_files_of_the_issue_read_back_to_their_boards(tmp_path: Path) -> None:
