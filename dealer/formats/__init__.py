@@ -21,6 +21,7 @@ from typing import Any, Final
 import numpy as np
 
 from dealer.core.boards import format_board_range
+from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.core.outfile import atomic_output, check_writable
@@ -103,6 +104,8 @@ def read_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
 
     deals, notes = one_board_per_number(deals, str(path), game=options.game, places=places)
     report.notes.extend(notes)
+    report.notes.extend(_unnumbered_note(str(path), report, options))
+    report.notes.extend(same_deal_notes(str(path), deals))
     report.notes.extend(_skipped_notes(str(path), report))
     if not module.NUMBERED or not module.COUNTED:
         report.notes.append(_count_note(str(path), module, deals, options, report))
@@ -127,6 +130,32 @@ def _skipped_notes(path: str, report: ReadReport) -> list[str]:
         notes.append(f"{path}: skipped {len(places)} game{'s' if len(places) > 1 else ''} without a deal "
                      f"(at {_listed(places)})")
     return notes
+
+
+def _unnumbered_note(path: str, report: ReadReport, options: ReadOptions) -> list[str]:
+    if not report.unnumbered:
+        return []
+    count = len(report.unnumbered)
+    start = f"from {options.first_board}" if options.first_board else "from 1"
+    return [f"{path}: {count} game{'s' if count > 1 else ''} without a board number (no Board tag, or '?'), "
+            f"numbered as the board before + 1 ({start} for the first): at {_listed(report.unnumbered)}"]
+
+
+def same_deal_notes(path: str, deals: DealSet) -> list[str]:
+    """One line naming boards of different numbers that hold the same deal (Law 6: a deal is dealt for one
+    board of a session), or none."""
+    if len(deals) < 2:
+        return []
+    packed = np.ascontiguousarray(pack(deals.deals))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    if not (counts > 1).any():
+        return []
+    groups = [deals.boards[np.flatnonzero(inverse == k)].tolist() for k in np.flatnonzero(counts > 1)]
+    groups.sort(key=lambda g: int(g[0]))
+    shown = _listed([" and ".join(str(b) for b in group) for group in groups], most=6)
+    return [f"{path}: the same deal is on more than one board (Law 6: a deal is dealt for one board of a "
+            f"session): boards {shown}"]
 
 
 def _listed(items: list[str], most: int = 12) -> str:

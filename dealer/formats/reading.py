@@ -56,6 +56,8 @@ class ReadReport:
     results_only: list[Skipped] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     places: list[str] | None = None
+    unnumbered: list[str] = field(default_factory=list)
+    """Where the games are that gave no board number (no Board tag, or ``?``): numbered previous + 1."""
     by_position: bool = False
     """The file carried its boards' numbers by position (a BHG file with empty lines for missing boards)."""
 
