@@ -8,6 +8,7 @@ never printed; the .sqk is created with mode 0600.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +172,9 @@ def run_set_dv(args: argparse.Namespace) -> int:
         raise UsageError(f"the delayed value is already {event.delayed_value!r}; use --force to change it")
     event = sq.set_delayed_value(event, args.value)
     write_event(args.sqd, event)
+    if event.delayed_value != args.value:  # as SquareDeal 2.6 warns: "Input changed, Delayed Value is now ..."
+        print(f"dealer: input changed (spacing, or '.' and ',' inside numbers dropped): the delayed value is now "
+              f"{event.delayed_value!r}", file=sys.stderr)
     print(f"DV {event.delayed_value}")
     return 0
 

@@ -199,3 +199,15 @@ def test_a_published_goe_verifies_like_its_pbn(tmp_path: Path, capsys: pytest.Ca
     (tmp_path / "FIN2.goe").write_text("".join(lines))
     assert main(["squaredeal", "verify", str(tmp_path / "WBG2024.sqd"), str(tmp_path / "FIN2.goe")]) == 8
     assert "FIN2.goe: board 20: the deal differs" in capsys.readouterr().out
+
+
+def test_set_dv_warns_when_it_changes_the_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As SquareDeal 2.6 does ("Input changed, Delayed Value is now ..."): a decimal point or a thousands
+    comma dropped, or spacing changed, is said on stderr; a value kept as given is not."""
+    prepared_event(tmp_path)
+    said = capsys.readouterr().err
+    assert "input changed (spacing, or '.' and ',' inside numbers dropped): the delayed value is now " \
+           "'3821107'" in said
+    sqd = tmp_path / "club.sqd"
+    assert main(["squaredeal", "set-dv", str(sqd), "3821107", "--force"]) == 0
+    assert "input changed" not in capsys.readouterr().err
