@@ -211,3 +211,21 @@ def test_set_dv_warns_when_it_changes_the_value(tmp_path: Path, capsys: pytest.C
     sqd = tmp_path / "club.sqd"
     assert main(["squaredeal", "set-dv", str(sqd), "3821107", "--force"]) == 0
     assert "input changed" not in capsys.readouterr().err
+
+
+@needs_pbn
+def test_verify_names_a_changed_dealer_and_vulnerability(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The published session fixes each board's dealer and vulnerability: a file that changes either is
+    refused naming the board and the field."""
+    fin1 = (WBG / "FIN1.pbn").read_text()
+    for field, old, new, said in (("dealer", '[Dealer "E"]', '[Dealer "S"]', "board 2: the dealer differs (the "
+                                   "file has S, the session E)"),
+                                  ("vulnerability", '[Vulnerable "None"]', '[Vulnerable "EW"]', "board 1: the "
+                                   "vulnerability differs (the file has EW, the session None)")):
+        folder = tmp_path / field
+        folder.mkdir()
+        (folder / "FIN1.pbn").write_text(fin1.replace(old, new, 1))
+        code = main(["squaredeal", "verify", str(WBG / "WBG2024.sqd"), "--sqk", str(WBG / "WBG2024.sqk"),
+                     str(folder / "FIN1.pbn")])
+        assert code == VerificationError.exit_code
+        assert f"{folder / 'FIN1.pbn'}: {said}" in capsys.readouterr().out
