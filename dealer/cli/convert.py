@@ -6,6 +6,8 @@ stays sealed when the output can be (DUP, DLM) unless --no-blind says otherwise.
 keep one board each; partial deals are skipped and listed (--strict refuses them). --boards writes a
 subset; a session the output format cannot hold (DUP, DLM: one run, boards up to 99) is refused with
 the way to split it, and --split writes it as NAME-1.EXT, NAME-2.EXT, ..., each a run the format holds.
+Any other set a format would not give back as it is (:mod:`dealer.formats.board_sets`) is refused in one
+line naming the formats that hold it.
 """
 
 from __future__ import annotations
