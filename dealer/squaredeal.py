@@ -34,7 +34,8 @@ from typing import Final
 
 import numpy as np
 
-from dealer.core.boards import format_board_range
+from dealer.core.boards import Vulnerability, format_board_range
+from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, UsageError, VerificationError
 from dealer.engines import bigdeal
@@ -454,13 +455,22 @@ def file_name(event: SquareDealEvent, ref: SessionRef) -> str:
 
 
 def first_difference(expected: DealSet, found: DealSet) -> str | None:
-    """None if `found` holds the same boards and deals as `expected`, in order; else what differs first."""
+    """None if `found` holds the same boards as `expected`, in order, each with the same deal, dealer and
+    vulnerability (every field the published session fixes); else the first board and field that
+    differ, in one line."""
     for i in range(min(len(expected), len(found))):
         board = int(expected.boards[i])
         if int(found.boards[i]) != board:
-            return f"board {board}: the file has board {int(found.boards[i])} in its place"
+            return f"board {board}: the board number differs (the file has board {int(found.boards[i])} in its place)"
         if not np.array_equal(expected.deals[i], found.deals[i]):
             return f"board {board}: the deal differs"
+        if found.dealers[i] != expected.dealers[i]:
+            return (f"board {board}: the dealer differs (the file has {SEATS[int(found.dealers[i])]}, the session "
+                    f"{SEATS[int(expected.dealers[i])]})")
+        if found.vulnerabilities[i] != expected.vulnerabilities[i]:
+            return (f"board {board}: the vulnerability differs (the file has "
+                    f"{Vulnerability(int(found.vulnerabilities[i])).pbn}, the session "
+                    f"{Vulnerability(int(expected.vulnerabilities[i])).pbn})")
     if len(found) != len(expected):
         shown = format_board_range([int(b) for b in expected.boards])
         return f"the file holds {len(found)} boards; the session has {len(expected)} ({shown})"

@@ -1,7 +1,8 @@
 """`dealer convert`: read a deal file in one format and write it in another. Deals are never printed.
 
 The whole input is read and checked before anything is written; the output is written atomically, and
-replaces an existing file only with --force.
+replaces an existing file only with --force. A board set the output format would not give back as it is
+(`dealer.formats.board_sets`) is refused in one line naming the formats that hold it.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ bounded memory in the formats that stream (PBN); the file is the same whatever t
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any, Final
@@ -18,9 +19,10 @@ from dealer.cli.options import board_range, seed_text
 from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_spans, parse_board_spans
 from dealer.core.dealset import DealSet
-from dealer.core.errors import UsageError
-from dealer.core.outfile import SECRET_MODE, check_writable, write_text
+from dealer.core.errors import FormatError, UsageError
+from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes
 from dealer.core.parallel import MAX_THREADS
+from dealer.formats import board_sets
 
 PIECE: Final = 1 << 18
 """Deals made and written at a time (about 14 MB of deals)."""
@@ -40,7 +42,13 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=seed_text, metavar="HEX",
                    help="reproduce a stream from its seed (bigdeal: 40 hex digits, shuffle: 64); for audits and "
                         "tests - a tournament takes a fresh seed")
-    p.add_argument("--owner", default="", metavar="TEXT", help="bigdeal owner string (as bigdealx -W)")
+    owner = p.add_mutually_exclusive_group()
+    owner.add_argument("--owner", default="", metavar="TEXT",
+                       help="bigdeal owner (as bigdealx -W): its bytes as the command line gives them, in any "
+                            "encoding")
+    owner.add_argument("--owner-hex", type=owner_hex, metavar="HEX",
+                       help="the owner as bytes in hex: an owner Big Deal took in another code page (Windows: "
+                            "cp1252), e.g. 5afc72696368 for Zürich there")
     p.add_argument("--event", default="", metavar="NAME", help="event name written into the file")
     p.add_argument("--seed-out", metavar="FILE", help="keep the seed in FILE (created with mode 0600)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="deal file; extension picks the format")
@@ -73,6 +81,20 @@ def thread_count(text: str) -> int:
     return value
 
 
+def owner_hex(text: str) -> bytes:
+    """--owner-hex: hex digits, two a byte, spaces between bytes allowed."""
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be hex digits, two a byte; got {text!r}") from None
+
+
+def owner_of(args: argparse.Namespace) -> bytes:
+    """The owner's bytes: --owner-hex, or --owner as the command line carried it (os.fsencode gives back the
+    bytes Python decoded it from, whatever the terminal's encoding, as Big Deal's main receives them)."""
+    return args.owner_hex if args.owner_hex is not None else os.fsencode(args.owner)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.count is not None and args.count < 1:
         raise UsageError(f"--count must be 1 or more; got {args.count}")
@@ -83,22 +105,28 @@ def run(args: argparse.Namespace) -> int:
     if args.blind and module.NAME not in ("dup", "dlm"):
         raise UsageError(f"--blind applies to DUP and DLM files, not {module.NAME.upper()}")
     check_writable(args.output, force=args.force)
+    if module.MAX_BOARD is not None and max(last for _, last in spans) > module.MAX_BOARD:
+        raise FormatError(f"{module.NAME.upper()} holds boards 1-{module.MAX_BOARD} only; these boards reach board "
+                          f"{max(last for _, last in spans)}", args.output)
+    formats.check_board_set(args.output, module, spans)
     if args.seed_out:
         check_writable(args.seed_out, force=args.force)
-    engine = engines.make_engine(args.engine, seed, args.owner, threads=args.threads)
+    owner = owner_of(args)
+    engine = engines.make_engine(args.engine, seed, owner, threads=args.threads)
     parts = pieces(engine, spans, event=args.event, metadata={"generator": f"dealer {args.engine}"})
     options = {"blind": True} if args.blind else {}
     formats.write_file_parts(args.output, parts, args.format, force=args.force, threads=args.threads, **options)
     if args.seed_out:
-        write_text(args.seed_out, engines.seed_record(args.engine, seed, args.owner), force=args.force,
-                   mode=SECRET_MODE)
+        write_bytes(args.seed_out, engines.seed_record(args.engine, seed, owner), force=args.force,
+                    mode=SECRET_MODE)
     first = spans[0][0]
     hint = ""
     if args.boards and count == 1 and first > 1 and args.boards.strip().isdigit():
         hint = f" (--count {first} makes boards 1-{first}, as bigdealx -n {first} does)"
     print(f"wrote {made(count, spans)} to {args.output} with engine {args.engine}{hint}")
     for note in formats.notes_on_written(args.output, module, first=first, count=count,
-                                         boards=lambda: shortened(format_board_spans(spans)), blind=args.blind):
+                                         boards=lambda: shortened(format_board_spans(spans)), blind=args.blind,
+                                         one_run=len(board_sets.merged(spans)) == 1):
         print(f"dealer: {note}", file=sys.stderr)
     return 0
 

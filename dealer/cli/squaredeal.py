@@ -8,6 +8,7 @@ never printed; the .sqk is created with mode 0600.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from dealer import formats
 from dealer import squaredeal as sq
 from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_range
+from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, UsageError, VerificationError
 from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, check_writable, write_bytes, write_text
 from dealer.formats.reading import ReadOptions
@@ -170,6 +172,9 @@ def run_set_dv(args: argparse.Namespace) -> int:
         raise UsageError(f"the delayed value is already {event.delayed_value!r}; use --force to change it")
     event = sq.set_delayed_value(event, args.value)
     write_event(args.sqd, event)
+    if event.delayed_value != args.value:  # as SquareDeal 2.6 warns: "Input changed, Delayed Value is now ..."
+        print(f"dealer: input changed (spacing, or '.' and ',' inside numbers dropped): the delayed value is now "
+              f"{event.delayed_value!r}", file=sys.stderr)
     print(f"DV {event.delayed_value}")
     return 0
 
@@ -197,8 +202,9 @@ def run_verify(args: argparse.Namespace) -> int:
     event = sq.read_sqd(args.sqd)
     keys = sq.read_sqk(event, key_path(args.sqd, args.sqk))
     failures = 0
+    sessions: dict[sq.SessionRef, DealSet] = {}
     for name in args.files:
-        problem = verify_file(event, keys, Path(name), args.boards)
+        problem = verify_file(event, keys, Path(name), args.boards, sessions)
         if problem:
             failures += 1
             print(f"{name}: {problem}")
@@ -209,13 +215,22 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def verify_file(event: sq.SquareDealEvent, keys: dict[str, str], path: Path, boards: str | None) -> str | None:
-    """None if the file holds exactly its session's deals, else the first difference (one line). A file
-    without board numbers (a ``.goe``, BRI, ...) is numbered from the session's first board."""
+def verify_file(event: sq.SquareDealEvent, keys: dict[str, str], path: Path, boards: str | None,
+                sessions: dict[sq.SessionRef, DealSet] | None = None) -> str | None:
+    """None if the file holds exactly its session's boards (numbers, deals, dealers, vulnerabilities), else
+    the first board and field that differ (one line). A file without board numbers (a ``.goe``, BRI, ...)
+    is numbered from the session's first board; one that numbers its boards (PBN) is read as it numbers
+    them, so a missing first Board tag is board 1, as any reader takes it. `sessions` keeps the sessions
+    regenerated so far, for the files of one command."""
     try:
         ref = sq.resolve_session(event, path.stem)
-        expected = sq.session_deals(event, keys, ref, boards)
-        found = formats.read_file(path, options=ReadOptions(first_board=int(expected.boards[0])))
+        expected = sessions.get(ref) if sessions is not None else None
+        if expected is None:
+            expected = sq.session_deals(event, keys, ref, boards)
+            if sessions is not None:
+                sessions[ref] = expected
+        numbered = formats.format_for_path(path).NUMBERED  # a file that numbers its boards is read as it does
+        found = formats.read_file(path, options=ReadOptions(first_board=None if numbered else int(expected.boards[0])))
     except DealerError as exc:
         return str(exc)
     return sq.first_difference(expected, found)

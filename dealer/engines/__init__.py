@@ -56,12 +56,14 @@ def fresh_seed(name: str) -> bytes:
     return secrets.token_bytes(seed_length(name))
 
 
-def seed_record(name: str, seed: bytes, owner: str) -> str:
-    """The text of a seed file (kept only on request, mode 0600): enough to reproduce the stream."""
-    return f"engine {name}\nseed {seed.hex()}\nowner {owner}\n"
+def seed_record(name: str, seed: bytes, owner: bytes) -> bytes:
+    """The bytes of a seed file (kept only on request, mode 0600): enough to reproduce the stream. The
+    owner is written as its bytes and again in hex (``--owner-hex``), which any byte survives."""
+    return (f"engine {name}\nseed {seed.hex()}\n".encode("ascii") + b"owner " + owner + b"\n"
+            + f"owner-hex {owner.hex()}\n".encode("ascii"))
 
 
-def make_engine(name: str, seed: bytes, owner: str = "", *, threads: int | None = None) -> Engine:
+def make_engine(name: str, seed: bytes, owner: str | bytes = b"", *, threads: int | None = None) -> Engine:
     """An engine by name with its seed (`owner` is used by bigdeal only), dealing on `threads` threads
     (default: one a CPU, see :mod:`dealer.core.parallel`); the deals do not depend on `threads`."""
     module_name, class_name, size = _spec(name)

@@ -51,9 +51,15 @@ def rmd160(data: bytes) -> bytes:
     return ripemd160.ripemd160(data)
 
 
-def owner_hash(owner: str) -> bytes:
-    """The 20-byte owner hash: RIPEMD-160 of the owner string in UTF-8 (Big Deal's -W string)."""
-    return rmd160(owner.encode("utf-8"))
+def owner_bytes(owner: str | bytes) -> bytes:
+    """The owner as the bytes Big Deal hashes (its -W argument as its ``main`` receives it): bytes as they
+    are; text in UTF-8, an undecodable byte the command line carried (``surrogateescape``) as that byte."""
+    return owner if isinstance(owner, bytes) else owner.encode("utf-8", "surrogateescape")
+
+
+def owner_hash(owner: str | bytes) -> bytes:
+    """The 20-byte owner hash: RIPEMD-160 of the owner's bytes (:func:`owner_bytes`)."""
+    return rmd160(owner_bytes(owner))
 
 
 def _hashlib_digests(tail: bytes, start: int, count: int) -> bytes:
@@ -118,7 +124,8 @@ def candidates_to_parts(high: npt.NDArray[np.uint64], low: npt.NDArray[np.uint64
 
 
 class BigDealEngine:
-    """Big Deal's deal stream for a 160-bit seed and an owner string; state is kept between calls.
+    """Big Deal's deal stream for a 160-bit seed and an owner (bytes, or text: :func:`owner_bytes`); state
+    is kept between calls.
 
     A large batch is hashed, screened and decoded in spans on `threads` threads (default: one a CPU,
     see :mod:`dealer.core.parallel`): each span of counters is hashed and screened by itself, the
@@ -128,7 +135,7 @@ class BigDealEngine:
 
     name = "bigdeal"
 
-    def __init__(self, seed: bytes, owner: str = "", *, use_hashlib: bool | None = None,
+    def __init__(self, seed: bytes, owner: str | bytes = b"", *, use_hashlib: bool | None = None,
                  threads: int | None = None) -> None:
         """`use_hashlib`: True hashes through hashlib only, False through numpy only; None (the
         default) picks the faster per batch where hashlib has RIPEMD-160, else numpy."""
@@ -139,8 +146,7 @@ class BigDealEngine:
             self._digests: DigestFunction = _fastest_digests if has_hashlib else _numpy_digests
         else:
             self._digests = _hashlib_digests if use_hashlib else _numpy_digests
-        owner_digest = owner_hash(owner) if use_hashlib is not False else ripemd160.ripemd160(
-            owner.encode("utf-8"))
+        owner_digest = owner_hash(owner) if use_hashlib is not False else ripemd160.ripemd160(owner_bytes(owner))
         self._tail = bytes(seed) + owner_digest
         self._counter = 1  # the next counter to hash
         self.threads = parallel.thread_count(threads)

@@ -2,9 +2,10 @@
 way commands read and write a deal file (atomically, the board limit checked first).
 
 A format module defines ``NAME``, ``EXTENSIONS`` (the first the usual one), ``MAX_BOARD``, ``NUMBERED``,
-``COUNTED``, ``read(stream, path, options, report) -> Iterator[DealSet]`` and ``write(stream, deals)``,
-and may define ``write_parts`` (any size, bounded memory). Readers raise only `FormatError`, naming the
-file and the line, byte offset or board.
+``COUNTED``, ``BOARD_SET`` (which sets of boards it carries: :mod:`dealer.formats.board_sets`),
+``read(stream, path, options, report) -> Iterator[DealSet]`` and ``write(stream, deals)``, and may define
+``write_parts`` (any size, bounded memory). Readers raise only `FormatError`, naming the file and the line,
+byte offset or board.
 
 May import: `dealer.core`.
 """
@@ -17,10 +18,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
 
+import numpy as np
+
 from dealer.core.boards import format_board_range
+from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
-from dealer.core.errors import FormatError, UsageError
+from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.core.outfile import atomic_output, check_writable
+from dealer.formats import board_sets
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 from dealer.formats.repeats import one_board_per_number
 
@@ -99,9 +104,11 @@ def read_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
 
     deals, notes = one_board_per_number(deals, str(path), game=options.game, places=places)
     report.notes.extend(notes)
+    report.notes.extend(_unnumbered_note(str(path), report, options))
+    report.notes.extend(same_deal_notes(str(path), deals))
     report.notes.extend(_skipped_notes(str(path), report))
     if not module.NUMBERED or not module.COUNTED:
-        report.notes.append(_count_note(str(path), module, deals, options))
+        report.notes.append(_count_note(str(path), module, deals, options, report))
     return deals
 
 
@@ -125,32 +132,113 @@ def _skipped_notes(path: str, report: ReadReport) -> list[str]:
     return notes
 
 
+def _unnumbered_note(path: str, report: ReadReport, options: ReadOptions) -> list[str]:
+    if not report.unnumbered:
+        return []
+    count = len(report.unnumbered)
+    start = f"from {options.first_board}" if options.first_board else "from 1"
+    return [f"{path}: {count} game{'s' if count > 1 else ''} without a board number (no Board tag, or '?'), "
+            f"numbered as the board before + 1 ({start} for the first): at {_listed(report.unnumbered)}"]
+
+
+def same_deal_notes(path: str, deals: DealSet) -> list[str]:
+    """One line naming boards of different numbers that hold the same deal (Law 6: a deal is dealt for one
+    board of a session), or none."""
+    if len(deals) < 2:
+        return []
+    packed = np.ascontiguousarray(pack(deals.deals))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    if not (counts > 1).any():
+        return []
+    groups = [deals.boards[np.flatnonzero(inverse == k)].tolist() for k in np.flatnonzero(counts > 1)]
+    groups.sort(key=lambda g: int(g[0]))
+    shown = _listed([" and ".join(str(b) for b in group) for group in groups], most=6)
+    return [f"{path}: the same deal is on more than one board (Law 6: a deal is dealt for one board of a "
+            f"session): boards {shown}"]
+
+
 def _listed(items: list[str], most: int = 12) -> str:
     shown = ", ".join(items[:most])
     return shown + (f" and {len(items) - most} more" if len(items) > most else "")
 
 
-def _count_note(path: str, module: ModuleType, deals: DealSet, options: ReadOptions) -> str:
+def _count_note(path: str, module: ModuleType, deals: DealSet, options: ReadOptions, report: ReadReport) -> str:
     """For a format that holds no board numbers or no count: how many boards were read, and as which."""
     text = f"{path}: {len(deals)} board{'s' if len(deals) != 1 else ''} read ({_short_range(deals)})"
     name = module.NAME.upper()
     if not module.NUMBERED and options.first_board is None:
-        text += f"; {name} holds no board numbers: numbered from {int(deals.boards[0])} (--first-board N to " \
-                "start at N)"
+        if report.by_position:
+            text += f"; {name} holds no board numbers: numbered by the file's line positions"
+        elif module.NAME == "dup":
+            text += f"; {name} holds no board numbers: numbered from {int(deals.boards[0])} (--first-board N to " \
+                    "start at N)"
+        else:
+            first = int(deals.boards[0])
+            text += f"; {name} holds no board numbers: numbered from {first}, a guess the file cannot confirm"
+            if module.NAME == "bhg":
+                text += " (a line's hands are turned by its board number: a wrong first board turns them too)"
+            text += "; " + _what_makes_it_certain(Path(path), module, deals)
     if not module.COUNTED:
         text += f"; {name} does not record how many boards a file holds: check that none is missing"
     return text
 
 
+_COMPANION_MOST: Final = 1 << 24  # bytes of a file beside it worth reading to find the run's first board
+
+
+def _what_makes_it_certain(path: Path, module: ModuleType, deals: DealSet) -> str:
+    """The first board a file of the same deals beside `path` (same name, a format with board numbers)
+    gives, or what would make the numbering certain."""
+    for name in _MODULES:
+        other = get_format(name)
+        companion = path.with_suffix("." + other.EXTENSIONS[0])
+        if not other.NUMBERED or companion == path or not companion.is_file():
+            continue
+        try:
+            if companion.stat().st_size > _COMPANION_MOST:
+                continue
+            known = read_file(companion, name)
+        except (DealerError, OSError):
+            continue
+        first = _same_run_from(module, deals, known)
+        if first is not None:
+            return f"{companion} beside it holds the same deals from board {first}: read with --first-board {first}"
+    return "--first-board N makes it certain (the file's PBN or DLM, if kept, names N)"
+
+
+def _same_run_from(module: ModuleType, guessed: DealSet, known: DealSet) -> int | None:
+    """The first board of `known` if it is one run of the deals `guessed` read (BHG's hands turned to it)."""
+    if len(known) != len(guessed) or len(board_sets.merged(board_sets.spans_of(known.boards))) != 1:
+        return None
+    first = int(known.boards[0])
+    deals = guessed.deals
+    if module.NAME == "bhg":
+        deals = ((deals.astype(np.int64) + first - int(guessed.boards[0])) % 4).astype(np.uint8)
+    return first if np.array_equal(deals, known.deals) else None
+
+
+def check_board_set(path: str | Path, module: ModuleType, spans: board_sets.Spans) -> None:
+    """Refuse, in one line naming the formats that can, boards (as spans) a file of `module`'s format
+    would not give back as they are: `FormatError` naming the file."""
+    why = board_sets.problem(module, spans)
+    if why is not None:
+        raise FormatError(why, path)
+
+
 def write_file(path: str | Path, deals: DealSet, fmt: str | None = None, *, force: bool = False,
                **options: Any) -> None:
-    """Write `deals` to `path` in its format, atomically; nothing is written if the format cannot hold them."""
+    """Write `deals` to `path` in its format, atomically; nothing is written if the format cannot hold them
+    or would read them back as other boards, dealers or vulnerabilities."""
     module = format_for_path(path, fmt)
     check_writable(path, force=force)
     limit = module.MAX_BOARD
     if limit is not None and len(deals) and int(deals.boards.max()) > limit:
         raise FormatError(f"{module.NAME.upper()} holds boards 1-{limit} only; "
                           f"this run reaches board {int(deals.boards.max())}", path)
+    why = board_sets.problem(module, board_sets.spans_of(deals.boards)) or board_sets.law2_problem(module, deals)
+    if why is not None:
+        raise FormatError(why, path)
     with atomic_output(path, force=force) as out:
         module.write(out, deals, **options)
 
@@ -174,19 +262,21 @@ def written_notes(path: str | Path, deals: DealSet, target: ModuleType, *, blind
     """What a user must know about a file just written: a blind DUP that blanks nothing, and boards a
     format without numbers will give back under other numbers."""
     first = int(deals.boards[0]) if len(deals) else 1
+    one_run = len(board_sets.merged(board_sets.spans_of(deals.boards))) <= 1
     return notes_on_written(path, target, first=first, count=len(deals), boards=lambda: _short_range(deals),
-                            blind=blind)
+                            blind=blind, one_run=one_run)
 
 
 def notes_on_written(path: str | Path, target: ModuleType, *, first: int, count: int, boards: Callable[[], str],
-                     blind: bool) -> list[str]:
+                     blind: bool, one_run: bool = True) -> list[str]:
     """:func:`written_notes` of a file of `count` boards from board `first`, `boards()` giving their range
-    text when a note needs it (for a file written in parts, with no deal set of them all at hand)."""
+    text when a note needs it (for a file written in parts, with no deal set of them all at hand);
+    `one_run` says whether the boards are one run (a BHG file of another set carries their positions)."""
     notes = []
     if blind and target.NAME == "dup" and first != 1:
         notes.append(f"{path}: blind DUP blanks board 1's cards only (as Big Deal's does); board 1 is not in "
                      "this run, so every board's cards show")
-    if not target.NUMBERED and first != 1:
+    if not target.NUMBERED and first != 1 and one_run:
         notes.append(f"{path}: {target.NAME.upper()} holds no board numbers: boards "
                      f"{boards()} read back as 1-{count} unless read with --first-board {first}")
     return notes

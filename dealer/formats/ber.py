@@ -17,6 +17,7 @@ from typing import Any, BinaryIO, Final
 import numpy as np
 
 from dealer.core.dealset import DealSet
+from dealer.formats import board_sets
 from dealer.formats._records import (
     CHUNK_BOARDS,
     RecordFault,
@@ -32,6 +33,7 @@ EXTENSIONS: Final = ("ber",)
 MAX_BOARD: Final = None
 NUMBERED: Final = False
 COUNTED: Final = False
+BOARD_SET: Final = board_sets.ONE_RUN
 RECORD: Final = 52
 
 

@@ -13,11 +13,13 @@ line and a board (or between boards), the file carries positions and line n (cou
 0) is board n; otherwise the boards follow one another from the first board (1, or ``--first-board``;
 a position-carrying file refuses a ``--first-board`` that disagrees with it). LF or CRLF line ends.
 
-The writer writes Big Deal's file byte for byte: an empty line, then each board's line starting with the
-hand of its number's Law 2 dealer, LF line ends.
+The writer writes one run as Big Deal does, byte for byte: an empty line, then each board's line starting
+with the hand of its number's Law 2 dealer, LF line ends (a run not from board 1 reads back right with
+``--first-board``). Any other set, in ascending order, it writes in deal-convert's positional form, which
+reads back as it is; see :mod:`dealer.formats.board_sets` for the sets it refuses.
 
-Keeps: the deals, in order. Loses: board numbers (but for the positions above), dealer and
-vulnerability (Law 2 from the number), event. The reader checks every letter and that each card is
+Keeps: the deals, in order, and their board numbers when written by position. Loses: board numbers of a
+run, dealer and vulnerability (Law 2 from the number), event. The reader checks every letter and that each card is
 held once.
 """
 
@@ -31,6 +33,7 @@ import numpy as np
 from dealer.core.cards import card_name
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
+from dealer.formats import board_sets
 from dealer.formats._codes import cards_by_seat
 from dealer.formats._records import (
     CHUNK_BOARDS,
@@ -49,6 +52,7 @@ EXTENSIONS: Final = ("bhg",)
 MAX_BOARD: Final = None
 NUMBERED: Final = False
 COUNTED: Final = False
+BOARD_SET: Final = board_sets.POSITIONS
 _CARD_OF_BYTE: Final = np.full(256, -1, dtype=np.int16)
 _CARD_OF_BYTE[ord("A"):ord("Z") + 1] = np.arange(26)
 _CARD_OF_BYTE[ord("a"):ord("z") + 1] = np.arange(26, 52)
@@ -76,6 +80,8 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
         if empty_before and not positional:
             # positions: line n is board n; the boards before the gap must already be where they say
             positional = True
+            if report is not None:
+                report.by_position = True
             if (seen and first_line != first_board + 1) or (
                     not seen and options.first_board is not None and options.first_board != number - 1):
                 where = f"board {number - 1}" if not seen else "the boards before it"
@@ -133,9 +139,26 @@ def _deals_of(cards: np.ndarray, boards: np.ndarray) -> ByteArray:
 
 def write(stream: BinaryIO, deals: DealSet, **options: Any) -> None:
     """Write an empty line, then each deal as 52 letters starting with the hand of the Law 2 dealer of its
-    board number, as Big Deal does."""
+    board number: one run as Big Deal writes it, any other set (ascending) with an empty line for every
+    board number it skips, as deal-convert does, so that line n is board n."""
     reject_options(NAME, options)
     stream.write(b"\n")
+    if len(board_sets.merged(board_sets.spans_of(deals.boards))) <= 1:
+        _write_lines(stream, deals)
+        return
+    why = board_sets.set_problem(BOARD_SET, NAME, board_sets.spans_of(deals.boards))
+    if why is not None:
+        raise FormatError(why)
+    previous = 0
+    for first, last in board_sets.spans_of(deals.boards):
+        stream.write(b"\n" * (first - previous - 1))
+        rows = np.flatnonzero((deals.boards >= first) & (deals.boards <= last))
+        _write_lines(stream, DealSet(deals.boards[rows], deals.deals[rows], deals.dealers[rows],
+                                     deals.vulnerabilities[rows]))
+        previous = last
+
+
+def _write_lines(stream: BinaryIO, deals: DealSet) -> None:
     for start in range(0, len(deals), CHUNK_BOARDS):
         part = deals.deals[start:start + CHUNK_BOARDS]
         order = cards_by_seat(part)  # N, E, S, W hands, 13 cards each

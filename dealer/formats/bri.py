@@ -18,6 +18,7 @@ from typing import Any, BinaryIO, Final
 import numpy as np
 
 from dealer.core.dealset import DealSet
+from dealer.formats import board_sets
 from dealer.formats._codes import BRI_PART, decode_bri_part, encode_bri_part
 from dealer.formats._records import (
     CHUNK_BOARDS,
@@ -34,6 +35,7 @@ EXTENSIONS: Final = ("bri",)
 MAX_BOARD: Final = None
 NUMBERED: Final = False
 COUNTED: Final = False
+BOARD_SET: Final = board_sets.ONE_RUN
 RECORD: Final = 128
 _FILLER: Final = b" " * 32 + b"\0" * 18
 

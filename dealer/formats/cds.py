@@ -19,7 +19,7 @@ import numpy as np
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
-from dealer.formats import _kops
+from dealer.formats import _kops, board_sets
 from dealer.formats._records import CHUNK_BOARDS, RecordFault, check_batch, fault_error, iter_records, reject_options
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
@@ -28,6 +28,7 @@ EXTENSIONS: Final = ("cds",)
 MAX_BOARD: Final = None
 NUMBERED: Final = True
 COUNTED: Final = False
+BOARD_SET: Final = board_sets.BYTE_NUMBERS
 RECORD: Final = 1 + _kops.DEAL_BYTES
 _OFFSET: Final = 1
 

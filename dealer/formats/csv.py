@@ -26,6 +26,7 @@ from dealer.core.boards import Vulnerability, dealers_of, vulnerabilities_of
 from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
+from dealer.formats import board_sets
 from dealer.formats._codes import hand_layout, parse_deal_strings, place_suit
 from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, UNSET, RecordFault, reject_options
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
@@ -35,6 +36,7 @@ EXTENSIONS: Final = ("csv",)
 MAX_BOARD: Final = None
 NUMBERED: Final = True
 COUNTED: Final = False
+BOARD_SET: Final = board_sets.NUMBERS
 FIELDS: Final = 18
 HOLDINGS: Final = 16
 VUL_TEXT: Final = ("-", "NS", "EW", "All")

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO, Final
 import numpy as np
 
 from dealer.core.dealset import DealSet
+from dealer.formats import board_sets
 from dealer.formats._codes import DGE_PART, decode_dge_part, encode_dge_part
 from dealer.formats._records import (
     CHUNK_BOARDS,
@@ -34,6 +35,7 @@ EXTENSIONS: Final = ("dge",)
 MAX_BOARD: Final = None
 NUMBERED: Final = False
 COUNTED: Final = False
+BOARD_SET: Final = board_sets.ONE_RUN
 RECORD: Final = 128
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, UsageError
+from dealer.formats import board_sets
 from dealer.formats._records import ByteArray, RecordFault, check_batch, iter_lines
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
@@ -39,6 +40,7 @@ EXTENSIONS: Final = ("dlm",)
 MAX_BOARD: Final = 99
 NUMBERED: Final = True
 COUNTED: Final = True
+BOARD_SET: Final = board_sets.ONE_RUN
 ENCODING: Final = "cp1252"
 FILLER: Final = "aaaaaabffffffkkkkkklpppppp"
 _BOARD_VALUE: Final = re.compile(r"([a-p]{26})(\d{3})")

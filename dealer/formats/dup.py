@@ -42,6 +42,7 @@ import numpy as np
 from dealer.core.cards import SEATS, card_name
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, UsageError
+from dealer.formats import board_sets
 from dealer.formats._codes import (
     BRI_PART,
     DGE_PART,
@@ -58,6 +59,7 @@ EXTENSIONS: Final = ("dup",)
 MAX_BOARD: Final = 99
 NUMBERED: Final = False
 COUNTED: Final = True
+BOARD_SET: Final = board_sets.ONE_RUN
 RECORD: Final = 156
 TRAILER_AT: Final = BRI_PART + DGE_PART  # 146
 LINE_RECORD: Final = BRI_PART + 2  # 78 digits + CRLF

@@ -26,6 +26,7 @@ import numpy as np
 from dealer.core import godel
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
+from dealer.formats import board_sets
 from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, reject_options
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
@@ -34,6 +35,7 @@ EXTENSIONS: Final = ("goe",)
 MAX_BOARD: Final = None
 NUMBERED: Final = False
 COUNTED: Final = False
+BOARD_SET: Final = board_sets.ONE_RUN
 WIDTH: Final = 38  # 29 digits and 9 separators
 _NUMBER: Final = re.compile(rb"[ \t]*(\d{1,3}(?:,\d{3})*|\d+)[ \t]*")
 

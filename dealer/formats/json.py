@@ -34,6 +34,7 @@ from dealer.core.boards import dealer_of, vulnerability_of
 from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
+from dealer.formats import board_sets
 from dealer.formats._codes import hand_layout, parse_deal_strings
 from dealer.formats._records import CHUNK_BOARDS, HIGHEST_BOARD, RecordFault, read_full, reject_options
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
@@ -43,6 +44,7 @@ EXTENSIONS: Final = ("json",)
 MAX_BOARD: Final = None
 NUMBERED: Final = True
 COUNTED: Final = True
+BOARD_SET: Final = board_sets.NUMBERS
 FORMAT_ID: Final = "dealer-deals"
 VERSION: Final = 1
 VUL_NAMES: Final = ("None", "NS", "EW", "All")

@@ -31,6 +31,7 @@ from dealer.core.boards import Vulnerability, dealers_of, vulnerabilities_of
 from dealer.core.cards import RANKS
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
+from dealer.formats import board_sets
 from dealer.formats._codes import hand_layout, parse_hand
 from dealer.formats._records import (
     CHUNK_BOARDS,
@@ -48,6 +49,7 @@ EXTENSIONS: Final = ("lin",)
 MAX_BOARD: Final = None
 NUMBERED: Final = True
 COUNTED: Final = False
+BOARD_SET: Final = board_sets.NUMBERS
 SEAT_OF_DIGIT: Final = {"1": 2, "2": 3, "3": 0, "4": 1}  # LIN dealer digit -> seat N=0 E=1 S=2 W=3
 MD_SEATS: Final = (2, 3, 0, 1)  # md hands are S, W, N, E
 VUL_CODES: Final = "oneb"

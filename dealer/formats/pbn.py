@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO, Final
 
 from dealer.core.dealset import DealSet
-from dealer.formats import pbn_export
+from dealer.formats import board_sets, pbn_export
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 
 NAME: Final = "pbn"
@@ -42,6 +42,7 @@ EXTENSIONS: Final = ("pbn",)
 MAX_BOARD: Final = None
 NUMBERED: Final = True
 COUNTED: Final = False
+BOARD_SET: Final = board_sets.NUMBERS
 
 
 def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,

@@ -203,13 +203,14 @@ class _Reader:
         report = self.report
         return (dict(self.last), dict(self.sticky), self.event, dict(self.metadata),
                 set(self.metadata_seen), self.previous_board, self.seen_board, len(report.partial),
-                len(report.results_only))
+                len(report.results_only), len(report.unnumbered))
 
     def _restore(self, state: tuple[Any, ...]) -> None:
         (self.last, self.sticky, self.event, self.metadata, self.metadata_seen,
-         self.previous_board, self.seen_board, partial, results_only) = state
+         self.previous_board, self.seen_board, partial, results_only, unnumbered) = state
         del self.report.partial[partial:]
         del self.report.results_only[results_only:]
+        del self.report.unnumbered[unnumbered:]
 
     def note_metadata(self, values: dict[str, str]) -> None:
         """Keep the first Event, Site, Date and Generator of the file's top (up to its first board).
@@ -366,6 +367,7 @@ class _Block:
     def board_number(self, value: str, token: int) -> int:
         text = value.strip()
         if text in ("", "?"):
+            self.reader.report.unnumbered.append(f"line {self.token_line(token)}")
             return self.reader.previous_board + 1
         if not (text.isascii() and text.isdigit() and len(text) < 20 and 0 < int(text) <= _MAX_BOARD_NUMBER):
             self.fail(token, f"board number {_shown(value)} is not a positive integer")

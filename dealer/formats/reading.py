@@ -6,7 +6,7 @@ deal (a ``-`` hand, fewer than 52 cards) is skipped or refuses the file, whether
 (results only) are skipped, and which game to keep of a board number that comes with different deals.
 A reader fills a `ReadReport`: the boards and games it skipped, and, when asked (`track_places`), where
 in the file each board it yields was (``line 12``, ``byte 312``), so that an error about two boards can
-name both.
+name both, and whether a file without board numbers carried them by position.
 """
 
 from __future__ import annotations
@@ -56,6 +56,10 @@ class ReadReport:
     results_only: list[Skipped] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     places: list[str] | None = None
+    unnumbered: list[str] = field(default_factory=list)
+    """Where the games are that gave no board number (no Board tag, or ``?``): numbered previous + 1."""
+    by_position: bool = False
+    """The file carried its boards' numbers by position (a BHG file with empty lines for missing boards)."""
 
     @classmethod
     def tracking(cls) -> ReadReport:

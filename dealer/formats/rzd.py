@@ -19,7 +19,7 @@ import numpy as np
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
-from dealer.formats import _kops
+from dealer.formats import _kops, board_sets
 from dealer.formats._records import (
     CHUNK_BOARDS,
     RecordFault,
@@ -36,6 +36,7 @@ EXTENSIONS: Final = ("rzd",)
 MAX_BOARD: Final = None
 NUMBERED: Final = False
 COUNTED: Final = True
+BOARD_SET: Final = board_sets.ONE_RUN
 HEADER: Final = 13
 RECORD: Final = _kops.DEAL_BYTES
 _FILLER: Final = b" " * 11

@@ -52,7 +52,7 @@ class PlanEvent:
     """The event as a whole."""
 
     name: str
-    owner: str           # the bigdeal owner string (bigdealx -W)
+    owner: bytes         # the bigdeal owner's bytes (bigdealx -W)
     deal_folder: Path    # where generated deal files go
     journal: Path        # the journal of the runs of this plan
     order: DealingOrder  # default dealing order of the sessions

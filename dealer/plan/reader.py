@@ -47,8 +47,8 @@ DEFAULT_DEAL_FOLDER: Final = "deals"
 
 # key -> required?
 _TOP: Final = {"event": True, "sessions": True, "machines": False}
-_EVENT: Final = {"name": True, "owner": False, "deal_folder": False, "journal": False, "order": False,
-                 "keep_seeds": False}
+_EVENT: Final = {"name": True, "owner": False, "owner_hex": False, "deal_folder": False, "journal": False,
+                 "order": False, "keep_seeds": False}
 _SESSION: Final = {"name": True, "boards": False, "source": False, "replay": False, "order": False,
                    "sections": True}
 _SECTION: Final = {"name": True, "copies": False, "sets": False, "boards": False}
@@ -173,6 +173,19 @@ class _Reader:
             self.fail(where + (key,), f"must be {_TYPE_NAMES[kind]}")
         return value
 
+    def owner(self, table: dict[str, Any], where: KeyPath, name: str) -> bytes:
+        """The owner's bytes: ``owner`` in UTF-8 (the plan is UTF-8 text), or ``owner_hex`` for any bytes
+        (an owner typed in another code page, as Big Deal on Windows takes it); default the event name."""
+        if "owner" in table and "owner_hex" in table:
+            self.fail(where + ("owner_hex",), "give owner or owner_hex, not both")
+        hex_text = self.get(table, where, "owner_hex", str)
+        if hex_text is None:
+            return str(self.get(table, where, "owner", str, name)).encode("utf-8")
+        try:
+            return bytes.fromhex(hex_text)
+        except ValueError:
+            self.fail(where + ("owner_hex",), "must be hex digits, two a byte (spaces between bytes allowed)")
+
     def text(self, table: dict[str, Any], where: KeyPath, key: str, default: str | None = None) -> str:
         value = self.get(table, where, key, str, default)
         if value is None or not value.strip():
@@ -255,7 +268,7 @@ class _Reader:
     def event(self, table: dict[str, Any]) -> PlanEvent:
         where: KeyPath = ("event",)
         name = self.text(table, where, "name")
-        owner = self.get(table, where, "owner", str, name)
+        owner = self.owner(table, where, name)
         folder = self.local_path(self.text(table, where, "deal_folder", DEFAULT_DEAL_FOLDER), where + ("deal_folder",))
         if folder.exists() and not folder.is_dir():
             self.fail(where + ("deal_folder",), f"{folder} is not a folder")

@@ -15,7 +15,7 @@ from dealer import engines, formats, squaredeal
 from dealer.core.boards import format_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, OutputExistsError, UsageError
-from dealer.core.outfile import SECRET_MODE, check_writable, write_text
+from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes
 
 GENERATED_FORMAT: Final = "pbn"
 
@@ -35,7 +35,7 @@ def read_deals(path: Path, fmt: str | None = None) -> DealSet:
     return formats.read_file(path, fmt)
 
 
-def generate(path: Path, engine: str, boards: tuple[int, ...], *, owner: str, event: str,
+def generate(path: Path, engine: str, boards: tuple[int, ...], *, owner: bytes, event: str,
              seed_file: Path | None = None) -> DealSet:
     """Deal `boards` from a fresh `engine` stream into the new file `path` and return what the file holds.
 
@@ -54,7 +54,7 @@ def generate(path: Path, engine: str, boards: tuple[int, ...], *, owner: str, ev
     except OutputExistsError:
         return read_deals(path, GENERATED_FORMAT)
     if seed_file is not None:
-        write_text(seed_file, engines.seed_record(engine, seed, owner), mode=SECRET_MODE)
+        write_bytes(seed_file, engines.seed_record(engine, seed, owner), mode=SECRET_MODE)
     written = read_deals(path, GENERATED_FORMAT)
     if not np.array_equal(written.deals, deals.deals) or not np.array_equal(written.boards, deals.boards):
         raise FormatError("does not hold the deals just generated for it", path)

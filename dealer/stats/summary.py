@@ -103,6 +103,9 @@ def verdict(deals: int, chance: float, *, bound: bool, most: str, wild_share: fl
     if deals == 0:
         return "There are no deals to judge."
     how_often = chance_text(chance, bound=bound)
+    if bound and chance >= 1:  # a bound capped at 1 says nothing of how often: no "100 % of the time"
+        return (f"{these} as random as a perfect shuffle would give: a result at least this uneven is common by "
+                "chance (the bound on its chance, taken over every figure, reaches 100 % and says no more).")
     if chance >= UNEVEN:
         return (f"{these} as random as a perfect shuffle would give: a result at least this uneven happens by "
                 f"chance {how_often} of the time.")

@@ -52,7 +52,7 @@ def test_the_fixtures_cover_what_they_claim() -> None:
 def test_engine_gives_bigdealx_goedel_numbers(case: Case) -> None:
     expected = goe_numbers(case.read("goedel"))
     assert len(expected) == len(case.boards)
-    engine = BigDealEngine(bytes.fromhex(case.seed), case.owner)
+    engine = BigDealEngine(bytes.fromhex(case.seed), case.owner_bytes)
     assert engine.numbers(len(expected)) == expected
 
 
@@ -62,19 +62,19 @@ def test_engine_gives_bigdealx_pbn_deals(case: Case) -> None:
     assert [int(g["Board"]) for g in pbn_games(data)] == case.boards  # boards first..last get deals 1..n
     expected = pbn_deals(data)
     for use_hashlib in (None, False):  # the default hashing and the numpy RIPEMD-160
-        engine = BigDealEngine(bytes.fromhex(case.seed), case.owner, use_hashlib=use_hashlib)
+        engine = BigDealEngine(bytes.fromhex(case.seed), case.owner_bytes, use_hashlib=use_hashlib)
         assert np.array_equal(engine.deals(len(expected)), expected)
 
 
 def test_the_owner_changes_the_deals() -> None:
-    """One seed with two owners (s1 with "" and with "Northshire Bridge Association"): Big Deal deals
-    differently, and so do we, each time as Big Deal."""
+    """One seed with three owners (s1 with "", "Northshire Bridge Association" and Latin-1 "Zürich"):
+    Big Deal deals differently, and so do we, each time as Big Deal."""
     same_seed = [c for c in CASES if c.seed == CASES[0].seed and c.range == "16"]
-    assert len({c.owner for c in same_seed}) == 2
+    assert len({c.owner_bytes for c in same_seed}) == 3
     deals = [pbn_deals(c.read("pbn")) for c in same_seed]
-    assert not np.array_equal(deals[0], deals[1])
+    assert all(not np.array_equal(a, b) for k, a in enumerate(deals) for b in deals[k + 1:])
     for case, expected in zip(same_seed, deals, strict=True):
-        assert np.array_equal(BigDealEngine(bytes.fromhex(case.seed), case.owner).deals(16), expected)
+        assert np.array_equal(BigDealEngine(bytes.fromhex(case.seed), case.owner_bytes).deals(16), expected)
 
 
 # Every deal file Big Deal writes, and whether it carries board numbers (the others are read with
@@ -119,12 +119,14 @@ def test_convert_reads_every_bigdealx_file_as_its_pbn(case: Case, fmt: str, tmp_
 @pytest.mark.parametrize("case", [c for c in CASES if c.first > 1], ids=str)
 def test_a_file_without_board_numbers_read_without_first_board_says_so(case: Case, tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """Read without --first-board, a BRI of boards 5-20 is boards 1-16, and the user is told how to say
-    otherwise; the deals are Big Deal's in order."""
+    """Read without --first-board, a BRI of boards 5-20 is boards 1-16, said to be a guess, and the PBN Big
+    Deal wrote beside it named as what makes it certain; the deals are Big Deal's in order."""
     out = tmp_path / "out.json"
     assert main(["convert", str(case.path("bri")), str(out)]) == 0
     shown = capsys.readouterr().err
-    assert "numbered from 1 (--first-board N to start at N)" in shown
+    assert "numbered from 1, a guess the file cannot confirm" in shown
+    assert f"{case.path('pbn')} beside it holds the same deals from board {case.first}: read with --first-board " \
+           f"{case.first}" in shown
     got = games_of_json(out.read_bytes())
     assert [g[0] for g in got] == list(range(1, len(case.boards) + 1))
     assert np.array_equal([g[3] for g in got], pbn_deals(case.read("pbn")))

@@ -199,3 +199,33 @@ def test_a_published_goe_verifies_like_its_pbn(tmp_path: Path, capsys: pytest.Ca
     (tmp_path / "FIN2.goe").write_text("".join(lines))
     assert main(["squaredeal", "verify", str(tmp_path / "WBG2024.sqd"), str(tmp_path / "FIN2.goe")]) == 8
     assert "FIN2.goe: board 20: the deal differs" in capsys.readouterr().out
+
+
+def test_set_dv_warns_when_it_changes_the_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As SquareDeal 2.6 does ("Input changed, Delayed Value is now ..."): a decimal point or a thousands
+    comma dropped, or spacing changed, is said on stderr; a value kept as given is not."""
+    prepared_event(tmp_path)
+    said = capsys.readouterr().err
+    assert "input changed (spacing, or '.' and ',' inside numbers dropped): the delayed value is now " \
+           "'3821107'" in said
+    sqd = tmp_path / "club.sqd"
+    assert main(["squaredeal", "set-dv", str(sqd), "3821107", "--force"]) == 0
+    assert "input changed" not in capsys.readouterr().err
+
+
+@needs_pbn
+def test_verify_names_a_changed_dealer_and_vulnerability(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The published session fixes each board's dealer and vulnerability: a file that changes either is
+    refused naming the board and the field."""
+    fin1 = (WBG / "FIN1.pbn").read_text()
+    for field, old, new, said in (("dealer", '[Dealer "E"]', '[Dealer "S"]', "board 2: the dealer differs (the "
+                                   "file has S, the session E)"),
+                                  ("vulnerability", '[Vulnerable "None"]', '[Vulnerable "EW"]', "board 1: the "
+                                   "vulnerability differs (the file has EW, the session None)")):
+        folder = tmp_path / field
+        folder.mkdir()
+        (folder / "FIN1.pbn").write_text(fin1.replace(old, new, 1))
+        code = main(["squaredeal", "verify", str(WBG / "WBG2024.sqd"), "--sqk", str(WBG / "WBG2024.sqk"),
+                     str(folder / "FIN1.pbn")])
+        assert code == VerificationError.exit_code
+        assert f"{folder / 'FIN1.pbn'}: {said}" in capsys.readouterr().out

@@ -33,6 +33,7 @@ from tests.support.bigdeal_files import (
     deal_from_pbn,
     dlm_document,
     lin_boards,
+    pbn_deals,
     pbn_games,
 )
 
@@ -50,7 +51,8 @@ def test_every_format_we_write_is_compared() -> None:
 
 def generate(case: Case, out: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
     """Run `dealer generate` for a case into `out`; the exit code and all it printed."""
-    code = main(["generate", "--boards", case.dealer_boards, "--seed", case.seed, "--owner", case.owner,
+    owner = os.fsdecode(case.owner_bytes)  # the owner's bytes as Python hands a program its command line
+    code = main(["generate", "--boards", case.dealer_boards, "--seed", case.seed, "--owner", owner,
                  "-o", str(out), *extra])
     shown = capsys.readouterr()
     return code, shown.out + shown.err
@@ -160,8 +162,8 @@ def test_generate_blind_writes_bigdealx_sealed_dlm(case: Case, tmp_path: Path,
 
 @pytest.mark.parametrize("case", [c for c in CASES if not c.owner.isascii() or len(c.owner) > 100], ids=str)
 def test_console_entry_point_hashes_the_owner_as_bigdealx(case: Case, tmp_path: Path) -> None:
-    """`python -m dealer` in a process of its own, the owner passed as the very bytes bigdealx got
-    (UTF-8; cases.json keeps them as owner_hex): the same BRI file as Big Deal's."""
+    """`python -m dealer` in a process of its own, the owner passed as the very bytes bigdealx got (UTF-8,
+    Latin-1 or cp1252; cases.json keeps them as owner_hex): the same BRI file as Big Deal's."""
     out = tmp_path / "ours.bri"
     env = {**os.environ, "LC_ALL": "C.UTF-8"}
     env.pop("PYTHONIOENCODING", None)
@@ -170,3 +172,17 @@ def test_console_entry_point_hashes_the_owner_as_bigdealx(case: Case, tmp_path: 
                           env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     assert out.read_bytes() == case.read("bri")
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.owner_bytes != c.owner.encode("utf-8")], ids=str)
+def test_an_owner_given_in_hex_reproduces_bigdealx_and_is_kept_in_the_seed_file(
+        case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--owner-hex gives the bytes of an owner Big Deal took in another code page (Latin-1, cp1252), from
+    any terminal: Big Deal's deals; the seed file keeps the owner as those bytes and in hex."""
+    out, seed_file = tmp_path / "ours.pbn", tmp_path / "s.seed"
+    assert main(["generate", "--boards", case.dealer_boards, "--seed", case.seed, "--owner-hex",
+                 case.owner_bytes.hex(), "-o", str(out), "--seed-out", str(seed_file)]) == 0
+    capsys.readouterr()
+    assert np.array_equal(pbn_deals(out.read_bytes()), pbn_deals(case.read("pbn")))
+    lines = seed_file.read_bytes().split(b"\n")
+    assert b"owner " + case.owner_bytes in lines and f"owner-hex {case.owner_bytes.hex()}".encode() in lines

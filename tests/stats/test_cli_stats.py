@@ -39,6 +39,7 @@ from tests.support.deal_features import (
     plain_counts,
     plain_shares,
 )
+from tests.support.deals import random_deals
 from tests.support.umask import public_mode
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -261,3 +262,16 @@ def test_bad_input_names_the_file_and_nothing_is_written(tmp_path: Path, capsys:
     assert "exists; use --force" in capsys.readouterr().err and out.read_text() == "keep me"
     assert main(["stats", "--journal", str(tmp_path / "none.journal")]) == 9
     assert not (tmp_path / "none.journal").exists()
+
+
+def test_a_capped_bound_is_not_said_as_100_percent_of_the_time(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """From 1000 deals the chance is a Bonferroni bound; where it is capped at 1 the sentence says the
+    result is common by chance, not that it happens '100 % of the time'."""
+    path = tmp_path / "big.pbn"
+    formats.write_file(path, DealSet.from_deals(random_deals(1, 1000)))
+    assert main(["stats", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert "is common by chance (the bound on its chance, taken over every figure, reaches 100 % and says no " \
+           "more)" in printed
+    assert "100 % of the time" not in printed

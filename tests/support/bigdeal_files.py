@@ -32,7 +32,7 @@ class Case:
 
     id: str
     seed: str
-    owner: str
+    owner: str  # as text; its bytes are in the encoding the case says (UTF-8, or a Windows code page)
     owner_bytes: bytes
     range: str  # as given to bigdealx -n
     first: int
@@ -74,7 +74,7 @@ def cases() -> tuple[Case, ...]:
     out = []
     for c in manifest()["cases"]:
         owner_bytes = bytes.fromhex(c["owner_hex"])
-        assert owner_bytes == c["owner"].encode("utf-8")
+        assert owner_bytes == c["owner"].encode(c["owner_encoding"])
         out.append(Case(c["id"], c["seed"], c["owner"], owner_bytes, c["range"], c["first_board"],
                         c["last_board"], {f["format"]: f["name"] for f in c["files"]},
                         {r["format"]: r["message"] for r in c["refused"]}))

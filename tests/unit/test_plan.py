@@ -45,7 +45,7 @@ def check(tmp_path: Path, text: str, field: str, reason: str) -> None:
 
 def test_a_good_plan_loads_with_its_defaults(tmp_path: Path) -> None:
     plan = Plan.load(write(tmp_path, BASE))
-    assert plan.event.name == "Test Congress" and plan.event.owner == "Test Owner"
+    assert plan.event.name == "Test Congress" and plan.event.owner == b"Test Owner"
     assert plan.event.deal_folder == tmp_path / "deals"
     assert plan.event.journal == tmp_path / "congress.journal"
     assert plan.event.order is DealingOrder.SET and plan.event.keep_seeds is False
@@ -438,3 +438,13 @@ def test_the_board_sets_to_label_cover_every_board_dealt_into_them(tmp_path: Pat
     plan = Plan.load(write(tmp_path, BASE))
     assert plan.board_sets() == {"A1": (1, 2, 3, 4, 5, 6, 7), "A2": (1, 2, 3, 4, 5, 6, 7), "RED": (1, 2, 3, 4),
                                  "BLUE": (1, 2, 3, 4), "GREEN": (1, 2, 3, 4), "C1": (6, 7)}
+
+
+def test_an_owner_in_hex_is_any_bytes_and_stands_alone(tmp_path: Path) -> None:
+    """owner_hex gives an owner's bytes in any code page (as Big Deal on Windows takes them); with owner
+    too, or not hex, it is refused at its key."""
+    plan = Plan.load(write(tmp_path, edit('owner = "Test Owner"', 'owner_hex = "5a fc 72 69 63 68"')))
+    assert plan.event.owner == b"Z\xfcrich"
+    check(tmp_path, edit('owner = "Test Owner"', 'owner = "Test Owner"\nowner_hex = "5afc"'), "event.owner_hex",
+          "give owner or owner_hex, not both")
+    check(tmp_path, edit('owner = "Test Owner"', 'owner_hex = "Zurich"'), "event.owner_hex", "must be hex digits")

@@ -117,7 +117,7 @@ def test_a_file_written_meanwhile_by_another_process_wins(tmp_path: Path, mocker
         real_write(path, deals, *args, **kwargs)
 
     mocker.patch.object(formats, "write_file", side_effect=racing_write)  # the module sources writes through
-    got = sources.generate(tmp_path / "S.pbn", "bigdeal", (1, 2, 3, 4), owner="", event="E")
+    got = sources.generate(tmp_path / "S.pbn", "bigdeal", (1, 2, 3, 4), owner=b"", event="E")
     assert np.array_equal(got.deals, theirs.deals)
     assert np.array_equal(formats.read_file(tmp_path / "S.pbn").deals, theirs.deals)
 

@@ -238,4 +238,5 @@ def test_first_difference_names_the_board(event: sq.SquareDealEvent, keys: dict[
     short = expected.select([int(b) for b in expected.boards[:10]])
     assert "holds 10 boards; the session has 16 (17-32)" in str(sq.first_difference(expected, short))
     renumbered = expected.renumbered(range(1, 17))
-    assert sq.first_difference(expected, renumbered) == "board 17: the file has board 1 in its place"
+    assert sq.first_difference(expected, renumbered) == (
+        "board 17: the board number differs (the file has board 1 in its place)")

@@ -58,13 +58,18 @@ SEEDS = {
     "s6": "d6839c68b6d66e8d80090fe42a283ccbe31d85d3",
 }
 
-OWNERS = {
+# owner label -> the owner's text and the encoding of the bytes bigdealx is given (as a terminal in that
+# code page hands them to it): UTF-8 as on Unix, Latin-1 and cp1252 as on Windows
+OWNERS: dict[str, str | tuple[str, str]] = {
     "empty": "",
     "long300": ("Owner string of 300 ASCII characters for the Big Deal fixtures; " * 5)[:300],
     "zurich": "Bridgeclub Zürich – Ümlaut",
     "joeblow": "Joe Blow, from Dealville, IL",
     "quotes": 'Club "De Schoppen"; Heren, Dames, Paren; it\'s \'on\'',
     "northshire": "Northshire Bridge Association",
+    "zurichlatin1": ("Zürich", "latin-1"),
+    "zurichcp1252": ("Bridgeclub Zürich – Ümlaut", "cp1252"),
+    "eurocp1252": ("€uro club", "cp1252"),
 }
 
 # (seed, owner, bigdealx -n value): "16" is boards 1-16 for bigdealx
@@ -91,6 +96,10 @@ CASES = [
     ("s6", "northshire", "2-17"),
     ("s6", "northshire", "1-99"),
     ("s6", "northshire", "1-100"),
+    ("s1", "zurichlatin1", "16"),  # owners that are not UTF-8: a Latin-1 and a cp1252 terminal's bytes
+    ("s1", "zurichlatin1", "5-20"),
+    ("s3", "zurichcp1252", "16"),  # s3-zurich's owner typed on Windows: other bytes, other deals
+    ("s4", "eurocp1252", "2-17"),
 ]
 
 # Big Deal format name -> file suffix (output.c's table; "stdout" is the pbn writer on standard
@@ -123,15 +132,24 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def owner_of(label: str) -> tuple[str, str, bytes]:
+    """The owner's text, the encoding of its bytes, and the bytes bigdealx is given."""
+    value = OWNERS[label]
+    text, encoding = (value, "utf-8") if isinstance(value, str) else value
+    return text, encoding, text.encode(encoding)
+
+
 def run_case(bigdealx: str, seed_label: str, owner_label: str, boards: str) -> tuple[dict[str, Any], str]:
-    seed, owner = SEEDS[seed_label], OWNERS[owner_label]
+    seed = SEEDS[seed_label]
+    owner, encoding, owner_bytes = owner_of(owner_label)
     case_id = f"{seed_label}-{owner_label}-{boards}"
     target = HERE / case_id
     if target.exists():
         shutil.rmtree(target)
     target.mkdir()
     first, last = board_range(boards)
-    case: dict[str, Any] = {"id": case_id, "seed": seed, "owner": owner, "owner_hex": owner.encode("utf-8").hex(),
+    case: dict[str, Any] = {"id": case_id, "seed": seed, "owner": owner, "owner_encoding": encoding,
+                            "owner_hex": owner_bytes.hex(),
                   "range": boards, "first_board": first, "last_board": last, "runs": [], "files": [],
                   "refused": []}
     banner = ""
@@ -141,7 +159,8 @@ def run_case(bigdealx: str, seed_label: str, owner_label: str, boards: str) -> t
         env = {"HOME": scratch, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
         for prefix, names in RUNS:
             argv = ["-h", seed, "-W", owner, "-n", boards, "-f", ",".join(names), "-p", prefix]
-            done = subprocess.run([bigdealx, *[a.encode("utf-8") for a in argv]], cwd=work, env=env,
+            raw = [owner_bytes if k == 3 else a.encode("utf-8") for k, a in enumerate(argv)]  # argv[3]: -W's
+            done = subprocess.run([bigdealx, *raw], cwd=work, env=env,
                                   stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
             if done.returncode != 0:
                 sys.exit(f"{case_id}: bigdealx exited {done.returncode}: {done.stderr.decode(errors='replace')}")
