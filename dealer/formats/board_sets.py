@@ -1,13 +1,6 @@
-"""Which sets of boards each format can carry, and the one line that refuses a set it cannot.
-
-A format module says what it carries in ``BOARD_SET``: `NUMBERS` (every board's number, dealer and
-vulnerability: PBN, CSV, LIN, JSON), `ONE_RUN` (no board numbers, or a Duplimate's run: one run of
-consecutive boards, read back from its first board with ``--first-board``), `POSITIONS` (BHG: a run as
-Big Deal writes it, any other set in ascending order by line position, as deal-convert writes it) or
-`BYTE_NUMBERS` (CDS: a board number's low 8 bits, read back counting the wraps from 255 to 0). A set is
-checked from its spans (first, last), so a run of a million boards costs nothing to check. Formats
-other than `NUMBERS` give every board Law 2's dealer and vulnerability, so a set that does not follow
-Law 2 is refused by them too.
+"""Which sets of boards each format can carry (its ``BOARD_SET``), and the one line that refuses a set it
+cannot. A set is checked from its spans (first, last), so a run of a million boards costs nothing; formats
+other than `NUMBERS` give every board Law 2's dealer and vulnerability, so they refuse a set off Law 2 too.
 """
 
 from __future__ import annotations
@@ -22,9 +15,14 @@ from dealer.core.boards import format_board_spans
 from dealer.core.dealset import DealSet
 
 NUMBERS: Final = "numbers"
+"""Every board's number, dealer and vulnerability: PBN, CSV, LIN, JSON."""
 ONE_RUN: Final = "one run"
+"""No board numbers, or a Duplimate's run: one run of consecutive boards, read back from its first board with
+``--first-board``."""
 POSITIONS: Final = "positions"
+"""BHG: a run as Big Deal writes it, any other set in ascending order by line position, as deal-convert does."""
 BYTE_NUMBERS: Final = "byte numbers"
+"""CDS: a board number's low 8 bits, read back counting the wraps from 255 to 0."""
 
 POSITIONS_MAX: Final = 1_000_000
 """The highest board a BHG file of a set with gaps reaches: one line a board number, empty or not."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dealer import formats
+from dealer.journal.history import DealHistory
 from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.support.controllers import Ended, dealt, finish, kill, start
@@ -171,6 +172,7 @@ def run_race(folder: Path, offset: float, setup: Setup, seed: int = 41) -> Race:
     deal_file = folder / "session.pbn"
     formats.write_file(deal_file, random_deal_set(setup.boards, seed))
     journal = folder / "session.journal"
+    DealHistory.open(folder / "history.sqlite", create=True).close()
     extra = {"DEALER_HISTORY": str(folder / "history.sqlite")}
     sims = {who: [PtySimulator(SimConfig(speed=setup.speed, seed=10 * k + i, set_name="A", boards=setup.held),
                                link=folder / f"{who}-m{i}") for i in range(setup.machines)]

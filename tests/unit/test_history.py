@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import platformdirs
@@ -16,11 +17,20 @@ import pytest
 from dealer import formats
 from dealer.cli import main
 from dealer.core.errors import DealReused, FormatError, OutputExistsError
+from dealer.dealing import sim_ports
 from dealer.journal import history
 from dealer.journal.history import DealHistory, check_reuse
 from dealer.verify import FaultCategory, deal_hash
 from tests.support.controllers import deal_set
 from tests.support.paths import ROOT
+
+
+@pytest.fixture(autouse=True)
+def _stop_simulators() -> Iterator[None]:
+    """The simulated machines a test's in-process `dealer deal` started on ``sim://`` ports go with it."""
+    yield
+    sim_ports.stop_all()
+
 
 
 def test_a_run_is_recorded_by_deal_hash_and_nothing_else_of_the_deal(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,18 @@ import pytest
 from dealer import formats
 from dealer.cli import main
 from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
+from dealer.dealing import sim_ports
 from dealer.dealing.machine import CommandRefused, DealingFault
 from dealer.dealing.run import RunResult, raise_for
 from tests.support.controllers import deal_set
+
+
+@pytest.fixture(autouse=True)
+def _stop_simulators() -> Iterator[None]:
+    """The simulated machines a test's in-process `dealer deal` started on ``sim://`` ports go with it."""
+    yield
+    sim_ports.stop_all()
+
 
 
 def ended(failure: DealerError, *, verified: int = 3) -> RunResult:
