@@ -258,7 +258,10 @@ class ProtocolFault(MachineFault):
 
 class DeviceRestarted(DealerError):
     """The machine restarted (power loss, watchdog): handshaken again; its loaded deal is gone. `power_cut`:
-    its Boot said it started from power-on or a brown-out (a watchdog, a reset or no Boot heard: False)."""
+    its Boot said it started from power-on or a brown-out (a watchdog, a reset or no Boot heard: False).
+    Where it ends a command (the run's resynchronising gave up), the link was lost: exit 5."""
+
+    exit_code = DeviceDisconnected.exit_code
 
     def __init__(self, message: str, *, power_cut: bool = False) -> None:
         self.power_cut = power_cut
@@ -266,7 +269,10 @@ class DeviceRestarted(DealerError):
 
 
 class Reconnected(DealerError):
-    """The port dropped and came back; handshaken again; the command in flight may or may not have run."""
+    """The port dropped and came back; handshaken again; the command in flight may or may not have run.
+    Where it ends a command, the link was lost: exit 5."""
+
+    exit_code = DeviceDisconnected.exit_code
 
 
 class MachineSilent(DeviceTimeout):

@@ -129,3 +129,12 @@ def test_a_command_that_cannot_resume_offers_no_resume_command(
     monkeypatch.setattr(demo, "run", interrupted)
     assert main(["demo"]) == 130
     assert capsys.readouterr().err == "dealer: interrupted (SIGTERM)\n"
+
+
+def test_a_machine_that_restarted_or_reconnected_is_a_lost_link_not_a_bug() -> None:
+    """Where a restart or a reconnection ends a command (the run's resynchronising gave up), the exit code
+    is the lost link's (5), not the bug's (1)."""
+    from dealer.dealing.machine import DeviceRestarted, Reconnected
+
+    assert DeviceRestarted("m1 restarted").exit_code == errors.DeviceDisconnected.exit_code == 5
+    assert Reconnected("m1 reconnected").exit_code == 5
