@@ -308,7 +308,7 @@ def deal_on_simulators(folder: Path, machines: int, boards: int, speed: float,
                        shape: tuple[int, int, int] = (2, 2, 2)) -> MachinesRun:
     """Deal the plan on `machines` simulated machines (in their own process, real time)."""
     from dealer.dealing.run import RunOptions
-    from dealer.journal import report
+    from dealer.journal import run_report as report
     from dealer.plan.run import deal_plan
 
     folder.mkdir()

@@ -49,7 +49,7 @@ class Expect:
 
     Written in the terms a host's verifier uses: the machine's fault codes (FaultCode names
     from the Fault events or Status; PROTOCOL for a report that does not match what was asked), the
-    fault-table codes F1..F12 of `dealer.verify.check` the host names before the board is put right (before
+    fault-table codes F1..F12 of `dealer.verify.board_check` the host names before the board is put right (before
     dealing too: a board refused), and counts of refused boards, extra dealings, device restarts and
     reconnections; `verified` is False where the host must stop (another board's deal) or leave a board to
     the director. Against the simulator the sets must match exactly and the counts be at least those

@@ -134,13 +134,13 @@ def test_the_import_reader_sees_relative_imports_and_importlib_calls(tmp_path: P
     """The rules above are only as good as `imports_of`: it must see every form an import can take."""
     folder = ROOT / "dealer" / "verify"
     probe = folder / "_layering_probe.py"
-    probe.write_text("from . import check\nfrom ..dealing import machine\nimport importlib\n"
+    probe.write_text("from . import board_check\nfrom ..dealing import machine\nimport importlib\n"
                      "def f():\n    importlib.import_module('dealer.cli')\n    from serial import Serial\n")
     try:
         names = imports_of(probe)
     finally:
         probe.unlink()
-    assert {"dealer.verify", "dealer.verify.check", "dealer.dealing", "dealer.dealing.machine", "dealer.cli",
+    assert {"dealer.verify", "dealer.verify.board_check", "dealer.dealing", "dealer.dealing.machine", "dealer.cli",
             "serial"} <= names
 
 

@@ -1,6 +1,6 @@
 """`dealer plan PLAN.toml [--generate]`: check a congress plan and show what it will deal, never a seed or a deal.
 
-A plan that reads well but that `dealer deal --plan` would refuse (`dealer.plan.check`) is shown, then every
+A plan that reads well but that `dealer deal --plan` would refuse (`dealer.plan.problems`) is shown, then every
 problem is listed and the command fails with the first one's exit code.
 """
 
@@ -15,7 +15,8 @@ from typing import Any
 from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, task_progress
 from dealer.core.boards import format_board_range
-from dealer.plan import DealingOrder, Plan, PlanError, Session, check
+from dealer.plan import DealingOrder, Plan, PlanError, Session
+from dealer.plan import problems as check
 
 _ORDER_TEXT = {DealingOrder.SET: "set by set", DealingOrder.BOARD: "all copies of a board, board by board"}
 

@@ -1,4 +1,4 @@
-"""`dealer report JOURNAL`: the run report of a journal, rebuilt from the journal alone (`dealer.journal.report`).
+"""`dealer report JOURNAL`: the run report of a journal, rebuilt from the journal alone (`dealer.journal.run_report`).
 
 On screen as a readable summary, or into a file as CSV, JSON or text (by its extension). The journal is
 opened read-only, its lock not taken: a report of a live run may be made while it deals, undisturbed.
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     journal holds no deal and no card, and neither does the report."""
     from dealer.core.dealset import DealSet
     from dealer.core.outfile import PUBLIC_MODE, check_writable, write_text
-    from dealer.journal import report
+    from dealer.journal import run_report as report
     from dealer.journal.dealt import dealt_deals
     from dealer.journal.store import Journal
 

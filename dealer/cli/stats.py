@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.shuffle_model is not None:
         count = args.deals if args.deals is not None else len(deals) if deals is not None else DEFAULT_MODEL_DEALS
         samples.append(analyse(_model(args.shuffle_model, count, args.seed), _model_name(args.shuffle_model)))
-    from dealer.stats import report
+    from dealer.stats import stats_report as report
 
     print(report.summary_text(samples, notes), end="")
     if args.output:
@@ -105,7 +105,7 @@ def _write(args: argparse.Namespace, kind: str | None, samples: list[Any], notes
     model = args.shuffle_model is not None
     if kind == "json":
         from dealer.core.outfile import PUBLIC_MODE, write_text
-        from dealer.stats import report
+        from dealer.stats import stats_report as report
 
         write_text(args.output, report.to_json(samples, notes, model=model), force=args.force, mode=PUBLIC_MODE)
         return

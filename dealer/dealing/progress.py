@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import IO, Any, Protocol
 
 from dealer.journal.events import Event, FaultGroup
-from dealer.verify.check import BoardFault, VerificationReport
+from dealer.verify.board_check import BoardFault, VerificationReport
 from dealer.verify.fault_table import CARD_FREE_DETAILS, FaultCategory
 
 

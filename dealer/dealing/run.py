@@ -19,7 +19,7 @@ from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalDamaged, JournalError, UsageError, VerificationError
 from dealer.core.words import count
-from dealer.dealing import run_report
+from dealer.dealing import report_file
 from dealer.dealing.context import RunContext, RunLimits
 from dealer.dealing.machine import Cancelled, Machine
 from dealer.dealing.ports import check_url
@@ -351,7 +351,7 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
         run_info = {"run": run_ids[0] if not several else run_ids, "journal": str(options.journal),
                     "unresolved": unresolved, "stopped": ctx.stop_reason,
                     "errors": [f"{name}: {exc}" for name, exc in errors], **extra}
-        run_report.write_run_report(options.report, journal, run_ids, ctx.progress, run_info,
+        report_file.write_run_report(options.report, journal, run_ids, ctx.progress, run_info,
                                 show_cards=options.show_cards, deals=deals)
     return RunResult(run_ids[0], verified, total, unresolved, list(ctx.stop_reason),
                      [f"{name}: {exc}" for name, exc in errors], summary, tuple(run_ids), tuple(errors),

@@ -26,7 +26,7 @@ from dealer.plan.model import (
     field_name,
 )
 from dealer.plan.reader import PlanContent, parse_plan, read_plan
-from dealer.verify.check import BoardFault, check_deal_set
+from dealer.verify.board_check import BoardFault, check_deal_set
 
 
 class Plan:

@@ -1,7 +1,7 @@
 """A congress dealt (`deal_plan`, what ``dealer deal --plan`` does): each session one run of the plan's
 journal (Law 6D2 per session, replays as the plan marks them), all begun in one transaction, held by
 this process; the machines take every session's jobs from one queue, earliest session first. Resume is
-per session. What is refused, and why: `dealer.plan.check`.
+per session. What is refused, and why: `dealer.plan.problems`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from dealer.dealing.transport import check_traces
 from dealer.journal.history import DealHistory, check_reuse
 from dealer.journal.lock import JournalLock
 from dealer.journal.store import Journal, Run, RunSpec
-from dealer.plan import Plan, Session, check
+from dealer.plan import Plan, Session
+from dealer.plan import problems as check
 
 REPLAY_HINT = check.REPLAY_HINT
 

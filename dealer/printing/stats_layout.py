@@ -14,7 +14,7 @@ from typing import Final
 
 from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, RectItem, TextItem, place
 from dealer.printing.svg import svg_element
-from dealer.stats.report import figure_line, method_notes, wild_line
+from dealer.stats.stats_report import figure_line, method_notes, wild_line
 from dealer.stats.summary import Figure, SampleStats
 
 CHART_WIDTH: Final = 180.0

@@ -27,7 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from dealer.core.errors import DealerError, UsageError
-from dealer.journal import report
+from dealer.journal import run_report as report
 from dealer.journal.dealt import dealt_deals
 from dealer.journal.store import Journal
 from dealer.printing.code128 import bar_widths

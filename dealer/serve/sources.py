@@ -6,7 +6,7 @@ A deal file (any format `dealer deal` reads) or a congress plan (``.toml``) of t
 refused before it is read. A deal file is read in full (each board once, every deal whole) and its
 journal (``FILE.journal``, as `dealer deal` uses) is asked whether a run of it is unfinished (then only a
 resume deals it) or it was dealt before (Law 6D2, in the journal or in the deal history). A plan is checked
-by `dealer.plan.check`, the checks `dealer plan` and `dealer deal --plan` make; a plan deals on its own
+by `dealer.plan.problems`, the checks `dealer plan` and `dealer deal --plan` make; a plan deals on its own
 machines. Deals dealt on simulated machines only are recorded in a deal history of the work folder, not
 in this computer's (as `dealer demo` does). The request checked (`RunRequest`) is defined here, below the run
 manager (`runs`) that starts it.
@@ -27,7 +27,7 @@ from dealer.journal.history import DealHistory, check_reuse
 from dealer.journal.lock import JournalLock, lock_path
 from dealer.journal.store import Journal
 from dealer.plan import Plan
-from dealer.plan import check as plan_check
+from dealer.plan import problems as plan_check
 from dealer.serve import given
 from dealer.serve.machines import Offer
 

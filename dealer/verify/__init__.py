@@ -5,7 +5,7 @@ and of the deal set (Law 6D2). Pure: no serial, protocol, clock or I/O.
 May import: `dealer.core`, numpy, `firmware_protocol.labels`.
 """
 
-from dealer.verify.check import (
+from dealer.verify.board_check import (
     BoardRecount,
     PocketReading,
     VerificationReport,

@@ -1,7 +1,7 @@
 """The fault table: the fault categories F1..F12 a board check can name, each with its Law of
 Duplicate Bridge (2017), the action the controller takes and whether it blocks the board; and `BoardFault`,
 one named fault with the cards and pockets it concerns. The checks that find them are in
-`dealer.verify.check`.
+`dealer.verify.board_check`.
 
 `_RULES` below is the one source of the table; the table as a director reads it follows, and a test
 (`tests/unit/test_fault_table.py`) holds it, and every other rendering, to `_RULES`.

@@ -15,7 +15,7 @@ from dealer import formats
 from dealer.cli import main
 from dealer.core.cards import hand_text
 from dealer.core.dealset import DealSet
-from dealer.dealing import run_report
+from dealer.dealing import report_file
 from dealer.dealing.progress import RunProgress
 from dealer.engines import make_engine
 from dealer.journal.jobplan import JobPlan
@@ -46,7 +46,7 @@ def test_the_run_report_file_has_the_verdict_and_the_wild_deals(dealt: tuple[Pat
     outputs = {kind: path.parent / f"run.{kind}" for kind in ("txt", "csv", "json")}
     with Journal.open(journal) as j:
         for out in outputs.values():
-            run_report.write_run_report(out, j, [1], progress, {}, deals=deals)
+            report_file.write_run_report(out, j, [1], progress, {}, deals=deals)
     text = outputs["txt"].read_text()
     assert "Deal statistics (the deals of this run)\n  These 24 deals are" in text
     assert f"wild deals: {wild} of 24 (" in text and "a perfect shuffle gives 28.8 %" in text

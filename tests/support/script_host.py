@@ -2,8 +2,8 @@
 
 It is not the project's host driver (that is `dealer.dealing.machine`); it is the least a host must do, so
 that the simulator's scenarios can run against the simulator and, unchanged, a real machine:
-handshake; per board prompt the operator, scan and check the label (`dealer.verify.check.check_label`),
-load, deal, recount and verify (`dealer.verify.check.verify_board`); put faults right the way the fault
+handshake; per board prompt the operator, scan and check the label (`dealer.verify.board_check.check_label`),
+load, deal, recount and verify (`dealer.verify.board_check.verify_board`); put faults right the way the fault
 table says (clear the path and resume, fix the pack and resume, empty the board and redeal the same
 deal, recount again); survive a device restart (Boot) and a pulled cable (reopen the port, Hello,
 GetStatus). `BoardOutcome` records what it saw, in the terms the scenarios' expectations use.
@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from dealer.verify import BoardRecount
-from dealer.verify.check import check_label, verify_board
+from dealer.verify.board_check import check_label, verify_board
 from firmware_protocol import (
     SCHEMA_HASH,
     Abort,

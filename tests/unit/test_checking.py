@@ -9,7 +9,7 @@ from dealer.core.dealset import DealSet
 from dealer.dealing.machine import Machine
 from dealer.dealing.recheck import check_boards
 from dealer.dealing.sim_ports import loopback_opener
-from dealer.verify.check import FaultCategory
+from dealer.verify.board_check import FaultCategory
 from hil import Loopback, SimConfig
 from tests.support.deals import random_deals
 from tests.support.loopback_run import run_on_loopback

@@ -15,7 +15,7 @@ from dealer import engines, formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import OutputExistsError
 from dealer.plan import Plan, PlanError, sources
-from dealer.verify.check import FaultCategory
+from dealer.verify.board_check import FaultCategory
 from tests.support.deals import random_deals
 from tests.support.plan_texts import BASE, write
 

@@ -13,9 +13,9 @@ import pytest
 from dealer.cli import main
 from dealer.core.dealset import DealSet
 from dealer.core.errors import JournalError, OutputExistsError, UsageError
-from dealer.dealing import run_report
+from dealer.dealing import report_file
 from dealer.dealing.progress import RunProgress
-from dealer.journal import report
+from dealer.journal import run_report as report
 from dealer.journal.events import BoardRefused, MachineFaultResumed, RecountFault, Redeal, Verified
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.store import JobState, Journal
@@ -107,7 +107,7 @@ def test_fault_texts_naming_cards_go_into_a_csv_only_when_asked(journal_path: Pa
     with Journal.open(journal_path) as j:
         for show, want in ((False, 0), (True, 1)):
             out = journal_path.parent / f"r{show}.csv"
-            run_report.write_run_report(out, j, [1], progress, {}, show_cards=show)
+            report_file.write_run_report(out, j, [1], progress, {}, show_cards=show)
             assert out.read_text().count("♠A") == want
 
 

@@ -16,7 +16,7 @@ from dealer.core.boards import Vulnerability
 from dealer.core.cards import card_index, hands, rotate
 from dealer.core.dealset import DealSet
 from dealer.core.errors import InvalidDealError, VerificationError
-from dealer.verify.check import (
+from dealer.verify.board_check import (
     PRECEDENCE,
     Action,
     BoardFault,

@@ -1,4 +1,4 @@
-"""The report file of a run just dealt: the journal's report (`dealer.journal.report`) with what only the
+"""The report file of a run just dealt: the journal's report (`dealer.journal.run_report`) with what only the
 live run knows (its fault details, which name cards, written only when asked with ``--show-cards``).
 
 May import: `dealer.core`, `dealer.journal`, `dealer.dealing.progress`.
@@ -13,7 +13,7 @@ from typing import Any
 from dealer.core.dealset import DealSet
 from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, write_text
 from dealer.dealing.progress import RunProgress
-from dealer.journal.report import add_deal_statistics, build, summary_text, to_csv, to_dict
+from dealer.journal.run_report import add_deal_statistics, build, summary_text, to_csv, to_dict
 from dealer.journal.store import Journal
 
 

@@ -2,7 +2,7 @@
 
 :func:`build` reads it from the journal's events; :func:`summary_text`, :func:`to_csv` (one table, a row
 per figure, for a spreadsheet) and :func:`to_json` write it out. Like the journal, a report holds no deal,
-no seed and no fault text naming cards (the live run's own report file does: `dealer.dealing.run_report`).
+no seed and no fault text naming cards (the live run's own report file does: `dealer.dealing.report_file`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from dealer.journal.events import (
 )
 from dealer.journal.store import JobState, Journal, Recorded
 from dealer.stats import SampleStats, analyse
-from dealer.stats.report import wild_line
+from dealer.stats.stats_report import wild_line
 
 CSV_COLUMNS: Final = ("table", "session", "machine", "item", "law", "value")
 
