@@ -98,3 +98,35 @@ def test_every_signal_stops_a_dealing_run_cleanly_and_it_resumes(tmp_path: Path,
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("16/16 boards verified")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_in_the_first_second_of_dealer_serve_is_one_line_never_a_traceback(tmp_path: Path,
+                                                                                 sig: signal.Signals) -> None:
+    """Wherever in its first second a signal lands (loading, binding, serving), `dealer serve` ends in one
+    line, exit 130; only a signal while the interpreter itself starts, before any code of ours runs, ends
+    it by the signal's default action, and then it has not begun. The instants are spread over the second;
+    which step each lands in does not change what is asserted."""
+    import time
+
+    for k in range(8):
+        work = tmp_path / f"work{k}"
+        work.mkdir()
+        proc = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", "--workdir", str(work),
+                                 "--token-file", str(work / "token")], cwd=tmp_path, env=dict(ENV), text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        time.sleep(0.13 * k)  # where the signal lands, not what the test expects of it
+        proc.send_signal(sig)
+        try:
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+        assert "Traceback" not in err, (k, err)
+        if proc.returncode == -sig:
+            assert err == "" and out == "", (k, out, err)
+            continue
+        assert proc.returncode == 130, (k, proc.returncode, err)
+        assert err.strip().splitlines()[-1] == f"dealer: interrupted ({sig.name})", (k, err)
