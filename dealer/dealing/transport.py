@@ -98,7 +98,7 @@ class SerialTransport:
             if url.lower().startswith(SPY_SCHEME):
                 port, trace = open_spy(url, settings)
             else:
-                port = serial.serial_for_url(url, **settings)
+                port = _open_waiting_while_busy(url, settings)
         except IsALinkError as exc:
             raise DeviceDisconnected(f"{url}: cannot write the wire trace: {exc}") from None
         except (serial.SerialException, OSError, ValueError, NotImplementedError) as exc:
@@ -292,3 +292,24 @@ def _reason(exc: BaseException) -> str:
         return _ERRNO_WORDS.get(code) or os.strerror(code).lower()
     text = re.sub(r"\[Errno -?\d+\]\s*", "", str(exc)).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+BUSY_WAIT: Final = 3.0
+"""Seconds a port locked by another open (EAGAIN, EBUSY: a program letting go of it, a port being reopened)
+is tried again before it is refused."""
+
+
+def _open_waiting_while_busy(url: str, settings: dict[str, Any]) -> Any:
+    """`serial.serial_for_url`, tried again for up to `BUSY_WAIT` seconds while the port is busy."""
+    deadline = time.monotonic() + BUSY_WAIT
+    while True:
+        try:
+            return serial.serial_for_url(url, **settings)
+        except (serial.SerialException, OSError) as exc:
+            if getattr(exc, "errno", None) not in (errno.EAGAIN, errno.EBUSY) or time.monotonic() >= deadline:
+                raise
+            _pause(0.1)
+
+
+_pause = time.sleep
+"""How the busy wait waits (a test lets the port go there)."""

@@ -182,3 +182,31 @@ def test_a_wire_trace_that_is_a_link_is_refused_before_and_when_its_port_opens(t
         open_transport(url)  # a link put there after the check
     assert list((tmp_path / "elsewhere").iterdir()) == [] and link.is_symlink()
     assert trace_file(url) == str(link) and trace_file("loop://") is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal stands for the serial port")
+def test_a_port_busy_for_a_moment_is_opened_once_let_go_and_refused_if_it_stays_busy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A port locked by another open (EAGAIN) is tried again while `BUSY_WAIT` lasts: opened once the other
+    lets go (here: at the first wait), refused in one line naming the port if it never does."""
+    import os
+
+    import serial
+
+    from dealer.dealing import transport as transport_module
+    from dealer.dealing.transport import SerialTransport
+
+    master, slave = os.openpty()
+    path = os.ttyname(slave)
+    holder = serial.Serial(path, exclusive=True)
+    try:
+        monkeypatch.setattr(transport_module, "_pause", lambda seconds: holder.close())
+        SerialTransport.open(path).close()
+        holder = serial.Serial(path, exclusive=True)
+        monkeypatch.setattr(transport_module, "BUSY_WAIT", 0.0)
+        with pytest.raises(DeviceDisconnected, match=f"^{path}: cannot open the port: resource temporarily"):
+            SerialTransport.open(path)
+    finally:
+        holder.close()
+        os.close(master)
+        os.close(slave)
