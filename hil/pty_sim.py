@@ -77,13 +77,13 @@ class PtySimulator(ServedMachine):
             tty.setraw(slave)
             fcntl.fcntl(master, fcntl.F_SETFL, fcntl.fcntl(master, fcntl.F_GETFL) | os.O_NONBLOCK)
             self._master, self._slave = master, slave
-            self.pts_path = os.ttyname(slave)
-        if self.link is not None:
-            temp = self.link.with_name(self.link.name + ".new")
-            with contextlib.suppress(FileNotFoundError):
-                temp.unlink()
-            temp.symlink_to(link_target(slave, self.pts_path))
-            os.replace(temp, self.link)
+            self.pts_path = pts_path = os.ttyname(slave)
+            if self.link is not None:
+                temp = self.link.with_name(self.link.name + ".new")
+                with contextlib.suppress(FileNotFoundError):
+                    temp.unlink()
+                temp.symlink_to(link_target(slave, pts_path))
+                os.replace(temp, self.link)
 
     def _close_line(self) -> None:
         for fd in (self._master, self._slave):
