@@ -257,7 +257,8 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
         except KeyboardInterrupt as exc:  # a signal: every station stops now, each job left resumable
             ctx.abandon()
             for t in threads:
-                t.join(timeout=30)
+                if t.ident is not None:  # the signal may come while the threads are being started
+                    t.join(timeout=30)
             raise interrupted(exc, journal, run_ids) from None
         finally:
             ctx.stop.set()

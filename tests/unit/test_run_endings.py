@@ -99,3 +99,30 @@ def test_power_cuts_one_after_another_within_a_board_are_ridden_through(
     # a cut that lands between two boards (where the line's frames put it) interrupts no board
     assert cuts is not None and int(cuts[1]) >= 3 and f"interruptions {cuts[1]}," in captured.out, captured.out
     assert "controller stopped" not in captured.out + captured.err
+
+
+def test_a_signal_while_the_stations_start_stops_the_run_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signal that lands while the station threads are being started (the first one not yet running) ends
+    the run as any signal does: one line, exit 130, the run resumable; never a traceback from joining a
+    thread that never started."""
+    import threading
+
+    from dealer.core.errors import Interrupted
+
+    session = tmp_path / "s.pbn"
+    formats.write_file(session, deal_set(15, 2))
+    port = "sim://?speed=500&seed=9"
+    real_start = threading.Thread.start
+
+    def start(thread: threading.Thread) -> None:
+        if thread.name == port:  # the station's thread: the signal comes as it is started
+            raise Interrupted("SIGHUP")
+        real_start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    assert main(["deal", str(session), "--port", port, "--quiet"]) == 130
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.startswith("dealer: ")][-1:]
+    assert line.startswith("dealer: interrupted (SIGHUP): 2 of 2 boards left; resume with: dealer deal"), line
+    monkeypatch.undo()
+    assert main(["deal", str(session), "--port", port, "--quiet", "--resume"]) == 0
