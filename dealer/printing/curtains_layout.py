@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from dealer.printing.drawing import A4, Item, LineItem, Page, TextItem, place
+from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, TextItem, place, ranks_em
 from dealer.printing.handview import BoardView, HandView, chunks
 
 MARGIN: Final = 10.0
@@ -43,8 +43,8 @@ def card(view: BoardView, hand: HandView, title: str, w: float, h: float) -> lis
         LineItem(5, 20.5, w - 5, 20.5, line=0.2),
         TextItem(5, h - 3.5, title, 6.5, color="grey"),
     ]
-    longest = max(len(s) for s in hand.suits)
-    size = min(HAND_PT, (w - 20) / (longest * 0.66 * 0.3528))
+    longest = max(ranks_em(s) for s in hand.suits)
+    size = min(HAND_PT, (w - 20) / (longest * POINT_MM))
     for k, (symbol, ranks, red) in enumerate(hand.lines()):
         base = 29 + k * 8.5
         items.append(TextItem(9, base, symbol, size, color="red" if red else "black"))

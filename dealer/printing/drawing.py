@@ -17,6 +17,8 @@ Color = Literal["black", "red", "grey", "blue"]
 
 A4: Final = (210.0, 297.0)
 POINT_MM: Final = 25.4 / 72.0
+RANK_EM: Final = 0.70   # generous mean width of a rank (A K Q J 10 9 ... 2) in the printed font, in em
+SPACE_EM: Final = 0.32  # a space between cards, in em
 
 
 @dataclass(frozen=True)
@@ -89,3 +91,8 @@ def grid(count: int) -> tuple[int, int]:
     """Columns and rows for `count` equal cells on a portrait page: one column up to 2, else two."""
     cols = 1 if count <= 2 else 2
     return cols, -(-count // cols)
+
+
+def ranks_em(ranks: str) -> float:
+    """The width of a suit's ranks ('A K 10 9 2') in em, generously: for fitting a hand into its room."""
+    return sum(SPACE_EM if ch == " " else RANK_EM for ch in ranks)

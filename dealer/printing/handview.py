@@ -1,7 +1,8 @@
 """What a board shows in print: dealer, vulnerability, and each hand as suit lines with its HCP.
 
-Pure: a deal set in, plain text out. Ranks run high to low, the ten is written '10' or 'T' as asked,
-and a void is '—'. Suits are in Law 1 order ♠ ♥ ♦ ♣; hearts and diamonds print red.
+Pure: a deal set in, plain text out. Ranks run high to low; the ten is written '10' with a space between
+cards ("A K 10 9 2"), or 'T' with none ("AKT92"), as asked; a void is '—'. Suits are in Law 1 order
+♠ ♥ ♦ ♣; hearts and diamonds print red.
 """
 
 from __future__ import annotations
@@ -66,10 +67,12 @@ class BoardView:
 
 
 def suit_text(deal: DealArray, seat: int, suit: int, ten: str = "10") -> str:
-    """The ranks `seat` holds in `suit`, high to low, '—' for a void."""
+    """The ranks `seat` holds in `suit`, high to low ('A K 10 9 2', or 'AKT92' with `ten` 'T'), '—' for a
+    void."""
     held = [RANKS[r] for r in range(13) if deal[suit * 13 + r] == seat]
-    text = "".join(held).replace("T", ten)
-    return text or VOID
+    if not held:
+        return VOID
+    return "".join(held) if ten == "T" else " ".join(held).replace("T", ten)
 
 
 def board_view(bd: BoardDeal, ten: str = "10", dd: DDResult | None = None) -> BoardView:

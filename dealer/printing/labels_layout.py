@@ -22,8 +22,8 @@ MAX_MODULE: Final = 0.38
 QUIET: Final = 10          # modules of white each side of the bars (ISO/IEC 15417)
 PAD: Final = 2.5           # mm kept clear inside the label's edge
 TEXT_W: Final = 19.0       # mm of the text column beside the barcode
-DIGIT_EM: Final = 0.556    # width of a Helvetica-Bold digit
-CAP_EM: Final = 0.72       # cap height of Helvetica
+DIGIT_EM: Final = 0.696    # width of a DejaVu Sans Bold digit (the printed font)
+CAP_EM: Final = 0.73       # cap height of DejaVu Sans
 
 
 @dataclass(frozen=True)

@@ -1,31 +1,56 @@
 """Paint pages of primitives into a PDF with reportlab (extra ``print``).
 
-TextItem uses the PDF standard fonts, so nothing is embedded and every viewer has them: Helvetica for
-letters and digits, ZapfDingbats for the suit symbols ♠ ♥ ♦ ♣ (reportlab maps them to its glyphs,
-and text extraction gives the symbols back).
+Every text is set in DejaVu Sans (regular and bold, shipped in ``fonts/``), embedded in the PDF as a
+subset: it holds the suit symbols ♠ ♥ ♦ ♣, Greek letters and superscripts the reports use, so a PDF
+shows on every viewer exactly the characters written. A character the font lacks is refused with its
+text named, never printed as an empty box.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, BinaryIO, Final
 
+from dealer.core.errors import UsageError
 from dealer.core.extras import require
-from dealer.printing.drawing import Color, Item, LineItem, Page, RectItem, TextItem
+from dealer.printing.drawing import Color, Font, Item, LineItem, Page, RectItem, TextItem
 
 MM: Final = 72.0 / 25.4
-SUITS: Final = frozenset("♠♥♦♣")
-FONTS: Final = {"regular": "Helvetica", "bold": "Helvetica-Bold"}
-SYMBOL_FONT: Final = "ZapfDingbats"
-SYMBOL_SCALE: Final = 1.05  # ZapfDingbats suits beside Helvetica capitals
+FONT_DIR: Final = Path(__file__).resolve().parent / "fonts"
+FONT_FILES: Final[dict[Font, tuple[str, str]]] = {
+    "regular": ("DejaVuSans", "DejaVuSans.ttf"), "bold": ("DejaVuSans-Bold", "DejaVuSans-Bold.ttf")}
 RGB: Final = {"black": (0.0, 0.0, 0.0), "red": (0.8, 0.0, 0.0), "grey": (0.55, 0.55, 0.55),
               "blue": (0x1F / 255, 0x5F / 255, 0xBF / 255)}
 
 
+def font_name(font: Font) -> str:
+    """The registered reportlab name of a font role, registered on first use."""
+    metrics = require("reportlab.pdfbase.pdfmetrics", "print", "PDF output")
+    name, filename = FONT_FILES[font]
+    if name not in metrics.getRegisteredFontNames():
+        ttfonts = require("reportlab.pdfbase.ttfonts", "print", "PDF output")
+        metrics.registerFont(ttfonts.TTFont(name, str(FONT_DIR / filename)))
+    return name
+
+
+def missing_glyphs(text: str, font: Font) -> list[str]:
+    """The characters of `text` the font of role `font` has no glyph for."""
+    metrics = require("reportlab.pdfbase.pdfmetrics", "print", "PDF output")
+    held = metrics.getFont(font_name(font)).face.charToGlyph
+    return sorted({ch for ch in text if ord(ch) not in held})
+
+
 def write_pdf(pages: Sequence[Page], stream: BinaryIO, title: str, purpose: str) -> None:
-    """Write `pages` as a PDF to `stream`; `purpose` names the output in a missing-extra error."""
+    """Write `pages` as a PDF to `stream`; `purpose` names the output in a missing-extra error. A text
+    holding a character the font lacks is refused (`UsageError`) before anything is written."""
     canvas_mod = require("reportlab.pdfgen.canvas", "print", purpose)
-    canvas = canvas_mod.Canvas(stream, invariant=1, pageCompression=1)
+    for page in pages:
+        for item in page.items:
+            if isinstance(item, TextItem) and (lacking := missing_glyphs(item.text, item.font)):
+                raise UsageError(f"{purpose}: the printed font has no {' '.join(lacking)} "
+                                 f"(in {item.text[:60]!r}): write it with other characters")
+    canvas = canvas_mod.Canvas(stream, invariant=1, pageCompression=1, initialFontName=font_name("regular"))
     canvas.setTitle(title)
     canvas.setCreator("dealer")
     for page in pages:
@@ -62,23 +87,11 @@ def _fill_stroke(canvas: Any, fill: Color | None, stroke: Color | None, line: fl
         canvas.setDash()
 
 
-def _runs(text: str) -> Iterator[tuple[str, bool]]:
-    """Consecutive pieces of `text`, each all suit symbols or all other characters."""
-    start = 0
-    for i in range(1, len(text) + 1):
-        if i == len(text) or (text[i] in SUITS) != (text[start] in SUITS):
-            yield text[start:i], text[start] in SUITS
-            start = i
-
-
 def _text(canvas: Any, height: float, t: TextItem) -> None:
     metrics = require("reportlab.pdfbase.pdfmetrics", "print", "PDF output")
-    runs = [(piece, SYMBOL_FONT, t.size * SYMBOL_SCALE) if suit else (piece, FONTS[t.font], t.size)
-            for piece, suit in _runs(t.text)]
-    widths = [metrics.stringWidth(piece, font, size) for piece, font, size in runs]
-    x = t.x * MM - {"start": 0.0, "middle": sum(widths) / 2, "end": sum(widths)}[t.anchor]
+    font = font_name(t.font)
+    width = metrics.stringWidth(t.text, font, t.size)
+    x = t.x * MM - {"start": 0.0, "middle": width / 2, "end": width}[t.anchor]
     canvas.setFillColorRGB(*RGB[t.color])
-    for (piece, font, size), width in zip(runs, widths, strict=True):
-        canvas.setFont(font, size)
-        canvas.drawString(x, (height - t.y) * MM, piece)
-        x += width
+    canvas.setFont(font, t.size)
+    canvas.drawString(x, (height - t.y) * MM, t.text)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from dealer.printing.doubledummy import STRAIN_SYMBOLS
-from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, RectItem, TextItem, grid, place
+from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, RectItem, TextItem, grid, place, ranks_em
 from dealer.printing.handview import BoardView, HandView, chunks
 
 BLOCK_W: Final = 91.0
@@ -21,7 +21,6 @@ HEADER: Final = 12.0
 FOOTER: Final = 8.0
 HAND_PT: Final = 9.0
 HAND_ROOM: Final = (50.0, 29.0, 23.0, 32.0)  # mm a suit line of N E S W may take before it meets something
-CHAR_EM: Final = 0.66         # generous mean width of a rank character in Helvetica, in em
 LINE: Final = 4.0             # suit line pitch at HAND_PT, mm
 MAX_SCALE: Final = 1.8
 DD_ORDER: Final = (0, 2, 1, 3)  # declarers N S E W
@@ -91,8 +90,8 @@ def hand_size(hands: Sequence[HandView]) -> float:
     """Font size (pt) for a board's hands: HAND_PT unless a long suit needs less to fit its room."""
     size = HAND_PT
     for hand in hands:
-        longest = max(len(s) for s in hand.suits)
-        size = min(size, HAND_ROOM[hand.seat] / (0.4 + longest * CHAR_EM * POINT_MM))
+        longest = max(ranks_em(s) for s in hand.suits)
+        size = min(size, HAND_ROOM[hand.seat] / (0.4 + longest * POINT_MM))
     return size
 
 

@@ -28,7 +28,7 @@ def test_ten_style_and_voids() -> None:
     deals = DealSet.from_deals([deal], [5])
     tens = board_views(deals, ten="10")[0]
     letters = board_views(deals, ten="T")[0]
-    assert tens.hands[0].suits == ("AKQJ1098765432", "—", "—", "—")
+    assert tens.hands[0].suits == ("A K Q J 10 9 8 7 6 5 4 3 2", "—", "—", "—")
     assert letters.hands[3].suits == ("—", "—", "—", "AKQJT98765432")
     assert [h.hcp for h in tens.hands] == [10, 10, 10, 10]
     assert (tens.board, tens.dealer_name, tens.vulnerability_name) == (5, "North", "N-S")

@@ -20,8 +20,10 @@ POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1}
 
 
 def suits_of(deal: np.ndarray, seat: int, ten: str = "10") -> list[str]:
-    """The four suit texts of a hand as a hand record prints them."""
-    return [s.replace("T", ten) if s else "—" for s in hand_text(deal, seat).split(".")]
+    """The four suit texts of a hand as a hand record prints them: 'A K 10 9 2' (a space between cards),
+    or 'AKT92' when the ten is written T."""
+    return [("".join(s) if ten == "T" else " ".join(s).replace("T", ten)) if s else "—"
+            for s in hand_text(deal, seat).split(".")]
 
 
 def hcp_of(deal: np.ndarray, seat: int) -> int:
