@@ -10,39 +10,46 @@ from dealer.printing.doubledummy import STRAIN_SYMBOLS
 from dealer.printing.drawing import grid
 from dealer.printing.handview import BoardView, HandView, chunks
 
-CSS: Final = """
-@page { size: A4; margin: 10mm; }
-body { font-family: Helvetica, Arial, sans-serif; color: #000; margin: 0; }
-.page { width: 190mm; margin: 0 auto 8mm; }
-h1 { text-align: center; font-size: 14pt; margin: 2mm 0 4mm; }
-.sheet { display: grid; gap: 0; }
+BOARD_CSS: Final = """
 .board { display: grid; grid-template-columns: 32% 34% 34%; padding: 3mm;
   grid-template-areas: "info north north" "west compass east" "par south dd";
-  border-bottom: 0.2mm solid #bbb; font-size: 9pt; break-inside: avoid; }
-.info { grid-area: info; } .info h2 { font-size: 11pt; margin: 0 0 1mm; } .info p { margin: 0; font-size: 7.5pt; }
-.hand.north { grid-area: north; } .hand.south { grid-area: south; }
-.hand.west { grid-area: west; align-self: center; }
-.hand.east { grid-area: east; align-self: center; padding-left: 2mm; }
-.suit { white-space: nowrap; line-height: 1.3; } .sym { display: inline-block; width: 1.2em; }
-.red { color: #c00; }
-.compass { grid-area: compass; border: 0.3mm solid #999; width: 22mm; height: 21mm; position: relative;
+  border-bottom: 0.2mm solid #bbb; font-size: 9pt; color: #000; break-inside: avoid; }
+.board .info { grid-area: info; } .board .info h2 { font-size: 11pt; margin: 0 0 1mm; }
+.board .info p { margin: 0; font-size: 7.5pt; }
+.board .hand.north { grid-area: north; } .board .hand.south { grid-area: south; }
+.board .hand.west { grid-area: west; align-self: center; }
+.board .hand.east { grid-area: east; align-self: center; padding-left: 2mm; }
+:is(.board, .card) .suit { white-space: nowrap; line-height: 1.3; }
+:is(.board, .card) .sym { display: inline-block; width: 1.2em; }
+:is(.board, .card) .red { color: #c00; }
+.board .compass { grid-area: compass; border: 0.3mm solid #999; width: 22mm; height: 21mm; position: relative;
   font-size: 7pt; font-weight: bold; margin: 1mm 0; }
-.compass .hcp { position: absolute; }
-.hcp.N { top: 1mm; left: 0; right: 0; text-align: center; }
-.hcp.S { bottom: 1mm; left: 0; right: 0; text-align: center; }
-.hcp.W { left: 1mm; top: 8mm; } .hcp.E { right: 1mm; top: 8mm; }
-.par { grid-area: par; font-size: 7.5pt; align-self: end; } .par p { margin: 0; }
-table.dd { grid-area: dd; border-collapse: collapse; font-size: 7pt; align-self: end; }
-table.dd th, table.dd td { padding: 0 1.2mm; text-align: center; }
-table.dd thead th { border-bottom: 0.2mm solid #999; }
-.footer { text-align: center; color: #888; font-size: 7pt; }
+.board .compass .hcp { position: absolute; white-space: nowrap; }
+.board .hcp.N { top: 1mm; left: 0; right: 0; text-align: center; }
+.board .hcp.S { bottom: 1mm; left: 0; right: 0; text-align: center; }
+.board .hcp.W { left: 1mm; top: 8mm; } .board .hcp.E { right: 1mm; top: 8mm; }
+.board .par { grid-area: par; font-size: 7.5pt; align-self: end; } .board .par p { margin: 0; }
+.board table.dd { grid-area: dd; border-collapse: collapse; font-size: 7pt; align-self: end; }
+.board table.dd th, .board table.dd td { padding: 0 1.2mm; text-align: center; border: 0; }
+.board table.dd thead th { border-bottom: 0.2mm solid #999; }
 .cards { display: grid; grid-template-columns: 1fr 1fr; }
 .card { border: 0.3mm dashed #999; padding: 4mm; height: 58mm; break-inside: avoid; }
 .card header { display: flex; justify-content: space-between; font-size: 16pt; font-weight: bold; }
 .card .meta { font-size: 9pt; margin: 1mm 0 3mm; border-bottom: 0.2mm solid #999; padding-bottom: 1mm; }
 .card .hand { font-size: 16pt; }
+"""
+"""How a board and a curtain card look, every rule under `.board` or `.card`: the printed page inlines it,
+and the console serves it as its own stylesheet for the director's board view."""
+PAGE_CSS: Final = """
+@page { size: A4; margin: 10mm; }
+body { font-family: Helvetica, Arial, sans-serif; color: #000; margin: 0; }
+.page { width: 190mm; margin: 0 auto 8mm; }
+h1 { text-align: center; font-size: 14pt; margin: 2mm 0 4mm; }
+.sheet { display: grid; gap: 0; }
+.footer { text-align: center; color: #888; font-size: 7pt; }
 @media print { .page { break-after: page; margin: 0; } .page:last-child { break-after: auto; } }
 """
+CSS: Final = PAGE_CSS + BOARD_CSS
 
 
 def records_html(views: Sequence[BoardView], title: str, per_page: int = 6) -> str:

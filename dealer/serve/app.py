@@ -33,7 +33,7 @@ from dealer.journal.store import Journal
 from dealer.printing.code128 import bar_widths
 from dealer.printing.handview import board_views
 from dealer.printing.labels_layout import STOCKS, label_pages
-from dealer.printing.records_html import board_html, records_html
+from dealer.printing.records_html import BOARD_CSS, records_html
 from dealer.printing.svg import svg_document
 from dealer.serve import charts, director, given, machines, pages
 from dealer.serve.auth import Access, AccessMiddleware
@@ -107,6 +107,7 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
         Route("/director/unlock", _unlock, methods=["POST"]),
         Route("/director/board", _board, methods=["POST"]),
         Route("/director/lock", _lock, methods=["POST"]),
+        Route("/records.css", _records_css),
         Mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
@@ -386,15 +387,18 @@ async def _board(request: Request) -> Response:
         set_name, board = director.parse_label(label)
     except ValueError as exc:
         return HTMLResponse(pages.director_page(True, 0.0, str(exc), label=label), status_code=400)
-    found, notes = await asyncio.to_thread(director.find_board, console.runs.journals(), set_name, board)
-    if not found:
-        why = "; ".join(notes) or "no finished run dealt it"
-        return HTMLResponse(pages.director_page(True, 0.0, f"set {set_name} board {board}: {why}", label=label),
+    dealings = await asyncio.to_thread(director.find_board, console.runs.journals(), set_name, board)
+    if not dealings:
+        return HTMLResponse(pages.director_page(True, 0.0, f"set {set_name} board {board}: no run of this console "
+                                                           "dealt into it", label=label),
                             status_code=404, headers={"Cache-Control": "no-store"})
-    shown = "".join(f"<h2>{escape(f.run.name)} (run {f.run.id}), set {escape(f.set_name)}</h2>"
-                    + board_html(board_views(f.deals)[0]) for f in found)
-    return HTMLResponse(pages.director_page(True, 0.0, "; ".join(notes), shown, label),
+    return HTMLResponse(pages.director_page(True, 0.0, "", director.dealings_html(dealings), label),
                         headers={"Cache-Control": "no-store"})
+
+
+async def _records_css(request: Request) -> Response:
+    """The hand records' board styles (`dealer.printing.records_html.BOARD_CSS`), for the director's board."""
+    return Response(BOARD_CSS, media_type="text/css", headers={"Cache-Control": "no-cache"})
 
 
 async def _form(request: Request) -> dict[str, str]:

@@ -7,10 +7,9 @@ until its oldest wrong try is a minute old (its PIN is not even compared meanwhi
 little and never closes the unlock for good, and a director on another client is not held by one
 guesser. Each wrong PIN, and a client made to wait, is told to the console's terminal.
 
-With the cookie, a board's label (scanned or typed: ``A:7:SN:X``, or ``A 7``) shows that board's deal,
-from runs the journal holds as finished only (a session still dealing is never shown), read again from
-the run's deal file and proven by the deal's hash in the journal (`dealer.journal.dealt`), to restore a
-board (Laws 13 and 14) or judge a fouled board (Law 87).
+With the cookie, a board's label (scanned or typed: ``A:7:SN:X``, or ``A 7``) shows the deal in that
+board now and older ones below, from finished runs only, read again and proven by their hashes
+(`dealer.journal.dealt`), to restore a board (Laws 13 and 14) or judge a fouled board (Law 87).
 """
 
 from __future__ import annotations
@@ -22,13 +21,16 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from html import escape
 from typing import Final
 
 from dealer.core.dealset import DealSet
 from dealer.journal.dealt import Lookup, dealt_deals
 from dealer.journal.store import Journal, Run
+from dealer.printing.handview import board_views
+from dealer.printing.records_html import board_html
 from firmware_protocol.labels import BoardLabel
 
 COOKIE: Final = "dealer_director"
@@ -137,35 +139,98 @@ def parse_label(text: str) -> tuple[str, int]:
 
 
 @dataclass(frozen=True)
-class FoundBoard:
-    """A board of a finished run: where it is from, and its deal (one board's `DealSet`)."""
+class Dealing:
+    """One run's dealing into a board: the run, when it last dealt into the board (the journal's UTC time),
+    and the deal (one board's `DealSet`), or why it is not shown (`deals` None)."""
 
     journal: Path
     run: Run
     set_name: str
     board: int
-    deals: DealSet
+    at: str
+    deal_hash: str
+    deals: DealSet | None
+    why: str = ""
+
+    @property
+    def when(self) -> str:
+        """`at` as a director reads it: '2026-12-01 17:04 UTC'."""
+        return f"{self.at[:10]} {self.at[11:16]} UTC" if len(self.at) >= 16 else self.at
 
 
 def find_board(journals: Sequence[Path], set_name: str, board: int,
-               lookup: Lookup | None = None) -> tuple[list[FoundBoard], list[str]]:
-    """Every finished run that dealt `board` into `set_name`, with its deal; and why others were left out."""
-    found: list[FoundBoard] = []
-    notes: list[str] = []
+               lookup: Lookup | None = None) -> list[Dealing]:
+    """Every run that dealt into `board` of `set_name`, newest first (the first is the deal in the board
+    now). A finished run's deal is read again and proven; a run still dealing, or whose deals are not at
+    hand, comes without one and says why (for a plan's session: where its deals are)."""
+    found: list[Dealing] = []
     for path in journals:
         with Journal.open_read_only(path) as journal:
-            runs = {r.id: r for r in journal.runs()}
-            holding = {job.run_id for rid in runs for job in journal.jobs(rid)
-                       if (job.set_name or "A") == set_name and job.board == board}
-            if not holding:
+            held = _dealt_into(journal, set_name, board)
+            if not held:
                 continue
-            unfinished = [runs[r].name for r in holding if not runs[r].finished]
-            notes += [f"{name}: still dealing or not finished; its deals stay locked" for name in unfinished]
-            for rd in dealt_deals(journal, lookup):
-                if rd.run.id not in holding or not rd.run.finished:
+            deals = {rd.run.id: rd for rd in dealt_deals(journal, lookup) if rd.run.id in held}
+            for run_id, (run, at, digest) in held.items():
+                if not run.finished:
+                    found.append(Dealing(path, run, set_name, board, at, digest, None,
+                                         "still dealing: its deal stays locked until the run finishes"))
                     continue
-                if rd.deals is None:
-                    notes.append(f"{rd.run.name}: {rd.reason}")
-                    continue
-                found.append(FoundBoard(path, rd.run, set_name, board, rd.deals.select([board])))
-    return found, notes
+                rd = deals[run_id]
+                if rd.deals is not None:
+                    found.append(Dealing(path, run, set_name, board, at, digest, rd.deals.select([board])))
+                else:
+                    found.append(Dealing(path, run, set_name, board, at, digest, None, _why(run, rd.reason)))
+    _replays_shown(found)
+    return sorted(found, key=lambda d: d.at, reverse=True)
+
+
+def _dealt_into(journal: Journal, set_name: str, board: int) -> dict[int, tuple[Run, str, str]]:
+    """The runs of `journal` that dealt into the board: run id -> (run, its last event there, deal hash)."""
+    held: dict[int, tuple[Run, str, str]] = {}
+    for run in journal.runs():
+        for job in journal.jobs(run.id):
+            if (job.set_name or "A") != set_name or job.board != board:
+                continue
+            times = [e.at for e in journal.events(run.id, job.id)]
+            if times and (run.id not in held or max(times) > held[run.id][1]):
+                held[run.id] = (run, max(times), job.deal_hash)
+    return held
+
+
+def _why(run: Run, reason: str) -> str:
+    """Why a finished run's deal is not shown; for a plan's session, where its deals are."""
+    if run.source.startswith("plan "):
+        plan, _, where = run.source.removeprefix("plan ").partition(": ")
+        return (f"session {run.name} of plan {plan}: its deals are the plan's ({where}), which the console does "
+                f"not hold; print them where the plan is: dealer records")
+    return reason
+
+
+def _replays_shown(found: list[Dealing]) -> None:
+    """A replay's deal is an earlier run's: shown from the run found with the same deal."""
+    for k, dealing in enumerate(found):
+        if dealing.deals is not None or not dealing.run.replay or not dealing.run.finished:
+            continue
+        same = next((d for d in found if d.deals is not None and d.deals.deal_hashes()[0] == dealing.deal_hash), None)
+        if same is not None:
+            found[k] = replace(dealing, deals=same.deals, why=f"a replay of {same.run.name}")
+
+
+def dealings_html(dealings: Sequence[Dealing]) -> str:
+    """The board's dealings, newest first: the first marked as the deal in the board now, the others as
+    older; each drawn as the hand records draw it (`dealer.printing.records_html.board_html`), or saying
+    why it is not shown."""
+    parts = []
+    for k, dealing in enumerate(dealings):
+        state = "now" if k == 0 else "older"
+        heading = ("In the board now" if k == 0 else "Older, dealt over since") + (
+            f": {escape(dealing.run.name)} (run {dealing.run.id}), dealt {dealing.when}")
+        if dealing.deals is not None:
+            shown = board_html(board_views(dealing.deals)[0])
+            more = f'<p class="note">{escape(dealing.why)}</p>' if dealing.why else ""
+        else:
+            shown, more = "", f'<p class="note">Not shown: {escape(dealing.why)}</p>'
+        parts.append(f'<section class="dealing {state}" data-run="{dealing.run.id}" data-when="{dealing.at}">'
+                     f'<h2><span class="tag">{"now" if k == 0 else "older"}</span> {heading}</h2>'
+                     f"{more}{shown}</section>")
+    return "".join(parts)

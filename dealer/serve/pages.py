@@ -13,15 +13,18 @@ from typing import Any
 NAV = (("/", "Room"), ("/start", "Start a run"), ("/report", "Report"), ("/director", "Director"))
 
 
-def layout(title: str, active: str, body: str, script: str = "") -> str:
-    """A whole page: head, the navigation, `body`; `script` a module of static/ to load."""
+def layout(title: str, active: str, body: str, script: str = "", styles: Sequence[str] = ()) -> str:
+    """A whole page: head, the navigation, `body`; `script` a module of static/ to load; `styles` more
+    stylesheets (their paths) after the console's own."""
     nav = "".join(f'<a href="{href}"{" class=active" if href == active else ""}>{escape(name)}</a>'
                   for href, name in NAV)
     tail = f'<script src="/static/{script}"></script>' if script else ""
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{escape(title)} - dealer</title>"
-            f'<link rel="stylesheet" href="/static/style.css"></head>'
+            f'<link rel="stylesheet" href="/static/style.css">'
+            + "".join(f'<link rel="stylesheet" href="{escape(href, quote=True)}">' for href in styles)
+            + "</head>"
             f'<body><header><strong>dealer</strong><nav>{nav}</nav></header><main>{body}</main>{tail}'
             f"</body></html>")
 
@@ -108,4 +111,4 @@ def director_page(unlocked: bool, wait: float, message: str = "", board_html: st
   <button>Show</button></form>
 <form method="post" action="/director/lock"><button>Lock</button></form>
 <p class="message">{escape(message)}</p><div id="board">{board_html}</div>"""
-    return layout("Director", "/director", body)
+    return layout("Director", "/director", body, styles=("/records.css",))
