@@ -32,7 +32,7 @@ COOKIE: Final = "dealer_token"
 CSP: Final = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
               "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 GUARD_HEADERS: Final = ((b"x-frame-options", b"DENY"), (b"content-security-policy", CSP.encode()),
-                        (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                        (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
                         (b"cross-origin-opener-policy", b"same-origin"),
                         (b"cross-origin-resource-policy", b"same-origin"))
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})

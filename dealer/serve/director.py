@@ -224,7 +224,8 @@ def dealings_html(dealings: Sequence[Dealing]) -> str:
     for k, dealing in enumerate(dealings):
         state = "now" if k == 0 else "older"
         heading = ("In the board now" if k == 0 else "Older, dealt over since") + (
-            f": {escape(dealing.run.name)} (run {dealing.run.id}), dealt {dealing.when}")
+            f": {escape(dealing.run.name)} (run {dealing.run.id} of {escape(dealing.journal.name)}), dealt "
+            f"{dealing.when}")
         if dealing.deals is not None:
             shown = board_html(board_views(dealing.deals)[0])
             more = f'<p class="note">{escape(dealing.why)}</p>' if dealing.why else ""
