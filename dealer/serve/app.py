@@ -16,7 +16,6 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import Any, Final
 
@@ -387,7 +386,8 @@ async def _board(request: Request) -> Response:
         set_name, board = director.parse_label(label)
     except ValueError as exc:
         return HTMLResponse(pages.director_page(True, 0.0, str(exc), label=label), status_code=400)
-    dealings = await asyncio.to_thread(director.find_board, console.runs.journals(), set_name, board)
+    dealings = await asyncio.to_thread(director.find_board, console.runs.journals(), set_name, board,
+                                       console.workdir)
     if not dealings:
         return HTMLResponse(pages.director_page(True, 0.0, f"set {set_name} board {board}: no run of this console "
                                                            "dealt into it", label=label),

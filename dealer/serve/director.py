@@ -22,15 +22,20 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from html import escape
+from pathlib import Path
 from typing import Final
 
+from dealer import formats
 from dealer.core.dealset import DealSet
+from dealer.core.errors import DealerError
 from dealer.journal.dealt import Lookup, dealt_deals
 from dealer.journal.store import Journal, Run
+from dealer.plan import Plan
+from dealer.plan.model import SessionSource
 from dealer.printing.handview import board_views
 from dealer.printing.records_html import board_html
+from dealer.serve import given
 from firmware_protocol.labels import BoardLabel
 
 COOKIE: Final = "dealer_director"
@@ -158,11 +163,12 @@ class Dealing:
         return f"{self.at[:10]} {self.at[11:16]} UTC" if len(self.at) >= 16 else self.at
 
 
-def find_board(journals: Sequence[Path], set_name: str, board: int,
-               lookup: Lookup | None = None) -> list[Dealing]:
+def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Path | None = None) -> list[Dealing]:
     """Every run that dealt into `board` of `set_name`, newest first (the first is the deal in the board
-    now). A finished run's deal is read again and proven; a run still dealing, or whose deals are not at
-    hand, comes without one and says why (for a plan's session: where its deals are)."""
+    now). A finished run's deal is read again and proven (a plan's session's from the deal file its plan
+    in `workdir` names); a run still dealing, or whose deals are not at hand, comes without one and says
+    why (for a plan's session: where its deals are)."""
+    lookup = plan_lookup(workdir) if workdir is not None else None
     found: list[Dealing] = []
     for path in journals:
         with Journal.open_read_only(path) as journal:
@@ -179,7 +185,8 @@ def find_board(journals: Sequence[Path], set_name: str, board: int,
                 if rd.deals is not None:
                     found.append(Dealing(path, run, set_name, board, at, digest, rd.deals.select([board])))
                 else:
-                    found.append(Dealing(path, run, set_name, board, at, digest, None, _why(run, rd.reason)))
+                    where = plan_deal_file(workdir, run) if workdir is not None else None
+                    found.append(Dealing(path, run, set_name, board, at, digest, None, _why(run, rd.reason, where)))
     _replays_shown(found)
     return sorted(found, key=lambda d: d.at, reverse=True)
 
@@ -197,13 +204,46 @@ def _dealt_into(journal: Journal, set_name: str, board: int) -> dict[int, tuple[
     return held
 
 
-def _why(run: Run, reason: str) -> str:
+def plan_lookup(workdir: Path) -> Lookup:
+    """The deals of a plan's session dealt by the console: the session's deal file, as the plan in the work
+    folder names it (a plan naming anything outside the folder is not read)."""
+    def lookup(run: Run) -> DealSet | None:
+        found = plan_deal_file(workdir, run)
+        return formats.read_file(found) if found is not None and found.is_file() else None
+    return lookup
+
+
+def plan_deal_file(workdir: Path, run: Run) -> Path | None:
+    """The deal file of a plan session's run, as the plan of the work folder names it; None if the run is
+    not a plan's, the plan is gone or reaches outside the folder, or the session has no file of its own."""
+    if not run.source.startswith("plan "):
+        return None
+    plan_path = workdir / run.source.removeprefix("plan ").partition(": ")[0]
+    if not plan_path.is_file() or given.plan_reach(plan_path, workdir, lambda port: None)[0]:
+        return None
+    try:
+        plan = Plan.load(plan_path)
+        session = plan.session(run.name)
+        while isinstance(session.source, SessionSource):
+            session = plan.session(session.source.session)
+        return plan.deal_file(session)
+    except DealerError:
+        return None
+
+
+def _why(run: Run, reason: str, where: Path | None) -> str:
     """Why a finished run's deal is not shown; for a plan's session, where its deals are."""
-    if run.source.startswith("plan "):
-        plan, _, where = run.source.removeprefix("plan ").partition(": ")
-        return (f"session {run.name} of plan {plan}: its deals are the plan's ({where}), which the console does "
-                f"not hold; print them where the plan is: dealer records")
-    return reason
+    if not run.source.startswith("plan "):
+        return reason
+    plan, _, source = run.source.removeprefix("plan ").partition(": ")
+    session = f"session {run.name} of plan {plan}"
+    if where is None:
+        return (f"{session}: its deals ({source}) are kept beside the plan, which is not in the console's work "
+                f"folder now: put the plan back to show this board")
+    if not where.is_file():
+        return (f"{session}: its deals are kept in {where}, which is not there now: put that file back to show "
+                "this board")
+    return f"{session}, dealt from {where}: {reason}"
 
 
 def _replays_shown(found: list[Dealing]) -> None:

@@ -65,7 +65,8 @@ def embedded_characters(pdf: Path) -> tuple[set[str], list[str]]:
         glyphs = code_glyphs(stream(objects[font_file]))
         cmap = stream(objects[to_unicode])
         assert b"beginbfrange" not in cmap, "a ToUnicode range this reader does not read"
-        pairs = [pair for block in re.findall(rb"beginbfchar(.*?)endbfchar", cmap, re.S) for pair in BFCHAR.findall(block)]
+        blocks = re.findall(rb"beginbfchar(.*?)endbfchar", cmap, re.S)
+        pairs = [pair for block in blocks for pair in BFCHAR.findall(block)]
         for code, text in pairs:
             character = bytes.fromhex(text.decode()).decode("utf-16-be")
             if character != "\0" and glyphs.get(int(code, 16), 0) != 0:
@@ -88,7 +89,8 @@ def code_glyphs(ttf: bytes) -> dict[int, int]:
             codes.update(enumerate(ttf[at + 6:at + 262]))
         elif kind == 6:
             first, n = struct.unpack(">HH", ttf[at + 6:at + 10])
-            codes.update(zip(range(first, first + n), struct.unpack(f">{n}H", ttf[at + 10:at + 10 + 2 * n]), strict=True))
+            glyphs = struct.unpack(f">{n}H", ttf[at + 10:at + 10 + 2 * n])
+            codes.update(zip(range(first, first + n), glyphs, strict=True))
         else:
             raise AssertionError(f"a cmap of format {kind}, which this reader does not read")
     return {code: glyph for code, glyph in codes.items() if glyph < count}

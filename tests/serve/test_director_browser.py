@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from firmware_protocol.labels import BoardLabel
 from tests.support.paths import ROOT
 from tests.support.processes import ENV
-from firmware_protocol.labels import BoardLabel
 from tests.support.serve_room import Served, served
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

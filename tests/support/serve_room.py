@@ -66,7 +66,8 @@ def cards_in(text: str, hands: list[str]) -> list[str]:
 def holdings(hand: str) -> list[str]:
     """A PBN hand's suits as a page shows them, tags taken away: '♠A 7', '♣A K J 4 3', '♥10 9' (voids left
     out)."""
-    return [sym + " ".join(ranks).replace("T", "10") for sym, ranks in zip(SUITS, hand.split("."), strict=True) if ranks]
+    return [sym + " ".join(ranks).replace("T", "10")
+            for sym, ranks in zip(SUITS, hand.split("."), strict=True) if ranks]
 
 
 def text_of(html: str) -> str:

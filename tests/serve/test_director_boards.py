@@ -1,0 +1,79 @@
+"""The Director's board view over HTTP for a congress plan dealt by the console: a session's board shown
+from the deal file its plan generated (the same deal the file holds), and, once that file is gone, the
+page saying where the session's deals are kept instead of showing nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from dealer.dealing import sim_ports
+from dealer.serve.app import build_app
+from dealer.serve.auth import Access
+from tests.support.serve_room import hands_of, holdings, text_of
+
+PIN = "12345678"
+TOKEN = "t0ken-of-the-director"
+PLAN = '''
+[event]
+name = "Director Congress"
+journal = "congress.journal"
+
+[[machines]]
+name = "M1"
+port = "sim://?speed=200&seed=21"
+
+[[sessions]]
+name = "MON1"
+boards = "1-3"
+
+[[sessions.sections]]
+name = "A"
+'''
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    (tmp_path / "work").mkdir()
+    app = build_app(tmp_path / "work", Access(TOKEN, frozenset({"testserver"})), PIN, tell=lambda line: None)
+    try:
+        with TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"}) as test_client:
+            yield test_client
+    finally:
+        sim_ports.stop_all()
+
+
+def dealt_plan(client: TestClient, work: Path) -> Path:
+    """The plan dealt to the end through the console's API; the deal file its session was generated into."""
+    (work / "congress.toml").write_text(PLAN, encoding="utf-8")
+    assert client.post("/api/start", json={"source": "congress.toml", "machines": []}).status_code == 200
+    with client.stream("GET", "/events?until=end") as stream:
+        ended = [line for line in stream.iter_lines() if '"ended"' in line]
+    assert ended and '"finished"' in ended[-1], ended
+    generated = [p for p in work.rglob("MON1.pbn")]
+    assert len(generated) == 1, generated
+    return generated[0]
+
+
+def test_a_plan_sessions_board_is_shown_from_its_deal_file_or_says_where_that_file_is(
+        client: TestClient, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    deal_file = dealt_plan(client, work)
+    assert client.post("/director/unlock", data={"pin": PIN}).status_code == 200
+    board = client.post("/director/board", data={"label": "A1 2"})
+    assert board.status_code == 200, board.text
+    two = [suit for hand in hands_of(deal_file)[4:8] for suit in holdings(hand)]  # board 2's hands, from the file
+    shown = text_of(board.text)
+    assert two and [suit for suit in two if suit not in shown] == []
+    assert "In the board now: MON1" in shown
+
+    deal_file.rename(deal_file.with_suffix(".moved"))
+    gone = client.post("/director/board", data={"label": "A1 2"})
+    assert gone.status_code == 200
+    said = text_of(gone.text)
+    assert (f"Not shown: session MON1 of plan congress.toml: its deals are kept in {deal_file}, which is not there "
+            "now: put that file back to show this board") in said
+    assert 'class="board"' not in gone.text
