@@ -8,17 +8,26 @@
   per hour and the time left are those of machines at real speed.
 * ``hand-records.png``, ``labels.png``: the first page of ``dealer records`` and ``dealer labels`` for a
   session generated from a fixed seed, rendered from the PDF with pypdfium2.
+* ``serve-director.png``: the console's Director page (``dealer serve``, driven through its API, seen in
+  the system's Chromium at 1280 x 800) showing board 1, dealt by two runs: the deal in it now, the older
+  below. Left out, saying so, where no Chromium is installed.
 
-Needs the test extras (reportlab, pypdfium2, pillow).
+Needs the test extras (reportlab, pypdfium2, pillow, playwright).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import re
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 from rich.console import Console
@@ -123,13 +132,70 @@ def printed(folder: Path, images: Path) -> None:
     first_page_png(folder / "labels.pdf", images / "labels.png")
 
 
+def director_page(folder: Path, png: Path) -> bool:
+    """The Director's page with board 1 of set A dealt by two runs; False (nothing made) without Chromium."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        print("no browser: serve-director.png is not made (apt-get install chromium)")
+        return False
+    from playwright.sync_api import sync_playwright
+
+    work = folder / "console"
+    work.mkdir()
+    for name, boards, seed in (("monday", "1-4", SEED), ("tuesday", "1-2", SEED[::-1])):
+        if main(["generate", "--boards", boards, "--seed", seed, "--event", f"{name.title()} Pairs",
+                 "-o", str(work / f"{name}.pbn")]) != 0:
+            raise SystemExit(f"dealer generate {name} failed")
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    serve = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", "--workdir", str(work),
+                              "--sim-speed", "200"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert serve.stderr is not None
+        lines = [serve.stderr.readline() for _ in range(3)]
+        found = re.search(r"the room at (http://\S+/)\?token=(\S+)", lines[0])
+        pin = re.search(r"PIN is (\d+)", lines[1])
+        if not (found and pin):
+            raise SystemExit(f"dealer serve did not start: {lines}")
+        address, token = found.groups()
+        for name in ("monday", "tuesday"):
+            for path, body in (("api/start", {"source": f"{name}.pbn", "machines": ["sim-3"], "set": "A"}),
+                               ("events?until=end", None)):
+                request = urllib.request.Request(
+                    address + path, data=None if body is None else json.dumps(body).encode(),
+                    headers={"Authorization": f"Bearer {token}", "content-type": "application/json"})
+                with urllib.request.urlopen(request, timeout=300) as answer:
+                    answer.read()
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=browser, headless=True,
+                                                  args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = chromium.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{address}director?token={token}")
+            page.fill('input[name="pin"]', pin.group(1))
+            page.click("text=Unlock")
+            page.fill('input[name="label"]', "A 1")
+            page.click("text=Show")
+            page.wait_for_selector("#board .dealing.older")
+            page.screenshot(path=str(png), full_page=True)
+            chromium.close()
+    finally:
+        os.killpg(serve.pid, signal.SIGINT)
+        serve.wait(timeout=60)
+        if serve.stderr is not None:
+            serve.stderr.close()
+    return True
+
+
 def make(images: Path) -> list[Path]:
     """Make every picture into `images`; the files written."""
     images.mkdir(parents=True, exist_ok=True)
+    names = ["live-view.svg", "hand-records.png", "labels.png"]
     with tempfile.TemporaryDirectory(prefix="dealer-images-") as work:
         live_view(Path(work), images / "live-view.svg")
         printed(Path(work), images)
-    return [images / name for name in ("live-view.svg", "hand-records.png", "labels.png")]
+        if director_page(Path(work), images / "serve-director.png"):
+            names.append("serve-director.png")
+    return [images / name for name in names]
 
 
 if __name__ == "__main__":

@@ -3,8 +3,7 @@ at a laptop's 1280 x 800 and a phone's 390 x 844: locked, unlocked, a board deal
 dealt by two runs (the deal in it now first, the older one below marked older). Judged from the rendered
 page: the hands' boxes stand around the compass, each HCP at its seat, hearts and diamonds red, nothing
 scrolls sideways. The screenshots are kept in DEALER_TEST_ARTIFACTS/director (or the test's pytest temporary
-folder when that is unset); the unlocked board at 1280 x 800 is the guide's picture
-(docs/images/serve-director.png)."""
+folder when that is unset)."""
 
 from __future__ import annotations
 
@@ -20,14 +19,12 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from firmware_protocol.labels import BoardLabel
-from tests.support.paths import ROOT
 from tests.support.processes import ENV
 from tests.support.serve_room import Served, served
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
-PICTURE = ROOT / "docs" / "images" / "serve-director.png"
 LONG = 120_000
 RED = "rgb(204, 0, 0)"
 
@@ -153,8 +150,6 @@ def test_the_director_page_locked_unlocked_and_showing_boards(
         around_the_compass(page, "#board .dealing.now")
         no_sideways_scroll(page)
         page.screenshot(path=str(artifacts / f"board-{size}.png"), full_page=True)
-        if size == "laptop":
-            page.screenshot(path=str(PICTURE), full_page=True)
 
         page.fill('input[name="label"]', BoardLabel.for_board("A", 1).payload())  # scanned: dealt by both runs
         page.click("text=Show")
