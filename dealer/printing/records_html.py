@@ -85,14 +85,14 @@ def hand_html(hand: HandView, where: str) -> str:
         f'<div class="suit"><span class="sym{" red" if red else ""}">{symbol}</span>'
         f'<span class="ranks">{escape(ranks)}</span></div>'
         for symbol, ranks, red in hand.lines())
-    return f'<div class="hand {where}" data-seat="{hand.seat_letter}">{lines}</div>'
+    return f'<div class="hand {where}" data-seat="{hand.seat_letter}" aria-label="{hand.seat_name}">{lines}</div>'
 
 
 def board_html(view: BoardView) -> str:
     """One board: info, the four hands around the compass of HCP, and DD table and par if analysed."""
     north, east, south, west = view.hands
-    compass = "".join(f'<span class="hcp {h.seat_letter}" data-seat="{h.seat_letter}">{h.seat_letter} {h.hcp}</span>'
-                      for h in view.hands)
+    compass = " ".join(f'<span class="hcp {h.seat_letter}" data-seat="{h.seat_letter}" title="{h.seat_name}: '
+                       f'{h.hcp} HCP">{h.seat_letter} {h.hcp}</span>' for h in view.hands)
     parts = [
         f'<article class="board" data-board="{view.board}">',
         f'<div class="info"><h2>Board {view.board}</h2><p class="dealer">Dealer: {view.dealer_name}</p>'

@@ -22,6 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from html import escape
 from pathlib import Path
 from typing import Final
@@ -159,8 +160,12 @@ class Dealing:
 
     @property
     def when(self) -> str:
-        """`at` as a director reads it: '2026-12-01 17:04 UTC'."""
-        return f"{self.at[:10]} {self.at[11:16]} UTC" if len(self.at) >= 16 else self.at
+        """`at` as a director reads it, in the console's local time: '2026-12-01 17:04 CET'."""
+        try:
+            local = datetime.fromisoformat(self.at).astimezone()
+        except ValueError:
+            return self.at
+        return f"{local:%Y-%m-%d %H:%M} {local.tzname() or ''}".strip()
 
 
 def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Path | None = None) -> list[Dealing]:
@@ -263,7 +268,7 @@ def dealings_html(dealings: Sequence[Dealing]) -> str:
     parts = []
     for k, dealing in enumerate(dealings):
         state = "now" if k == 0 else "older"
-        heading = ("In the board now" if k == 0 else "Older, dealt over since") + (
+        heading = ("In the board now" if k == 0 else "Older, no longer in the board") + (
             f": {escape(dealing.run.name)} (run {dealing.run.id} of {escape(dealing.journal.name)}), dealt "
             f"{dealing.when}")
         if dealing.deals is not None:

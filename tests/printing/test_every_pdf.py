@@ -156,3 +156,13 @@ def test_the_statistics_report_shows_its_superscripts_and_greek_from_the_font(
     assert main(["stats", str(deals), "-o", str(out)]) == 0
     shown, _ = embedded_characters(out)
     assert {"⁴", "²", "Σ", "♠"} <= shown
+
+
+def test_a_character_the_font_lacks_is_refused_in_one_line_and_nothing_is_written(
+        deals: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "records.pdf"
+    assert main(["records", str(deals), "-o", str(out), "--title", "橋牌 Pairs", "--no-dd"]) == 2  # a usage error
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == ("dealer: error: hand records: the printed font has no 橋 牌 (in '橋牌 Pairs'): write it with "
+                       "other characters")
+    assert list(tmp_path.iterdir()) == []

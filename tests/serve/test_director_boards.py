@@ -1,9 +1,12 @@
-"""The Director's board view over HTTP for a congress plan dealt by the console: a session's board shown
+"""The Director's board view: over HTTP for a congress plan dealt by the console, a session's board shown
 from the deal file its plan generated (the same deal the file holds), and, once that file is gone, the
-page saying where the session's deals are kept instead of showing nothing."""
+page saying where the session's deals are kept instead of showing nothing; and a replay dealt by the
+command line, in the board now, shown with the deal of the run it replays."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,8 +14,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from dealer.dealing import sim_ports
+from dealer.serve import director
 from dealer.serve.app import build_app
 from dealer.serve.auth import Access
+from tests.support.processes import ENV
 from tests.support.serve_room import hands_of, holdings, text_of
 
 PIN = "12345678"
@@ -77,3 +82,23 @@ def test_a_plan_sessions_board_is_shown_from_its_deal_file_or_says_where_that_fi
     assert (f"Not shown: session MON1 of plan congress.toml: its deals are kept in {deal_file}, which is not there "
             "now: put that file back to show this board") in said
     assert 'class="board"' not in gone.text
+
+
+def test_a_replay_is_the_deal_in_the_board_now_shown_from_the_run_it_replays(tmp_path: Path) -> None:
+    """`dealer deal FILE` then `dealer deal FILE --replay` (Law 6D2) into the same boards: the replay dealt
+    last, so it is what the boards hold now; it has no deals of its own, and shows the deal of the run it
+    replays, which is listed below as older."""
+    deals = tmp_path / "three.pbn"
+    for argv in (["generate", "--boards", "1-3", "-o", str(deals)],
+                 ["deal", str(deals), "--port", "sim://?speed=200"],
+                 ["deal", str(deals), "--port", "sim://?speed=200", "--replay"]):
+        subprocess.run([sys.executable, "-m", "dealer", *argv], env=ENV, check=True, capture_output=True,
+                       timeout=120)
+    dealings = director.find_board([Path(f"{deals}.journal")], "A", 2)
+    assert [(d.run.id, d.run.replay) for d in dealings] == [(2, True), (1, False)]
+    now, older = dealings
+    assert now.why == "a replay of three" and now.deals is not None and older.deals is not None
+    assert now.deals.deal_hashes() == older.deals.deal_hashes() == [now.deal_hash]
+    page = director.dealings_html(dealings)
+    assert page.index("In the board now: three (run 2") < page.index("Older, no longer in the board: three (run 1")
+    assert page.count('class="board"') == 2
