@@ -9,6 +9,7 @@ from typing import Final
 from dealer.printing.doubledummy import STRAIN_SYMBOLS
 from dealer.printing.drawing import grid
 from dealer.printing.handview import BoardView, HandView, chunks
+from dealer.printing.records_layout import HAND_PT, hand_size
 
 BOARD_CSS: Final = """
 .board { display: grid; grid-template-columns: 32% 34% 34%; padding: 3mm;
@@ -16,6 +17,7 @@ BOARD_CSS: Final = """
   border-bottom: 0.2mm solid #bbb; font-size: 9pt; color: #000; break-inside: avoid; }
 .board .info { grid-area: info; } .board .info h2 { font-size: 11pt; margin: 0 0 1mm; }
 .board .info p { margin: 0; font-size: 7.5pt; }
+.board .hand { font-size: calc(var(--hand-scale, 1) * 1em); }
 .board .hand.north { grid-area: north; } .board .hand.south { grid-area: south; }
 .board .hand.west { grid-area: west; align-self: center; }
 .board .hand.east { grid-area: east; align-self: center; padding-left: 2mm; }
@@ -79,27 +81,30 @@ def _document(title: str, body: str) -> str:
             f"<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
-def hand_html(hand: HandView, where: str) -> str:
-    """One hand's four suit lines."""
+def hand_html(hand: HandView, where: str, scale: float = 1.0) -> str:
+    """One hand's four suit lines; `scale` below 1 sets them smaller (a long suit, as on the PDF)."""
     lines = "".join(
         f'<div class="suit"><span class="sym{" red" if red else ""}">{symbol}</span>'
         f'<span class="ranks">{escape(ranks)}</span></div>'
         for symbol, ranks, red in hand.lines())
-    return f'<div class="hand {where}" data-seat="{hand.seat_letter}" aria-label="{hand.seat_name}">{lines}</div>'
+    style = f' style="--hand-scale: {scale:.2f}"' if scale < 1 else ""
+    return (f'<div class="hand {where}" data-seat="{hand.seat_letter}" aria-label="{hand.seat_name}"{style}>'
+            f"{lines}</div>")
 
 
 def board_html(view: BoardView) -> str:
     """One board: info, the four hands around the compass of HCP, and DD table and par if analysed."""
     north, east, south, west = view.hands
+    scale = hand_size(view.hands) / HAND_PT  # the hands' type, made smaller for a long suit as on the PDF
     compass = " ".join(f'<span class="hcp {h.seat_letter}" data-seat="{h.seat_letter}" title="{h.seat_name}: '
                        f'{h.hcp} HCP">{h.seat_letter} {h.hcp}</span>' for h in view.hands)
     parts = [
         f'<article class="board" data-board="{view.board}">',
         f'<div class="info"><h2>Board {view.board}</h2><p class="dealer">Dealer: {view.dealer_name}</p>'
         f'<p class="vul">Vul: {view.vulnerability_name}</p></div>',
-        hand_html(north, "north"), hand_html(west, "west"),
+        hand_html(north, "north", scale), hand_html(west, "west", scale),
         f'<div class="compass">{compass}</div>',
-        hand_html(east, "east"), hand_html(south, "south"),
+        hand_html(east, "east", scale), hand_html(south, "south", scale),
     ]
     if view.dd is not None:
         parts.append(_par_html(view) + _dd_html(view))

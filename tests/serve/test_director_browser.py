@@ -27,6 +27,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
 LONG = 120_000
 RED = "rgb(204, 0, 0)"
+LONG_SUITS = """[Event "Long suits"]
+[Board "1"]
+[Dealer "N"]
+[Vulnerable "None"]
+[Deal "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"]
+"""
+"""Every hand one 13-card suit: the longest lines a board can have."""
 
 
 def chromium() -> str | None:
@@ -51,16 +58,18 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture(scope="module")
 def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A console whose work folder saw two runs into set A: 'first' (boards 1-4), then 'second' (boards 1-2,
-    so boards 1 and 2 were dealt twice and the boards hold the second run's deals)."""
+    so boards 1 and 2 were dealt twice and the boards hold the second run's deals); and a board of four
+    13-card suits into set B."""
     work = tmp_path_factory.mktemp("director") / "work"
     work.mkdir()
     for name, boards in (("first", "1-4"), ("second", "1-2")):
         subprocess.run([sys.executable, "-m", "dealer", "generate", "--boards", boards, "--event", name,
                         "-o", str(work / f"{name}.pbn")], env=ENV, check=True, capture_output=True, timeout=60)
+    (work / "long.pbn").write_text(LONG_SUITS, encoding="utf-8")
     with served(work, "--sim-speed", "200") as running:
-        for name in ("first", "second"):
+        for name, set_name in (("first", "A"), ("second", "A"), ("long", "B")):
             started = json.loads(running.open("api/start", json.dumps(
-                {"source": f"{name}.pbn", "machines": ["sim-3"], "set": "A"}).encode()))
+                {"source": f"{name}.pbn", "machines": ["sim-3"], "set": set_name}).encode()))
             assert started["ok"], started
             running.open("events?until=end")  # the event stream ends when the run does
         yield running
@@ -116,9 +125,12 @@ def around_the_compass(page: Page, section: str) -> None:
     assert len(colours) == 16
     for symbol, colour in colours:
         assert (colour == RED) == (symbol in "♥♦"), (symbol, colour)
-    for seat in "NESW":  # no hand runs into its neighbour
+    for seat in "NESW":  # no hand runs out of its place into its neighbour or off the screen
         right = hand[seat]["x"] + hand[seat]["width"]
         assert right <= page.evaluate("window.innerWidth"), seat
+    overflowing = page.locator(f"{section} .hand").evaluate_all(
+        "(els) => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.dataset.seat)")
+    assert overflowing == [], overflowing
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -168,5 +180,12 @@ def test_the_director_page_locked_unlocked_and_showing_boards(
         around_the_compass(page, "#board .dealing.older")
         no_sideways_scroll(page)
         page.screenshot(path=str(artifacts / f"dealt-twice-{size}.png"), full_page=True)
+
+        page.fill('input[name="label"]', "B 1")  # four 13-card suits
+        page.click("text=Show")
+        expect(page.locator("#board .dealing.now .hand[data-seat=E]")).to_contain_text("A K Q J 10 9 8 7 6 5 4 3 2")
+        around_the_compass(page, "#board .dealing.now")
+        no_sideways_scroll(page)
+        page.screenshot(path=str(artifacts / f"long-suits-{size}.png"), full_page=True)
     finally:
         page.close()
