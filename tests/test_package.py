@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,15 @@ def test_build_makes_a_wheel_and_an_sdist_that_twine_passes(dist: Path) -> None:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     missing = [path for path in IN_THE_SDIST if path not in names]
     assert missing == []
+
+
+def test_the_wheel_carries_the_printed_font_and_its_licence(dist: Path) -> None:
+    (wheel,) = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    fonts = {f"dealer/printing/fonts/{name}"
+             for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "LICENSE-DejaVu.txt")}
+    assert fonts <= names
 
 
 def test_the_metadata_says_licence_urls_and_platforms(dist: Path) -> None:

@@ -1,8 +1,9 @@
-"""Every PDF the program writes (hand records, curtain cards, board labels, the statistics report), made by
-the commands a user runs: every character each writer puts on its pages has a glyph in a font embedded in
-the PDF (read back from the file: each font's ToUnicode map and its embedded TrueType's cmap), no font is
-left to the viewer, and every page rendered to PNG by poppler's pdftoppm is not blank. The PNGs are kept
-in DEALER_TEST_ARTIFACTS/pdf (or the test's pytest temporary folder when that is unset)."""
+"""Every PDF the program writes (hand records, curtain cards, board labels, the statistics report of deals
+and of a shuffling model), made by the commands a user runs: every character each writer puts on its
+pages has a glyph in a font embedded in the PDF (read back from the file: each font's ToUnicode map and
+its embedded TrueType's cmap), no font is left to the viewer, and every page rendered to PNG by poppler's
+pdftoppm is not blank. The PNGs are kept in DEALER_TEST_ARTIFACTS/pdf (or the test's pytest temporary
+folder when that is unset)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ COMMANDS = {
     "curtains": ["curtains", "{deals}", "-o", "{out}"],
     "labels": ["labels", "--set", "A", "--boards", "1-24", "-o", "{out}"],
     "stats": ["stats", "{deals}", "-o", "{out}"],
+    "stats-model": ["stats", "--shuffle-model", "7", "--deals", "300", "--seed", "1", "-o", "{out}"],
 }
 
 
