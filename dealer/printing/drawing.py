@@ -19,6 +19,7 @@ A4: Final = (210.0, 297.0)
 POINT_MM: Final = 25.4 / 72.0
 RANK_EM: Final = 0.70   # generous mean width of a rank (A K Q J 10 9 ... 2) in the printed font, in em
 SPACE_EM: Final = 0.32  # a space between cards, in em
+PROSE_EM: Final = {"regular": 0.54, "bold": 0.60}  # generous mean width of a character of prose, in em
 
 
 @dataclass(frozen=True)
@@ -96,3 +97,8 @@ def grid(count: int) -> tuple[int, int]:
 def ranks_em(ranks: str) -> float:
     """The width of a suit's ranks ('A K 10 9 2') in em, generously: for fitting a hand into its room."""
     return sum(SPACE_EM if ch == " " else RANK_EM for ch in ranks)
+
+
+def prose_chars(width: float, size: float, font: Font = "regular") -> int:
+    """How many characters of prose at `size` points fit a line `width` mm wide (for wrapping)."""
+    return int(width / (size * POINT_MM * PROSE_EM[font]))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Final
 
-from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, RectItem, TextItem, place
+from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, RectItem, TextItem, place, prose_chars
 from dealer.printing.svg import svg_element
 from dealer.stats.stats_report import figure_line, method_notes, wild_line
 from dealer.stats.summary import Figure, SampleStats
@@ -107,7 +107,7 @@ def chart_items(figure: Figure, width: float = CHART_WIDTH, height: float = CHAR
             h = share * scale
             if h > 0:
                 items.append(RectItem(x, base - h, bar, h, color))  # type: ignore[arg-type]
-        size = min(7.0, 0.9 * slot / (0.55 * len(b.label) * POINT_MM))
+        size = min(7.0, 0.9 * slot / (0.64 * len(b.label) * POINT_MM))  # 0.64 em: a digit of the printed font
         items.append(TextItem(middle, base + 4, b.label, size, anchor="middle"))
     items.append(LineItem(left, base, right, base, "black", 0.2))
     return items
@@ -179,14 +179,15 @@ def stats_pages(samples: Sequence[SampleStats], title: str, notes: Sequence[str]
                 model: bool = False) -> list[Page]:
     """A4 pages: per sample its verdict and tests, then its charts three a page; the notes on method last."""
     width, height = A4
+    line = width - 2 * MARGIN
     pages: list[Page] = []
     lines: list[tuple[str, float, bool]] = [(title, 14, True)]
     for sample in samples:
         lines += [("", 6, False), (f"{sample.name}: {sample.deals} deal{'' if sample.deals == 1 else 's'}", 12, True)]
-        lines += [(text, 10, True) for text in textwrap.wrap(sample.sentence, 95)]
-        lines += [(text, 9, False) for text in textwrap.wrap(wild_line(sample).capitalize(), 110)]
+        lines += [(text, 10, True) for text in textwrap.wrap(sample.sentence, prose_chars(line, 10, "bold"))]
+        lines += [(text, 9, False) for text in textwrap.wrap(wild_line(sample).capitalize(), prose_chars(line, 9))]
         for figure in sample.figures:
-            lines += [(text, 8, False) for text in textwrap.wrap(figure_line(figure), 125)]
+            lines += [(text, 8, False) for text in textwrap.wrap(figure_line(figure), prose_chars(line, 8))]
     pages.extend(_text_pages(lines, width, height))
     for sample in samples:
         figures = list(sample.figures)
@@ -197,7 +198,7 @@ def stats_pages(samples: Sequence[SampleStats], title: str, notes: Sequence[str]
             pages.append(page)
     closing: list[tuple[str, float, bool]] = [("How these figures are made", 12.0, True)]
     for text in [*notes, *method_notes(samples, model)]:
-        closing += [(line, 8, False) for line in textwrap.wrap(text, 125)] + [("", 3, False)]
+        closing += [(wrapped, 8, False) for wrapped in textwrap.wrap(text, prose_chars(line, 8))] + [("", 3, False)]
     pages.extend(_text_pages(closing, width, height))
     return pages
 

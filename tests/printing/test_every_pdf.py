@@ -1,9 +1,9 @@
 """Every PDF the program writes (hand records, curtain cards, board labels, the statistics report of deals
 and of a shuffling model), made by the commands a user runs: every character each writer puts on its
 pages has a glyph in a font embedded in the PDF (read back from the file: each font's ToUnicode map and
-its embedded TrueType's cmap), no font is left to the viewer, and every page rendered to PNG by poppler's
-pdftoppm is not blank. The PNGs are kept in DEALER_TEST_ARTIFACTS/pdf (or the test's pytest temporary
-folder when that is unset)."""
+its embedded TrueType's cmap), no font is left to the viewer, no text runs into the page's margins
+(measured in that font), and every page rendered to PNG by poppler's pdftoppm is not blank. The PNGs are
+kept in DEALER_TEST_ARTIFACTS/pdf (or the test's pytest temporary folder when that is unset)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,16 @@ import pytest
 from PIL import Image
 
 from dealer.cli import main
-from dealer.printing import outputs
+from dealer.printing import curtains_layout, labels_layout, outputs, records_layout, stats_layout
 from dealer.printing.drawing import Page, TextItem
+from dealer.printing.pdf import font_name
 
 OBJECT = re.compile(rb"(\d+) 0 obj\s*(.*?)endobj", re.S)
 REF = rb"/%s (\d+) 0 R"
+MARGINS = {"records": records_layout.MARGIN, "curtains": curtains_layout.MARGIN,
+           "labels": min(stock.left for stock in labels_layout.STOCKS.values()),
+           "stats": stats_layout.MARGIN, "stats-model": stats_layout.MARGIN}
+"""Millimetres each writer's pages keep clear at their left and right edges: no text may run into them."""
 BFCHAR = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>")
 COMMANDS = {
     "records": ["records", "{deals}", "-o", "{out}"],
@@ -98,6 +103,19 @@ def code_glyphs(ttf: bytes) -> dict[int, int]:
     return {code: glyph for code, glyph in codes.items() if glyph < count}
 
 
+def extents(page: Page) -> list[tuple[TextItem, float, float]]:
+    """Each text of the page with its left and right ends in mm, measured in the embedded font by reportlab."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    out = []
+    for item in page.items:
+        if isinstance(item, TextItem):
+            width = stringWidth(item.text, font_name(item.font), item.size) * 25.4 / 72
+            left = item.x - {"start": 0.0, "middle": width / 2, "end": width}[item.anchor]
+            out.append((item, left, left + width))
+    return out
+
+
 def not_blank(png: Path) -> float:
     """The share of a page's pixels that are not white."""
     with Image.open(png) as image:
@@ -141,6 +159,9 @@ def test_every_pdf_shows_each_character_from_an_embedded_font_and_renders_to_pag
     used = {ch for pages in written for page in pages for item in page.items if isinstance(item, TextItem)
             for ch in item.text if not ch.isspace()}
     assert used, kind
+    off = [(item.text, round(left, 1), round(right, 1)) for pages in written for page in pages
+           for item, left, right in extents(page) if left < MARGINS[kind] - 0.1 or right > page.width - MARGINS[kind]]
+    assert off == [], f"{kind}: texts running into the page's margin"
     shown, bare = embedded_characters(out)
     assert bare == [], f"{kind}: fonts not embedded: {bare}"
     assert sorted(used - shown) == [], f"{kind}: characters with no embedded glyph"
