@@ -31,7 +31,7 @@ from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError
 from dealer.journal.dealt import Lookup, dealt_deals
-from dealer.journal.store import Journal, Run
+from dealer.journal.store import JobState, Journal, Run
 from dealer.plan import Plan
 from dealer.plan.model import SessionSource
 from dealer.printing.handview import board_views
@@ -46,6 +46,8 @@ PER_CLIENT: Final = 5
 """Wrong PINs one client may give in a minute."""
 OVERALL: Final = 30
 """Wrong PINs all clients together may give in a minute."""
+INTO_THE_BOARD: Final = frozenset({JobState.DEALING, JobState.DEALT, JobState.VERIFIED, JobState.FAULTED})
+"""The states of a board's copy from which its cards may be in the board."""
 TYPED: Final = re.compile(r"^\s*([A-Za-z0-9]{1,8})[\s:/-]+(\d{1,3})\s*$")
 
 
@@ -184,7 +186,7 @@ def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Pat
             for run_id, (run, at, digest) in held.items():
                 if not run.finished:
                     found.append(Dealing(path, run, set_name, board, at, digest, None,
-                                         "still dealing: its deal stays locked until the run finishes"))
+                                         "the run has not finished: its deals stay locked until it has"))
                     continue
                 rd = deals[run_id]
                 if rd.deals is not None:
@@ -197,13 +199,14 @@ def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Pat
 
 
 def _dealt_into(journal: Journal, set_name: str, board: int) -> dict[int, tuple[Run, str, str]]:
-    """The runs of `journal` that dealt into the board: run id -> (run, its last event there, deal hash)."""
+    """The runs of `journal` that dealt into the board (a machine told to deal it, at least): run id -> (run,
+    when it last did, deal hash)."""
     held: dict[int, tuple[Run, str, str]] = {}
     for run in journal.runs():
         for job in journal.jobs(run.id):
             if (job.set_name or "A") != set_name or job.board != board:
                 continue
-            times = [e.at for e in journal.events(run.id, job.id)]
+            times = [e.at for e in journal.events(run.id, job.id) if e.state in INTO_THE_BOARD]
             if times and (run.id not in held or max(times) > held[run.id][1]):
                 held[run.id] = (run, max(times), job.deal_hash)
     return held

@@ -1,7 +1,7 @@
 """The Director's board view: over HTTP for a congress plan dealt by the console, a session's board shown
 from the deal file its plan generated (the same deal the file holds), and, once that file is gone, the
 page saying where the session's deals are kept instead of showing nothing; and a replay dealt by the
-command line, in the board now, shown with the deal of the run it replays."""
+command line, in the board now, shown with the deal of the run it replays; a stopped run's deal locked."""
 
 from __future__ import annotations
 
@@ -38,6 +38,8 @@ boards = "1-3"
 [[sessions.sections]]
 name = "A"
 '''
+
+
 
 
 @pytest.fixture
@@ -102,3 +104,30 @@ def test_a_replay_is_the_deal_in_the_board_now_shown_from_the_run_it_replays(tmp
     page = director.dealings_html(dealings)
     assert page.index("In the board now: three (run 2") < page.index("Older, no longer in the board: three (run 1")
     assert page.count('class="board"') == 2
+
+
+def test_a_board_of_a_stopped_run_says_its_deal_is_locked_and_shows_the_older_one_below(
+        client: TestClient, tmp_path: Path) -> None:
+    """A plan's session dealt to the end, then a deal file dealt into the same set and stopped after its
+    first verified board: that board holds the stopped run's deal, which stays locked, and the plan's
+    deal stands below it as older."""
+    work = tmp_path / "work"
+    dealt_plan(client, work)
+    subprocess.run([sys.executable, "-m", "dealer", "generate", "--boards", "1-8", "-o", str(work / "more.pbn")],
+                   env=ENV, check=True, capture_output=True, timeout=60)
+    started = client.post("/api/start", json={"source": "more.pbn", "machines": ["sim-3"], "set": "A1"})
+    assert started.status_code == 200, started.text
+    with client.stream("GET", "/events?until=end") as stream:
+        for line in stream.iter_lines():
+            if '"verified (' in line:  # the first board verified: stop
+                assert client.post("/api/stop").json()["ok"]
+                break
+    with client.stream("GET", "/events?until=end") as stream:
+        assert any('"stopped"' in line for line in stream.iter_lines() if '"ended"' in line)
+    assert client.post("/director/unlock", data={"pin": PIN}).status_code == 200
+    page = client.post("/director/board", data={"label": "A1 1"})
+    assert page.status_code == 200
+    said = text_of(page.text)
+    assert said.index("In the board now: more") < said.index("Older, no longer in the board: MON1")
+    assert "Not shown: the run has not finished: its deals stay locked until it has" in said
+    assert page.text.count('class="board"') == 1  # the older deal only
