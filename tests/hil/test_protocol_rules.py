@@ -38,6 +38,7 @@ from firmware_protocol.crc import crc16
 from firmware_protocol.framing import Frame, FrameDecoder
 from firmware_protocol.messages import MsgType
 from hil.config import SimConfig
+from hil.device import SimDevice
 from hil.physical import Card
 from tests.support.sim_bench import Bench
 
@@ -268,3 +269,9 @@ def test_the_sim_url_chooses_the_reader() -> None:
     assert not SimConfig.from_url("sim://?reader=north").reads_every_edge
     assert not SimConfig.from_url("sim://").reads_every_edge
 
+
+
+def test_the_simulator_on_a_pty_uses_the_rto_the_document_gives_a_link_with_no_baud_rate() -> None:
+    rto = re.search(r"uses the RTO of 115200 baud: ([0-9.]+) s", " ".join(SPEC.split()))
+    assert rto is not None
+    assert round(SimDevice(SimConfig()).link_config.retransmit_timeout, 3) == float(rto.group(1))
