@@ -27,6 +27,8 @@ from firmware_protocol import (
     Progress,
     Refused,
     RefuseReason,
+    Reset,
+    ResetMode,
     decode_message,
     encode_frame,
     encode_message,
@@ -234,3 +236,12 @@ def test_starting_the_backoff_again_keeps_the_nak_retransmission_used(device: CD
 def send_raw(device: CDeviceLink, ms: int, frame: bytes) -> list[tuple[Message, int]]:
     device.receive(frame, ms / 1000)
     return written(device)
+
+
+def test_a_reset_with_a_mode_the_document_does_not_define_is_refused_by_the_library(device: CDeviceLink) -> None:
+    started(device)
+    send(device, 5, HELLO, 0)
+    assert send(device, 10, Reset(7), 1) == [(Refused(RefuseReason.UNSUPPORTED, 0x18), 1)]
+    assert device.stats()["resets"] == 0  # the machine never saw it
+    assert send(device, 20, Reset(ResetMode.CLEAR), 2) == [(Ack(), 2)]
+    assert device.stats()["resets"] == 1

@@ -244,7 +244,8 @@ dp_rx_result dp_decoder_push(dp_decoder *d, uint8_t byte, dp_frame *frame);
  * text you point it at (the HelloAck's serial) must outlive the call (static, or in your machine's state).
  * Return at once (T_reply, 4.7): start physical actions and report their results later as events; events
  * you send from here go out after the reply. Commands before the first Hello never get here: the library
- * refuses them (HANDSHAKE_REQUIRED). Do not call dp_device_start from here (see Reset(REBOOT), README). */
+ * refuses them (HANDSHAKE_REQUIRED), and a Reset with a mode other than CLEAR or REBOOT (UNSUPPORTED, section
+ * 6). Do not call dp_device_start from here (see Reset(REBOOT), README). */
 typedef void (*dp_command_fn)(void *user, const dp_msg *command, dp_msg *reply, uint32_t now_ms);
 
 typedef struct {
