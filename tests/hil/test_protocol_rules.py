@@ -3,8 +3,11 @@ worked example of a turned board (section 12.1), whose bytes and pockets are rea
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
+
+import pytest
 
 from firmware_protocol import (
     Abort,
@@ -37,7 +40,8 @@ from firmware_protocol import (
 from firmware_protocol.crc import crc16
 from firmware_protocol.framing import Frame, FrameDecoder
 from firmware_protocol.messages import MsgType
-from hil.config import SimConfig
+from hil.cli import add_arguments, config_from_args
+from hil.config import SimConfig, SimConfigError
 from hil.device import SimDevice
 from hil.physical import Card
 from tests.support.sim_bench import Bench
@@ -264,10 +268,17 @@ def test_a_machine_with_one_reader_reports_the_turned_board_as_no_read() -> None
     assert bench.read_label() == BoardScanned(ScanResult.NO_READ, 0, b"")
 
 
-def test_the_sim_url_chooses_the_reader() -> None:
+def test_the_sim_url_and_dealer_sim_choose_the_reader(tmp_path: Path) -> None:
     assert SimConfig.from_url("sim://?reader=edges").reads_every_edge
     assert not SimConfig.from_url("sim://?reader=north").reads_every_edge
     assert not SimConfig.from_url("sim://").reads_every_edge
+    with pytest.raises(SimConfigError, match="reader must be north"):
+        SimConfig.from_url("sim://?reader=sideways")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    link = str(tmp_path / "sim")
+    assert config_from_args(parser.parse_args(["--reader", "edges", "--link", link])).reads_every_edge
+    assert not config_from_args(parser.parse_args(["--link", link])).reads_every_edge
 
 
 
