@@ -228,7 +228,8 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
              "check is cancelled, board 3 refused (F8), board 2 dealt",
              _plan({"kind": "swap_board", "scan": 3, "seconds": 0.1}),
              _expect(verifier=("F8",), refused_labels=1), frozenset({"swap_board"}),
-             defence="checks the board again when it moves after its label was read", machine=frozenset({"board_sensor"})),
+             defence="checks the board again when it moves after its label was read",
+             machine=frozenset({"board_sensor"})),
     Scenario("turned_readable", "board 2 goes in turned a quarter on a machine that reads every edge: the turn "
              "is reported, refused before dealing (F6), put in straight, dealt",
              _plan({"kind": "rotated_board", "insertion": 2, "turns": 1}),

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 from contextlib import AbstractContextManager, nullcontext
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import IO
 
 from dealer.core.dealset import DealSet
