@@ -24,7 +24,7 @@ from dealer.verify.board_check import check_orientation
 from firmware_protocol.labels import BoardLabel
 
 MAX_REFUSALS = 3
-"""Wrong or turned boards refused in a row before the board in the machine is checked (and reported) as it is."""
+"""Boards refused in a row (wrong, unread or turned) before the board in the machine is checked as it is."""
 
 
 def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = RunLimits.board_timeout,
@@ -97,9 +97,9 @@ def _still_turned(report: VerificationReport, turned: BoardFault) -> Verificatio
 
 
 def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] | None) -> BoardReading:
-    """Have the board put in and read its label; another board found in the machine (F8, wrong board), or
-    the right one lying turned (F6, PROTOCOL.md 12.1), is ejected and asked for again, up to `MAX_REFUSALS`
-    times. Returns what was read."""
+    """Have the board put in and read its label; another board found in the machine (F8, wrong board), a
+    label not read (F8), or the right board lying turned (F6, PROTOCOL.md 12.1) is ejected and asked for
+    again, up to `MAX_REFUSALS` times. Returns what was read."""
     expected = BoardLabel.for_board(set_name, board).payload()
     refusals = 0
     while True:
@@ -111,11 +111,13 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
         if not reading.present:
             continue  # taken out again before it could be read
         fault = check_label(reading.label, board, set_name)
-        wrong_board = fault is not None and str(fault.details.get("problem", "")).startswith("wrong board")
-        if not wrong_board and reading.label is not None:
+        problem = "" if fault is None else str(fault.details.get("problem", ""))
+        if fault is None:
             fault = check_orientation(reading.turns, board)  # the right board, but does it lie straight?
-        if fault is None or (not wrong_board and fault.details.get("problem") != "turned") or \
-                refusals == MAX_REFUSALS:
+            problem = "" if fault is None else "turned"
+        # another board, a label not read (on a machine with one reader, a board put in turned) or the
+        # right board turned: out, and asked for again
+        if not (problem.startswith("wrong board") or problem in ("no read", "turned")) or refusals == MAX_REFUSALS:
             return reading
         refusals += 1
         if out is not None:

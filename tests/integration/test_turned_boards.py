@@ -1,6 +1,7 @@
 """Boards dealt straight and then put in turned for `dealer check` (PROTOCOL.md 12.1): on a machine that
 reads every edge each is named turned, in words (F6), asked for again and verified once straight; never
-reported as cards in wrong pockets. On a machine with one reader the turned board's label is not read.
+reported as cards in wrong pockets. On a machine with one reader the turned board's label is not read
+(F8), and it is asked for again too.
 
 The boards are dealt by the dealing run; the plan makes the operator put the first board the check asks
 for in turned. Which insertion that is, a first run with the same seed counts (the simulation is
@@ -80,7 +81,10 @@ def test_a_board_turned_every_time_it_is_asked_for_is_named_turned_and_not_passe
     assert [r.ok for r in reports[1:]] == [True, True], text
 
 
-def test_on_a_machine_with_one_reader_the_turned_board_is_a_label_not_read(tmp_path: Path) -> None:
+def test_on_a_machine_with_one_reader_the_turned_board_is_a_label_not_read_and_asked_for_again(
+        tmp_path: Path) -> None:
     reports, text = _deal_then_check(tmp_path, {1: 1}, every_edge=False)
-    assert "board label not read" in reports[0].summary()
-    assert [r.ok for r in reports[1:]] == [True, True], text
+    (refused,) = [line for line in text.splitlines() if "REFUSED" in line]
+    assert "board 1: REFUSED F8 " in refused and "board label not read" in refused
+    assert [r.ok for r in reports] == [True, True, True], text
+    assert "hands rotated" not in text and "wrong pockets:" not in text
