@@ -117,7 +117,8 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
             problem = "" if fault is None else "turned"
         # another board, a label not read (on a machine with one reader, a board put in turned) or the
         # right board turned: out, and asked for again
-        if not (problem.startswith("wrong board") or problem in ("no read", "turned")) or refusals == MAX_REFUSALS:
+        refused = problem.startswith("wrong board") or problem in ("no read", "turned")
+        if fault is None or not refused or refusals == MAX_REFUSALS:
             return reading
         refusals += 1
         if out is not None:
