@@ -30,11 +30,12 @@ class Activity(IntEnum):
 
 
 class StatusFlag(IntFlag):
-    """Sensor bits in a Status report."""
+    """Sensor bits in a Status report, and whether a FAULT can be resumed."""
 
     BOARD_PRESENT = 0x01
     DOOR_OPEN = 0x02
     HOPPER_EMPTY = 0x04
+    FAULT_RESUMABLE = 0x08
 
 
 class Capability(IntFlag):

@@ -20,7 +20,7 @@ MAX_BOARD: Final = 9999
 _VALUE_ALPHABET: Final = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ:"
 _CHECK_ALPHABET: Final = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ*"
 _SET = re.compile(r"[A-Z0-9]{1,12}")
-_LABEL = re.compile(r"^([A-Z0-9]{1,12}):([1-9][0-9]{0,3}):([NESW])([0NEB]):([0-9A-Z*])$")
+_LABEL = re.compile(r"([A-Z0-9]{1,12}):([1-9][0-9]{0,3}):([NESW])([0NEB]):([0-9A-Z*])")
 
 
 def law2_dealer(board: int) -> int:
@@ -84,7 +84,7 @@ class BoardLabel:
     @classmethod
     def parse(cls, payload: str) -> BoardLabel:
         """Parse a payload; raises `ValueError` naming what is wrong (grammar or check character)."""
-        m = _LABEL.match(payload)
+        m = _LABEL.fullmatch(payload)  # nothing before or after: not even a line end (PROTOCOL.md 12)
         if not m:
             raise ValueError(f"board label {payload!r} does not follow SET:BOARD:DV:C")
         if check_character(payload[:-1]) != payload[-1]:

@@ -378,7 +378,7 @@ class BoardChanged(Message):
 @dataclass(frozen=True, slots=True)
 class BoardScanned(Message):
     """Result of ScanBoard: the barcode payload as opaque bytes, or why there is none, and how the board
-    lies: `turns` quarter turns clockwise from straight (0: its North pocket under the machine's North)."""
+    lies: `turns` quarter turns anticlockwise from straight, seen from above (PROTOCOL.md 12.1)."""
 
     result: Annotated[int, UInt(1, ScanResult)]
     turns: U8

@@ -45,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stable symlink to the current pty (default: dealer-sim-PID in the temp folder)")
     parser.add_argument("--keeps-job", action="store_true",
                         help="announce KEEPS_JOB_OVER_POWER_LOSS: a power loss keeps the job")
+    parser.add_argument("--reader", choices=("north", "edges"), default="north",
+                        help="the label reader: north (one, at the machine's North side: a turned board is not "
+                             "read; the default) or edges (every side: a turned board's turn is reported)")
     parser.add_argument("--boot-noise", action="store_true", help="write a line of text before the first frame")
     parser.add_argument("--noise", type=float, default=0.0, metavar="SHARE",
                         help="damage this share of the bytes on the line, both ways (half dropped, half replaced), "
@@ -69,7 +72,8 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
     return SimConfig.from_options(speed=args.speed, seed=args.seed, set_name=args.set_name, boards=args.boards,
                                   copies=args.copies, faults=args.faults, link=link, keeps_job=args.keeps_job,
                                   boot_noise=args.boot_noise, ledger=args.ledger, noise=args.noise,
-                                  line="tcp" if args.tcp is not None else None)
+                                  line="tcp" if args.tcp is not None else None,
+                                  reads_every_edge=args.reader == "edges")
 
 
 def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -52,7 +52,7 @@ class SimConfig:
     refused)::
 
         sim://?speed=100&seed=7&set=RED&boards=1-32&copies=2&faults=plan.json&link=/tmp/dealer-sim
-              &ledger=record.json&noise=0.05
+              &ledger=record.json&noise=0.05&reader=edges
 
     `noise` damages that fraction of the bytes on the line, in both directions (half dropped, half
     replaced: `hil.bytefaults.LineNoise`). The times of `Timing` are divided by `speed`.
@@ -70,6 +70,9 @@ class SimConfig:
     capabilities: int = int(DEFAULT_CAPABILITIES)
     keeps_job: bool = False
     """Announce KEEPS_JOB_OVER_POWER_LOSS: after a power loss the job is kept, in FAULT(POWER_LOSS)."""
+    reads_every_edge: bool = False
+    """A label reader at every side (PROTOCOL.md 12.1): a turned board's label is read and its turn
+    reported. False (URL ``reader=north``): one reader, at the machine's North side; a turned board is NO_READ."""
     boot_noise: bool = False
     """Write a line of text before the first frame after power-up, as many boards do."""
     baud: int = 115200
@@ -115,7 +118,8 @@ class SimConfig:
     def from_options(cls, *, speed: float = 1.0, seed: int = 0, set_name: str | None = None,
                      boards: str | None = None, copies: int = 1, faults: str | Path | None = None,
                      link: str | None = None, keeps_job: bool = False, boot_noise: bool = False,
-                     ledger: str | None = None, noise: float = 0.0, line: str | None = None) -> SimConfig:
+                     ledger: str | None = None, noise: float = 0.0, line: str | None = None,
+                     reads_every_edge: bool = False) -> SimConfig:
         """A config from the options of `dealer sim` (board range as text, plan as a file path)."""
         try:
             plan = FaultPlan.load(faults) if faults else FaultPlan()
@@ -127,7 +131,8 @@ class SimConfig:
         if ledger is not None and not Path(ledger).parent.is_dir():
             raise SimConfigError(f"ledger {ledger}: no folder {Path(ledger).parent}")
         return cls(speed=speed, seed=seed, set_name=set_name, boards=numbers, copies=copies, faults=plan,
-                   link=link, keeps_job=keeps_job, boot_noise=boot_noise, ledger=ledger, noise=noise, line=line)
+                   link=link, keeps_job=keeps_job, boot_noise=boot_noise, ledger=ledger, noise=noise, line=line,
+                   reads_every_edge=reads_every_edge)
 
     @classmethod
     def from_url(cls, url: str) -> SimConfig:
@@ -140,6 +145,9 @@ class SimConfig:
             if key not in _URL_KEYS:
                 raise SimConfigError(f"{url}: unknown option {key!r} (options: {', '.join(sorted(_URL_KEYS))})")
             options[key] = value
+        reader = options.get("reader", "north")
+        if reader not in ("north", "edges"):
+            raise SimConfigError(f"{url}: reader must be north (one reader) or edges (every side), got {reader!r}")
         def number(key: str, default: float, kind: type[float] | type[int] = float) -> float:
             text = options.get(key) or str(default)
             try:
@@ -155,7 +163,8 @@ class SimConfig:
                 copies=int(number("copies", 1, int)), faults=options.get("faults") or None,
                 link=options.get("link") or None, keeps_job=options.get("keeps_job", "0") in ("1", "true", "yes"),
                 boot_noise=options.get("boot_noise", "0") in ("1", "true", "yes"),
-                ledger=options.get("ledger") or None, noise=number("noise", 0.0), line=options.get("line") or None)
+                ledger=options.get("ledger") or None, noise=number("noise", 0.0), line=options.get("line") or None,
+                reads_every_edge=reader == "edges")
         except ValueError as exc:
             raise SimConfigError(f"{url}: {exc}") from None
 
@@ -188,5 +197,5 @@ def format_boards(boards: tuple[int, ...] | list[int]) -> str:
 
 
 _URL_KEYS: Final = {"speed", "seed", "set", "boards", "copies", "faults", "link", "keeps_job", "boot_noise",
-                    "ledger", "noise", "line"}
+                    "ledger", "noise", "line", "reader"}
 LINES: Final = {None, "pty", "tcp"}

@@ -64,6 +64,8 @@ class SimDevice:
         """Every LoadDeal the host wrote (told by the I/O layer) and every one the firmware accepted."""
         self._io: list[Unplug] = []
         self._reboot = False
+        self._held: list[Message] | None = None
+        """While a command is carried out: the events it raised, sent after its reply."""
         self._frame_faults = any(f.frame is not None and f.kind in (FaultKind.POWER_LOSS, FaultKind.UNPLUG)
                                  for f in config.faults.faults)
         self.link = Link(Role.DEVICE, self.link_config)
@@ -174,10 +176,17 @@ class SimDevice:
         for ev in events:
             if not (isinstance(ev, Delivered) and ev.message.KIND is Kind.COMMAND):
                 continue
-            reply = self.firmware.command(ev.message, now)
+            held: list[Message] = []
+            self._held = held  # events the command raises go out after its reply (PROTOCOL.md 4.3)
+            try:
+                reply = self.firmware.command(ev.message, now)
+            finally:
+                self._held = None
             if isinstance(ev.message, LoadDeal) and isinstance(reply, Ack):
                 self.load_deals.accept(ev.message)
             self.link.reply(ev, reply)
+            for msg in held:
+                self.emit(msg, now)
             if self._reboot:  # the Ack goes out, then the firmware restarts
                 self._reboot = False
                 ack = self.link.data_to_send()
@@ -189,7 +198,9 @@ class SimDevice:
     # --- what the firmware tells (FirmwareListener) ----------------------------------------------
 
     def emit(self, msg: Message, t: float) -> None:
-        if self.powered:
+        if self._held is not None:
+            self._held.append(msg)
+        elif self.powered:
             self.link.send(msg, t)
 
     def on_display(self, msg: Display, t: float) -> None:

@@ -52,7 +52,7 @@ from hil.config import SimConfig
 from hil.dealing import CardPath, Dealing, Stop
 from hil.fault_plan import FaultEngine, FaultKind, FaultSpec
 from hil.physical import LabelState, PhysicalBoard
-from hil.room import Room
+from hil.room import Room, Slot
 from hil.schedule import Schedule
 
 FIRMWARE_VERSION: Final = (1, 0, 0)
@@ -144,6 +144,8 @@ class Firmware:
             flags |= StatusFlag.DOOR_OPEN
         if self.room.hopper_empty:
             flags |= StatusFlag.HOPPER_EMPTY
+        if self.state is DeviceState.FAULT and self.fault is not None and self.fault.resumable:
+            flags |= StatusFlag.FAULT_RESUMABLE
         if d is None:
             return Status(self.state, self.activity, flags, 0, 0, 0, 0, 0, 0, self.boot_id, ())
         return Status(self.state, self.activity, flags, d.job, d.board_number, d.deal_hash, d.cards_dealt,
@@ -269,7 +271,10 @@ class Firmware:
         if msg.mode == ResetMode.REBOOT:
             self.listener.on_reboot(now)
             return Ack()
+        if msg.mode != ResetMode.CLEAR:  # a mode this firmware does not know is never taken for CLEAR
+            return Refused(RefuseReason.UNSUPPORTED, msg.TYPE)
         self.halt()
+        self._scanned = False  # the board must be read again before it is dealt into
         if self.dealing and self.dealing.record and self.state is DeviceState.DEALING:
             self.dealing.record.outcome = "reset"
         self.state, self.activity, self.dealing, self.fault = DeviceState.IDLE, Activity.NONE, None, None
@@ -298,12 +303,16 @@ class Firmware:
         slot = self.room.slot
         if slot is None:
             self.listener.emit(BoardScanned(ScanResult.NO_BOARD, 0, b""), t)
-        elif slot.label_hidden or slot.board.label_state is not LabelState.OK:
+        elif self._label_unseen(slot) or slot.board.label_state is not LabelState.OK:
             self.listener.emit(BoardScanned(ScanResult.NO_READ, 0, b""), t)
         else:
             self._scanned = True
             self.listener.emit(BoardScanned(ScanResult.OK, slot.turns, slot.board.label[:64]), t)
             self.listener.on_label_read(t)
+
+    def _label_unseen(self, slot: Slot) -> bool:
+        """The label faces no reader: a turned board on a machine that reads only its North side."""
+        return slot.turns != 0 and slot.label_hidden and not self.config.reads_every_edge
 
     def _recount_done(self, t: float) -> None:
         self.activity = Activity.NONE

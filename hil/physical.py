@@ -206,7 +206,7 @@ class DealRecord:
     cards_before: int = 0
     """Cards the board already held when this dealing started (anything but 0: dealt on top)."""
     turns: int = 0
-    """How the board lay in the machine: quarter turns clockwise from straight."""
+    """How the board lay in the machine: quarter turns anticlockwise from straight (PROTOCOL.md 12.1)."""
 
     def hands(self) -> list[list[int]]:
         """Card indices this dealing put into each physical pocket N E S W."""

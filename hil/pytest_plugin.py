@@ -1,8 +1,9 @@
 """The pytest plugin of the simulator: options for a real machine, scenario skipping, a leak check.
 
 Load it with ``-p hil.pytest_plugin`` or ``pytest_plugins = ("hil.pytest_plugin",)`` in a conftest. Its
-options (``--machine-port``, ``--machine-needs``, ``--machine-set``) say what the rig is; without a port,
-tests marked ``hardware`` run against the simulator, so the bench path runs on every commit.
+options (``--machine-port``, ``--machine-needs``, ``--machine-capabilities``, ``--machine-set``) say what
+the rig and its machine are; without a port, tests marked ``hardware`` run against the simulator, so the
+bench path runs on every commit.
 """
 
 from __future__ import annotations
@@ -13,11 +14,15 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Final
 
 import pytest
 
 from hil.loopback import open_loopbacks
-from hil.scenarios import CAPABILITIES, Scenario
+from hil.scenarios import CAPABILITIES, MACHINE_CAPABILITIES, Scenario
+
+DEFAULT_MACHINE: Final = "reader_north,board_sensor"
+"""What a real machine is taken to be unless ``--machine-capabilities`` says otherwise."""
 
 FD_DIR = Path("/proc/self/fd")
 
@@ -30,12 +35,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--machine-needs", metavar="LIST", default="",
                     help="capabilities the rig is prepared for, comma separated, or 'all' "
                          f"(known: {', '.join(sorted(CAPABILITIES))})")
+    group.addoption("--machine-capabilities", metavar="LIST", default=DEFAULT_MACHINE,
+                    help="what the real machine is, comma separated (default: %(default)s; known: "
+                         f"{', '.join(sorted(MACHINE_CAPABILITIES))})")
     group.addoption("--machine-set", metavar="NAME", default="A", help="board set of the rig's boards (default A)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "hardware: runs against the dealing machine of --machine-port, else against "
                                        "the simulator")
+    config.addinivalue_line("markers", "machine(*capabilities): what the machine must be (reader_north or "
+                                       "reader_edges, board_sensor, keeps_job); a real machine that is not is "
+                                       "skipped with the reason")
+    machine = machine_capabilities_of(config)
+    if {"reader_north", "reader_edges"} <= machine:
+        raise pytest.UsageError("--machine-capabilities: a machine has reader_north or reader_edges, not both")
+    unknown_machine = machine - set(MACHINE_CAPABILITIES)
+    if unknown_machine:
+        raise pytest.UsageError(f"--machine-capabilities: unknown capability {sorted(unknown_machine)[0]!r} "
+                                f"(known: {', '.join(sorted(MACHINE_CAPABILITIES))})")
     needs = machine_needs_of(config)
     unknown = needs - set(CAPABILITIES)
     if unknown:
@@ -47,6 +65,11 @@ def machine_needs_of(config: pytest.Config) -> frozenset[str]:
     text = str(config.getoption("--machine-needs") or "")
     if text.strip() == "all":
         return frozenset(CAPABILITIES)
+    return frozenset(n.strip() for n in text.split(",") if n.strip())
+
+
+def machine_capabilities_of(config: pytest.Config) -> frozenset[str]:
+    text = str(config.getoption("--machine-capabilities") or "")
     return frozenset(n.strip() for n in text.split(",") if n.strip())
 
 
@@ -65,6 +88,12 @@ def machine_needs(request: pytest.FixtureRequest) -> frozenset[str]:
 
 
 @pytest.fixture
+def machine_capabilities(request: pytest.FixtureRequest) -> frozenset[str]:
+    """What the real machine is (``--machine-capabilities``)."""
+    return machine_capabilities_of(request.config)
+
+
+@pytest.fixture
 def machine_set(request: pytest.FixtureRequest) -> str:
     return str(request.config.getoption("--machine-set"))
 
@@ -75,6 +104,14 @@ def require_capabilities(scenario: Scenario, has: frozenset[str]) -> None:
     if missing:
         wanted = "; ".join(f"{m}: {CAPABILITIES[m]}" for m in sorted(missing))
         pytest.skip(f"the rig is not prepared for {wanted} (add to --machine-needs once it is)")
+
+
+def require_machine(scenario: Scenario, machine: frozenset[str]) -> None:
+    """Skip the test, with the reason, if the real machine is not what `scenario` needs."""
+    missing = scenario.machine - machine
+    if missing:
+        wanted = "; ".join(f"{m}: {MACHINE_CAPABILITIES[m]}" for m in sorted(missing))
+        pytest.skip(f"the machine is not {wanted} (--machine-capabilities says it is {', '.join(sorted(machine))})")
 
 
 def _open_fds() -> dict[int, str]:

@@ -35,15 +35,17 @@ class HeldCard:
 
 @dataclass
 class Slot:
-    """The board in the machine and how it was put in: 0 = straight, k = turned k quarter turns clockwise.
+    """The board in the machine and how it was put in: 0 = straight, k = turned k quarter turns anticlockwise
+    seen from above (PROTOCOL.md 12.1).
 
-    Turned by k, the machine's pocket p is the board's pocket (p + k) % 4.
+    Turned by k, the machine's pocket p is the board's pocket (p + k) % 4, and the label faces the machine's
+    side (4 - k) % 4.
     """
 
     board: PhysicalBoard
     turns: int = 0
     label_hidden: bool = False
-    """True when the board is turned so that its label faces away from the reader."""
+    """True when the label faces a side the plan says no reader sees (a turned board, unless `readable`)."""
 
     def board_pocket(self, machine_pocket: int) -> int:
         """The board's own pocket under the machine's pocket `machine_pocket`."""

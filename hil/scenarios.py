@@ -41,6 +41,17 @@ CAPABILITIES: Final = {
     "swapped_cards": "two cards crossing into each other's pockets (a service mode that forces it)",
     "firmware_faults": "a test firmware that misreports (a stale deal, another job in a report, a fifth pocket)",
 }
+"""What the rig can be made to do (faults and mistakes prepared by hand): ``--machine-needs``."""
+
+MACHINE_CAPABILITIES: Final = {
+    "reader_north": "one label reader, at the machine's North side: a board put in turned is not read (NO_READ)",
+    "reader_edges": "a label reader on every side (or one that sees every side): a turned board's turn is "
+                    "reported (PROTOCOL.md 12.1)",
+    "board_sensor": "a board sensor (BOARD_SENSOR: BoardChanged events, NOT_SCANNED refusals)",
+    "keeps_job": "a machine that keeps its job over a power loss (KEEPS_JOB_OVER_POWER_LOSS)",
+}
+"""What the machine is, whatever the rig prepares: ``--machine-capabilities``. A scenario needs at most one
+of the two readers; the simulator is built as each scenario needs."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +102,10 @@ class Expect:
 @dataclass(frozen=True)
 class Scenario:
     """A named fault plan with its expected outcome. A scenario `needs` capabilities of the rig
-    (`CAPABILITIES`): the simulator has them all, a real rig declares what it can do with
-    ``--machine-needs``. Some scenarios try a defence a minimal host lacks
-    (`defence` says which): the project's host (`dealer.dealing`) has them all; the script host of the
-    simulator's own tests does not."""
+    (`CAPABILITIES`), declared with ``--machine-needs``, and a `machine` (`MACHINE_CAPABILITIES`), declared
+    with ``--machine-capabilities``; the simulator is built as each scenario asks. Some scenarios try a
+    defence a minimal host lacks (`defence` says which): the project's host (`dealer.dealing`) has them all;
+    the script host of the simulator's own tests does not."""
 
     name: str
     summary: str
@@ -102,13 +113,15 @@ class Scenario:
     expect: Expect = field(default_factory=Expect)
     needs: frozenset[str] = frozenset()
     boards: tuple[int, ...] = (1, 2, 3)
-    keeps_job: bool = False
+    machine: frozenset[str] = frozenset()
+    """What the machine must be (`MACHINE_CAPABILITIES`); the simulator for the scenario is built so."""
     defence: str | None = None
     """The defence of the host this scenario tries, that a minimal host lacks (None: any host will do)."""
 
     def sim_config(self, seed: int = 0, speed: float = 1.0) -> SimConfig:
-        """The simulator for this scenario: its plan, an open rack of set A."""
-        return SimConfig(speed=speed, seed=seed, faults=self.plan, keeps_job=self.keeps_job)
+        """The simulator for this scenario: its plan, an open rack of set A, the machine it needs."""
+        return SimConfig(speed=speed, seed=seed, faults=self.plan, keeps_job="keeps_job" in self.machine,
+                         reads_every_edge="reader_edges" in self.machine)
 
 
 def _plan(*faults: dict[str, Any]) -> FaultPlan:
@@ -174,7 +187,7 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
              frozenset({"wrong_board"})),
     Scenario("rotated_board", "a board goes in turned round: its label cannot be read (F8)",
              _plan({"kind": "rotated_board", "insertion": 2}), _expect(verifier=("F8",), refused_labels=1),
-             frozenset({"rotated_board"})),
+             frozenset({"rotated_board"}), machine=frozenset({"reader_north"})),
     Scenario("dirty_label", "a label does not read (F8) until the board is taken out and wiped",
              _plan({"kind": "unreadable_label", "board_number": 2}), _expect(verifier=("F8",), refused_labels=1),
              frozenset({"dirty_label"})),
@@ -183,7 +196,7 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
              frozenset({"bad_label"})),
     Scenario("board_removed", "the board is pulled out while dealing and put back: rescan, resume",
              _plan({"kind": "board_removed", "board": 2, "card": 30}), _expect(("BOARD_REMOVED",)),
-             frozenset({"board_removed"})),
+             frozenset({"board_removed"}), machine=frozenset({"board_sensor"})),
     Scenario("power_loss", "the power goes while dealing: the machine restarts empty-handed; the board is "
              "emptied and redealt",
              _plan({"kind": "power_loss", "board": 2, "card": 25}), _expect(restarts=1, redeals=1),
@@ -191,7 +204,7 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
     Scenario("power_loss_kept_job", "the power goes while dealing on a machine that keeps its job: "
              "FAULT(POWER_LOSS), resumed",
              _plan({"kind": "power_loss", "board": 2, "card": 25}), _expect(("POWER_LOSS",), restarts=1),
-             frozenset({"power_loss", "keeps_job"}), keeps_job=True),
+             frozenset({"power_loss", "keeps_job"}), machine=frozenset({"keeps_job"})),
     Scenario("power_loss_on_command", "the power goes as a command arrives",
              _plan({"kind": "power_loss", "frame": 12}), _expect(restarts=1), frozenset({"power_loss"})),
     Scenario("unplug", "the USB cable is pulled while dealing and plugged back: the host reconnects and "
@@ -201,7 +214,7 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
     Scenario("clumsy_operator", "eight boards with a clumsy operator: wrong and turned boards are refused",
              _plan({"kind": "wrong_board", "rate": 0.25}, {"kind": "rotated_board", "rate": 0.15}),
              _expect(verifier=("F8",), refused_labels=1), frozenset({"wrong_board", "rotated_board"}),
-             boards=tuple(range(1, 9))),
+             boards=tuple(range(1, 9)), machine=frozenset({"reader_north"})),
     Scenario("leftover_cards", "three cards were left in board 2: found before dealing (F4), emptied, dealt",
              _plan({"kind": "leftover_cards", "board_number": 2, "count": 3}),
              _expect(verifier=("F4",), refused_labels=1), frozenset({"leftover_cards"}),
@@ -215,12 +228,18 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
              "check is cancelled, board 3 refused (F8), board 2 dealt",
              _plan({"kind": "swap_board", "scan": 3, "seconds": 0.1}),
              _expect(verifier=("F8",), refused_labels=1), frozenset({"swap_board"}),
-             defence="checks the board again when it moves after its label was read"),
-    Scenario("turned_readable", "board 2 goes in turned a quarter with its label readable: refused before "
-             "dealing (F6), put in straight, dealt",
-             _plan({"kind": "rotated_board", "insertion": 2, "turns": 1, "readable": True}),
+             defence="checks the board again when it moves after its label was read",
+             machine=frozenset({"board_sensor"})),
+    Scenario("turned_readable", "board 2 goes in turned a quarter on a machine that reads every edge: the turn "
+             "is reported, refused before dealing (F6), put in straight, dealt",
+             _plan({"kind": "rotated_board", "insertion": 2, "turns": 1}),
              _expect(verifier=("F6",), refused_labels=1), frozenset({"turned_readable"}),
-             defence="refuses a board that does not lie straight"),
+             defence="refuses a board that does not lie straight", machine=frozenset({"reader_edges"})),
+    Scenario("turned_unread", "board 2 goes in turned a quarter on a machine with one reader, at its North "
+             "side: the label is not read (F8), the board put in again, dealt",
+             _plan({"kind": "rotated_board", "insertion": 2, "turns": 1}),
+             _expect(verifier=("F8",), refused_labels=1), frozenset({"rotated_board"}),
+             machine=frozenset({"reader_north"})),
     Scenario("never_readable", "board 2's label never reads: refused three times (F8), then left to the "
              "director; the other boards are dealt",
              _plan({"kind": "unreadable_label", "board_number": 2, "persistent": True}),

@@ -180,7 +180,7 @@ class MachineIdentity:
 @dataclass(frozen=True)
 class BoardReading:
     """What the label reader found: a board or none, its label (None: none or unreadable), and how it
-    lies: `turns` quarter turns clockwise from straight (0: its North pocket under the machine's North)."""
+    lies: `turns` quarter turns anticlockwise from straight, seen from above (PROTOCOL.md 12.1)."""
 
     present: bool
     label: str | None

@@ -1,13 +1,15 @@
 """`dealer check`: recount boards that were dealt earlier and verify each against its deal. Nothing is dealt.
 
 Each board is asked for, its label read, its pockets recounted and turned into the board's own by how it
-lies, and the verifier names any fault by its Law.
+lies, and the verifier names any fault by its Law. A board lying turned is named so (F6, the turn in words)
+and asked for again, straight.
 """
 
 from __future__ import annotations
 
 import sys
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
@@ -17,11 +19,12 @@ from dealer.dealing import ports
 from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import BoardReading, Machine, OperatorPrompt
 from dealer.journal.lock import JournalLock
-from dealer.verify import BoardRecount, VerificationReport, check_label, verify_board
+from dealer.verify import PRECEDENCE, BoardFault, BoardRecount, VerificationReport, check_label, verify_board
+from dealer.verify.board_check import check_orientation
 from firmware_protocol.labels import BoardLabel
 
 MAX_REFUSALS = 3
-"""Wrong boards refused in a row before the board in the machine is checked (and reported) as it is."""
+"""Boards refused in a row (wrong, unread or turned) before the board in the machine is checked as it is."""
 
 
 def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = RunLimits.board_timeout,
@@ -82,12 +85,21 @@ def _check_one(m: Machine, deals: DealSet, board: int, set_name: str, timeout: f
     report = verify_board(deals.deals[deals.index_of(board)], recount, board=board,
                           set_name=set_name, label=reading.label, session=deals)
     m.eject_board()
-    return report
+    turned = check_orientation(reading.turns, board)
+    return report if turned is None else _still_turned(report, turned)
+
+
+def _still_turned(report: VerificationReport, turned: BoardFault) -> VerificationReport:
+    """The report of a board that was put in turned every time it was asked for: its pockets were read
+    as its own (by the turn), and it is named turned as well, so it is not passed."""
+    faults = tuple(sorted((turned, *report.faults), key=lambda f: PRECEDENCE.index(f.code)))
+    return replace(report, ok=False, faults=faults, layout_hash=None)
 
 
 def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] | None) -> BoardReading:
-    """Have the board put in and read its label; another board found in the machine (F8, wrong board) is
-    ejected and the right one asked for, up to `MAX_REFUSALS` times. Returns what was read."""
+    """Have the board put in and read its label; another board found in the machine (F8, wrong board), a
+    label not read (F8), or the right board lying turned (F6, PROTOCOL.md 12.1) is ejected and asked for
+    again, up to `MAX_REFUSALS` times. Returns what was read."""
     expected = BoardLabel.for_board(set_name, board).payload()
     refusals = 0
     while True:
@@ -99,8 +111,14 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
         if not reading.present:
             continue  # taken out again before it could be read
         fault = check_label(reading.label, board, set_name)
-        wrong_board = fault is not None and str(fault.details.get("problem", "")).startswith("wrong board")
-        if fault is None or not wrong_board or refusals == MAX_REFUSALS:
+        problem = "" if fault is None else str(fault.details.get("problem", ""))
+        if fault is None:
+            fault = check_orientation(reading.turns, board)  # the right board, but does it lie straight?
+            problem = "" if fault is None else "turned"
+        # another board, a label not read (on a machine with one reader, a board put in turned) or the
+        # right board turned: out, and asked for again
+        refused = problem.startswith("wrong board") or problem in ("no read", "turned")
+        if fault is None or not refused or refusals == MAX_REFUSALS:
             return reading
         refusals += 1
         if out is not None:

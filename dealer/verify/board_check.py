@@ -226,19 +226,25 @@ def check_label(label: str | None, board: int, set_name: str) -> BoardFault | No
     return BoardFault.make(FaultCategory.F8, "; ".join(problems), problem=kind, details=base)
 
 
-def check_orientation(turns: int, board: int) -> BoardFault | None:
-    """Orientation check before dealing: F6 with the action REFUSE_BOARD (dealt, every hand would go into
-    the wrong pocket) unless the board lies straight in the machine.
+TURN_WORDS: Final = ("straight", "a quarter anticlockwise", "half round", "a quarter clockwise")
+"""How a board lies turned `turns` quarter turns anticlockwise (seen from above), by `turns` 0..3."""
 
-    `turns` is how the machine read the board lying: quarter turns clockwise from straight, so that the
-    machine's pocket p is the board's pocket (p + turns) mod 4 (PROTOCOL.md 12.1)."""
-    if turns % 4 == 0:
+
+def check_orientation(turns: int, board: int) -> BoardFault | None:
+    """Orientation check: F6 with the action REFUSE_BOARD (dealt as it lies, every hand would go into the
+    wrong pocket) unless the board lies straight in the machine; the turn is said in words.
+
+    `turns` is how the machine read the board lying: quarter turns anticlockwise from straight, seen from
+    above, so that the machine's pocket p is the board's pocket (p + turns) mod 4 (PROTOCOL.md 12.1)."""
+    k = turns % 4
+    if k == 0:
         return None
-    north_under = SEAT_NAMES[(-turns) % 4]
+    north_under = SEAT_NAMES[(-k) % 4]
     return BoardFault.make(
-        FaultCategory.F6, f"board {board} lies turned {turns} quarter turn{'s' if turns > 1 else ''} in the "
-        f"machine (its North pocket under the machine's {north_under}): every hand would go into the wrong "
-        "pocket; put it in straight", action=Action.REFUSE_BOARD, problem="turned", turns=turns)
+        FaultCategory.F6, f"board {board} lies turned {TURN_WORDS[k]} in the machine (its North pocket under "
+        f"the machine's {north_under}): dealt as it lies, every hand would go into the wrong pocket; turn it "
+        "so that its North pocket is under the machine's North", action=Action.REFUSE_BOARD, problem="turned",
+        turns=k)
 
 
 def check_empty(recount: BoardRecount, deal: DealArray, *, board: int,

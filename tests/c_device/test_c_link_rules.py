@@ -27,6 +27,8 @@ from firmware_protocol import (
     Progress,
     Refused,
     RefuseReason,
+    Reset,
+    ResetMode,
     decode_message,
     encode_frame,
     encode_message,
@@ -195,3 +197,51 @@ def test_a_command_type_this_version_does_not_define_is_damage(device: CDeviceLi
     assert written(device) == [(Nak(), 0)]
     stats = device.stats()
     assert stats["bad_frames"] == 1 and stats["frames"] == 1
+
+
+# --- the cases PROTOCOL.md once left open ---------------------------------------------------------------
+
+
+def test_an_event_raised_by_a_command_goes_after_its_reply(device: CDeviceLink) -> None:
+    boot = started(device)
+    send(device, 5, HELLO, 0)
+    assert send(device, 10, EventAck(), boot[0][1]) == []
+    # the driver's LoadDeal raises a DealDone as it is carried out (4.3: the reply first, then the event)
+    out = send(device, 20, LOAD, 1)
+    kinds = [type(m).__name__ for m, _ in out]
+    assert kinds.index("Ack") < kinds.index("DealDone"), kinds
+
+
+def test_a_malformed_frame_of_the_devices_own_direction_is_damage(device: CDeviceLink) -> None:
+    started(device)
+    short_status = encode_frame(0x41, 3, b"\x01\x02")  # a Status, right CRC, payload far too short (2.4)
+    assert send_raw(device, 1000, short_status) == [(Nak(), 0)]
+    assert device.stats()["bad_frames"] == 1 and device.stats()["ignored"] == 0
+
+
+def test_starting_the_backoff_again_keeps_the_nak_retransmission_used(device: CDeviceLink) -> None:
+    boot = started(device)
+    device.poll(0.85)
+    assert written(device) == boot  # a timed retransmission: the next would wait 2 RTO
+    assert deadline(device) == 850 + 1700
+    assert send(device, 1000, Nak(), 0) == boot  # the host is heard (back to RTO) and its NAK honoured
+    assert deadline(device) == 1000 + 850
+    device.receive(b"\x05\x11\x22\x00", 1.2)  # heard again, garbled: the deadline is not put off
+    assert written(device) == [(Nak(), 0)] and deadline(device) == 1850
+    assert send(device, 1300, Nak(), 0) == []  # starting again from RTO gave no second NAK retransmission
+    device.poll(1.85)
+    assert written(device) == boot  # the timed one, at RTO
+
+
+def send_raw(device: CDeviceLink, ms: int, frame: bytes) -> list[tuple[Message, int]]:
+    device.receive(frame, ms / 1000)
+    return written(device)
+
+
+def test_a_reset_with_a_mode_the_document_does_not_define_is_refused_by_the_library(device: CDeviceLink) -> None:
+    started(device)
+    send(device, 5, HELLO, 0)
+    assert send(device, 10, Reset(7), 1) == [(Refused(RefuseReason.UNSUPPORTED, 0x18), 1)]
+    assert device.stats()["resets"] == 0  # the machine never saw it
+    assert send(device, 20, Reset(ResetMode.CLEAR), 2) == [(Ack(), 2)]
+    assert device.stats()["resets"] == 1

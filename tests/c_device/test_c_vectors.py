@@ -9,6 +9,7 @@ are the vectors' own.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,17 @@ def test_a_frame_that_is_not_exactly_one_intact_frame_is_not_taken_for_one(c_bui
     assert [json.loads(a) for a in ask(c_builds("vectors_driver"), lines)] == [
         {"error": "not exactly one intact frame"}, {"error": "not exactly one intact frame"}, {"error": "no frame"}]
 
+
+
+def test_the_worked_turned_board_of_the_document_through_the_c_library(c_builds: CBuilds) -> None:
+    """PROTOCOL.md 12.1, step 1: the frame written there by hand decodes to OK, turns 1, the label, and
+    encodes back to the same bytes."""
+    spec = (Path(__file__).resolve().parents[2] / "firmware_protocol" / "PROTOCOL.md").read_text(encoding="utf-8")
+    example = spec[spec.index("**Worked example: board 17 of set RED"):]
+    frame = re.search(r"the frame on the wire is\s+`([0-9A-F ]+)`", example)
+    assert frame is not None
+    (line,) = ask(c_builds("vectors_driver"), [f"message {frame.group(1).replace(' ', '')}"])
+    got = json.loads(line)
+    assert (got["type"], got["seq"]) == (0x62, 1)
+    assert normalised(got["fields"]) == {"result": 0, "turns": 1, "label": b"RED:17:N0:8"}
+    assert bytes.fromhex(got["frame"]) == bytes.fromhex(frame.group(1))

@@ -4,20 +4,34 @@ Every scenario of `hil.scenarios.SCENARIOS` is dealt by the code users run - `de
 (`deal_session`: the journal, a `Station` per machine, the `Machine` driver over real pyserial) - and
 judged by the journal against the scenario's expectation. With ``--machine-port`` it runs against a real
 machine, loosely (the machine must show at least the faults expected); a scenario the rig is not
-prepared for is skipped with the reason. Without ``--machine-port`` the same suite runs on every commit
+prepared for, or that needs another machine than the one declared, is skipped with the reason (shown
+by ``-rs``). Without ``--machine-port`` the same suite runs on every commit
 against the simulator on a pseudo-terminal (`hil.PtySimulator`, the machine `dealer sim` serves),
 started by a fixture with the scenario's fault plan: then the expectation must hold exactly, and the
 simulator's ledger - what physically happened - must agree with the journal.
 
 The command for a real machine::
 
-    pytest tests/hardware --machine-port /dev/ttyUSB0 --machine-set A \\
+    pytest tests/hardware -rs --machine-port /dev/ttyUSB0 --machine-set A \\
+        --machine-capabilities reader_north,board_sensor \\
         --machine-needs byte_faults,jam,wrong_board,rotated_board,power_loss,unplug
 
 ``--machine-port`` takes any pyserial URL: ``/dev/ttyUSB0``, ``COM3``, ``rfc2217://bench-pi:4001`` for a
 machine on a serial server. ``--machine-needs all`` declares every capability. To rehearse with no
 machine, serve the simulator (``dealer sim --speed 20``) and give its printed path as the port: the
 scenarios needing nothing pass, the others are skipped.
+
+What the machine is (``--machine-capabilities``, default ``reader_north,board_sensor``)
+  Each scenario declares what it needs of the machine with a ``machine`` marker
+  (`hil.scenarios.MACHINE_CAPABILITIES`); a real machine that is not so is skipped with the reason.
+  * reader_north: one label reader, at the machine's North side. A board put in turned is then not
+    read (NO_READ): the scenarios ``rotated_board``, ``turned_unread`` and ``clumsy_operator`` expect that (F8).
+  * reader_edges: a reader on every side (or one that sees every side), reporting the turn
+    (PROTOCOL.md 12.1). The scenario ``turned_readable`` runs on it and expects the turn (F6). Name
+    exactly one of the two readers.
+  * board_sensor: the machine announces BOARD_SENSOR (``board_removed``, ``swap_after_check``).
+  * keeps_job: the machine announces KEEPS_JOB_OVER_POWER_LOSS (``power_loss_kept_job``).
+  Without ``--machine-port`` each scenario's simulated machine is built as it declares.
 
 Machine and cable
   * Firmware speaking PROTOCOL.md version 1 (the HelloAck's schema hash must match; the run stops at
@@ -51,7 +65,9 @@ Preparing each capability (then list it in ``--machine-needs``)
   * door: open the cover briefly while board 1 is being dealt.
   * wrong_board: insert board 3 when the display asks for board 2 (the first time).
   * rotated_board: insert board 2 turned round the first time.
-  * turned_readable: as rotated_board, a quarter turn, on a machine that reads labels on every side.
+  * turned_unread: as turned_readable, on a machine with ``reader_north``.
+  * turned_readable: insert board 2 a quarter turn anticlockwise the first time (its North edge, with
+    the label, towards the machine's West), on a machine with ``reader_edges``.
   * dirty_label: cover board 2's label with a sticky note; remove it when told to take the board out.
   * damaged_label: cover board 2's label for the whole scenario (it is left to the director).
   * bad_label: a board 3 whose label marks the wrong dealer (print the payload of
@@ -81,7 +97,7 @@ from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, deal_session
 from dealer.dealing.transport import SerialTransport, Transport
 from hil import PtySimulator
-from hil.pytest_plugin import require_capabilities
+from hil.pytest_plugin import require_capabilities, require_machine
 from hil.scenarios import SCENARIOS, Scenario
 from tests.support.faulty_port import FaultyPort
 from tests.support.loopback_run import deals_for
@@ -102,18 +118,23 @@ class Rig:
     sim: PtySimulator | None
 
 
-@pytest.fixture(params=SCENARIOS, ids=lambda s: s.name)
+@pytest.fixture(params=[pytest.param(s, id=s.name, marks=pytest.mark.machine(*sorted(s.machine)))
+                        for s in SCENARIOS])
 def scenario(request: pytest.FixtureRequest) -> Scenario:
     return request.param  # type: ignore[no-any-return]
 
 
 @pytest.fixture
 def rig(scenario: Scenario, machine_port: str | None, machine_needs: frozenset[str],
-        tmp_path: Path) -> Iterator[Rig]:
+        machine_capabilities: frozenset[str], request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Rig]:
     """The real machine at --machine-port, or the scenario's simulated machine on a pseudo-terminal (at a
-    stable link, as `dealer sim` serves it: a cable pulled and plugged back gets a new pty behind it)."""
+    stable link, as `dealer sim` serves it: a cable pulled and plugged back gets a new pty behind it), built
+    as the scenario's `machine` marker says."""
+    marker = request.node.get_closest_marker("machine")
+    assert marker is not None and frozenset(marker.args) == scenario.machine
     if machine_port is not None:
         require_capabilities(scenario, machine_needs)
+        require_machine(scenario, machine_capabilities)
         yield Rig(machine_port, None)
         return
     with PtySimulator(scenario.sim_config(seed=3, speed=SIM_SPEED), link=tmp_path / "machine") as sim:

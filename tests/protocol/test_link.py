@@ -300,6 +300,25 @@ def test_a_device_that_hears_the_host_starts_its_backoff_again() -> None:
     assert dev.next_deadline() == pytest.approx(t + 0.1 + 0.5)
 
 
+
+def test_starting_the_backoff_again_keeps_the_nak_retransmission_used() -> None:
+    """PROTOCOL.md 4.5: starting again from RTO resets the retry count and pulls the deadline in to now + RTO
+    at the latest; it does not give back the NAK retransmission of the round."""
+    config = LinkConfig(retransmit_timeout=0.5, max_retries=None, backoff=2.0, max_timeout=2.0,
+                        give_up_after=None)
+    dev = Link(Role.DEVICE, config)
+    dev.send(Boot(BootReason.POWER_ON, 1), 0.0)
+    dev.data_to_send()
+    dev.poll(0.5)  # timed retransmission 1: the next would wait 1 s
+    assert dev.next_deadline() == pytest.approx(1.5)
+    dev.receive(encode_message(Nak(), 0), 0.6)
+    assert dev.counters.nak_retransmits == 1 and dev.next_deadline() == pytest.approx(1.1)
+    dev.receive(b"\x05\x11\x22\x00", 0.8)  # heard again, garbled: the deadline is not put off
+    assert dev.next_deadline() == pytest.approx(1.1)
+    dev.receive(encode_message(Nak(), 0), 0.9)
+    assert dev.counters.nak_retransmits == 1  # no second NAK retransmission before the timed one
+
+
 def test_first_requests_must_be_hello_and_boot() -> None:
     with pytest.raises(LocalProtocolError, match="must be Hello"):
         host_link().send(GetStatus(), 0.0)

@@ -97,7 +97,7 @@ typedef enum {
 
 enum { DP_STATE_IDLE, DP_STATE_LOADED, DP_STATE_DEALING, DP_STATE_DONE, DP_STATE_FAULT };
 enum { DP_ACTIVITY_NONE, DP_ACTIVITY_SCANNING, DP_ACTIVITY_RECOUNTING, DP_ACTIVITY_EJECTING };
-enum { DP_FLAG_BOARD_PRESENT = 1, DP_FLAG_DOOR_OPEN = 2, DP_FLAG_HOPPER_EMPTY = 4 };
+enum { DP_FLAG_BOARD_PRESENT = 1, DP_FLAG_DOOR_OPEN = 2, DP_FLAG_HOPPER_EMPTY = 4, DP_FLAG_FAULT_RESUMABLE = 8 };
 enum {
     DP_CAP_BARCODE_READER = 1, DP_CAP_CARD_RECOUNT = 2, DP_CAP_BOARD_SENSOR = 4, DP_CAP_DOOR_SENSOR = 8,
     DP_CAP_EJECT = 16, DP_CAP_RESUME_AFTER_FAULT = 32, DP_CAP_KEEPS_JOB_OVER_POWER_LOSS = 64, DP_CAP_DISPLAY = 128
@@ -244,7 +244,8 @@ dp_rx_result dp_decoder_push(dp_decoder *d, uint8_t byte, dp_frame *frame);
  * text you point it at (the HelloAck's serial) must outlive the call (static, or in your machine's state).
  * Return at once (T_reply, 4.7): start physical actions and report their results later as events; events
  * you send from here go out after the reply. Commands before the first Hello never get here: the library
- * refuses them (HANDSHAKE_REQUIRED). Do not call dp_device_start from here (see Reset(REBOOT), README). */
+ * refuses them (HANDSHAKE_REQUIRED), and a Reset with a mode other than CLEAR or REBOOT (UNSUPPORTED, section
+ * 6). Do not call dp_device_start from here (see Reset(REBOOT), README). */
 typedef void (*dp_command_fn)(void *user, const dp_msg *command, dp_msg *reply, uint32_t now_ms);
 
 typedef struct {

@@ -104,6 +104,10 @@ static void answer(dp_device *dev, const dp_msg *cmd, const dp_frame *f, uint32_
     if (!dev->handshaken) {
         reply.type = DP_REFUSED; /* restarted since the host's last Hello (4.4) */
         reply.u.refused.reason = DP_REFUSE_HANDSHAKE_REQUIRED;
+    } else if (cmd->type == DP_RESET && cmd->u.reset.mode > DP_RESET_REBOOT) {
+        reply.type = DP_REFUSED; /* a mode this version does not define is never taken for CLEAR (6) */
+        reply.u.refused.reason = DP_REFUSE_UNSUPPORTED;
+        reply.u.refused.detail = DP_RESET;
     } else {
         if (cmd->type == DP_HELLO) {
             reply.type = DP_HELLO_ACK;

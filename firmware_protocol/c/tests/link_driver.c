@@ -121,9 +121,9 @@ int main(void)
                     printf("%s\"%lu\": %u", comma ? ", " : "", job, loads[job]);
                     comma = 1;
                 }
-            printf("}, \"hello\": %lu, \"frames\": %lu, \"bad_frames\": %lu, \"duplicates\": %lu, \"stale\": %lu, "
+            printf("}, \"hello\": %lu, \"resets\": %lu, \"frames\": %lu, \"bad_frames\": %lu, \"duplicates\": %lu, \"stale\": %lu, "
                    "\"ignored\": %lu, \"retransmits\": %lu, \"naks_sent\": %lu, \"bytes_sent\": %lu}\n",
-                   commands[DP_HELLO], (unsigned long)c->frames, (unsigned long)c->bad_frames,
+                   commands[DP_HELLO], commands[DP_RESET], (unsigned long)c->frames, (unsigned long)c->bad_frames,
                    (unsigned long)c->duplicates, (unsigned long)c->stale, (unsigned long)c->ignored,
                    (unsigned long)c->retransmits, (unsigned long)c->naks_sent, (unsigned long)c->bytes_sent);
             fflush(stdout);
