@@ -47,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         type=_set,
         metavar="NAME:FIRST-LAST",
-        help="a board set in the rack (repeat for copies); default RED:1-36",
+        help="a board set in the rack (repeat for copies); default A:1-36",
     )
     p.add_argument(
         "--reader",
@@ -104,7 +104,7 @@ def options_from(args: argparse.Namespace) -> Options:
         turns[key] = [int(k) for k in ks.split(",")]
     no_read = {key: int(n) for key, _, n in (t.partition("=") for t in args.no_read)}
     return Options(
-        sets=args.set or [("RED", 1, 36)],
+        sets=args.set or [("A", 1, 36)],
         capabilities=caps,
         reader_all_edges=args.reader == "all",
         baud=args.baud,

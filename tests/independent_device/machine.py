@@ -53,7 +53,7 @@ class Plan:
 class Options:
     """What the machine has and how long things take."""
 
-    sets: list[tuple[str, int, int]] = field(default_factory=lambda: [("RED", 1, 36)])
+    sets: list[tuple[str, int, int]] = field(default_factory=lambda: [("A", 1, 36)])
     capabilities: int = (
         m.Cap.BARCODE_READER
         | m.Cap.CARD_RECOUNT
@@ -267,7 +267,8 @@ class Machine:
             m.T.DISPLAY: self._display,
         }[m.T(code)]
         reply = handler(f)
-        self.log(f"command 0x{code:02X} -> 0x{reply[0]:02X} {reply[1].hex()}")
+        shown = {k: v for k, v in f.items() if k != "deal"}  # a deal is a secret: never logged
+        self.log(f"command {m.T(code).name} {shown} -> {m.T(reply[0]).name} {reply[1].hex()}")
         return reply
 
     def _hello(self, f: dict[str, Any]) -> Reply:

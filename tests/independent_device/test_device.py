@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import messages as m
+from .labels import make_label
 from .ledger import Ledger
 from .machine import Clock, Machine, Options
 from .wire import Frame, StreamDecoder, encode_frame
@@ -141,7 +142,10 @@ def test_a_straight_board_is_dealt_and_recounted() -> None:
     bench.hello()
     steps = deal_one(bench, 1, 101)
     scanned = [f for f in steps[m.T.SCAN_BOARD] if f.type_code == m.T.BOARD_SCANNED]
-    assert m.decode_payload(m.T.BOARD_SCANNED, scanned[0].payload)["label"] == b"RED:1:N0:J"
+    assert (
+        m.decode_payload(m.T.BOARD_SCANNED, scanned[0].payload)["label"]
+        == b"A:1:N0:" + make_label("A", 1)[-1:].encode()
+    )
     done = [f for f in steps[m.T.START_DEAL] if f.type_code == m.T.DEAL_DONE]
     assert m.decode_payload(m.T.DEAL_DONE, done[0].payload)["pocket_counts"] == [13] * 4
     reports = [
