@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from . import messages as m
-from .machine import Options, Plan
+from .machine import MISREPORTS, Options, Plan
 from .server import serve
 
 MISHAPS = (
@@ -21,6 +21,19 @@ MISHAPS = (
     "BOARD_REMOVED",
     "POWER_LOSS",
     "HANG",
+    "UNPLUG",
+    "DOUBLE_FEED",
+    "CARD_FALLS",
+    "RECOUNT_MISREAD",
+    "SILENT_MISFEED",
+    "SELECTOR_OFFSET",
+    "CROSSED",
+    "DOUBLE_FEED_UNSEEN",
+    "FOREIGN_UNSEEN",
+    "DUPLICATE_UNSEEN",
+    "FAULT_OTHER_JOB",
+    "STALE_DEAL",
+    *MISREPORTS,
 )
 
 
@@ -72,6 +85,38 @@ def parser() -> argparse.ArgumentParser:
         "--no-read", action="append", default=[], metavar="BOARD=N", help="the board's first N scans read nothing"
     )
     p.add_argument("--fault", action="append", type=_plan, default=[], metavar="BOARD@CARD=WHAT")
+    p.add_argument(
+        "--wrong",
+        action="append",
+        default=[],
+        metavar="BOARD=OTHER",
+        help="asked for BOARD the first time, the operator puts OTHER in",
+    )
+    p.add_argument(
+        "--dirty-label",
+        action="append",
+        default=[],
+        metavar="BOARD",
+        help="the label reads only after the operator is told to take the board out",
+    )
+    p.add_argument(
+        "--bad-label",
+        action="append",
+        default=[],
+        metavar="BOARD",
+        help="a twin of BOARD labelled against Law 2, put in the first time",
+    )
+    p.add_argument(
+        "--leftover", action="append", default=[], metavar="BOARD=N", help="N cards lie in the board at the start"
+    )
+    p.add_argument(
+        "--swap-after-scan",
+        action="append",
+        default=[],
+        metavar="BOARD=OTHER",
+        help="as soon as BOARD's label is read (the first time), OTHER is put in instead",
+    )
+    p.add_argument("--link", type=Path, help="a symlink to the pty, kept when the cable is pulled and plugged")
     p.add_argument("--baud", type=int, default=115200, help="sets the RTO (section 4.7)")
     p.add_argument("--card-time", type=float, default=0.01)
     p.add_argument("--scan-time", type=float, default=0.05)
@@ -103,6 +148,9 @@ def options_from(args: argparse.Namespace) -> Options:
         key, _, ks = text.partition("=")
         turns[key] = [int(k) for k in ks.split(",")]
     no_read = {key: int(n) for key, _, n in (t.partition("=") for t in args.no_read)}
+    wrong = {key: int(n) for key, _, n in (t.partition("=") for t in args.wrong)}
+    leftover = {key: int(n) for key, _, n in (t.partition("=") for t in args.leftover)}
+    swap = {key: int(n) for key, _, n in (t.partition("=") for t in args.swap_after_scan)}
     return Options(
         sets=args.set or [("A", 1, 36)],
         capabilities=caps,
@@ -115,6 +163,11 @@ def options_from(args: argparse.Namespace) -> Options:
         turns=turns,
         no_read=no_read,
         plans=args.fault,
+        wrong=wrong,
+        dirty=set(args.dirty_label),
+        bad_label=set(args.bad_label),
+        leftover=leftover,
+        swap_after_scan=swap,
         serial=args.serial,
         seed=args.seed,
         operator=not args.no_operator,
@@ -130,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             args.port_file.write_text(path + "\n", encoding="ascii")
         print(path, flush=True)
 
-    serve(options, args.ledger, args.control, args.log, announce)
+    serve(args.link, options, args.ledger, args.control, args.log, announce)
     return 0
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import messages as m
-from .labels import make_label
+from .labels import check_character, make_label
 from .ledger import Ledger
 from .link import DeviceLink, Reply
 
@@ -74,10 +74,18 @@ class Options:
     turns: dict[str, list[int]] = field(default_factory=dict)  # board key -> turns per insertion
     no_read: dict[str, int] = field(default_factory=dict)  # board key -> scans that fail
     plans: list[Plan] = field(default_factory=list)
+    wrong: dict[str, int] = field(default_factory=dict)  # asked for board key, first inserts this one
+    dirty: set[str] = field(default_factory=set)  # labels unreadable until the board is taken out
+    bad_label: set[str] = field(default_factory=set)  # a twin labelled against Law 2, put in first
+    leftover: dict[str, int] = field(default_factory=dict)  # cards lying in the board at the start
+    swap_after_scan: dict[str, int] = field(default_factory=dict)  # read, then swapped for this one
     serial: str = "STRANGER-1"
     seed: int | None = None
     operator: bool = True
 
+
+MISREPORTS = ("DEAL_DONE_OTHER_JOB", "DEAL_DONE_MISCOUNT", "RECOUNT_FIFTH_POCKET", "RECOUNT_OTHER_JOB")
+AFTER_DEALING = ("CARD_FALLS", "RECOUNT_MISREAD")
 
 RESUMABLE_FAULTS = {
     m.FaultCode.JAM,
@@ -89,7 +97,14 @@ RESUMABLE_FAULTS = {
     m.FaultCode.POWER_LOSS,
 }
 CLEARED_BY = {
-    m.Prompt.CLEAR_PATH: {m.FaultCode.JAM, m.FaultCode.UNREADABLE_CARD, m.FaultCode.DOOR_OPEN, m.FaultCode.MISFEED},
+    m.Prompt.CLEAR_PATH: {
+        m.FaultCode.JAM,
+        m.FaultCode.UNREADABLE_CARD,
+        m.FaultCode.DOOR_OPEN,
+        m.FaultCode.MISFEED,
+        m.FaultCode.FOREIGN_CARD,  # the rejected card lies in the reject tray, which the prompt empties
+        m.FaultCode.DUPLICATE_CARD,
+    },
     m.Prompt.FIX_PACK: {m.FaultCode.EMPTY_HOPPER, m.FaultCode.DUPLICATE_CARD, m.FaultCode.FOREIGN_CARD},
 }
 
@@ -136,6 +151,28 @@ class Machine:
                 label = make_label(board_set, number)
                 self.rack[label] = Board(board_set, number, label)
         self.set_in_use = options.sets[0][0]
+        self.twins: dict[str, Board] = {}
+        for board in list(self.rack.values()):
+            if self._key_value({k: True for k in options.bad_label}, board, False):
+                dealer = "NESW"[board.number % 4]  # the dealer of the next board: against Law 2
+                text = f"{board.board_set}:{board.number}:{dealer}{board.label.split(':')[2][1]}:"
+                self.twins[board.label] = Board(board.board_set, board.number, text + check_character(text))
+            cards = self._key_value(options.leftover, board, 0)
+            if cards:
+                pack = list(range(52))
+                self.rng.shuffle(pack)
+                for i, card in enumerate(pack[:cards]):
+                    board.pockets[i % 4].append(card)
+        self.wrong_done: set[str] = set()
+        self.dirty = {b.label for b in self.rack.values() if self._key_value({k: 1 for k in options.dirty}, b, 0)}
+        self.swapped: set[str] = set()
+        self.taped: set[int] = set()  # cards in the board the recount cannot identify
+        self.offset_from: int | None = None  # a selector that puts cards one pocket on
+        self.misreports: set[str] = set()
+        self.override: dict[int, int] = {}  # card -> pocket it goes to instead of its seat's
+        self.blind_to: set[int] = set()  # second copies the machine does not notice
+        self.aside: list[int] = []  # cards held back or set aside, at the operator's hand
+        self.unplug: Callable[[], None] = lambda: None  # set by the server: the cable is pulled
         self.slot: Board | None = None
         self.slot_turns = 0
         self.hopper: list[int] = []
@@ -355,11 +392,22 @@ class Machine:
         board.scans += 1
         failing = self._key_value(self.o.no_read, board, 0)
         sees = self.slot_turns == 0 or self.o.reader_all_edges
-        if board.scans <= failing or not sees:
+        if board.scans <= failing or not sees or board.label in self.dirty:
             self._event(m.T.BOARD_SCANNED, result=m.ScanResult.NO_READ, turns=0, label=b"")
             return
         self.scanned = True
         self._event(m.T.BOARD_SCANNED, result=m.ScanResult.OK, turns=self.slot_turns, label=board.label.encode("ascii"))
+        other = self._key_value(self.o.swap_after_scan, board, 0)
+        if other and board.label not in self.swapped:
+            self.swapped.add(board.label)
+            replacement = self.find_board(other, "")
+            if replacement is not None:
+
+                def swap() -> None:
+                    self._take_out()
+                    self._put_in(replacement)
+
+                self.clock.at(self.o.operator_time / 5, swap)
 
     def _load(self, f: dict[str, Any]) -> Reply:
         if self.state in (m.State.DEALING, m.State.FAULT):
@@ -374,11 +422,22 @@ class Machine:
         computed = m.deal_hash(deal)
         if f["deal_hash"] != computed:
             return self._refuse(m.Refuse.BAD_HASH, computed)
+        stale = self._take_plan(f["board"], "STALE_DEAL") and self.state != m.State.IDLE
+        old_deal, old_hash = self.deal, self.hash
         self._clear_job()
         self.state = m.State.LOADED
         self.job, self.board_no, self.deal, self.hash = f["job"], f["board"], deal, computed
+        if stale:  # a faulty firmware that acknowledges the new deal and keeps the old one
+            self.deal, self.hash = old_deal, old_hash
         self._fresh_pack()
         return self._ack()
+
+    def _take_plan(self, board: int, what: str) -> bool:
+        for plan in self.plans:
+            if plan.board == board and plan.what == what and plan.times > 0:
+                plan.times -= 1
+                return True
+        return False
 
     def _start(self, f: dict[str, Any]) -> Reply:
         if self.state not in (m.State.LOADED, m.State.FAULT):
@@ -439,7 +498,15 @@ class Machine:
         if board is not None:
             for p in range(4):
                 held = board.pockets[(p + self.slot_turns) % 4]
-                pockets.append(([c for c in held if c != FOREIGN], sum(c == FOREIGN for c in held)))
+                known = [c for c in held if c != FOREIGN and c not in self.taped]
+                pockets.append((known, len(held) - len(known)))
+        if self.state == m.State.DONE and self.cards_dealt == 52:  # the recount after the dealing
+            if "RECOUNT_FIFTH_POCKET" in self.misreports and pockets:
+                self.misreports.discard("RECOUNT_FIFTH_POCKET")
+                pockets.append(([], 0))
+            if "RECOUNT_OTHER_JOB" in self.misreports:
+                self.misreports.discard("RECOUNT_OTHER_JOB")
+                job = (job + 1) % 65536
         self._event(m.T.RECOUNT_REPORT, job=job, pockets=pockets)
 
     def _eject(self, f: dict[str, Any]) -> Reply:
@@ -453,6 +520,7 @@ class Machine:
     def _ejected(self) -> None:
         self.activity = m.Activity.NONE
         if self.slot is not None:
+            self.dirty.discard(self.slot.label)  # the operator takes the note off the board pushed out
             self._take_out()
 
     def _reset(self, f: dict[str, Any]) -> Reply:
@@ -498,6 +566,8 @@ class Machine:
         self.rng.shuffle(self.hopper)
         self.held = []
         self.active_plans = []
+        self.override, self.blind_to, self.aside, self.offset_from = {}, set(), [], None
+        self.misreports = set()
 
     def _refill(self) -> None:
         """The operator puts the next pack in an empty hopper when no dealing needs its cards."""
@@ -508,17 +578,21 @@ class Machine:
     def _plans_for(self, board: int) -> list[Plan]:
         chosen = []
         for plan in self.plans:
-            if plan.board == board and plan.times > 0:
+            if plan.board == board and plan.times > 0 and plan.what != "STALE_DEAL":
                 plan.times -= 1
                 chosen.append(Plan(plan.board, plan.card, plan.what))
         for plan in chosen:
-            if plan.what == "EMPTY_HOPPER":
+            if plan.what == "EMPTY_HOPPER":  # the pack's last cards held back, put back when told
+                self.aside += self.hopper[max(0, plan.card) :]
                 del self.hopper[max(0, plan.card) :]
-            elif plan.what == "FOREIGN_CARD":
-                self.hopper.insert(plan.card, FOREIGN)
+            elif plan.what == "FOREIGN_CARD":  # in place of a card, which the operator keeps at hand
+                self.aside.append(self.hopper[plan.card])
+                self.hopper[plan.card] = FOREIGN
             elif plan.what == "DUPLICATE_CARD" and self.hopper:
                 self.hopper.insert(max(1, plan.card), self.hopper[0])
-        return [p for p in chosen if p.what not in ("EMPTY_HOPPER", "FOREIGN_CARD", "DUPLICATE_CARD")]
+            elif plan.what in MISREPORTS:
+                self.misreports.add(plan.what)
+        return [p for p in chosen if p.what not in ("EMPTY_HOPPER", "FOREIGN_CARD", "DUPLICATE_CARD", *MISREPORTS)]
 
     def _feed(self) -> None:
         if self.state != m.State.DEALING:
@@ -540,12 +614,17 @@ class Machine:
             self.causes.add(m.FaultCode.FOREIGN_CARD)
             self._stop_on_fault(m.FaultCode.FOREIGN_CARD, 0)
             return
-        if card in self.dealt_cards:
+        if card in self.dealt_cards and card in self.blind_to:
+            self.blind_to.discard(card)  # a second copy the machine does not notice: dealt and counted
+        elif card in self.dealt_cards:
             self.causes.add(m.FaultCode.DUPLICATE_CARD)
             self._stop_on_fault(m.FaultCode.DUPLICATE_CARD, card)
             return
         seat = m.seat_of(self.deal, card)
-        self._drop(card, seat)
+        pocket = self.override.pop(card, seat)
+        if self.offset_from is not None:
+            pocket = (pocket + 1) % 4
+        self._drop(card, pocket)
         self.counts[seat] += 1
         self.cards_dealt += 1
         self.dealt_cards.add(card)
@@ -557,6 +636,9 @@ class Machine:
             )
         if self.cards_dealt == 52:
             self.state = m.State.DONE
+            for plan in [p for p in self.active_plans if p.what in AFTER_DEALING]:
+                self.active_plans.remove(plan)
+                self._after_dealing(plan.what)
             self._record("complete")
             self._deal_done(m.Outcome.COMPLETE)
             self.clock.at(self.o.operator_time, self._refill)
@@ -568,9 +650,69 @@ class Machine:
         assert self.slot is not None
         self.slot.pockets[(machine_pocket + self.slot_turns) % 4].append(card)
 
+    def _after_dealing(self, what: str) -> None:
+        board = self.slot
+        if board is None:
+            return
+        pocket = next(p for p in range(4) if board.pockets[p])
+        if what == "CARD_FALLS":  # taken out of a pocket by hand before the recount
+            self.aside.append(board.pockets[pocket].pop())
+        elif what == "RECOUNT_MISREAD":  # a taped card the recount cannot identify
+            self.taped.add(board.pockets[pocket][0])
+
+    def _next_cards(self, count: int) -> list[int]:
+        return [c for c in self.hopper if c != FOREIGN][:count]
+
     def _mishap(self, what: str) -> bool:
         """Carry out a planned mishap; True when dealing stopped."""
         self.log(f"mishap {what} at card {self.cards_dealt}")
+        if what == "SILENT_MISFEED":
+            for card in self._next_cards(1):
+                self.override[card] = (m.seat_of(self.deal, card) + 1) % 4
+            return False
+        if what == "SELECTOR_OFFSET":
+            self.offset_from = self.cards_dealt
+            return False
+        if what == "CROSSED":
+            cards = self._next_cards(13)
+            first = cards[0]
+            other = next(c for c in cards[1:] if m.seat_of(self.deal, c) != m.seat_of(self.deal, first))
+            self.override[first] = m.seat_of(self.deal, other)
+            self.override[other] = m.seat_of(self.deal, first)
+            return False
+        if what == "DOUBLE_FEED_UNSEEN":  # two cards at once into the first one's pocket, counted as one
+            first, second = self._next_cards(2)
+            self.hopper.remove(second)
+            self._drop(second, m.seat_of(self.deal, first))
+            return False
+        if what == "FOREIGN_UNSEEN" and self.dealt_cards:  # another pack's copy of a card dealt, in
+            replaced = self._next_cards(1)[0]  # place of this one (kept at hand), not noticed
+            copy = min(self.dealt_cards)
+            self.hopper[self.hopper.index(replaced)] = copy
+            self.aside.append(replaced)
+            self.blind_to.add(copy)
+            return False
+        if what == "DUPLICATE_UNSEEN" and self.dealt_cards:  # a second copy, not noticed
+            copy = min(self.dealt_cards)
+            self.hopper.insert(0, copy)
+            self.blind_to.add(copy)
+            return False
+        if what == "UNPLUG":
+            self.unplug()
+            return False
+        if what == "FAULT_OTHER_JOB":
+            self.misreports.add(what)
+            what = "JAM"
+        if what == "DOUBLE_FEED":
+            first, second = self._next_cards(2)
+            for card in (first, second):
+                self.hopper.remove(card)
+                self._drop(card, m.seat_of(self.deal, first))
+            self.counts[m.seat_of(self.deal, first)] += 1
+            self.cards_dealt += 1
+            self.dealt_cards.add(first)
+            self._stop_on_fault(m.FaultCode.MISFEED, 0xFFFF)
+            return True
         if what == "JAM":
             self.held.append(self.hopper.pop(0))
             self.causes.add(m.FaultCode.JAM)
@@ -584,12 +726,21 @@ class Machine:
             stray = (m.seat_of(self.deal, card) + 1) % 4
             self._drop(card, stray)
             self._stop_on_fault(m.FaultCode.MISFEED, stray)
-        elif what == "DOOR_OPEN":
+        elif what == "DOOR_OPEN":  # opened briefly: the operator shuts it a moment later
             self.door_open = True
             self.causes.add(m.FaultCode.DOOR_OPEN)
             self._stop_on_fault(m.FaultCode.DOOR_OPEN, 0)
-        elif what == "BOARD_REMOVED":
+            self.clock.at(self.o.operator_time * 4, self._shut_door)
+        elif what == "BOARD_REMOVED":  # pulled out halfway and put back
+            board = self.slot
             self._take_out()  # the board sensor stops the dealing
+            if board is not None:
+
+                def put_back() -> None:
+                    if self.slot is None:
+                        self._put_in(board)
+
+                self.clock.at(self.o.operator_time, put_back)
             if not self._has(m.Cap.BOARD_SENSOR):
                 return False
         elif what == "POWER_LOSS":
@@ -601,6 +752,14 @@ class Machine:
             raise ValueError(f"no mishap called {what}")
         return True
 
+    def _shut_door(self) -> None:
+        self.door_open = False
+        self.causes.discard(m.FaultCode.DOOR_OPEN)
+
+    def slot_drop_foreign(self, machine_pocket: int) -> None:
+        assert self.slot is not None
+        self.slot.pockets[(machine_pocket + self.slot_turns) % 4].append(FOREIGN)
+
     def _stop_on_fault(self, code: int, detail: int, record: bool = True) -> None:
         self._deal_epoch += 1
         resumable = code in RESUMABLE_FAULTS and self._has(m.Cap.RESUME_AFTER_FAULT)
@@ -609,14 +768,21 @@ class Machine:
         self.fault_flags = m.RESUMABLE if resumable else 0
         if record:
             self._record(f"fault {m.FaultCode(code).name}")
-        self._event(
-            m.T.FAULT, code=code, detail=detail, job=self.job, cards_dealt=self.cards_dealt, flags=self.fault_flags
-        )
+        job = self.job
+        if "FAULT_OTHER_JOB" in self.misreports:
+            self.misreports.discard("FAULT_OTHER_JOB")
+            job = (job + 1) % 65536
+        self._event(m.T.FAULT, code=code, detail=detail, job=job, cards_dealt=self.cards_dealt, flags=self.fault_flags)
 
     def _deal_done(self, outcome: int) -> None:
-        self._event(
-            m.T.DEAL_DONE, job=self.job, outcome=outcome, cards_dealt=self.cards_dealt, pocket_counts=bytes(self.counts)
-        )
+        job, counts = self.job, list(self.counts)
+        if "DEAL_DONE_OTHER_JOB" in self.misreports:
+            self.misreports.discard("DEAL_DONE_OTHER_JOB")
+            job = (job + 1) % 65536
+        if "DEAL_DONE_MISCOUNT" in self.misreports:
+            self.misreports.discard("DEAL_DONE_MISCOUNT")
+            counts[0] += 1
+        self._event(m.T.DEAL_DONE, job=job, outcome=outcome, cards_dealt=self.cards_dealt, pocket_counts=bytes(counts))
 
     def _record(self, outcome: str) -> None:
         board = self.slot
@@ -682,12 +848,24 @@ class Machine:
     def _operator(self, prompt: int, board_no: int, label: str) -> None:
         if prompt == m.Prompt.INSERT_BOARD:
             wanted = self.find_board(board_no, label)
+            if wanted is not None and wanted.label not in self.wrong_done:
+                other = self._key_value(self.o.wrong, wanted, 0)
+                if wanted.label in self.twins:
+                    self.wrong_done.add(wanted.label)
+                    wanted = self.twins[wanted.label]  # the board 3 with the wrong marks, picked up first
+                elif other:
+                    self.wrong_done.add(wanted.label)
+                    wanted = self.find_board(other, "")
             if wanted is None:
                 self.log(f"operator: no board {board_no} {label!r} in the rack")
                 return
+            if self.slot is not None:
+                self.dirty.discard(self.slot.label)  # the sticky note comes off as it is taken out
             self._take_out()
             self._put_in(wanted)
         elif prompt == m.Prompt.REMOVE_BOARD:
+            if self.slot is not None:
+                self.dirty.discard(self.slot.label)  # the sticky note comes off as it is taken out
             self._take_out()
         elif prompt == m.Prompt.EMPTY_BOARD:
             board = self.slot or self.find_board(board_no, label)
@@ -696,6 +874,7 @@ class Machine:
             if board is self.slot:
                 self._take_out()
             board.pockets = [[], [], [], []]
+            self.taped.clear()
             self.ledger.write(what="emptied", label=board.label, board=board.number)
             self._put_in(board)
         elif prompt == m.Prompt.CLEAR_PATH:
@@ -706,10 +885,9 @@ class Machine:
         elif prompt == m.Prompt.FIX_PACK:
             self.hopper[:0] = [c for c in self.held if c != FOREIGN]
             self.held = []
-            missing = [c for c in range(52) if c not in self.dealt_cards and c not in self.hopper]
-            self.hopper = [
-                c for c in dict.fromkeys(self.hopper) if c != FOREIGN and c not in self.dealt_cards
-            ] + missing
+            self.hopper += self.aside  # what fell out or was set aside: nothing else is at hand
+            self.aside = []
+            self.hopper = [c for c in dict.fromkeys(self.hopper) if c != FOREIGN and c not in self.dealt_cards]
             self.causes -= CLEARED_BY[m.Prompt.FIX_PACK]
 
     def operator_insert(self, key: str, turns: int = 0) -> bool:

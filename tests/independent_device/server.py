@@ -19,17 +19,41 @@ OUT_LIMIT = 16384  # bytes waiting for a reader; beyond it the line loses frames
 
 
 class PtyLine:
-    """The device's end of a pty; the other end's path is what a host opens."""
+    """The device's end of a pty; the other end's path is what a host opens (or `link`, a symlink
+    to it that survives a cable pulled and plugged back, which makes a new pty)."""
 
-    def __init__(self) -> None:
+    def __init__(self, link: Path | None = None) -> None:
+        self.link = link
+        self.out = bytearray()
+        self.plugged = False
+        self.plug()
+
+    def plug(self) -> None:
         self.master, self._slave = os.openpty()
         tty.setraw(self._slave)  # no echo, no newline translation before a host opens it
         self.path = os.ttyname(self._slave)
         os.set_blocking(self.master, False)
-        self.out = bytearray()
+        self.plugged = True
+        if self.link is not None:
+            temporary = self.link.with_name(self.link.name + ".new")
+            temporary.unlink(missing_ok=True)
+            temporary.symlink_to(self.path)
+            temporary.replace(self.link)
+
+    def unplug(self) -> None:
+        """The cable is pulled: the host's end goes away; bytes on their way are lost."""
+        if self.plugged:
+            self.plugged = False
+            self.out.clear()
+            os.close(self.master)
+            os.close(self._slave)
+
+    @property
+    def port(self) -> str:
+        return str(self.link) if self.link is not None else self.path
 
     def write(self, frame: bytes) -> None:
-        if len(self.out) + len(frame) <= OUT_LIMIT:
+        if self.plugged and len(self.out) + len(frame) <= OUT_LIMIT:
             self.out += frame
 
     def flush(self) -> None:
@@ -51,8 +75,9 @@ class PtyLine:
             raise
 
     def close(self) -> None:
-        os.close(self.master)
-        os.close(self._slave)
+        self.unplug()
+        if self.link is not None:
+            self.link.unlink(missing_ok=True)
 
 
 class Control:
@@ -89,17 +114,20 @@ def obey(machine: Machine, line: str) -> None:
         machine._take_out()
     elif words[0] == "door":
         machine.door_open = True
+    elif words[0] == "unplug":
+        machine.unplug()
     machine.log(f"control: {line}")
 
 
 def serve(
+    link: Path | None,
     options: Options,
     ledger_path: Path | None,
     control_path: Path | None,
     log_path: Path | None,
     announce: Callable[[str], None],
 ) -> None:
-    line = PtyLine()
+    line = PtyLine(link)
     log_file = None
     if log_path is not None:
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -115,20 +143,28 @@ def serve(
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
     signal.signal(signal.SIGINT, lambda *_: stopping.append(1))
-    machine = Machine(options, line.write, Clock(time.monotonic), ledger, log)
-    announce(line.path)
+    clock = Clock(time.monotonic)
+    machine = Machine(options, line.write, clock, ledger, log)
+
+    def pull_cable() -> None:
+        line.unplug()
+        clock.at(0.5, line.plug)  # plugged back within a second
+
+    machine.unplug = pull_cable
+    announce(line.port)
     try:
         while not stopping:
             wake = machine.poll()
-            line.flush()
+            if line.plugged:
+                line.flush()
             timeout = 0.5 if wake is None else max(0.0, min(0.5, wake - time.monotonic()))
-            readers = [line.master] + ([control.fd] if control else [])
-            writers = [line.master] if line.out else []
+            readers = ([line.master] if line.plugged else []) + ([control.fd] if control else [])
+            writers = [line.master] if line.plugged and line.out else []
             try:
                 ready, _, _ = select.select(readers, writers, [], timeout)
             except InterruptedError:
                 continue
-            if line.master in ready:
+            if line.plugged and line.master in ready:
                 data = line.read()
                 if data:
                     machine.receive(data)
