@@ -1,6 +1,6 @@
 """Bench tests: every one is checked for leaked threads, fds, ptys and loopbacks (the simulator's pty
 included, when it stands in for the machine). With ``--independent-device`` each scenario runs against
-the device written from PROTOCOL.md alone (`tests.independent_device`), prepared as the runbook says."""
+the device written from PROTOCOL.md alone (`tests.support.independent_device`), prepared as the runbook says."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--independent-device",
         action="store_true",
-        help="run each bench scenario against the independent device (tests/independent_device), "
+        help="run each bench scenario against the independent device (tests/support/independent_device), "
         "started on a pty and prepared for the scenario",
     )
 
@@ -30,8 +30,8 @@ def machine_port(machine_port: str | None, request: pytest.FixtureRequest, tmp_p
     if not request.config.getoption("--independent-device"):
         yield machine_port
         return
-    from tests.independent_device.rigs import RIGS
-    from tests.independent_device.running import running_device
+    from tests.support.independent_device.rigs import RIGS
+    from tests.support.independent_device.running import running_device
 
     scenario = request.getfixturevalue("scenario")
     folder = tmp_path / "independent-device"
@@ -43,7 +43,7 @@ def machine_port(machine_port: str | None, request: pytest.FixtureRequest, tmp_p
 
 @pytest.fixture
 def machine_needs(machine_needs: frozenset[str], request: pytest.FixtureRequest) -> frozenset[str]:
-    """Every preparation of the runbook: the independent device makes each one (tests/independent_device/rigs.py)."""
+    """Every preparation of the runbook: the independent device makes each one (its `rigs.py`)."""
     if not request.config.getoption("--independent-device"):
         return machine_needs
     scenario = request.getfixturevalue("scenario")

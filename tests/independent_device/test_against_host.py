@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from .ledger import boards_as_dealt, read_ledger
-from .running import practice_env, running_device
+from tests.support.independent_device.ledger import boards_as_dealt, read_ledger
+from tests.support.independent_device.running import practice_env, running_device
 
 pytestmark = pytest.mark.pty
 SEATS = "NESW"

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from . import messages as m
-from .labels import make_label, parse_label
-from .wire import Damage, Frame, StreamDecoder, cobs_decode, cobs_encode, crc16, encode_frame
+from tests.support.independent_device import messages as m
+from tests.support.independent_device.labels import make_label, parse_label
+from tests.support.independent_device.wire import (
+    Damage,
+    Frame,
+    StreamDecoder,
+    cobs_decode,
+    cobs_encode,
+    crc16,
+    encode_frame,
+)
 
 COBS_TABLE = [  # section 2.2
     ("00", "01 01"),

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import messages as m
-from .labels import make_label
-from .ledger import Ledger
-from .machine import Clock, Machine, Options
-from .wire import Frame, StreamDecoder, encode_frame
+from tests.support.independent_device import messages as m
+from tests.support.independent_device.labels import make_label
+from tests.support.independent_device.ledger import Ledger
+from tests.support.independent_device.machine import Clock, Machine, Options
+from tests.support.independent_device.wire import Frame, StreamDecoder, encode_frame
 
 DEAL = bytes.fromhex("00 00 00 15 55 55 5A AA AA AB FF FF FF")  # section 7.3: S to N, H to E ...
 
@@ -170,7 +170,7 @@ def test_a_turned_board_follows_the_formula_of_section_7_2() -> None:
 
 
 def test_a_jam_stops_the_deal_until_the_path_is_cleared() -> None:
-    from .machine import Plan
+    from tests.support.independent_device.machine import Plan
 
     bench = Bench(plans=[Plan(1, 20, "JAM")])
     bench.hello()

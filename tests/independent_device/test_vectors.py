@@ -11,8 +11,16 @@ from typing import Any
 
 import pytest
 
-from . import messages as m
-from .wire import Damage, Frame, StreamDecoder, cobs_decode, cobs_encode, crc16, encode_frame
+from tests.support.independent_device import messages as m
+from tests.support.independent_device.wire import (
+    Damage,
+    Frame,
+    StreamDecoder,
+    cobs_decode,
+    cobs_encode,
+    crc16,
+    encode_frame,
+)
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 BYTE_FIELDS = {"deal", "label", "text", "serial"}

@@ -1,4 +1,4 @@
-"""`python -m tests.independent_device`: print the pty's path, serve until killed."""
+"""`python -m tests.support.independent_device`: print the pty's path, serve until killed."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _plan(text: str) -> Plan:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m tests.independent_device", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m tests.support.independent_device", description=__doc__)
     p.add_argument(
         "--set",
         action="append",

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FAST = ["--card-time", "0.002", "--scan-time", "0.01", "--recount-time", "0.01", "--operator-time", "0.01"]
 
 
@@ -35,14 +35,14 @@ class RunningDevice:
 
 @contextmanager
 def running_device(folder: Path, *options: str) -> Iterator[RunningDevice]:
-    """Start `python -m tests.independent_device` with `options`; stop it (and wait) on exit."""
+    """Start `python -m tests.support.independent_device` with `options`; stop it (and wait) on exit."""
     folder.mkdir(parents=True, exist_ok=True)
     ledger, control, log = folder / "ledger.jsonl", folder / "control", folder / "device.log"
     process = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "tests.independent_device",
+            "tests.support.independent_device",
             *FAST,
             "--ledger",
             str(ledger),
