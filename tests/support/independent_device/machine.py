@@ -281,6 +281,8 @@ class Machine:
         self._later(delay, due)
 
     def _event(self, type_code: int, **fields: object) -> None:
+        shown = {k: v for k, v in fields.items() if k != "pockets"}  # the cards found are secret
+        self.log(f"event {m.T(type_code).name} {shown}")
         self.link.queue_event(type_code, m.encode_payload(type_code, **fields))
 
     # ---- commands --------------------------------------------------------------------------------
