@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,24 +47,45 @@ def dealer(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.
     )
 
 
-def test_sixteen_boards_dealt_by_dealer_deal_are_each_dealt_once_as_the_file_says(tmp_path: Path) -> None:
+def deal_and_read_ledger(
+    tmp_path: Path, boards: int, sets: list[str], *deal_options: str
+) -> tuple[list[dict[str, Any]], Path]:
+    """`dealer generate` then `dealer deal` on the independent device; the ledger's records."""
     env = practice_env(tmp_path)
     session = tmp_path / "session.pbn"
-    assert dealer(env, "generate", "--boards", "1-16", "-o", str(session)).returncode == 0
+    assert dealer(env, "generate", "--boards", f"1-{boards}", "-o", str(session)).returncode == 0
     assert dealer(env, "history", "init", env["DEALER_HISTORY"]).returncode == 0
-    with running_device(tmp_path / "device", "--set", "A:1-16") as device:
-        run = dealer(env, "deal", str(session), "--port", device.port, "--plain")
+    rack = [option for name in sets for option in ("--set", f"{name}:1-{boards}")]
+    with running_device(tmp_path / "device", *rack) as device:
+        run = dealer(env, "deal", str(session), "--port", device.port, "--plain", *deal_options)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "16/16 boards verified" in run.stdout
-    records = read_ledger(device.ledger)
+    assert f"{boards * len(sets)}/{boards * len(sets)} boards verified" in run.stdout
+    return read_ledger(device.ledger), session
+
+
+def assert_each_board_holds_its_deal(records: list[dict[str, Any]], session: Path, board_set: str) -> None:
+    as_dealt = boards_as_dealt(records)
+    hands = pbn_hands(session)
+    for board, seats in hands.items():
+        (label,) = [label for label in as_dealt if label.startswith(f"{board_set}:{board}:")]
+        pockets = as_dealt[label]
+        assert {seat: set(pockets[seat]) for seat in SEATS} == seats, f"board {board} of set {board_set}"
+        assert all(len(pockets[seat]) == 13 for seat in SEATS)
+
+
+def test_sixteen_boards_dealt_by_dealer_deal_are_each_dealt_once_as_the_file_says(tmp_path: Path) -> None:
+    records, session = deal_and_read_ledger(tmp_path, 16, ["A"])
     dealings = [r for r in records if r["what"] == "dealing"]
     assert sorted(r["board"] for r in dealings) == list(range(1, 17))  # each board dealt once
     assert all(r["outcome"] == "complete" and r["turns"] == 0 for r in dealings)
-    as_dealt = boards_as_dealt(records)
-    hands = pbn_hands(session)
-    assert sorted(hands) == list(range(1, 17))
-    for board, seats in hands.items():
-        (label,) = [label for label in as_dealt if label.startswith(f"A:{board}:")]
-        pockets = as_dealt[label]
-        assert {seat: set(pockets[seat]) for seat in SEATS} == seats, f"board {board}"
-        assert all(len(pockets[seat]) == 13 for seat in SEATS)
+    assert sorted(pbn_hands(session)) == list(range(1, 17))
+    assert_each_board_holds_its_deal(records, session, "A")
+
+
+def test_two_copies_go_into_two_sets_each_dealing_with_its_own_job(tmp_path: Path) -> None:
+    records, session = deal_and_read_ledger(tmp_path, 4, ["A1", "A2"], "--copies", "2")
+    dealings = [r for r in records if r["what"] == "dealing"]
+    assert sorted(r["label"].split(":")[0] for r in dealings) == ["A1"] * 4 + ["A2"] * 4
+    assert len({r["job"] for r in dealings}) == 8  # section 7.2: each copy of a board gets a new job
+    for board_set in ("A1", "A2"):
+        assert_each_board_holds_its_deal(records, session, board_set)

@@ -187,3 +187,18 @@ def test_a_jam_stops_the_deal_until_the_path_is_cleared() -> None:
     frames = bench.frames() + bench.run(2.0)
     done = [f for f in frames if f.type_code == m.T.DEAL_DONE]
     assert m.decode_payload(m.T.DEAL_DONE, done[0].payload)["cards_dealt"] == 52
+
+
+def test_garbage_on_the_line_is_counted_and_the_link_goes_on() -> None:
+    import random
+
+    bench = Bench()
+    bench.hello()
+    noise = random.Random(7)
+    for _ in range(200):
+        bench.machine.receive(bytes(noise.randrange(256) for _ in range(noise.randrange(1, 300))))
+    bench.frames()
+    bench.machine.receive(b"\x00")
+    bench.send(m.T.HELLO, protocol_version=1, schema_hash=m.SCHEMA_HASH, session=78)
+    assert kinds(bench.frames())[-1] == "HELLO_ACK"
+    assert bench.machine.link.damaged > 100
