@@ -21,6 +21,7 @@ MISHAPS = (
     "BOARD_REMOVED",
     "POWER_LOSS",
     "HANG",
+    "STALL",
     "UNPLUG",
     "DOUBLE_FEED",
     "CARD_FALLS",

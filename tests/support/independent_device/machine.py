@@ -699,6 +699,9 @@ class Machine:
             self.hopper.insert(0, copy)
             self.blind_to.add(copy)
             return False
+        if what == "STALL":  # the mechanism stops with no fault; the link still answers
+            self._deal_epoch += 1
+            return True
         if what == "UNPLUG":
             self.unplug()
             return False
