@@ -4,7 +4,7 @@ A test module that imports another test module runs that module's tests' setup a
 test files by accident, and breaks when the other is renamed; a helper beside the tests is found by no
 one. So every import of a module under `tests` must name `tests.support` (or the `tests` package itself),
 and every module under `tests` that is neither a test module, a `conftest.py`, a package's `__init__.py`
-nor one of the scripts run by hand lives in `tests/support/`.
+nor one of the scripts run by hand lives in `tests/support/` (or in a package inside it).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def test_modules_under_tests_import_only_tests_support(path: Path) -> None:
 def test_every_helper_module_lives_in_tests_support(path: Path) -> None:
     if path.name.startswith("test_") or path.name in {"conftest.py", "__init__.py"} or path in SCRIPTS:
         return
-    assert path.parent == SUPPORT, f"{path.relative_to(ROOT)} is a helper outside tests/support/"
+    assert SUPPORT in path.parents, f"{path.relative_to(ROOT)} is a helper outside tests/support/"
 
 
 def test_test_modules_live_outside_tests_support() -> None:

@@ -19,7 +19,9 @@ The command for a real machine::
 ``--machine-port`` takes any pyserial URL: ``/dev/ttyUSB0``, ``COM3``, ``rfc2217://bench-pi:4001`` for a
 machine on a serial server. ``--machine-needs all`` declares every capability. To rehearse with no
 machine, serve the simulator (``dealer sim --speed 20``) and give its printed path as the port: the
-scenarios needing nothing pass, the others are skipped.
+scenarios needing nothing pass, the others are skipped. ``--independent-device`` runs every scenario
+against the machine written from PROTOCOL.md alone (``tests/support/independent_device``), prepared
+for each scenario as this runbook says (its ``rigs.py``).
 
 What the machine is (``--machine-capabilities``, default ``reader_north,board_sensor``)
   Each scenario declares what it needs of the machine with a ``machine`` marker
