@@ -365,6 +365,7 @@ static void start_deal(machine *m, uint16_t job, dp_msg *reply, uint32_t now)
     else if (resumable && m->fault == DP_FAULT_JAM && m->world->path_jammed)
         refuse(reply, DP_REFUSE_FAULT_PRESENT, m->fault);
     else {
+        say(m, resumable ? "dealing again, board" : "dealing board", m->board_number);
         m->state = DP_STATE_DEALING;
         m->fault = DP_FAULT_NONE;
         m->fault_detail = 0;
