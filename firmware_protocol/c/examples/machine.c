@@ -616,8 +616,8 @@ static void operator_step(machine *m, uint32_t now)
             w->prompt = DP_PROMPT_NONE;
         else if (w->in_machine != MACHINE_NOWHERE) /* another board, or this one turned: out first */
             take_out(m, now);
-        else if (put_in(m, wanted, now))
-            w->prompt = w->turns == 0 ? DP_PROMPT_NONE : w->prompt; /* turned: they look again */
+        else if (put_in(m, wanted, now)) /* turned or not: done, until the display asks again */
+            w->prompt = DP_PROMPT_NONE;
         break;
     case DP_PROMPT_EMPTY_BOARD:
         if (w->in_machine != MACHINE_NOWHERE) {

@@ -1,0 +1,38 @@
+"""The host's bench suite (`tests/hardware`) run against the firmware under QEMU as against a real machine
+(``--machine-port`` at QEMU's pty), one scenario at a time, each with the firmware prepared as the bench's
+runbook asks of a rig (the jam, the misfeed, the power cut, the turned board: told through the firmware's
+options)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.firmware.conftest import MachineFactory
+from tests.support.paths import ROOT
+from tests.support.processes import run
+
+SCENARIOS = [
+    # scenario, the capability the rig declares, the firmware's options for it
+    ("clean", "byte_faults", []),
+    ("line_noise", "byte_faults", []),
+    ("slow_usb", "byte_faults", []),
+    ("jam", "jam", ["--jam", "2:20"]),
+    ("misfeed", "misfeed", ["--misfeed", "1:5"]),
+    ("power_loss", "power_loss", ["--power-cut", "2:25"]),
+    ("turned_readable", "turned_readable", ["--turn", "2:1"]),
+]
+
+
+@pytest.mark.parametrize(("scenario", "needs", "options"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_bench_scenario_passes_on_the_firmware(scenario: str, needs: str, options: list[str],
+                                               firmware_machine: MachineFactory, tmp_path: Path) -> None:
+    machine = firmware_machine(["--set", "A", "--boards", "1-8", *options])
+    bench = run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                 f"{ROOT}/tests/hardware/test_machine.py::test_scenario_on_the_machine[{scenario}]",
+                 "--machine-port", machine.path, "--machine-needs", needs, "--machine-set", "A"],
+                cwd=tmp_path, timeout=240)
+    assert re.search(r"^1 passed", bench.stdout, re.M), bench.stdout[-4000:]
