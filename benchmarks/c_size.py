@@ -214,7 +214,8 @@ def measure_firmware(folder: Path) -> None:
     rate = re.search(r"([\d,]+) boards/hour", dealt.stdout)
     print("firmware image: firmware_protocol/c firmware (machine.c + the library + start-up), nRF51 under QEMU")
     print(f"  flash: {text + data:,} bytes = {(text + data) / BOARD_FLASH:.1%} of the board's ({BOARD_FLASH:,}); "
-          f"the library's functions and tables in it {library_flash:,} = {library_flash / FLASH_GOAL:.0%} of its goal ({FLASH_GOAL:,})")
+          f"the library's functions and tables in it {library_flash:,} = {library_flash / FLASH_GOAL:.0%} "
+          f"of its goal ({FLASH_GOAL:,})")
     print(f"  RAM: static {data + bss:,} bytes (the library's dp_device inside it) + deepest stack measured "
           f"{stack:,} (of {stack_room:,} kept for it) = {data + bss + stack:,} = "
           f"{(data + bss + stack) / BOARD_RAM:.1%} of the board's ({BOARD_RAM:,}); the simulated rack and "
