@@ -14,6 +14,8 @@ import threading
 import tty
 from pathlib import Path
 
+import pytest
+
 from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.journal.store import JobState, Journal
@@ -155,6 +157,7 @@ class NoisyRelay:
             os.close(fd)
 
 
+@pytest.mark.slow
 def test_five_percent_byte_noise_between_firmware_and_host(firmware_machine: MachineFactory,
                                                            tmp_path: Path) -> None:
     deals = write_session(tmp_path / "session.pbn", 35, 4)
@@ -169,4 +172,18 @@ def test_five_percent_byte_noise_between_firmware_and_host(firmware_machine: Mac
     assert dealt.stdout.startswith("4/4 boards verified")
     assert relay.damaged > 100  # the line really was noisy
     assert_each_board_verified_once(tmp_path / "j.db", 4)
+    assert_boards_hold_their_deals(machine, deals)
+
+
+def test_the_firmware_silent_for_a_while_the_run_carries_on(firmware_machine: MachineFactory,
+                                                           tmp_path: Path) -> None:
+    deals = write_session(tmp_path / "session.pbn", 37, 3)
+    # at card 10 of board 2 the firmware neither sends nor hears anything for 3 s, dealing on meanwhile
+    machine = firmware_machine(["--set", "A", "--boards", "1-3", "--silence", "2:10:3000"], verbose=True)
+    dealt = dealer("deal", "session.pbn", "--port", machine.path, "--journal", "j.db", cwd=tmp_path, timeout=120)
+    log = "".join(machine.lines)
+    assert dealt.returncode == 0, dealt.stderr[-3000:] + log[-3000:]
+    assert dealt.stdout.startswith("3/3 boards verified")
+    assert "firmware: silent for ms 3000" in log and "firmware: speaking again" in log
+    assert_each_board_verified_once(tmp_path / "j.db", 3)
     assert_boards_hold_their_deals(machine, deals)
