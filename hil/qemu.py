@@ -41,7 +41,14 @@ def elf_symbols(elf: Path) -> dict[str, int]:
     """The named symbols of a 32-bit little-endian ELF file and their values (addresses)."""
     data = elf.read_bytes()
     if data[:4] != b"\x7fELF" or data[4] != 1 or data[5] != 1:
-        raise FirmwareError(f"{elf}: not a 32-bit little-endian ELF image (build it with make firmware)")
+        raise FirmwareError("not a 32-bit little-endian ELF image (build it with make firmware)")
+    try:
+        return _symbols(data)
+    except (struct.error, ValueError, IndexError):
+        raise FirmwareError("a damaged ELF image (its symbol table cannot be read)") from None
+
+
+def _symbols(data: bytes) -> dict[str, int]:
     shoff, = struct.unpack_from("<I", data, 0x20)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x2E)
     sections = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize) for i in range(shnum)]
@@ -71,6 +78,8 @@ class FirmwareMachine:
             raise FirmwareError(NO_QEMU)
         self.elf = elf
         self.symbols = elf_symbols(elf)
+        if "__world_start" not in self.symbols:
+            raise FirmwareError("not the dealing machine's firmware (no __world_start: build it with make firmware)")
         self._dir = tempfile.mkdtemp(prefix="dealer-qemu-")
         self._qmp_path = os.path.join(self._dir, "qmp")
         words = ["firmware", *options, *(["--verbose"] if verbose else [])]

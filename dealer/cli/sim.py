@@ -95,10 +95,15 @@ def _run_firmware(args: argparse.Namespace) -> int:
                   flush=True)
             while not stop.wait(0.5) and machine.running():
                 pass
+            died = not stop.is_set()
         finally:
             machine.stop()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if died:
+        last = [line.strip() for line in machine.lines if line.strip()][-1:]
+        print(f"dealer sim: QEMU stopped by itself{': ' + last[0] if last else ''}", file=sys.stderr, flush=True)
+        return 1
     print("dealer sim: stopped", file=sys.stderr, flush=True)
     return 0
