@@ -658,9 +658,10 @@ static void write_line(void *user, const uint8_t *bytes, size_t n)
 void machine_start(machine *m, machine_world *w, const machine_port *port, uint8_t reason, uint16_t boot_id,
                    uint32_t now)
 {
+    machine_port kept = *port; /* `port` may be m's own, which is cleared next */
     memset(m, 0, sizeof *m);
     m->world = w;
-    m->port = *port;
+    m->port = kept;
     m->boot_id = boot_id;
     m->state = DP_STATE_IDLE;
     m->activity = DP_ACTIVITY_NONE;
