@@ -13,6 +13,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -64,6 +65,12 @@ def _symbols(data: bytes) -> dict[str, int]:
             if name:
                 symbols[name] = value
     return symbols
+
+
+def _unix_socket() -> socket.socket:
+    if sys.platform != "win32":
+        return socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    raise FirmwareError("QEMU's serial port here is a pseudo-terminal: Linux and macOS only")
 
 
 class FirmwareMachine:
@@ -143,7 +150,7 @@ class FirmwareMachine:
     def qmp(self, command: str, **arguments: Any) -> Any:
         """Run one QMP command; its return value. Raises FirmwareError on QEMU's error."""
         if self._qmp_file is None:
-            self._qmp = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._qmp = _unix_socket()
             self._qmp.settimeout(30)
             self._qmp.connect(self._qmp_path)
             self._qmp_file = self._qmp.makefile("rw", encoding="utf-8", newline="\n")
@@ -211,17 +218,17 @@ class FirmwareMachine:
     # --- the end -------------------------------------------------------------------------------------------
 
     def stop(self) -> int:
-        """End QEMU (its group), close the QMP socket, remove the link; QEMU's exit code."""
+        """End QEMU, close the QMP socket, remove the link; QEMU's exit code."""
         if self._qmp_file is not None:
             self._qmp_file.close()
         if self._qmp is not None:
             self._qmp.close()
         if self._proc.poll() is None:
-            os.killpg(self._proc.pid, 15)
+            self._proc.terminate()  # QEMU is one process: it starts none of its own
         try:
             self._proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            os.killpg(self._proc.pid, 9)
+            self._proc.kill()
             self._proc.wait()
         if getattr(self, "_reader", None) is not None:
             self._reader.join(timeout=20)

@@ -72,6 +72,8 @@ def _firmware_options(args: argparse.Namespace) -> list[str]:
 
 def _run_firmware(args: argparse.Namespace) -> int:
     """The firmware under QEMU until Ctrl-C or SIGTERM; the port first on standard output."""
+    if sys.platform == "win32":
+        raise UsageError("--firmware: QEMU's serial port is a pseudo-terminal, which Windows has not")
     from hil.qemu import FirmwareError, FirmwareMachine
 
     elf = Path(args.firmware)
