@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -44,7 +45,12 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-FIRMWARE_FAULTS = ("jam", "misfeed", "power-cut", "silence", "turn")
+FIRMWARE_FAULTS = {"jam": ("BOARD:CARD", (9999, 52)), "misfeed": ("BOARD:CARD", (9999, 52)),
+                   "power-cut": ("BOARD:CARD", (9999, 52)), "silence": ("BOARD:CARD:MS", (9999, 52, 60000)),
+                   "turn": ("BOARD:K", (9999, 3))}
+"""The firmware machine's faults: what follows the kind, and the largest value of each part (each at least 1)."""
+FIRMWARE_RACK = 32
+"""Boards the firmware's rack holds (MACHINE_MAX_BOARDS in firmware_protocol/c/Makefile)."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,12 +66,25 @@ def run(args: argparse.Namespace) -> int:
 
 def _firmware_options(args: argparse.Namespace) -> list[str]:
     """The firmware machine's options from ours (its rack, its faults)."""
-    options = ["--set", args.set_name or "A", "--boards", args.boards or "1-32"]
+    set_name, boards = args.set_name or "A", args.boards or "1-32"
+    if not re.fullmatch(r"[A-Z0-9]{1,12}", set_name):
+        raise UsageError(f"--set {set_name}: the firmware's set names are 1 to 12 of A-Z and 0-9")
+    span = re.fullmatch(r"(\d{1,4})-(\d{1,4})", boards)
+    if span is None or not 1 <= int(span[1]) <= int(span[2]) or int(span[2]) - int(span[1]) >= FIRMWARE_RACK:
+        raise UsageError(f"--boards {boards}: the firmware's rack takes FIRST-LAST, at most {FIRMWARE_RACK} "
+                         "boards, e.g. 1-16")
+    options = ["--set", set_name, "--boards", boards]
     for fault in args.firmware_fault:
         kind, _, where = fault.partition("=")
-        if kind not in FIRMWARE_FAULTS or not where or not all(p.isdigit() for p in where.split(":")):
-            raise UsageError(f"--firmware-fault {fault}: wants KIND=BOARD:CARD, KIND one of "
-                             f"{', '.join(FIRMWARE_FAULTS)}")
+        if kind not in FIRMWARE_FAULTS:
+            raise UsageError(f"--firmware-fault {fault}: the kind is one of {', '.join(FIRMWARE_FAULTS)}, "
+                             "e.g. jam=2:20")
+        form, most = FIRMWARE_FAULTS[kind]
+        parts = where.split(":")
+        if len(parts) != len(most) or not all(p.isdigit() and 1 <= int(p) <= m
+                                              for p, m in zip(parts, most, strict=True)):
+            limits = ", ".join(f"{name} 1-{m}" for name, m in zip(form.split(":"), most, strict=True))
+            raise UsageError(f"--firmware-fault {fault}: wants {kind}={form} ({limits})")
         options += [f"--{kind}", where]
     return options
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dealer import formats
 from dealer.core.dealset import DealSet
 from tests.support.deals import random_deals
@@ -43,3 +45,18 @@ def test_dealer_sim_refuses_a_missing_firmware_image_in_one_line(tmp_path: Path)
     assert run.stderr.strip().splitlines()[-1].endswith(
         "--firmware nowhere.elf: no such file (build it with make -C firmware_protocol/c firmware)")
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (["--firmware-fault", "jam=1:99"], "--firmware-fault jam=1:99: wants jam=BOARD:CARD (BOARD 1-9999, CARD 1-52)"),
+    (["--firmware-fault", "flood=1:2"], "--firmware-fault flood=1:2: the kind is one of jam, misfeed, power-cut, "
+                                        "silence, turn, e.g. jam=2:20"),
+    (["--boards", "1-40"], "--boards 1-40: the firmware's rack takes FIRST-LAST, at most 32 boards, e.g. 1-16"),
+    (["--set", "a"], "--set a: the firmware's set names are 1 to 12 of A-Z and 0-9"),
+])
+def test_dealer_sim_refuses_what_the_firmware_cannot_take_in_one_line(options: list[str], said: str,
+                                                                     tmp_path: Path) -> None:
+    (tmp_path / "image.elf").write_bytes(b"")  # refused before the image is read
+    run = dealer("sim", "--firmware", "image.elf", *options, cwd=tmp_path, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.strip() == f"dealer: error: {said}"
