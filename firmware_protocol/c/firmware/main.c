@@ -26,6 +26,9 @@ static int verbose;
 
 static machine controller;
 
+/* How many boards the world holds: read by the bench (hil/qemu.py) to find its way in the world. */
+const volatile uint16_t machine_max_boards = MACHINE_MAX_BOARDS;
+
 void systick_handler(void);
 void uart0_handler(void);
 
@@ -196,7 +199,7 @@ int main(void)
     for (i = 1; i < n; i++)
         if (strcmp(words[i], "--verbose") == 0)
             verbose = 1;
-    if (sizeof *world > (size_t)((char *)__world_end - (char *)__world_start))
+    if (sizeof *world > (size_t)((char *)__world_end - (char *)__world_start) || machine_max_boards == 0)
         log_line(NULL, "the world does not fit its RAM region", sizeof *world);
     if (world->magic != MACHINE_WORLD_MAGIC) { /* the first power-up: set the world up */
         const char *why;
