@@ -10,17 +10,16 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from hil.qemu import FirmwareMachine, qemu_path
+from tests.support.firmware import MachineFactory
 from tests.support.paths import ROOT
 
 NO_TOOLCHAIN = "no firmware toolchain: {} (Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)"
-
-MachineFactory = Callable[..., FirmwareMachine]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

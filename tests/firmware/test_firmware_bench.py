@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.firmware.conftest import MachineFactory
+from tests.support.firmware import MachineFactory
 from tests.support.paths import ROOT
 from tests.support.processes import run
 

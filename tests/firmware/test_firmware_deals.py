@@ -20,8 +20,8 @@ from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.journal.store import JobState, Journal
 from hil.qemu import FirmwareMachine
-from tests.firmware.conftest import MachineFactory
 from tests.support.deals import random_deals
+from tests.support.firmware import MachineFactory
 from tests.support.processes import dealer
 
 

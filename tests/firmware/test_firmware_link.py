@@ -25,7 +25,7 @@ from firmware_protocol import (
     Role,
 )
 from firmware_protocol.messages import PROTOCOL_VERSION, SCHEMA_HASH
-from tests.firmware.conftest import MachineFactory
+from tests.support.firmware import MachineFactory
 
 
 class Host:
