@@ -26,6 +26,8 @@ STACK_PAINT: Final = 0xC5C5C5C5
 """What the start-up code (firmware/startup.c) paints the stack with."""
 BOARD_BYTES: Final = 24 + 4 * 26 + 4
 """One `machine_board` of machine.h: the label, four pockets of 26 cards, their counts."""
+WORLD_MAGIC: Final = 0x57524C44
+"""MACHINE_WORLD_MAGIC of machine.h: the world is set up."""
 _PTY = re.compile(r"char device redirected to (\S+)")
 
 
@@ -191,6 +193,8 @@ class FirmwareMachine:
         label -> the card indices in the board's pockets N E S W."""
         start, end = self.symbols["__world_start"], self.symbols["__world_end"]
         world = self.read_memory(start, end - start)
+        if int.from_bytes(world[:4], "little") != WORLD_MAGIC:
+            raise FirmwareError("the firmware has not set up its boards yet (it is starting, or stopped at boot)")
         most = self.symbols.get("machine_max_boards")
         count_at = 4 + BOARD_BYTES * int.from_bytes(self.read_memory(most, 2), "little") if most else None
         if count_at is None:
