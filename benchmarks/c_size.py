@@ -9,7 +9,13 @@ PATH, else for the host with ``cc`` (and said so: a host's figures are not a mic
   call, from GCC's ``-fcallgraph-info=su`` (the firmware's own callbacks not included).
 
 ``memcpy``, ``memmove`` and ``memset`` come from the C library and are not counted. Named baselines: the
-goals (fixed figures, nothing to measure).
+goals and the board's 256 KiB / 16 KiB (fixed figures, nothing to measure).
+
+Where ``make``, ``arm-none-eabi-gcc`` and ``qemu-system-arm`` are at hand, the linked firmware image too
+(``make -C firmware_protocol/c firmware``): its flash and static RAM, the library's share of its flash, and
+the deepest stack measured at run time (the start-up code paints the stack; after a `dealer deal` of
+16 boards through the emulated UART, the part no longer painted is read from the board's RAM), with the
+boards an hour of that deal.
 
     python benchmarks/c_size.py [--quick]
 
@@ -19,6 +25,7 @@ goals (fixed figures, nothing to measure).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -32,6 +39,8 @@ C_DIR = ROOT / "firmware_protocol" / "c"
 SOURCES = sorted((C_DIR / "src").glob("*.c"))
 FLASH_GOAL = 8 * 1024
 RAM_GOAL = 1024
+BOARD_FLASH = 256 * 1024
+BOARD_RAM = 16 * 1024
 ENTRY_POINTS = ("dp_device_start", "dp_device_receive", "dp_device_poll", "dp_device_send_event",
                 "dp_device_send_notice")
 """The calls a firmware makes into the library's device link; the deepest of them sets the stack."""
@@ -58,6 +67,8 @@ def header() -> None:
     print("baselines (fixed goals, not measured):")
     print(f"  - flash goal: {FLASH_GOAL // 1024} KiB of code and read-only data")
     print(f"  - RAM goal: {RAM_GOAL // 1024} KiB: static state, one dp_device and the deepest stack of a call")
+    print(f"  - board flash: {BOARD_FLASH // 1024} KiB of the nRF51 of QEMU's microbit (the firmware image)")
+    print(f"  - board RAM: {BOARD_RAM // 1024} KiB of the same")
     print()
     sys.stdout.flush()
 
@@ -152,6 +163,71 @@ def measure(target: Target, folder: Path) -> None:
     print()
 
 
+def symbol_sizes(nm: str, files: list[Path], defined_only: bool = True) -> dict[str, int]:
+    """Name -> size of the sized symbols of `files` (code, read-only and read-write data)."""
+    run = subprocess.run([nm, "-S", *(["--defined-only"] if defined_only else []), *map(str, files)],
+                         capture_output=True, text=True, check=True)
+    out: dict[str, int] = {}
+    for line in run.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2].lower() in "tdrb":
+            out[parts[3]] = out.get(parts[3], 0) + int(parts[1], 16)
+    return out
+
+
+def measure_firmware(folder: Path) -> None:
+    """The linked firmware image's figures, and its deepest stack after dealing 16 boards under QEMU."""
+    sys.path.insert(0, str(ROOT))
+    from hil.qemu import FirmwareMachine
+
+    made = subprocess.run(["make", "-s", "-C", str(C_DIR), "firmware", f"BUILD={folder}"], capture_output=True,
+                          text=True)
+    if made.returncode:
+        print(f"firmware image: not built ({made.stderr.strip().splitlines()[-1:]})")
+        return
+    elf = folder / "firmware.elf"
+    text, data, bss = sizes(CANDIDATES[0], [elf])["firmware"]
+    lib_objects = []
+    for source in SOURCES:
+        obj = folder / f"lib-{source.stem}.o"
+        compile_one(CANDIDATES[0], source, obj)
+        lib_objects.append(obj)
+    library = set(symbol_sizes("arm-none-eabi-nm", lib_objects))
+    image = symbol_sizes("arm-none-eabi-nm", [elf])
+    library_flash = sum(size for name, size in image.items() if name in library)
+    machine = FirmwareMachine(elf, ["--set", "A", "--boards", "1-16"], link=folder / "machine")
+    try:
+        work = folder / "deal"
+        work.mkdir()
+        env = dict(os.environ, PYTHONPATH=str(ROOT), DEALER_HISTORY=str(work / "history.sqlite"), HOME=str(work))
+        dealer = [sys.executable, "-m", "dealer"]
+        for step in (["history", "init", str(work / "history.sqlite")],
+                     ["generate", "--boards", "1-16", "-o", "s.pbn"]):
+            subprocess.run([*dealer, *step], cwd=work, env=env, check=True, capture_output=True)
+        dealt = subprocess.run([*dealer, "deal", "s.pbn", "--port", machine.path, "--journal", "j.db"], cwd=work,
+                               env=env, capture_output=True, text=True, timeout=120)
+        stack = machine.deepest_stack()
+        stack_room = machine.symbols["__stack_top"] - machine.symbols["__stack_limit"]
+        world = machine.symbols["__world_end"] - machine.symbols["__world_start"]
+    finally:
+        machine.stop()
+    rate = re.search(r"([\d,]+) boards/hour", dealt.stdout)
+    print("firmware image: firmware_protocol/c firmware (machine.c + the library + start-up), nRF51 under QEMU")
+    print(f"  flash: {text + data:,} bytes = {(text + data) / BOARD_FLASH:.1%} of the board's ({BOARD_FLASH:,}); "
+          f"the library's functions and tables in it {library_flash:,} = {library_flash / FLASH_GOAL:.0%} "
+          f"of its goal ({FLASH_GOAL:,})")
+    print(f"  RAM: static {data + bss:,} bytes (the library's dp_device inside it) + deepest stack measured "
+          f"{stack:,} (of {stack_room:,} kept for it) = {data + bss + stack:,} = "
+          f"{(data + bss + stack) / BOARD_RAM:.1%} of the board's ({BOARD_RAM:,}); the simulated rack and "
+          f"operator: {world:,} more, outside the controller")
+    if dealt.returncode == 0 and rate:
+        print(f"  dealer deal of 16 boards through the emulated UART: {dealt.stdout.splitlines()[0]}; "
+              f"{rate.group(1)} boards/hour (cards 2 ms, actions 5 ms, operator 10 ms: the machine is simulated)")
+    else:
+        print(f"  dealer deal failed ({dealt.returncode}): {dealt.stderr.strip()[-300:]}")
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the first target found only")
@@ -164,6 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     for target in targets:
         with tempfile.TemporaryDirectory() as folder:
             measure(target, Path(folder))
+    if all(shutil.which(t) for t in ("make", "arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm")):
+        with tempfile.TemporaryDirectory() as folder:
+            measure_firmware(Path(folder))
+    else:
+        print("firmware image: no figures (make, arm-none-eabi-gcc or qemu-system-arm is not on PATH)")
     return 0
 
 

@@ -1,9 +1,16 @@
 """`dealer sim`: serve the built-in simulated dealing machine on a pseudo-terminal or a local TCP port (see
-`hil.cli`)."""
+`hil.cli`), or with ``--firmware FILE.elf`` the C machine's firmware under QEMU (`hil.qemu`)."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import signal
+import sys
+import tempfile
+import threading
+from pathlib import Path
 from typing import Any
 
 from dealer.cli.teaching import teach
@@ -16,6 +23,12 @@ def register(sub: Any) -> None:
     p = sub.add_parser("sim", help="serve a simulated dealing machine (a pseudo-terminal, or --tcp)",
                        description=hil_cli.DESCRIPTION)
     hil_cli.add_arguments(p)
+    p.add_argument("--firmware", metavar="FILE.elf",
+                   help="run this firmware image of the C machine (make -C firmware_protocol/c firmware) under "
+                        "QEMU's microbit board instead of the built-in machine; --set, --boards and --link apply")
+    p.add_argument("--firmware-fault", action="append", default=[], metavar="KIND=BOARD:CARD",
+                   help="with --firmware: a fault of the firmware's machine, once: jam, misfeed, power-cut, "
+                        "silence (=BOARD:CARD:MS) or turn (=BOARD:K); repeat for more")
     # the options are the simulator's own (hil.cli); the seed's placeholder says what it is here
     for action in p._actions:
         if action.dest == "seed":
@@ -23,6 +36,7 @@ def register(sub: Any) -> None:
     teach(p, [("dealer sim --speed 50", "a machine 50 times faster than real; prints its port"),
               ("dealer sim --faults plan.json --seed 7", "with the faults of a fault plan"),
               ("dealer sim --tcp 7000 --speed 50", "on socket://127.0.0.1:7000 (Windows, or any system)"),
+              ("dealer sim --firmware build/firmware.elf --set A --boards 1-16", "the firmware under QEMU"),
               ("dealer deal session.pbn --port PORT", "then, in another terminal, deal on it")],
           "The first line printed is the port to open (a stable link to the pseudo-terminal, or the socket:// URL "
           "with --tcp);\nCtrl-C stops the machine.\nPLAN is a fault plan (JSON), e.g. {\"faults\": [{\"kind\": "
@@ -31,8 +45,86 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+FIRMWARE_FAULTS = {"jam": ("BOARD:CARD", (9999, 52)), "misfeed": ("BOARD:CARD", (9999, 52)),
+                   "power-cut": ("BOARD:CARD", (9999, 52)), "silence": ("BOARD:CARD:MS", (9999, 52, 60000)),
+                   "turn": ("BOARD:K", (9999, 3))}
+"""The firmware machine's faults: what follows the kind, and the largest value of each part (each at least 1)."""
+FIRMWARE_RACK = 32
+"""Boards the firmware's rack holds (MACHINE_MAX_BOARDS in firmware_protocol/c/Makefile)."""
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.firmware is not None:
+        return _run_firmware(args)
+    if args.firmware_fault:
+        raise UsageError("--firmware-fault goes with --firmware")
     try:
         return hil_cli.serve(args)
     except SimConfigError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _firmware_options(args: argparse.Namespace) -> list[str]:
+    """The firmware machine's options from ours (its rack, its faults)."""
+    set_name, boards = args.set_name or "A", args.boards or "1-32"
+    if not re.fullmatch(r"[A-Z0-9]{1,12}", set_name):
+        raise UsageError(f"--set {set_name}: the firmware's set names are 1 to 12 of A-Z and 0-9")
+    span = re.fullmatch(r"(\d{1,4})-(\d{1,4})", boards)
+    if span is None or not 1 <= int(span[1]) <= int(span[2]) or int(span[2]) - int(span[1]) >= FIRMWARE_RACK:
+        raise UsageError(f"--boards {boards}: the firmware's rack takes FIRST-LAST, at most {FIRMWARE_RACK} "
+                         "boards, e.g. 1-16")
+    options = ["--set", set_name, "--boards", boards]
+    for fault in args.firmware_fault:
+        kind, _, where = fault.partition("=")
+        if kind not in FIRMWARE_FAULTS:
+            raise UsageError(f"--firmware-fault {fault}: the kind is one of {', '.join(FIRMWARE_FAULTS)}, "
+                             "e.g. jam=2:20")
+        form, most = FIRMWARE_FAULTS[kind]
+        parts = where.split(":")
+        if len(parts) != len(most) or not all(p.isdigit() and 1 <= int(p) <= m
+                                              for p, m in zip(parts, most, strict=True)):
+            limits = ", ".join(f"{name} 1-{m}" for name, m in zip(form.split(":"), most, strict=True))
+            raise UsageError(f"--firmware-fault {fault}: wants {kind}={form} ({limits})")
+        options += [f"--{kind}", where]
+    return options
+
+
+def _run_firmware(args: argparse.Namespace) -> int:
+    """The firmware under QEMU until Ctrl-C or SIGTERM; the port first on standard output."""
+    if sys.platform == "win32":
+        raise UsageError("--firmware: QEMU's serial port is a pseudo-terminal, which Windows has not")
+    from hil.qemu import FirmwareError, FirmwareMachine
+
+    elf = Path(args.firmware)
+    if not elf.is_file():
+        raise UsageError(f"--firmware {elf}: no such file (build it with make -C firmware_protocol/c firmware)")
+    link = Path(args.link or os.path.join(tempfile.gettempdir(), f"dealer-sim-{os.getpid()}"))
+    if link.exists() and not link.is_symlink():
+        raise UsageError(f"--link {link}: a file of that name exists and is not a symlink")
+    options = _firmware_options(args)
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda s, f: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        try:
+            machine = FirmwareMachine(elf, options, link=link)
+        except FirmwareError as exc:
+            raise UsageError(f"--firmware {elf}: {exc}") from None
+        try:
+            print(machine.path, flush=True)
+            print(f"dealer sim: firmware {elf.name} under QEMU on {machine.pty}; rack set {options[1]} boards "
+                  f"{options[3]}; {len(args.firmware_fault)} faults planned; stop with Ctrl-C", file=sys.stderr,
+                  flush=True)
+            while not stop.wait(0.5) and machine.running():
+                pass
+            died = not stop.is_set()
+        finally:
+            machine.stop()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if died:
+        last = [line.strip() for line in machine.lines if line.strip()][-1:]
+        print(f"dealer sim: QEMU stopped by itself{': ' + last[0] if last else ''}", file=sys.stderr, flush=True)
+        return 1
+    print("dealer sim: stopped", file=sys.stderr, flush=True)
+    return 0

@@ -98,3 +98,57 @@ def test_boards_of_another_set_are_refused_and_nothing_is_dealt_into_them(c_buil
     assert dealt.returncode != 0 and dealt.stdout.startswith("0/2 boards verified"), dealt.stderr[-3000:]
     assert "REFUSED F8 wrong board" in dealt.stderr and "Traceback" not in dealt.stderr
     assert all(pockets == [[], [], [], []] for pockets in read_dump(dump).values())
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_a_board_put_in_turned_is_reported_refused_and_dealt_straight(c_builds: CBuilds, tmp_path: Path,
+                                                                      turns: int) -> None:
+    # the operator puts board 2 in turned `turns` quarter turns the first time; the reader reads its label
+    # on whichever side it lies and reports the turns (PROTOCOL.md 7.2): the host refuses it (F6) and asks
+    # for it again, and the operator puts it in straight
+    session = tmp_path / "session.pbn"
+    formats.write_file(session, DealSet.from_deals(random_deals(40 + turns, 3), [1, 2, 3]))
+    dump = tmp_path / "boards.txt"
+    device = DeviceProcess(c_builds("pty_device"), ["--set", "A", "--boards", "1-3", "--turn", f"2:{turns}",
+                                                    "--dump", str(dump), "--verbose"], tmp_path / "machine")
+    try:
+        dealt = dealer("deal", str(session), "--port", device.path, "--journal", str(tmp_path / "j.db"),
+                       cwd=tmp_path)
+    finally:
+        code, err = device.stop()
+    assert code == 0 and not sanitizer_report(err), err[-3000:]
+    assert f"pty_device: board in turned {turns}" in err
+    assert dealt.returncode == 0 and dealt.stdout.startswith("3/3 boards verified"), dealt.stderr[-3000:]
+    assert "boards refused 1" in dealt.stdout and "F6" in dealt.stdout, dealt.stdout
+    deals = formats.read_file(session)
+    for label, pockets in read_dump(dump).items():
+        seats = deals.deals[list(deals.boards).index(int(label.split(":")[1]))]
+        assert all(seats[c] == s for s, pocket in enumerate(pockets) for c in pocket), label
+
+
+@pytest.mark.parametrize(("fault", "where", "seen"), [("--jam", "2:20", "machine faults 1"),
+                                                     ("--misfeed", "1:5", "machine faults 1"),
+                                                     ("--power-cut", "2:26", "boot id 2")])
+def test_a_fault_of_the_bench_is_met_and_every_board_dealt_once(c_builds: CBuilds, tmp_path: Path, fault: str,
+                                                                where: str, seen: str) -> None:
+    session = tmp_path / "session.pbn"
+    formats.write_file(session, DealSet.from_deals(random_deals(50 + len(fault), 3), [1, 2, 3]))
+    dump, journal = tmp_path / "boards.txt", tmp_path / "j.db"
+    device = DeviceProcess(c_builds("pty_device"), ["--set", "A", "--boards", "1-3", fault, where, "--dump",
+                                                    str(dump), "--verbose"], tmp_path / "machine")
+    try:
+        dealt = dealer("deal", str(session), "--port", device.path, "--journal", str(journal), cwd=tmp_path)
+    finally:
+        code, err = device.stop()
+    assert code == 0 and not sanitizer_report(err), err[-3000:]
+    assert dealt.returncode == 0 and dealt.stdout.startswith("3/3 boards verified"), dealt.stderr[-3000:]
+    assert seen in dealt.stdout + err
+    with Journal.open(journal) as j:
+        (run,) = j.runs()
+        verified = sorted(job.board for job in j.jobs(run.id) if job.state is JobState.VERIFIED)
+        assert verified == [1, 2, 3]
+    deals = formats.read_file(session)
+    for label, pockets in read_dump(dump).items():
+        seats = deals.deals[list(deals.boards).index(int(label.split(":")[1]))]
+        assert sorted(c for p in pockets for c in p) == list(range(52)), label
+        assert all(seats[c] == s for s, pocket in enumerate(pockets) for c in pocket), label

@@ -34,7 +34,9 @@ PROGRAMS: Final = {
     "link_driver": C_DIR / "tests" / "link_driver.c",
     "pty_device": C_DIR / "examples" / "pty_device.c",
 }
-"""Each program the tests build: the library's sources and this one file."""
+"""Each program the tests build: the library's sources, this file and its `COMPANIONS`."""
+COMPANIONS: Final = {"pty_device": (C_DIR / "examples" / "machine.c",)}
+"""Sources a program needs besides its own file and the library (the example's machine)."""
 
 
 def compiler() -> str | None:
@@ -50,7 +52,8 @@ def build(program: str, out_dir: Path, *, extra_flags: tuple[str, ...] = ()) -> 
         raise RuntimeError(NO_COMPILER)
     out = out_dir / program
     command = [cc, *WARNINGS, *SANITIZERS, "-g", "-O1", *extra_flags, f"-I{INCLUDE}",
-               *map(str, LIBRARY_SOURCES), str(PROGRAMS[program]), "-o", str(out)]
+               *map(str, LIBRARY_SOURCES), *map(str, COMPANIONS.get(program, ())), str(PROGRAMS[program]),
+               "-o", str(out)]
     run = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if run.returncode != 0:
         raise RuntimeError(f"building {program} failed:\n{' '.join(command)}\n{run.stderr}")
