@@ -282,14 +282,16 @@ class RunProgress:
             stats.faulted += 1
             stats.last_end = self.clock()
         self._record(machine, report.board, report.copy, report.faults, "recount", event)
-        self._emit(machine, f"{report.summary(blind=not self.show_cards)} -> {action}", EventKind.FAULT, event)
+        self._emit(machine, f"{report.summary(blind=not self.show_cards, advice=False)} -> {action}",
+                   EventKind.FAULT, event)
 
     def board_unverified(self, machine: str, report: VerificationReport, event: Event) -> None:
         """A recount could not identify every card (`event`): the board is recounted."""
         with self._lock:
             for fault in event.faults():
                 self.faults_by_code[fault.text()] += 1
-        self._emit(machine, f"{report.summary(blind=True)} -> {event.action()}", EventKind.FAULT, event)
+        self._emit(machine, f"{report.summary(blind=True, advice=False)} -> {event.action()}", EventKind.FAULT,
+                   event)
 
     def board_refused(self, machine: str, board: int, copy: int, fault: BoardFault, event: Event) -> None:
         """A board was refused before dealing (wrong or unreadable label, Law 2; turned; not empty)."""

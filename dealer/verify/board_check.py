@@ -167,13 +167,14 @@ class VerificationReport:
         """The fault of this code, None if absent."""
         return next((f for f in self.faults if f.code is code), None)
 
-    def summary(self, blind: bool = False) -> str:
-        """One line: 'board 7: OK' or 'board 7 copy 2: F1 ...; F6 ...' (no cards named if blind)."""
+    def summary(self, blind: bool = False, advice: bool = True) -> str:
+        """One line: 'board 7: OK' or 'board 7 copy 2: F1 ...; F6 ...' (no cards named if blind; blind
+        without `advice`, the faults' titles alone, for a line that says what is done after them)."""
         head = f"board {self.board}" + (f" copy {self.copy}" if self.copy > 1 else "")
         if not self.faults:
             return f"{head}: OK"
         status = "OK with warnings" if self.ok else ("UNVERIFIED" if self.unverified else "FAULT")
-        parts = [f.blind_text() if blind else f.text() for f in self.faults]
+        parts = [(f.blind_text() if advice else f.title()) if blind else f.text() for f in self.faults]
         return f"{head}: {status}: " + "; ".join(parts)
 
     def require_ok(self) -> None:
