@@ -176,7 +176,6 @@ class RunProgress:
         self._last: dict[str, ProgressEvent] = {}
         self.lost: dict[str, str] = {}
         """Machines that left the run, with why."""
-        self.verified_before = self.verified
         self._opened = False
 
     # --- the view ------------------------------------------------------------------------------
@@ -184,7 +183,6 @@ class RunProgress:
     def open(self) -> None:
         """Start showing (a live view takes the terminal from here to `close`)."""
         with self._lock:
-            self.verified_before = self.verified
             self.started = self.clock()
         if not self.quiet:
             self._view.open(self)
@@ -326,11 +324,10 @@ class RunProgress:
     # --- what the live view reads ----------------------------------------------------------------
 
     def boards_per_hour(self) -> float:
-        """Boards verified per hour since this run (or resume) began, every machine together."""
+        """Boards verified per hour, every machine together: the sum of the machines' own rates
+        (`MachineStats.boards_per_hour`), so the head line and the machines' lines say one rate."""
         with self._lock:
-            elapsed = self.clock() - self.started
-            done = self.verified - self.verified_before
-        return done * 3600.0 / elapsed if done and elapsed > 0 else 0.0
+            return sum(s.boards_per_hour() for s in self.machines.values())
 
     def time_left(self) -> float | None:
         """Seconds until every board is verified at the pace so far; None before the first board."""
@@ -352,7 +349,9 @@ class RunProgress:
         """The lines printed when the run ends; a machine that left the run is named, with its port
         and why."""
         wall = self.clock() - self.started
-        lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"]
+        rate = self.boards_per_hour()
+        lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"
+                 + (f", {rate:.0f} boards/hour" if len(self.machines) > 1 and rate else "")]
         for name, s in sorted(self.machines.items()):
             lines.append(f"  {name}: {s.verified} verified, {s.faulted} faulted, boards refused {s.refused_boards}, "
                          f"machine faults {s.machine_faults}, interruptions {s.interruptions}, "
