@@ -53,7 +53,7 @@ def test_the_organisers_guide(tmp_path: Path) -> None:
     shown = run_guide("organiser.md", tmp_path)
     assert (tmp_path / "deal.log").read_text().startswith("144/144 boards verified in ")
     assert "sessions FRI1 and SAT1 both deal into board 1 of set A1" in shown
-    assert "dealer plan: exit code 2" in shown
+    assert "dealer plan: exit code 3" in shown
     assert re.search(r"^\[M[12]\] SAT1 set GREEN2: board \d+ copy 2: verified", shown, re.MULTILINE)
     assert (tmp_path / "report.csv").is_file() and (tmp_path / "green1-labels.pdf").is_file()
 

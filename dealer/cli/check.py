@@ -44,7 +44,7 @@ def run_check(args: argparse.Namespace) -> int:
     print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stdout, flush=True)
     strangers = [r for r in bad if other_deal(r)]
     if strangers:
-        held = "board {} holds a deal".format(_listed(strangers)) if len(strangers) == 1 else \
+        held = f"board {_listed(strangers)} holds a deal" if len(strangers) == 1 else \
             f"boards {_listed(strangers)} hold deals"
         raise VerificationError(
             f"{held} that {Path(args.file).name} does not hold ({len(strangers)} of {len(reports)} checked): is this "

@@ -51,8 +51,8 @@ from dealer.journal.events import (
 )
 from dealer.journal.store import JobState, Journal, Recorded
 from dealer.stats import SampleStats, analyse
-from dealer.stats.summary import director_sentence
 from dealer.stats.stats_report import wild_line
+from dealer.stats.summary import director_sentence
 
 CSV_COLUMNS: Final = ("table", "session", "machine", "item", "law", "value")
 
