@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.plain_words import all_problems
 from tests.support.processes import ENV, run
 
 DOCS = ROOT / "docs"
@@ -36,6 +37,9 @@ def run_guide(name: str, folder: Path) -> str:
     env = {**ENV, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{ENV.get('PATH', '')}"}
     done = run(["bash", "-c", commands_of(DOCS / name)], cwd=folder, env=env, timeout=600)
     assert done.returncode == 0, f"{name}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    written = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(folder.iterdir())
+               if p.suffix in (".csv", ".json", ".log", ".txt") and p.is_file()]
+    assert all_problems([(name, done.stdout + done.stderr), *written]) == []  # every line reads plainly
     return done.stdout + done.stderr
 
 

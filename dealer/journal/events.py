@@ -117,7 +117,7 @@ class FaultSeen:
 
 MACHINE_FAULT_WORDS: Final = {
     "JAM": "card jam", "EMPTY_HOPPER": "pack ran out", "MISFEED": "card misfed",
-    "UNREADABLE_CARD": "card the machine could not read", "DUPLICATE_CARD": "card read twice",
+    "UNREADABLE_CARD": "unreadable card", "DUPLICATE_CARD": "card read twice",
     "FOREIGN_CARD": "card of another pack", "BOARD_REMOVED": "board taken out while dealing",
     "DOOR_OPEN": "machine's door opened", "POWER_LOSS": "dealing stopped by a power cut",
     "HARDWARE": "machine's hardware failed", "INTERNAL": "machine's own program failed",
@@ -406,6 +406,8 @@ class MachineFaultResumed(Event):
     after: Interruption | None = None
 
     def text(self) -> str:
+        if self.name == "POWER_LOSS":  # the machine says its power went, and that it kept its deal through it
+            return "the machine kept its deal through the power cut"
         after = f" (after the {self.after.named})" if self.after is not None else ""
         return f"{machine_fault_title(self.name)}{machine_fault_detail(self.name, self.machine_detail)} while " \
                f"dealing{after}"
@@ -417,7 +419,7 @@ class MachineFaultResumed(Event):
 
     def action(self) -> str:
         prompt = PUT_RIGHT_WORDS.get(self.prompt or "")
-        return f"{prompt}, going on" if prompt else "put right, going on"
+        return f"{prompt}, going on" if prompt else "dealing goes on where it stopped"
 
     def detail(self) -> dict[str, Any]:
         out = {"code": self.code, "name": self.name, "prompt": self.prompt, "detail": self.machine_detail}
