@@ -172,9 +172,9 @@ def render_run(progress: RunProgress) -> RenderableType:
     line.add_row(head_text(progress), bar)
     head.add_row(line)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for column in ("machine", "session", "set", "board", "copy", "try"):
+    for column in ("machine", "session", "set", "board", "copy", "attempt"):
         table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=SHORT_NAME,
-                         justify="right" if column in ("board", "copy", "try") else "left")
+                         justify="right" if column in ("board", "copy", "attempt") else "left")
     table.add_column("step", overflow="fold", min_width=24, ratio=1)
     rows = progress.rows()
     names = short_names(rows)
