@@ -666,8 +666,7 @@ def _other_board_fault(ref: _Reference, board: int) -> BoardFault:
 def _another_deal(ref: _Reference, board: int, entries: list[_Entry]) -> bool:
     """True if the pockets hold a deal that is neither the board's own, with its hands or a few cards out
     of place, nor another board's of the file: enough cards identified, yet fewer than
-    `MIN_OTHER_BOARD_MATCH` where the file's deal has them under the best arrangement of its hands (two
-    unrelated deals agree on at most about 31 cards so; a board with a few cards moved, on 40 or more)."""
+    `MIN_OTHER_BOARD_MATCH` where the file's deal has them under the best arrangement of its hands."""
     return ref.board == board and len(entries) >= MIN_OTHER_BOARD_MATCH and ref.agreement < MIN_OTHER_BOARD_MATCH
 
 
