@@ -324,10 +324,10 @@ class RunProgress:
     # --- what the live view reads ----------------------------------------------------------------
 
     def boards_per_hour(self) -> float:
-        """Boards verified per hour, every machine together: the sum of the machines' own rates
-        (`MachineStats.boards_per_hour`), so the head line and the machines' lines say one rate."""
+        """Boards verified per hour, every machine still in the run together: the sum of the machines' own
+        rates (`MachineStats.boards_per_hour`), so the head line and the machines' lines say one rate."""
         with self._lock:
-            return sum(s.boards_per_hour() for s in self.machines.values())
+            return sum(s.boards_per_hour() for name, s in self.machines.items() if name not in self.lost)
 
     def time_left(self) -> float | None:
         """Seconds until every board is verified at the pace so far; None before the first board."""
@@ -349,7 +349,7 @@ class RunProgress:
         """The lines printed when the run ends; a machine that left the run is named, with its port
         and why."""
         wall = self.clock() - self.started
-        rate = self.boards_per_hour()
+        rate = sum(s.boards_per_hour() for s in self.machines.values())  # the machines' lines below, added up
         lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"
                  + (f", {rate:.0f} boards/hour" if len(self.machines) > 1 and rate else "")]
         for name, s in sorted(self.machines.items()):
