@@ -349,9 +349,7 @@ class RunProgress:
         """The lines printed when the run ends; a machine that left the run is named, with its port
         and why."""
         wall = self.clock() - self.started
-        rate = sum(s.boards_per_hour() for s in self.machines.values())  # the machines' lines below, added up
-        lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"
-                 + (f", {rate:.0f} boards/hour" if len(self.machines) > 1 and rate else "")]
+        lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"]
         for name, s in sorted(self.machines.items()):
             lines.append(f"  {name}: {s.verified} verified, {s.faulted} faulted, boards refused {s.refused_boards}, "
                          f"machine faults {s.machine_faults}, interruptions {s.interruptions}, "

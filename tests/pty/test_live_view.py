@@ -75,6 +75,7 @@ def test_the_live_view_keeps_its_step_column_at_80_columns(tmp_path: Path) -> No
     assert code == 0, "\n".join(last)
     framed = [s for s in screens if any(line.startswith("machine ") for line in s)]
     assert framed, "no frame of the live view was drawn"
+    (tmp_path / "live-80x24-midrun.txt").write_text("\n".join(framed[len(framed) // 2]) + "\n", encoding="utf-8")
     for seen in framed:
         (head,) = [line for line in seen if line.startswith("machine ")]
         assert head.split() == ["machine", "session", "set", "board", "copy", "attempt", "step"], "\n".join(seen)
