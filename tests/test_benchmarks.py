@@ -35,6 +35,7 @@ BASELINES: dict[str, list[str]] = {
     "session.py": ["bare driver", "one machine alone"],
     "startup.py": ["python -c pass", "import serial", "import numpy"],
     "stats.py": ["plain Python per deal", "numpy one-hot"],
+    "stats_alarms.py": ["the 5 % sentence", "one test alone at 5 %"],
 }
 """Each script and the baselines its header must name."""
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.plain_words import all_problems
 from tests.support.processes import ENV, run
 
 DOCS = ROOT / "docs"
@@ -36,6 +37,9 @@ def run_guide(name: str, folder: Path) -> str:
     env = {**ENV, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{ENV.get('PATH', '')}"}
     done = run(["bash", "-c", commands_of(DOCS / name)], cwd=folder, env=env, timeout=600)
     assert done.returncode == 0, f"{name}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    written = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(folder.iterdir())
+               if p.suffix in (".csv", ".json", ".log", ".txt") and p.is_file()]
+    assert all_problems([(name, done.stdout + done.stderr), *written]) == []  # every line reads plainly
     return done.stdout + done.stderr
 
 
@@ -53,7 +57,7 @@ def test_the_organisers_guide(tmp_path: Path) -> None:
     shown = run_guide("organiser.md", tmp_path)
     assert (tmp_path / "deal.log").read_text().startswith("144/144 boards verified in ")
     assert "sessions FRI1 and SAT1 both deal into board 1 of set A1" in shown
-    assert "dealer plan: exit code 2" in shown
+    assert "dealer plan: exit code 3" in shown
     assert re.search(r"^\[M[12]\] SAT1 set GREEN2: board \d+ copy 2: verified", shown, re.MULTILINE)
     assert (tmp_path / "report.csv").is_file() and (tmp_path / "green1-labels.pdf").is_file()
 

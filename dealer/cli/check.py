@@ -33,15 +33,27 @@ def register(sub: Any) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from dealer.dealing.recheck import check_boards
+    from dealer.dealing.recheck import check_boards, other_deal
 
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
     reports = check_boards(deals, args.port[0], args.set_name or "A", board_timeout=args.board_timeout,
-                           show_cards=args.show_cards, quiet=args.quiet, journal=journal)
+                           show_cards=args.show_cards, quiet=args.quiet, journal=journal,
+                           source=Path(args.file).name)
     bad = [r for r in reports if not r.ok]
     print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stdout, flush=True)
+    strangers = [r for r in bad if other_deal(r)]
+    if strangers:
+        held = f"board {_listed(strangers)} holds a deal" if len(strangers) == 1 else \
+            f"boards {_listed(strangers)} hold deals"
+        raise VerificationError(
+            f"{held} that {Path(args.file).name} does not hold ({len(strangers)} of {len(reports)} checked): is this "
+            "the file and board set these boards were dealt from? Redeal nothing from it until that is settled")
     if bad:
         raise VerificationError(f"{len(bad)} of {len(reports)} boards do not hold their deals: boards "
-                                + ", ".join(str(r.board) for r in bad[:10]) + ("..." if len(bad) > 10 else ""))
+                                + _listed(bad))
     return 0
+
+
+def _listed(reports: list[Any]) -> str:
+    return ", ".join(str(r.board) for r in reports[:10]) + ("..." if len(reports) > 10 else "")

@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any, Final
 
 import numpy as np
@@ -51,7 +52,9 @@ def register(sub: Any) -> None:
                             "cp1252), e.g. 5afc72696368 for Zürich there")
     p.add_argument("--event", default="", metavar="NAME", help="event name written into the file")
     p.add_argument("--seed-out", metavar="FILE", help="keep the seed in FILE (created with mode 0600)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="deal file; extension picks the format")
+    p.add_argument("-o", "--output", required=True, action="append", metavar="FILE",
+                   help="deal file; extension picks the format; give -o again for the same deals in another file "
+                        "too (as bigdealx -f dup,pbn)")
     p.add_argument("--format", choices=formats.format_names(), help="file format (default: from extension)")
     p.add_argument("--blind", action="store_true",
                    help="DUP: blank board 1's cards for the DOS program (Big Deal's dupblind); DLM: Status=Sealed "
@@ -101,21 +104,15 @@ def run(args: argparse.Namespace) -> int:
     spans = parse_board_spans(args.boards) if args.boards is not None else [(1, args.count)]
     count = sum(last - first + 1 for first, last in spans)
     seed = engines.parse_seed(args.engine, args.seed) if args.seed else engines.fresh_seed(args.engine)
-    module = formats.format_for_path(args.output, args.format)
-    if args.blind and module.NAME not in ("dup", "dlm"):
-        raise UsageError(f"--blind applies to DUP and DLM files, not {module.NAME.upper()}")
-    check_writable(args.output, force=args.force)
-    if module.MAX_BOARD is not None and max(last for _, last in spans) > module.MAX_BOARD:
-        raise FormatError(f"{module.NAME.upper()} holds boards 1-{module.MAX_BOARD} only; these boards reach board "
-                          f"{max(last for _, last in spans)}", args.output)
-    formats.check_board_set(args.output, module, spans)
+    outputs = _outputs(args, spans)
     if args.seed_out:
         check_writable(args.seed_out, force=args.force)
     owner = owner_of(args)
-    engine = engines.make_engine(args.engine, seed, owner, threads=args.threads)
-    parts = pieces(engine, spans, event=args.event, metadata={"generator": f"dealer {args.engine}"})
-    options = {"blind": True} if args.blind else {}
-    formats.write_file_parts(args.output, parts, args.format, force=args.force, threads=args.threads, **options)
+    for path, module in outputs:  # each file from the same seed: the same deals, made again, never held whole
+        engine = engines.make_engine(args.engine, seed, owner, threads=args.threads)
+        parts = pieces(engine, spans, event=args.event, metadata={"generator": f"dealer {args.engine}"})
+        options = {"blind": True} if args.blind and module.NAME in BLIND_FORMATS else {}
+        formats.write_file_parts(path, parts, module.NAME, force=args.force, threads=args.threads, **options)
     if args.seed_out:
         write_bytes(args.seed_out, engines.seed_record(args.engine, seed, owner), force=args.force,
                     mode=SECRET_MODE)
@@ -123,12 +120,43 @@ def run(args: argparse.Namespace) -> int:
     hint = ""
     if args.boards and count == 1 and first > 1 and args.boards.strip().isdigit():
         hint = f" (--count {first} makes boards 1-{first}, as bigdealx -n {first} does)"
-    print(f"wrote {made(count, spans)} to {args.output} with engine {args.engine}{hint}")
-    for note in formats.notes_on_written(args.output, module, first=first, count=count,
-                                         boards=lambda: shortened(format_board_spans(spans)), blind=args.blind,
-                                         one_run=len(board_sets.merged(spans)) == 1):
-        print(f"dealer: {note}", file=sys.stderr)
+    print(f"wrote {made(count, spans)} to {' and '.join(path for path, _ in outputs)} with engine "
+          f"{args.engine}{hint}")
+    for path, module in outputs:
+        for note in formats.notes_on_written(path, module, first=first, count=count,
+                                             boards=lambda: shortened(format_board_spans(spans)),
+                                             blind=args.blind and module.NAME in BLIND_FORMATS,
+                                             one_run=len(board_sets.merged(spans)) == 1):
+            print(f"dealer: {note}", file=sys.stderr)
     return 0
+
+
+BLIND_FORMATS: Final = ("dup", "dlm")
+"""The formats --blind applies to (Big Deal's dupblind and dlmblind)."""
+
+
+def _outputs(args: argparse.Namespace, spans: list[tuple[int, int]]) -> list[tuple[str, ModuleType]]:
+    """Each -o file with its format, every one checked before anything is made: a format that holds these
+    boards, a file that may be written, no file named twice; --format and --blind where they apply."""
+    paths: list[str] = args.output
+    if len(paths) > 1 and args.format:
+        raise UsageError("--format names the format of one -o file; with several, each file's extension gives its own")
+    named = [os.path.normcase(os.path.abspath(p)) for p in paths]
+    twice = next((p for p, n in zip(paths, named, strict=True) if named.count(n) > 1), None)
+    if twice is not None:
+        raise UsageError(f"-o {twice} is given twice: each -o names a file of its own")
+    outputs = [(path, formats.format_for_path(path, args.format)) for path in paths]
+    if args.blind and not any(module.NAME in BLIND_FORMATS for _, module in outputs):
+        names = " and ".join(module.NAME.upper() for _, module in outputs)
+        raise UsageError(f"--blind applies to DUP and DLM files, not {names}")
+    last = max(last for _, last in spans)
+    for path, module in outputs:
+        check_writable(path, force=args.force)
+        if module.MAX_BOARD is not None and last > module.MAX_BOARD:
+            raise FormatError(f"{module.NAME.upper()} holds boards 1-{module.MAX_BOARD} only; these boards reach "
+                              f"board {last}", path)
+        formats.check_board_set(path, module, spans)
+    return outputs
 
 
 def pieces(engine: engines.Engine, spans: list[tuple[int, int]], *, event: str,

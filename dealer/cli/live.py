@@ -8,10 +8,12 @@ deal.log`` keeps the summary and the screen keeps the live view. `run_view` show
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO
+from dataclasses import replace
+from typing import IO, Final
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -21,7 +23,15 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from dealer.dealing.progress import EventKind, PlainView, ProgressEvent, ProgressView, RunProgress, time_left_text
+from dealer.dealing.progress import (
+    EventKind,
+    MachineRow,
+    PlainView,
+    ProgressEvent,
+    ProgressView,
+    RunProgress,
+    time_left_text,
+)
 
 STYLES = {
     EventKind.FAULT: "bold red",
@@ -80,7 +90,8 @@ class LiveRunView:
 
     def show(self, event: ProgressEvent) -> None:
         if event.kind in (EventKind.FAULT, EventKind.NOTE, EventKind.STOPPED):
-            self.console.print(styled_line(event))
+            names = short_names(self._progress.rows()) if self._progress is not None else {}
+            self.console.print(styled_line(event, names.get(event.machine)))
         if self._live is not None:
             self._live.refresh()
 
@@ -94,9 +105,11 @@ class LiveRunView:
         return render_run(self._progress)
 
 
-def styled_line(event: ProgressEvent) -> Text:
-    """The event's plain line, in its colour, its Law in bold."""
-    return bold_laws(Text(event.line(), style=STYLES[event.kind]), event)
+def styled_line(event: ProgressEvent, name: str | None = None) -> Text:
+    """The event's plain line, in its colour, its Law in bold; the machine by `name` if given (its short
+    name in the live view)."""
+    line = event.line() if name is None else replace(event, machine=name).line()
+    return bold_laws(Text(line, style=STYLES[event.kind]), event)
 
 
 def bold_laws(text: Text, event: ProgressEvent) -> Text:
@@ -117,29 +130,68 @@ def head_text(progress: RunProgress) -> Text:
     return Text(" · ".join(parts), style="bold")
 
 
+SHORT_NAME: Final = 14
+"""The widest machine name the live view shows: the step column keeps the rest of an 80-column terminal."""
+
+
+def short_names(rows: list[MachineRow]) -> dict[str, str]:
+    """Each machine's name as the live view shows it: a plan's name as it is; a machine named by its port,
+    the end of the URL ('ttyUSB0', '127.0.0.1:4000', 'speed=200'), its last characters if still long; names
+    that come out alike are told apart by their place in the run ('1 speed=200')."""
+    shown = {}
+    for row in rows:
+        name = row.name
+        if name == row.port or "://" in name or name.startswith("/"):
+            pieces = [p for p in re.split(r"[/?&]", name.split("://", 1)[-1]) if p]
+            name = pieces[-1] if pieces else name
+        shown[row.name] = name if len(name) <= SHORT_NAME else "…" + name[-(SHORT_NAME - 1):]
+    if len(set(shown.values())) < len(shown):
+        shown = {full: f"{i} {short}"[:SHORT_NAME] for i, (full, short) in enumerate(shown.items(), 1)}
+    return shown
+
+
+_FIGURES = re.compile(r" \([^()]*boards/hour[^()]*\)")
+
+
+def row_step(event: ProgressEvent) -> str:
+    """An event as a machine's row shows it: its step without the figures the head line gives for the run
+    (a verified board's count, rate and time left)."""
+    return _FIGURES.sub("", event.step())
+
+
 def render_run(progress: RunProgress) -> RenderableType:
-    """The live view of a run, as it stands."""
-    bar = ProgressBar(total=max(progress.total_jobs, 1), completed=progress.verified, width=40)
+    """The live view of a run, as it stands: at 80 columns too, every column shown, the step column the
+    widest (machines by their short names, `short_names`); once every board is verified, each row says done."""
+    bar = ProgressBar(total=max(progress.total_jobs, 1), completed=progress.verified)
     head = Table.grid(padding=(0, 2))
     if progress.title:
         head.add_row(Text(progress.title, style="bold cyan"))
-    line = Table.grid(padding=(0, 2))
-    line.add_row(bar, head_text(progress))
+    line = Table.grid(padding=(0, 2), expand=True)
+    line.add_column(no_wrap=True)
+    line.add_column(ratio=1, min_width=8)  # the bar takes what the figures leave
+    line.add_row(head_text(progress), bar)
     head.add_row(line)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     for column in ("machine", "session", "set", "board", "copy", "attempt"):
-        table.add_column(column, no_wrap=True, justify="right" if column in ("board", "copy", "attempt") else "left")
-    table.add_column("step", overflow="fold")
-    for row in progress.rows():
+        table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=SHORT_NAME,
+                         justify="right" if column in ("board", "copy", "attempt") else "left")
+    table.add_column("step", overflow="fold", min_width=24, ratio=1)
+    rows = progress.rows()
+    names = short_names(rows)
+    finished = progress.verified >= progress.total_jobs
+    for row in rows:
         job = row.job or (row.last.job if row.last is not None else None)
         if row.lost is not None:
             step, style = Text(f"stopped: {row.lost}", style=STYLES[EventKind.STOPPED]), ""
+        elif finished and row.job is None:
+            step, style = Text(f"done: {row.stats.verified} boards verified", style="green"), ""
+            job = None
         elif row.last is None:
             step, style = Text("connecting", style="dim"), ""
         else:
-            step, style = bold_laws(Text(row.last.step(), style=STYLES[row.last.kind]), row.last), ""
+            step, style = bold_laws(Text(row_step(row.last), style=STYLES[row.last.kind]), row.last), ""
         cells = [job.session, job.set_name, str(job.board), str(job.copy), str(job.attempt)] if job else [""] * 5
-        table.add_row(Text(row.name, style="bold"), *cells, step, style=style)
+        table.add_row(Text(names[row.name], style="bold"), *cells, step, style=style)
     return Group(head, table)
 
 

@@ -90,6 +90,16 @@ FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Actio
 """Faults whose fix includes making the pack whole before the redeal."""
 
 
+def redeal_words(action: Action | None) -> str:
+    """What a run does about a recount's faults, once: the pack made whole if it must be, the board emptied,
+    the same deal dealt again."""
+    if action is Action.FIX_PACK_AND_REDEAL:
+        return f"{action.value} the same deal"
+    if action in FIX_PACK_ACTIONS:
+        return f"{action.value}, then empty the board and redeal the same deal"
+    return "empty the board and redeal the same deal"
+
+
 class BoardLife:
     """One board's life on one machine, one job (one copy of one board) at a time, journal first.
 
@@ -311,11 +321,10 @@ class BoardLife:
         self.machine.eject_board()
         if report.fault(FaultCategory.F7) is not None:
             ctx.progress.board_faulted(self.name, report, found.action(), found)
-            ctx.halt(f"board {job.board}: {report.summary(blind=True)}")
+            ctx.halt(report.summary(blind=True))
             return
         action = report.action
-        ctx.progress.board_faulted(self.name, report, f"{action.value if action else 'redeal'}, then redeal "
-                                   "the same deal", found)
+        ctx.progress.board_faulted(self.name, report, redeal_words(action), found)
         self.send_back(job, fix_pack=action in FIX_PACK_ACTIONS)
 
     def send_back(self, job: Job, *, fix_pack: bool) -> None:

@@ -176,7 +176,6 @@ class RunProgress:
         self._last: dict[str, ProgressEvent] = {}
         self.lost: dict[str, str] = {}
         """Machines that left the run, with why."""
-        self.verified_before = self.verified
         self._opened = False
 
     # --- the view ------------------------------------------------------------------------------
@@ -184,7 +183,6 @@ class RunProgress:
     def open(self) -> None:
         """Start showing (a live view takes the terminal from here to `close`)."""
         with self._lock:
-            self.verified_before = self.verified
             self.started = self.clock()
         if not self.quiet:
             self._view.open(self)
@@ -282,14 +280,16 @@ class RunProgress:
             stats.faulted += 1
             stats.last_end = self.clock()
         self._record(machine, report.board, report.copy, report.faults, "recount", event)
-        self._emit(machine, f"{report.summary(blind=not self.show_cards)} -> {action}", EventKind.FAULT, event)
+        self._emit(machine, f"{report.summary(blind=not self.show_cards, advice=False)} -> {action}",
+                   EventKind.FAULT, event)
 
     def board_unverified(self, machine: str, report: VerificationReport, event: Event) -> None:
         """A recount could not identify every card (`event`): the board is recounted."""
         with self._lock:
             for fault in event.faults():
                 self.faults_by_code[fault.text()] += 1
-        self._emit(machine, f"{report.summary(blind=True)} -> {event.action()}", EventKind.FAULT, event)
+        self._emit(machine, f"{report.summary(blind=True, advice=False)} -> {event.action()}", EventKind.FAULT,
+                   event)
 
     def board_refused(self, machine: str, board: int, copy: int, fault: BoardFault, event: Event) -> None:
         """A board was refused before dealing (wrong or unreadable label, Law 2; turned; not empty)."""
@@ -324,11 +324,10 @@ class RunProgress:
     # --- what the live view reads ----------------------------------------------------------------
 
     def boards_per_hour(self) -> float:
-        """Boards verified per hour since this run (or resume) began, every machine together."""
+        """Boards verified per hour, every machine still in the run together: the sum of the machines' own
+        rates (`MachineStats.boards_per_hour`), so the head line and the machines' lines say one rate."""
         with self._lock:
-            elapsed = self.clock() - self.started
-            done = self.verified - self.verified_before
-        return done * 3600.0 / elapsed if done and elapsed > 0 else 0.0
+            return sum(s.boards_per_hour() for name, s in self.machines.items() if name not in self.lost)
 
     def time_left(self) -> float | None:
         """Seconds until every board is verified at the pace so far; None before the first board."""

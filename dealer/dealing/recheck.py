@@ -29,17 +29,19 @@ MAX_REFUSALS = 3
 
 def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = RunLimits.board_timeout,
                  show_cards: bool = False, quiet: bool = False, out: IO[str] | None = None,
-                 machine: Machine | None = None, journal: Path | None = None) -> list[VerificationReport]:
+                 machine: Machine | None = None, journal: Path | None = None,
+                 source: str = "the deal file") -> list[VerificationReport]:
     """Recount every board of `deals` (one copy, set `set_name`) on the machine at `port`, holding the lock of
     `journal` (the journal of a run that deals these boards) meanwhile: the lock, not the file, which a
     check never writes; never while a run deals the same boards (`JournalBusy` naming that run). A board
     that is not the one asked for is ejected and the right one asked for. Each board's line goes to `out`
-    (standard error as it is when called)."""
+    (standard error as it is when called); a board holding a deal that is none of `source`'s (the file's
+    name) is said to, with the question it raises, never with a redeal."""
     out = out if out is not None else sys.stderr
     if machine is None:
         ports.check_url(port)  # a sim:// port the simulator refuses: refused before the journal is held
     with _hold(journal):
-        return _check_all(deals, port, set_name, board_timeout, show_cards, quiet, out, machine)
+        return _check_all(deals, port, set_name, board_timeout, show_cards, quiet, out, machine, source)
 
 
 def _hold(journal: Path | None) -> AbstractContextManager[object]:
@@ -58,7 +60,7 @@ def _hold(journal: Path | None) -> AbstractContextManager[object]:
 
 
 def _check_all(deals: DealSet, port: str, set_name: str, board_timeout: float, show_cards: bool, quiet: bool,
-               out: IO[str], machine: Machine | None) -> list[VerificationReport]:
+               out: IO[str], machine: Machine | None, source: str) -> list[VerificationReport]:
     m = machine or Machine(port)
     reports = []
     try:
@@ -67,10 +69,24 @@ def _check_all(deals: DealSet, port: str, set_name: str, board_timeout: float, s
             report = _check_one(m, deals, item.board, set_name, board_timeout, out if not quiet else None)
             reports.append(report)
             if not quiet:
-                out.write(f"[{m.name}] {report.summary(blind=not show_cards)}\n")
+                out.write(f"[{m.name}] {board_line(report, source, blind=not show_cards)}\n")
     finally:
         m.close()
     return reports
+
+
+def other_deal(report: VerificationReport) -> bool:
+    """True if the board holds a deal that is none of the file's (`BoardFault.other_deal`)."""
+    return any(f.other_deal for f in report.faults)
+
+
+def board_line(report: VerificationReport, source: str, *, blind: bool) -> str:
+    """A board's line: its faults and what to do; for a board holding another deal than `source`'s, that
+    and the question it raises (which file and set it came from), never a redeal from `source`."""
+    if other_deal(report):
+        return (f"board {report.board} holds a different deal from {source}: is this the file and board set "
+                "these boards were dealt from?")
+    return report.summary(blind=blind)
 
 
 def _check_one(m: Machine, deals: DealSet, board: int, set_name: str, timeout: float,

@@ -107,7 +107,10 @@ def read_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
     report.notes.extend(_unnumbered_note(str(path), report, options))
     report.notes.extend(same_deal_notes(str(path), deals))
     report.notes.extend(_skipped_notes(str(path), report))
-    if not module.NUMBERED or not module.COUNTED:
+    marked = _marked_count_note(str(path), deals) if module.NAME == "pbn" else None
+    if marked is not None:
+        report.notes.extend(marked)
+    elif not module.NUMBERED or not module.COUNTED:
         report.notes.append(_count_note(str(path), module, deals, options, report))
     return deals
 
@@ -182,6 +185,20 @@ def _count_note(path: str, module: ModuleType, deals: DealSet, options: ReadOpti
     if not module.COUNTED:
         text += f"; {name} does not record how many boards a file holds: check that none is missing"
     return text
+
+
+def _marked_count_note(path: str, deals: DealSet) -> list[str] | None:
+    """For a PBN file: no line if it ends with this program's mark and holds the boards the mark says; one
+    if it holds fewer or more (a board lost or added since it was written); None if it has no mark."""
+    from dealer.formats.pbn_export import boards_marked
+
+    marked = boards_marked(path)
+    if marked is None:
+        return None
+    if marked == len(deals):
+        return []
+    return [f"{path}: written holding {marked} board{'s' if marked != 1 else ''} but {len(deals)} read "
+            f"({_short_range(deals)}): it was changed since; check that no board is missing"]
 
 
 _COMPANION_MOST: Final = 1 << 24  # bytes of a file beside it worth reading to find the run's first board

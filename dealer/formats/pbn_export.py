@@ -2,7 +2,9 @@
 
 The file is ``% PBN 2.1`` and ``% EXPORT``, CRLF line ends, the 15 tags of the Mandatory Tag Set in
 their order, then the supplemental ``Generator`` tag (export puts supplemental tags after the MTS,
-sorted by name), an empty line before every game but the first. The deal starts with the dealer,
+sorted by name), an empty line before every game but the first, and after the last an escape line (2.4,
+passed over by every reader) saying how many boards the file holds (`COUNT_MARK`: the one mark by which our
+reader knows that no board of a file it wrote is missing). The deal starts with the dealer,
 ranks descending. Event, Site and Date belong to the event and are ``?`` when unknown; the players,
 Scoring, Declarer, Contract and Result do not apply to a dealing program and are ``""``, as the
 standard asks of one.
@@ -41,6 +43,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO, Final
 
 import numpy as np
@@ -55,6 +58,11 @@ from dealer.core.errors import UsageError
 from dealer.formats.pbn_deals import BLANK_DEAL_TEXT, put_deal_texts
 
 EXPORT_HEADER: Final = b"% PBN 2.1\r\n% EXPORT\r\n"
+COUNT_MARK: Final = "% dealer: {} boards in this file, which ends here"
+"""The escape line (standard 2.4: ignored by every reader) closing a file this program wrote: how many
+boards it holds, so that a reader of ours can tell none is missing (`boards_marked`)."""
+_COUNT_MARK_FOUND = re.compile(rb"\n% dealer: (\d{1,19}) boards in this file, which ends here\r?\n?\Z")
+_MARK_TAIL: Final = 128  # bytes at the end of a file where its mark is looked for
 GAME_SEPARATOR: Final = b"\r\n"  # the empty line before every game but the first
 OPTIONS: Final = ("event", "site", "date", "generator")
 _GAMES_PER_CHUNK: Final = 2048  # games built at once by one thread (measured, 100,000 boards on 2 threads: the
@@ -96,11 +104,29 @@ def write_parts(stream: BinaryIO, parts: Iterable[DealSet], *, threads: int | No
     stream.write(EXPORT_HEADER)
     layout: GameLayout | None = None
     skip = len(GAME_SEPARATOR)  # no empty line before the first game
+    written = 0
     for deals in parts:
         layout = layout or game_layout(deals, options)
         for games in parallel.iter_spans(_chunk_builder(layout, deals), len(deals), _GAMES_PER_CHUNK, workers):
             stream.write(games[skip:].data)
             skip = 0
+        written += len(deals)
+    stream.write(GAME_SEPARATOR + COUNT_MARK.format(written).encode("ascii") + b"\r\n")
+
+
+def boards_marked(path: str | Path) -> int | None:
+    """The boards a PBN file says it holds in the mark this program ends its files with (`COUNT_MARK`), None
+    for a file without it (written elsewhere, edited, or cut short)."""
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(0, 2)
+            size = stream.tell()
+            stream.seek(max(0, size - _MARK_TAIL))
+            tail = stream.read()
+    except OSError:
+        return None
+    found = _COUNT_MARK_FOUND.search(tail)
+    return None if found is None else int(found.group(1))
 
 
 def _chunk_builder(layout: GameLayout, deals: DealSet) -> Callable[[int, int], npt.NDArray[np.uint8]]:

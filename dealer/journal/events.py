@@ -116,13 +116,15 @@ class FaultSeen:
 
 
 MACHINE_FAULT_WORDS: Final = {
-    "JAM": "a card jammed", "EMPTY_HOPPER": "the pack ran out", "MISFEED": "a card was misfed",
-    "UNREADABLE_CARD": "a card could not be read", "DUPLICATE_CARD": "a card was read twice",
-    "FOREIGN_CARD": "a card of another pack", "BOARD_REMOVED": "the board was taken out",
-    "DOOR_OPEN": "the door was opened", "POWER_LOSS": "the power was cut", "HARDWARE": "a hardware fault",
-    "INTERNAL": "a fault of the machine's firmware", "DOUBLE_FEED": "two cards went in at once",
+    "JAM": "card jam", "EMPTY_HOPPER": "pack ran out", "MISFEED": "card misfed",
+    "UNREADABLE_CARD": "unreadable card", "DUPLICATE_CARD": "card read twice",
+    "FOREIGN_CARD": "card of another pack", "BOARD_REMOVED": "board taken out while dealing",
+    "DOOR_OPEN": "machine's door opened", "POWER_LOSS": "dealing stopped by a power cut",
+    "HARDWARE": "machine's hardware failed", "INTERNAL": "machine's own program failed",
+    "DOUBLE_FEED": "two cards fed at once",
 }
-"""The machine's fault names (`dealer.dealing.machine.MachineFaultKind`) in words."""
+"""The machine's fault names (`dealer.dealing.machine.MachineFaultKind`) as a director says them: the title
+each is counted under, never the wire name."""
 PUT_RIGHT_WORDS: Final = {"CLEAR_PATH": "clear the card path", "FIX_PACK": "make the pack whole",
                           "INSERT_BOARD": "put the board back"}
 """What each put-right prompt asks of the operator."""
@@ -137,9 +139,33 @@ PROTOCOL_FAULT_TITLE: Final = "the machine's report did not match the request (p
 
 
 def machine_fault_title(name: str) -> str:
-    """'machine fault JAM (a card jammed)'."""
+    """A machine's fault as a director says it: 'card jam'; a fault number this program does not know, as
+    'machine fault number 42 (see the machine's manual)'."""
     words = MACHINE_FAULT_WORDS.get(name)
-    return f"machine fault {name} ({words})" if words else f"machine fault {name}"
+    if words is not None:
+        return words
+    number = name if name.isdigit() else "unknown"
+    return f"machine fault number {number} (see the machine's manual)"
+
+
+_SEAT_WORDS: Final = ("North", "East", "South", "West")
+
+
+def machine_fault_detail(name: str, detail: int | None) -> str:
+    """What the machine's detail of its fault says, in words ('' when it says nothing a director can use):
+    how many cards were dealt before a jam, the pocket a misfed card went to, the door, the maker's number.
+    The detail of a card read twice (the card) is never said."""
+    if detail is None:
+        return ""
+    if name in ("JAM", "UNREADABLE_CARD"):
+        return f" after {detail} card{'' if detail == 1 else 's'}"
+    if name == "MISFEED" and 0 <= detail < 4:
+        return f" into the {_SEAT_WORDS[detail]} pocket"
+    if name == "DOOR_OPEN" and detail:
+        return f" (door {detail})"
+    if name in ("HARDWARE", "INTERNAL"):
+        return f" (the maker's fault number {detail}: see the machine's manual)"
+    return ""
 
 
 def code_fault(code: str, group: FaultGroup) -> FaultSeen:
@@ -380,8 +406,11 @@ class MachineFaultResumed(Event):
     after: Interruption | None = None
 
     def text(self) -> str:
+        if self.name == "POWER_LOSS":  # the machine says its power went, and that it kept its deal through it
+            return "the machine kept its deal through the power cut"
         after = f" (after the {self.after.named})" if self.after is not None else ""
-        return f"{machine_fault_title(self.name)} while dealing{after}"
+        return f"{machine_fault_title(self.name)}{machine_fault_detail(self.name, self.machine_detail)} while " \
+               f"dealing{after}"
 
     def faults(self) -> tuple[FaultSeen, ...]:
         if self.after is not None:
@@ -390,7 +419,7 @@ class MachineFaultResumed(Event):
 
     def action(self) -> str:
         prompt = PUT_RIGHT_WORDS.get(self.prompt or "")
-        return f"{prompt}, going on" if prompt else "put right, going on"
+        return f"{prompt}, going on" if prompt else "dealing goes on where it stopped"
 
     def detail(self) -> dict[str, Any]:
         out = {"code": self.code, "name": self.name, "prompt": self.prompt, "detail": self.machine_detail}

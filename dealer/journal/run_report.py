@@ -52,6 +52,7 @@ from dealer.journal.events import (
 from dealer.journal.store import JobState, Journal, Recorded
 from dealer.stats import SampleStats, analyse
 from dealer.stats.stats_report import wild_line
+from dealer.stats.summary import director_sentence
 
 CSV_COLUMNS: Final = ("table", "session", "machine", "item", "law", "value")
 
@@ -229,7 +230,7 @@ def summary_text(rep: RunReport) -> str:
     lines += _breakdown(dict(rep.action_totals()), str,
                         lambda key: _per_machine((m, n) for (_, m, a), n in rep.actions.items() if a == key))
     if rep.deal_stats is not None:
-        lines += [f"Deal statistics ({rep.deal_stats.name})", f"  {rep.deal_stats.sentence}",
+        lines += [f"Deal statistics ({rep.deal_stats.name})", f"  {director_sentence(rep.deal_stats)}",
                   f"  {wild_line(rep.deal_stats)}"]
     return "\n".join(lines) + "\n"
 
@@ -283,7 +284,7 @@ def csv_rows(rep: RunReport) -> list[tuple[str, str, str, str, str, str]]:
 
 
 def _stats_items(stats: SampleStats) -> dict[str, str]:
-    return {"deals": str(stats.deals), "verdict": stats.sentence,
+    return {"deals": str(stats.deals), "verdict": director_sentence(stats),
             "chance of a result at least this uneven": f"{stats.chance:.4g}",
             "chance computed by": stats.chance_method, "wild deals": str(stats.figure("wild").counts[0]),
             "wild share": f"{stats.wild_share:.4f}", "wild share of a perfect shuffle": f"{stats.wild_expected:.4f}"}

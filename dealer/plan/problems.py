@@ -72,15 +72,16 @@ def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run
     return refused, notes
 
 
-def machines_problem(plan: Plan) -> UsageError | None:
-    """A plan without machines cannot be dealt, nor one with a ``sim://`` port the simulator refuses."""
+def machines_problem(plan: Plan) -> PlanError | None:
+    """A plan without machines cannot be dealt, nor one with a ``sim://`` port the simulator refuses: the
+    plan is not valid (exit 3), as the README's table says of a plan."""
     if not plan.machines:
-        return UsageError(f"{plan.path}: the plan names no machines ([[machines]] with name and port)")
+        return PlanError("the plan names no machines ([[machines]] with name and port)", plan.path)
     for machine in plan.machines:
         try:
             ports.check_url(machine.url)
         except UsageError as exc:
-            return UsageError(f"{plan.path}: machine {machine.name}: {exc}")
+            return PlanError(f"machine {machine.name}: {exc}", plan.path)
     return None
 
 
@@ -93,9 +94,9 @@ def reuse_problem(plan: Plan) -> PlanError | None:
     return None
 
 
-def board_clashes(sessions: Sequence[Session]) -> list[UsageError]:
+def board_clashes(sessions: Sequence[Session]) -> list[PlanError]:
     """Each pair of sessions of one run that deal into the same physical board (set and number), with the
-    boards they share."""
+    boards they share: a plan that cannot be dealt as it is (exit 3)."""
     owner: dict[tuple[str, int], str] = {}
     shared: dict[tuple[str, str], dict[str, list[int]]] = {}
     for session in sessions:
@@ -108,7 +109,7 @@ def board_clashes(sessions: Sequence[Session]) -> list[UsageError]:
         set_name, numbers = next(iter(boards.items()))
         also = sum(len(b) for b in boards.values()) - 1
         more = f" (and {also} more boards of sets {', '.join(boards)})" if also else ""
-        out.append(UsageError(
+        out.append(PlanError(
             f"sessions {first} and {later} both deal into board {numbers[0]} of set {set_name}{more}: one run "
             f"cannot deal both (the board is needed again only after {first} is played); deal them one at a "
             f"time with --session, or give the sessions different board sets"))

@@ -18,6 +18,9 @@ UNEVEN: Final = 0.05
 NOT_RANDOM: Final = 0.001
 """At or below this chance a sample is called not what a perfect shuffle gives (the least chance the Monte
 Carlo test can give, 1 in 1000 sets, included)."""
+DIRECTOR_ALARM: Final = NOT_RANDOM
+"""The chance (every figure's test taken together) at or below which a run report speaks of its deals:
+about one honest session in 1000 (docs/decisions/2026-12-01-statistics-false-alarms.md)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,38 @@ def analyse(deals: DealArray, name: str, *, sets: int = MONTE_CARLO_SETS) -> Sam
     text = verdict(n, result.overall, bound=bound, most=title, wild_share=wild.observed_shares[0],
                    wild_expected=float(quantity("wild").probabilities[0]))
     return SampleStats(name, n, figures, result.overall, result.overall_method, bound, result.smallest, text)
+
+
+def director_sentence(stats: SampleStats) -> str:
+    """The run report's sentence on its deals, which speaks only at a level that should worry a director:
+    the chance that a perfect shuffle looks at least this uneven in any of the figures (the family of tests
+    taken together) at or below `DIRECTOR_ALARM`; then the figures Holm's step-down over that family names at
+    that level (the most uneven, if none does alone). Otherwise it says the deals are a perfect shuffle's."""
+    these = f"These {stats.deals} deals are" if stats.deals != 1 else "This one deal is"
+    if stats.deals == 0:
+        return "There are no deals to judge."
+    if stats.chance > DIRECTOR_ALARM:
+        return f"{these} what a perfect shuffle would give: nothing in them calls for a second look."
+    they = "They are" if stats.deals != 1 else "It is"
+    named = holm(stats, DIRECTOR_ALARM) or ([quantity(stats.smallest).title] if stats.smallest else [])
+    wild = stats.figure("wild")
+    shape = "flatter" if stats.wild_share < stats.wild_expected else "wilder"
+    return (f"{these} not what a perfect shuffle gives ({', '.join(n.lower() for n in named)}): a result this "
+            f"uneven happens by chance {chance_text(stats.chance, bound=stats.bound)} of the time. {they} "
+            f"{shape} than random: {wild.counts[0]} wild deals where a perfect shuffle gives "
+            f"{stats.wild_expected * stats.deals:.1f}. Ask who shuffled or dealt them, and how.")
+
+
+def holm(stats: SampleStats, level: float) -> list[str]:
+    """The titles of the figures whose tests Holm's step-down rejects at family-wise `level`: the p-values
+    in increasing order, the k-th (from 0) compared with level / (m - k), stopping at the first kept."""
+    tested = sorted((f.test.p_value, f.quantity.title) for f in stats.figures if f.test.tested)
+    named = []
+    for k, (p, title) in enumerate(tested):
+        if p > level / (len(tested) - k):
+            break
+        named.append(title)
+    return named
 
 
 def chance_text(p: float, *, bound: bool = False) -> str:

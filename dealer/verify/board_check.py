@@ -167,13 +167,14 @@ class VerificationReport:
         """The fault of this code, None if absent."""
         return next((f for f in self.faults if f.code is code), None)
 
-    def summary(self, blind: bool = False) -> str:
-        """One line: 'board 7: OK' or 'board 7 copy 2: F1 ...; F6 ...' (no cards named if blind)."""
+    def summary(self, blind: bool = False, advice: bool = True) -> str:
+        """One line: 'board 7: OK' or 'board 7 copy 2: F1 ...; F6 ...' (no cards named if blind; blind
+        without `advice`, the faults' titles alone, for a line that says what is done after them)."""
         head = f"board {self.board}" + (f" copy {self.copy}" if self.copy > 1 else "")
         if not self.faults:
             return f"{head}: OK"
         status = "OK with warnings" if self.ok else ("UNVERIFIED" if self.unverified else "FAULT")
-        parts = [f.blind_text() if blind else f.text() for f in self.faults]
+        parts = [(f.blind_text() if advice else f.title()) if blind else f.text() for f in self.faults]
         return f"{head}: {status}: " + "; ".join(parts)
 
     def require_ok(self) -> None:
@@ -355,8 +356,11 @@ def verify_board(
     if label_fault is not None:
         faults.append(label_fault)
     faults += _unidentified_faults(recount, sort.missing)
-    faults += _pack_faults(sort, ref, recount)
-    faults += _placement_faults(ref, sort.misplaced, recount.counts, board)
+    if _another_deal(ref, board, entries):
+        faults.append(_another_deal_fault(ref, board, len(entries)))
+    else:
+        faults += _pack_faults(sort, ref, recount)
+        faults += _placement_faults(ref, sort.misplaced, recount.counts, board)
     if copy > 1:
         faults += _copy_faults(faults, board, copy)
     if operator_exposed:
@@ -663,6 +667,22 @@ def _other_board_fault(ref: _Reference, board: int) -> BoardFault:
         msg += f"; {DECK_SIZE - ref.agreement} card(s) differ from it"
     return BoardFault.make(FaultCategory.F7, msg, matched_board=ref.board, offset=ref.board - board,
                       agreement=ref.agreement, rotation=_rotation_of(ref.perm), permutation=ref.perm)
+
+
+def _another_deal(ref: _Reference, board: int, entries: list[_Entry]) -> bool:
+    """True if the pockets hold a deal that is neither the board's own, with its hands or a few cards out
+    of place, nor another board's of the file: enough cards identified, yet fewer than
+    `MIN_OTHER_BOARD_MATCH` where the file's deal has them under the best arrangement of its hands."""
+    return ref.board == board and len(entries) >= MIN_OTHER_BOARD_MATCH and ref.agreement < MIN_OTHER_BOARD_MATCH
+
+
+def _another_deal_fault(ref: _Reference, board: int, seen: int) -> BoardFault:
+    """F7 for a board holding a deal the file does not hold: never a redeal from the file (it may be the
+    wrong file, or the boards of another set), but the question which file and set they came from."""
+    return BoardFault.make(
+        FaultCategory.F7, f"board {board} holds a different deal from the file's: only {ref.agreement} of its "
+        f"{seen} cards lie where the file's deal has them, however its hands are arranged",
+        action=Action.CHECK_SOURCE, problem="another deal", agreement=ref.agreement)
 
 
 def _misplaced_fault(misplaced: list[CardPlace], ref: _Reference, counts: Sequence[int]) -> BoardFault:

@@ -17,7 +17,7 @@ under 13A/14A and wrong contents under 6D1/6F; the same board found after play i
     F1    Law 14A              missing card(s): a card of the deal is in     SEARCH_AND_RESTORE: hopper,
                                no pocket (no surplus card took its place)    jam path, reject tray; else
                                                                              a spare pack, same back
-    F2    Law 13A1             card(s) in the wrong pocket that leave a      REPOCKET the named cards
+    F2    Law 13A1             card(s) in the wrong pocket that leave a      REPOCKET the cards named
                                pocket over 13 and another under (14/12)
     F3    Law 6D1/6F, Law 87   cards exchanged between pockets, every        REDEAL_SAME_DEAL from the
                                pocket still 13                               deal file
@@ -28,7 +28,8 @@ under 13A/14A and wrong contents under 6D1/6F; the same board found after play i
     F6    Law 6D1/6F, Law 87   whole hands in the wrong pockets: rotated     REPOCKET the hands (the
                                by k, or permuted (e.g. N and S swapped)      dealer and vul changed)
     F7    Law 6D1/6F, Law 87   the pockets hold another board's deal of      STOP_BATCH: report the
-                               the session (or two deals of a set match)     offset, check later boards
+                               the session (or two deals of a set match),    offset, check later boards;
+                               or a deal not of the file at all              CHECK_SOURCE for the latter
     F8    Law 2                barcode not read, unreadable, another board   REFUSE_BOARD: never deal
                                or set, or marked against Law 2               deal n into board m
     F9    Law 6F, Law 87       a copy k > 1 of a board differs (any of       REDEAL_SAME_DEAL: restore
@@ -63,12 +64,14 @@ class Action(Enum):
     """What the controller does about a fault."""
 
     REDEAL_SAME_DEAL = "redeal the same deal from the file"
-    REPOCKET = "move the named cards or hands to their pockets"
+    REPOCKET = "move each card or hand to its own pocket"
     SEARCH_AND_RESTORE = "search for the missing cards and restore them"
     REMOVE_SURPLUS = "remove the surplus cards"
     FIX_PACK_AND_REDEAL = "replace the foreign cards by the pack's own and redeal"
     REFUSE_BOARD = "refuse the board; insert the board expected"
     STOP_BATCH = "stop the batch and re-synchronise the boards"
+    CHECK_SOURCE = ("find the deal file and board set these boards were dealt from: nothing is to be redealt "
+                    "from this file until then")
     REFUSE_DEAL_SET = "refuse the deal set"
     RECOUNT = "recount the board or check it by hand"
     WARN = "warn the director"
@@ -202,11 +205,29 @@ class BoardFault:
 
     def text(self) -> str:
         """One line for the director: 'F1 missing card (Law 14A): missing ♠A from North'."""
-        return f"{self.code.value} {self.code.title} ({self.law}): {self.message}"
+        return f"{self.title()}: {self.message}"
+
+    def title(self) -> str:
+        """The fault named, with no detail: 'F2 card in wrong pocket (Law 13A1)'; an F7 whose deal is no
+        board's of the file says so."""
+        name = "a deal the file does not hold" if self.action is Action.CHECK_SOURCE else self.code.title
+        return f"{self.code.value} {name} ({self.law})"
+
+    @property
+    def other_deal(self) -> bool:
+        """True for a board holding a deal that is none of the file's (F7, CHECK_SOURCE)."""
+        return self.action is Action.CHECK_SOURCE
+
+    def advice(self, blind: bool = False) -> str:
+        """What to do about it. Blind (no card shown), a card or hand to move cannot be found by the person
+        told, so the board is emptied and its deal dealt again instead."""
+        if blind and self.action is Action.REPOCKET:
+            return "empty the board and deal the same deal again"
+        return self.action.value
 
     def blind_text(self) -> str:
-        """One line naming no card: code, Law and action (for an operator's screen)."""
-        return f"{self.code.value} {self.code.title} ({self.law}): {self.action.value}"
+        """One line naming no card: code, Law and what to do (for an operator's screen)."""
+        return f"{self.title()}: {self.advice(blind=True)}"
 
     def to_dict(self) -> dict[str, object]:
         """Plain form for a journal or a report file."""

@@ -64,7 +64,7 @@ def test_a_congress_on_sim_ports_with_a_fault_plan(tmp_path: Path, capsys: pytes
     assert sum(h.machine_faults.count("JAM") for h in jobs) == 1
     text = report.read_text()
     assert "FRI (run 1): 4 boards, 4 verified" in text and "SAT (run 2): 2 boards, 2 verified" in text
-    assert "machine fault JAM (a card jammed): 1 (M1 1)" in text
+    assert "card jam: 1 (M1 1)" in text
     assert "put-right prompt: clear the card path: 1 (M1 1)" in text
     assert "Deal statistics (the deals of this run)\n  These 4 deals are" in text and "wild deals: " in text
     dealt = [plan.deal_set(name).deals for name in ("FRI", "SAT")]

@@ -146,11 +146,11 @@ def test_a_plan_with_a_sim_port_the_simulator_refuses_is_named_by_plan_and_refus
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plan = write(tmp_path, BASE.replace('port = "/dev/ttyUSB0"', 'port = "sim://?speed=0"')
                  .replace('port = "rfc2217://dealroom.local:4001"', 'port = "sim://?speed=500"'))
-    assert run(["plan", str(plan)]) == 2
+    assert run(["plan", str(plan)]) == 3  # a plan that is not valid
     out = capsys.readouterr()
     assert f"{plan}: machine M1: sim://?speed=0: simulator speed must be above 0" in out.out + out.err
     before = set(os.listdir(tmp_path))
-    assert run(["deal", "--plan", str(plan), "--quiet"]) == 2
+    assert run(["deal", "--plan", str(plan), "--quiet"]) == 3
     (line,) = error_lines(capsys)
     assert "machine M1: sim://?speed=0: simulator speed must be above 0" in line
     made = set(os.listdir(tmp_path)) - before

@@ -187,7 +187,7 @@ def test_a_congress_killed_halfway_resumes_and_ends_with_every_copy_verified(tmp
     assert "FRI (run 1): 12 boards, 12 verified" in report.stdout
     assert "SAT (run 2): 12 boards, 12 verified" in report.stdout
     assert "F2 card in wrong pocket (Law 13A1): 1" in report.stdout
-    assert "machine fault JAM (a card jammed): 1" in report.stdout
+    assert "card jam: 1" in report.stdout
     assert "F8 wrong board (Law 2): " in report.stdout  # each operator's unasked first board, and M3's mistake
     assert "put-right prompt: clear the card path: 1" in report.stdout
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dealer.core.errors import DealReused, JournalError, UsageError
+from dealer.core.errors import DealReused, JournalError
 from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult
@@ -181,7 +181,7 @@ def test_a_later_session_that_replays_an_earlier_one_needs_replay_in_the_plan(tm
 def test_two_sessions_into_the_same_boards_are_refused_together(tmp_path: Path, room: Room) -> None:
     sessions = (SessionText("FRI", "1-2", (("A", ("A1",)),)), SessionText("SAT", "2-3", (("A", ("A1",)),)))
     plan = write_plan(tmp_path, 1, sessions)
-    with pytest.raises(UsageError, match="sessions FRI and SAT both deal into board 2 of set A1.*--session"):
+    with pytest.raises(PlanError, match="sessions FRI and SAT both deal into board 2 of set A1.*--session"):
         deal(plan, room)
     with Journal.open(plan.event.journal) as journal:
         assert journal.runs() == []
@@ -217,5 +217,5 @@ def test_the_journal_keeps_no_deal(tmp_path: Path, room: Room) -> None:
 
 def test_a_plan_without_machines_is_refused(tmp_path: Path, room: Room) -> None:
     plan = write_plan(tmp_path, 0, (SessionText("FRI", "1", (("A", ("A1",)),)),))
-    with pytest.raises(UsageError, match="names no machines"):
+    with pytest.raises(PlanError, match="names no machines"):
         deal(plan, room)

@@ -24,7 +24,7 @@ def test_the_demo_deals_every_board_and_explains_every_fault(tmp_path: Path) -> 
         assert journal.check_consistency(result.run_id) == []
     # the faults planned for each machine's first four boards fire whatever the share of boards between
     # the machines (later ones depend on it), and each was caught, by the machine or by the host
-    for caught in ("JAM", "F1 missing card", "F2 card in wrong pocket", "cable pulled"):
+    for caught in ("card jam", "F1 missing card", "F2 card in wrong pocket", "cable pulled"):
         assert any(caught in line for line in told), (caught, told)
     assert all("verified" in i.resolved for i in incidents_of(tmp_path, result.run_id))
     assert "every board dealt exactly once otherwise" in text

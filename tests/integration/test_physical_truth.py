@@ -233,7 +233,7 @@ def test_a_label_that_never_reads_is_refused_three_times_then_left_to_the_direct
 def test_an_undetected_double_feed_is_named_by_its_law_and_the_board_redealt(tmp_path: Path) -> None:
     result, text, loop, run = run_scenario("double_feed_unseen", tmp_path)
     assert result.complete, text
-    (feed,) = lines_with(text, "board 1", "two cards went in at once")
+    (feed,) = lines_with(text, "board 1", "two cards fed at once")
     assert "ran out after 51 cards but the board holds 52" in feed
     (named,) = lines_with(text, "board 1", "FAULT:")
     assert "F2 card in wrong pocket (Law 13A1)" in named

@@ -70,6 +70,25 @@ def test_dealer_deal_deals_16_boards_to_dealer_sim_on_tcp(
     assert checked == 0 and capsys.readouterr().out == "4/4 boards verified\n"  # it kept what it dealt
 
 
+def test_dealer_check_against_another_sessions_file_asks_which_file_and_never_advises_a_redeal(
+        served_on_tcp: tuple[str, subprocess.Popen[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url, _ = served_on_tcp
+    deals = generate(tmp_path)
+    assert main(["deal", str(deals), "--port", url, "--set", "A", "--plain"]) == 0
+    tuesday = tmp_path / "tuesday.pbn"
+    assert main(["generate", "--boards", f"1-{BOARDS}", "-o", str(tuesday)]) == 0
+    capsys.readouterr()
+    code = main(["check", str(tuesday), "--port", url, "--set", "A", "--boards", "1-4", "--plain"])
+    out, err = capsys.readouterr()
+    assert code == 8, err
+    assert out == "0/4 boards verified\n"
+    for board in range(1, 5):
+        assert (f"board {board} holds a different deal from tuesday.pbn: is this the file and board set these "
+                "boards were dealt from?") in err
+    assert "boards 1, 2, 3, 4 hold deals that tuesday.pbn does not hold" in err.splitlines()[-1]
+    assert "redeal the same deal" not in err and "swapped" not in err and "wrong pockets" not in err
+
+
 def test_dealer_sim_refuses_a_port_that_is_no_port_number(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "dealer", "sim", "--tcp", "seventy"], cwd=tmp_path, env=env,

@@ -9,7 +9,8 @@ import pytest
 from dealer import formats
 from dealer.cli import main
 from dealer.core.cards import hand_text
-from dealer.core.errors import FormatError, UsageError
+from dealer.core.errors import FormatError
+from dealer.plan import PlanError
 from tests.support.plan_texts import BASE, write
 
 
@@ -86,18 +87,18 @@ def test_the_plan_lists_what_dealer_deal_plan_would_refuse_in_the_same_words(
     text = BASE.replace('boards = "5-7"', 'boards = "1-3"').replace('boards = "6-7"', 'boards = "2-3"')
     text = text[:text.index("[[machines]]")] + text[text.index("[[sessions]]"):]
     path = write(tmp_path, text)
-    assert main(["plan", str(path)]) == UsageError.exit_code
+    assert main(["plan", str(path)]) == PlanError.exit_code == 3  # a plan that cannot be dealt: README's 3
     shown = capsys.readouterr()
     assert shown.out.startswith(f"plan {path}: Test Congress")
     listed = shown.out.split("dealer deal --plan would refuse this plan (2 problems):\n")[1].splitlines()
     assert listed[0] == f"  - {path}: the plan names no machines ([[machines]] with name and port)"
     assert listed[1].startswith("  - sessions MON1 and MON2 both deal into board 1 of set A1 (and ")
-    assert shown.err.startswith(f"dealer: error: {path}: 2 problems to put right before dealing, the first: ")
+    assert shown.err == f"dealer: error: {path}: 2 problems to put right before dealing (listed above)\n"
     assert not (tmp_path / "deals").exists()  # nothing generated, nothing dealt
 
-    assert main(["deal", "--plan", str(path)]) == UsageError.exit_code
+    assert main(["deal", "--plan", str(path)]) == PlanError.exit_code
     assert capsys.readouterr().err == f"dealer: error: {listed[0].removeprefix('  - ')}\n"
     write(tmp_path, text.replace("[[sessions]]", '[[machines]]\nname = "M1"\nport = "sim://"\n\n[[sessions]]', 1))
-    assert main(["deal", "--plan", str(path)]) == UsageError.exit_code
+    assert main(["deal", "--plan", str(path)]) == PlanError.exit_code
     assert capsys.readouterr().err == f"dealer: error: {listed[1].removeprefix('  - ')}\n"
     assert not (tmp_path / "congress.journal").exists()

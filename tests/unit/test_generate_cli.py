@@ -52,3 +52,36 @@ def test_boards_and_count_are_one_or_the_other(argv: list[str], message: str, tm
     assert main(["generate", *argv, "-o", str(tmp_path / "x.pbn")]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and err.startswith("dealer: error: dealer generate: ")
+
+
+def test_two_outputs_hold_the_same_deals_as_bigdealx_f_dup_pbn(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    pbn, dup = tmp_path / "a.pbn", tmp_path / "a.dup"
+    assert main(["generate", "--boards", "1-16", "--seed", SEED, "-o", str(pbn), "-o", str(dup), "--blind"]) == 0
+    shown = capsys.readouterr()
+    assert shown.out == f"wrote 16 boards: boards 1-16 to {pbn} and {dup} with engine bigdeal\n"
+    assert main(["generate", "--boards", "1-16", "--seed", SEED, "-o", str(tmp_path / "one.pbn"), "-o",
+                 str(tmp_path / "open.dup")]) == 0
+    alone = read_file(tmp_path / "one.pbn")
+    assert read_file(pbn).same_deals(alone) and read_file(tmp_path / "open.dup").same_deals(alone)
+    assert read_file(dup).deals[1:].tolist() == alone.deals[1:].tolist()  # --blind: the DUP file alone, board 1
+    assert dup.read_bytes() != (tmp_path / "open.dup").read_bytes()
+
+
+@pytest.mark.parametrize(("outputs", "more", "message", "code"), [
+    (["a.pbn", "a.pbn"], [], "a.pbn is given twice: each -o names a file of its own", 2),
+    (["a.pbn", "a.dup"], ["--format", "pbn"], "--format names the format of one -o file", 2),
+    (["a.pbn", "c.dup"], ["--boards", "1-200"], "c.dup: DUP holds boards 1-99 only", 3),
+    (["a.pbn", "exists.dup"], [], "exists.dup: exists; use --force", 4),
+])
+def test_two_outputs_are_checked_before_either_is_written(outputs: list[str], more: list[str], message: str, code: int,
+                                                          tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "exists.dup").write_bytes(b"keep me")
+    argv = ["generate", "--seed", SEED, *[a for o in outputs for a in ("-o", str(tmp_path / o))], *more]
+    if "--boards" not in more:
+        argv += ["--boards", "1-16"]
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exists.dup"]
+    assert (tmp_path / "exists.dup").read_bytes() == b"keep me"

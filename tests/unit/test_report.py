@@ -74,7 +74,7 @@ def test_the_figures_come_from_the_journal_alone(journal_path: Path) -> None:
     assert (m2.verified, m2.dealings, m2.busy, m2.recount_faults) == (3, 4, 4200.0, 1)
     assert m2.boards_per_hour == pytest.approx(3 * 3600 / 4200)
     assert rep.fault_totals() == {("F2 card in wrong pocket", "Law 13A1"): 1, ("F9 copy mismatch", "Law 6F, Law 87"): 1,
-                                  ("F8 wrong board", "Law 2"): 1, ("machine fault JAM (a card jammed)", ""): 1}
+                                  ("F8 wrong board", "Law 2"): 1, ("card jam", ""): 1}
     assert rep.action_totals() == {"board refused by its label, another asked for": 1,
                                    "put-right prompt: clear the card path": 1,
                                    "redeal: board emptied, the same deal dealt again": 1}
@@ -96,7 +96,7 @@ def test_summary_csv_and_json_say_the_same(journal_path: Path) -> None:
     assert figures["operator action", "FRI", "M2", "redeal: board emptied, the same deal dealt again", ""] == "1"
     body = json.loads(report.to_json(rep))
     assert body["machines"]["M2"]["boards_per_hour"] == 2.0 and body["sessions"][0]["left"] == 0
-    assert {"session": "FRI", "machine": "M1", "type": "machine fault JAM (a card jammed)", "law": "",
+    assert {"session": "FRI", "machine": "M1", "type": "card jam", "law": "",
             "count": 1} in body["faults"]
 
 

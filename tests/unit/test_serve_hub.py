@@ -83,11 +83,11 @@ def test_a_fault_is_shown_as_what_went_wrong_its_law_and_what_is_done_once_each(
     progress.recorded("m1", 4, 1, both)
     progress.close()
     assert [(f["text"], f["law"], f["action"], f["n"]) for f in view.fault_list()] == [
-        ("machine fault JAM (a card jammed)", "", "clear the card path, going on", 1),
+        ("card jam", "", "clear the card path, going on", 1),
         ("F2 card in wrong pocket", "Law 13A1", "redeal the same deal", 2),
         ("F1 missing card", "Law 14A", "redeal the same deal", 3)]
     assert [{k: f[k] for k in ("text", "law", "action")} for f in view.fault_list()] == [
         *fault_entries(jam), *fault_entries(both)]
     line = next(m for m in published if m.get("type") == "event")
-    assert line["text"] == "board 3: machine fault JAM (a card jammed) while dealing: clear the card path, going on"
-    assert "detail" not in str(line["text"]) and "19" not in str(line["text"])
+    assert line["text"] == "board 3: card jam after 19 cards while dealing: clear the card path, going on"
+    assert "detail" not in str(line["text"]) and "JAM" not in str(line["text"])

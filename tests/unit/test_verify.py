@@ -254,7 +254,9 @@ def test_f7_another_boards_deal_rotated_and_short_a_card() -> None:
 
 def test_without_the_session_another_boards_deal_is_still_refused() -> None:
     report = check(BoardRecount.of_deal(SESSION.deals[9]), SESSION.deals[10], board=11)
-    assert not report.ok and FaultCategory.F7 not in report.codes and report.blocking
+    assert not report.ok and report.blocking
+    (fault,) = report.faults  # a deal the file (here, the one deal given) does not hold: which file, not a redeal
+    assert fault.code is FaultCategory.F7 and fault.action is Action.CHECK_SOURCE
 
 
 # --- F8 wrong or unreadable barcode, board breaking Law 2 -------------------------------------------

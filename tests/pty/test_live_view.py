@@ -1,0 +1,88 @@
+"""The live view as a person sees it: `dealer deal` with its standard error on an 80×24 pseudo-terminal,
+two machines named by long `sim://` URLs, one with faults; the screen rebuilt from every byte it wrote
+(`tests.support.screen`). The step column stays on the screen in every frame, machines go by short names,
+the finished rows say done, and the head line's rate is the machines' rates together."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+from tests.support.processes import dealer
+from tests.support.screen import Screen
+
+pytestmark = [pytest.mark.pty,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
+
+COLUMNS, ROWS = 80, 24
+
+
+def on_a_terminal(args: list[str], cwd: Path, timeout: float = 240) -> tuple[list[list[str]], str, int]:
+    """Run `dealer ARGS` with standard error on a COLUMNS×ROWS pseudo-terminal: the screens seen after each
+    write, standard output, and the exit code."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color")
+    proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=slave, start_new_session=True)
+    os.close(slave)
+    screen, screens = Screen(COLUMNS, ROWS), []
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], timeout)
+            if not ready:
+                raise AssertionError("the command wrote nothing for a long time")
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the command ended and closed its terminal
+                break
+            if not chunk:
+                break
+            screen.feed(chunk.decode("utf-8", "replace"))
+            screens.append(screen.text())
+        assert proc.stdout is not None
+        out = proc.stdout.read().decode()
+        code = proc.wait(timeout=timeout)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    return screens, out, code
+
+
+def test_the_live_view_keeps_its_step_column_at_80_columns(tmp_path: Path) -> None:
+    assert dealer("generate", "--boards", "1-12", "-o", "club.pbn", cwd=tmp_path).returncode == 0
+    faults = tmp_path / "faults.json"
+    faults.write_text('{"faults": [{"kind": "jam", "board": 2, "card": 20}]}', encoding="utf-8")
+    ports = ["sim://?speed=100", f"sim://?speed=100&faults={faults}"]
+    screens, out, code = on_a_terminal(["deal", "club.pbn", *[a for p in ports for a in ("--port", p)]], tmp_path)
+    last = screens[-1]
+    (tmp_path / "live-80x24.txt").write_text("\n".join(last) + "\n", encoding="utf-8")  # kept to be looked at
+    assert code == 0, "\n".join(last)
+    framed = [s for s in screens if any(line.startswith("machine ") for line in s)]
+    assert framed, "no frame of the live view was drawn"
+    (tmp_path / "live-80x24-midrun.txt").write_text("\n".join(framed[len(framed) // 2]) + "\n", encoding="utf-8")
+    for seen in framed:
+        (head,) = [line for line in seen if line.startswith("machine ")]
+        assert head.split() == ["machine", "session", "set", "board", "copy", "attempt", "step"], "\n".join(seen)
+    rows = [line for line in last if line.split()[:1] in (["speed=100"], ["faults.json"])]
+    assert len(rows) == 2 and all(re.fullmatch(r"\S+ +done: \d+ boards verified", line) for line in rows), last
+    assert not any("minute left" in line for line in rows)
+    assert not any("sim://" in line for seen in framed for line in seen if line.startswith(("speed", "faults")))
+    head_rate = re.search(r"(\d+) boards/hour", next(line for line in last if "boards verified ·" in line))
+    row_rates = [int(r) for r in re.findall(r": \d+ verified, .*?, (\d+) boards/hour", out)]
+    assert head_rate and len(row_rates) == 2 and abs(int(head_rate.group(1)) - sum(row_rates)) <= 2, (last, out)
