@@ -15,7 +15,7 @@ import json
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from pathlib import Path
 from typing import Any, Final
@@ -167,10 +167,11 @@ def _request_of(body: dict[str, Any], console: Console) -> RunRequest:
         copies = int(body.get("copies", 1))
     except (TypeError, ValueError):
         raise UsageError(f"copies: {str(body.get('copies'))[:20]!r} is not a number") from None
-    set_name = str(body.get("set", "A")).strip().upper()[:20] or "A"
+    set_name = str(body.get("set", "A")).strip().upper()[:40] or "A"  # (checked by the label rule)
     chosen = body.get("machines", body.get("ports", []))
     ids = tuple(str(m).strip() for m in (chosen if isinstance(chosen, list) else [chosen]) if str(m).strip())
-    return RunRequest(path, console.offer.resolve(ids), copies, set_name, bool(body.get("resume", False)), ids)
+    return RunRequest(path, console.offer.resolve(ids), copies, set_name, bool(body.get("resume", False)), ids,
+                      replay=bool(body.get("replay", False)))
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -222,9 +223,7 @@ async def _resume(request: Request) -> Response:
         return _refused(UsageError("no run of this console to resume: check the file with 'resume' ticked"),
                         console.workdir)
     try:
-        live = await asyncio.to_thread(console.runs.start, RunRequest(
-            last.request.source, last.request.ports, last.request.copies, last.request.set_name, resume=True,
-            machines=last.request.machines))
+        live = await asyncio.to_thread(console.runs.start, replace(last.request, resume=True))
     except DealerError as exc:
         return _refused(exc, console.workdir)
     return JSONResponse({"ok": True, "run": live.key, "title": live.title})

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from dealer.core.errors import DealerError
 from dealer.journal.store import JobState, Journal
+from dealer.serve.figures import run_figures
 
 SHOWN: Final = {
     JobState.PLANNED: "planned",
@@ -61,9 +62,12 @@ def cell_id(cell: dict[str, Any]) -> str:
 class GridWatcher:
     """Re-reads a live run's grid when told something happened; publishes the cells that changed."""
 
-    def __init__(self, journal_path: Path, publish: Callable[[list[dict[str, Any]]], None]) -> None:
+    def __init__(self, journal_path: Path, publish: Callable[[list[dict[str, Any]]], None],
+                 publish_figures: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.journal_path = journal_path
         self.publish = publish
+        self.publish_figures = publish_figures
+        """Given the run's figures (`dealer.serve.figures`) whenever a board's state changed."""
         self.run_ids: list[int] | None = None
         self._known: dict[str, str] = {}
         self._dirty = threading.Event()
@@ -107,14 +111,18 @@ class GridWatcher:
                     return
                 self._journal = Journal.open_read_only(self.journal_path)
             cells = grid_of(self._journal, self.run_ids)
+            with self._lock:
+                changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
+            shown = run_figures(self._journal, self.run_ids) if changed and self.publish_figures else None
         except (DealerError, sqlite3.Error):  # read again at the next event
             return
         with self._lock:
-            changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
             for c in changed:
                 self._known[cell_id(c)] = c["state"]
         if changed:
             self.publish(changed)
+        if shown is not None and self.publish_figures is not None:
+            self.publish_figures(shown)
 
     def _loop(self) -> None:
         while not self._done.is_set():

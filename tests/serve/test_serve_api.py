@@ -154,7 +154,7 @@ def test_a_run_stopped_from_the_page_resumes_where_it_stopped(client: TestClient
     states = journal_states(session)
     assert JobState.VERIFIED in states and states.count(JobState.VERIFIED) < 16
     assert client.post("/api/check", json={"source": session.name, "machines": ports}).json()["problems"] == [
-        "session.pbn.journal: run 1 of this deal set is unfinished; resume it"]
+        "session.pbn.journal: run 1 of this deal set is unfinished; tick 'resume the unfinished run'"]
     assert client.post("/api/resume").json()["ok"]
     ended = [m for m in follow(client) if m["type"] == "ended"]
     assert ended[-1]["status"] == "finished"
