@@ -35,7 +35,7 @@ def run_figures(journal: Journal, run_ids: Sequence[int] | None = None) -> dict[
     machines = [{"name": name, "verified": m.verified, "dealings": m.dealings, "faults": faults[name],
                  "busy": round(m.busy, 1), "rate": round(m.boards_per_hour)}
                 for name, m in sorted(rep.machines.items())]
-    return {"total": sum(s.jobs for s in rep.sessions), "verified": verified, "dealing": round(dealing, 1),
+    return {"total": sum(s.jobs for s in rep.sessions), "verified": verified, "dealing": round(dealing, 3),
             "rate": round(verified * 3600.0 / dealing) if dealing > 0 else 0,
             "faults": sum(faults.values()), "machines": machines}
 
