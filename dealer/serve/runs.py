@@ -20,6 +20,8 @@ from typing import IO, Any, cast
 
 from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
+from dealer.journal import run_report as report
+from dealer.journal.store import Journal
 from dealer.serve import figures, given, grid, past, sources
 from dealer.serve.hub import EventHub
 from dealer.serve.machines import Offer
@@ -111,7 +113,9 @@ class RunManager:
                              history=checked.history, out=cast(IO[str], _Notes(self.hub, key)))
         live.thread = threading.Thread(target=self._deal, args=(live, checked, options), name="run", daemon=True)
         live.status = "dealing"
-        self.hub.publish({"type": "status", "run": key, "status": live.status, "title": live.title, "message": ""})
+        live.message = "resumed: the boards left are dealt" if request.resume else ""
+        self.hub.publish({"type": "status", "run": key, "status": live.status, "title": live.title,
+                          "message": live.message})
         live.thread.start()
         return live
 
@@ -154,7 +158,8 @@ class RunManager:
             live.status, live.message = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
         finally:
             live.watcher.stop()
-            live.summary = result.summary if result is not None else ""
+            live.summary = self._summary(live) or (result.summary if result is not None else "")
+            self.hub.publish(self.snapshot())  # the machines at rest
             self.hub.publish({"type": "ended", "run": live.key, "status": live.status, "message": live.message,
                               "summary": live.summary, "figures": self._figures(live),
                               "resume": self._how_to_resume(live)})
@@ -167,6 +172,14 @@ class RunManager:
             return figures.read_figures(live.journal, live.watcher.run_ids) if live.journal.is_file() else None
         except DealerError:
             return None
+
+    def _summary(self, live: LiveRun) -> str:
+        """The run report's summary of the runs dealt (`dealer.journal.run_report`): every part of them."""
+        try:
+            with Journal.open_read_only(live.journal) as journal:
+                return given.shown(report.summary_text(report.build(journal, live.watcher.run_ids)), self.workdir)
+        except DealerError:
+            return ""
 
     def _how_to_resume(self, live: LiveRun) -> dict[str, Any] | None:
         """How a run that ended with boards left goes on: the Room's Resume button, and the command line
@@ -186,6 +199,8 @@ class RunManager:
             machines = [machine_dict(r) for r in progress.rows()] if progress is not None else []
             shown = self._figures(live)
             ended = live.status not in ("starting", "dealing", "stopping")
+            if ended:
+                machines = [at_rest(m, live.status) for m in machines]
             return {"type": "snapshot", "run": live.key, "title": live.title, "status": live.status,
                     "message": live.message, "summary": live.summary,
                     "journal": given.shown(str(live.journal), self.workdir),
@@ -206,6 +221,15 @@ class RunManager:
                 "message": "start a run on the Start page", "summary": "", "journal": "", "total": 0,
                 "verified": 0, "figures": None, "resume": None, "machines": [], "grid": [], "faults": [],
                 "t": time.time()}
+
+
+def at_rest(machine: dict[str, Any], status: str) -> dict[str, Any]:
+    """A machine of a run that has ended: done (or stopped), no board in hand; its last step kept only if it
+    was a fault, a prompt or why it stopped (a step's time left and pace belong to a run dealing)."""
+    kept = machine["kind"] in ("fault", "prompt", "stopped")
+    return {**machine, "state": "done" if status == "finished" else machine["state"] if kept else "stopped",
+            "job": machine["job"] if kept else None, "step": machine["step"] if kept else "", "kind": machine["kind"]
+            if kept else "note"}
 
 
 def _journal_figures(journal: Path) -> dict[str, Any] | None:
