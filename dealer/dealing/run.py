@@ -153,18 +153,19 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
             found.append(exc)
     if found:
         return found
-    held = journal_held(options.journal)
+    journal = Path(options.journal)  # (a caller's str too)
+    held = journal_held(journal)
     if held is not None:
         return [held]
     try:
-        unfinished, finished = _runs_of(options.journal, deals)
+        unfinished, finished = _runs_of(journal, deals)
     except DealerError as exc:
         return [exc]
     if unfinished is not None and not options.resume:
-        return [JournalError(f"{options.journal}: run {unfinished} of this deal set is unfinished; {advice.resume}")]
+        return [JournalError(f"{journal}: run {unfinished} of this deal set is unfinished; {advice.resume}")]
     if options.resume:
         if unfinished is None and not finished:
-            return [JournalError(f"{options.journal}: no unfinished run of this deal set to resume")]
+            return [JournalError(f"{journal}: no unfinished run of this deal set to resume")]
         return []  # a resume is checked against the history as it starts (its own entries apart)
     try:
         with DealHistory.open(options.history) as history:
