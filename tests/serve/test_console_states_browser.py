@@ -200,3 +200,15 @@ def test_start_and_room_in_every_state_at_a_laptop_and_a_phone(browser: Browser,
             assert fault_rows(page)[:len(faults_at_stop)] == faults_at_stop, size
             expect(page.locator("#next")).to_be_hidden()
         windows.looked_at("room-finished")
+
+        # the Start page's Stop with no run dealing says so, in red, and never "Ready to deal."
+        windows.goto("start")
+        for _, page in windows.each():
+            page.click("#stop")
+            expect(page.locator("#said.problem")).to_have_text("no run is dealing", timeout=LONG)
+            assert "Ready to deal" not in page.inner_text("body")
+        windows.looked_at("start-stop-with-no-run")
+        windows.goto("report")  # the report's charts and tables at a phone's width too
+        for _, page in windows.each():
+            expect(page.locator("#report svg").first).to_be_visible(timeout=LONG)
+        windows.looked_at("report-finished")
