@@ -264,7 +264,7 @@ def _chosen(console: Console, request: Request) -> tuple[Path, int] | None:
         return None
 
 
-def _report_data(path: Path, run: int) -> dict[str, Any]:
+def _report_data(path: Path, run: int, workdir: Path) -> dict[str, Any]:
     with Journal.open_read_only(path) as journal:
         rep = report.build(journal, [run])
         events = journal.events(run)
@@ -274,7 +274,7 @@ def _report_data(path: Path, run: int) -> dict[str, Any]:
         key = f"{law}: {kind}" if law else kind
         by_law[key] = by_law.get(key, 0) + n
     actions = sorted(((m, a, n) for (_, m, a), n in rep.actions.items()), key=lambda t: (t[0], t[1]))
-    return {"name": f"{path.name} run {run}: {name}", "summary": report.summary_text(rep),
+    return {"name": f"{path.name} run {run}: {name}", "summary": given.shown(report.summary_text(rep), workdir),
             "rate_chart": charts.rate_chart(charts.rate_series(events)), "law_chart": charts.law_chart(by_law),
             "actions": actions}
 
@@ -287,7 +287,7 @@ async def _report(request: Request) -> Response:
         chosen = console.runs.journals()[listed[-1]["j"]], listed[-1]["id"]
     data = None
     if chosen is not None:
-        data = await asyncio.to_thread(_report_data, *chosen)
+        data = await asyncio.to_thread(_report_data, *chosen, console.workdir)
         data.update(j=console.runs.journals().index(chosen[0]), id=chosen[1])
     return HTMLResponse(pages.report_page(listed, data))
 

@@ -58,8 +58,9 @@ def artifacts(tmp_path: Path) -> Path:
 class Windows:
     """One page a window size, on the same console; each state judged and photographed in both."""
 
-    def __init__(self, browser: Browser, console: Served, folder: Path, hands: list[str]) -> None:
+    def __init__(self, browser: Browser, console: Served, folder: Path, hands: list[str], work: Path) -> None:
         self.console = console
+        self.work = work
         self.folder = folder
         self.hands = hands
         self.pages: dict[str, Page] = {}
@@ -82,6 +83,7 @@ class Windows:
             text = page.inner_text("body")
             assert "named cards" not in text, (state, size)  # a blind run names no card
             assert cards_in(page.content(), self.hands) == [], (state, size)
+            assert str(self.work) not in text, (state, size)  # the server's folders are not shown
             wide = page.evaluate("document.scrollingElement.scrollWidth")
             inner = page.evaluate("window.innerWidth")
             assert wide <= inner, f"{state}: the page is {wide} px wide in a {inner} px window ({size})"
@@ -116,7 +118,7 @@ def test_start_and_room_in_every_state_at_a_laptop_and_a_phone(browser: Browser,
     work.mkdir()
     session = make_session(work)
     with served(work, "--sim-speed", "20") as console:
-        windows = Windows(browser, console, artifacts, hands_of(session))
+        windows = Windows(browser, console, artifacts, hands_of(session), work)
 
         # idle: no run yet
         for _, page in windows.each():
