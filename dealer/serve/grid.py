@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -28,6 +29,8 @@ SHOWN: Final = {
 }
 """What the room calls each journal state."""
 REFRESH_SECONDS: Final = 0.2
+FIGURES_SECONDS: Final = 1.0
+"""Shortest time between two readings of the run's figures (every event of the run) while it deals."""
 """Shortest time between two readings of the journal while a run deals."""
 
 Cell = tuple[int, str, str, int, int]
@@ -74,6 +77,8 @@ class GridWatcher:
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._journal: Journal | None = None
+        self._figures_at = -FIGURES_SECONDS
+        self._figures_due = False
         """Open for reading while the run deals (each reading its own short transaction)."""
         self._thread = threading.Thread(target=self._loop, name="grid", daemon=True)
 
@@ -90,7 +95,7 @@ class GridWatcher:
         self._dirty.set()
         if self._thread.ident is not None:
             self._thread.join()
-        self.refresh()
+        self.refresh(last=True)
         with self._lock:
             journal, self._journal = self._journal, None
         if journal is not None:
@@ -103,8 +108,9 @@ class GridWatcher:
         except DealerError:
             return []
 
-    def refresh(self) -> None:
-        """Read the journal; publish the cells whose state changed since the last reading."""
+    def refresh(self, last: bool = False) -> None:
+        """Read the journal; publish the cells whose state changed since the last reading, and the figures
+        when a board changed (at most once a second, and at the `last` reading)."""
         try:
             if self._journal is None:
                 if not self.journal_path.is_file():
@@ -113,7 +119,12 @@ class GridWatcher:
             cells = grid_of(self._journal, self.run_ids)
             with self._lock:
                 changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
-            shown = run_figures(self._journal, self.run_ids) if changed and self.publish_figures else None
+            self._figures_due |= bool(changed)
+            now = time.monotonic()
+            shown = None
+            if self._figures_due and self.publish_figures and (last or now - self._figures_at >= FIGURES_SECONDS):
+                shown = run_figures(self._journal, self.run_ids)
+                self._figures_due, self._figures_at = False, now
         except (DealerError, sqlite3.Error):  # read again at the next event
             return
         with self._lock:
@@ -126,7 +137,7 @@ class GridWatcher:
 
     def _loop(self) -> None:
         while not self._done.is_set():
-            self._dirty.wait()
+            self._dirty.wait(FIGURES_SECONDS if self._figures_due else None)  # (figures held back: read soon)
             if self._done.is_set():
                 return
             self._dirty.clear()
