@@ -152,7 +152,7 @@ class RunManager:
         except DealerError as exc:  # (the run sets its stop event as it ends: the status says who stopped it)
             asked = live.status == "stopping"
             live.status = "stopped" if asked else "failed"
-            live.message = ("stopped as asked: each machine finished the board it had" if asked
+            live.message = (f"stopped as asked: each machine finished the board it had{_left(result)}" if asked
                             else given.shown(str(exc), self.workdir))
         except Exception as exc:  # a bug: shown, and the server goes on
             live.status, live.message = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
@@ -213,7 +213,7 @@ class RunManager:
             cells = grid.read_grid(journal)
             done = sum(1 for c in cells if c["state"] == "verified")
             return {"type": "snapshot", "run": "", "title": f"{journal.name} (from the journal)", "status": "idle",
-                    "message": "no run is dealing; the journal's runs are shown", "summary": "",
+                    "message": _resting(journal), "summary": "",
                     "journal": given.shown(str(journal), self.workdir), "total": len(cells), "verified": done,
                     "figures": _journal_figures(journal), "resume": None, "machines": [],
                     "grid": cells, "faults": past.journal_faults(journal), "t": time.time()}
@@ -230,6 +230,20 @@ def at_rest(machine: dict[str, Any], status: str) -> dict[str, Any]:
     return {**machine, "state": "done" if status == "finished" else machine["state"] if kept else "stopped",
             "job": machine["job"] if kept else None, "step": machine["step"] if kept else "", "kind": machine["kind"]
             if kept else "note"}
+
+
+def _left(result: RunResult | None) -> str:
+    """'; 13 of 16 boards left' after a run's result (nothing when there is none)."""
+    return "" if result is None else f"; {result.jobs - result.verified} of {result.jobs} boards left"
+
+
+def _resting(journal: Path) -> str:
+    """What the room says of a journal no run of this console is dealing (the console was started again)."""
+    unfinished = grid.unfinished_runs(journal)
+    if not unfinished:
+        return "no run is dealing; the journal's runs are shown"
+    return (f"no run is dealing; run {unfinished[0]} of {journal.name} is unfinished: to go on, tick 'resume the "
+            "unfinished run' on the Start page (or type the dealer deal command that dealt it, with --resume)")
 
 
 def _journal_figures(journal: Path) -> dict[str, Any] | None:

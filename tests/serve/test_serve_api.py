@@ -343,6 +343,14 @@ def test_after_stop_and_resume_the_room_keeps_the_faults_and_counts_the_whole_ru
     assert stopped["resume"]["command"].endswith(" --resume") and str(tmp_path / "work") not in stopped["resume"]["command"]
     before = [(f["machine"], f["law"], f["text"]) for f in stopped["faults"]]
     assert before and stopped["figures"]["verified"] < 16
+    assert stopped["message"].endswith(f"; {16 - stopped['figures']['verified']} of 16 boards left")
+    with TestClient(build_app(tmp_path / "work", LOCAL, PIN, tell=lambda line: None), headers=OPERATOR) as again:
+        restarted = again.get("/api/room").json()  # a console started again on the same work folder
+        assert restarted["status"] == "idle" and restarted["resume"] is None
+        assert "run 1 of session.pbn.journal is unfinished" in restarted["message"]
+        assert "tick 'resume the unfinished run' on the Start page" in restarted["message"]
+        assert [(f["machine"], f["law"], f["text"]) for f in restarted["faults"]] == before
+        assert restarted["figures"] == stopped["figures"]
     assert client.post("/api/resume").json()["ok"]
     assert [m for m in follow(client) if m["type"] == "ended"][-1]["status"] == "finished"
     room = client.get("/api/room").json()
