@@ -170,8 +170,8 @@ def _request_of(body: dict[str, Any], console: Console) -> RunRequest:
     set_name = str(body.get("set", "A")).strip().upper()[:40] or "A"  # (checked by the label rule)
     chosen = body.get("machines", body.get("ports", []))
     ids = tuple(str(m).strip() for m in (chosen if isinstance(chosen, list) else [chosen]) if str(m).strip())
-    return RunRequest(path, console.offer.resolve(ids), copies, set_name, bool(body.get("resume", False)), ids,
-                      replay=bool(body.get("replay", False)))
+    return RunRequest(path, console.offer.resolve(ids), copies, set_name, body.get("resume") is True, ids,
+                      replay=body.get("replay") is True)  # (only a JSON true: "false" is no replay)
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
