@@ -123,6 +123,8 @@ class RunManager:
         """Stop the run cleanly: each machine finishes its board (resume goes on from there)."""
         with self._lock:
             live = self.current
+            if live is not None and live.status == "stopping":
+                raise UsageError("the run is stopping already: each machine finishes its board")
             if live is None or live.status not in ("starting", "dealing"):
                 raise UsageError("no run is dealing")
             live.status = "stopping"

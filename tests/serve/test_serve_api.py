@@ -335,6 +335,9 @@ def test_after_stop_and_resume_the_room_keeps_the_faults_and_counts_the_whole_ru
         for line in stream.iter_lines():
             if line.startswith("data: ") and any(m.get("faults") for m in json.loads(line.removeprefix("data: "))):
                 assert client.post("/api/stop").json()["ok"]  # the first fault seen: stop
+                again = client.post("/api/stop").json()  # pressed twice (the run may have ended meanwhile)
+                assert not again["ok"] and again["problems"][0] in (
+                    "the run is stopping already: each machine finishes its board", "no run is dealing")
                 break
     follow(client)
     stopped = client.get("/api/room").json()
