@@ -7,6 +7,7 @@ machines, offered as t1, t2, ...)."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -254,6 +255,9 @@ sets = ["RED"]
 def test_a_congress_plan_is_checked_then_dealt_on_its_own_machines(client: TestClient, tmp_path: Path) -> None:
     plan = tmp_path / "work" / "congress.toml"
     plan.write_text(PLAN, encoding="utf-8")
+    replay = client.post("/api/check", json={"source": plan.name, "machines": [], "replay": True}).json()
+    assert replay["problems"] == [f"{plan.name}: a plan marks its replay sessions itself (replay = true): untick "
+                                  "'a replay of deals dealt before'"]  # as dealer deal --plan refuses --replay
     checked = client.post("/api/check", json={"source": plan.name, "machines": []}).json()
     assert checked["ok"], checked
     assert checked["lines"][0] == ("congress plan Serve Congress: 2 sessions, 11 jobs, on the plan's 2 machines "
@@ -369,3 +373,24 @@ def test_after_stop_and_resume_the_room_keeps_the_faults_and_counts_the_whole_ru
     assert 0 < max(busy) - 0.1 <= figures["dealing"] <= sum(busy) + 0.1  # together: their overlaps once
     assert abs(figures["rate"] - 16 * 3600 / figures["dealing"]) <= 0.01 * figures["rate"]
     assert room["resume"] is None
+
+
+def test_the_command_line_a_stopped_room_shows_resumes_the_run(client: TestClient, session: Path,
+                                                               tmp_path: Path) -> None:
+    start(client, session, sims(client, tmp_path, speed=100, plans=[[], []]))
+    with client.stream("GET", "/events?until=end") as stream:
+        for line in stream.iter_lines():
+            if '"verified (' in line:  # the first board verified: stop
+                assert client.post("/api/stop").json()["ok"]
+                break
+    assert follow(client)[-1]["status"] == "stopped"
+    stopped = client.get("/api/room").json()
+    left = 16 - stopped["figures"]["verified"]
+    assert left > 0
+    typed = shlex.split(stopped["resume"]["command"])  # as the director types it, in the work folder
+    assert typed[:2] == ["dealer", "deal"]
+    done = run([sys.executable, "-m", *typed], cwd=tmp_path / "work")
+    assert done.returncode == 0, done.stderr
+    assert journal_states(session) == [JobState.VERIFIED] * 16
+    room = client.get("/api/room").json()  # the console's room counts the part dealt from the command line too
+    assert room["figures"]["verified"] == 16 and sum(m["verified"] for m in room["figures"]["machines"]) == 16
