@@ -9,6 +9,7 @@ folder); every wait is on a state of the page, never on the clock."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -214,3 +215,24 @@ def test_start_and_room_in_every_state_at_a_laptop_and_a_phone(browser: Browser,
         for _, page in windows.each():
             expect(page.locator("#report svg").first).to_be_visible(timeout=LONG)
         windows.looked_at("report-finished")
+
+
+def test_copies_read_as_copies_not_as_board_numbers(browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    session = make_session(work, boards=4)
+    with served(work, "--sim-speed", "200") as console:
+        started = json.loads(console.open("api/start", json.dumps(
+            {"source": "session.pbn", "machines": ["sim-5"], "copies": 2}).encode()))
+        assert started["ok"], started
+        windows = Windows(browser, console, artifacts, hands_of(session), work)
+        for size, page in windows.each():
+            expect(page.locator("#status")).to_have_text("finished", timeout=LONG)
+            expect(page.locator("#grid .cell")).to_have_count(8, timeout=LONG)
+            headings = page.locator("#grid h3").all_inner_texts()
+            assert headings == ["session · set A1", "session · set A2 · copy 2"], (size, headings)
+            for group in page.locator("#grid .set").all():  # each cell a board number, each group a copy
+                assert group.locator(".cell").all_inner_texts() == ["1", "2", "3", "4"], size
+            titles = page.locator("#grid .cell").evaluate_all("(cells) => cells.map(c => c.title)")
+            assert "board 3, copy 2: verified" in titles and "board 3: verified" in titles, titles
+        windows.looked_at("room-two-copies")
