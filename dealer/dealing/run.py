@@ -181,7 +181,7 @@ def journal_held(journal: Path) -> DealerError | None:
     if not lock_path(journal).is_file():
         return None
     try:
-        JournalLock.acquire(journal, "a check").release()
+        JournalLock.acquire(journal, "dealer (a check before dealing)").release()
     except JournalError as exc:
         return exc
     return None
