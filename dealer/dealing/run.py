@@ -29,6 +29,7 @@ from dealer.dealing.transport import check_traces
 from dealer.journal.events import Released
 from dealer.journal.history import DealHistory, check_named, check_reuse
 from dealer.journal.jobplan import JobPlan
+from dealer.journal.lock import JournalLock, lock_path
 from dealer.journal.store import JobState, Journal, Run
 
 
@@ -104,15 +105,16 @@ def copies_plan(deals: DealSet, copies: int, set_name: str) -> list[JobPlan]:
 def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | None = None) -> RunResult:
     """Deal a deal set with its copies on the machines of `options`; resumable through the journal.
 
-    First check what the run is given, before anything is written (the board sets of every copy by the
-    label rule, timeouts, attempts, ``sim://`` ports: `copies_plan`, `check_run_options`); then take the
-    journal (refused while another process holds it), open (or resume) the run in it, refuse a deal set
-    used before (Law 6D2: in this journal, or on this computer by the deal history), put every job left
-    half-way by a crash back where it belongs, `execute`, and end with a summary and an optional report.
+    First check what the run is given, before anything is written (`session_problems`: the first problem
+    found is raised); then take the journal (refused while another process holds it), open (or resume) the
+    run in it, refuse a deal set used before (Law 6D2: in this journal, or on this computer by the deal
+    history), put every job left half-way by a crash back where it belongs, `execute`, and end with a
+    summary and an optional report.
     """
+    problems = session_problems(deals, options, name or Path(source).stem)
+    if problems:
+        raise problems[0]
     plan = copies_plan(deals, options.copies, options.set_name)
-    check_run_options(options)
-    check_traces(options.ports)
     with Journal.open(options.journal, create=not options.resume, command="dealer deal") as journal:
         try:
             finished = _finished_already(journal, deals, options)
@@ -125,6 +127,74 @@ def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | N
                 raise
             run = journal.unfinished_run(deals.set_hash())
             raise interrupted(exc, journal, [run.id] if run is not None else []) from None
+
+
+@dataclass(frozen=True)
+class Advice:
+    """How a refusal names the choices that would change it: the command line's options, or another
+    front's words for the same choices (the console's boxes)."""
+
+    resume: str = "continue it with --resume"
+    replay: str = "if this event is a replay of those deals, say so with --replay"
+
+
+def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Advice = Advice()) -> list[DealerError]:
+    """Every rule a run of `deals` breaks before it starts, in the order `deal_session` meets them: the board
+    sets of every copy and the boards by the label rule (`copies_plan`), the options (`check_run_options`),
+    wire traces, a journal another controller holds, an unfinished run not resumed (or a resume with none),
+    a deal dealt before in another run `name` is not a replay of (Law 6D2). The one check of `dealer deal`, the
+    console's Check and its Start; it reads the journal and the history and writes neither."""
+    found: list[DealerError] = []
+    for rule in (lambda: copies_plan(deals, options.copies, options.set_name), lambda: check_run_options(options),
+                 lambda: check_traces(options.ports)):
+        try:
+            rule()
+        except DealerError as exc:
+            found.append(exc)
+    if found:
+        return found
+    journal = Path(options.journal)  # (a caller's str too)
+    held = journal_held(journal)
+    if held is not None:
+        return [held]
+    try:
+        unfinished, finished = _runs_of(journal, deals)
+    except DealerError as exc:
+        return [exc]
+    if unfinished is not None and not options.resume:
+        return [JournalError(f"{journal}: run {unfinished} of this deal set is unfinished; {advice.resume}")]
+    if options.resume:
+        if unfinished is None and not finished:
+            return [JournalError(f"{journal}: no unfinished run of this deal set to resume")]
+        return []  # a resume is checked against the history as it starts (its own entries apart)
+    try:
+        with DealHistory.open(options.history) as history:
+            check_reuse(history, deals, name=name, replay=options.replay, hint=advice.replay)
+    except DealerError as exc:
+        return [exc]
+    return []
+
+
+def journal_held(journal: Path) -> DealerError | None:
+    """The error of a journal another controller holds now (one controller per journal), else None. A
+    journal never locked has no lock file: none is made to find out."""
+    if not lock_path(journal).is_file():
+        return None
+    try:
+        JournalLock.acquire(journal, "dealer (a check before dealing)").release()
+    except JournalError as exc:
+        return exc
+    return None
+
+
+def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool]:
+    """The unfinished run of `deals` in the journal (its id, or None), and whether one of them finished."""
+    if not journal.is_file() or journal.stat().st_size == 0:
+        return None, False
+    with Journal.open_read_only(journal) as held:
+        run = held.unfinished_run(deals.set_hash())
+        finished = any(r.set_hash == deals.set_hash() and r.finished for r in held.runs())
+    return (None if run is None else run.id), finished
 
 
 def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]) -> Interrupted:

@@ -15,7 +15,8 @@ import json
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from html import escape
 from pathlib import Path
 from typing import Any, Final
 
@@ -167,10 +168,11 @@ def _request_of(body: dict[str, Any], console: Console) -> RunRequest:
         copies = int(body.get("copies", 1))
     except (TypeError, ValueError):
         raise UsageError(f"copies: {str(body.get('copies'))[:20]!r} is not a number") from None
-    set_name = str(body.get("set", "A")).strip().upper()[:20] or "A"
+    set_name = str(body.get("set", "A")).strip().upper()[:40] or "A"  # (checked by the label rule)
     chosen = body.get("machines", body.get("ports", []))
     ids = tuple(str(m).strip() for m in (chosen if isinstance(chosen, list) else [chosen]) if str(m).strip())
-    return RunRequest(path, console.offer.resolve(ids), copies, set_name, bool(body.get("resume", False)), ids)
+    return RunRequest(path, console.offer.resolve(ids), copies, set_name, body.get("resume") is True, ids,
+                      replay=body.get("replay") is True)  # (only a JSON true: "false" is no replay)
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -222,9 +224,7 @@ async def _resume(request: Request) -> Response:
         return _refused(UsageError("no run of this console to resume: check the file with 'resume' ticked"),
                         console.workdir)
     try:
-        live = await asyncio.to_thread(console.runs.start, RunRequest(
-            last.request.source, last.request.ports, last.request.copies, last.request.set_name, resume=True,
-            machines=last.request.machines))
+        live = await asyncio.to_thread(console.runs.start, replace(last.request, resume=True))
     except DealerError as exc:
         return _refused(exc, console.workdir)
     return JSONResponse({"ok": True, "run": live.key, "title": live.title})
@@ -265,7 +265,7 @@ def _chosen(console: Console, request: Request) -> tuple[Path, int] | None:
         return None
 
 
-def _report_data(path: Path, run: int) -> dict[str, Any]:
+def _report_data(path: Path, run: int, workdir: Path) -> dict[str, Any]:
     with Journal.open_read_only(path) as journal:
         rep = report.build(journal, [run])
         events = journal.events(run)
@@ -275,7 +275,7 @@ def _report_data(path: Path, run: int) -> dict[str, Any]:
         key = f"{law}: {kind}" if law else kind
         by_law[key] = by_law.get(key, 0) + n
     actions = sorted(((m, a, n) for (_, m, a), n in rep.actions.items()), key=lambda t: (t[0], t[1]))
-    return {"name": f"{path.name} run {run}: {name}", "summary": report.summary_text(rep),
+    return {"name": f"{path.name} run {run}: {name}", "summary": given.shown(report.summary_text(rep), workdir),
             "rate_chart": charts.rate_chart(charts.rate_series(events)), "law_chart": charts.law_chart(by_law),
             "actions": actions}
 
@@ -288,7 +288,7 @@ async def _report(request: Request) -> Response:
         chosen = console.runs.journals()[listed[-1]["j"]], listed[-1]["id"]
     data = None
     if chosen is not None:
-        data = await asyncio.to_thread(_report_data, *chosen)
+        data = await asyncio.to_thread(_report_data, *chosen, console.workdir)
         data.update(j=console.runs.journals().index(chosen[0]), id=chosen[1])
     return HTMLResponse(pages.report_page(listed, data))
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from dealer.core.errors import DealerError
 from dealer.journal.store import JobState, Journal
+from dealer.serve.figures import run_figures
 
 SHOWN: Final = {
     JobState.PLANNED: "planned",
@@ -27,6 +29,8 @@ SHOWN: Final = {
 }
 """What the room calls each journal state."""
 REFRESH_SECONDS: Final = 0.2
+FIGURES_SECONDS: Final = 1.0
+"""Shortest time between two readings of the run's figures (every event of the run) while it deals."""
 """Shortest time between two readings of the journal while a run deals."""
 
 Cell = tuple[int, str, str, int, int]
@@ -61,15 +65,20 @@ def cell_id(cell: dict[str, Any]) -> str:
 class GridWatcher:
     """Re-reads a live run's grid when told something happened; publishes the cells that changed."""
 
-    def __init__(self, journal_path: Path, publish: Callable[[list[dict[str, Any]]], None]) -> None:
+    def __init__(self, journal_path: Path, publish: Callable[[list[dict[str, Any]]], None],
+                 publish_figures: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.journal_path = journal_path
         self.publish = publish
+        self.publish_figures = publish_figures
+        """Given the run's figures (`dealer.serve.figures`) whenever a board's state changed."""
         self.run_ids: list[int] | None = None
         self._known: dict[str, str] = {}
         self._dirty = threading.Event()
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._journal: Journal | None = None
+        self._figures_at = -FIGURES_SECONDS
+        self._figures_due = False
         """Open for reading while the run deals (each reading its own short transaction)."""
         self._thread = threading.Thread(target=self._loop, name="grid", daemon=True)
 
@@ -86,7 +95,7 @@ class GridWatcher:
         self._dirty.set()
         if self._thread.ident is not None:
             self._thread.join()
-        self.refresh()
+        self.refresh(last=True)
         with self._lock:
             journal, self._journal = self._journal, None
         if journal is not None:
@@ -99,26 +108,36 @@ class GridWatcher:
         except DealerError:
             return []
 
-    def refresh(self) -> None:
-        """Read the journal; publish the cells whose state changed since the last reading."""
+    def refresh(self, last: bool = False) -> None:
+        """Read the journal; publish the cells whose state changed since the last reading, and the figures
+        when a board changed (at most once a second, and at the `last` reading)."""
         try:
             if self._journal is None:
                 if not self.journal_path.is_file():
                     return
                 self._journal = Journal.open_read_only(self.journal_path)
             cells = grid_of(self._journal, self.run_ids)
+            with self._lock:
+                changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
+            self._figures_due |= bool(changed)
+            now = time.monotonic()
+            shown = None
+            if self._figures_due and self.publish_figures and (last or now - self._figures_at >= FIGURES_SECONDS):
+                shown = run_figures(self._journal, self.run_ids)
+                self._figures_due, self._figures_at = False, now
         except (DealerError, sqlite3.Error):  # read again at the next event
             return
         with self._lock:
-            changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
             for c in changed:
                 self._known[cell_id(c)] = c["state"]
         if changed:
             self.publish(changed)
+        if shown is not None and self.publish_figures is not None:
+            self.publish_figures(shown)
 
     def _loop(self) -> None:
         while not self._done.is_set():
-            self._dirty.wait()
+            self._dirty.wait(FIGURES_SECONDS if self._figures_due else None)  # (figures held back: read soon)
             if self._done.is_set():
                 return
             self._dirty.clear()

@@ -34,14 +34,18 @@ def room_page() -> str:
 <section id="head"><h1 id="title">Room</h1>
   <p><span id="status" class="status">connecting</span> <span id="message"></span></p>
   <p><progress id="bar" max="1" value="0"></progress> <span id="count">0/0 boards verified</span>
-     <span id="rate"></span> · <span id="connection" class="connection">live</span></p></section>
+     <span id="rate"></span> · <span id="connection" class="connection">live</span></p>
+  <p class="actions"><button id="stop" type="button" disabled>Stop</button>
+     <button id="resume" type="button" disabled>Resume</button> <span id="said" aria-live="polite"></span></p>
+  <div id="next" hidden><p>To go on, press <strong>Resume</strong>, or type this in the console's work folder:</p>
+     <pre><code id="command"></code></pre></div></section>
 <section><h2>Machines</h2>
-  <table id="machines"><thead><tr><th>machine</th><th>state</th><th>session</th><th>set</th><th>board</th>
-  <th>copy</th><th>attempt</th><th>step</th><th>boards/hour</th></tr></thead><tbody></tbody></table>
-  </section>
+  <table id="machines" class="stack"><thead><tr><th>machine</th><th>state</th><th>board in hand</th><th>step</th>
+  <th>boards verified</th><th>faults</th><th>time on boards</th><th>boards/hour</th></tr></thead><tbody></tbody>
+  </table></section>
 <section><h2>Boards</h2><div id="legend"></div><div id="grid"></div></section>
 <section><h2>Faults, in the order they happened</h2>
-  <table id="faults"><thead><tr><th>#</th><th>machine</th><th>board</th><th>Law</th><th>fault</th>
+  <table id="faults" class="stack"><thead><tr><th>#</th><th>machine</th><th>board</th><th>Law</th><th>fault</th>
   <th>action</th></tr></thead><tbody></tbody></table></section>
 <section><pre id="summary"></pre></section>"""
     return layout("Room", "/", body, "room.js")
@@ -63,12 +67,15 @@ def start_page(machines: Sequence[tuple[str, str]], files: Sequence[str]) -> str
     <label>Copies <input id="copies" type="number" min="1" value="1" size="3"></label>
     <label>Board set <input id="set" value="A" size="4"></label>
     <label><input id="resume" type="checkbox"> resume the unfinished run</label>
+    <label><input id="replay" type="checkbox"> a replay of deals dealt before (Law 6D2: the deals were played
+      in another session and are dealt again on purpose)</label>
   </fieldset>
   <fieldset id="ports"><legend>Machines (a plan deals on its own)</legend>{choices or "<p>No machine found.</p>"}
   </fieldset>
   <p><button id="check" type="button">Check</button> <button id="go" type="button" disabled>Start</button>
      <button id="stop" type="button">Stop</button> <button id="resume-last" type="button">Resume</button></p>
 </form>
+<p id="said" aria-live="polite"></p>
 <section id="validation" aria-live="polite"></section>"""
     return layout("Start a run", "/start", body, "start.js")
 

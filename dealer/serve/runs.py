@@ -11,6 +11,7 @@ again shows those runs. Machines are named m1, m2, ... in the order chosen (the 
 from __future__ import annotations
 
 import io
+import shlex
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -19,7 +20,9 @@ from typing import IO, Any, cast
 
 from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
-from dealer.serve import given, grid, past, sources
+from dealer.journal import run_report as report
+from dealer.journal.store import Journal
+from dealer.serve import figures, given, grid, past, sources
 from dealer.serve.hub import EventHub
 from dealer.serve.machines import Offer
 from dealer.serve.sources import RunRequest
@@ -45,6 +48,10 @@ class LiveRun:
     summary: str = ""
     thread: threading.Thread | None = None
     started: float = field(default_factory=time.time)
+    plan: bool = False
+    """The run deals a congress plan (else a deal file)."""
+    history: Path | None = None
+    """The deal history the run keeps (None: this computer's)."""
 
 
 class RunManager:
@@ -92,18 +99,23 @@ class RunManager:
             key = f"{self._count}-{int(time.time())}"
             view = HubView(self.hub, key)
             watcher = grid.GridWatcher(checked.journal, lambda cells: self.hub.publish(
-                {"type": "grid", "run": key, "cells": cells}))
-            live = LiveRun(key, request, checked.journal, checked.title, view, watcher)
+                {"type": "grid", "run": key, "cells": cells}), lambda shown: self.hub.publish(
+                {"type": "figures", "run": key, "figures": shown}))
+            live = LiveRun(key, request, checked.journal, checked.title, view, watcher, plan=checked.plan is not None,
+                           history=checked.history)
             self.current = live
         self._remember(checked.journal)
         options = RunOptions(ports=list(checked.ports), journal=checked.journal, copies=request.copies,
-                             set_name=request.set_name, resume=request.resume, show_cards=False,
+                             set_name=request.set_name, resume=request.resume, replay=request.replay, show_cards=False,
                              machine_names=[f"m{k + 1}" for k in range(len(checked.ports))],
-                             view=_Poking(view, watcher, live), title=checked.title, stop=live.stop,
+                             view=_Poking(view, watcher, live, lambda: self.hub.publish(self.snapshot())),
+                             title=checked.title, stop=live.stop,
                              history=checked.history, out=cast(IO[str], _Notes(self.hub, key)))
         live.thread = threading.Thread(target=self._deal, args=(live, checked, options), name="run", daemon=True)
         live.status = "dealing"
-        self.hub.publish({"type": "status", "run": key, "status": live.status, "title": live.title, "message": ""})
+        live.message = "resumed: the boards left are dealt" if request.resume else ""
+        self.hub.publish({"type": "status", "run": key, "status": live.status, "title": live.title,
+                          "message": live.message})
         live.thread.start()
         return live
 
@@ -111,6 +123,8 @@ class RunManager:
         """Stop the run cleanly: each machine finishes its board (resume goes on from there)."""
         with self._lock:
             live = self.current
+            if live is not None and live.status == "stopping":
+                raise UsageError("the run is stopping already: each machine finishes its board")
             if live is None or live.status not in ("starting", "dealing"):
                 raise UsageError("no run is dealing")
             live.status = "stopping"
@@ -138,15 +152,44 @@ class RunManager:
             raise_for(result)
             live.status, live.message = "finished", "every board verified"
         except DealerError as exc:  # (the run sets its stop event as it ends: the status says who stopped it)
-            live.status = "stopped" if live.status == "stopping" else "failed"
-            live.message = given.shown(str(exc), self.workdir)
+            asked = live.status == "stopping"
+            live.status = "stopped" if asked else "failed"
+            live.message = (f"stopped as asked: each machine finished the board it had{_left(result)}" if asked
+                            else given.shown(str(exc), self.workdir))
         except Exception as exc:  # a bug: shown, and the server goes on
             live.status, live.message = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
         finally:
             live.watcher.stop()
-            live.summary = result.summary if result is not None else ""
+            live.summary = self._summary(live) or (result.summary if result is not None else "")
+            self.hub.publish(self.snapshot())  # the machines at rest
             self.hub.publish({"type": "ended", "run": live.key, "status": live.status, "message": live.message,
-                              "summary": live.summary})
+                              "summary": live.summary, "figures": self._figures(live),
+                              "resume": self._how_to_resume(live)})
+
+    # --- after a stop --------------------------------------------------------------------------
+
+    def _figures(self, live: LiveRun) -> dict[str, Any] | None:
+        """The whole run's figures from the journal (every part of it, across stops and resumes)."""
+        try:
+            return figures.read_figures(live.journal, live.watcher.run_ids) if live.journal.is_file() else None
+        except DealerError:
+            return None
+
+    def _summary(self, live: LiveRun) -> str:
+        """The run report's summary of the runs dealt (`dealer.journal.run_report`): every part of them."""
+        try:
+            with Journal.open_read_only(live.journal) as journal:
+                return given.shown(report.summary_text(report.build(journal, live.watcher.run_ids)), self.workdir)
+        except DealerError:
+            return ""
+
+    def _how_to_resume(self, live: LiveRun) -> dict[str, Any] | None:
+        """How a run that ended with boards left goes on: the Room's Resume button, and the command line
+        that does the same from the work folder; None when nothing is left to deal."""
+        if live.status not in ("stopped", "failed") or not grid.unfinished_runs(live.journal):
+            return None
+        return {"command": resume_command(live.request, live.plan, live.history, self.workdir)}
+
 
     # --- what a browser sees first --------------------------------------------------------------
 
@@ -156,39 +199,106 @@ class RunManager:
         if live is not None:
             progress = live.view.progress
             machines = [machine_dict(r) for r in progress.rows()] if progress is not None else []
+            shown = self._figures(live)
+            ended = live.status not in ("starting", "dealing", "stopping")
+            if ended:
+                machines = [at_rest(m, live.status) for m in machines]
             return {"type": "snapshot", "run": live.key, "title": live.title, "status": live.status,
                     "message": live.message, "summary": live.summary,
                     "journal": given.shown(str(live.journal), self.workdir),
                     "total": progress.total_jobs if progress is not None else 0,
                     "verified": progress.verified if progress is not None else 0,
-                    "rate": round(progress.boards_per_hour()) if progress is not None else 0,
+                    "figures": shown, "resume": self._how_to_resume(live) if ended else None,
                     "machines": machines, "grid": live.watcher.cells(), "faults": live.view.fault_list(),
                     "t": time.time()}
         for journal in reversed(self.journals()):
             cells = grid.read_grid(journal)
             done = sum(1 for c in cells if c["state"] == "verified")
             return {"type": "snapshot", "run": "", "title": f"{journal.name} (from the journal)", "status": "idle",
-                    "message": "no run is dealing; the journal's runs are shown", "summary": "",
+                    "message": _resting(journal), "summary": "",
                     "journal": given.shown(str(journal), self.workdir), "total": len(cells), "verified": done,
-                    "rate": 0, "machines": [],
+                    "figures": _journal_figures(journal), "resume": None, "machines": [],
                     "grid": cells, "faults": past.journal_faults(journal), "t": time.time()}
         return {"type": "snapshot", "run": "", "title": "no run yet", "status": "idle",
                 "message": "start a run on the Start page", "summary": "", "journal": "", "total": 0,
-                "verified": 0, "rate": 0, "machines": [], "grid": [], "faults": [], "t": time.time()}
+                "verified": 0, "figures": None, "resume": None, "machines": [], "grid": [], "faults": [],
+                "t": time.time()}
+
+
+def at_rest(machine: dict[str, Any], status: str) -> dict[str, Any]:
+    """A machine of a run that has ended: done (or stopped), no board in hand; its last step kept only if it
+    was a fault, a prompt or why it stopped (a step's time left and pace belong to a run dealing)."""
+    kept = machine["kind"] in ("fault", "prompt", "stopped")
+    return {**machine, "state": "done" if status == "finished" else machine["state"] if kept else "stopped",
+            "job": machine["job"] if kept else None, "step": machine["step"] if kept else "", "kind": machine["kind"]
+            if kept else "note"}
+
+
+def _left(result: RunResult | None) -> str:
+    """'; 13 of 16 boards left' after a run's result (nothing when there is none)."""
+    return "" if result is None else f"; {result.jobs - result.verified} of {result.jobs} boards left"
+
+
+def _resting(journal: Path) -> str:
+    """What the room says of a journal no run of this console is dealing (the console was started again)."""
+    unfinished = grid.unfinished_runs(journal)
+    if not unfinished:
+        return "no run is dealing; the journal's runs are shown"
+    return (f"no run is dealing; run {unfinished[0]} of {journal.name} is unfinished: to go on, tick 'resume the "
+            "unfinished run' on the Start page (or type the dealer deal command that dealt it, with --resume)")
+
+
+def _journal_figures(journal: Path) -> dict[str, Any] | None:
+    try:
+        return figures.read_figures(journal)
+    except DealerError:
+        return None
+
+
+def resume_command(request: RunRequest, plan: bool, history: Path | None, workdir: Path) -> str:
+    """The command line that resumes a run of the console, as typed in its work folder: the same file,
+    machines, copies, board set, replay and deal history."""
+    def here(path: Path | str) -> str:
+        return given.shown(str(path), workdir)
+
+    args = ["dealer", "deal"]
+    if plan:
+        args += ["--plan", here(request.source)]
+    else:
+        args.append(here(request.source))
+        for port in request.ports:
+            args += ["--port", here(port)]
+        if request.copies != 1:
+            args += ["--copies", str(request.copies)]
+        if request.set_name != "A":
+            args += ["--set", request.set_name]
+        if request.replay:
+            args.append("--replay")
+    if history is not None:
+        args += ["--history", here(history)]
+    return " ".join(shlex.quote(a) for a in [*args, "--resume"])
 
 
 class _Poking:
-    """The run's view: the hub's view, and each event wakes the grid watcher."""
+    """The run's view: the hub's view, and each event wakes the grid watcher. As the run opens, the faults
+    of the runs it deals (an earlier part's too, on a resume) are read from the journal, and every browser
+    is sent the room afresh (`opened`)."""
 
-    def __init__(self, view: HubView, watcher: grid.GridWatcher, live: LiveRun) -> None:
+    def __init__(self, view: HubView, watcher: grid.GridWatcher, live: LiveRun, opened: Any) -> None:
         self.view = view
         self.watcher = watcher
         self.live = live
+        self.opened = opened
 
     def open(self, progress: Any) -> None:
         self.watcher.run_ids = grid.unfinished_runs(self.live.journal)
+        try:
+            self.view.keep_faults(past.journal_faults(self.live.journal, self.watcher.run_ids))
+        except DealerError:
+            pass  # (the live list goes on without them)
         self.view.open(progress)
         self.watcher.start()
+        self.opened()
         self.watcher.poke()
 
     def show(self, event: Any) -> None:

@@ -3,9 +3,9 @@
 A deal file (any format `dealer deal` reads) or a congress plan (``.toml``) of the console's work folder
 (put there by the operator or uploaded: `dealer.serve.given`), on machines the console offers
 (`dealer.serve.machines`). A plan naming a file outside the work folder or a machine not offered is
-refused before it is read. A deal file is read in full (each board once, every deal whole) and its
-journal (``FILE.journal``, as `dealer deal` uses) is asked whether a run of it is unfinished (then only a
-resume deals it) or it was dealt before (Law 6D2, in the journal or in the deal history). A plan is checked
+refused before it is read. A deal file is read in full (each board once, every deal whole) and checked by
+`dealer.dealing.run.session_problems`, the rules `dealer deal` and the run itself apply (board sets, journal,
+an unfinished run, Law 6D2), its advice naming the page's boxes (resume, replay). A plan is checked
 by `dealer.plan.problems`, the checks `dealer plan` and `dealer deal --plan` make; a plan deals on its own
 machines. Deals dealt on simulated machines only are recorded in a deal history of the work folder, not
 in this computer's (as `dealer demo` does). The request checked (`RunRequest`) is defined here, below the run
@@ -22,9 +22,9 @@ import numpy as np
 
 from dealer import formats
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealerError, JournalError, UsageError
+from dealer.core.errors import DealerError, UsageError
+from dealer.dealing.run import Advice, RunOptions, journal_held, session_problems
 from dealer.journal.history import DealHistory, check_reuse
-from dealer.journal.lock import JournalLock, lock_path
 from dealer.journal.store import Journal
 from dealer.plan import Plan
 from dealer.plan import problems as plan_check
@@ -46,6 +46,8 @@ class RunRequest:
     resume: bool = False
     machines: tuple[str, ...] = ()
     """The ids of the machines chosen, as the client sent them."""
+    replay: bool = False
+    """The event replays deals dealt before (Law 6D2), as ``dealer deal --replay``."""
 
 
 @dataclass
@@ -103,11 +105,14 @@ def check(request: RunRequest, workdir: Path, offer: Offer) -> Checked:
     return checked
 
 
+ADVICE = Advice(resume="tick 'resume the unfinished run'",
+                replay="if this event is a replay of those deals, tick 'a replay of deals dealt before'")
+"""The console's words for the choices a refusal names: its boxes, not the command line's options."""
+
+
 def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
     if not request.ports:
         checked.problems.append(UsageError("choose at least one machine"))
-    if request.copies < 1:
-        checked.problems.append(UsageError(f"copies must be at least 1; got {request.copies}"))
     deals = formats.read_file(request.source)
     if len(np.unique(deals.boards)) != len(deals):
         raise UsageError(f"{request.source}: a board number comes twice")
@@ -118,40 +123,28 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
     boards = [int(b) for b in deals.boards]
     checked.lines.append(f"{len(boards)} boards ({boards[0]}-{boards[-1]}) in {request.source.name}; "
                          f"{request.copies} cop{'y' if request.copies == 1 else 'ies'}, board set "
-                         f"{request.set_name}; {len(request.ports)} machine{'s' if len(request.ports) != 1 else ''}")
-    _check_journal_free(checked)
+                         f"{request.set_name}; {len(request.ports)} machine{'s' if len(request.ports) != 1 else ''}"
+                         + ("; a replay" if request.replay else ""))
+    checked.lines.append(f"journal: {checked.journal}")
+    options = RunOptions(ports=request.ports, journal=checked.journal, copies=request.copies,
+                         set_name=request.set_name, resume=request.resume, replay=request.replay,
+                         history=checked.history)
+    checked.problems += session_problems(deals, options, request.source.stem, ADVICE)
     unfinished = _unfinished(checked.journal, deals)
-    if unfinished is not None and not request.resume:
-        checked.problems.append(JournalError(f"{checked.journal}: run {unfinished} of this deal set is unfinished; "
-                                             "resume it"))
-    elif unfinished is None and request.resume:
-        checked.problems.append(JournalError(f"{checked.journal}: no unfinished run of this deal set to resume"))
-    elif unfinished is not None:
+    if unfinished is not None and request.resume:
         checked.lines.append(f"resumes run {unfinished}")
-    if unfinished is None and not request.resume:  # a resume is checked against the history as it starts
-        with DealHistory.open(checked.history) as history:
-            for fault in check_reuse(history, deals, name=request.source.stem, replay=False):
+    if unfinished is None and not request.resume and not checked.problems:
+        with DealHistory.open(checked.history) as history:  # a replay's notes (Law 6D2, F10)
+            for fault in check_reuse(history, deals, name=request.source.stem, replay=request.replay):
                 checked.lines.append(f"note: {fault.text()}")
 
 
 def _check_journal_free(checked: Checked) -> None:
     """Name the run's journal, and a problem if another controller holds it."""
     checked.lines.append(f"journal: {checked.journal}")
-    held = held_elsewhere(checked.journal)
+    held = journal_held(checked.journal)
     if held is not None:
         checked.problems.append(held)
-
-
-def held_elsewhere(journal: Path) -> DealerError | None:
-    """The error of a journal another controller holds now (one controller per journal), else None. A
-    journal never locked has no lock file: none is made to find out."""
-    if not lock_path(journal).is_file():
-        return None
-    try:
-        JournalLock.acquire(journal, "dealer serve (a check)").release()
-    except JournalError as exc:
-        return exc
-    return None
 
 
 def _unfinished(journal: Path, deals: DealSet) -> int | None:
@@ -172,6 +165,9 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path, offer: Off
     outside = [p for p in (plan.event.journal, plan.event.deal_folder) if not given.inside(p, workdir)]
     if outside:  # (a default place, through a link)
         raise UsageError(f"{request.source.name}: the console reads and writes files in its work folder only")
+    if request.replay:
+        checked.problems.append(UsageError(f"{request.source.name}: a plan marks its replay sessions itself "
+                                           "(replay = true): untick 'a replay of deals dealt before'"))
     checked.plan = plan
     checked.title = plan.event.name
     checked.journal = Path(plan.event.journal)

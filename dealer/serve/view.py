@@ -98,6 +98,13 @@ class HubView:
             self.events += 1
         self.hub.publish(message)
 
+    def keep_faults(self, earlier: list[dict[str, Any]]) -> None:
+        """Begin the list with faults found before (an earlier part of a resumed run), numbered 1, 2, ..."""
+        with self._lock:
+            self.faults = [*earlier, *self.faults]
+            for n, fault in enumerate(self.faults, start=1):
+                fault["n"] = n
+
     def close(self) -> None:
         """Nothing to take down (the run manager says when the run has ended)."""
 

@@ -7,6 +7,8 @@ machines, offered as t1, t2, ...)."""
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from dealer.journal.store import JobState, Journal
 from dealer.serve.app import build_app
 from dealer.serve.auth import Access
 from tests.support.serve_room import FAULTS, cards_in, hands_of, holdings, make_session, offered, text_of
+from tests.support.processes import run
 from tests.support.serve_room import sim_ports as sim_urls
 
 PIN = "12345678"
@@ -58,7 +61,8 @@ def url_of(client: TestClient, machine: str) -> str:
 
 
 def follow(client: TestClient) -> list[dict[str, Any]]:
-    """Every message of the event stream until the run ends (the snapshot first)."""
+    """Every message of the event stream until the run ends (the snapshot first: alone, if the run had ended
+    already)."""
     messages: list[dict[str, Any]] = []
     with client.stream("GET", "/events?until=end") as stream:
         for line in stream.iter_lines():
@@ -149,12 +153,11 @@ def test_a_run_stopped_from_the_page_resumes_where_it_stopped(client: TestClient
             if '"verified (' in line:  # the first board verified: stop
                 assert client.post("/api/stop").json()["ok"]
                 break
-    ended = [m for m in follow(client) if m["type"] == "ended"]
-    assert ended[-1]["status"] == "stopped"
+    assert follow(client)[-1]["status"] == "stopped"  # the run's end, or the room once it had ended
     states = journal_states(session)
     assert JobState.VERIFIED in states and states.count(JobState.VERIFIED) < 16
     assert client.post("/api/check", json={"source": session.name, "machines": ports}).json()["problems"] == [
-        "session.pbn.journal: run 1 of this deal set is unfinished; resume it"]
+        "session.pbn.journal: run 1 of this deal set is unfinished; tick 'resume the unfinished run'"]
     assert client.post("/api/resume").json()["ok"]
     ended = [m for m in follow(client) if m["type"] == "ended"]
     assert ended[-1]["status"] == "finished"
@@ -252,6 +255,9 @@ sets = ["RED"]
 def test_a_congress_plan_is_checked_then_dealt_on_its_own_machines(client: TestClient, tmp_path: Path) -> None:
     plan = tmp_path / "work" / "congress.toml"
     plan.write_text(PLAN, encoding="utf-8")
+    replay = client.post("/api/check", json={"source": plan.name, "machines": [], "replay": True}).json()
+    assert replay["problems"] == [f"{plan.name}: a plan marks its replay sessions itself (replay = true): untick "
+                                  "'a replay of deals dealt before'"]  # as dealer deal --plan refuses --replay
     checked = client.post("/api/check", json={"source": plan.name, "machines": []}).json()
     assert checked["ok"], checked
     assert checked["lines"][0] == ("congress plan Serve Congress: 2 sessions, 11 jobs, on the plan's 2 machines "
@@ -291,3 +297,100 @@ def test_copies_go_into_their_board_sets_on_the_grid(client: TestClient, session
     assert sorted((c["set"], c["board"], c["copy"]) for c in grid) == sorted(
         [("B1", b, 1) for b in range(1, 17)] + [("B2", b, 2) for b in range(1, 17)])
     assert journal_states(session) == [JobState.VERIFIED] * 32
+
+
+@pytest.mark.parametrize("set_name", ["A!!", "ABCDEFGHIJKLMNOP"])
+def test_check_start_and_the_command_line_refuse_a_board_set_by_one_rule(client: TestClient, session: Path,
+                                                                         tmp_path: Path, set_name: str) -> None:
+    machines = sims(client, tmp_path, plans=[[]])
+    checked = client.post("/api/check", json={"source": session.name, "machines": machines, "set": set_name}).json()
+    refused = client.post("/api/start", json={"source": session.name, "machines": machines, "set": set_name})
+    assert not checked["ok"] and refused.status_code == 400
+    assert refused.json()["problems"] == checked["problems"][:1]
+    assert "board set name" in checked["problems"][0]
+    command = run([sys.executable, "-m", "dealer", "deal", str(session), "--port", url_of(client, machines[0]),
+                   "--set", set_name], cwd=tmp_path)
+    assert command.returncode == 2 and checked["problems"][0] in command.stderr  # the same words, the same rule
+    assert not Path(str(session) + ".journal").exists()
+
+
+def test_a_deal_dealt_before_is_refused_with_advice_the_page_offers_and_dealt_again_as_a_replay(
+        client: TestClient, session: Path, tmp_path: Path) -> None:
+    machines = sims(client, tmp_path, speed=100, plans=[[]])
+    start(client, session, machines)
+    assert [m for m in follow(client) if m["type"] == "ended"][-1]["status"] == "finished"
+    copy = session.parent / "again.pbn"
+    copy.write_bytes(session.read_bytes())  # the same deals in another file: Law 6D2
+    refused = client.post("/api/check", json={"source": copy.name, "machines": machines}).json()
+    assert not refused["ok"] and "tick 'a replay of deals dealt before'" in refused["problems"][0]
+    assert "--replay" not in refused["problems"][0]
+    assert 'id="replay"' in client.get("/start").text  # the box the advice names is on the page
+    replay = client.post("/api/check", json={"source": copy.name, "machines": machines, "replay": True}).json()
+    assert replay["ok"] and any(line.startswith("note: ") for line in replay["lines"])
+    start(client, copy, machines, replay=True)
+    assert [m for m in follow(client) if m["type"] == "ended"][-1]["status"] == "finished"
+
+
+def test_after_stop_and_resume_the_room_keeps_the_faults_and_counts_the_whole_run(
+        client: TestClient, session: Path, tmp_path: Path) -> None:
+    ports = sims(client, tmp_path, speed=100, plans=FAULTS)
+    start(client, session, ports)
+    with client.stream("GET", "/events?until=end") as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data: ") and any(m.get("faults") for m in json.loads(line.removeprefix("data: "))):
+                assert client.post("/api/stop").json()["ok"]  # the first fault seen: stop
+                again = client.post("/api/stop").json()  # pressed twice (the run may have ended meanwhile)
+                assert not again["ok"] and again["problems"][0] in (
+                    "the run is stopping already: each machine finishes its board", "no run is dealing")
+                break
+    follow(client)
+    stopped = client.get("/api/room").json()
+    assert stopped["status"] == "stopped" and "planned" not in stopped["message"]  # no list of boards left
+    assert stopped["resume"]["command"].startswith("dealer deal session.pbn --port ")
+    assert stopped["resume"]["command"].endswith(" --resume") and str(tmp_path / "work") not in stopped["resume"]["command"]
+    before = [(f["machine"], f["law"], f["text"]) for f in stopped["faults"]]
+    assert before and stopped["figures"]["verified"] < 16
+    assert stopped["message"].endswith(f"; {16 - stopped['figures']['verified']} of 16 boards left")
+    with TestClient(build_app(tmp_path / "work", LOCAL, PIN, tell=lambda line: None), headers=OPERATOR) as again:
+        restarted = again.get("/api/room").json()  # a console started again on the same work folder
+        assert restarted["status"] == "idle" and restarted["resume"] is None
+        assert "run 1 of session.pbn.journal is unfinished" in restarted["message"]
+        assert "tick 'resume the unfinished run' on the Start page" in restarted["message"]
+        assert [(f["machine"], f["law"], f["text"]) for f in restarted["faults"]] == before
+        assert restarted["figures"] == stopped["figures"]
+    assert client.post("/api/resume").json()["ok"]
+    assert [m for m in follow(client) if m["type"] == "ended"][-1]["status"] == "finished"
+    room = client.get("/api/room").json()
+    assert [(f["machine"], f["law"], f["text"]) for f in room["faults"]][:len(before)] == before
+    figures = room["figures"]
+    with Journal.open_read_only(str(session) + ".journal") as journal:
+        verified = [r for r in journal.events(1) if r.state is JobState.VERIFIED]
+    assert figures["verified"] == figures["total"] == 16 == len(verified)
+    assert sum(m["verified"] for m in figures["machines"]) == 16  # every part's boards, per machine
+    assert {m["name"]: m["verified"] for m in figures["machines"]} == {
+        name: sum(1 for r in verified if r.machine == name) for name in ("m1", "m2")}
+    busy = [m["busy"] for m in figures["machines"]]  # each machine's time on boards, every part of the run
+    assert 0 < max(busy) - 0.1 <= figures["dealing"] <= sum(busy) + 0.1  # together: their overlaps once
+    assert abs(figures["rate"] - 16 * 3600 / figures["dealing"]) <= 0.01 * figures["rate"]
+    assert room["resume"] is None
+
+
+def test_the_command_line_a_stopped_room_shows_resumes_the_run(client: TestClient, session: Path,
+                                                               tmp_path: Path) -> None:
+    start(client, session, sims(client, tmp_path, speed=100, plans=[[], []]))
+    with client.stream("GET", "/events?until=end") as stream:
+        for line in stream.iter_lines():
+            if '"verified (' in line:  # the first board verified: stop
+                assert client.post("/api/stop").json()["ok"]
+                break
+    assert follow(client)[-1]["status"] == "stopped"
+    stopped = client.get("/api/room").json()
+    left = 16 - stopped["figures"]["verified"]
+    assert left > 0
+    typed = shlex.split(stopped["resume"]["command"])  # as the director types it, in the work folder
+    assert typed[:2] == ["dealer", "deal"]
+    done = run([sys.executable, "-m", *typed], cwd=tmp_path / "work")
+    assert done.returncode == 0, done.stderr
+    assert journal_states(session) == [JobState.VERIFIED] * 16
+    room = client.get("/api/room").json()  # the console's room counts the part dealt from the command line too
+    assert room["figures"]["verified"] == 16 and sum(m["verified"] for m in room["figures"]["machines"]) == 16

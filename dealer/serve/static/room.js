@@ -1,94 +1,137 @@
 // The room, live: one server-sent-event stream; its first message is the whole room (a snapshot), the
-// others change a machine, a board, the faults or the run's status. A reload or a reconnection starts
-// again from a fresh snapshot. Nothing the server sends names a card.
+// others change a machine, a board, the faults, the run's figures (read from the journal: the whole run,
+// across stops and resumes) or the run's status. A reload, a reconnection or a resume starts again from a
+// fresh snapshot. Nothing the server sends names a card.
 "use strict";
 const STATES = ["planned", "loaded", "label checked", "dealing", "recount", "verified", "faulted"];
+const COLUMNS = 8;
 const $ = (id) => document.getElementById(id);
 const shown = [];  // [seq, event time, time shown] of the last events (read by benchmarks/serve.py)
 window.dealerShown = shown;
-let total = 0, verified = 0, lastFault = 0;
+let total = 0, verified = 0, lastFault = 0, status = "";
 
 function text(el, value) { el.textContent = value === undefined || value === null ? "" : String(value); }
 function cls(state) { return state.replace(/ /g, "-"); }
 
-function setStatus(status, message) {
-  const el = $("status"); text(el, status); el.className = "status " + status;
-  if (message !== undefined) text($("message"), message);
+function duration(seconds) {
+  const s = Math.round(seconds || 0);
+  if (s < 60) return s + " s";
+  const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
+  return h ? h + " h " + m + " min" : m + " min " + (s % 60) + " s";
 }
-function setCount(v, t, rate) {
+
+function setStatus(st, message) {
+  const el = $("status"); status = st; text(el, st); el.className = "status " + st;
+  if (message !== undefined) text($("message"), message);
+  const dealing = st === "dealing" || st === "starting";
+  $("stop").disabled = !dealing;
+  if (dealing || st === "stopping") { $("resume").disabled = true; $("next").hidden = true; }
+}
+function setNext(resume) {
+  $("resume").disabled = !resume; $("next").hidden = !resume;
+  text($("command"), resume ? resume.command : "");
+}
+function setCount(v, t) {
   if (t !== undefined) total = t;
   if (v !== undefined) verified = v;
   text($("count"), verified + "/" + total + " boards verified");
   $("bar").max = Math.max(total, 1); $("bar").value = verified;
-  if (rate !== undefined) text($("rate"), rate ? "· " + rate + " boards/hour" : "");
+}
+
+// Where a board is, in words: "set A, board 7, copy 2" (the session first in a congress).
+function where(job) {
+  if (!job || job.board === undefined || job.board === null) return "";
+  const parts = [];
+  if (job.session) parts.push(job.session);
+  parts.push((job.set ? "set " + job.set + ", " : "") + "board " + job.board);
+  if (job.copy > 1) parts.push("copy " + job.copy);
+  if (job.attempt > 1) parts.push("attempt " + job.attempt);
+  return parts.join(", ");
+}
+
+function labelled(row, table) {
+  const heads = table.tHead.rows[0].cells;
+  Array.from(row.cells).forEach((td, i) => { td.dataset.label = heads[i] ? heads[i].textContent : ""; });
 }
 
 function machineRow(name) {
   let row = document.querySelector('#machines tr[data-machine="' + CSS.escape(name) + '"]');
   if (!row) {
     row = document.createElement("tr"); row.dataset.machine = name;
-    for (let i = 0; i < 9; i++) row.appendChild(document.createElement("td"));
+    for (let i = 0; i < COLUMNS; i++) row.appendChild(document.createElement("td"));
     text(row.cells[0], name);
+    labelled(row, $("machines"));
     $("machines").tBodies[0].appendChild(row);
   }
   return row;
 }
 function showMachine(m) {
-  const row = machineRow(m.name); const job = m.job || {};
+  const row = machineRow(m.name);
   row.className = m.kind;
-  const cells = [m.name, m.state, job.session, job.set, job.board, job.copy, job.attempt, m.step, m.rate];
-  cells.forEach((v, i) => text(row.cells[i], v));
+  [m.name, m.state, where(m.job), m.step].forEach((v, i) => text(row.cells[i], v));
+}
+function showFigures(f) {
+  if (!f) return;
+  setCount(f.verified, f.total);
+  text($("rate"), f.dealing > 0 ? "· dealing for " + duration(f.dealing) + (f.rate ? ", " + f.rate + " boards/hour" : "")
+                                : "");
+  f.machines.forEach((m) => {
+    const row = machineRow(m.name);
+    if (!row.cells[1].textContent) text(row.cells[1], "not dealing");
+    [m.verified, m.faults, duration(m.busy), m.rate].forEach((v, i) => text(row.cells[4 + i], v));
+  });
 }
 
 function gridCell(c) {
-  const key = "s-" + c.run + "-" + c.session + "-" + c.set;
+  const key = "s-" + c.run + "-" + c.session + "-" + c.set + "-" + c.copy;
   let group = document.getElementById(key);
   if (!group) {
     group = document.createElement("div"); group.className = "set"; group.id = key;
-    const h = document.createElement("h3"); text(h, c.session + " · set " + c.set); group.appendChild(h);
+    const h = document.createElement("h3");
+    text(h, c.session + " · set " + c.set + (c.copy > 1 ? " · copy " + c.copy : "")); group.appendChild(h);
     $("grid").appendChild(group);
   }
   const id = "r" + c.run + "-" + c.set + "-" + c.board + "-" + c.copy;
   let cell = document.getElementById(id);
   if (!cell) {
     cell = document.createElement("span"); cell.id = id; group.appendChild(cell);
-    text(cell, c.copy > 1 ? c.board + "·" + c.copy : c.board);
+    text(cell, c.board);
   }
   cell.className = "cell " + cls(c.state); cell.dataset.state = c.state;
-  cell.title = "board " + c.board + " copy " + c.copy + ": " + c.state;
+  cell.title = "board " + c.board + (c.copy > 1 ? ", copy " + c.copy : "") + ": " + c.state;
 }
 
 function addFault(f) {
   if (f.n <= lastFault) return;  // in the snapshot already
   lastFault = f.n;
   const row = document.createElement("tr"); const job = f.job || {};
-  [f.n, f.machine, job.board === undefined ? "" : job.board + (job.copy > 1 ? " copy " + job.copy : ""),
-   f.law || "(a machine stop)", f.text, f.action].forEach((v, i) => {
+  const board = job.board === undefined ? "" : "board " + job.board + (job.copy > 1 ? ", copy " + job.copy : "");
+  [f.n, f.machine, board, f.law || "(a machine stop)", f.text, f.action].forEach((v, i) => {
     const td = document.createElement("td"); text(td, v); if (i === 3) td.className = "law"; row.appendChild(td);
   });
+  labelled(row, $("faults"));
   $("faults").tBodies[0].appendChild(row);
 }
 
 function clear() {
   $("machines").tBodies[0].replaceChildren(); $("grid").replaceChildren(); $("faults").tBodies[0].replaceChildren();
-  text($("summary"), ""); lastFault = 0;
+  text($("summary"), ""); text($("rate"), ""); lastFault = 0;
 }
 
 function snapshot(s) {
-  text($("title"), s.title); setStatus(s.status, s.message); setCount(s.verified, s.total, s.rate);
+  text($("title"), s.title); setStatus(s.status, s.message); setCount(s.verified, s.total);
   clear();
-  s.machines.forEach(showMachine); s.grid.forEach(gridCell); s.faults.forEach(addFault);
+  s.machines.forEach(showMachine); showFigures(s.figures); s.grid.forEach(gridCell); s.faults.forEach(addFault);
+  setNext(s.resume);
   text($("summary"), s.summary);
 }
 
 function event(e) {
   if (e.verified !== undefined) setCount(e.verified, e.total);
   if (e.machine) {
-    const row = machineRow(e.machine); const job = e.job || {};
+    const row = machineRow(e.machine);
     row.className = e.kind;
-    [e.machine, e.state, job.session, job.set, job.board, job.copy, job.attempt, e.text].forEach(
-      (v, i) => text(row.cells[i], v));
-    if (e.rate !== undefined) text(row.cells[8], e.rate);
+    [e.machine, e.state, where(e.job), e.text].forEach((v, i) => text(row.cells[i], v));
   }
   (e.faults || []).forEach(addFault);
 }
@@ -98,9 +141,12 @@ function apply(m) {
     case "snapshot": snapshot(m); break;
     case "event": event(m); break;
     case "grid": m.cells.forEach(gridCell); break;
-    case "opened": clear(); text($("title"), m.title); setCount(m.verified, m.total); break;
+    case "figures": showFigures(m.figures); break;
+    case "opened": text($("title"), m.title); setCount(m.verified, m.total); break;
     case "status": setStatus(m.status, m.message); if (m.title) text($("title"), m.title); break;
-    case "ended": setStatus(m.status, m.message); text($("summary"), m.summary); break;
+    case "ended":
+      setStatus(m.status, m.message); text($("summary"), m.summary); showFigures(m.figures); setNext(m.resume);
+      break;
   }
 }
 
@@ -110,6 +156,24 @@ function legend() {
     $("legend").appendChild(span);
   });
 }
+
+async function post(url) {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  return response.json();
+}
+
+$("stop").addEventListener("click", async () => {
+  $("stop").disabled = true;
+  const result = await post("/api/stop");
+  text($("said"), result.ok ? "" : (result.problems || []).join("; ")); $("said").className = "problem";
+  if (!result.ok) $("stop").disabled = status !== "dealing";
+});
+$("resume").addEventListener("click", async () => {
+  $("resume").disabled = true;
+  const result = await post("/api/resume");
+  text($("said"), result.ok ? "" : "Cannot resume: " + (result.problems || []).join("; ")); $("said").className = "problem";
+  if (!result.ok) $("resume").disabled = false;
+});
 
 function connect() {
   const source = new EventSource("/events");

@@ -10,6 +10,7 @@ function request() {
     copies: parseInt($("copies").value || "1", 10),
     set: $("set").value.trim() || "A",
     resume: $("resume").checked,
+    replay: $("replay").checked,
   };
 }
 
@@ -57,8 +58,15 @@ $("go").addEventListener("click", async () => {
   const result = await post("/api/start", request());
   if (result.ok) window.location = "/"; else show(result);
 });
-$("stop").addEventListener("click", async () => show(await post("/api/stop")));
+function said(text, problem) {
+  $("said").textContent = text; $("said").className = problem ? "problem" : "";
+}
+$("stop").addEventListener("click", async () => {
+  const result = await post("/api/stop");
+  said(result.ok ? "Stopping: each machine finishes its board, then the run stops (the Room shows it)."
+                 : (result.problems || []).join("; "), !result.ok);
+});
 $("resume-last").addEventListener("click", async () => {
   const result = await post("/api/resume");
-  if (result.ok) window.location = "/"; else show(result);
+  if (result.ok) window.location = "/"; else said("Cannot resume: " + (result.problems || []).join("; "), true);
 });
