@@ -42,8 +42,9 @@ Kinds (fields besides the trigger; every field is optional):
   or the right one turned `turns` quarter turns anticlockwise, default 2; a turned board's label faces
   away from a reader at the North side only unless `readable`: then the reader sees it, and reports the
   turn, as a machine with a reader on every side, `hil.config.SimConfig.reads_every_edge`, does for
-  every board), ``unreadable_label`` and ``bad_label`` (board `board_number`'s label cannot be read until it is wiped, the next time the board
-  goes in; or it marks a dealer and vulnerability against Law 2 until a spare replaces it;
+  every board), ``unreadable_label`` and ``bad_label`` (board `board_number`'s label cannot be read
+  until it is wiped, the next time the board goes in; or it marks a dealer and vulnerability against
+  Law 2 until a spare replaces it;
   `persistent`: never fixed), ``leftover_cards`` (board `board_number` holds `count` cards, default 3,
   of another pack before it first goes in: 52 is a board dealt in an earlier session; with `times`, as
   many boards of that number, of any set, as they first go in),

@@ -16,7 +16,6 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, replace
-from html import escape
 from pathlib import Path
 from typing import Any, Final
 

@@ -10,6 +10,7 @@ again shows those runs. Machines are named m1, m2, ... in the order chosen (the 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import shlex
 import threading
@@ -292,10 +293,8 @@ class _Poking:
 
     def open(self, progress: Any) -> None:
         self.watcher.run_ids = grid.unfinished_runs(self.live.journal)
-        try:
+        with contextlib.suppress(DealerError):  # (the live list goes on without them)
             self.view.keep_faults(past.journal_faults(self.live.journal, self.watcher.run_ids))
-        except DealerError:
-            pass  # (the live list goes on without them)
         self.view.open(progress)
         self.watcher.start()
         self.opened()

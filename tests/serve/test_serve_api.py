@@ -21,8 +21,8 @@ from dealer.journal.lock import JournalLock
 from dealer.journal.store import JobState, Journal
 from dealer.serve.app import build_app
 from dealer.serve.auth import Access
-from tests.support.serve_room import FAULTS, cards_in, hands_of, holdings, make_session, offered, text_of
 from tests.support.processes import run
+from tests.support.serve_room import FAULTS, cards_in, hands_of, holdings, make_session, offered, text_of
 from tests.support.serve_room import sim_ports as sim_urls
 
 PIN = "12345678"
@@ -347,7 +347,8 @@ def test_after_stop_and_resume_the_room_keeps_the_faults_and_counts_the_whole_ru
     stopped = client.get("/api/room").json()
     assert stopped["status"] == "stopped" and "planned" not in stopped["message"]  # no list of boards left
     assert stopped["resume"]["command"].startswith("dealer deal session.pbn --port ")
-    assert stopped["resume"]["command"].endswith(" --resume") and str(tmp_path / "work") not in stopped["resume"]["command"]
+    command = stopped["resume"]["command"]
+    assert command.endswith(" --resume") and str(tmp_path / "work") not in command
     before = [(f["machine"], f["law"], f["text"]) for f in stopped["faults"]]
     assert before and stopped["figures"]["verified"] < 16
     assert stopped["message"].endswith(f"; {16 - stopped['figures']['verified']} of 16 boards left")
