@@ -11,7 +11,7 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, TypeVar, cast
@@ -286,9 +286,10 @@ class MachineSilent(DeviceTimeout):
 
 
 class Machine:
-    """One dealing machine behind a port URL. Reports are matched to requests (PROTOCOL.md 7.2): another
-    job or another number of pockets raises `ProtocolFault`; a report of a job already reported (a repeat
-    held back over a new Hello) is dropped. Device events nobody waits for yet are kept in order.
+    """One dealing machine behind a port URL. Reports are matched to requests (PROTOCOL.md 7.2) by job,
+    one job per dealing: a report of a job already reported, or of an earlier dealing (a job loaded
+    before, `issued`), is dropped, held back over a new Hello; another job or another number of pockets
+    raises `ProtocolFault`. Device events nobody waits for yet are kept in order.
 
     What goes wrong, as the caller sees it:
 
@@ -347,6 +348,8 @@ class Machine:
         self._boot_reason: int | None = None
         self._reported: set[tuple[type[Message], int]] = set()
         """(report type, job) of every DealDone, Fault and RecountReport taken: a second one is a repeat."""
+        self._issued: set[int] = set()
+        """Every job number given a dealing before (loaded here, or known from the journal: `issued`)."""
         self._hello: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
@@ -486,8 +489,15 @@ class Machine:
         return True
 
     def load(self, job: int, board: int, packed_deal: bytes, timeout: float = 5.0) -> None:
-        """Load the deal of one job into the machine's memory."""
+        """Load the deal of one job into the machine's memory. `job` is a new dealing's number: reports of
+        the jobs loaded before it are from then on dropped as earlier dealings'."""
+        self._issued.add(job)
         self._request(LoadDeal.for_deal(job, board, packed_deal), None, timeout, board=board)
+
+    def issued(self, jobs: Iterable[int]) -> None:
+        """Job numbers given to dealings before this controller started (the journal's): a report of one
+        of them is an earlier dealing's, held back, never the answer to a request of this run."""
+        self._issued.update(jobs)
 
     def start_deal(self, job: int, timeout: float = 5.0) -> bool:
         """Tell the machine to deal the loaded job into the inserted board (or resume after a fault).
@@ -538,8 +548,8 @@ class Machine:
         if msg.job == job:
             self._reported.add(key)
             return True
-        if key in self._reported:
-            return False  # a repeat, held back over a new Hello (PROTOCOL.md 9)
+        if key in self._reported or msg.job in self._issued:
+            return False  # a repeat, or a report of an earlier dealing held back over a new Hello (PROTOCOL.md 9)
         raise ProtocolFault(f"{_REPORT_WORDS[type(msg).__name__]} of job {msg.job} came while waiting for the "
                             f"{asked} of job {job}")
 

@@ -85,14 +85,15 @@ class Recovery:
         self.ctx.journal.note(job.run_id, resuming, job_id=job.id, machine=self.name)
         self.ctx.progress.recorded(self.name, job.board, job.copy, resuming)
         st = machine.status()
-        mine = st.job == wire_job(job)
+        mine = bool(job.wire_job) and st.job == job.wire_job
         if mine and st.state is MachineState.FAULT and self._resume_kept_job(job, st, cause):
             return
         if mine and st.state is MachineState.DEALING:
             self._finish_dealing(job)
             return
-        if not mine:
-            machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
+        loaded = not mine
+        if loaded:  # the machine lost the dealing: a new one, to recount and perhaps deal the board
+            job = life.load(job)
         try:
             recount = self._find_board(job)
         except GaveUp:
@@ -103,8 +104,8 @@ class Recovery:
         cards = sum(recount.counts)
         if job.state is JobState.DEALING and cards == 0:
             self.ctx.journal.note(job.run_id, events.ResumeEmptyBoard(), job_id=job.id, machine=self.name)
-            if st.state is not MachineState.LOADED or st.job != wire_job(job):
-                machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
+            if not loaded and st.state is not MachineState.LOADED:
+                job = life.load(job)
             life.deal(job)
             return
         finished = mine and st.state is MachineState.DONE
