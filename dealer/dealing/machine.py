@@ -77,6 +77,8 @@ operator), after which the host sends GetStatus (PROTOCOL.md 4.7); the link's gi
 RESYNC_HELLO: Final = 5.0
 """Seconds the handshake after a give-up waits for an answer (from the last sign of life): a machine that
 was given up and does not answer it then is lost (PROTOCOL.md 4.5)."""
+SENSORLESS_LOOK: Final = 1.0
+"""Seconds between two looks (scans) for a board going in or out of a machine without a board sensor."""
 GARBLED_GRACE: Final = 30.0
 """Seconds a wait for the machine's report goes on past its deadline after the last damaged frame: the
 machine is speaking and the line garbles it (the report may be the very frame being retransmitted)."""
@@ -480,8 +482,16 @@ class Machine:
         """How many pockets the machine announced (4 for a bridge machine)."""
         return self._hello.pockets if self._hello is not None else 4
 
+    @property
+    def senses_boards(self) -> bool:
+        """The machine has a board sensor (BoardChanged events, BOARD_PRESENT in Status); without one, the
+        label reader is asked instead (a scan finds a board or none)."""
+        return self._hello is None or bool(self._hello.capabilities & Capability.BOARD_SENSOR)
+
     def board_present(self) -> bool:
-        """True when the board sensor sees a board in the machine."""
+        """True when a board is in the machine: as its board sensor sees it, else as its reader finds it."""
+        if not self.senses_boards:
+            return self.read_board().present
         return self.status().board_present
 
     def eject_board(self, timeout: float = 10.0) -> bool:
@@ -624,8 +634,15 @@ class Machine:
         return msg
 
     def wait_board(self, present: bool, timeout: float) -> bool:
-        """Wait until a board is inserted (present=True) or removed; False on timeout."""
+        """Wait until a board is inserted (present=True) or removed; False on timeout. A machine without a
+        board sensor is asked by a scan every `SENSORLESS_LOOK` seconds."""
         deadline = self._clock() + timeout
+        if not self.senses_boards:
+            while self.board_present() != present:
+                if self._clock() >= deadline:
+                    return False
+                self.sleep(SENSORLESS_LOOK)
+            return True
         while True:
             try:
                 msg = self._wait_any((BoardChanged,), deadline)

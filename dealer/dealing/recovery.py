@@ -148,6 +148,16 @@ class Recovery:
         self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
         self.ctx.progress.recorded(self.name, job.board, job.copy, resumed)
         try:
+            if not self._as_left(job, st):
+                self.machine.abort()
+                return False
+        except GaveUp:  # the job is left FAULTED, its board out: the machine must not keep it
+            self.machine.abort()
+            return True
+        except ProtocolFault as misreport:
+            self.life.protocol_fault(job, misreport)
+            return True
+        try:
             self.life.put_right(job, fault)
             self.life.resume_after_fault(job, fault)
         except CommandRefused:
@@ -155,6 +165,21 @@ class Recovery:
             return False
         self._finish_dealing(job)
         return True
+
+    def _as_left(self, job: Job, st: MachineStatus) -> bool:
+        """Before dealing on after an interruption (PROTOCOL.md 9): the job's board is in the machine, read
+        by its label and lying straight (another board is refused, F8, and the right one asked for), and
+        recounted: it holds what the machine says it dealt, each card in the pocket of its hand. False if
+        it does not (cards taken out or put in meanwhile): the dealing cannot go on."""
+        recount = self._find_board(job)
+        deal = self.ctx.deal_of(job.board, job.run_id)
+        held = all(deal[card] == seat for seat, pocket in enumerate(recount.pockets) for card in pocket.cards)
+        if held and not recount.unidentified and recount.counts == tuple(st.pocket_counts):
+            return True
+        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board does not hold what the "
+                              f"machine dealt into it ({sum(recount.counts)} cards for {st.cards_dealt}): it "
+                              "cannot be dealt on")
+        return False
 
     def _interrupted(self, job: Job, cards: int, cause: Interruption) -> None:
         """Dealing stopped partway (`cause`) and the machine lost the job: empty the board and redeal."""
