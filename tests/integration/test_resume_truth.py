@@ -106,3 +106,24 @@ def test_after_a_power_cut_without_a_board_sensor_the_board_is_read_and_recounte
         assert "F8 wrong board (Law 2)" in line and "the board is board 3 of set A" in line, text
     else:
         assert refused == [], text
+
+
+def test_a_board_emptied_during_the_power_cut_is_not_dealt_on_but_dealt_afresh_under_a_new_job(tmp_path: Path) -> None:
+    plan = FaultPlan.from_json({"faults": [{"kind": "power_loss", "board": 2, "card": 25, "seconds": 2.0}]})
+    config = SimConfig(seed=3, faults=plan, boards=(1, 2, 3), keeps_job=True, capabilities=NO_SENSOR)
+    with Loopback(config) as loop:
+        room = loop.device.room
+        power_loss = loop.device.power_loss
+
+        def outage(t: float, *args: Any, **kwargs: Any) -> None:
+            power_loss(t, *args, **kwargs)
+            assert room.slot is not None
+            room.slot.board.empty()  # someone takes the cards out while the power is off
+
+        loop.device.power_loss = outage  # type: ignore[method-assign]
+        result, text = deal(loop, tmp_path / "j.db")
+        check_physical_truth(loop.device.ledger, room.rack, DEALS, tmp_path / "j.db", result.run_id)
+        records = loop.device.ledger.for_label(label(2))
+    assert result.complete, text
+    assert [len(r.placed) for r in records] == [24, 52] and records[0].job != records[1].job
+    assert "does not hold what the machine dealt into it (0 cards for 24)" in text, text
