@@ -32,7 +32,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dealer.dealing.ports import registered_sim
+
     try:
-        return hil_cli.serve(args)
+        with registered_sim() as register:  # where `dealer ports --probe` finds it while it runs
+            return hil_cli.serve(args, on_ready=register)
     except SimConfigError as exc:
         raise UsageError(str(exc)) from None
