@@ -366,7 +366,12 @@ class Journal:
         own checkpoints off), whatever the -wal holds is newer than the main file, and any part of it that
         survives is a consistent later state."""
         self._own_file()
-        busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        try:
+            busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error:  # it may have written part of the main file first (a file-size limit reached)
+            self._written = None
+            self._written = self._own_file()  # as this checkpoint left it: its frames are still in the -wal
+            raise
         if busy:
             raise JournalError(f"{self.path}: the journal's main file could not be brought up to date (kept "
                                "busy by a reader); nothing more is dealt until it can")
@@ -604,8 +609,9 @@ class Journal:
         """A new job number for the next dealing of a job (every load of its deal into a machine: the
         first, every redeal, every attempt after a restart or a reconnection), recorded before it is sent.
         Numbers count up over the whole journal and are never given twice (SQLite's AUTOINCREMENT keeps
-        the highest ever given); on the wire they are 1..65535 (`wire_job_number`)."""
-        with self._transaction(checkpoint=True) as db:
+        the highest ever given); on the wire they are 1..65535 (`wire_job_number`). Not checkpointed by
+        itself: the DEALING step, before any card can go in, brings it into the main file."""
+        with self._transaction() as db:
             cur = db.execute("INSERT INTO dealings (job_id, machine, at) VALUES (?, ?, ?)", (job_id, machine, _now()))
             number = wire_job_number(int(cur.lastrowid or 0))
             db.execute("UPDATE jobs SET wire_job = ? WHERE id = ?", (number, job_id))
