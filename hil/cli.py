@@ -14,7 +14,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from hil.config import DEFAULT_SET, SimConfig, SimConfigError, format_boards
@@ -76,9 +76,11 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
                                   reads_every_edge=args.reader == "edges")
 
 
-def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None,
+          on_ready: Callable[[str], None] | None = None) -> int:
     """Run the simulator until SIGTERM or SIGINT (Ctrl-C), which stop the machine cleanly: the thread is
-    joined, the pty or port closed and the symlink removed. Prints the port path first."""
+    joined, the pty or port closed and the symlink removed. Tells `on_ready` the port path, then prints it
+    first."""
     out, err = out or sys.stdout, err or sys.stderr
     config = config_from_args(args)
     sim: ServedMachine
@@ -103,6 +105,8 @@ def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | Non
             if args.tcp is not None:
                 raise SimConfigError(f"--tcp {args.tcp}: cannot listen on {sim.where}: {exc.strerror or exc}") from None
             raise
+        if on_ready is not None:  # before the port is printed: whoever reads it finds the machine registered
+            on_ready(path)
         print(path, file=out, flush=True)
         rack = f"set {config.rack_set} boards {_range(config.boards)}" + ("" if config.set_name else ", open")
         print(f"dealer sim: machine on {sim.where}; speed {config.speed:g}; rack {rack}; "

@@ -7,6 +7,7 @@ ledger survive everything; the firmware and its link are lost with the power.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -66,6 +67,7 @@ class SimDevice:
         self._reboot = False
         self._held: list[Message] | None = None
         """While a command is carried out: the events it raised, sent after its reply."""
+        self._switched_off: Callable[[float], None] | None = None
         self._frame_faults = any(f.frame is not None and f.kind in (FaultKind.POWER_LOSS, FaultKind.UNPLUG)
                                  for f in config.faults.faults)
         self.link = Link(Role.DEVICE, self.link_config)
@@ -139,8 +141,9 @@ class SimDevice:
             self._out += BOOT_NOISE
         self.link.send(Boot(reason, boot_id), t)
 
-    def power_loss(self, t: float, seconds: float = 0.5, reason: BootReason = BootReason.POWER_ON) -> None:
-        """The power goes at `t` and comes back `seconds` later: the firmware's memory is lost."""
+    def power_loss(self, t: float, seconds: float | None = 0.5, reason: BootReason = BootReason.POWER_ON) -> None:
+        """The power goes at `t` and comes back `seconds` later (None: when `switch_on` is called): the
+        firmware's memory is lost."""
         old = self.firmware
         old.halt()
         state, dealing, fault = old.state, old.dealing, old.fault
@@ -149,7 +152,15 @@ class SimDevice:
         self.powered = False
         self._out.clear()
         self.link.data_to_send()
-        self.schedule.at(t + seconds, lambda t2: self._restart(t2, reason, state, dealing, fault), "power")
+        self._switched_off = lambda t2: self._restart(t2, reason, state, dealing, fault)
+        if seconds is not None:
+            self.schedule.at(t + seconds, self.switch_on, "power")
+
+    def switch_on(self, t: float) -> None:
+        """The machine is switched on again at `t` after a power cut or a hang (`silent`): it boots."""
+        restart, self._switched_off = self._switched_off, None
+        if restart is not None and not self.powered:
+            restart(t)
 
     def _restart(self, t: float, reason: BootReason, state: DeviceState, dealing: Dealing | None,
                  fault: Stop | None) -> None:
@@ -166,6 +177,9 @@ class SimDevice:
     def _system_fault(self, spec: FaultSpec, t: float) -> bool:
         if spec.kind is FaultKind.POWER_LOSS:
             self.power_loss(t, 0.5 if spec.seconds is None else spec.seconds)
+            return True
+        if spec.kind is FaultKind.SILENT:  # hung: as good as no power, until switched off and on
+            self.power_loss(t, spec.seconds)
             return True
         self._io.append(Unplug((1.0 if spec.seconds is None else spec.seconds) if spec.replug else None))
         return False

@@ -53,7 +53,9 @@ Kinds (fields besides the trigger; every field is optional):
   next board on the rack, `seconds` later, default 0.1).
 * system: ``power_loss`` (the device restarts; its state is lost; off for `seconds`, default 0.5),
   ``unplug`` (the USB cable is pulled; plugged back `seconds` later, default 1; with `replug` false,
-  only when the I/O layer is told to).
+  only when the I/O layer is told to), ``silent`` (the firmware hangs: nothing is sent or answered, the
+  cable still in; for good unless `seconds` is given, until someone switches the machine off and on,
+  `SimDevice.switch_on`, which restarts it as from a power cut).
 
 Durations of device and operator faults are machine time (divided by the speed factor); those of
 byte faults, power loss and unplugging are line time (never scaled), since they are about the host.
@@ -107,13 +109,14 @@ class FaultKind(Enum):
     LEFTOVER_CARDS = "leftover_cards"
     SWAP_BOARD = "swap_board"
     MISCOUNT = "miscount"
+    SILENT = "silent"
 
 
 BYTE_KINDS: Final = frozenset({FaultKind.DROP, FaultKind.FLIP, FaultKind.DUPLICATE, FaultKind.DELAY,
                                FaultKind.SPLIT, FaultKind.GARBAGE})
 CARD_KINDS: Final = frozenset({FaultKind.JAM, FaultKind.MISFEED, FaultKind.DOUBLE_FEED, FaultKind.CARD_FALLS,
                                FaultKind.UNREADABLE_CARD, FaultKind.DOOR_OPEN, FaultKind.BOARD_REMOVED,
-                               FaultKind.POWER_LOSS, FaultKind.UNPLUG, FaultKind.SWAPPED_CARDS})
+                               FaultKind.POWER_LOSS, FaultKind.UNPLUG, FaultKind.SWAPPED_CARDS, FaultKind.SILENT})
 """Kinds that fire as card n of dealing k is about to be fed."""
 PACK_KINDS: Final = frozenset({FaultKind.FOREIGN_CARD, FaultKind.DUPLICATE_CARD, FaultKind.EMPTY_HOPPER})
 """Kinds that change the hopper's pack as dealing k starts."""
@@ -149,6 +152,7 @@ _EXTRA: Final[dict[FaultKind, set[str]]] = {
     FaultKind.BOARD_REMOVED: {"seconds"},
     FaultKind.POWER_LOSS: {"frame", "seconds"},
     FaultKind.UNPLUG: {"frame", "seconds", "replug"},
+    FaultKind.SILENT: {"seconds"},
     FaultKind.SWAPPED_CARDS: set(),
     FaultKind.STALE_DEAL: {"board", "rate", "times"},
     FaultKind.WRONG_JOB: {"board", "card", "rate", "times", "report"},

@@ -77,7 +77,8 @@ class FirmwareListener(Protocol):
         """A scan read a board's label (the operator may swap the board right after, by mistake)."""
         ...
     def on_card_fault(self, spec: FaultSpec, t: float) -> bool:
-        """A power loss, unplug, board pulled out or door opened fires at a card; True: power is gone."""
+        """A power loss, unplug, hang, board pulled out or door opened fires at a card; True: the firmware
+        is gone (no power, or hung)."""
         ...
 
 
@@ -367,7 +368,8 @@ class Firmware:
             return
         effects = []
         for spec in self.engine.at_card(d.cards_dealt + 1):
-            if spec.kind in (FaultKind.POWER_LOSS, FaultKind.UNPLUG, FaultKind.BOARD_REMOVED, FaultKind.DOOR_OPEN):
+            if spec.kind in (FaultKind.POWER_LOSS, FaultKind.UNPLUG, FaultKind.BOARD_REMOVED, FaultKind.DOOR_OPEN,
+                             FaultKind.SILENT):
                 if self.listener.on_card_fault(spec, t):
                     return  # the power is gone: this firmware is no more
             else:

@@ -29,6 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="dealer-test-history-")
     _SESSION_HISTORY_FOLDER.append(folder)
     os.environ["DEALER_HISTORY"] = os.path.join(folder, "history.sqlite")
+    os.environ["DEALER_SIMS"] = os.path.join(folder, "sims")  # where a `dealer sim` a test starts registers
     from dealer.journal.history import DealHistory
 
     DealHistory.open(os.environ["DEALER_HISTORY"], create=True).close()  # for fixtures wider than a test

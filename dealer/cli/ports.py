@@ -7,14 +7,16 @@ import sys
 import textwrap
 from typing import Any
 
-from dealer.core.errors import DealerError, DeviceTimeout
+from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout
 
 EPILOG = """examples:
   dealer ports                      list the serial ports (device, description, USB maker, serial number)
+                                    and the simulated machines each running dealer sim serves
   dealer ports --probe              ... and ask each whether a dealing machine answers on it
   dealer ports --probe sim://       probe a port by name or URL (here the built-in simulated machine)
 
-Copy the device of the machine (e.g. /dev/ttyUSB0 or COM3) into dealer deal --port.
+Copy the device of the machine (e.g. /dev/ttyUSB0 or COM3) into dealer deal --port. A port named
+that cannot be opened (not there) ends the command with exit code 5, once every port is probed.
 --probe sends a handshake to every port listed: use it when no other serial device (a modem, a
 programmer) would mind a few bytes it does not understand."""
 
@@ -34,6 +36,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dealer.dealing.ports import running_sims
     from dealer.dealing.transport import list_ports
 
     if not args.timeout > 0:
@@ -41,36 +44,50 @@ def run(args: argparse.Namespace) -> int:
 
         raise UsageError(f"--timeout {args.timeout:g}: give a number of seconds above 0")
     present = list_ports()
+    sims = running_sims()
     out = sys.stdout
-    if not present and not args.urls:
+    if not present and not sims and not args.urls:
         print("no serial ports found", file=out)
     for port in present:
         maker = f"; made by {port.maker}" if port.maker else ""
         serial_no = f"; serial number {port.serial_number}" if port.serial_number else ""
         usb = f"; USB {port.usb_id}" if port.usb_id else ""
         print(f"{port.device}: {port.description or 'serial port'}{maker}{serial_no}{usb}", file=out)
+    for sim in sims:
+        print(f"{sim}: a simulated machine (dealer sim)", file=out)
     if not (args.probe or args.urls):
         return 0
-    targets = list(dict.fromkeys(([p.device for p in present] if args.probe else []) + list(args.urls)))
-    print("", file=out)
+    listed = [p.device for p in present] + sims if args.probe else []
+    targets = list(dict.fromkeys(listed + list(args.urls)))
+    if targets:
+        print("", file=out)
+    missing: list[str] = []
     for url in targets:
-        print(f"{url}: {probe(url, args.timeout)}", file=out, flush=True)
+        line, opened = probe(url, args.timeout)
+        print(f"{url}: {line}", file=out, flush=True)
+        if not opened and url in args.urls:
+            missing.append(url)
+    if missing:
+        raise DeviceDisconnected(f"{', '.join(missing)}: cannot be opened (see above); dealer ports lists the "
+                                 "ports this computer has")
     return 0
 
 
-def probe(url: str, timeout: float) -> str:
-    """One line saying what answers on `url`."""
+def probe(url: str, timeout: float) -> tuple[str, bool]:
+    """One line saying what answers on `url`, and whether the port could be opened at all."""
     from dealer.dealing.machine import Machine
 
     machine = Machine(url, reconnect_timeout=0.0)
     try:
         who = machine.connect(timeout=timeout)
     except DeviceTimeout:
-        return f"no dealing machine answered within {timeout:g} s"
+        return f"no dealing machine answered within {timeout:g} s", True
+    except DeviceDisconnected as exc:
+        return f"not a dealing machine here: {str(exc).removeprefix(url + ': ')}", False
     except DealerError as exc:
-        return f"not a dealing machine here: {str(exc).removeprefix(url + ': ')}"
+        return f"not a dealing machine here: {str(exc).removeprefix(url + ': ')}", True
     finally:
         machine.close()
     caps = ", ".join(sorted(who.capabilities)).lower().replace("_", " ")
     return (f"dealing machine {who.serial}, firmware {who.firmware}, protocol {who.protocol_version}, "
-            f"{who.pockets} pockets; {caps}")
+            f"{who.pockets} pockets; {caps}"), True

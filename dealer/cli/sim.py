@@ -54,12 +54,15 @@ FIRMWARE_RACK = 32
 
 
 def run(args: argparse.Namespace) -> int:
+    from dealer.dealing.ports import registered_sim
+
     if args.firmware is not None:
         return _run_firmware(args)
     if args.firmware_fault:
         raise UsageError("--firmware-fault goes with --firmware")
     try:
-        return hil_cli.serve(args)
+        with registered_sim() as register:  # where `dealer ports --probe` finds it while it runs
+            return hil_cli.serve(args, on_ready=register)
     except SimConfigError as exc:
         raise UsageError(str(exc)) from None
 
@@ -91,6 +94,8 @@ def _firmware_options(args: argparse.Namespace) -> list[str]:
 
 def _run_firmware(args: argparse.Namespace) -> int:
     """The firmware under QEMU until Ctrl-C or SIGTERM; the port first on standard output."""
+    from dealer.dealing.ports import registered_sim
+
     if sys.platform == "win32":
         raise UsageError("--firmware: QEMU's serial port is a pseudo-terminal, which Windows has not")
     from hil.qemu import FirmwareError, FirmwareMachine
@@ -114,8 +119,10 @@ def _run_firmware(args: argparse.Namespace) -> int:
             print(f"dealer sim: firmware {elf.name} under QEMU on {machine.pty}; rack set {options[1]} boards "
                   f"{options[3]}; {len(args.firmware_fault)} faults planned; stop with Ctrl-C", file=sys.stderr,
                   flush=True)
-            while not stop.wait(0.5) and machine.running():
-                pass
+            with registered_sim() as register:  # where `dealer ports --probe` finds it while it runs
+                register(str(machine.path))
+                while not stop.wait(0.5) and machine.running():
+                    pass
             died = not stop.is_set()
         finally:
             machine.stop()

@@ -68,8 +68,11 @@ def put_right_prompt(kind: MachineFaultKind) -> OperatorPrompt | None:
 
 
 def wire_job(job: Job) -> int:
-    """The 16-bit job number sent to the machine (never 0)."""
-    return job.id % 0xFFFF + 1
+    """The job number of the job's current dealing, as sent to the machine (PROTOCOL.md 7.2: one job
+    per dealing): given by the journal when its deal is loaded (`BoardLife.load`)."""
+    if not job.wire_job:
+        raise ValueError(f"job {job.id} (board {job.board}) was never loaded: it has no job number")
+    return job.wire_job
 
 
 def fault_note(fault: DealingFault, after: Interruption | None = None) -> events.MachineFaultResumed:
@@ -161,7 +164,7 @@ class BoardLife:
         ctx = self.ctx
         self.clock_in(job)
         ctx.progress.board_started(self.name)
-        self.machine.load(wire_job(job), job.board, ctx.packed(job.board, job.run_id))
+        job = self.load(job)
         try:
             label = self.ready_board(job)
         except GaveUp:
@@ -173,6 +176,14 @@ class BoardLife:
             [(JobState.SCANNED, events.Scanned(label=label))] if job.state is JobState.LOADED else [])
         job = ctx.journal.advance_through(job.id, [*scanned, (JobState.DEALING, None)])
         self.deal(job)
+
+    def load(self, job: Job) -> Job:
+        """Load the job's deal into the machine as a new dealing: a job number never given before on this
+        journal, recorded before it is sent, so that no report of an earlier dealing (of this board or any
+        other) can be taken for this one. Returns the job with its new number."""
+        job = self.ctx.journal.new_dealing(job.id, self.name)
+        self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
+        return job
 
     def deal(self, job: Job) -> None:
         """Deal a DEALING job whose board was just checked, then verify it. A board that moved since its

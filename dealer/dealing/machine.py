@@ -11,7 +11,7 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, TypeVar, cast
@@ -71,6 +71,14 @@ BUSY_RETRY: Final = 0.02
 NOISY_RETRIES: Final = 10
 """Retries within a minute that make a line noisy enough to tell the operator (at most once a minute)."""
 NOISE_WINDOW: Final = 60.0
+LIVENESS_PROBE: Final = 5.0
+"""Seconds without a frame from the machine, while the host waits on it (dealing, scanning, recounting, the
+operator), after which the host sends GetStatus (PROTOCOL.md 4.7); the link's give-up rule then applies."""
+RESYNC_HELLO: Final = 5.0
+"""Seconds the handshake after a give-up waits for an answer (from the last sign of life): a machine that
+was given up and does not answer it then is lost (PROTOCOL.md 4.5)."""
+SENSORLESS_LOOK: Final = 1.0
+"""Seconds between two looks (scans) for a board going in or out of a machine without a board sensor."""
 GARBLED_GRACE: Final = 30.0
 """Seconds a wait for the machine's report goes on past its deadline after the last damaged frame: the
 machine is speaking and the line garbles it (the report may be the very frame being retransmitted)."""
@@ -286,9 +294,10 @@ class MachineSilent(DeviceTimeout):
 
 
 class Machine:
-    """One dealing machine behind a port URL. Reports are matched to requests (PROTOCOL.md 7.2): another
-    job or another number of pockets raises `ProtocolFault`; a report of a job already reported (a repeat
-    held back over a new Hello) is dropped. Device events nobody waits for yet are kept in order.
+    """One dealing machine behind a port URL. Reports are matched to requests (PROTOCOL.md 7.2) by job,
+    one job per dealing: a report of a job already reported, or of an earlier dealing (a job loaded
+    before, `issued`), is dropped, held back over a new Hello; another job or another number of pockets
+    raises `ProtocolFault`. Device events nobody waits for yet are kept in order.
 
     What goes wrong, as the caller sees it:
 
@@ -335,6 +344,8 @@ class Machine:
         self._bad_frames_seen = 0  # the link's count of damaged frames when last looked at
         self._garbled_at: float | None = None
         """When the last damaged frame arrived (while waiting for a report, the machine is talking)."""
+        self._heard_at: float | None = None
+        """When the last intact frame of the machine's arrived (a reply, an event, a notice)."""
         self._noise_told: float | None = None
         self._transport: Transport | None = None
         self._link = Link(Role.HOST, self._link_config)
@@ -347,6 +358,8 @@ class Machine:
         self._boot_reason: int | None = None
         self._reported: set[tuple[type[Message], int]] = set()
         """(report type, job) of every DealDone, Fault and RecountReport taken: a second one is a repeat."""
+        self._issued: set[int] = set()
+        """Every job number given a dealing before (loaded here, or known from the journal: `issued`)."""
         self._hello: HelloAck | None = None
         self.reconnects = 0
         self.restarts = 0
@@ -469,8 +482,16 @@ class Machine:
         """How many pockets the machine announced (4 for a bridge machine)."""
         return self._hello.pockets if self._hello is not None else 4
 
+    @property
+    def senses_boards(self) -> bool:
+        """The machine has a board sensor (BoardChanged events, BOARD_PRESENT in Status); without one, the
+        label reader is asked instead (a scan finds a board or none)."""
+        return self._hello is None or bool(self._hello.capabilities & Capability.BOARD_SENSOR)
+
     def board_present(self) -> bool:
-        """True when the board sensor sees a board in the machine."""
+        """True when a board is in the machine: as its board sensor sees it, else as its reader finds it."""
+        if not self.senses_boards:
+            return self.read_board().present
         return self.status().board_present
 
     def eject_board(self, timeout: float = 10.0) -> bool:
@@ -486,8 +507,15 @@ class Machine:
         return True
 
     def load(self, job: int, board: int, packed_deal: bytes, timeout: float = 5.0) -> None:
-        """Load the deal of one job into the machine's memory."""
+        """Load the deal of one job into the machine's memory. `job` is a new dealing's number: reports of
+        the jobs loaded before it are from then on dropped as earlier dealings'."""
+        self._issued.add(job)
         self._request(LoadDeal.for_deal(job, board, packed_deal), None, timeout, board=board)
+
+    def issued(self, jobs: Iterable[int]) -> None:
+        """Job numbers given to dealings before this controller started (the journal's): a report of one
+        of them is an earlier dealing's, held back, never the answer to a request of this run."""
+        self._issued.update(jobs)
 
     def start_deal(self, job: int, timeout: float = 5.0) -> bool:
         """Tell the machine to deal the loaded job into the inserted board (or resume after a fault).
@@ -538,8 +566,8 @@ class Machine:
         if msg.job == job:
             self._reported.add(key)
             return True
-        if key in self._reported:
-            return False  # a repeat, held back over a new Hello (PROTOCOL.md 9)
+        if key in self._reported or msg.job in self._issued:
+            return False  # a repeat, or a report of an earlier dealing held back over a new Hello (PROTOCOL.md 9)
         raise ProtocolFault(f"{_REPORT_WORDS[type(msg).__name__]} of job {msg.job} came while waiting for the "
                             f"{asked} of job {job}")
 
@@ -606,11 +634,20 @@ class Machine:
         return msg
 
     def wait_board(self, present: bool, timeout: float) -> bool:
-        """Wait until a board is inserted (present=True) or removed; False on timeout."""
+        """Wait until a board is inserted (present=True) or removed; False on timeout. A machine without a
+        board sensor is asked by a scan every `SENSORLESS_LOOK` seconds."""
         deadline = self._clock() + timeout
+        if not self.senses_boards:
+            while self.board_present() != present:
+                if self._clock() >= deadline:
+                    return False
+                self.sleep(SENSORLESS_LOOK)
+            return True
         while True:
             try:
                 msg = self._wait_any((BoardChanged,), deadline)
+            except MachineSilent:
+                raise
             except DeviceTimeout:
                 return False
             if isinstance(msg, BoardChanged) and bool(msg.present) == present:
@@ -636,20 +673,40 @@ class Machine:
             garbled = self._garbled_at
             if garbled is not None:  # the machine is talking and the line garbles it: its report may be in it
                 deadline = max(deadline, garbled + GARBLED_GRACE)
-            if self._clock() >= deadline:
+            now = self._clock()
+            if now >= deadline:
                 words = " or ".join(dict.fromkeys(_EVENT_WORDS.get(k.__name__, k.__name__) for k in kinds))
                 raise DeviceTimeout(f"{self.name}: the machine did not report {words} in time")
-            self._pump(deadline)
+            probe_at = self._last_sign(now) + LIVENESS_PROBE
+            if now >= probe_at:
+                self._probe()
+                continue
+            self._pump(min(deadline, probe_at))
+
+    def _last_sign(self, now: float) -> float:
+        """When the machine last gave a sign of life: a frame, even a damaged one (`now` if none yet)."""
+        signs = [t for t in (self._heard_at, self._garbled_at) if t is not None]
+        if not signs:
+            self._heard_at = now
+        return max(signs, default=now)
+
+    def _probe(self) -> None:
+        """Nothing heard for `LIVENESS_PROBE` seconds while waiting on the machine: GetStatus (PROTOCOL.md
+        4.7). Given up (`MachineSilent`) once nothing at all has been heard for the link's give-up time,
+        counted from the last sign of life, or when the link gives up by its own rule."""
+        silent_since = self._last_sign(self._clock())
+        give_up = self._link_config.give_up_after or GIVE_UP_AFTER
+        self._request(GetStatus(), Status, give_up, give_up_at=silent_since + give_up)
 
     # --- the I/O pump -------------------------------------------------------------------------
 
     def _request(self, msg: Message, expect: type[M] | None, timeout: float, *, handshake: bool = False,
-                 board: int | None = None) -> M:
+                 board: int | None = None, give_up_at: float | None = None) -> M:
         deadline = self._clock() + timeout
-        if self._resync and not handshake:  # after a give-up: the machine gets as long as the link gave it
-            self._resynchronise(max(timeout, self._link_config.give_up_after or GIVE_UP_AFTER))
+        if self._resync and not handshake:  # after a give-up: Hello first; a machine that does not answer is lost
+            self._resynchronise(RESYNC_HELLO)
         while True:
-            reply = self._exchange(msg, deadline, timeout, handshake)
+            reply = self._exchange(msg, deadline, timeout, handshake, give_up_at)
             busy = isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY
             if not busy or self._clock() + BUSY_RETRY >= deadline:
                 break  # still busy at the deadline: refused as BUSY (never sent again past the deadline)
@@ -664,14 +721,19 @@ class Machine:
                                f"{_COMMAND_WORDS.get(type(msg).__name__, type(msg).__name__)}")
         return cast(M, reply)
 
-    def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool) -> Message:
+    def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool,
+                  give_up_at: float | None = None) -> Message:
         """Send one command and pump until its reply. A command waits for as long as the link keeps trying
-        (it gives up only when the machine has not been heard for its `give_up_after`); a handshake waits
-        `timeout` seconds from the last time the machine was heard."""
+        (it gives up only when the machine has not been heard for its `give_up_after`), or until
+        `give_up_at` (a liveness probe); a handshake waits `timeout` seconds from the last time the machine
+        was heard."""
         self._answer = self._gave_up = None
         self._link.send(msg, self._clock())
         first_deadline = deadline
         while self._answer is None:
+            if self._gave_up is None and give_up_at is not None and self._clock() >= give_up_at:
+                self._link.cancel()
+                self._gave_up = GaveUp(msg, 0, (), self._clock() - self._last_sign(self._clock()))
             if self._gave_up is not None:
                 silent, self._gave_up = self._gave_up.silent, None
                 if handshake:
@@ -687,7 +749,8 @@ class Machine:
                 if self._clock() >= deadline:
                     self._link.cancel()
                     raise DeviceTimeout(self._nobody_answered())
-            self._pump(deadline if handshake else self._link.next_deadline() or self._clock())
+            wake = deadline if handshake else self._link.next_deadline() or self._clock()
+            self._pump(wake if give_up_at is None else min(wake, give_up_at))
         reply = self._answer.reply
         self._answer = None
         return reply
@@ -729,9 +792,12 @@ class Machine:
             link = self._link
             counters = link.counters
             before = counters.retransmits + counters.nak_retransmits
+            frames_before = counters.frames_received
             events = link.receive(data, now) if data else []
             events += link.poll(now)
             self._flush(transport)
+            if counters.frames_received != frames_before:  # the machine spoke
+                self._heard_at = now
             if counters.bad_frames != self._bad_frames_seen:  # damaged frames arrived
                 self._bad_frames_seen = counters.bad_frames
                 self._garbled_at = now
@@ -779,7 +845,12 @@ class Machine:
     def _resynchronise(self, timeout: float) -> None:
         """After the link gave up, the protocol wants a handshake before any other command."""
         before = self._hello.boot_id if self._hello is not None else None
-        if self._handshake(timeout).boot_id != before:
+        try:
+            hello = self._handshake(timeout)
+        except DeviceTimeout:
+            raise DeviceTimeout(f"{self.name}: the machine stopped answering and does not answer a new "
+                                "connection (is it switched on, and its cable in?)") from None
+        if hello.boot_id != before:
             self._restarted = False  # reported here, once
             self.restarts += 1
             reason, self._boot_reason = self._boot_reason, None

@@ -1,14 +1,21 @@
 """Opening a port by its URL, real or simulated: the one place that knows both kinds.
 
 A pyserial URL opens through `transport`, a ``sim://`` URL through `sim_ports`; the machine driver opens
-its port here (`open_transport`, `wait_for_port`). May import `transport` and `sim_ports` (neither imports
-this module).
+its port here (`open_transport`, `wait_for_port`). Each running `dealer sim` registers the port it serves
+in the user's runtime folder (`registered_sim`), which `running_sims` reads for `dealer ports --probe`.
+May import `transport` and `sim_ports` (neither imports this module).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
+from dealer.core import osys
 from dealer.core.errors import DeviceDisconnected
 from dealer.dealing import sim_ports
 from dealer.dealing.transport import SerialTransport, Transport
@@ -37,3 +44,64 @@ def wait_for_port(url: str, timeout: float, interval: float = 0.25) -> Transport
             if time.monotonic() >= deadline:
                 raise
             time.sleep(interval)
+
+
+def sims_folder() -> Path:
+    """Where each running `dealer sim` leaves the port it serves: ``DEALER_SIMS`` if set, else ``dealer-sims``
+    in the user's runtime folder (``XDG_RUNTIME_DIR``), else ``dealer-sims-USER`` in the temporary folder."""
+    named = os.environ.get("DEALER_SIMS")
+    if named:
+        return Path(named)
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return Path(runtime) / "dealer-sims"
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"dealer-sims-{user}"
+
+
+@contextlib.contextmanager
+def registered_sim() -> Iterator[Callable[[str], None]]:
+    """While a `dealer sim` runs: gives the function that registers the port it serves (a file named by
+    this process's id, in `sims_folder`), and removes that file when the simulator stops. A folder that
+    cannot be written, or that belongs to another user, only leaves the simulator unregistered."""
+    entry = sims_folder() / f"{os.getpid()}.port"
+
+    def register(port: str) -> None:
+        with contextlib.suppress(OSError):
+            entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not _own_folder(entry.parent):
+                return
+            part = entry.with_suffix(".part")
+            part.write_text(port + "\n", encoding="utf-8")
+            os.replace(part, entry)
+
+    try:
+        yield register
+    finally:
+        with contextlib.suppress(OSError):
+            entry.unlink(missing_ok=True)
+
+
+def running_sims() -> list[str]:
+    """The ports served by the `dealer sim`s running now for this user (their process alive), in the order
+    they started; an entry left by a simulator that died is removed."""
+    folder = sims_folder()
+    if not folder.is_dir() or not _own_folder(folder):
+        return []
+    found: list[tuple[float, str]] = []
+    for entry in folder.glob("*.port"):
+        with contextlib.suppress(OSError, ValueError):
+            if not osys.process_running(int(entry.stem)):
+                entry.unlink(missing_ok=True)
+                continue
+            port = entry.read_text(encoding="utf-8").strip()
+            if port:
+                found.append((entry.stat().st_mtime, port))
+    return [port for _, port in sorted(found)]
+
+
+def _own_folder(folder: Path) -> bool:
+    """The folder is a real folder of this user's (not a link, nor another user's in a shared /tmp)."""
+    info = folder.lstat()
+    owner = getattr(os, "getuid", None)
+    return folder.is_dir() and not folder.is_symlink() and (owner is None or info.st_uid == owner())

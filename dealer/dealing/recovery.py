@@ -25,9 +25,10 @@ class Recovery:
     (whatever the machine still holds: a board may have been swapped while the controller was down), then
     the board is recounted: full and right, it is verified; empty, it is dealt; partly dealt and abandoned by
     the machine, it is a fault (the board is emptied and redealt). A machine that kept the job over a fault
-    (e.g. a power loss) is asked to put it right and deal on. A job left FAULTED (a stop came before its
-    redeal, or it ran out of attempts and the run is resumed with more) has its board emptied and is
-    redealt, on the machine that settles it.
+    (e.g. a power loss) deals on only once its board is read and recounted and holds what the machine
+    dealt (else the board is emptied and redealt), and the fault is put right. A job left FAULTED (a stop
+    came before its redeal, or it ran out of attempts and the run is resumed with more) has its board
+    emptied and is redealt, on the machine that settles it.
 
     A station settles its own jobs and those of machines no longer in the run; each job is claimed once.
     """
@@ -85,14 +86,15 @@ class Recovery:
         self.ctx.journal.note(job.run_id, resuming, job_id=job.id, machine=self.name)
         self.ctx.progress.recorded(self.name, job.board, job.copy, resuming)
         st = machine.status()
-        mine = st.job == wire_job(job)
+        mine = bool(job.wire_job) and st.job == job.wire_job
         if mine and st.state is MachineState.FAULT and self._resume_kept_job(job, st, cause):
             return
         if mine and st.state is MachineState.DEALING:
             self._finish_dealing(job)
             return
-        if not mine:
-            machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
+        loaded = not mine
+        if loaded:  # the machine lost the dealing: a new one, to recount and perhaps deal the board
+            job = life.load(job)
         try:
             recount = self._find_board(job)
         except GaveUp:
@@ -103,8 +105,8 @@ class Recovery:
         cards = sum(recount.counts)
         if job.state is JobState.DEALING and cards == 0:
             self.ctx.journal.note(job.run_id, events.ResumeEmptyBoard(), job_id=job.id, machine=self.name)
-            if st.state is not MachineState.LOADED or st.job != wire_job(job):
-                machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
+            if not loaded and st.state is not MachineState.LOADED:
+                job = life.load(job)
             life.deal(job)
             return
         finished = mine and st.state is MachineState.DONE
@@ -147,6 +149,18 @@ class Recovery:
         self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
         self.ctx.progress.recorded(self.name, job.board, job.copy, resumed)
         try:
+            cards = self._not_as_left(job, st)
+            if cards is not None:  # the dealing under way is abandoned: the board is emptied and redealt
+                self.machine.abort()
+                self._interrupted(job, cards, cause)
+                return True
+        except GaveUp:  # the job is left FAULTED, its board out: the machine must not keep it
+            self.machine.abort()
+            return True
+        except ProtocolFault as misreport:
+            self.life.protocol_fault(job, misreport)
+            return True
+        try:
             self.life.put_right(job, fault)
             self.life.resume_after_fault(job, fault)
         except CommandRefused:
@@ -154,6 +168,21 @@ class Recovery:
             return False
         self._finish_dealing(job)
         return True
+
+    def _not_as_left(self, job: Job, st: MachineStatus) -> int | None:
+        """Before dealing on after an interruption (PROTOCOL.md 9): the job's board is in the machine, read
+        by its label and lying straight (another board is refused, F8, and the right one asked for), and
+        recounted: it holds what the machine says it dealt, each card in the pocket of its hand. None if it
+        does; else the cards it holds (some taken out or put in meanwhile): the dealing cannot go on."""
+        recount = self._find_board(job)
+        deal = self.ctx.deal_of(job.board, job.run_id)
+        held = all(deal[card] == seat for seat, pocket in enumerate(recount.pockets) for card in pocket.cards)
+        if held and not recount.unidentified and recount.counts == tuple(st.pocket_counts):
+            return None
+        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board does not hold what the "
+                              f"machine dealt into it ({sum(recount.counts)} cards for {st.cards_dealt}): it "
+                              "cannot be dealt on")
+        return sum(recount.counts)
 
     def _interrupted(self, job: Job, cards: int, cause: Interruption) -> None:
         """Dealing stopped partway (`cause`) and the machine lost the job: empty the board and redeal."""

@@ -43,7 +43,7 @@ from dealer.journal.failure import is_damage, journal_failure
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 """The version of `_SCHEMA`, in the journal's ``meta`` table. A journal of another version is refused
 (`schema_problem`): nothing was released before this one, so no journal needs migrating."""
 
@@ -107,6 +107,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     state TEXT NOT NULL,
     machine TEXT,
     attempt INTEGER NOT NULL DEFAULT 1,
+    wire_job INTEGER NOT NULL DEFAULT 0,
     UNIQUE (run_id, board, copy, section)
 );
 CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (run_id, state, seq);
@@ -121,6 +122,12 @@ CREATE TABLE IF NOT EXISTS events (
     detail TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX IF NOT EXISTS events_by_job ON events (job_id, id);
+CREATE TABLE IF NOT EXISTS dealings (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id INTEGER NOT NULL REFERENCES jobs(id),
+    machine TEXT,
+    at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS seen_deals (
     deal_hash TEXT NOT NULL,
     run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -170,6 +177,8 @@ class Job:
     state: JobState
     machine: str | None
     attempt: int
+    wire_job: int = 0
+    """The job number of its current dealing, as sent to the machine (`Journal.new_dealing`); 0: none yet."""
 
 
 @dataclass(frozen=True)
@@ -357,7 +366,12 @@ class Journal:
         own checkpoints off), whatever the -wal holds is newer than the main file, and any part of it that
         survives is a consistent later state."""
         self._own_file()
-        busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        try:
+            busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error:  # it may have written part of the main file first (a file-size limit reached)
+            self._written = None
+            self._written = self._own_file()  # as this checkpoint left it: its frames are still in the -wal
+            raise
         if busy:
             raise JournalError(f"{self.path}: the journal's main file could not be brought up to date (kept "
                                "busy by a reader); nothing more is dealt until it can")
@@ -591,6 +605,22 @@ class Journal:
             job = self._step(db, _job(row), JobState.PLANNED, None, event or Redeal())
             return self._step(db, job, JobState.LOADED, machine, None)
 
+    def new_dealing(self, job_id: int, machine: str | None = None) -> Job:
+        """A new job number for the next dealing of a job (every load of its deal into a machine: the
+        first, every redeal, every attempt after a restart or a reconnection), recorded before it is sent.
+        Numbers count up over the whole journal and are never given twice (SQLite's AUTOINCREMENT keeps
+        the highest ever given); on the wire they are 1..65535 (`wire_job_number`). Not checkpointed by
+        itself: the DEALING step, before any card can go in, brings it into the main file."""
+        with self._transaction() as db:
+            cur = db.execute("INSERT INTO dealings (job_id, machine, at) VALUES (?, ?, ?)", (job_id, machine, _now()))
+            number = wire_job_number(int(cur.lastrowid or 0))
+            db.execute("UPDATE jobs SET wire_job = ? WHERE id = ?", (number, job_id))
+        return self.job(job_id)
+
+    def wire_jobs(self) -> set[int]:
+        """Every job number this journal gave a dealing (what a report of an earlier dealing carries)."""
+        return {wire_job_number(int(r[0])) for r in self._query("SELECT id FROM dealings")}
+
     def counts(self, run_id: int) -> dict[JobState, int]:
         """How many jobs of the run are in each state."""
         rows = self._query("SELECT state, COUNT(*) FROM jobs WHERE run_id = ? GROUP BY state", (run_id,))
@@ -648,7 +678,7 @@ class Journal:
         return problems
 
 
-_JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt"
+_JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt, wire_job"
 _RUN_COLUMNS: Final = "id, name, source, set_hash, replay, finished, uid"
 _LOST_ADVICE: Final = (". If boards of this deal set may hold cards (a journal lost, moved or replaced), "
                        "recount them with `dealer check` before dealing anything")
@@ -728,12 +758,18 @@ def _schema_columns() -> dict[str, frozenset[str]]:
         db.close()
 
 
+def wire_job_number(dealing: int) -> int:
+    """The 16-bit job number sent to the machine for the journal's `dealing`-th dealing (never 0)."""
+    return (dealing - 1) % 0xFFFF + 1
+
+
 def _run(row: tuple[Any, ...]) -> Run:
     return Run(row[0], row[1], row[2], row[3], bool(row[4]), row[5] is not None, row[6] or "")
 
 
 def _job(row: tuple[Any, ...]) -> Job:
-    return Job(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], JobState(row[8]), row[9], row[10])
+    return Job(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], JobState(row[8]), row[9], row[10],
+               row[11])
 
 
 def _now() -> str:

@@ -12,6 +12,7 @@ from firmware_protocol import (
     BoardChanged,
     BoardScanned,
     Boot,
+    BootReason,
     DealDone,
     DeviceState,
     Eject,
@@ -465,6 +466,24 @@ def test_power_loss_on_a_machine_that_keeps_its_job_reports_it_resumable() -> No
     assert [sorted(p.cards) for p in recount(bench).pockets] == hands_of(seats)
 
 
+def test_a_silent_machine_answers_nothing_until_switched_off_and_on() -> None:
+    bench, _ = dealing({"kind": "silent", "board": 1, "card": 25})
+    first = bench.device.firmware.boot_id
+    bench.run(30.0, lambda: not bench.device.powered)
+    bench.run(3600.0)  # an hour later: still hung, nothing sent, nothing answered
+    assert not bench.device.powered and bench.device.data_to_send() == b""
+    assert [b for b in bench.take(Boot) if b.boot_id != first] == []
+    bench.link.send(GetStatus(), bench.now)
+    bench.run(5.0)
+    assert bench.device.data_to_send() == b""
+    bench.device.switch_on(bench.now)  # off and on: it restarts as from a power cut, the board as it was
+    boot = bench.wait_for(Boot, where=lambda b: b.boot_id != first)
+    assert boot.reason == BootReason.POWER_ON
+    bench.hello()
+    assert (status(bench).state, status(bench).job) == (DeviceState.IDLE, 0)
+    assert bench.device.room.slot is not None and bench.device.room.slot.board.card_count == 24
+
+
 def test_power_loss_at_a_frame_leaves_that_command_unanswered() -> None:
     bench = Bench(None, {"kind": "power_loss", "frame": 2})
     bench.hello()  # frame 1
@@ -512,7 +531,7 @@ def test_every_fault_kind_has_an_effect_test_here() -> None:
              FaultKind.SWAPPED_CARDS: "swapped_cards", FaultKind.STALE_DEAL: "stale_deal",
              FaultKind.WRONG_JOB: "wrong_job", FaultKind.EXTRA_POCKET: "extra_pocket",
              FaultKind.LEFTOVER_CARDS: "leftover_cards", FaultKind.SWAP_BOARD: "swap_board",
-             FaultKind.MISCOUNT: "miscount"}
+             FaultKind.MISCOUNT: "miscount", FaultKind.SILENT: "silent_machine"}
     assert set(words) == set(FaultKind)
     missing = [k.value for k, w in words.items() if w not in names]
     assert not missing, f"no effect test for {missing}"

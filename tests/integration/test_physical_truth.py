@@ -245,11 +245,11 @@ def test_an_undetected_double_feed_is_named_by_its_law_and_the_board_redealt(tmp
 # --- reports that do not match what was asked ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "problem"), [  # board 1 is dealt as job 2 on the wire
-    ("recount_fifth_pocket", "the recount of job 2 has 5 pockets [13, 13, 13, 13, 3]; the machine has 4"),
-    ("deal_done_other_job", "the end of dealing of job 3 came while waiting for the dealing of job 2"),
-    ("recount_other_job", "the recount of job 3 came while waiting for the recount of job 2"),
-    ("fault_other_job", "a fault of job 3 came while waiting for the dealing of job 2"),
+@pytest.mark.parametrize(("name", "problem"), [  # board 1's first dealing is the journal's first: job 1
+    ("recount_fifth_pocket", "the recount of job 1 has 5 pockets [13, 13, 13, 13, 3]; the machine has 4"),
+    ("deal_done_other_job", "the end of dealing of job 2 came while waiting for the dealing of job 1"),
+    ("recount_other_job", "the recount of job 2 came while waiting for the recount of job 1"),
+    ("fault_other_job", "a fault of job 2 came while waiting for the dealing of job 1"),
     ("deal_done_miscount", "the machine counted [13, 14, 12, 13] cards into the pockets but the recount found "
                            "[13, 13, 13, 13]"),
 ])

@@ -32,6 +32,10 @@ def sim(tmp_path: Path) -> Iterator[PtySimulator]:
         machine.stop()
 
 
+LONG_READ = 2.0
+"""Seconds of a read that waits for the machine (the link's retransmissions wait 0.117 s at 115200 baud)."""
+
+
 class WatchedPort:
     """The port, telling whether a long read (a wait with nothing to retransmit) is under way with nothing
     to read: blocked until bytes come, its timeout, or an interruption."""
@@ -44,7 +48,7 @@ class WatchedPort:
         self.inner.write(data)
 
     def read(self, timeout: float) -> bytes:
-        self.blocked = timeout > 60 and not self.inner._port.in_waiting
+        self.blocked = timeout > LONG_READ and not self.inner._port.in_waiting
         try:
             return self.inner.read(timeout)
         finally:
@@ -80,7 +84,8 @@ def test_abandon_ends_a_blocked_wait_at_once_and_every_later_command(sim: PtySim
     waiter.start()
     try:
         with sim.lock:  # the machine says nothing meanwhile (its simulated operator too)
-            while not ports[0].blocked:  # until the wait blocks in a read of up to 600 s
+            while not ports[0].blocked:  # until the wait blocks in a read (of up to the 5 s of silence after
+                # which it would ask the machine's status, PROTOCOL.md 4.7)
                 assert waiter.is_alive(), ended
                 time.sleep(0.005)
             machine.abandon()

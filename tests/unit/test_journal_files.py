@@ -126,16 +126,17 @@ def schema_journal(tmp_path: Path, change: str) -> tuple[Path, Path]:
 
 
 SCHEMA_CASES = {
-    "newer": ("UPDATE meta SET value = '3' WHERE key = 'schema';",
-              "the journal's schema is version 3, newer than this dealer's (version 2)"),
-    "older": ("ALTER TABLE runs DROP COLUMN uid; UPDATE meta SET value = '1' WHERE key = 'schema';",
-              "written by an earlier development version of dealer (schema version 1, no runs.uid; this "
-              "dealer's is 2): it cannot be resumed or reported"),
+    "newer": ("UPDATE meta SET value = '4' WHERE key = 'schema';",
+              "the journal's schema is version 4, newer than this dealer's (version 3)"),
+    "older": ("ALTER TABLE jobs DROP COLUMN wire_job; DROP TABLE dealings; UPDATE meta SET value = '2' "
+              "WHERE key = 'schema';",
+              "written by an earlier development version of dealer (schema version 2, no dealings.at; this "
+              "dealer's is 3): it cannot be resumed or reported"),
     "column missing": ("ALTER TABLE jobs DROP COLUMN attempt;",
-                       "written by an earlier development version of dealer (schema version 2, no jobs.attempt; "
-                       "this dealer's is 2): it cannot be resumed or reported"),
+                       "written by an earlier development version of dealer (schema version 3, no jobs.attempt; "
+                       "this dealer's is 3): it cannot be resumed or reported"),
     "no version": ("DELETE FROM meta;",
-                   "written by an earlier development version of dealer (no schema version; this dealer's is 2)"),
+                   "written by an earlier development version of dealer (no schema version; this dealer's is 3)"),
 }
 
 

@@ -227,6 +227,21 @@ def test_a_report_not_matching_the_request_is_a_protocol_fault(fault: dict[str, 
             m.recount(JOB)
 
 
+def test_a_report_of_an_earlier_dealing_is_dropped_never_taken_for_the_one_awaited() -> None:
+    """Job 8 was an earlier dealing (the journal gave it before this controller started): the machine's
+    report naming it, as a report held back over a reconnection would, answers nothing; the end of job
+    7's dealing is still awaited."""
+    fault = {"kind": "wrong_job", "board": 1, "report": "deal_done"}  # the DealDone names job 8, not 7
+    with machine_on(SimConfig(seed=1, faults=FaultPlan.of(fault))) as (m, loop):
+        m.issued([8])
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        m.read_board()
+        with pytest.raises(DeviceTimeout, match="did not report the end of dealing"):
+            m.deal(JOB, 60.0)
+        assert loop.device.firmware.state is DeviceState.DONE  # it did report, for job 8: dropped
+
+
 def test_a_board_taken_out_during_the_recount_reads_as_none_not_as_empty_pockets() -> None:
     with machine_on() as (m, loop):
         m.load(JOB, 1, PACKED)

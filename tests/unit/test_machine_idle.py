@@ -1,5 +1,6 @@
 """An idle controller wakes only when something can happen: bytes arriving, the link's next deadline (a
-retransmission) or the wait's own deadline; never on a fixed poll, unless asked for one.
+retransmission), the wait's own deadline, or 5 s of silence from the machine (the GetStatus PROTOCOL.md 4.7
+asks for); never on a faster fixed poll, unless asked for one.
 
 Judged in virtual time on the in-memory simulated machine: the number of reads the driver makes while it
 waits for a report nobody asked for (nothing to retransmit; at most the simulated operator putting a board
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from dealer.core.errors import DeviceTimeout
-from dealer.dealing.machine import Machine
+from dealer.dealing.machine import LIVENESS_PROBE, Machine
 from dealer.dealing.sim_ports import loopback_opener
 from dealer.dealing.transport import Transport
 from firmware_protocol import RecountReport
@@ -59,10 +60,15 @@ def reads_while_waiting(seconds: float, **options: Any) -> int:
             m.close()
 
 
-def test_a_long_wait_with_nothing_happening_takes_a_handful_of_reads() -> None:
-    assert reads_while_waiting(600.0) <= 10  # a read to the wait's deadline, and one a byte the operator causes
+PROBE_READS = 3
+"""Reads one liveness probe takes at most: to its deadline, the Status, a byte the operator causes."""
+
+
+def test_a_long_wait_with_nothing_happening_takes_a_handful_of_reads_per_liveness_probe() -> None:
+    assert reads_while_waiting(600.0) <= 600.0 / LIVENESS_PROBE * PROBE_READS + 10
 
 
 @pytest.mark.parametrize("interval", [0.05, 1.0])
 def test_a_poll_interval_when_asked_for_wakes_that_often(interval: float) -> None:
-    assert 0.95 * 60.0 / interval <= reads_while_waiting(60.0, poll_interval=interval) <= 60.0 / interval + 10
+    probes = 60.0 / LIVENESS_PROBE * PROBE_READS
+    assert 0.95 * 60.0 / interval <= reads_while_waiting(60.0, poll_interval=interval) <= 60.0 / interval + probes + 10

@@ -56,7 +56,7 @@ def test_a_port_that_cannot_be_opened_is_named_with_the_reason(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])
     missing = tmp_path / "ttyUSB9"
-    assert main(["ports", str(missing)]) == 0
+    assert main(["ports", str(missing)]) == 5  # a port named that is not there: exit 5, as in every command
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x]
     assert line.startswith(f"{missing}: not a dealing machine here: cannot open the port")
 
