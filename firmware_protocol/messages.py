@@ -140,8 +140,9 @@ M = TypeVar("M", bound=Message)
 def register(
     code: MsgType, *, reply: MsgType | None = None, sync: bool = False, extensible: bool = False
 ) -> Callable[[type[M]], type[M]]:
-    """Class decorator: give a message dataclass its type code and compile its codec (`extensible`: a
-    longer payload is read, its extra bytes ignored, as PROTOCOL.md 5 allows Hello and HelloAck)."""
+    """Class decorator: give a message dataclass its type code and compile its codec.
+
+    An `extensible` codec reads a longer payload and ignores what follows (Hello, HelloAck: PROTOCOL.md 5)."""
 
     def wrap(cls: type[M]) -> type[M]:
         kind = kind_of(code)
