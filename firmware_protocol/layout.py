@@ -263,6 +263,8 @@ class Codec:
         codes = [f.kind.struct_code for f in self.fields if f.kind.struct_code is not None]
         self._struct = struct.Struct(">" + "".join(codes)) if len(codes) == len(self.fields) else None
         self._names = tuple(f.name for f in self.fields)
+        self.extensible = False
+        """Bytes after the last field are ignored, not malformed (Hello and HelloAck: PROTOCOL.md 5)."""
         self._integers_only = self._struct is not None and all(type(f.kind) is UInt for f in self.fields)
         """Every field an unsigned integer: `struct` checks each value itself (range and type), as
         `UInt.check` does, so the checks run only to name the field that failed."""
@@ -310,10 +312,10 @@ class Codec:
     def decode(self, payload: bytes) -> Any:
         """The message a payload stands for; raises DecodeError if it does not fit the layout exactly."""
         if self._struct is not None:
-            if len(payload) != self._struct.size:
-                raise DecodeError(
-                    f"{self.cls.__name__}: payload of {len(payload)} bytes, expected {self._struct.size}")
-            values = list(self._struct.unpack(payload))
+            size = self._struct.size
+            if len(payload) != size and not (self.extensible and len(payload) > size):
+                raise DecodeError(f"{self.cls.__name__}: payload of {len(payload)} bytes, expected {size}")
+            values = list(self._struct.unpack_from(payload))
             for i, convert in self._converters:
                 values[i] = convert(values[i])
             return self.cls(*values)
@@ -322,7 +324,7 @@ class Codec:
         for f in self.fields:
             value, pos = f.kind.read(payload, pos)
             out.append(value)
-        if pos != len(payload):
+        if pos != len(payload) and not self.extensible:
             raise DecodeError(f"{self.cls.__name__}: {len(payload) - pos} bytes after the last field")
         return self.cls(*out)
 

@@ -138,9 +138,11 @@ M = TypeVar("M", bound=Message)
 
 
 def register(
-    code: MsgType, *, reply: MsgType | None = None, sync: bool = False
+    code: MsgType, *, reply: MsgType | None = None, sync: bool = False, extensible: bool = False
 ) -> Callable[[type[M]], type[M]]:
-    """Class decorator: give a message dataclass its type code and compile its codec."""
+    """Class decorator: give a message dataclass its type code and compile its codec.
+
+    An `extensible` codec reads a longer payload and ignores what follows (Hello, HelloAck: PROTOCOL.md 5)."""
 
     def wrap(cls: type[M]) -> type[M]:
         kind = kind_of(code)
@@ -151,6 +153,7 @@ def register(
         cls.TYPE, cls.KIND, cls.REPLY, cls.SYNC = code, kind, reply, sync
         cls.DIRECTION = direction_of(code)
         cls.CODEC = Codec.for_message(cls)
+        cls.CODEC.extensible = extensible
         REGISTRY[code] = cls
         return cls
 
@@ -225,7 +228,7 @@ class EventAck(Message):
 # --- commands (host -> device) ---------------------------------------------------------------
 
 
-@register(MsgType.HELLO, reply=MsgType.HELLO_ACK, sync=True)
+@register(MsgType.HELLO, reply=MsgType.HELLO_ACK, sync=True, extensible=True)
 @dataclass(frozen=True, slots=True)
 class Hello(Message):
     """Handshake: the host's protocol version and schema hash, and a session number it picked at random.
@@ -319,7 +322,7 @@ class Display(Message):
 # --- responses (device -> host replies) ------------------------------------------------------
 
 
-@register(MsgType.HELLO_ACK)
+@register(MsgType.HELLO_ACK, extensible=True)
 @dataclass(frozen=True, slots=True)
 class HelloAck(Message):
     """Handshake reply: versions, identity and capabilities of the machine."""

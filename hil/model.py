@@ -196,7 +196,7 @@ class Firmware:
             return Refused(RefuseReason.NO_BOARD, 0)
         if msg.job != d.job:
             return Refused(RefuseReason.WRONG_JOB, d.job & 0xFF)
-        if self.caps & Capability.BOARD_SENSOR and not self._scanned:
+        if self.caps & Capability.BOARD_SENSOR and self.caps & Capability.BARCODE_READER and not self._scanned:
             return Refused(RefuseReason.NOT_SCANNED, 0)
         cause = self._cause_present()
         if cause is not None:

@@ -245,3 +245,20 @@ def test_a_reset_with_a_mode_the_document_does_not_define_is_refused_by_the_libr
     assert device.stats()["resets"] == 0  # the machine never saw it
     assert send(device, 20, Reset(ResetMode.CLEAR), 2) == [(Ack(), 2)]
     assert device.stats()["resets"] == 1
+
+
+def test_a_hello_longer_than_this_versions_layout_is_answered_with_hello_ack(device: CDeviceLink) -> None:
+    """PROTOCOL.md 5: a later version MAY add fields at the end of Hello; the bytes after this version's
+    fields are ignored. The frame is built by hand: type 0x10, seq 0, version 1, the schema hash
+    8F FD 51 C4, session BE EF, then two bytes a later version might add."""
+    started(device)
+    device.receive(encode_frame(0x10, 0, bytes.fromhex("01 8F FD 51 C4 BE EF 07 08")), 1.0)
+    out = written(device)
+    assert [(type(m).__name__, seq) for m, seq in out] == [("HelloAck", 0)]
+
+
+def test_a_hello_shorter_than_this_versions_layout_is_damage(device: CDeviceLink) -> None:
+    started(device)
+    device.receive(encode_frame(0x10, 0, bytes.fromhex("01 8F FD 51 C4 BE")), 1.0)
+    assert written(device) == [(Nak(), 0)]
+    assert device.stats()["bad_frames"] == 1

@@ -283,3 +283,13 @@ def test_the_same_seed_gives_the_same_bytes_and_another_seed_another_pack() -> N
     assert first == again
     assert first[1] != other[1]  # same hands, read in another order: another shuffle of the pack
     assert [sorted(p) for p in first[1]] == [sorted(p) for p in other[1]]
+
+
+def test_a_machine_with_a_board_sensor_but_no_reader_never_asks_for_a_scan_it_cannot_make() -> None:
+    """PROTOCOL.md 6, StartDeal check 5: NOT_SCANNED only on a machine with BOARD_SENSOR and BARCODE_READER."""
+    bench = Bench(None, capabilities=int(DEFAULT_CAPABILITIES & ~Capability.BARCODE_READER))
+    bench.hello()
+    bench.board_in()
+    bench.cmd(bench_load(seats_for(1)))
+    assert bench.cmd(ScanBoard()) == Refused(RefuseReason.UNSUPPORTED, 0x12)
+    assert bench.cmd(StartDeal(9)) == Ack()

@@ -282,7 +282,36 @@ def test_the_sim_url_and_dealer_sim_choose_the_reader(tmp_path: Path) -> None:
 
 
 
-def test_the_simulator_on_a_pty_uses_the_rto_the_document_gives_a_link_with_no_baud_rate() -> None:
-    rto = re.search(r"uses the RTO of 115200 baud: ([0-9.]+) s", " ".join(SPEC.split()))
+def test_the_simulator_on_a_pty_uses_the_rto_the_document_gives_a_path_with_no_real_uart() -> None:
+    rto = re.search(r"A path with no real UART \(.*?\) uses 115200: ([0-9.]+) s", " ".join(SPEC.split()))
     assert rto is not None
     assert round(SimDevice(SimConfig()).link_config.retransmit_timeout, 3) == float(rto.group(1))
+
+
+# --- section 5: a Hello of a later version; section 7.2: a misfeed whose pocket is unknown -----------------
+
+
+def test_a_hello_with_fields_of_a_later_version_is_answered_and_opens_the_session() -> None:
+    bench = Bench()
+    bench.run(1.0)
+    device = bench.device
+    device.data_to_send()
+    # version 1, schema hash 8F FD 51 C4, session 12 34, then two bytes a later version might add
+    device.receive(_raw_frame(MsgType.HELLO, 0, bytes.fromhex("01 8F FD 51 C4 12 34 AA BB")), bench.now)
+    back = frames_from(device.data_to_send())
+    assert [(seq, type(m).__name__) for seq, m in back if type(m).__name__ == "HelloAck"] == [(0, "HelloAck")]
+    assert device.link.counters.naks_sent == 0
+
+
+def test_a_noticed_double_feed_counts_the_stray_card_nowhere_so_the_counts_add_up() -> None:
+    bench = Bench(None, {"kind": "double_feed", "board": 1, "card": 5})
+    bench.hello()
+    bench.board_in()
+    bench.read_label()
+    bench.load()
+    bench.cmd(StartDeal(1))
+    fault = bench.wait_for(Fault)
+    assert (fault.code, fault.detail, fault.flags) == (FaultCode.MISFEED, 0xFFFF, FaultFlag(0))
+    s = status(bench)
+    assert s.cards_dealt == fault.cards_dealt == sum(s.pocket_counts)
+    assert not s.flags & StatusFlag.FAULT_RESUMABLE

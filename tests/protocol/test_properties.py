@@ -10,7 +10,7 @@ from firmware_protocol.codes import RefuseReason
 from firmware_protocol.errors import DecodeError
 from firmware_protocol.framing import MAX_ENCODED, BadFrame, Frame, FrameDecoder, encode_frame
 from firmware_protocol.link import Answered, Delivered, GaveUp, Link, Role, Violation
-from firmware_protocol.messages import REGISTRY, Message, Refused, decode_message, encode_message
+from firmware_protocol.messages import REGISTRY, Message, MsgType, Refused, decode_message, encode_message
 from tests.support.message_strategies import messages_of
 
 chunks = st.lists(st.binary(max_size=300), max_size=12)
@@ -58,7 +58,11 @@ def test_message_decoding_returns_a_message_or_a_decode_error(type_: int, payloa
         msg = decode_message(type_, payload)
     except DecodeError:
         return
-    assert isinstance(msg, Message) and msg.payload() == payload
+    assert isinstance(msg, Message)
+    if type_ in (MsgType.HELLO, MsgType.HELLO_ACK):  # a later version's fields after ours are ignored (5)
+        assert payload.startswith(msg.payload())
+    else:
+        assert msg.payload() == payload
 
 
 @settings(max_examples=300, deadline=None)

@@ -200,7 +200,11 @@ int dp_decode(uint8_t type, const uint8_t *payload, size_t n, dp_msg *out)
             break;
         }
     }
-    return (r.bad || r.at != n) ? DP_ERR_MALFORMED : DP_OK;
+    /* Hello and HelloAck may be longer than this version's layout: a later version adds fields at
+       the end, which are ignored (PROTOCOL.md section 5). Every other payload is exact. */
+    if (r.at != n && type != DP_HELLO && type != DP_HELLO_ACK)
+        r.bad = 1;
+    return r.bad ? DP_ERR_MALFORMED : DP_OK;
 }
 
 /* --- encoding ------------------------------------------------------------------------------------ */

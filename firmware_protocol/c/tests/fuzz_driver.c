@@ -32,6 +32,12 @@ static void check_body_roundtrip(const dp_frame *f)
         return;
     decoded_in++;
     n = dp_encode_body(&m, f->seq, body, sizeof body);
+    if (n < f->len + 4 && (f->type == DP_HELLO || f->type == DP_HELLO_ACK)) {
+        /* a longer Hello or HelloAck: its own fields come back, the later version's bytes do not (5) */
+        if (n < 4 || body[0] != f->type || body[1] != f->seq || memcmp(body + 2, f->payload, (size_t)n - 4) != 0)
+            fail("a decoded message does not encode to its own fields");
+        return;
+    }
     if (n != f->len + 4 || body[0] != f->type || body[1] != f->seq || memcmp(body + 2, f->payload, f->len) != 0
         || ((body[n - 2] << 8) | body[n - 1]) != f->crc)
         fail("a decoded message does not encode to its own body");
