@@ -55,14 +55,28 @@ PRACTICE_FILE: Final = "simulated-history.sqlite"
 """The practice history's file name, in the run's own folder (`practice_history`)."""
 
 
+_PSEUDO_TERMINAL: Final = re.compile(r"/dev/(pts/\d+|ttys\d+)")
+
+
+def simulated(port: str) -> bool:
+    """Whether `port` is a simulated machine: a ``sim://`` URL, or a pseudo-terminal (where `dealer sim`,
+    the pytest fixture and the C library's example machine serve theirs, also through a link; a real
+    machine's serial port never is one)."""
+    if port.startswith("sim://"):
+        return True
+    if "://" in port:
+        return False
+    return _PSEUDO_TERMINAL.fullmatch(os.path.realpath(port)) is not None
+
+
 def practice_history(ports: Iterable[str], folder: Path, *, given: Path | None = None) -> Path | None:
     """The practice history of a run on `ports`, made empty if there is none; None for a run that is not
-    practice. A run is practice when every machine is simulated (``sim://``) and no history is named
-    (`given`: --history; or ``$DEALER_HISTORY``): its deals are kept in ``simulated-history.sqlite`` in
-    `folder` (the console's work folder, the journal's folder on the command line), never in this
-    computer's deal history, which guards the club's real sessions (Law 6D2)."""
+    practice. A run is practice when every machine is `simulated` and no history is named (`given`:
+    --history; or ``$DEALER_HISTORY``): its deals are kept in ``simulated-history.sqlite`` in `folder`
+    (the console's work folder, the journal's folder on the command line), never in this computer's deal
+    history, which guards the club's real sessions (Law 6D2)."""
     ports = list(ports)
-    if given is not None or named_path() is not None or not ports or not all(p.startswith("sim://") for p in ports):
+    if given is not None or named_path() is not None or not ports or not all(simulated(p) for p in ports):
         return None
     path = folder / PRACTICE_FILE
     DealHistory.open(path, create=True).close()

@@ -20,7 +20,7 @@ import pytest
 from dealer import formats
 from dealer.journal.history import DealHistory
 from tests.support.controllers import deal_set
-from tests.support.processes import ENV, run
+from tests.support.processes import ENV, run, stop_group
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a pty (Linux CI)")
 
@@ -67,6 +67,27 @@ def test_dealing_on_simulated_machines_keeps_the_deals_beside_the_journal_not_in
     shutil.copy(monday, tuesday / "session.pbn")
     again = dealer(computer, "deal", "tuesday/session.pbn", "--port", "sim://?speed=100", "--plain", cwd=tmp_path)
     assert again.returncode == 0, again.stderr[-2000:]
+    assert not club_history(computer).exists()
+
+
+def test_dealing_on_a_machine_dealer_sim_serves_is_practice_too(tmp_path: Path, computer: Mapping[str, str]) -> None:
+    """`dealer sim` serves its machine on a pseudo-terminal (here through its link ./machine), which no real
+    machine's serial port is."""
+    deals = session(tmp_path / "bench")
+    sim = subprocess.Popen([sys.executable, "-m", "dealer", "sim", "--speed", "100", "--link", "machine"],
+                           cwd=tmp_path / "bench", env=dict(computer), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        assert sim.stdout is not None
+        port = sim.stdout.readline().strip()  # the first line printed is the port, once it can be opened
+        assert port.endswith("machine"), port
+        done = dealer(computer, "deal", deals.name, "--port", port, "--plain", cwd=tmp_path / "bench")
+    finally:
+        stop_group(sim)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.count(NOTE) == 1
+    with DealHistory.open(tmp_path / "bench" / "simulated-history.sqlite") as practice:
+        assert len(practice) == 3
     assert not club_history(computer).exists()
 
 
