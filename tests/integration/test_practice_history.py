@@ -170,3 +170,19 @@ def test_reading_this_computers_history_makes_none(tmp_path: Path, computer: Map
         shown = dealer(computer, *command, cwd=tmp_path)
         assert shown.returncode == 0 and "none yet" in shown.stdout, shown.stderr
     assert not club_history(computer).exists()
+
+
+def test_the_consoles_check_of_a_run_on_simulated_machines_says_it_is_practice(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dealer.serve.machines import Offer
+    from dealer.serve.sources import RunRequest, check
+
+    monkeypatch.delenv("DEALER_HISTORY")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    deals = session(tmp_path / "work")
+    checked = check(RunRequest(deals, ports=("sim://?seed=1",)), deals.parent, Offer(deals.parent))
+    assert not checked.problems, checked.problems
+    shown = checked.to_dict()["lines"]
+    assert sum(NOTE in line for line in shown) == 1, shown
+    assert checked.history == deals.parent / "simulated-history.sqlite" and checked.history.is_file()
+    assert not (tmp_path / "share" / "dealer").exists()
