@@ -131,21 +131,15 @@ def check_report(args: argparse.Namespace) -> None:
 
 
 def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
-    from dealer.journal.history import practice_history, practice_note
-
     limits = RunLimits(board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
                        max_attempts=args.max_attempts)
-    history = history_path(args)
-    practice = practice_history(ports, journal.absolute().parent, given=history)
-    if practice is not None:
-        print(practice_note(practice), file=sys.stderr, flush=True)
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
                       set_name=args.set_name or "A", resume=args.resume,
                       replay=args.replay,
                       report=Path(args.report) if args.report else None, force=args.force,
                       show_cards=args.show_cards,
                       quiet=args.quiet, limits=limits, out=sys.stderr, view=run_view(args.plain), title=title,
-                      history=practice or history)
+                      history=history_path(args))  # None: practice beside the journal, else this computer's
 
 
 def _deal_file(args: argparse.Namespace) -> RunResult:
@@ -175,4 +169,4 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
                          "their boards, copies, board sets, replays and machines)")
     plan = Plan.load(args.plan)
     journal = Path(args.journal) if args.journal else plan.event.journal
-    return deal_plan(plan, _common(args, journal, [m.url for m in plan.machines], plan.event.name), args.session)
+    return deal_plan(plan, _common(args, journal, [], plan.event.name), args.session)

@@ -73,7 +73,7 @@ def practice_history(ports: Iterable[str], folder: Path, *, given: Path | None =
     """The practice history of a run on `ports`, made empty if there is none; None for a run that is not
     practice. A run is practice when every machine is `simulated` and no history is named (`given`:
     --history; or ``$DEALER_HISTORY``): its deals are kept in ``simulated-history.sqlite`` in `folder`
-    (the console's work folder, the journal's folder on the command line), never in this computer's deal
+    (the console's work folder, the journal's folder for a dealing run), never in this computer's deal
     history, which guards the club's real sessions (Law 6D2)."""
     ports = list(ports)
     if given is not None or named_path() is not None or not ports or not all(simulated(p) for p in ports):

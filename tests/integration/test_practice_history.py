@@ -186,3 +186,28 @@ def test_the_consoles_check_of_a_run_on_simulated_machines_says_it_is_practice(
     assert sum(NOTE in line for line in shown) == 1, shown
     assert checked.history == deals.parent / "simulated-history.sqlite" and checked.history.is_file()
     assert not (tmp_path / "share" / "dealer").exists()
+
+
+def test_a_program_dealing_on_simulated_machines_through_the_library_is_practice_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As docs/make_images.py and the guide's test_jam.py deal: `deal_session` with no history given."""
+    import io
+
+    from dealer.dealing import sim_ports
+    from dealer.dealing.context import RunLimits
+    from dealer.dealing.run import RunOptions, deal_session
+
+    monkeypatch.delenv("DEALER_HISTORY")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    out = io.StringIO()
+    try:
+        result = deal_session(deal_set(43, 2), "practice.pbn",
+                              RunOptions(ports=["sim://?speed=100"], journal=tmp_path / "lib" / "p.journal", out=out,
+                                         limits=RunLimits(board_timeout=60, deal_timeout=60)))
+    finally:
+        sim_ports.stop_all()
+    assert result.complete
+    assert out.getvalue().count(NOTE) == 1
+    with DealHistory.open(tmp_path / "lib" / "simulated-history.sqlite") as practice:
+        assert len(practice) == 2
+    assert not (tmp_path / "share" / "dealer").exists()
