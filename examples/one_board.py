@@ -109,7 +109,10 @@ def deal_one_board(path: str) -> int:
     print(f"handshake: {hello.serial.decode()}, boot {hello.boot_id}")
     if not board_present(machine):
         machine.ask(Display(Prompt.INSERT_BOARD, 1, b"", b"insert board 1"))
+        deadline = time.monotonic() + PATIENCE
         while not board_present(machine):
+            if time.monotonic() > deadline:
+                sys.exit("no board was put in: put board 1 in the machine and run this again")
             time.sleep(0.05)
     machine.ask(ScanBoard())
     scan = machine.wait(lambda m: isinstance(m, BoardScanned))

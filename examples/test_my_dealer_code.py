@@ -1,7 +1,8 @@
 """Testing your own code that talks to a dealing machine, with the simulated machine behind ``serial.Serial``.
 
-Installing this project (``pip install duplicate-bridge-dealer``, or ``pip install .`` from a clone) gives
-pytest the ``dealing_machine`` fixture and the ``--machine-port`` option; nothing to add to a conftest::
+Installing this project with its ``hil`` extra (``pip install 'duplicate-bridge-dealer[hil]'``, or
+``pip install '.[hil]'`` from a clone: pytest and pytest-mock) gives pytest the ``dealing_machine`` fixture
+and the ``--machine-port`` option; nothing to add to a conftest::
 
     pytest examples/                                  # against a simulated machine
     pytest examples/ --machine-port /dev/ttyUSB0      # the same tests against the real machine

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from firmware_protocol.codes import DeviceState, Prompt
+from firmware_protocol.codes import Prompt
 from firmware_protocol.labels import BoardLabel
 from firmware_protocol.messages import Display
 from hil.config import SimConfig
@@ -36,8 +36,8 @@ class Operator:
        They put boards back straight. CLEAR_PATH opens the door, clears a jammed or held card (a jammed
        or unreadable one goes back onto the hopper, wiped; a foreign one or a second copy is set aside)
        and closes the door. FIX_PACK makes the hopper's pack whole (`Room.fix_pack`).
-    2. With no prompt and an empty slot: the board whose deal is loaded (the machine shows its number),
-       else the next empty board of the rack in order.
+    2. With no prompt they wait: no board goes in before the host asks for it, however late the prompt
+       comes (a board put in ahead of the prompt may not be the one the host deals next).
     3. When a dealing ends (complete, aborted, reset) or the machine restarts, they load a fresh pack at
        once, setting aside whatever was left in the hopper or the card path; a board the machine ejects,
        they put away.
@@ -62,12 +62,16 @@ class Operator:
         self._pulled = False
         self.last_out: PhysicalBoard | None = None
 
+    @property
+    def busy(self) -> bool:
+        """A prompt not yet carried out, or a board in their hands (emptied, pulled out, being swapped)."""
+        return self.prompt is not None or self._hands_busy or self._pulled
+
     # --- what the operator notices -------------------------------------------------------------
 
     def start(self, t: float) -> None:
-        """The session begins: the hopper is loaded and the first board goes in."""
+        """The session begins: the hopper is loaded; the first board goes in when the host asks for it."""
         self.room.load_fresh_pack()
-        self._wake(t, self.config.timing.operator_react)
 
     def on_display(self, msg: Display, t: float) -> None:
         """A new prompt replaces whatever the operator was about to do (but not putting back a board
@@ -79,8 +83,7 @@ class Operator:
             self._wake(t, self.config.timing.operator_react, replace=True)
 
     def on_loaded(self, board_number: int, t: float) -> None:
-        if self.room.slot is None:
-            self._wake(t, self.config.timing.operator_react)
+        """A deal is loaded: the operator waits for the prompt naming its board, if none is in."""
 
     def on_dealing_ended(self, t: float) -> None:
         self.room.load_fresh_pack()
@@ -88,7 +91,6 @@ class Operator:
     def on_ejected(self, board: PhysicalBoard | None, t: float) -> None:
         if board is not None:
             self.last_out = board
-        self._wake(t, self.config.timing.operator_swap)
 
     def pull_board(self, spec: FaultSpec, t: float) -> None:
         """Pull the board out during dealing (a mistake), and put it back a little later."""
@@ -144,16 +146,6 @@ class Operator:
         prompt, self.prompt = self.prompt, None
         if prompt is not None:
             self._carry_out(prompt, t)
-        elif self.room.slot is None:
-            board = self._board_wanted()
-            if board is not None:
-                self._insert(board, t)
-
-    def _board_wanted(self) -> PhysicalBoard | None:
-        fw = self.machine()
-        if fw.state is DeviceState.LOADED and fw.dealing is not None:
-            return self.room.rack.find_number(self.set_name, fw.dealing.board_number)
-        return self.room.rack.next_empty()
 
     def _carry_out(self, prompt: Display, t: float) -> None:
         kind = prompt.prompt

@@ -7,7 +7,9 @@ the marker's ``line="tcp"``, the simulator is served on ``socket://127.0.0.1:POR
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -71,8 +73,25 @@ def simulator_config(marker: pytest.Mark | None) -> SimConfig:
     return SimConfig(faults=faults, **options)
 
 
+HISTORY_VARIABLE = "DEALER_HISTORY"
+"""The variable naming the deal history `dealer` records its runs in (dealer.journal.history)."""
+
+
+@contextmanager
+def practice_history(folder_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """For a test on the simulated machine: the deals it deals are kept in a practice history of its own
+    (an empty file is an empty history), not in this computer's, unless ``$DEALER_HISTORY`` names one."""
+    with pytest.MonkeyPatch.context() as env:
+        if not os.environ.get(HISTORY_VARIABLE):
+            path = folder_factory.mktemp("practice") / "simulated-history.sqlite"
+            path.touch(mode=0o600)
+            env.setenv(HISTORY_VARIABLE, str(path))
+        yield
+
+
 @pytest.fixture
-def dealing_machine(request: pytest.FixtureRequest) -> Iterator[DealingMachine]:
+def dealing_machine(request: pytest.FixtureRequest,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[DealingMachine]:
     """A dealing machine for this test: the real one of ``--machine-port``, else a simulated one::
 
         def test_my_code(dealing_machine):
@@ -87,7 +106,9 @@ def dealing_machine(request: pytest.FixtureRequest) -> Iterator[DealingMachine]:
         @pytest.mark.dealing_machine(speed=100, faults=[{"kind": "jam", "board": 1, "card": 20}])
 
     With ``--machine-port URL`` the same test gets the real machine at URL; a test whose marker plans
-    faults is skipped there (a real machine's faults cannot be planned), with the reason. Either way the
+    faults is skipped there (a real machine's faults cannot be planned), with the reason. On the simulated
+    machine, deals the test deals with `dealer` are kept in a practice history of the test's own
+    (`practice_history`), never in this computer's deal history. Either way the
     test fails if it leaves a thread or a file descriptor open (a port it forgot to close), as
     `hil_leak_check` does.
     """
@@ -100,7 +121,7 @@ def dealing_machine(request: pytest.FixtureRequest) -> Iterator[DealingMachine]:
             yield DealingMachine(url=str(port), simulated=False)
         return
     config = simulator_config(marker)
-    with no_leaks():
+    with no_leaks(), practice_history(tmp_path_factory):
         sim: ServedMachine
         if config.line == "tcp" or (config.line is None and not pty_available()):
             sim = TcpSimulator(config)

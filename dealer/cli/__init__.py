@@ -36,7 +36,7 @@ COMMANDS: Final = {
     "check": "recount boards already dealt and verify them against the deal file",
     "ports": "list the serial ports and find the dealing machines on them",
     "report": "run report of a journal: boards/hour per machine, faults, operator actions",
-    "history": "this computer's deal history (Law 6D2): show, export, import",
+    "history": "this computer's deal history (Law 6D2): show, list, forget, export, import",
     "stats": "deal statistics against the exact probabilities of a perfect shuffle",
     "sim": "serve a simulated dealing machine (a pseudo-terminal, or --tcp)",
     "demo": "deal a session on simulated machines with faults injected (no hardware)",

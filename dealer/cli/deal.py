@@ -139,7 +139,7 @@ def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: st
                       report=Path(args.report) if args.report else None, force=args.force,
                       show_cards=args.show_cards,
                       quiet=args.quiet, limits=limits, out=sys.stderr, view=run_view(args.plain), title=title,
-                      history=history_path(args))
+                      history=history_path(args))  # None: practice beside the journal, else this computer's
 
 
 def _deal_file(args: argparse.Namespace) -> RunResult:

@@ -1,6 +1,7 @@
 """`dealer history`: this computer's deal history (Law 6D2 beyond one journal): where it is and what it
-holds (``dealer history``), its ``export FILE`` (hashes, never deals) and ``import FILE``, so that the
-controllers of a congress share one; ``--history PATH`` or ``DEALER_HISTORY`` name another file.
+holds (``dealer history``, its runs ``list``), ``forget RUN`` (a practice run recorded by mistake), its
+``export FILE`` (hashes, never deals) and ``import FILE``, so that the controllers of a congress share
+one; ``--history PATH`` or ``DEALER_HISTORY`` name another file.
 """
 
 from __future__ import annotations
@@ -30,19 +31,21 @@ def history_path(args: argparse.Namespace) -> Path | None:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("history", help="this computer's deal history (Law 6D2): show, export, import",
+    p = sub.add_parser("history", help="this computer's deal history (Law 6D2): show, list, forget, export, import",
                        description="Every deal dealt on this computer is kept in its deal history by hash "
                                    "(never the deal), and a run whose deals are in it is refused unless it is "
                                    "a replay (Law 6D2). Export it on one computer and import it on another so "
                                    "that a congress's controllers share one history.")
     history_option(p)
     teach(p, [("dealer history", "where this computer's history is, and how many deals it holds"),
+              ("dealer history list", "its runs: name, journal, time, deals"),
               ("dealer history export history.json", "every entry into history.json"),
               ("dealer history import history.json", "add another computer's entries to this one's")],
           PATH_NOTE)
     p.set_defaults(func=run_show)
     actions = p.add_subparsers(dest="action", metavar="ACTION",
-                               help="export, import or init (none: show where the history is and what it holds)")
+                               help="list, forget, export, import or init (none: show where the history is and what "
+                                    "it holds)")
     export = actions.add_parser("export", help="write every entry of the history to FILE (JSON, hashes only)",
                                 description="Write every entry of this computer's deal history to FILE (JSON: "
                                             "deal hashes with their run, journal, host and date; never a deal), "
@@ -66,6 +69,26 @@ def register(sub: Any) -> None:
                       "(made first with dealer history init other.sqlite)")],
           PATH_NOTE)
     imported.set_defaults(func=run_import)
+    listed = actions.add_parser("list", help="every run the history holds: its name, journal, time and deals",
+                                description="List every run the deal history holds, oldest first: the run's "
+                                            "number (RUN, for forget), its name and journal, the host and time it "
+                                            "was recorded, and how many deals it keeps.")
+    history_option(listed)
+    teach(listed, [("dealer history list", "the runs of this computer's history"),
+                   ("dealer history list --history examples/simulated-history.sqlite", "a practice history's runs")],
+          PATH_NOTE)
+    listed.set_defaults(func=run_list)
+    forget = actions.add_parser("forget", help="remove one run's entries (asks first, unless --yes)",
+                                description="Remove every entry of one run from the deal history: its deals are "
+                                            "then no longer refused as dealt before (Law 6D2). For a practice or "
+                                            "test run recorded by mistake; never for a session that was played. "
+                                            "All the run's entries go at once, or none.")
+    forget.add_argument("run", metavar="RUN", help="the run's number as `dealer history list` shows it")
+    forget.add_argument("--yes", action="store_true", help="do not ask first")
+    history_option(forget)
+    teach(forget, [("dealer history forget 3f2a9c1b", "asks, then removes that run's entries"),
+                   ("dealer history forget 3f2a9c1b --yes", "without asking")], PATH_NOTE)
+    forget.set_defaults(func=run_forget)
     init = actions.add_parser("init", help="make a new, empty deal history at PATH",
                               description="Make a new, empty deal history at PATH (its folder must exist). A "
                                           "history named by --history or $DEALER_HISTORY is never made "
@@ -76,13 +99,74 @@ def register(sub: Any) -> None:
     init.set_defaults(func=run_init)
 
 
+def not_made_yet(args: argparse.Namespace) -> bool:
+    """True, having said so, when the history asked about is this user's own and none is made yet: reading
+    it makes none."""
+    from dealer.journal.history import named_path, own_path
+
+    if history_path(args) is not None or named_path() is not None or own_path().is_file():
+        return False
+    print(f"deal history {own_path()}: none yet (no run has been recorded on this computer)")
+    return True
+
+
 def run_show(args: argparse.Namespace) -> int:
     from dealer.journal.history import DealHistory
 
+    if not_made_yet(args):
+        return 0
     with DealHistory.open(history_path(args)) as history:
         entries = history.entries()
         runs = {e.run_uid for e in entries}
         print(f"deal history {history.path}: {len(entries)} deals of {len(runs)} runs")
+    return 0
+
+
+SHOWN_DIGITS = 8
+"""How much of a run's uid `dealer history list` shows: enough to name one run among many."""
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from dealer.journal.history import DealHistory
+
+    if not_made_yet(args):
+        return 0
+    with DealHistory.open(history_path(args)) as history:
+        runs = history.runs()
+        print(f"deal history {history.path}: {sum(r.deals for r in runs)} deals of {len(runs)} runs")
+        for run in runs:
+            print(f"  {run.run_uid[:SHOWN_DIGITS]}  {run.where()}: {run.count()}")
+    return 0
+
+
+def run_forget(args: argparse.Namespace) -> int:
+    import sys
+
+    from dealer.journal.history import DealHistory
+
+    given = args.run.strip().lower()
+    if len(given) < 4:
+        raise UsageError(f"RUN {args.run!r}: give the run's number as dealer history list shows it")
+    with DealHistory.open(history_path(args)) as history:
+        found = [r for r in history.runs() if r.run_uid.startswith(given)]
+        if not found:
+            raise UsageError(f"{history.path}: no run {args.run} in this deal history; dealer history list names "
+                             "its runs")
+        if len(found) > 1:
+            raise UsageError(f"{history.path}: {len(found)} runs begin {args.run}; give more of the number")
+        (run,) = found
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise UsageError(f"dealer history forget {args.run} asks before it forgets {run.where()}; give "
+                                 "--yes to forget it without being asked")
+            answer = input(f"forget {run.where()}, {run.count()}? They will no longer be refused as dealt "
+                           "before. [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("nothing forgotten")
+                return 0
+        removed = history.forget(run.run_uid)
+        print(f"forgot {run.where()}: {removed} deal{'' if removed == 1 else 's'} removed from the deal history "
+              f"{history.path}")
     return 0
 
 

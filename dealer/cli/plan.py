@@ -15,6 +15,7 @@ from typing import Any
 from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, task_progress
 from dealer.core.boards import format_board_range
+from dealer.journal.history import practice_history, practice_note
 from dealer.plan import DealingOrder, Plan, PlanError, Session
 from dealer.plan import problems as check
 
@@ -60,11 +61,17 @@ def run(args: argparse.Namespace) -> int:
     except PlanError:
         notes = []  # listed with the problems below
     print("\n".join(describe(plan)))
+    history = history_path(args)
+    practice = practice_history((m.url for m in plan.machines), Path(plan.event.journal).absolute().parent,
+                                given=history)
+    if practice is not None:
+        print(practice_note(practice))
+    history = practice or history
     runs = check.journal_runs(plan.event.journal)
-    _, history_notes = check.history_problems(plan, plan.sessions, runs, history_path(args))
+    _, history_notes = check.history_problems(plan, plan.sessions, runs, history)
     for note in notes + history_notes:
         print(f"note: {note.text()}")
-    found = check.problems(plan, runs=runs, history=history_path(args))
+    found = check.problems(plan, runs=runs, history=history)
     if not found:
         print(f"ready to deal: dealer deal --plan {args.plan}")
         return 0

@@ -18,7 +18,7 @@ from dealer.dealing import sim_ports
 from dealer.dealing.context import RunLimits
 from dealer.dealing.progress import ProgressView
 from dealer.dealing.run import RunOptions, RunResult, deal_session
-from dealer.journal.history import DealHistory
+from dealer.journal.history import PRACTICE_FILE, DealHistory, practice_note
 from dealer.journal.narrative import incidents
 from dealer.journal.store import Journal
 
@@ -78,13 +78,15 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
     deals = _session(work, boards, say)
     ports = _machines(work, machines, speed, say)
     say("3. Dealing, every board checked by its label before dealing and recounted after:")
-    DealHistory.open(work / "history.sqlite", create=True).close()
+    history = work / PRACTICE_FILE  # always practice: a history named for the club's sessions is not the demo's
+    DealHistory.open(history, create=True).close()
+    say(f"   {practice_note(history)}")
     try:
         options = RunOptions(ports=ports, machine_names=[f"m{k + 1}" for k in range(len(ports))],
                              journal=work / "session.journal", report=work / "report.json", out=out,
                              show_cards=show_cards, limits=RunLimits(board_timeout=120, deal_timeout=120), view=view,
                              title=f"dealer demo: {boards} boards on {machines} simulated machines",
-                             history=work / "history.sqlite")  # simulated dealing: not this computer's history
+                             history=history)
         result = deal_session(deals, str(work / "session.pbn"), options, name="demo")
         say("")
         say("4. Summary")

@@ -11,7 +11,7 @@ import math
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,7 +27,7 @@ from dealer.dealing.progress import ProgressView, RunProgress
 from dealer.dealing.station import Station
 from dealer.dealing.transport import check_traces
 from dealer.journal.events import Released
-from dealer.journal.history import DealHistory, check_named, check_reuse
+from dealer.journal.history import DealHistory, check_named, check_reuse, practice_history, practice_note
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
 from dealer.journal.store import JobState, Journal, Run
@@ -53,7 +53,8 @@ class RunOptions:
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
     history: Path | None = None
-    """The deal history (Law 6D2 beyond this journal); None: this computer's (`history.default_path`)."""
+    """The deal history (Law 6D2 beyond this journal); None: a practice history beside the journal for
+    simulated machines only (`practice`), else this computer's (`history.default_path`)."""
     out: IO[str] = field(default_factory=lambda: sys.stderr)
     view: ProgressView | None = None
     """How progress is shown (default: one plain line an event on `out`)."""
@@ -111,9 +112,11 @@ def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | N
     history), put every job left half-way by a crash back where it belongs, `execute`, and end with a
     summary and an optional report.
     """
-    problems = session_problems(deals, options, name or Path(source).stem)
+    practising = practice(options, options.ports, say=False)
+    problems = session_problems(deals, practising, name or Path(source).stem)
     if problems:
         raise problems[0]
+    options = practice(options, options.ports)
     plan = copies_plan(deals, options.copies, options.set_name)
     with Journal.open(options.journal, create=not options.resume, command="dealer deal") as journal:
         try:
@@ -209,6 +212,20 @@ def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]
         return Interrupted(name)
     left = sum(1 for job in jobs if job.state is not JobState.VERIFIED)
     return Interrupted(name, left=left, total=len(jobs))
+
+
+def practice(options: RunOptions, ports: Sequence[str], say: bool = True) -> RunOptions:
+    """`options`, with the practice history beside the journal when no history is given and every machine
+    of `ports` is simulated (`practice_history`), said once on `options.out` when `say`."""
+    if options.history is not None:
+        return options
+    path = practice_history(ports, Path(options.journal).absolute().parent)
+    if path is None:
+        return options
+    if say:
+        options.out.write(practice_note(path) + "\n")
+        options.out.flush()
+    return replace(options, history=path)
 
 
 def check_run_options(options: RunOptions) -> None:

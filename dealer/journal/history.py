@@ -51,6 +51,43 @@ CREATE TABLE IF NOT EXISTS deals (
 _COLUMNS: Final = ("deal_hash", "run_uid", "board", "run_name", "journal", "host", "recorded", "replay")
 
 
+PRACTICE_FILE: Final = "simulated-history.sqlite"
+"""The practice history's file name, in the run's own folder (`practice_history`)."""
+
+
+_PSEUDO_TERMINAL: Final = re.compile(r"/dev/(pts/\d+|ttys\d+)")
+
+
+def simulated(port: str) -> bool:
+    """Whether `port` is a simulated machine: a ``sim://`` URL, or a pseudo-terminal (where `dealer sim`,
+    the pytest fixture and the C library's example machine serve theirs, also through a link; a real
+    machine's serial port never is one)."""
+    if port.startswith("sim://"):
+        return True
+    if "://" in port:
+        return False
+    return _PSEUDO_TERMINAL.fullmatch(os.path.realpath(port)) is not None
+
+
+def practice_history(ports: Iterable[str], folder: Path, *, given: Path | None = None) -> Path | None:
+    """The practice history of a run on `ports`, made empty if there is none; None for a run that is not
+    practice. A run is practice when every machine is `simulated` and no history is named (`given`:
+    --history; or ``$DEALER_HISTORY``): its deals are kept in ``simulated-history.sqlite`` in `folder`
+    (the console's work folder, the journal's folder for a dealing run), never in this computer's deal
+    history, which guards the club's real sessions (Law 6D2)."""
+    ports = list(ports)
+    if given is not None or named_path() is not None or not ports or not all(simulated(p) for p in ports):
+        return None
+    path = folder / PRACTICE_FILE
+    DealHistory.open(path, create=True).close()
+    return path
+
+
+def practice_note(path: Path) -> str:
+    """The one line a practice run says about where its deals are kept."""
+    return f"practice run: its deals are kept in a practice history ({path}), not the club's"
+
+
 def default_path() -> Path:
     """Where this computer's history is: ``$DEALER_HISTORY``, else the user's data folder."""
     return named_path() or own_path()
@@ -109,6 +146,29 @@ class Entry:
     def to_json(self) -> dict[str, Any]:
         return {"deal_hash": self.deal_hash, "run": self.run_uid, "board": self.board, "name": self.run_name,
                 "journal": self.journal, "host": self.host, "recorded": self.recorded, "replay": self.replay}
+
+
+@dataclass(frozen=True)
+class RunEntries:
+    """One run as the history keeps it: its uid, name, journal, host, when first recorded, how many deals."""
+
+    run_uid: str
+    run_name: str
+    journal: str
+    host: str
+    recorded: str
+    deals: int
+    replay: bool
+
+    def where(self) -> str:
+        """The run in words, for a list or a message: name, journal, host, time."""
+        replay = ", a replay" if self.replay else ""
+        when = self.recorded[:16].replace("T", " ")
+        return f"run {self.run_name} of journal {self.journal} (host {self.host}, {when} UTC{replay})"
+
+    def count(self) -> str:
+        """How many deals, in words."""
+        return f"{self.deals} deal{'' if self.deals == 1 else 's'}"
 
 
 class DealHistory:
@@ -190,6 +250,12 @@ class DealHistory:
         rows = self._read(sql + " ORDER BY recorded, run_uid, board", args)
         return [Entry(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
 
+    def runs(self) -> list[RunEntries]:
+        """Every run the history holds, oldest first, with how many deals it keeps of each."""
+        rows = self._read("SELECT run_uid, MIN(run_name), MIN(journal), MIN(host), MIN(recorded), COUNT(*), "
+                          "MAX(replay) FROM deals GROUP BY run_uid ORDER BY MIN(recorded), run_uid")
+        return [RunEntries(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6])) for r in rows]
+
     def __len__(self) -> int:
         return int(self._read("SELECT COUNT(*) FROM deals")[0][0])
 
@@ -240,6 +306,24 @@ class DealHistory:
             raise JournalError(f"{self.path}: the deal history cannot be written: "
                                f"{plain_cause(str(self.path), exc)}") from exc
         return added
+
+    def forget(self, run_uid: str) -> int:
+        """Remove every entry of the run `run_uid` (one transaction: all of them or, if stopped, none);
+        returns how many were removed."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                removed = self._db.execute("DELETE FROM deals WHERE run_uid = ?", (run_uid,)).rowcount
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: the deal history cannot be written: "
+                               f"{plain_cause(str(self.path), exc)}") from exc
+        return int(removed)
 
     # --- moving between computers ---------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from dealer.dealing.run import (
     check_run_options,
     execute,
     interrupted,
+    practice,
     release_loaded,
     remember,
 )
@@ -37,6 +38,7 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     chosen = [s for s in plan.sessions if s in chosen]  # plan order, each once
     lock = JournalLock.acquire(options.journal, "dealer deal --plan")  # first: a live run is named, nothing else
     try:
+        options = practice(options, [m.url for m in plan.machines])
         found = check.problems(plan, chosen, check.journal_runs(options.journal), resume=options.resume,
                                journal=str(options.journal), history=options.history)
         if found:

@@ -24,14 +24,12 @@ from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import Advice, RunOptions, journal_held, session_problems
-from dealer.journal.history import DealHistory, check_reuse
+from dealer.journal.history import DealHistory, check_reuse, practice_history, practice_note
 from dealer.journal.store import Journal
 from dealer.plan import Plan
 from dealer.plan import problems as plan_check
 from dealer.serve import given
 from dealer.serve.machines import Offer
-
-SIM_HISTORY = "simulated-history.sqlite"
 
 
 @dataclass(frozen=True)
@@ -81,11 +79,9 @@ class Checked:
 
 
 def history_for(ports: tuple[str, ...], workdir: Path) -> Path | None:
-    """The deal history of a run: the work folder's for simulated machines only, else this computer's."""
-    if ports and all(p.startswith("sim://") for p in ports):
-        DealHistory.open(workdir / SIM_HISTORY, create=True).close()
-        return workdir / SIM_HISTORY
-    return None
+    """The deal history of a run: the work folder's for simulated machines only (`practice_history`, the
+    rule every command follows), else the one named or this computer's."""
+    return practice_history(ports, workdir)
 
 
 def check(request: RunRequest, workdir: Path, offer: Offer) -> Checked:
@@ -126,6 +122,8 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
                          f"{request.set_name}; {len(request.ports)} machine{'s' if len(request.ports) != 1 else ''}"
                          + ("; a replay" if request.replay else ""))
     checked.lines.append(f"journal: {checked.journal}")
+    if checked.history is not None:
+        checked.lines.append(practice_note(checked.history))
     options = RunOptions(ports=request.ports, journal=checked.journal, copies=request.copies,
                          set_name=request.set_name, resume=request.resume, replay=request.replay,
                          history=checked.history)
@@ -177,6 +175,8 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path, offer: Off
     checked.lines.append(f"congress plan {plan.event.name}: {len(plan.sessions)} sessions, "
                          f"{sum(len(s.jobs()) for s in plan.sessions)} jobs, on the plan's "
                          f"{len(plan.machines)} machines ({', '.join(m.name for m in plan.machines)})")
+    if checked.history is not None:
+        checked.lines.append(practice_note(checked.history))
     _check_journal_free(checked)
     checked.problems += plan_check.problems(plan, None, plan_check.journal_runs(checked.journal), resume=request.resume,
                                        journal=str(checked.journal), history=checked.history)

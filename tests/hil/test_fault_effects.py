@@ -38,6 +38,7 @@ from hil.bytefaults import TO_HOST, ByteFaults, OneWayLine
 from hil.config import SimConfig
 from hil.fault_plan import FaultKind, FaultPlan, FaultSpec
 from hil.loopback import Loopback
+from hil.physical import label_of
 from hil.room import HoldReason
 from tests.support.deals import hands_of
 from tests.support.sim_bench import Bench
@@ -212,7 +213,8 @@ def test_a_stale_deal_is_dealt_in_place_of_the_one_loaded_and_reported() -> None
     bench, first = dealing({"kind": "stale_deal", "board": 2})
     bench.wait_for(DealDone)
     bench.cmd(Eject())
-    bench.run(30.0, lambda: bench.device.room.slot is not None and bench.device.room.slot.board.card_count == 0)
+    bench.run(30.0, lambda: not bench.device.room.board_present)
+    bench.board_in(label=label_of("A", 2))
     bench.read_label()
     second = bench.load(job=2, board=2, seed=9)
     assert bench.cmd(StartDeal(2)) == Ack()

@@ -20,7 +20,7 @@ import pytest
 from dealer.core.cards import pack
 from dealer.core.errors import DealerError
 from dealer.dealing.context import RunLimits
-from dealer.dealing.machine import Machine
+from dealer.dealing.machine import Machine, OperatorPrompt
 from dealer.dealing.recheck import check_boards
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.dealing.sim_ports import loopback_opener
@@ -273,6 +273,7 @@ def test_a_board_dealt_turned_elsewhere_is_named_f6_by_dealer_check_never_verifi
                      sleep=loop.clock.sleep) as m:  # type: ignore[attr-defined]
             m.connect()  # a host that checks nothing deals board 1 into the board lying turned
             m.load(1, 1, bytes(pack(deals.deals[0:1])[0]))
+            m.display(OperatorPrompt.INSERT_BOARD, 1, BoardLabel.for_board("A", 1).payload(), "insert board A 1")
             assert m.wait_board(True, 30.0) and m.read_board().turns == 1
             m.deal(1, 60.0)
             m.eject_board()

@@ -94,7 +94,7 @@ def test_every_signal_stops_a_dealing_run_cleanly_and_it_resumes(tmp_path: Path,
     assert not run.finished and JobState.VERIFIED in states
     assert set(states) <= {JobState.VERIFIED, JobState.PLANNED}  # nothing left half-way in a machine
     done = subprocess.run([sys.executable, "-m", "dealer", "deal", str(session), "--port", "sim://?speed=25&seed=5",
-                           "--resume", "--plain", "--history", str(work / "simulated-history.sqlite")], env=ENV,
+                           "--resume", "--plain"], env=ENV,
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("16/16 boards verified")

@@ -37,8 +37,14 @@ class Bench(DeviceBench):
     def prompt(self, prompt: Prompt, label: bytes = b"", board: int = 0) -> Message:
         return self.cmd(Display(prompt, board, label, b""))
 
-    def board_in(self, seconds: float = 30.0) -> None:
-        """Wait until a board is in the machine."""
+    def board_in(self, seconds: float = 30.0, label: bytes | None = None) -> None:
+        """Have a board put in, as a host does: unless one is in or the operator is busy with an earlier
+        prompt, prompt INSERT_BOARD for `label` (default: the first empty board of the rack; the operator
+        puts none in unasked), then wait until one is in."""
+        if not self.device.room.board_present and not self.device.operator.busy:
+            first = self.device.room.rack.next_empty()
+            wanted = label if label is not None else first.label if first is not None else b""
+            assert self.prompt(Prompt.INSERT_BOARD, wanted) == Ack()
         self.run(seconds, lambda: self.device.room.board_present)
         assert self.device.room.board_present, "no board was inserted"
 

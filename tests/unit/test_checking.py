@@ -54,7 +54,10 @@ def test_another_board_found_in_the_machine_is_refused_and_the_right_one_asked_f
     with Loopback(SimConfig(seed=2)) as loop:
         result, _ = run_on_loopback(loop, deals, tmp_path / "j.db")
         assert result.complete
-        loop.advance(60.0)  # left alone, the operator puts the next empty board of the rack in
+        room = loop.device.room
+        other = room.rack.find_number("A", 3)
+        assert other is not None and room.slot is None
+        room.insert(other, loop.clock())  # someone puts another board in, unasked
         slot = loop.device.room.slot
         assert slot is not None and slot.board.number == 3
         out = io.StringIO()

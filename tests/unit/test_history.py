@@ -16,7 +16,7 @@ import pytest
 
 from dealer import formats
 from dealer.cli import main
-from dealer.core.errors import DealReused, FormatError, OutputExistsError
+from dealer.core.errors import DealReused, FormatError, JournalError, OutputExistsError
 from dealer.dealing import sim_ports
 from dealer.journal import history
 from dealer.journal.history import DealHistory, check_reuse
@@ -174,3 +174,47 @@ def test_the_export_file_is_plain_json_of_hashes(tmp_path: Path) -> None:
     assert data["format"] == "dealer deal history" and data["version"] == 1
     assert [(d["board"], d["deal_hash"], d["replay"]) for d in data["deals"]] == [
         (1, deal_hash(deals.deals[0]), True), (2, deal_hash(deals.deals[1]), True)]
+
+
+def test_runs_are_listed_with_their_deals_and_one_is_forgotten_whole(tmp_path: Path) -> None:
+    with DealHistory.open(tmp_path / "h.sqlite", create=True) as h:
+        h.record(deal_set(1, 4), run_uid="aaaa1111", run_name="tuesday", journal=tmp_path / "t.journal")
+        h.record(deal_set(2, 3), run_uid="bbbb2222", run_name="practice", journal=tmp_path / "p.journal")
+        runs = h.runs()
+        assert [(r.run_uid, r.run_name, r.deals) for r in runs] == [("aaaa1111", "tuesday", 4),
+                                                                   ("bbbb2222", "practice", 3)]
+        assert runs[1].where().startswith(f"run practice of journal {tmp_path / 'p.journal'} (host ")
+        assert h.forget("bbbb2222") == 3
+        assert [r.run_uid for r in h.runs()] == ["aaaa1111"] and len(h) == 4
+        assert h.forget("bbbb2222") == 0
+
+
+def test_a_forget_stopped_half_way_removes_nothing(tmp_path: Path) -> None:
+    """The run's entries go in one transaction: a failure after some of them were deleted (here the file
+    refuses the deletion of the third) leaves every one of them."""
+    with DealHistory.open(tmp_path / "h.sqlite", create=True) as h:
+        h.record(deal_set(3, 5), run_uid="cccc3333", run_name="practice", journal=tmp_path / "p.journal")
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "h.sqlite")
+    db.execute("CREATE TRIGGER stop BEFORE DELETE ON deals WHEN old.board = 3 BEGIN SELECT RAISE(ABORT, 'stopped'); "
+               "END")
+    db.commit()
+    db.close()
+    with DealHistory.open(tmp_path / "h.sqlite") as h:
+        with pytest.raises(JournalError, match="the deal history cannot be written"):
+            h.forget("cccc3333")
+        assert len(h) == 5
+
+
+def test_a_practice_run_keeps_its_own_history_unless_one_is_named(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    monkeypatch.delenv("DEALER_HISTORY")
+    sim = ["sim://?speed=50&seed=1", "sim://?seed=2"]
+    path = history.practice_history(sim, tmp_path)
+    assert path == tmp_path / "simulated-history.sqlite" and path.is_file()
+    assert history.practice_history([*sim, "/dev/ttyUSB0"], tmp_path) is None  # a real machine: the club's
+    assert history.practice_history([], tmp_path) is None
+    assert history.practice_history(sim, tmp_path, given=tmp_path / "named.sqlite") is None
+    monkeypatch.setenv("DEALER_HISTORY", str(tmp_path / "named.sqlite"))
+    assert history.practice_history(sim, tmp_path) is None

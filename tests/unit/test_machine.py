@@ -147,6 +147,13 @@ def test_a_machine_speaking_another_protocol_or_schema_is_refused(monkeypatch: p
         assert f"protocol version {value} " in text
 
 
+def board_asked_for(m: Machine, board: int = 1) -> bool:
+    """Prompt INSERT_BOARD for board `board` of set A, as the run does (the simulated operator puts no
+    board in unasked), and wait until a board is in."""
+    m.display(OperatorPrompt.INSERT_BOARD, board, BoardLabel.for_board("A", board).payload(), f"insert board A {board}")
+    return m.wait_board(True, 30.0)
+
+
 # --- one board --------------------------------------------------------------------------------------
 
 
@@ -157,7 +164,7 @@ def test_status_load_scan_deal_recount_eject_round_trip() -> None:
         m.load(JOB, 1, PACKED)
         st = m.status()
         assert (st.state, st.job, st.board, st.deal_hash) == (MachineState.LOADED, JOB, 1, deal_hash(PACKED))
-        assert m.wait_board(True, 30.0)  # the operator puts in the board whose deal is loaded
+        assert board_asked_for(m)
         scanned = m.scan()
         assert (scanned.result, scanned.label.decode()) == (ScanResult.OK, BoardLabel.for_board("A", 1).payload())
         done = m.deal(JOB, 60.0)
@@ -176,7 +183,7 @@ def test_a_board_read_turned_is_recounted_in_its_own_pockets() -> None:
     plan = FaultPlan.of({"kind": "rotated_board", "insertion": 1, "turns": 1, "readable": True})
     with machine_on(SimConfig(seed=1, faults=plan)) as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         reading = m.read_board()
         assert (reading.present, reading.label, reading.turns) == (True, BoardLabel.for_board("A", 1).payload(), 1)
         assert not reading.straight
@@ -193,7 +200,7 @@ def test_a_board_read_turned_is_recounted_in_its_own_pockets() -> None:
 def test_start_deal_says_false_for_a_board_not_read_since_it_went_in_and_board_moved_tells_why() -> None:
     with machine_on() as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         assert m.read_board().label == BoardLabel.for_board("A", 1).payload()
         assert not m.board_moved()
         room = loop.device.room
@@ -220,7 +227,7 @@ def test_a_report_not_matching_the_request_is_a_protocol_fault(fault: dict[str, 
                                                                 problem: str) -> None:
     with machine_on(SimConfig(seed=1, faults=FaultPlan.of(fault))) as (m, _):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         m.read_board()
         with pytest.raises(ProtocolFault, match=problem):
             m.deal(JOB, 60.0)
@@ -245,13 +252,13 @@ def test_a_report_of_an_earlier_dealing_is_dropped_never_taken_for_the_one_await
 def test_a_board_taken_out_during_the_recount_reads_as_none_not_as_empty_pockets() -> None:
     with machine_on() as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         m.send_command(Recount(JOB))
         loop.device.room.take_out(loop.clock())
         assert m.wait_event(RecountReport, 5.0).pockets == ()
     with machine_on() as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         loop.device.schedule.at(loop.clock() + 0.1, lambda t: None if loop.device.room.take_out(t) else None, "test")
         assert m.recount(JOB) is None
 
@@ -262,7 +269,7 @@ def test_a_board_taken_out_between_its_reading_and_its_recount_reads_as_none_not
     before its recount finished (None: checked again), not a refusal that stops the run."""
     with machine_on() as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         assert m.read_board().present
         loop.device.room.take_out(loop.clock())
         assert m.wait_board(False, 5.0)
@@ -284,7 +291,7 @@ def test_a_busy_machine_is_asked_again_until_its_activity_ends() -> None:
         with Machine("loop://machine", opener=loopback_opener(loop), clock=loop.clock, sleep=sleep) as m:
             m.connect()
             m.load(JOB, 1, PACKED)
-            wait_until(m, lambda: board_present(m))
+            assert board_asked_for(m)
             sleeps.clear()
             m.send_command(ScanBoard())  # the scan runs for a while: a Recount now is refused as BUSY
             report = m.recount(JOB)
@@ -296,7 +303,7 @@ def test_a_busy_machine_is_asked_again_until_its_activity_ends() -> None:
 def test_a_command_still_busy_at_its_deadline_is_refused_as_busy() -> None:
     with machine_on() as (m, _):
         m.load(JOB, 1, PACKED)
-        wait_until(m, lambda: board_present(m))
+        assert board_asked_for(m)
         m.send_command(ScanBoard())
         with pytest.raises(CommandRefused) as caught:
             m.send_command(ScanBoard(), timeout=0.1)
@@ -390,7 +397,7 @@ def test_an_event_that_never_comes_is_a_device_timeout_naming_it() -> None:
     with machine_on() as (m, _):
         with pytest.raises(DeviceTimeout, match="^loop://machine: the machine did not report the recount in time$"):
             m.wait_event(RecountReport, 5.0)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         assert m.wait_board(False, 5.0) is False  # nobody takes the board out
 
 
@@ -424,7 +431,7 @@ def test_a_power_loss_while_dealing_raises_device_restarted(keeps_job: bool) -> 
     plan = FaultPlan.of({"kind": "power_loss", "board": 1, "card": 20})
     with machine_on(SimConfig(seed=1, faults=plan, keeps_job=keeps_job)) as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         m.scan()
         with pytest.raises(DeviceRestarted):
             m.deal(JOB, 60.0)
@@ -443,7 +450,7 @@ def test_an_unplug_mid_deal_reconnects_and_the_link_works_again() -> None:
     plan = FaultPlan.of({"kind": "unplug", "board": 1, "card": 20, "seconds": 1.5})
     with machine_on(SimConfig(seed=1, faults=plan)) as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         m.scan()
         with pytest.raises(Reconnected):
             m.deal(JOB, 60.0)
@@ -481,6 +488,7 @@ def test_a_cable_that_stays_out_is_device_disconnected_naming_the_port() -> None
 def test_events_nobody_waits_for_are_kept_in_order() -> None:
     with machine_on() as (m, _):
         m.load(JOB, 1, PACKED)
+        m.display(OperatorPrompt.INSERT_BOARD, 1, BoardLabel.for_board("A", 1).payload(), "insert board A 1")
         wait_until(m, lambda: board_present(m))  # status does not take events: BoardChanged stays queued
         m.send_command(ScanBoard())
         done = m.deal(JOB, 60.0)  # StartDeal is refused BUSY while scanning, then dealing runs
