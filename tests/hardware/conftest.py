@@ -30,13 +30,14 @@ def machine_port(machine_port: str | None, request: pytest.FixtureRequest, tmp_p
     if not request.config.getoption("--independent-device"):
         yield machine_port
         return
-    from tests.support.independent_device.rigs import RIGS
+    from tests.support.independent_device.rigs import rig_options
     from tests.support.independent_device.running import running_device
 
     scenario = request.getfixturevalue("scenario")
     folder = tmp_path / "independent-device"
+    rig = rig_options(scenario.name, frozenset(scenario.machine))
     with running_device(
-        folder, "--set", "A:1-8", "--link", str(tmp_path / "machine-link"), "--seed", "3", *RIGS[scenario.name]
+        folder, "--set", "A:1-8", "--link", str(tmp_path / "machine-link"), "--seed", "3", *rig
     ) as device:
         yield device.port
 
@@ -48,3 +49,13 @@ def machine_needs(machine_needs: frozenset[str], request: pytest.FixtureRequest)
         return machine_needs
     scenario = request.getfixturevalue("scenario")
     return frozenset(scenario.needs)
+
+
+@pytest.fixture
+def machine_capabilities(machine_capabilities: frozenset[str], request: pytest.FixtureRequest) -> frozenset[str]:
+    """The independent device is built as each scenario's `machine` marker declares (its `rigs.py`)."""
+    if not request.config.getoption("--independent-device"):
+        return machine_capabilities
+    from tests.support.independent_device.rigs import machine_of
+
+    return machine_of(frozenset(request.getfixturevalue("scenario").machine))

@@ -48,7 +48,7 @@ def dealer(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.
 
 
 def deal_and_read_ledger(
-    tmp_path: Path, boards: int, sets: list[str], *deal_options: str
+    tmp_path: Path, boards: int, sets: list[str], *deal_options: str, device: tuple[str, ...] = ()
 ) -> tuple[list[dict[str, Any]], Path]:
     """`dealer generate` then `dealer deal` on the independent device; the ledger's records."""
     env = practice_env(tmp_path)
@@ -56,11 +56,11 @@ def deal_and_read_ledger(
     assert dealer(env, "generate", "--boards", f"1-{boards}", "-o", str(session)).returncode == 0
     assert dealer(env, "history", "init", env["DEALER_HISTORY"]).returncode == 0
     rack = [option for name in sets for option in ("--set", f"{name}:1-{boards}")]
-    with running_device(tmp_path / "device", *rack) as device:
-        run = dealer(env, "deal", str(session), "--port", device.port, "--plain", *deal_options)
+    with running_device(tmp_path / "device", *rack, *device) as machine:
+        run = dealer(env, "deal", str(session), "--port", machine.port, "--plain", *deal_options)
     assert run.returncode == 0, run.stderr[-2000:]
     assert f"{boards * len(sets)}/{boards * len(sets)} boards verified" in run.stdout
-    return read_ledger(device.ledger), session
+    return read_ledger(machine.ledger), session
 
 
 def assert_each_board_holds_its_deal(records: list[dict[str, Any]], session: Path, board_set: str) -> None:
@@ -89,3 +89,14 @@ def test_two_copies_go_into_two_sets_each_dealing_with_its_own_job(tmp_path: Pat
     assert len({r["job"] for r in dealings}) == 8  # section 7.2: each copy of a board gets a new job
     for board_set in ("A1", "A2"):
         assert_each_board_holds_its_deal(records, session, board_set)
+
+
+def test_a_board_redealt_after_a_misfeed_gets_a_new_job(tmp_path: Path) -> None:
+    records, session = deal_and_read_ledger(tmp_path, 3, ["A"], device=("--fault", "2@20=MISFEED"))
+    dealings = [r for r in records if r["what"] == "dealing"]
+    assert [(r["board"], r["outcome"]) for r in dealings if r["board"] == 2] == [
+        (2, "fault MISFEED"),
+        (2, "complete"),
+    ]
+    assert len({r["job"] for r in dealings}) == len(dealings)  # section 7.2: every dealing its own job
+    assert_each_board_holds_its_deal(records, session, "A")

@@ -131,3 +131,8 @@ def test_label_example_and_law_2_marks_of_section_12() -> None:
     assert [marks[b][0] for b in (1, 2, 3, 4, 5)] == list("NESWN")
     assert parse_label("RED:17:N0:8") == ("RED", 17)
     assert parse_label("RED:17:N0:9") is None and parse_label("RED:71:N0:8") is None
+
+
+def test_the_one_non_canonical_cobs_encoding_decodes_to_the_same_body() -> None:
+    body = bytes(range(1, 255))  # section 2.2: a final FF block followed by 01
+    assert cobs_decode(b"\xff" + body + b"\x01") == body == cobs_decode(cobs_encode(body))

@@ -202,3 +202,185 @@ def test_garbage_on_the_line_is_counted_and_the_link_goes_on() -> None:
     bench.send(m.T.HELLO, protocol_version=1, schema_hash=m.SCHEMA_HASH, session=78)
     assert kinds(bench.frames())[-1] == "HELLO_ACK"
     assert bench.machine.link.damaged > 100
+
+
+# ---- the revised document (PROTOCOL.md as revised after the first reading) ------------------------
+
+
+def fields_of(frames: list[Frame], code: int) -> list[dict[str, Any]]:
+    return [m.decode_payload(code, f.payload) for f in frames if f.type_code == code]
+
+
+def status(bench: Bench) -> dict[str, Any]:
+    bench.send(m.T.GET_STATUS)
+    (found,) = fields_of(bench.frames(), m.T.STATUS)
+    return found
+
+
+def test_a_longer_hello_is_answered_and_a_shorter_one_is_damage() -> None:
+    bench = Bench()
+    bench.run(0.0)
+    payload = m.encode_payload(m.T.HELLO, protocol_version=1, schema_hash=m.SCHEMA_HASH, session=5)
+    bench.machine.receive(encode_frame(m.T.HELLO, 9, payload + b"\x01\x02\x03"))  # section 5: later fields
+    assert kinds(bench.frames()) == ["HELLO_ACK"]
+    before = bench.machine.link.damaged
+    bench.machine.receive(encode_frame(m.T.HELLO, 10, payload[:6]))  # shorter than 7 bytes: malformed
+    assert kinds(bench.frames()) == ["NAK"]
+    assert bench.machine.link.damaged == before + 1
+
+
+def test_an_echo_is_not_damage_but_a_malformed_frame_of_the_other_direction_is() -> None:
+    bench = Bench()
+    bench.hello()
+    status_payload = m.encode_payload(
+        m.T.STATUS, state=0, activity=0, flags=0, job=0, board=0, deal_hash=0, cards_dealt=0,
+        fault=0, fault_detail=0, boot_id=1, pocket_counts=b"",
+    )  # fmt: skip
+    bench.machine.receive(encode_frame(m.T.STATUS, 3, status_payload))  # section 3: an echo
+    assert bench.frames() == [] and bench.machine.link.damaged == 0
+    bench.machine.receive(encode_frame(m.T.STATUS, 3, status_payload + b"\x00"))  # section 2.4
+    assert kinds(bench.frames()) == ["NAK"] and bench.machine.link.damaged == 1
+
+
+def test_the_reply_goes_before_the_event_its_command_raised() -> None:
+    bench = Bench()
+    bench.hello()
+    deal_one(bench, 1, 101)
+    bench.send(m.T.LOAD_DEAL, job=102, board=1, deal=DEAL, deal_hash=0xE7)
+    bench.send(m.T.SCAN_BOARD)
+    bench.run(1.0)
+    bench.send(m.T.START_DEAL, job=102)
+    bench.frames()
+    bench.t += 0.05
+    bench.machine.poll()
+    bench.frames()
+    bench.send(m.T.ABORT)
+    assert kinds(bench.frames())[:2] == ["ACK", "DEAL_DONE"]  # section 4.3: Ack, then DealDone
+
+
+def test_status_shows_fault_resumable_only_in_a_resumable_fault() -> None:
+    from tests.support.independent_device.machine import Plan
+
+    bench = Bench(plans=[Plan(1, 20, "JAM")])
+    bench.hello()
+    deal_one(bench, 1, 101)
+    found = status(bench)
+    assert (found["state"], found["flags"] & m.Flag.FAULT_RESUMABLE) == (m.State.FAULT, 8)
+    bench.send(m.T.ABORT)
+    bench.run(1.0)
+    found = status(bench)
+    assert (found["state"], found["fault"], found["flags"] & m.Flag.FAULT_RESUMABLE) == (m.State.DONE, 0, 0)
+
+
+def test_a_misfed_card_whose_pocket_is_known_counts_in_that_pocket() -> None:
+    from tests.support.independent_device.machine import Plan
+
+    bench = Bench(plans=[Plan(1, 20, "MISFEED")])
+    bench.hello()
+    steps = deal_one(bench, 1, 101)
+    (fault,) = fields_of(steps[m.T.START_DEAL], m.T.FAULT)
+    assert (fault["code"], fault["cards_dealt"], fault["flags"]) == (m.FaultCode.MISFEED, 21, 0)
+    found = status(bench)
+    assert sum(found["pocket_counts"]) == found["cards_dealt"] == 21  # section 7.2: they add up
+    board = bench.machine.slot
+    assert board is not None and sum(map(len, board.pockets)) == 21
+    bench.send(m.T.START_DEAL, job=101)
+    (refused,) = bench.frames()
+    assert refused.payload == bytes([m.Refuse.WRONG_STATE, m.State.FAULT])  # never resumable
+
+
+def test_reset_clear_forgets_the_scan() -> None:
+    bench = Bench()
+    bench.hello()
+    bench.send(m.T.DISPLAY, prompt=m.Prompt.INSERT_BOARD, board=1, label=b"", text=b"")
+    bench.run(1.0)
+    bench.send(m.T.SCAN_BOARD)
+    bench.run(1.0)
+    bench.send(m.T.RESET, mode=0)
+    bench.send(m.T.LOAD_DEAL, job=7, board=1, deal=DEAL, deal_hash=0xE7)
+    bench.send(m.T.START_DEAL, job=7)
+    assert bench.frames()[-1].payload == bytes([m.Refuse.NOT_SCANNED, 0])
+    bench.send(m.T.SCAN_BOARD)
+    bench.run(1.0)
+    bench.send(m.T.SCAN_BOARD)  # a later NO_READ would not cancel it either; this one reads
+    bench.run(1.0)
+    bench.send(m.T.START_DEAL, job=7)
+    assert bench.frames()[0].type_code == m.T.ACK
+
+
+def test_a_board_pulled_during_a_scan_raises_board_changed_first() -> None:
+    bench = Bench(scan_time=1.0)
+    bench.hello()
+    bench.send(m.T.DISPLAY, prompt=m.Prompt.INSERT_BOARD, board=1, label=b"", text=b"")
+    bench.run(1.0)
+    bench.send(m.T.SCAN_BOARD)
+    bench.machine._take_out()
+    frames = bench.frames() + bench.run(2.0)
+    assert [k for k in kinds(frames) if k != "ACK"] == ["BOARD_CHANGED", "BOARD_SCANNED"]
+    assert fields_of(frames, m.T.BOARD_SCANNED)[0]["result"] == m.ScanResult.NO_BOARD
+
+
+def test_insert_board_for_the_board_already_in_asks_nothing() -> None:
+    bench = Bench()
+    bench.hello()
+    bench.send(m.T.DISPLAY, prompt=m.Prompt.INSERT_BOARD, board=1, label=b"", text=b"")
+    assert kinds(bench.run(1.0)) == ["ACK", "BOARD_CHANGED"]
+    bench.send(m.T.DISPLAY, prompt=m.Prompt.INSERT_BOARD, board=1, label=b"", text=b"")
+    assert kinds(bench.run(1.0)) == ["ACK"]  # section 7.2: no BoardChanged follows
+
+
+def test_a_kept_fault_is_sent_again_after_boot() -> None:
+    from tests.support.independent_device.machine import Plan
+
+    bench = Bench(plans=[Plan(1, 20, "JAM")], capabilities=Options().capabilities | m.Cap.KEEPS_JOB_OVER_POWER_LOSS)
+    bench.hello()
+    deal_one(bench, 1, 101)
+    boot_before = bench.machine.boot_id
+    bench.machine.power_cut()
+    frames = bench.run(2.0)
+    assert kinds(frames)[:2] == ["BOOT", "FAULT"]
+    (boot,) = fields_of(frames, m.T.BOOT)
+    (fault,) = fields_of(frames, m.T.FAULT)
+    assert boot["boot_id"] != boot_before
+    assert (fault["code"], fault["job"], fault["cards_dealt"], fault["flags"]) == (m.FaultCode.JAM, 101, 20, 1)
+    bench.send(m.T.HELLO, protocol_version=1, schema_hash=m.SCHEMA_HASH, session=9)
+    (ack,) = fields_of(bench.frames(), m.T.HELLO_ACK)
+    assert ack["boot_id"] == boot["boot_id"]  # section 4.4: the Boot and the HelloAck of one boot
+
+
+def test_a_door_opened_while_idle_is_a_fault_with_job_0() -> None:
+    bench = Bench()
+    bench.hello()
+    bench.machine.open_door()
+    frames = bench.run(1.0)
+    (fault,) = fields_of(frames, m.T.FAULT)
+    assert (fault["code"], fault["job"], fault["cards_dealt"], fault["flags"]) == (m.FaultCode.DOOR_OPEN, 0, 0, 0)
+    assert status(bench)["state"] == m.State.IDLE  # the state does not change
+
+
+def test_the_worked_turned_board_of_section_12_1() -> None:
+    bench = Bench(sets=[("RED", 1, 36)], turns={"17": [0, 1]})
+    bench.hello()
+    bench.send(m.T.DISPLAY, prompt=m.Prompt.INSERT_BOARD, board=17, label=b"", text=b"")
+    bench.run(1.0)
+    board = bench.machine.slot
+    assert board is not None
+    for card in range(52):  # the board holds the deal of section 7.3, dealt straight
+        board.pockets[m.seat_of(DEAL, card)].append(card)
+    bench.send(m.T.EJECT)
+    bench.run(1.0)
+    bench.send(m.T.DISPLAY, prompt=m.Prompt.INSERT_BOARD, board=17, label=b"", text=b"")
+    bench.run(1.0)  # put in again, a quarter turn anticlockwise
+    bench.send(m.T.SCAN_BOARD)
+    (scanned,) = [f for f in bench.run(1.0) if f.type_code == m.T.BOARD_SCANNED]
+    printed = bytes.fromhex("03 62 01 10 01 0B 52 45 44 3A 31 37 3A 4E 30 3A 38 18 57 00")
+    assert encode_frame(m.T.BOARD_SCANNED, 1, scanned.payload) == printed  # the device's seq aside
+    bench.send(m.T.RECOUNT, job=0)
+    (report,) = fields_of(bench.run(1.0), m.T.RECOUNT_REPORT)
+    # machine pocket N holds the hearts, E the diamonds, S the clubs, W the spades
+    assert [sorted(cards) for cards, _ in report["pockets"]] == [
+        list(range(13, 26)),
+        list(range(26, 39)),
+        list(range(39, 52)),
+        list(range(0, 13)),
+    ]

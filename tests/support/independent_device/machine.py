@@ -228,6 +228,15 @@ class Machine:
             self._clear_job()
         elif interrupted:
             self._stop_on_fault(m.FaultCode.POWER_LOSS, 0, record=False)
+        elif self.state == m.State.FAULT:  # section 9: a kept fault is sent again after Boot
+            self._event(
+                m.T.FAULT,
+                code=self.fault,
+                detail=self.fault_detail,
+                job=self.job,
+                cards_dealt=self.cards_dealt,
+                flags=self.fault_flags,
+            )
         self.log(f"boot {self.boot_id} reason {reason}")
 
     def power_cut(self, reason: int = m.BootReason.POWER_ON) -> None:
@@ -343,6 +352,8 @@ class Machine:
             flags |= m.Flag.DOOR_OPEN
         if not self.hopper:
             flags |= m.Flag.HOPPER_EMPTY
+        if self.state == m.State.FAULT and self.fault_flags & m.RESUMABLE:
+            flags |= m.Flag.FAULT_RESUMABLE
         return flags
 
     def _status(self, f: dict[str, Any]) -> Reply:
@@ -452,7 +463,7 @@ class Machine:
             return self._refuse(m.Refuse.NO_BOARD)
         if f["job"] != self.job:
             return self._refuse(m.Refuse.WRONG_JOB, self.job)
-        if self._has(m.Cap.BOARD_SENSOR) and not self.scanned:
+        if self._has(m.Cap.BOARD_SENSOR) and self._has(m.Cap.BARCODE_READER) and not self.scanned:
             return self._refuse(m.Refuse.NOT_SCANNED)
         if self.state == m.State.FAULT and self.fault in self.causes:
             return self._refuse(m.Refuse.FAULT_PRESENT, self.fault)
@@ -532,6 +543,7 @@ class Machine:
                 self._record("reset")
             self._epoch_activity_stop()
             self._clear_job()
+            self.scanned = False  # section 6: the scan is forgotten on Reset(CLEAR)
             return self._ack()
         if mode == 1:
             self._later(0.0, lambda: self.power_cut(m.BootReason.RESET_COMMAND))
@@ -606,6 +618,9 @@ class Machine:
                     return
         if self.slot is None:
             self._stop_on_fault(m.FaultCode.BOARD_REMOVED, 0)
+            return
+        if self.door_open and self._has(m.Cap.DOOR_SENSOR):  # the cover was left open
+            self._stop_on_fault(m.FaultCode.DOOR_OPEN, 0)
             return
         if not self.hopper:
             self.causes.add(m.FaultCode.EMPTY_HOPPER)
@@ -730,6 +745,10 @@ class Machine:
             card = self.hopper.pop(0)
             stray = (m.seat_of(self.deal, card) + 1) % 4
             self._drop(card, stray)
+            # section 7.2: a misfed card whose pocket the machine knows counts, in that pocket
+            self.counts[stray] += 1
+            self.cards_dealt += 1
+            self.dealt_cards.add(card)
             self._stop_on_fault(m.FaultCode.MISFEED, stray)
         elif what == "DOOR_OPEN":  # opened briefly: the operator shuts it a moment later
             self.door_open = True
@@ -760,6 +779,16 @@ class Machine:
     def _shut_door(self) -> None:
         self.door_open = False
         self.causes.discard(m.FaultCode.DOOR_OPEN)
+
+    def open_door(self) -> None:
+        """Someone opens the cover (the control channel's `door`); `door shut` closes it again."""
+        self.door_open = True
+        self.causes.add(m.FaultCode.DOOR_OPEN)
+        if self.state == m.State.DEALING:
+            self._stop_on_fault(m.FaultCode.DOOR_OPEN, 0)
+        elif self.powered and not self.hung and self._has(m.Cap.DOOR_SENSOR):
+            # section 6 / 7.2: a fault outside dealing carries job 0, cards_dealt 0, flags 0
+            self._event(m.T.FAULT, code=m.FaultCode.DOOR_OPEN, detail=0, job=0, cards_dealt=0, flags=0)
 
     def slot_drop_foreign(self, machine_pocket: int) -> None:
         assert self.slot is not None
@@ -821,6 +850,10 @@ class Machine:
         self.slot = None
         self.scanned = False
         self.rack[board.label] = board
+        # section 6: BoardChanged(0), then the end of an activity cut short, then Fault(BOARD_REMOVED)
+        alive = self.powered and not self.hung
+        if alive and self._has(m.Cap.BOARD_SENSOR):
+            self._event(m.T.BOARD_CHANGED, present=0)
         if self.activity in (m.Activity.SCANNING, m.Activity.RECOUNTING):
             self._activity_epoch += 1
             if self.activity == m.Activity.SCANNING:
@@ -828,10 +861,8 @@ class Machine:
             else:
                 self._event(m.T.RECOUNT_REPORT, job=self._recount_job, pockets=[])
             self.activity = m.Activity.NONE
-        if self.powered and not self.hung and self._has(m.Cap.BOARD_SENSOR):
-            self._event(m.T.BOARD_CHANGED, present=0)
-            if self.state == m.State.DEALING:
-                self._stop_on_fault(m.FaultCode.BOARD_REMOVED, 0)
+        if alive and self._has(m.Cap.BOARD_SENSOR) and self.state == m.State.DEALING:
+            self._stop_on_fault(m.FaultCode.BOARD_REMOVED, 0)
 
     def _put_in(self, board: Board) -> None:
         self.rack.pop(board.label, None)
@@ -853,6 +884,8 @@ class Machine:
     def _operator(self, prompt: int, board_no: int, label: str) -> None:
         if prompt == m.Prompt.INSERT_BOARD:
             wanted = self.find_board(board_no, label)
+            if wanted is not None and wanted is self.slot:
+                return  # section 7.2: the board asked for is in already; nothing, no BoardChanged
             if wanted is not None and wanted.label not in self.wrong_done:
                 other = self._key_value(self.o.wrong, wanted, 0)
                 if wanted.label in self.twins:

@@ -91,7 +91,11 @@ HOST_TO_DEVICE.add(T.NAK)
 
 
 class Malformed(ValueError):
-    """A payload that does not match its type's layout (section 7.1): treated as damage."""
+    """A payload that section 7.1 lists as malformed: treated as damage (section 2.4)."""
+
+
+# Section 5: the only messages whose payload may be longer than their layout; the rest is ignored.
+MAY_GROW = {T.HELLO, T.HELLO_ACK}
 
 
 def _limit(kind: str) -> int:
@@ -99,7 +103,7 @@ def _limit(kind: str) -> int:
 
 
 def decode_payload(type_code: int, payload: bytes) -> dict[str, Any]:
-    """The fields of a payload; Malformed unless it matches the layout exactly."""
+    """The fields of a payload; Malformed unless it matches the layout (7.1; Hello, HelloAck may grow)."""
     if type_code not in LAYOUTS:
         raise Malformed(f"unknown type 0x{type_code:02X}")
     fields: dict[str, Any] = {}
@@ -142,7 +146,7 @@ def decode_payload(type_code: int, payload: bytes) -> dict[str, Any]:
             fields[name] = pockets
         else:  # pragma: no cover - the schema has no other kinds
             raise AssertionError(kind)
-    if at != len(payload):
+    if at != len(payload) and type_code not in MAY_GROW:
         raise Malformed("payload too long")
     return fields
 
@@ -195,6 +199,7 @@ class Flag(IntEnum):
     BOARD_PRESENT = 1
     DOOR_OPEN = 2
     HOPPER_EMPTY = 4
+    FAULT_RESUMABLE = 8
 
 
 class Cap(IntEnum):

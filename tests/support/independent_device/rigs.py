@@ -27,9 +27,9 @@ RIGS: dict[str, list[str]] = {
     "empty_hopper": ["--fault", "1@39=EMPTY_HOPPER"],  # board 1's last 13 cards held back
     "door_open": ["--fault", "1@20=DOOR_OPEN"],  # the cover opened briefly while board 1 is dealt
     "wrong_board": ["--wrong", "2=3"],  # board 3 when asked for board 2, the first time
-    # board 2 turned round the first time; the runbook's machine reads the North edge only (a machine
-    # reading every edge is turned_readable's), so the turned board's label is not read
-    "rotated_board": ["--turn", "2=2", "--reader", "north"],
+    # board 2 turned round the first time, on a machine reading the North edge only (its marker)
+    "rotated_board": ["--turn", "2=2"],
+    "turned_unread": ["--turn", "2=1"],  # a quarter turn anticlockwise, on a machine reading North only
     "dirty_label": ["--dirty-label", "2"],  # a sticky note, removed when told to take the board out
     "bad_label": ["--bad-label", "3"],  # a board 3 marked with the wrong dealer, and a spare
     "board_removed": ["--fault", "2@26=BOARD_REMOVED"],  # pulled halfway through board 2, put back
@@ -45,7 +45,7 @@ RIGS: dict[str, list[str]] = {
     "never_readable": ["--no-read", "2=100000"],  # board 2's label covered for the whole scenario
     "double_feed_unseen": ["--fault", "2@20=DOUBLE_FEED_UNSEEN"],
     "crossed_cards": ["--fault", "2@20=CROSSED"],
-    "selector_offset": ["--fault", "2@20=SELECTOR_OFFSET"],
+    "selector_offset": ["--fault", "2@0=SELECTOR_OFFSET"],  # one pocket out for the whole board
     "stale_deal": ["--fault", "2@0=STALE_DEAL"],
     "recount_fifth_pocket": ["--fault", "2@0=RECOUNT_FIFTH_POCKET"],
     "deal_done_other_job": ["--fault", "2@0=DEAL_DONE_OTHER_JOB"],
@@ -53,3 +53,21 @@ RIGS: dict[str, list[str]] = {
     "deal_done_miscount": ["--fault", "2@0=DEAL_DONE_MISCOUNT"],
     "fault_other_job": ["--fault", "2@20=FAULT_OTHER_JOB"],
 }
+
+
+def machine_of(declared: frozenset[str]) -> frozenset[str]:
+    """What the device is, for a scenario whose `machine` marker declares `declared` (the runbook's names).
+
+    A scenario that names no reader gets one reader at the North side, the runbook's default machine.
+    """
+    readers = {"reader_north", "reader_edges"} & declared
+    return frozenset(declared | {"board_sensor"} | (readers or {"reader_north"}))
+
+
+def rig_options(name: str, declared: frozenset[str]) -> list[str]:
+    """The device's command-line options for scenario `name`: its machine, then the rig's preparation."""
+    machine = machine_of(declared)
+    options = ["--reader", "all" if "reader_edges" in machine else "north"]
+    if "keeps_job" in machine:
+        options.append("--keeps-job")
+    return options + RIGS[name]

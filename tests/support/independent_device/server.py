@@ -112,8 +112,10 @@ def obey(machine: Machine, line: str) -> None:
         machine.operator_insert(words[1], int(words[2]) if len(words) > 2 else 0)
     elif words[0] == "remove":
         machine._take_out()
+    elif words[0] == "door" and words[1:] == ["shut"]:
+        machine._shut_door()
     elif words[0] == "door":
-        machine.door_open = True
+        machine.open_door()
     elif words[0] == "unplug":
         machine.unplug()
     machine.log(f"control: {line}")
