@@ -384,7 +384,7 @@ class BoardLife:
         exposed = self.ctx.journal.has_event(job.id, events.EventKind.CARDS_SHOWN)
         return verify_board(self.ctx.deal_of(job.board, job.run_id), recount or BoardRecount.from_hands([[]] * 4),
                             board=job.board, set_name=self.ctx.set_of(job), label=reading.label, copy=job.copy,
-                            session=self.ctx.deals_of(job), operator_exposed=exposed)
+                            session=self.ctx.deals_of(job), operator_exposed=exposed, just_dealt=True)
 
     # --- boards and labels ----------------------------------------------------------------------
 

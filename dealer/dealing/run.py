@@ -167,6 +167,8 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
     if unfinished is not None and not options.resume:
         return [JournalError(f"{journal}: run {unfinished} of this deal set is unfinished; {advice.resume}")]
     if options.resume:
+        if not journal.is_file():
+            return [JournalError(f"{journal}: no such journal, so no run to resume")]
         if unfinished is None and not finished:
             return [JournalError(f"{journal}: no unfinished run of this deal set to resume")]
         return []  # a resume is checked against the history as it starts (its own entries apart)

@@ -328,6 +328,7 @@ def verify_board(
     session: SessionDeals | None = None,
     operator_exposed: bool = False,
     pack: str | None = None,
+    just_dealt: bool = False,
 ) -> VerificationReport:
     """Verify one dealt board: the intended `deal` of `board` against the machine's `recount`.
 
@@ -335,7 +336,8 @@ def verify_board(
     the board (Law 6F; copies > 1 that differ are F9). `session` holds the other deals of the session
     (board -> deal) to recognise another board's deal (F7). `operator_exposed` says the deal was shown
     to an operator (F12). `pack` is the pack identity the board must hold, when the machine reads
-    one; by default the identity read on most cards.
+    one; by default the identity read on most cards. `just_dealt`: the machine has just dealt `deal` into
+    this board, so a recount far from it is a dealing fault put right by a redeal, never another deal.
 
     Placement is judged against the best explanation: the intended deal, its hands under a permutation
     of the pockets (F6, when that places strictly more cards), or another board's deal of the session
@@ -356,7 +358,7 @@ def verify_board(
     if label_fault is not None:
         faults.append(label_fault)
     faults += _unidentified_faults(recount, sort.missing)
-    if _another_deal(ref, board, entries):
+    if not just_dealt and _another_deal(ref, board, entries):
         faults.append(_another_deal_fault(ref, board, len(entries)))
     else:
         faults += _pack_faults(sort, ref, recount)

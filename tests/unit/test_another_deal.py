@@ -52,3 +52,18 @@ def test_two_unrelated_deals_never_agree_on_as_many_cards_as_a_board_with_cards_
         report = verify_board(mine, BoardRecount.of_deal(theirs), board=1, set_name="A",
                               label=BoardLabel.for_board("A", 1).payload())
         assert [f.action for f in report.faults] == [Action.CHECK_SOURCE]
+
+
+def test_a_board_the_machine_has_just_dealt_with_its_selector_slipped_is_redealt_never_another_deal() -> None:
+    """From its 20th card on, the selector put every card one pocket on: most cards lie away from the file's
+    deal, as another deal's would. Known to be this dealing's work, it is put right, never a question of files."""
+    deal = TUESDAY.deals[4]
+    slipped = deal.copy()
+    slipped[20:] = (deal[20:] + 1) % 4
+    label = BoardLabel.for_board("A", 5).payload()
+    recount = BoardRecount.from_hands([[int(c) for c in np.flatnonzero(slipped == s)] for s in range(4)])
+    checked = verify_board(deal, recount, board=5, set_name="A", label=label, session=TUESDAY)
+    assert [f.action for f in checked.faults] == [Action.CHECK_SOURCE]  # boards of unknown origin: which file?
+    dealt = verify_board(deal, recount, board=5, set_name="A", label=label, session=TUESDAY, just_dealt=True)
+    assert dealt.faults and Action.CHECK_SOURCE not in [f.action for f in dealt.faults]
+    assert FaultCategory.F7 not in [f.code for f in dealt.faults]  # the run goes on: this board is put right
