@@ -4,20 +4,33 @@ import sys
 
 
 def console() -> int:
-    """The ``dealer`` command: its command line (`dealer.cli.main`). SIGTERM and SIGHUP stop it from its first
-    instant as SIGINT does, so that a signal while the command line loads ends in the same one line."""
+    """The ``dealer`` command: its command line (`dealer.cli.main`). A signal (SIGINT, SIGTERM, SIGHUP) while
+    the command line loads waits until it has loaded (numpy turns one that lands in its import into an
+    ImportError), then ends the command in one line; after that SIGTERM and SIGHUP stop it as SIGINT does."""
     import signal
     import sys
+
+    names = [name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    pending: list[int] = []
+
+    def later(signum: int, frame: object) -> None:
+        pending.append(signum)
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt(signal.Signals(signum).name)
 
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), stop)
+    for name in names:
+        signal.signal(getattr(signal, name), later)
     try:
-        from dealer.cli import main
+        import numpy  # noqa: F401  (loaded while a signal waits)
 
+        from dealer.cli import main
+    finally:
+        for name in names:
+            signal.signal(getattr(signal, name), signal.default_int_handler if name == "SIGINT" else stop)
+    try:
+        if pending:
+            raise KeyboardInterrupt(signal.Signals(pending[0]).name)
         return main()
     except KeyboardInterrupt as exc:  # before the command line took the signals over
         print(f"dealer: interrupted ({exc.args[0] if exc.args else 'SIGINT'})", file=sys.stderr)

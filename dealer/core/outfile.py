@@ -57,12 +57,14 @@ def atomic_output(path: str | Path, *, force: bool = False, mode: int = SECRET_M
     Text writers wrap the binary stream (``io.TextIOWrapper``) with the encoding their format wants.
     """
     target = check_writable(path, force=force)
+    tmp: Path | None = None
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    except OSError as exc:
-        raise OutputError(f"{target}: {exc.strerror}") from exc
-    tmp = Path(tmp_name)
-    try:
+        with osys.signals_held():  # a signal ends the command only once the file is known here
+            try:
+                fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+            except OSError as exc:
+                raise OutputError(f"{target}: {exc.strerror}") from exc
+            tmp = Path(tmp_name)
         osys.set_mode(fd, file_mode(mode))
         with io.BufferedWriter(_EarlyWriteback(fd)) as stream:
             yield stream
@@ -70,8 +72,9 @@ def atomic_output(path: str | Path, *, force: bool = False, mode: int = SECRET_M
             osys.make_durable(stream.fileno())
         _commit(tmp, target, force)
     except BaseException as exc:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
         if isinstance(exc, OSError) and not isinstance(exc, DealerError):  # a full disk, a failing write
             raise OutputError(f"{target}: cannot be written: {exc.strerror or exc}") from exc
         raise

@@ -55,8 +55,7 @@ def sims_folder() -> Path:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime:
         return Path(runtime) / "dealer-sims"
-    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    return Path(tempfile.gettempdir()) / f"dealer-sims-{user}"
+    return Path(tempfile.gettempdir()) / f"dealer-sims-{osys.user_key()}"
 
 
 @contextlib.contextmanager
@@ -102,6 +101,4 @@ def running_sims() -> list[str]:
 
 def _own_folder(folder: Path) -> bool:
     """The folder is a real folder of this user's (not a link, nor another user's in a shared /tmp)."""
-    info = folder.lstat()
-    owner = getattr(os, "getuid", None)
-    return folder.is_dir() and not folder.is_symlink() and (owner is None or info.st_uid == owner())
+    return folder.is_dir() and not folder.is_symlink() and osys.owned_by_user(folder.lstat())

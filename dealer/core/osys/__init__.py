@@ -7,8 +7,12 @@ outside this package calls a POSIX-only or Windows-only function (tests/test_pla
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Final
 
 from dealer.core.osys.disk import DiskState
@@ -30,6 +34,22 @@ def process_umask() -> int:
     return mask
 
 
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """While in the block, the signals that stop a command (SIGINT, SIGTERM, SIGHUP) wait, where the system
+    can hold them (POSIX, in the main thread): a file made in the block is known by name before a signal can
+    end the command. Elsewhere the block runs as it is."""
+    if sys.platform == "win32" or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 if sys.platform == "win32":
     from dealer.core.osys.windows import (
         MODES_ENFORCED,
@@ -37,6 +57,7 @@ if sys.platform == "win32":
         disk_state,
         file_size_limit,
         make_durable,
+        owned_by_user,
         process_running,
         rename_no_replace,
         set_mode,
@@ -44,6 +65,7 @@ if sys.platform == "win32":
         try_lock,
         unlock,
         usable_cpus,
+        user_key,
     )
 else:
     from dealer.core.osys.posix import (
@@ -52,6 +74,7 @@ else:
         disk_state,
         file_size_limit,
         make_durable,
+        owned_by_user,
         process_running,
         rename_no_replace,
         set_mode,
@@ -59,11 +82,12 @@ else:
         try_lock,
         unlock,
         usable_cpus,
+        user_key,
     )
 
 SYSTEM: Final = "windows" if sys.platform == "win32" else "posix"
 """Which part of the seam this process runs on."""
 
 __all__ = ["MODES_ENFORCED", "NOFOLLOW", "SYSTEM", "DiskState", "disk_state", "file_size_limit", "make_durable",
-           "process_running", "process_umask", "rename_no_replace", "set_mode", "start_writeback", "try_lock", "unlock",
-           "usable_cpus"]
+           "owned_by_user", "process_running", "process_umask", "rename_no_replace", "set_mode", "signals_held",
+           "start_writeback", "try_lock", "unlock", "usable_cpus", "user_key"]

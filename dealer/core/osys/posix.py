@@ -98,3 +98,13 @@ def process_running(pid: int) -> bool:
     except PermissionError:  # another user's
         return True
     return True
+
+
+def user_key() -> str:
+    """This user, as a name part of a per-user file in a shared folder: the user id."""
+    return str(os.getuid())
+
+
+def owned_by_user(info: os.stat_result) -> bool:
+    """A file (its `os.lstat`) belongs to this user."""
+    return info.st_uid == os.getuid()

@@ -87,3 +87,13 @@ def process_running(pid: int) -> bool:
     """Whether a process `pid` runs: without a process handle there is no cheap check, so a process named
     in a record is taken to run."""
     return True
+
+
+def user_key() -> str:
+    """This user, as a name part of a per-user file in a shared folder: the account name."""
+    return os.environ.get("USERNAME", "user")
+
+
+def owned_by_user(info: os.stat_result) -> bool:
+    """A file belongs to this user: the temporary folder is the user's own on Windows, so every file in it is."""
+    return True
