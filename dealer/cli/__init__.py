@@ -113,7 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DealerError as exc:
         return _fail(args, exc, exc.exit_code)
     except KeyboardInterrupt as exc:
-        print(interrupted_line(exc, arguments, resumable=args.command == "deal"), file=sys.stderr)
+        # one write, so that no other thread's line can come between the line and its end
+        sys.stderr.write(interrupted_line(exc, arguments, resumable=args.command == "deal") + "\n")
         return 130
     except OSError as exc:
         return _fail(args, exc, 1)

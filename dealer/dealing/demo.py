@@ -92,7 +92,7 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
         say("4. Summary")
         say("  " + result.summary.replace("\n", "\n  "))
         _tell_incidents(work / "session.journal", result.run_id, say)
-        _checks(work, deals, result, say)
+        _checks(work, deals, result, ports, say)
     finally:
         sim_ports.stop_all()
     return result
@@ -136,14 +136,14 @@ def _tell_incidents(journal_path: Path, run_id: int, say: Any) -> None:
         say("   (no fault fired)")
 
 
-def _checks(work: Path, deals: DealSet, result: RunResult, say: Any) -> None:
+def _checks(work: Path, deals: DealSet, result: RunResult, ports: list[str], say: Any) -> None:
     say("")
     say("6. Checks")
     with Journal.open_read_only(work / "session.journal") as journal:
         problems = journal.check_consistency(result.run_id)
         redeals = sum(job.attempt - 1 for job in journal.jobs(result.run_id))
     say(f"   journal: {'consistent' if not problems else '; '.join(problems)}")
-    dealt = _ledger_dealings(deals)
+    dealt = _ledger_dealings(deals, ports)
     extra = sum(dealt.values()) - len(dealt)
     once = all(n >= 1 for n in dealt.values()) and extra == redeals
     say(f"   simulators' ledgers: {len(dealt)} boards dealt, {extra} extra dealings = the {redeals} redeals the "
@@ -151,10 +151,12 @@ def _checks(work: Path, deals: DealSet, result: RunResult, say: Any) -> None:
     say(f"   files: {', '.join(sorted(p.name for p in work.iterdir()))}")
 
 
-def _ledger_dealings(deals: DealSet) -> dict[int, int]:
-    """Per board number: dealings started into boards with its label, over every simulator."""
+def _ledger_dealings(deals: DealSet, ports: list[str]) -> dict[int, int]:
+    """Per board number: dealings started into boards with its label, over the demo's simulators (`ports`),
+    never another this process runs."""
     counts = {int(b): 0 for b in deals.boards}
-    for sim in sim_ports.simulators().values():
+    running = sim_ports.simulators()
+    for sim in (running[port] for port in ports if port in running):
         if sim.device is None:
             continue
         for board in sim.device.room.rack.in_use():

@@ -336,24 +336,21 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
             progress.note(f"resuming {_runs_text(sessions)}: {progress.verified} of {len(jobs)} boards verified "
                           "already")
         machines = ctx.machines = _machines(options, names)
-        threads = [threading.Thread(target=_station_thread, args=(Station(m, ctx), errors),
-                                    name=m.name, daemon=True) for m in machines]
+        stations = [StationThread(Station(m, ctx), errors) for m in machines]
         try:
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            for s in stations:
+                s.start()
+            for s in stations:
+                s.wait()
         except KeyboardInterrupt as exc:  # a signal: every station stops now, each job left resumable
             ctx.abandon()
-            for t in threads:
-                if t.ident is not None:  # the signal may come while the threads are being started
-                    t.join(timeout=30)
+            for s in stations:
+                s.wait(timeout=30)
             raise interrupted(exc, journal, run_ids) from None
         finally:
             ctx.stop.set()
-            for t in threads:
-                if t.ident is not None:
-                    t.join(timeout=30)
+            for s in stations:
+                s.wait(timeout=30)
             for m in machines:
                 m.close()
     finally:
@@ -385,6 +382,32 @@ def _machines(options: RunOptions, names: list[str]) -> list[Machine]:
         machine.name = name
         machines.append(machine)
     return machines
+
+
+class StationThread:
+    """One station's thread, and whether it has ended. The end is an event of its own, not `Thread.join`: a
+    join cut short by a signal (CPython 3.11, bpo-45274) takes the thread for ended while it still deals, so a
+    run stopped by a signal would go on printing after its last line."""
+
+    def __init__(self, station: Station, errors: list[tuple[str, DealerError]]) -> None:
+        self.ended = threading.Event()
+        self.launched = False
+        self.thread = threading.Thread(target=self._run, args=(station, errors), name=station.name, daemon=True)
+
+    def _run(self, station: Station, errors: list[tuple[str, DealerError]]) -> None:
+        try:
+            _station_thread(station, errors)
+        finally:
+            self.ended.set()
+
+    def start(self) -> None:
+        self.launched = True  # before: a signal may come while the thread is being started
+        self.thread.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait until the station has ended (at most `timeout` seconds); at once if it was never started."""
+        if self.launched:
+            self.ended.wait(timeout)
 
 
 def _station_thread(station: Station, errors: list[tuple[str, DealerError]]) -> None:

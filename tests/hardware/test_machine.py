@@ -101,6 +101,7 @@ from dealer.dealing.transport import SerialTransport, Transport
 from hil import PtySimulator
 from hil.pytest_plugin import require_capabilities, require_machine
 from hil.scenarios import SCENARIOS, Scenario
+from tests.support.controllers import ledger_story
 from tests.support.faulty_port import FaultyPort
 from tests.support.loopback_run import deals_for
 from tests.support.physical_truth import check_physical_truth
@@ -174,7 +175,8 @@ def test_scenario_on_the_machine(scenario: Scenario, rig: Rig, machine_set: str,
     result = deal_session(deals, "bench.pbn", options)
     seen = journal_view(tmp_path / "bench.journal", result.run_id)
     summary, dealt = expectation_view(seen, result.complete, machines)
-    assert scenario.expect.mismatches(summary, dealt, exact=rig.sim is not None) == [], out.getvalue()
+    told = out.getvalue() + ("" if rig.sim is None else "\n" + ledger_story(rig.sim))
+    assert scenario.expect.mismatches(summary, dealt, exact=rig.sim is not None) == [], told
     if rig.sim is not None:
         with rig.sim.lock:
             assert rig.sim.device is not None

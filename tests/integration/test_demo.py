@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from dealer import formats
 from dealer.cli import main
+from dealer.dealing import sim_ports
 from dealer.dealing.demo import run_demo
 from dealer.journal.narrative import Incident, incidents
 from dealer.journal.store import Journal
+from tests.support.controllers import deal_set
 
 
 def test_the_demo_deals_every_board_and_explains_every_fault(tmp_path: Path) -> None:
@@ -59,3 +62,20 @@ def test_the_demo_keeps_the_folder_asked_for(tmp_path: Path, capsys: pytest.Capt
     assert main(["demo", "--boards", "4", "--speed", "300", "--keep", str(keep)]) == 0
     assert capsys.readouterr().out.splitlines()[0] == f"dealer demo: working in {keep} (kept)"
     assert {"session.pbn", "session.journal", "report.json"} <= {p.name for p in keep.iterdir()}
+
+
+def test_the_demo_checks_the_ledgers_of_its_own_machines_only(tmp_path: Path) -> None:
+    """Another simulated machine running in the same process (here one that dealt two boards of a session
+    of its own) is no part of the demo's check of what its machines dealt."""
+    other = tmp_path / "other.pbn"
+    formats.write_file(other, deal_set(5, 2))
+    try:
+        assert main(["deal", str(other), "--port", "sim://?speed=300&seed=9", "--journal",
+                     str(tmp_path / "other.journal"), "--quiet"]) == 0
+        assert sim_ports.simulators()  # still running when the demo starts
+        out = io.StringIO()
+        result = run_demo(boards=4, machines=2, speed=300, folder=tmp_path / "demo", out=out)
+    finally:
+        sim_ports.stop_all()
+    assert result.complete, out.getvalue()
+    assert "every board dealt exactly once otherwise" in out.getvalue(), out.getvalue()

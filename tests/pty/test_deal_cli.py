@@ -122,9 +122,9 @@ def test_two_copies_on_two_sim_ports_in_one_process(tmp_path: Path) -> None:
                                                                 out=io.StringIO()))
         assert result.complete and result.verified == 8, result.summary
         sims = sim_ports.simulators()
-        assert sorted(sims) == sorted(ports)
+        assert set(ports) <= set(sims)
         dealt: dict[str, int] = {}
-        for sim in sims.values():
+        for sim in (sims[port] for port in ports):  # its own machines (another test may have left one running)
             with sim.lock:
                 assert sim.device is not None
                 mine = sim.device.ledger.dealt_labels()

@@ -28,7 +28,7 @@ from dealer import formats
 from dealer.cli import main
 from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
-from tests.support.controllers import deal_set, dealt, env, finish, read_until, start
+from tests.support.controllers import deal_set, dealt, env, finish, ledger_story, read_until, start
 from tests.support.faulty_journal import FULL, READ_ONLY, failing_journal
 
 pytestmark = [pytest.mark.pty,
@@ -88,7 +88,7 @@ def assert_every_board_dealt_once(journal: Path, sim: PtySimulator, boards: int 
     counts = dealt([sim])
     for board in range(1, boards + 1):
         (label,) = [name for name in counts if name.startswith(f"A:{board}:")]
-        assert counts[label] == 1, f"board {board} dealt {counts[label]} times"
+        assert counts[label] == 1, f"board {board} dealt {counts[label]} times:\n{ledger_story(sim)}"
     assert len(counts) == boards
 
 

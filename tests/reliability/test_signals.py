@@ -18,6 +18,7 @@ import re
 import shlex
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,9 @@ from pathlib import Path
 import pytest
 
 from dealer import formats
+from dealer.cli import main
+from dealer.dealing import sim_ports
+from dealer.dealing.progress import PlainView, ProgressEvent
 from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.support.congress import SessionText, plan_text
@@ -181,3 +185,60 @@ def test_a_signal_in_the_first_second_is_one_line_and_the_run_resumes(tmp_path: 
             assert resumed.code == 0, resumed.err
             with Journal.open_read_only(journal) as j:
                 assert [job.state for job in j.jobs(j.runs()[0].id)] == [JobState.VERIFIED] * 2
+
+
+def _main_waits_in_the_run(main: threading.Thread) -> bool:
+    """The main thread is blocked waiting on an event (`threading.Condition.wait`) inside the run's
+    `execute`: waiting for a station to end."""
+    frame = sys._current_frames().get(main.ident or 0)
+    if frame is None or frame.f_code.co_name != "wait" or "threading" not in frame.f_code.co_filename:
+        return False
+    while frame is not None:
+        if frame.f_code.co_name == "execute" and frame.f_code.co_filename.endswith("run.py"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_a_signal_while_a_station_is_busy_ends_the_run_only_after_the_station(
+        sig: signal.Signals, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The run's last line comes after every station has stopped: none prints into it. The signal comes from
+    the station itself as it shows "dealing", and the station holds on until the run has given its machine up
+    and waits for the station to end (or until the command has returned: what a run that does not wait for
+    its stations does; Python's `Thread.join` cut short by a signal takes a live thread for ended)."""
+    deal_file = tmp_path / "session.pbn"
+    formats.write_file(deal_file, deal_set(31, 2))
+    main_thread, returned = threading.current_thread(), threading.Event()
+    held: list[str] = []  # what the station did while it held on
+    show = PlainView.show
+
+    def hold_on(view: PlainView, event: ProgressEvent) -> None:
+        show(view, event)
+        if held or ": dealing" not in event.line():
+            return
+        held.append("signalled")
+        signal.pthread_kill(main_thread.ident or 0, sig)
+        while not returned.is_set():
+            if _main_waits_in_the_run(main_thread):
+                held.append("the run waited for the station")
+                return
+            time.sleep(0.001)  # polling a state: how soon it is seen does not change what is asserted
+        held.append("the command returned first")
+
+    monkeypatch.setattr(PlainView, "show", hold_on)
+    before = set(threading.enumerate())
+    try:
+        code = main(["deal", str(deal_file), "--port", "sim://?speed=200&seed=3", "--journal",
+                     str(tmp_path / "session.journal"), "--plain"])
+    finally:
+        returned.set()
+        for thread in set(threading.enumerate()) - before:
+            if thread.name.startswith("sim://"):
+                thread.join(timeout=60)  # a station left running by the run ends once released
+        sim_ports.stop_all()
+    assert held == ["signalled", "the run waited for the station"]
+    assert code == 130
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert LINE.fullmatch(last) is not None, last

@@ -102,6 +102,21 @@ def dealt(sims: Iterable[PtySimulator]) -> dict[str, int]:
     return counts
 
 
+def ledger_story(sim: PtySimulator) -> str:
+    """What the simulated machine did, for a failure's message: each dealing (the label of the board it went
+    into, its job, the board number of its deal, how it ended, the cards already in the board, the cards it
+    placed; never a card), the faults its plan fired and what its operator did."""
+    with sim.lock:
+        if sim.device is None:
+            return "the machine never started"
+        device = sim.device
+        lines = [f"dealing into {r.label}: job {r.job}, deal of board {r.board_number}, {r.outcome}, "
+                 f"{r.cards_before} cards before, {len(r.placed)} placed" for r in device.ledger.records]
+        lines += [f"fault: {entry}" for entry in device.engine.log]
+        lines += [f"operator: {entry}" for entry in device.operator.log]
+    return "\n".join(lines)
+
+
 def dealings(url: str) -> int:
     """Dealings started on the in-process simulated machine of `url` (0 if it was never even opened)."""
     sim = sim_ports.simulators().get(url)

@@ -8,15 +8,25 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from serial.tools import list_ports_common
 
 from dealer.cli import main
+from dealer.dealing import sim_ports
 from tests.support.paths import ROOT
 
 not_on_windows = pytest.mark.skipif(sys.platform == "win32", reason="a drive letter is this system's own path")
+
+
+@pytest.fixture(autouse=True)
+def _stop_simulators() -> Iterator[None]:
+    """The simulated machine a test's in-process `dealer deal --plan` started on its ``sim://`` port goes with
+    it (left running, a later test of this process would meet it among its own)."""
+    yield
+    sim_ports.stop_all()
 
 
 def com_port(device: str) -> list_ports_common.ListPortInfo:
