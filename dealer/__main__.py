@@ -22,9 +22,10 @@ def console() -> int:
     for name in names:
         signal.signal(getattr(signal, name), later)
     try:
-        import numpy  # noqa: F401  (loaded while a signal waits)
+        from dealer.cli import COMMANDS, command_named, main
 
-        from dealer.cli import main
+        if command_named(sys.argv[1:]) in COMMANDS:  # (help loads no library)
+            import numpy  # noqa: F401  (loaded while a signal waits)
     finally:
         for name in names:
             signal.signal(getattr(signal, name), signal.default_int_handler if name == "SIGINT" else stop)
