@@ -15,20 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.guides import DOCS, GUIDES, commands_of
 from tests.support.paths import ROOT
 from tests.support.plain_words import all_problems
 from tests.support.processes import ENV, run
-
-DOCS = ROOT / "docs"
-GUIDES = ("director.md", "organiser.md", "hil.md")
-SH_BLOCK = re.compile(r"^```sh\n(.*?)^```$", re.MULTILINE | re.DOTALL)
-
-
-def commands_of(guide: Path) -> str:
-    """The guide's ```sh blocks, in order, as one script that stops at the first failing command."""
-    blocks = SH_BLOCK.findall(guide.read_text(encoding="utf-8"))
-    assert blocks, f"{guide.name} has no ```sh block"
-    return "set -euo pipefail\n" + "\n".join(blocks)
 
 
 def run_guide(name: str, folder: Path) -> str:

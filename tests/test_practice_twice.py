@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.guides import DOCS, GUIDES, commands_of
 from tests.support.paths import ROOT
 from tests.support.processes import ENV, run
-from tests.test_docs import DOCS, GUIDES, commands_of
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sim:// ports need a pty (Linux CI)")]

@@ -242,7 +242,7 @@ def test_a_report_of_an_earlier_dealing_is_dropped_never_taken_for_the_one_await
     with machine_on(SimConfig(seed=1, faults=FaultPlan.of(fault))) as (m, loop):
         m.issued([8])
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         m.read_board()
         with pytest.raises(DeviceTimeout, match="did not report the end of dealing"):
             m.deal(JOB, 60.0)
