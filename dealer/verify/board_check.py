@@ -232,8 +232,8 @@ TURN_WORDS: Final = ("straight", "a quarter anticlockwise", "half round", "a qua
 
 
 def check_orientation(turns: int, board: int) -> BoardFault | None:
-    """Orientation check: F6 with the action REFUSE_BOARD (dealt as it lies, every hand would go into the
-    wrong pocket) unless the board lies straight in the machine; the turn is said in words.
+    """Orientation check: F6 (titled "board turned") with the action REFUSE_BOARD (dealt or recounted as it
+    lies, every hand would be in another pocket) unless the board lies straight; the turn is said in words.
 
     `turns` is how the machine read the board lying: quarter turns anticlockwise from straight, seen from
     above, so that the machine's pocket p is the board's pocket (p + turns) mod 4 (PROTOCOL.md 12.1)."""
@@ -243,8 +243,8 @@ def check_orientation(turns: int, board: int) -> BoardFault | None:
     north_under = SEAT_NAMES[(-k) % 4]
     return BoardFault.make(
         FaultCategory.F6, f"board {board} lies turned {TURN_WORDS[k]} in the machine (its North pocket under "
-        f"the machine's {north_under}): dealt as it lies, every hand would go into the wrong pocket; turn it "
-        "so that its North pocket is under the machine's North", action=Action.REFUSE_BOARD, problem="turned",
+        f"the machine's {north_under}); turn it so that its North pocket is under the machine's North",
+        action=Action.REFUSE_BOARD, problem="turned",
         turns=k)
 
 

@@ -209,8 +209,9 @@ class BoardFault:
 
     def title(self) -> str:
         """The fault named, with no detail: 'F2 card in wrong pocket (Law 13A1)'; an F7 whose deal is no
-        board's of the file says so."""
-        name = "a deal the file does not hold" if self.action is Action.CHECK_SOURCE else self.code.title
+        board's of the file says so, and an F6 that is a board lying turned (its hands not yet in question)."""
+        name = ("a deal the file does not hold" if self.action is Action.CHECK_SOURCE
+                else "board turned" if self.details.get("problem") == "turned" else self.code.title)
         return f"{self.code.value} {name} ({self.law})"
 
     @property

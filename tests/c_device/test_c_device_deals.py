@@ -152,3 +152,29 @@ def test_a_fault_of_the_bench_is_met_and_every_board_dealt_once(c_builds: CBuild
         seats = deals.deals[list(deals.boards).index(int(label.split(":")[1]))]
         assert sorted(c for p in pockets for c in p) == list(range(52)), label
         assert all(seats[c] == s for s, pocket in enumerate(pockets) for c in pocket), label
+
+
+def test_boards_dealt_then_put_back_turned_are_named_turned_by_dealer_check(c_builds: CBuilds, tmp_path: Path) -> None:
+    """Boards 1, 2 and 3 dealt straight, then put in for `dealer check` turned 1, 2 and 3 quarter turns (the
+    second time each goes in): each is named turned, in words, and asked for again; put in straight, its
+    hands are where the file has them. Never "hands in the wrong pockets" for a board that holds its deal."""
+    session = tmp_path / "session.pbn"
+    formats.write_file(session, DealSet.from_deals(random_deals(47, 3), [1, 2, 3]))
+    device = DeviceProcess(c_builds("pty_device"), ["--set", "A", "--boards", "1-3", "--turn", "1:1:2",
+                                                    "--turn", "2:2:2", "--turn", "3:3:2", "--verbose"],
+                           tmp_path / "machine")
+    try:
+        dealt = dealer("deal", str(session), "--port", device.path, "--journal", str(tmp_path / "j.db"),
+                       cwd=tmp_path)
+        checked = dealer("check", str(session), "--port", device.path, "--plain", cwd=tmp_path)
+    finally:
+        code, err = device.stop()
+    assert code == 0 and not sanitizer_report(err), err[-3000:]
+    assert dealt.returncode == 0 and dealt.stdout.startswith("3/3 boards verified"), dealt.stderr[-3000:]
+    assert [f"pty_device: board in turned {k}" in err for k in (1, 2, 3)] == [True] * 3
+    told = checked.stdout + checked.stderr
+    assert checked.returncode == 0, told[-3000:]
+    for board, words in ((1, "a quarter anticlockwise"), (2, "half round"), (3, "a quarter clockwise")):
+        assert f"board {board} lies turned {words}" in told, told[-3000:]
+    assert told.count("REFUSED F6 board turned (Law 6D1/6F, Law 87)") == 3, told[-3000:]
+    assert "wrong pocket" not in told, told[-3000:]  # the hands are where the file has them

@@ -200,7 +200,7 @@ def test_a_turned_board_with_a_readable_label_is_refused_before_dealing(tmp_path
     result, text, loop, _ = run_scenario("turned_readable", tmp_path)
     assert result.complete, text
     (refused,) = lines_with(text, "board 2", "REFUSED")
-    assert "F6 hands in wrong pockets (Law 6D1/6F, Law 87)" in refused and "turned a quarter anticlockwise" in refused
+    assert "F6 board turned (Law 6D1/6F, Law 87)" in refused and "turned a quarter anticlockwise" in refused
     assert all(r.turns == 0 for r in loop.device.ledger.records)
     assert [sorted(h) for h in board_named(loop, 2).hands()] == hands_of_deal(DEALS.deals[1])
 

@@ -132,10 +132,15 @@ static const char *add_fault(machine_world *w, uint8_t kind, const char *value)
     machine_fault *f;
     if (rest != NULL && kind == MACHINE_SILENCE)
         rest = (rest = read_number(rest, ':', 52, &card)) != NULL ? read_number(rest, '\0', 60000, &ms) : NULL;
+    else if (rest != NULL && kind == MACHINE_TURN && strchr(rest, ':') != NULL) /* BOARD:K:N */
+        rest = (rest = read_number(rest, ':', 3, &card)) != NULL ? read_number(rest, '\0', 200, &ms) : NULL;
     else if (rest != NULL)
         rest = read_number(rest, '\0', kind == MACHINE_TURN ? 3 : 52, &card);
-    if (rest == NULL || board == 0 || (card == 0 && kind != MACHINE_TURN))
-        return kind == MACHINE_TURN ? "--turn wants BOARD:K, K 1-3" : "a fault wants BOARD:CARD, CARD 1-52";
+    if (kind == MACHINE_TURN && ms == 0)
+        ms = 1; /* the first time it goes in */
+    if (rest == NULL || board == 0 || card == 0)
+        return kind == MACHINE_TURN ? "--turn wants BOARD:K or BOARD:K:N, K 1-3, N 1-200"
+                                    : "a fault wants BOARD:CARD, CARD 1-52";
     if (w->nfaults >= MACHINE_MAX_FAULTS)
         return "too many faults";
     f = &w->faults[w->nfaults++];
@@ -241,6 +246,10 @@ static int put_in(machine *m, int which, uint32_t now)
     say(m, "board in", (unsigned long)which);
     w->in_machine = w->last_in = (int16_t)which;
     w->turns = 0;
+    if (w->boards[which].times_in < 255)
+        w->boards[which].times_in++;
+    if (turn != NULL && turn->ms != w->boards[which].times_in)
+        turn = NULL; /* turned another time it goes in */
     if (turn != NULL) { /* the operator puts it in turned, once */
         turn->fired = 1;
         w->turns = (uint8_t)turn->value;

@@ -32,6 +32,7 @@ typedef struct {
     char label[MACHINE_LABEL_CAP];
     uint8_t cards[4][MACHINE_POCKET_CAP]; /* the board's own pockets N E S W, card indices in order */
     uint8_t count[4];
+    uint8_t times_in; /* how many times the operator has put it in */
 } machine_board;
 
 /* What the bench does to the machine: at card `card` (1..52) of board `board`, once. */
@@ -41,7 +42,7 @@ typedef struct {
     uint8_t kind, fired;
     uint16_t board;
     uint16_t value; /* the card (JAM, MISFEED, POWER_CUT, SILENCE); the quarter turns (TURN) */
-    uint16_t ms;    /* SILENCE: how long nothing goes out */
+    uint16_t ms;    /* SILENCE: how long nothing goes out; TURN: the time the board goes in that it lies turned */
 } machine_fault;
 
 typedef struct {

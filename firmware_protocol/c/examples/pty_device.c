@@ -20,7 +20,7 @@
  *            goes into the next pocket, seen), --power-cut BOARD:CARD (the controller restarts: a new
  *            boot_id, IDLE, the cards already in the board stay), --silence BOARD:CARD:MS (nothing goes
  *            out or comes in for MS ms), --turn BOARD:K (the operator puts the board in turned K quarter
- *            turns the first time; the reader reports it)
+ *            turns the first time, or with BOARD:K:N the Nth time it goes in; the reader reports it)
  *
  * The machine itself (the state table, the rack, the operator, the faults) is machine.c.
  *
