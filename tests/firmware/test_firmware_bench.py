@@ -32,6 +32,7 @@ def test_bench_scenarios_pass_on_the_firmware(scenarios: tuple[str, ...], needs:
     machine = firmware_machine(["--set", "A", "--boards", "1-8", *options])
     tests = [f"{ROOT}/tests/hardware/test_machine.py::test_scenario_on_the_machine[{name}]" for name in scenarios]
     bench = run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *tests,
-                 "--machine-port", machine.path, "--machine-needs", needs, "--machine-set", "A"],
+                 "--machine-port", machine.path, "--machine-needs", needs, "--machine-set", "A",
+                 "--machine-capabilities", "reader_edges,board_sensor"],  # it reads labels on every side
                 cwd=tmp_path, timeout=240)
     assert re.search(rf"^{len(scenarios)} passed in", bench.stdout, re.M), bench.stdout[-4000:]
