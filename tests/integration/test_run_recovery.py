@@ -92,3 +92,24 @@ def test_the_boot_of_a_machine_that_arrives_during_the_handshake_is_not_a_restar
     # the machine answers as the idle machine it is, the one that booted once: the Boot was not a second boot
     assert status.state is MachineState.IDLE and not status.board_present
     assert machine.identity is not None and status.boot_id == hello.boot_id == machine.identity.boot_id
+
+
+def test_the_machine_keeps_showing_why_a_board_was_refused_until_a_board_goes_in(tmp_path: Path) -> None:
+    # the refusal "F8 wrong board: insert board A 2" was replaced within milliseconds by a bare
+    # "insert board A 2", so the operator at the machine never saw why the board came out
+    shown: list[tuple[str, int]] = []
+    deals = deals_for((1, 2, 3))
+    with Loopback(SimConfig(seed=2, faults=FaultPlan.of({"kind": "wrong_board", "insertion": 2}))) as loop:
+        seen = loop.device.on_display
+
+        def record(msg: Any, t: float) -> None:
+            shown.append((msg.text.decode("ascii"), msg.board))
+            seen(msg, t)
+
+        loop.device.on_display = record  # type: ignore[method-assign]
+        result, _ = run_on_loopback(loop, deals, tmp_path / "j.db")
+    assert result.complete
+    refused = [i for i, (text, _) in enumerate(shown) if text.startswith("F8")]
+    assert refused, shown
+    for_board_2 = [text for text, board in shown[refused[0]:] if board == 2]
+    assert len(for_board_2) >= 2 and all(text == "F8 wrong board: insert board A 2" for text in for_board_2), shown
