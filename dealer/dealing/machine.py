@@ -561,7 +561,11 @@ class Machine:
             return DealResult(msg.job, msg.outcome == DealOutcome.COMPLETE, msg.cards_dealt, counts)
 
     def _matches(self, msg: DealDone | Fault | RecountReport, job: int, asked: str) -> bool:
-        """True for the report of `job`; False for a repeat of a report already taken; else ProtocolFault."""
+        """True for the report of `job`; False for a repeat of a report already taken, or for a Fault with
+        job 0 (the machine's, noticed outside dealing: no report of any request, PROTOCOL.md 7.2); else
+        ProtocolFault."""
+        if isinstance(msg, Fault) and msg.job == 0:
+            return False
         key = (type(msg), msg.job)
         if msg.job == job:
             self._reported.add(key)

@@ -37,7 +37,10 @@ from firmware_protocol import (
     Capability,
     DeviceState,
     Display,
+    Fault,
+    FaultCode,
     LoadDeal,
+    MsgType,
     Prompt,
     Recount,
     RecountReport,
@@ -45,7 +48,9 @@ from firmware_protocol import (
     ScanBoard,
     ScanResult,
     deal_hash,
+    decode_message,
 )
+from firmware_protocol.framing import Frame, FrameDecoder
 from firmware_protocol.labels import BoardLabel
 from firmware_protocol.link import GIVE_UP_AFTER
 from hil import FaultPlan, Loopback, SimConfig
@@ -513,3 +518,38 @@ def test_the_display_prompt_is_skipped_on_a_machine_without_a_display() -> None:
         m.display(OperatorPrompt.INSERT_BOARD, 3, BoardLabel.for_board("A", 3).payload(), "insert board A 3")
         assert wire.frames_to_device == sent
         assert m.status().state == MachineState.IDLE
+
+
+
+class FaultsToHost:
+    """A cable manipulator that passes bytes on and keeps every Fault the machine sends."""
+
+    def __init__(self) -> None:
+        self.faults: list[Fault] = []
+        self._decoder = FrameDecoder()
+
+    def __call__(self, data: bytes, direction: str) -> list[Chunk]:
+        if direction == "to_host":
+            for item in self._decoder.feed(data):
+                if isinstance(item, Frame) and item.type == MsgType.FAULT:
+                    fault = decode_message(item.type, item.payload)
+                    assert isinstance(fault, Fault)
+                    self.faults.append(fault)
+        return [(0.0, data)]
+
+
+def test_a_fault_of_job_0_noticed_outside_dealing_is_matched_to_no_request() -> None:
+    """PROTOCOL.md 7.2: a Fault carrying job 0 concerns the machine, not a board; the host waiting for the
+    end of dealing job 7 takes the DealDone of job 7, not the job-0 Fault that came first."""
+    wire = FaultsToHost()
+    with machine_on(wire=wire) as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        m.read_board()
+        assert m.start_deal(JOB)
+        device = loop.device
+        device.schedule.at(m.clock() + 0.5, lambda t: device.emit(Fault(FaultCode.DOOR_OPEN, 0, 0, 0, 0), t))
+        done = m.wait_dealt(JOB, 60.0)
+        assert (done.job, done.complete, done.cards_dealt) == (JOB, True, 52)
+        assert device.link.idle  # the job-0 Fault was received and acknowledged
+    assert [(f.code, f.job) for f in wire.faults] == [(FaultCode.DOOR_OPEN, 0)]
