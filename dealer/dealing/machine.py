@@ -74,9 +74,10 @@ NOISE_WINDOW: Final = 60.0
 LIVENESS_PROBE: Final = 5.0
 """Seconds without a frame from the machine, while the host waits on it (dealing, scanning, recounting, the
 operator), after which the host sends GetStatus (PROTOCOL.md 4.7); the link's give-up rule then applies."""
-RESYNC_HELLO: Final = 5.0
-"""Seconds the handshake after a give-up waits for an answer (from the last sign of life): a machine that
-was given up and does not answer it then is lost (PROTOCOL.md 4.5)."""
+RESYNC_HELLO: Final = 2.0
+"""Seconds the handshake after a give-up waits for an answer: a machine that was given up and does not
+answer it then is lost (PROTOCOL.md 4.5, 4.7: a machine silent mid-action is named about 37 s after it
+last spoke)."""
 SENSORLESS_LOOK: Final = 1.0
 """Seconds between two looks (scans) for a board going in or out of a machine without a board sensor."""
 GARBLED_GRACE: Final = 30.0
@@ -696,21 +697,20 @@ class Machine:
 
     def _probe(self) -> None:
         """Nothing heard for `LIVENESS_PROBE` seconds while waiting on the machine: GetStatus (PROTOCOL.md
-        4.7). Given up (`MachineSilent`) once nothing at all has been heard for the link's give-up time,
-        counted from the last sign of life, or when the link gives up by its own rule."""
-        silent_since = self._last_sign(self._clock())
+        4.7), retransmitted on the link's RTO while unanswered and given up (`MachineSilent`) by the link's
+        rule (4.5): its give-up time after the GetStatus was first sent, unless a reply came later."""
         give_up = self._link_config.give_up_after or GIVE_UP_AFTER
-        self._request(GetStatus(), Status, give_up, give_up_at=silent_since + give_up)
+        self._request(GetStatus(), Status, give_up)
 
     # --- the I/O pump -------------------------------------------------------------------------
 
     def _request(self, msg: Message, expect: type[M] | None, timeout: float, *, handshake: bool = False,
-                 board: int | None = None, give_up_at: float | None = None) -> M:
+                 board: int | None = None) -> M:
         deadline = self._clock() + timeout
         if self._resync and not handshake:  # after a give-up: Hello first; a machine that does not answer is lost
             self._resynchronise(RESYNC_HELLO)
         while True:
-            reply = self._exchange(msg, deadline, timeout, handshake, give_up_at)
+            reply = self._exchange(msg, deadline, timeout, handshake)
             busy = isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY
             if not busy or self._clock() + BUSY_RETRY >= deadline:
                 break  # still busy at the deadline: refused as BUSY (never sent again past the deadline)
@@ -725,21 +725,18 @@ class Machine:
                                f"{_COMMAND_WORDS.get(type(msg).__name__, type(msg).__name__)}")
         return cast(M, reply)
 
-    def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool,
-                  give_up_at: float | None = None) -> Message:
+    def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool) -> Message:
         """Send one command and pump until its reply. A command waits for as long as the link keeps trying
-        (it gives up only when the machine has not been heard for its `give_up_after`), or until
-        `give_up_at` (a liveness probe); a handshake waits `timeout` seconds from the last time the machine
-        was heard."""
+        (PROTOCOL.md 4.5: it gives up `give_up_after` seconds after the command's first sending, or after
+        the machine's last reply if later); a handshake waits `timeout` seconds from the last time the
+        machine was heard."""
         self._answer = self._gave_up = None
         self._link.send(msg, self._clock())
         first_deadline = deadline
         while self._answer is None:
-            if self._gave_up is None and give_up_at is not None and self._clock() >= give_up_at:
-                self._link.cancel()
-                self._gave_up = GaveUp(msg, 0, (), self._clock() - self._last_sign(self._clock()))
             if self._gave_up is not None:
-                silent, self._gave_up = self._gave_up.silent, None
+                now = self._clock()
+                silent, self._gave_up = max(self._gave_up.silent, now - self._last_sign(now)), None
                 if handshake:
                     raise DeviceTimeout(self._nobody_answered())
                 self._resync = True
@@ -754,7 +751,7 @@ class Machine:
                     self._link.cancel()
                     raise DeviceTimeout(self._nobody_answered())
             wake = deadline if handshake else self._link.next_deadline() or self._clock()
-            self._pump(wake if give_up_at is None else min(wake, give_up_at))
+            self._pump(wake)
         reply = self._answer.reply
         self._answer = None
         return reply
