@@ -1,9 +1,9 @@
-"""A machine that goes silent for good mid-deal (PROTOCOL.md 4.7, 4.5), with the run's default settings, in
-virtual time on the in-memory simulated machine: the host asks for its status after 5 s of silence,
-retransmits that one GetStatus, gives up 30 s after first sending it, and once the new Hello goes unanswered
-(2 s) the run ends (exit 5) naming the machine and what to do, about 37 s after the silence began. Once the machine is switched on again,
-`--resume` finishes the run, and the simulator's ledger shows every board dealt as the journal says, into
-an empty board (the cut board emptied and redealt).
+"""A machine that goes silent for good mid-deal (PROTOCOL.md 4.7, 4.5), default settings, in virtual time
+on the in-memory simulated machine: the host asks for its status after 5 s of silence, retransmits that
+one GetStatus, gives up 30 s after first sending it, and once the new Hello goes unanswered (2 s) the run
+ends (exit 5) naming the machine and what to do, about 37 s after the silence began. Once the machine
+is switched on again, `--resume` finishes the run, and the simulator's ledger shows every board dealt as
+the journal says, into an empty board (the cut board emptied and redealt).
 """
 
 from __future__ import annotations
