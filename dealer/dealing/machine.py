@@ -25,6 +25,7 @@ from firmware_protocol import (
     PROTOCOL_VERSION,
     SCHEMA_HASH,
     Abort,
+    Activity,
     Answered,
     BoardChanged,
     BoardScanned,
@@ -78,6 +79,8 @@ RESYNC_HELLO: Final = 2.0
 """Seconds the handshake after a give-up waits for an answer: a machine that was given up and does not
 answer it then is lost (PROTOCOL.md 4.5, 4.7: a machine silent mid-action is named about 37 s after it
 last spoke)."""
+EJECT_LOOK: Final = 0.2
+"""Seconds between two Status reads while the machine pushes a board out (an ejection raises no event)."""
 SENSORLESS_LOOK: Final = 1.0
 """Seconds between two looks (scans) for a board going in or out of a machine without a board sensor."""
 GARBLED_GRACE: Final = 30.0
@@ -164,6 +167,7 @@ class MachineStatus:
     fault_detail: int
     pocket_counts: tuple[int, ...]
     boot_id: int
+    busy: bool = False  # an activity runs: a scan, a recount or an ejection (Status.activity not NONE)
 
 
 @dataclass(frozen=True)
@@ -446,7 +450,7 @@ class Machine:
             state=MachineState[state], job=st.job, board=st.board, deal_hash=st.deal_hash,
             board_present=bool(st.flags & StatusFlag.BOARD_PRESENT), cards_dealt=st.cards_dealt,
             fault=MachineFaultKind.of_code(st.fault) if st.fault else None, fault_detail=st.fault_detail,
-            pocket_counts=tuple(st.pocket_counts), boot_id=st.boot_id)
+            pocket_counts=tuple(st.pocket_counts), boot_id=st.boot_id, busy=st.activity != Activity.NONE)
 
     def scan(self, timeout: float = 10.0) -> BoardScanned:
         """Read the inserted board's label."""
@@ -612,11 +616,19 @@ class Machine:
         return BoardRecount((board[0], board[1], board[2], board[3]))
 
     def eject(self, timeout: float = 10.0) -> None:
-        """Push the board out and wait until it is out (when the machine senses boards)."""
+        """Push the board out and wait until it is out. Eject raises no event (PROTOCOL.md 4.7): the
+        ejection is over when the machine's Status shows no activity, which is asked every `EJECT_LOOK`
+        seconds; `DeviceTimeout` if it still runs after `timeout` seconds. A machine with a board sensor
+        also reports the board out (its BoardChanged is taken here)."""
         self._drop_events(BoardChanged)
         self._request(Eject(), None, timeout)
-        if self._hello is None or self._hello.capabilities & Capability.BOARD_SENSOR:
-            self.wait_board(False, timeout)
+        deadline = self._clock() + timeout
+        while (status := self.status()).busy:
+            if self._clock() >= deadline:
+                raise DeviceTimeout(f"{self.name}: the machine did not finish pushing the board out in time")
+            self.sleep(EJECT_LOOK)
+        if self.senses_boards and not status.board_present:
+            self.wait_board(False, max(0.0, deadline - self._clock()))
 
     def abort(self, timeout: float = 5.0) -> None:
         """Stop dealing now."""

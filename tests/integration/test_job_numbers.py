@@ -65,7 +65,7 @@ def test_each_redeal_after_a_misfeed_a_wrong_pocket_and_a_power_loss_has_a_job_n
         loads = accepted_jobs(loop)
         per_board = {board: dealt_jobs(loop, board) for board in (1, 2, 3)}
     assert result.complete, text
-    assert "MISFEED" in text and "F2" in text and "power" in text, text
+    assert "card misfed" in text and "F2" in text and "power" in text, text
     assert [len(jobs) for jobs in per_board.values()] == [2, 2, 2], per_board  # each dealt, then redealt
     assert Counter(loads).most_common(1)[0][1] == 1, f"a job number loaded twice: {loads}"
     assert 0 not in loads

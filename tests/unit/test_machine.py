@@ -32,6 +32,7 @@ from dealer.verify import BoardRecount
 from firmware_protocol import (
     PROTOCOL_VERSION,
     SCHEMA_HASH,
+    Activity,
     BoardChanged,
     BoardScanned,
     Capability,
@@ -553,3 +554,17 @@ def test_a_fault_of_job_0_noticed_outside_dealing_is_matched_to_no_request() -> 
         assert (done.job, done.complete, done.cards_dealt) == (JOB, True, 52)
         assert device.link.idle  # the job-0 Fault was received and acknowledged
     assert [(f.code, f.job) for f in wire.faults] == [(FaultCode.DOOR_OPEN, 0)]
+
+
+@pytest.mark.parametrize("sensor", [True, False], ids=["board-sensor", "no-board-sensor"])
+def test_eject_returns_once_the_machine_shows_the_ejection_over(sensor: bool) -> None:
+    """PROTOCOL.md 4.7: Eject raises no event; the ejection is over when Status shows activity NONE, on a
+    machine with a board sensor or without one."""
+    caps = DEFAULT_CAPABILITIES if sensor else DEFAULT_CAPABILITIES & ~Capability.BOARD_SENSOR
+    with machine_on(SimConfig(seed=1, capabilities=int(caps))) as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        assert loop.device.room.board_present
+        m.eject()
+        assert loop.device.firmware.activity is Activity.NONE and not loop.device.room.board_present
+        assert not m.status().busy
