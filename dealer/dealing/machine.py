@@ -366,6 +366,8 @@ class Machine:
         self._issued: set[int] = set()
         """Every job number given a dealing before (loaded here, or known from the journal: `issued`)."""
         self._hello: HelloAck | None = None
+        self._read_since_hello = False
+        """A BoardScanned was taken since the last Hello: every report held back over it has arrived."""
         self.reconnects = 0
         self.restarts = 0
         self._cancel = threading.Event()
@@ -414,7 +416,7 @@ class Machine:
         self._link.cancel()
         self._link = Link(Role.HOST, self._link_config)
         self._bad_frames_seen = 0
-        self._restarted = self._resync = False
+        self._restarted = self._resync = self._read_since_hello = False
         first = self._hello is None
         reply = self._request(Hello(PROTOCOL_VERSION, SCHEMA_HASH, random.getrandbits(16)), HelloAck, timeout,
                               handshake=True)
@@ -456,7 +458,9 @@ class Machine:
         """Read the inserted board's label."""
         self._drop_events(BoardScanned)
         self._request(ScanBoard(), None, timeout)
-        return self.wait_event(BoardScanned, timeout)
+        scanned = self.wait_event(BoardScanned, timeout)
+        self._read_since_hello = True
+        return scanned
 
     def read_board(self, timeout: float = 10.0) -> BoardReading:
         """Scan the board: is one in, its label (None if unreadable) and how it lies. A board taken out
@@ -591,9 +595,12 @@ class Machine:
         `turns` quarter turns round has its pocket (p + turns) mod 4 under the machine's pocket p. None if
         the board was taken out before the recount finished (or began: the machine refuses it, no board).
         `ProtocolFault` if the report is for another job or has another number of pockets than the machine
-        announced."""
-        self._drop_events(RecountReport)
+        announced. Only a report that came after the Recount was sent answers it, and after a Hello a
+        ScanBoard goes first, so that reports held back have come (PROTOCOL.md 7.2, recounts of one job)."""
         try:
+            if self._resync or not self._read_since_hello:  # held back over a Hello: before the BoardScanned
+                self.scan(timeout)
+            self._drop_events(RecountReport)
             self._request(Recount(job), None, timeout)
         except CommandRefused as exc:
             if exc.reason == RefuseReason.NO_BOARD:

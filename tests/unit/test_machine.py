@@ -57,6 +57,7 @@ from firmware_protocol.link import GIVE_UP_AFTER
 from hil import FaultPlan, Loopback, SimConfig
 from hil.bytefaults import Chunk, Manipulator
 from hil.config import DEFAULT_CAPABILITIES
+from hil.physical import Card
 from tests.support.machine_job import DEAL, JOB, PACKED
 
 
@@ -568,3 +569,49 @@ def test_eject_returns_once_the_machine_shows_the_ejection_over(sensor: bool) ->
         m.eject()
         assert loop.device.firmware.activity is Activity.NONE and not loop.device.room.board_present
         assert not m.status().busy
+
+
+def test_a_recount_report_held_back_over_a_hello_never_answers_a_later_recount_of_the_same_job() -> None:
+    """PROTOCOL.md 7.2, recounts of one job: a Recount's report is held back, behind an event of the
+    machine's, while the line carries nothing; a card goes into the board meanwhile. After the give-up and
+    the new Hello, the held report (empty pockets) arrives first and is dropped: the Recount of the same
+    job sent afterwards is answered by the recount that finds the card."""
+    wire = ReportsToHost()
+    with machine_on(wire=wire) as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        assert m.read_board().present
+        device = loop.device
+        wire.mute = True  # nothing reaches the host: the Recount's Ack and its report wait at the machine
+        device.schedule.at(m.clock() + 0.1, lambda t: device.emit(Fault(FaultCode.DOOR_OPEN, 0, 0, 0, 0), t))
+        with pytest.raises(MachineSilent):
+            m.recount(JOB)
+        held = device.link.pending
+        assert isinstance(held, Fault) and not device.link.idle  # the held RecountReport waits behind it
+        slot = device.room.slot
+        assert slot is not None and slot.turns == 0 and slot.board.card_count == 0
+        board = slot.board
+        board.pockets[2].append(Card(0, "stray"))  # the spade ace put into South's pocket meanwhile
+        wire.mute = False
+        report = m.recount(JOB)
+        assert report is not None and [len(p.cards) for p in report.pockets] == [0, 0, 1, 0]
+        assert report.pockets[2].cards == (0,)
+    assert wire.recounts == [(JOB, [0, 0, 0, 0]), (JOB, [0, 0, 1, 0])]  # the held report came, and was dropped
+
+
+class ReportsToHost(Wire):
+    """A `Wire` that also keeps the job and pocket counts of every RecountReport that reaches the host."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.recounts: list[tuple[int, list[int]]] = []
+        self._decoder = FrameDecoder()
+
+    def __call__(self, data: bytes, direction: str) -> list[Chunk]:
+        passed = super().__call__(data, direction)
+        for item in self._decoder.feed(data) if direction == "to_host" and passed else []:
+            if isinstance(item, Frame) and item.type == MsgType.RECOUNT_REPORT:
+                report = decode_message(item.type, item.payload)
+                assert isinstance(report, RecountReport)
+                self.recounts.append((report.job, [len(p.cards) + p.unidentified for p in report.pockets]))
+        return passed
