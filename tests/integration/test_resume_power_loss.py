@@ -13,8 +13,18 @@ from typing import Any
 
 import pytest
 
-from firmware_protocol import (Capability, Eject, LoadDeal, Message, MsgType, Recount, RecountReport, ScanBoard,
-                               StartDeal, decode_message)
+from firmware_protocol import (
+    Capability,
+    Eject,
+    LoadDeal,
+    Message,
+    MsgType,
+    Recount,
+    RecountReport,
+    ScanBoard,
+    StartDeal,
+    decode_message,
+)
 from firmware_protocol.framing import Frame, FrameDecoder
 from firmware_protocol.labels import BoardLabel
 from hil.config import DEFAULT_CAPABILITIES, SimConfig
@@ -43,9 +53,8 @@ class Wire:
         for f in self._decoders[direction].feed(data):
             if not isinstance(f, Frame):
                 continue
-            if direction == "to_device" and f.type not in (MsgType.EVENT_ACK, MsgType.NAK):
-                self.passed.append(decode_message(f.type, f.payload))
-            elif direction == "to_host" and f.type == MsgType.RECOUNT_REPORT:
+            command = direction == "to_device" and f.type not in (MsgType.EVENT_ACK, MsgType.NAK)
+            if command or (direction == "to_host" and f.type == MsgType.RECOUNT_REPORT):
                 self.passed.append(decode_message(f.type, f.payload))
         return [(0.0, data)]
 
