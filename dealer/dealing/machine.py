@@ -598,7 +598,8 @@ class Machine:
         announced. Only a report that came after the Recount was sent answers it, and after a Hello a
         ScanBoard goes first, so that reports held back have come (PROTOCOL.md 7.2, recounts of one job)."""
         try:
-            if self._resync or not self._read_since_hello:  # held back over a Hello: before the BoardScanned
+            reads = self._hello is None or bool(self._hello.capabilities & Capability.BARCODE_READER)
+            if reads and (self._resync or not self._read_since_hello):  # held back: before the BoardScanned
                 self.scan(timeout)
             self._drop_events(RecountReport)
             self._request(Recount(job), None, timeout)
