@@ -6,8 +6,7 @@ from the journal, independently of the run's own view:
 * every dealing went into an empty board (nothing dealt on top), lying straight, that carries the number
   of the deal dealt into it (never deal n into board m);
 * every board the journal calls VERIFIED holds exactly its deal, hand by hand in its own pockets;
-* each board was dealt into exactly as often as the journal started dealing it (a DEALING step, or a
-  resume that found the board empty and dealt it afresh).
+* each board was dealt into exactly as often as the journal started dealing it.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from pathlib import Path
 import numpy as np
 
 from dealer.core.dealset import DealSet
-from dealer.journal.events import EventKind
 from dealer.journal.store import Job, JobState, Journal, Recorded
 from hil.physical import Ledger, PhysicalBoard
 
@@ -69,8 +67,7 @@ def check_physical_truth(ledger: Ledger, boards: Iterable[PhysicalBoard], deals:
     for job in run.jobs:
         label = next((name for name in by_label if name.startswith(f"{job.set_name or set_name}:{job.board}:")),
                      None)
-        starts = sum(e.state is JobState.DEALING or e.kind == EventKind.RESUME_EMPTY_BOARD.value  # dealt afresh
-                     for e in run.events[job.id])
+        starts = sum(e.state is JobState.DEALING for e in run.events[job.id])
         dealt = ledger.times_dealt(label) if label is not None else 0
         assert dealt == starts, f"board {job.board}: dealt {dealt} times, the journal started {starts}"
         if job.state is JobState.VERIFIED:
