@@ -627,16 +627,17 @@ class Machine:
         """Push the board out and wait until it is out. Eject raises no event (PROTOCOL.md 4.7): the
         ejection is over when the machine's Status shows no activity, which is asked every `EJECT_LOOK`
         seconds; `DeviceTimeout` if it still runs after `timeout` seconds. A machine with a board sensor
-        also reports the board out (its BoardChanged is taken here)."""
+        reports the board out by its BoardChanged, which is waited for instead."""
         self._drop_events(BoardChanged)
         self._request(Eject(), None, timeout)
+        if self.senses_boards:
+            self.wait_board(False, timeout)
+            return
         deadline = self._clock() + timeout
-        while (status := self.status()).busy:
+        while self.status().busy:
             if self._clock() >= deadline:
                 raise DeviceTimeout(f"{self.name}: the machine did not finish pushing the board out in time")
             self.sleep(EJECT_LOOK)
-        if self.senses_boards and not status.board_present:
-            self.wait_board(False, max(0.0, deadline - self._clock()))
 
     def abort(self, timeout: float = 5.0) -> None:
         """Stop dealing now."""
