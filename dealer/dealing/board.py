@@ -397,13 +397,16 @@ class BoardLife:
         return (check_label(reading.label, job.board, self.ctx.set_of(job))
                 or check_orientation(reading.turns, job.board))
 
-    def _insert_prompt(self, job: Job) -> None:
-        """Prompt for the job's board if none is in the machine, and wait for one to go in."""
+    def _insert_prompt(self, job: Job, why: str | None = None) -> None:
+        """Prompt for the job's board if none is in the machine, and wait for one to go in. `why`: the
+        machine's display text when the board before was refused (what was wrong and what to do), kept
+        on the display until a board goes in."""
         m, ctx = self.machine, self.ctx
         if m.board_present():
             return
         set_name = ctx.set_of(job)
-        m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), f"insert board {set_name} {job.board}")
+        text = why or f"insert board {set_name} {job.board}"
+        m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
         ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}", EventKind.PROMPT)
         if not m.wait_board(True, ctx.limits.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
@@ -412,8 +415,9 @@ class BoardLife:
         """Prompt for the job's board until the right one lies straight in the machine; returns what was
         read. Each refusal is counted in `checks`; `GaveUp` after `MAX_BOARD_CHECKS` in a row."""
         checks = [] if checks is None else checks
+        why: str | None = None
         while True:
-            self._insert_prompt(job)
+            self._insert_prompt(job, why)
             reading = self.machine.read_board()
             if not reading.present:
                 continue  # taken out again before it could be read
@@ -421,8 +425,9 @@ class BoardLife:
             if fault is None:
                 return reading
             self._refuse(job, fault, checks, reading.label)
-            self._take_out(job, f"{fault.code.value} {fault.code.title}: insert board {self.ctx.set_of(job)} "
-                                f"{job.board}" + (" straight" if fault.code is FaultCategory.F6 else ""))
+            why = (f"{fault.code.value} {fault.code.title}: insert board {self.ctx.set_of(job)} {job.board}"
+                   + (" straight" if fault.code is FaultCategory.F6 else ""))
+            self._take_out(job, why)
 
     def ready_board(self, job: Job) -> str:
         """Have the job's board in the machine, checked for dealing (PROTOCOL.md 6.1): the right board,

@@ -25,6 +25,7 @@ from firmware_protocol import (
     PROTOCOL_VERSION,
     SCHEMA_HASH,
     Abort,
+    Activity,
     Answered,
     BoardChanged,
     BoardScanned,
@@ -74,9 +75,12 @@ NOISE_WINDOW: Final = 60.0
 LIVENESS_PROBE: Final = 5.0
 """Seconds without a frame from the machine, while the host waits on it (dealing, scanning, recounting, the
 operator), after which the host sends GetStatus (PROTOCOL.md 4.7); the link's give-up rule then applies."""
-RESYNC_HELLO: Final = 5.0
-"""Seconds the handshake after a give-up waits for an answer (from the last sign of life): a machine that
-was given up and does not answer it then is lost (PROTOCOL.md 4.5)."""
+RESYNC_HELLO: Final = 2.0
+"""Seconds the handshake after a give-up waits for an answer: a machine that was given up and does not
+answer it then is lost (PROTOCOL.md 4.5, 4.7: a machine silent mid-action is named about 37 s after it
+last spoke)."""
+EJECT_LOOK: Final = 0.2
+"""Seconds between two Status reads while the machine pushes a board out (an ejection raises no event)."""
 SENSORLESS_LOOK: Final = 1.0
 """Seconds between two looks (scans) for a board going in or out of a machine without a board sensor."""
 GARBLED_GRACE: Final = 30.0
@@ -163,6 +167,7 @@ class MachineStatus:
     fault_detail: int
     pocket_counts: tuple[int, ...]
     boot_id: int
+    busy: bool = False  # an activity runs: a scan, a recount or an ejection (Status.activity not NONE)
 
 
 @dataclass(frozen=True)
@@ -361,6 +366,8 @@ class Machine:
         self._issued: set[int] = set()
         """Every job number given a dealing before (loaded here, or known from the journal: `issued`)."""
         self._hello: HelloAck | None = None
+        self._read_since_hello = False
+        """A BoardScanned was taken since the last Hello: every report held back over it has arrived."""
         self.reconnects = 0
         self.restarts = 0
         self._cancel = threading.Event()
@@ -409,7 +416,7 @@ class Machine:
         self._link.cancel()
         self._link = Link(Role.HOST, self._link_config)
         self._bad_frames_seen = 0
-        self._restarted = self._resync = False
+        self._restarted = self._resync = self._read_since_hello = False
         first = self._hello is None
         reply = self._request(Hello(PROTOCOL_VERSION, SCHEMA_HASH, random.getrandbits(16)), HelloAck, timeout,
                               handshake=True)
@@ -445,13 +452,15 @@ class Machine:
             state=MachineState[state], job=st.job, board=st.board, deal_hash=st.deal_hash,
             board_present=bool(st.flags & StatusFlag.BOARD_PRESENT), cards_dealt=st.cards_dealt,
             fault=MachineFaultKind.of_code(st.fault) if st.fault else None, fault_detail=st.fault_detail,
-            pocket_counts=tuple(st.pocket_counts), boot_id=st.boot_id)
+            pocket_counts=tuple(st.pocket_counts), boot_id=st.boot_id, busy=st.activity != Activity.NONE)
 
     def scan(self, timeout: float = 10.0) -> BoardScanned:
         """Read the inserted board's label."""
         self._drop_events(BoardScanned)
         self._request(ScanBoard(), None, timeout)
-        return self.wait_event(BoardScanned, timeout)
+        scanned = self.wait_event(BoardScanned, timeout)
+        self._read_since_hello = True
+        return scanned
 
     def read_board(self, timeout: float = 10.0) -> BoardReading:
         """Scan the board: is one in, its label (None if unreadable) and how it lies. A board taken out
@@ -561,7 +570,11 @@ class Machine:
             return DealResult(msg.job, msg.outcome == DealOutcome.COMPLETE, msg.cards_dealt, counts)
 
     def _matches(self, msg: DealDone | Fault | RecountReport, job: int, asked: str) -> bool:
-        """True for the report of `job`; False for a repeat of a report already taken; else ProtocolFault."""
+        """True for the report of `job`; False for a repeat of a report already taken, or for a Fault with
+        job 0 (the machine's, noticed outside dealing: no report of any request, PROTOCOL.md 7.2); else
+        ProtocolFault."""
+        if isinstance(msg, Fault) and msg.job == 0:
+            return False
         key = (type(msg), msg.job)
         if msg.job == job:
             self._reported.add(key)
@@ -582,9 +595,13 @@ class Machine:
         `turns` quarter turns round has its pocket (p + turns) mod 4 under the machine's pocket p. None if
         the board was taken out before the recount finished (or began: the machine refuses it, no board).
         `ProtocolFault` if the report is for another job or has another number of pockets than the machine
-        announced."""
-        self._drop_events(RecountReport)
+        announced. Only a report that came after the Recount was sent answers it, and after a Hello a
+        ScanBoard goes first, so that reports held back have come (PROTOCOL.md 7.2, recounts of one job)."""
         try:
+            reads = self._hello is None or bool(self._hello.capabilities & Capability.BARCODE_READER)
+            if reads and (self._resync or not self._read_since_hello):  # held back: before the BoardScanned
+                self.scan(timeout)
+            self._drop_events(RecountReport)
             self._request(Recount(job), None, timeout)
         except CommandRefused as exc:
             if exc.reason == RefuseReason.NO_BOARD:
@@ -607,11 +624,20 @@ class Machine:
         return BoardRecount((board[0], board[1], board[2], board[3]))
 
     def eject(self, timeout: float = 10.0) -> None:
-        """Push the board out and wait until it is out (when the machine senses boards)."""
+        """Push the board out and wait until it is out. Eject raises no event (PROTOCOL.md 4.7): the
+        ejection is over when the machine's Status shows no activity, which is asked every `EJECT_LOOK`
+        seconds; `DeviceTimeout` if it still runs after `timeout` seconds. A machine with a board sensor
+        reports the board out by its BoardChanged, which is waited for instead."""
         self._drop_events(BoardChanged)
         self._request(Eject(), None, timeout)
-        if self._hello is None or self._hello.capabilities & Capability.BOARD_SENSOR:
+        if self.senses_boards:
             self.wait_board(False, timeout)
+            return
+        deadline = self._clock() + timeout
+        while self.status().busy:
+            if self._clock() >= deadline:
+                raise DeviceTimeout(f"{self.name}: the machine did not finish pushing the board out in time")
+            self.sleep(EJECT_LOOK)
 
     def abort(self, timeout: float = 5.0) -> None:
         """Stop dealing now."""
@@ -692,21 +718,20 @@ class Machine:
 
     def _probe(self) -> None:
         """Nothing heard for `LIVENESS_PROBE` seconds while waiting on the machine: GetStatus (PROTOCOL.md
-        4.7). Given up (`MachineSilent`) once nothing at all has been heard for the link's give-up time,
-        counted from the last sign of life, or when the link gives up by its own rule."""
-        silent_since = self._last_sign(self._clock())
+        4.7), retransmitted on the link's RTO while unanswered and given up (`MachineSilent`) by the link's
+        rule (4.5): its give-up time after the GetStatus was first sent, unless a reply came later."""
         give_up = self._link_config.give_up_after or GIVE_UP_AFTER
-        self._request(GetStatus(), Status, give_up, give_up_at=silent_since + give_up)
+        self._request(GetStatus(), Status, give_up)
 
     # --- the I/O pump -------------------------------------------------------------------------
 
     def _request(self, msg: Message, expect: type[M] | None, timeout: float, *, handshake: bool = False,
-                 board: int | None = None, give_up_at: float | None = None) -> M:
+                 board: int | None = None) -> M:
         deadline = self._clock() + timeout
         if self._resync and not handshake:  # after a give-up: Hello first; a machine that does not answer is lost
             self._resynchronise(RESYNC_HELLO)
         while True:
-            reply = self._exchange(msg, deadline, timeout, handshake, give_up_at)
+            reply = self._exchange(msg, deadline, timeout, handshake)
             busy = isinstance(reply, Refused) and reply.reason == RefuseReason.BUSY
             if not busy or self._clock() + BUSY_RETRY >= deadline:
                 break  # still busy at the deadline: refused as BUSY (never sent again past the deadline)
@@ -721,21 +746,18 @@ class Machine:
                                f"{_COMMAND_WORDS.get(type(msg).__name__, type(msg).__name__)}")
         return cast(M, reply)
 
-    def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool,
-                  give_up_at: float | None = None) -> Message:
+    def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool) -> Message:
         """Send one command and pump until its reply. A command waits for as long as the link keeps trying
-        (it gives up only when the machine has not been heard for its `give_up_after`), or until
-        `give_up_at` (a liveness probe); a handshake waits `timeout` seconds from the last time the machine
-        was heard."""
+        (PROTOCOL.md 4.5: it gives up `give_up_after` seconds after the command's first sending, or after
+        the machine's last reply if later); a handshake waits `timeout` seconds from the last time the
+        machine was heard."""
         self._answer = self._gave_up = None
         self._link.send(msg, self._clock())
         first_deadline = deadline
         while self._answer is None:
-            if self._gave_up is None and give_up_at is not None and self._clock() >= give_up_at:
-                self._link.cancel()
-                self._gave_up = GaveUp(msg, 0, (), self._clock() - self._last_sign(self._clock()))
             if self._gave_up is not None:
-                silent, self._gave_up = self._gave_up.silent, None
+                now = self._clock()
+                silent, self._gave_up = max(self._gave_up.silent, now - self._last_sign(now)), None
                 if handshake:
                     raise DeviceTimeout(self._nobody_answered())
                 self._resync = True
@@ -750,7 +772,7 @@ class Machine:
                     self._link.cancel()
                     raise DeviceTimeout(self._nobody_answered())
             wake = deadline if handshake else self._link.next_deadline() or self._clock()
-            self._pump(wake if give_up_at is None else min(wake, give_up_at))
+            self._pump(wake)
         reply = self._answer.reply
         self._answer = None
         return reply

@@ -30,7 +30,7 @@ from dealer.journal.events import Released
 from dealer.journal.history import DealHistory, check_named, check_reuse, practice_history, practice_note
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
-from dealer.journal.store import JobState, Journal, Run
+from dealer.journal.store import LOST_ADVICE, JobState, Journal, Run
 
 
 @dataclass
@@ -167,8 +167,8 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
     if unfinished is not None and not options.resume:
         return [JournalError(f"{journal}: run {unfinished} of this deal set is unfinished; {advice.resume}")]
     if options.resume:
-        if not journal.is_file():
-            return [JournalError(f"{journal}: no such journal, so no run to resume")]
+        if not journal.exists():  # said as the journal says it, with its advice
+            return [JournalError(f"{journal}: no such journal, so no run to resume{LOST_ADVICE}")]
         if unfinished is None and not finished:
             return [JournalError(f"{journal}: no unfinished run of this deal set to resume")]
         return []  # a resume is checked against the history as it starts (its own entries apart)

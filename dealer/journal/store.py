@@ -258,7 +258,7 @@ class Journal:
                 lock.release()
             if link is not None:
                 raise JournalError(link_text(link))
-            raise JournalError(f"{path}: no such journal, so no run to resume{_LOST_ADVICE}")
+            raise JournalError(f"{path}: no such journal, so no run to resume{LOST_ADVICE}")
         try:
             lock = lock or JournalLock.acquire(path, command)
         except OSError as exc:  # the lock file could be opened but not written (a full disk)
@@ -680,7 +680,7 @@ class Journal:
 
 _JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt, wire_job"
 _RUN_COLUMNS: Final = "id, name, source, set_hash, replay, finished, uid"
-_LOST_ADVICE: Final = (". If boards of this deal set may hold cards (a journal lost, moved or replaced), "
+LOST_ADVICE: Final = (". If boards of this deal set may hold cards (a journal lost, moved or replaced), "
                        "recount them with `dealer check` before dealing anything")
 
 
@@ -701,7 +701,7 @@ def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
                 raise JournalError(problem)
         if not create and ("runs" not in tables or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone()):
             raise JournalError(f"{path}: the journal is empty (it holds no run), so there is no run to "
-                               f"resume; it may have lost its data (a truncated or replaced file){_LOST_ADVICE}")
+                               f"resume; it may have lost its data (a truncated or replaced file){LOST_ADVICE}")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA wal_autocheckpoint=0")  # the journal checkpoints itself (`Journal._checkpoint`)
@@ -718,7 +718,7 @@ def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
         if not is_damage(exc):  # the file is sound; the disk, its folder or a limit refused a write
             raise journal_failure(path, exc, "opened") from exc
         raise JournalError(f"{path}: not a usable journal ({exc}); it can be neither resumed nor added "
-                           f"to: keep it aside{_LOST_ADVICE}") from exc
+                           f"to: keep it aside{LOST_ADVICE}") from exc
     return db
 
 

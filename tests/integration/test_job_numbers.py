@@ -21,7 +21,7 @@ from dealer.dealing.machine import Machine
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.dealing.sim_ports import loopback_opener
 from dealer.journal.store import JobState, Journal
-from firmware_protocol import LoadDeal, MsgType, decode_message
+from firmware_protocol import DeviceState, LoadDeal, MsgType, decode_message
 from firmware_protocol.labels import BoardLabel
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan
@@ -65,7 +65,7 @@ def test_each_redeal_after_a_misfeed_a_wrong_pocket_and_a_power_loss_has_a_job_n
         loads = accepted_jobs(loop)
         per_board = {board: dealt_jobs(loop, board) for board in (1, 2, 3)}
     assert result.complete, text
-    assert "misfed" in text and "F2" in text and "power cut" in text, text
+    assert "card misfed" in text and "F2" in text and "power cut" in text, text
     assert [len(jobs) for jobs in per_board.values()] == [2, 2, 2], per_board  # each dealt, then redealt
     assert Counter(loads).most_common(1)[0][1] == 1, f"a job number loaded twice: {loads}"
     assert 0 not in loads
@@ -114,3 +114,35 @@ def test_the_job_numbers_of_a_resumed_run_were_never_used_before_on_its_journal(
         assert {job.wire_job for job in j.jobs(second.run_id)} <= set(after) | set(before)
         assert all(job.state is JobState.VERIFIED for job in j.jobs(second.run_id))
     assert len(board3) == 1 and board3[0] in before  # the machine finished it while the controller was down
+
+
+def test_a_machine_found_idle_on_resume_has_the_planned_deal_loaded_under_a_new_job(tmp_path: Path) -> None:
+    """PROTOCOL.md 9, the row IDLE with the boot_id journaled: the controller died after the journal gave
+    board 1's dealing its number and before the LoadDeal went out; the resumed run finds the machine
+    IDLE and loads the deal under a number never used before, not the one the journal had given."""
+    journal = tmp_path / "j.db"
+    with Loopback(SimConfig(seed=3, boards=(1, 2, 3, 4))) as loop:
+        def dying(url: str) -> Machine:
+            class Dying(Machine):
+                def load(self, job: int, board: int, packed_deal: bytes, timeout: float = 5.0) -> None:
+                    if board == 1:
+                        raise Killed("killed")
+                    super().load(job, board, packed_deal, timeout)
+            return Dying(url, opener=loopback_opener(loop), clock=loop.clock,
+                         sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+
+        first, _ = deal_with(loop, journal, dying)
+        assert first.errors and "killed" in first.errors[0]
+        with Journal.open(journal) as j:
+            (given,) = [job.wire_job for job in j.jobs(first.run_id) if job.board == 1]
+        before = accepted_jobs(loop)
+        boot = loop.device.firmware.boot_id
+        assert loop.device.firmware.state is DeviceState.IDLE
+        second, text = run_on_loopback(loop, DEALS, journal, resume=True)
+        after = accepted_jobs(loop)[len(before):]
+        check_physical_truth(loop.device.ledger, loop.device.room.rack, DEALS, journal, second.run_id)
+        board1 = dealt_jobs(loop, 1)
+        assert loop.device.firmware.boot_id == boot  # no restart: the machine was IDLE all along
+    assert second.complete, text
+    assert given and given not in before and given not in after  # the number given never went out
+    assert before == [] and len(board1) == 1 and board1[0] in after

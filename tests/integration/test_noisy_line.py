@@ -111,7 +111,7 @@ class Silence:
 
 def test_a_machine_not_heard_for_thirty_seconds_mid_board_is_taken_up_again_not_lost(tmp_path: Path) -> None:
     deals, written = deal_file(tmp_path, 2)
-    silence = Silence(32.0)  # given up after 30 s, then answering the Hello within its 5 s
+    silence = Silence(31.0)  # given up after 30 s, then answering the Hello within its 2 s
     with Loopback(SimConfig(seed=3), manipulator=silence) as loop:
         silence.loop = loop
         complete, text, errors = run({"loop://m1": loop}, deals, tmp_path / "j.db")

@@ -14,12 +14,14 @@ from dealer.core.cards import pack
 from dealer.dealing.machine import Machine, MachineState
 from dealer.dealing.sim_ports import loopback_opener
 from dealer.journal.store import JobState, Journal
+from firmware_protocol import Fault, FaultCode, Progress
 from firmware_protocol.labels import BoardLabel
 from hil.config import SimConfig
 from hil.fault_plan import FaultPlan
 from hil.loopback import Loopback
 from tests.support.deals import hands_of
 from tests.support.loopback_run import deals_for, run_on_loopback
+from tests.support.physical_truth import check_physical_truth
 
 
 @pytest.fixture(autouse=True)
@@ -92,3 +94,50 @@ def test_the_boot_of_a_machine_that_arrives_during_the_handshake_is_not_a_restar
     # the machine answers as the idle machine it is, the one that booted once: the Boot was not a second boot
     assert status.state is MachineState.IDLE and not status.board_present
     assert machine.identity is not None and status.boot_id == hello.boot_id == machine.identity.boot_id
+
+
+def test_the_machine_keeps_showing_why_a_board_was_refused_until_a_board_goes_in(tmp_path: Path) -> None:
+    # the refusal "F8 wrong board: insert board A 2" was replaced within milliseconds by a bare
+    # "insert board A 2", so the operator at the machine never saw why the board came out
+    shown: list[tuple[str, int]] = []
+    deals = deals_for((1, 2, 3))
+    with Loopback(SimConfig(seed=2, faults=FaultPlan.of({"kind": "wrong_board", "insertion": 2}))) as loop:
+        seen = loop.device.on_display
+
+        def record(msg: Any, t: float) -> None:
+            shown.append((msg.text.decode("ascii"), msg.board))
+            seen(msg, t)
+
+        loop.device.on_display = record  # type: ignore[method-assign]
+        result, _ = run_on_loopback(loop, deals, tmp_path / "j.db")
+    assert result.complete
+    refused = [i for i, (text, _) in enumerate(shown) if text.startswith("F8")]
+    assert refused, shown
+    for_board_2 = [text for text, board in shown[refused[0]:] if board == 2]
+    assert len(for_board_2) >= 2 and all(text == "F8 wrong board: insert board A 2" for text in for_board_2), shown
+
+
+def test_a_fault_of_job_0_from_the_machine_faults_no_board(tmp_path: Path) -> None:
+    # PROTOCOL.md 7.2: a Fault with job 0 is the machine's (a door opened outside dealing), no report of
+    # any request; sent while the host waits for the end of dealing board 2, it faulted a good board
+    deals = deals_for((1, 2, 3))
+    sent: list[float] = []
+    with Loopback(SimConfig(seed=2)) as loop:
+        device = loop.device
+        emit = device.emit
+
+        def with_a_door_fault(msg: Any, t: float) -> None:
+            emit(msg, t)
+            dealing = device.firmware.dealing
+            if isinstance(msg, Progress) and not sent and dealing is not None and dealing.board_number == 2:
+                sent.append(t)
+                emit(Fault(FaultCode.DOOR_OPEN, 0, 0, 0, 0), t)
+
+        device.emit = with_a_door_fault  # type: ignore[method-assign]
+        result, text = run_on_loopback(loop, deals, tmp_path / "j.db")
+        run = check_physical_truth(device.ledger, device.room.rack, deals, tmp_path / "j.db", result.run_id)
+        dealt = {board: device.ledger.times_dealt(BoardLabel.for_board("A", board).payload()) for board in (1, 2, 3)}
+        assert device.link.idle  # the job-0 Fault was delivered and acknowledged
+    assert sent and result.complete, text
+    assert "PROTOCOL" not in text and "FAULT" not in text, text
+    assert dealt == {1: 1, 2: 1, 3: 1} and "redeal" not in run.kinds(2)

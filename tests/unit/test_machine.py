@@ -32,12 +32,16 @@ from dealer.verify import BoardRecount
 from firmware_protocol import (
     PROTOCOL_VERSION,
     SCHEMA_HASH,
+    Activity,
     BoardChanged,
     BoardScanned,
     Capability,
     DeviceState,
     Display,
+    Fault,
+    FaultCode,
     LoadDeal,
+    MsgType,
     Prompt,
     Recount,
     RecountReport,
@@ -45,12 +49,15 @@ from firmware_protocol import (
     ScanBoard,
     ScanResult,
     deal_hash,
+    decode_message,
 )
+from firmware_protocol.framing import Frame, FrameDecoder
 from firmware_protocol.labels import BoardLabel
 from firmware_protocol.link import GIVE_UP_AFTER
 from hil import FaultPlan, Loopback, SimConfig
 from hil.bytefaults import Chunk, Manipulator
 from hil.config import DEFAULT_CAPABILITIES
+from hil.physical import Card
 from tests.support.machine_job import DEAL, JOB, PACKED
 
 
@@ -521,3 +528,98 @@ def test_the_display_prompt_is_skipped_on_a_machine_without_a_display() -> None:
         m.display(OperatorPrompt.INSERT_BOARD, 3, BoardLabel.for_board("A", 3).payload(), "insert board A 3")
         assert wire.frames_to_device == sent
         assert m.status().state == MachineState.IDLE
+
+
+
+class FaultsToHost:
+    """A cable manipulator that passes bytes on and keeps every Fault the machine sends."""
+
+    def __init__(self) -> None:
+        self.faults: list[Fault] = []
+        self._decoder = FrameDecoder()
+
+    def __call__(self, data: bytes, direction: str) -> list[Chunk]:
+        if direction == "to_host":
+            for item in self._decoder.feed(data):
+                if isinstance(item, Frame) and item.type == MsgType.FAULT:
+                    fault = decode_message(item.type, item.payload)
+                    assert isinstance(fault, Fault)
+                    self.faults.append(fault)
+        return [(0.0, data)]
+
+
+def test_a_fault_of_job_0_noticed_outside_dealing_is_matched_to_no_request() -> None:
+    """PROTOCOL.md 7.2: a Fault carrying job 0 concerns the machine, not a board; the host waiting for the
+    end of dealing job 7 takes the DealDone of job 7, not the job-0 Fault that came first."""
+    wire = FaultsToHost()
+    with machine_on(wire=wire) as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        m.read_board()
+        assert m.start_deal(JOB)
+        device = loop.device
+        device.schedule.at(m.clock() + 0.5, lambda t: device.emit(Fault(FaultCode.DOOR_OPEN, 0, 0, 0, 0), t))
+        done = m.wait_dealt(JOB, 60.0)
+        assert (done.job, done.complete, done.cards_dealt) == (JOB, True, 52)
+        assert device.link.idle  # the job-0 Fault was received and acknowledged
+    assert [(f.code, f.job) for f in wire.faults] == [(FaultCode.DOOR_OPEN, 0)]
+
+
+@pytest.mark.parametrize("sensor", [True, False], ids=["board-sensor", "no-board-sensor"])
+def test_eject_returns_once_the_machine_shows_the_ejection_over(sensor: bool) -> None:
+    """PROTOCOL.md 4.7: Eject raises no event; the ejection is over when Status shows activity NONE, on a
+    machine with a board sensor or without one."""
+    caps = DEFAULT_CAPABILITIES if sensor else DEFAULT_CAPABILITIES & ~Capability.BOARD_SENSOR
+    with machine_on(SimConfig(seed=1, capabilities=int(caps))) as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        assert loop.device.room.board_present
+        m.eject()
+        assert loop.device.firmware.activity is Activity.NONE and not loop.device.room.board_present
+        assert not m.status().busy
+
+
+def test_a_recount_report_held_back_over_a_hello_never_answers_a_later_recount_of_the_same_job() -> None:
+    """PROTOCOL.md 7.2, recounts of one job: a Recount's report is held back, behind an event of the
+    machine's, while the line carries nothing; a card goes into the board meanwhile. After the give-up and
+    the new Hello, the held report (empty pockets) arrives first and is dropped: the Recount of the same
+    job sent afterwards is answered by the recount that finds the card."""
+    wire = ReportsToHost()
+    with machine_on(wire=wire) as (m, loop):
+        m.load(JOB, 1, PACKED)
+        assert m.wait_board(True, 30.0)
+        assert m.read_board().present
+        device = loop.device
+        wire.mute = True  # nothing reaches the host: the Recount's Ack and its report wait at the machine
+        device.schedule.at(m.clock() + 0.1, lambda t: device.emit(Fault(FaultCode.DOOR_OPEN, 0, 0, 0, 0), t))
+        with pytest.raises(MachineSilent):
+            m.recount(JOB)
+        held = device.link.pending
+        assert isinstance(held, Fault) and not device.link.idle  # the held RecountReport waits behind it
+        slot = device.room.slot
+        assert slot is not None and slot.turns == 0 and slot.board.card_count == 0
+        board = slot.board
+        board.pockets[2].append(Card(0, "stray"))  # the spade ace put into South's pocket meanwhile
+        wire.mute = False
+        report = m.recount(JOB)
+        assert report is not None and [len(p.cards) for p in report.pockets] == [0, 0, 1, 0]
+        assert report.pockets[2].cards == (0,)
+    assert wire.recounts == [(JOB, [0, 0, 0, 0]), (JOB, [0, 0, 1, 0])]  # the held report came, and was dropped
+
+
+class ReportsToHost(Wire):
+    """A `Wire` that also keeps the job and pocket counts of every RecountReport that reaches the host."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.recounts: list[tuple[int, list[int]]] = []
+        self._decoder = FrameDecoder()
+
+    def __call__(self, data: bytes, direction: str) -> list[Chunk]:
+        passed = super().__call__(data, direction)
+        for item in self._decoder.feed(data) if direction == "to_host" and passed else []:
+            if isinstance(item, Frame) and item.type == MsgType.RECOUNT_REPORT:
+                report = decode_message(item.type, item.payload)
+                assert isinstance(report, RecountReport)
+                self.recounts.append((report.job, [len(p.cards) + p.unidentified for p in report.pockets]))
+        return passed
