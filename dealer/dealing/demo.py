@@ -159,8 +159,8 @@ def _ledger_dealings(deals: DealSet, ports: list[str]) -> dict[int, int]:
     for sim in (running[port] for port in ports if port in running):
         if sim.device is None:
             continue
-        for board in sim.device.room.rack.in_use():
-            parts = board.label.decode("ascii", "replace").split(":")
+        for label, times in sim.device.ledger.dealt_labels().items():  # every board dealt, wherever it is now
+            parts = label.split(":")
             if len(parts) > 1 and parts[1].isdigit() and int(parts[1]) in counts:
-                counts[int(parts[1])] += sim.device.ledger.times_dealt(board.label)
+                counts[int(parts[1])] += times
     return counts

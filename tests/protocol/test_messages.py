@@ -52,7 +52,8 @@ def test_every_message_type_round_trips(cls: type[Message], data: st.DataObject)
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
 @settings(max_examples=30, deadline=None)
 @given(data=st.data())
-def test_a_payload_one_byte_short_or_long_is_rejected_save_a_longer_hello(cls: type[Message], data: st.DataObject) -> None:
+def test_a_payload_one_byte_short_or_long_is_rejected_save_a_longer_hello(cls: type[Message],
+                                                                         data: st.DataObject) -> None:
     msg = data.draw(messages_of(cls))
     payload = msg.payload()
     if cls.TYPE in (MsgType.HELLO, MsgType.HELLO_ACK):  # a later version's fields are ignored (PROTOCOL.md 5)

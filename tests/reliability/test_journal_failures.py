@@ -231,7 +231,7 @@ def test_a_deal_history_that_cannot_be_written_stops_the_run_in_plain_words_and_
     deals is one line too, before anything is dealt; the resume records them and deals."""
     deal_file, journal = session(tmp_path), tmp_path / "session.journal"
     args = deal_args(deal_file, sim, journal)
-    with failing_journal(monkeypatch, deal_history, 5) as counter:  # its first insert of deals (after the check's reads)
+    with failing_journal(monkeypatch, deal_history, 5) as counter:  # its first insert (after the check's reads)
         assert main(args) == 9
     line = one_error_line(capsys.readouterr().err)
     assert counter.failed == ["INSERT"]
