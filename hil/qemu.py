@@ -24,8 +24,8 @@ QEMU: Final = "qemu-system-arm"
 NO_QEMU: Final = "no QEMU (qemu-system-arm) on PATH: the firmware cannot run here"
 STACK_PAINT: Final = 0xC5C5C5C5
 """What the start-up code (firmware/startup.c) paints the stack with."""
-BOARD_BYTES: Final = 24 + 4 * 26 + 4
-"""One `machine_board` of machine.h: the label, four pockets of 26 cards, their counts."""
+BOARD_BYTES: Final = 24 + 4 * 26 + 4 + 1
+"""One `machine_board` of machine.h: the label, four pockets of 26 cards, their counts, times put in."""
 WORLD_MAGIC: Final = 0x57524C44
 """MACHINE_WORLD_MAGIC of machine.h: the world is set up."""
 _PTY = re.compile(r"char device redirected to (\S+)")
@@ -197,6 +197,8 @@ class FirmwareMachine:
             raise FirmwareError("the firmware has not set up its boards yet (it is starting, or stopped at boot)")
         most = self.symbols.get("machine_max_boards")
         count_at = 4 + BOARD_BYTES * int.from_bytes(self.read_memory(most, 2), "little") if most else None
+        if count_at is not None:
+            count_at += count_at % 2  # nboards, an int16_t, on its 2-byte boundary
         if count_at is None:
             raise FirmwareError("the image does not say how many boards its world holds (machine_max_boards)")
         nboards, = struct.unpack_from("<h", world, count_at)

@@ -8,6 +8,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import IO, Any
 
@@ -141,26 +142,31 @@ def _checks(work: Path, deals: DealSet, result: RunResult, ports: list[str], say
     say("6. Checks")
     with Journal.open_read_only(work / "session.journal") as journal:
         problems = journal.check_consistency(result.run_id)
-        redeals = sum(job.attempt - 1 for job in journal.jobs(result.run_id))
+        given = journal.dealing_boards(result.run_id)
     say(f"   journal: {'consistent' if not problems else '; '.join(problems)}")
     dealt = _ledger_dealings(deals, ports)
-    extra = sum(dealt.values()) - len(dealt)
-    once = all(n >= 1 for n in dealt.values()) and extra == redeals
-    say(f"   simulators' ledgers: {len(dealt)} boards dealt, {extra} extra dealings = the {redeals} redeals the "
-        f"faults called for: {'every board dealt exactly once otherwise' if once else 'MISMATCH'}")
+    counts = Counter(board for board, _ in dealt)
+    jobs = Counter(job for _, job in dealt)
+    extra = len(dealt) - len(counts)
+    once = (set(counts) == {int(b) for b in deals.boards} and all(n == 1 for n in jobs.values())
+            and all(given.get(job) == board for board, job in dealt))
+    say(f"   simulators' ledgers: {len(counts)} boards dealt, {extra} extra dealings, each a redeal under a job "
+        f"number of its own the journal gave that board: "
+        f"{'every board dealt exactly once otherwise' if once else 'MISMATCH'}")
     say(f"   files: {', '.join(sorted(p.name for p in work.iterdir()))}")
 
 
-def _ledger_dealings(deals: DealSet, ports: list[str]) -> dict[int, int]:
-    """Per board number: dealings started into boards with its label, over the demo's simulators (`ports`),
-    never another this process runs."""
-    counts = {int(b): 0 for b in deals.boards}
+def _ledger_dealings(deals: DealSet, ports: list[str]) -> list[tuple[int, int]]:
+    """(board number, job number) of every dealing started into a board of the session, over the demo's
+    simulators (`ports`), never another this process runs."""
+    boards = {int(b) for b in deals.boards}
     running = sim_ports.simulators()
+    found = []
     for sim in (running[port] for port in ports if port in running):
         if sim.device is None:
             continue
-        for label, times in sim.device.ledger.dealt_labels().items():  # every board dealt, wherever it is now
-            parts = label.split(":")
-            if len(parts) > 1 and parts[1].isdigit() and int(parts[1]) in counts:
-                counts[int(parts[1])] += times
-    return counts
+        for record in sim.device.ledger.records:
+            parts = record.label.split(":")
+            if len(parts) > 1 and parts[1].isdigit() and int(parts[1]) in boards:
+                found.append((int(parts[1]), record.job))
+    return found

@@ -617,6 +617,12 @@ class Journal:
             db.execute("UPDATE jobs SET wire_job = ? WHERE id = ?", (number, job_id))
         return self.job(job_id)
 
+    def dealing_boards(self, run_id: int) -> dict[int, int]:
+        """Every job number the run's dealings were given, with the board number each dealt."""
+        rows = self._query("SELECT d.id, j.board FROM dealings d JOIN jobs j ON d.job_id = j.id WHERE j.run_id = ?",
+                           (run_id,))
+        return {wire_job_number(int(number)): int(board) for number, board in rows}
+
     def wire_jobs(self) -> set[int]:
         """Every job number this journal gave a dealing (what a report of an earlier dealing carries)."""
         return {wire_job_number(int(r[0])) for r in self._query("SELECT id FROM dealings")}

@@ -554,7 +554,7 @@ def test_a_fault_of_job_0_noticed_outside_dealing_is_matched_to_no_request() -> 
     wire = FaultsToHost()
     with machine_on(wire=wire) as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         m.read_board()
         assert m.start_deal(JOB)
         device = loop.device
@@ -572,7 +572,7 @@ def test_eject_returns_once_the_machine_shows_the_ejection_over(sensor: bool) ->
     caps = DEFAULT_CAPABILITIES if sensor else DEFAULT_CAPABILITIES & ~Capability.BOARD_SENSOR
     with machine_on(SimConfig(seed=1, capabilities=int(caps))) as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         assert loop.device.room.board_present
         m.eject()
         assert loop.device.firmware.activity is Activity.NONE and not loop.device.room.board_present
@@ -587,7 +587,7 @@ def test_a_recount_report_held_back_over_a_hello_never_answers_a_later_recount_o
     wire = ReportsToHost()
     with machine_on(wire=wire) as (m, loop):
         m.load(JOB, 1, PACKED)
-        assert m.wait_board(True, 30.0)
+        assert board_asked_for(m)
         assert m.read_board().present
         device = loop.device
         wire.mute = True  # nothing reaches the host: the Recount's Ack and its report wait at the machine
