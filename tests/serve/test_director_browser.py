@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from firmware_protocol.labels import BoardLabel
+from tests.support.browser import launched_chromium
 from tests.support.processes import ENV
 from tests.support.serve_room import Served, served
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
 LONG = 120_000
 RED = "rgb(204, 0, 0)"
@@ -36,23 +34,10 @@ LONG_SUITS = """[Event "Long suits"]
 """Every hand one 13-card suit: the longest lines a board can have."""
 
 
-def chromium() -> str | None:
-    """The operating system's Chromium (Debian's package), if installed."""
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    return found or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    executable = chromium()
-    if executable is None:
-        pytest.skip("no browser: the system's Chromium is not installed (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")

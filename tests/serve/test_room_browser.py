@@ -9,35 +9,24 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, expect, sync_playwright
 
+from tests.support.browser import CHROMIUM_ARGS, installed_chromium
 from tests.support.paths import ROOT
 from tests.support.serve_room import cards_in, hands_of, make_session, served
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOT = ROOT / "docs" / "images" / "serve-room.png"
 LONG = 180_000
 """Milliseconds a page condition may take (a slow, shared machine): generous, never a sleep."""
 
 
-def chromium() -> str | None:
-    """The operating system's Chromium (Debian's package), if installed."""
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    return found or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
-
-
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[BrowserContext]:
-    executable = chromium()
-    if executable is None:
-        pytest.skip("no browser: the system's Chromium is not installed (apt-get install chromium)")
+    executable = installed_chromium()
     profile = tmp_path / "profile"
     profile.mkdir()
     with sync_playwright() as playwright:

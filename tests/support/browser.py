@@ -1,0 +1,41 @@
+"""The system's Chromium for the console's browser tests: where it is, how it is started, and a browser
+launched through Playwright (the test skipped, saying so, where none is installed)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium() -> str | None:
+    """The operating system's Chromium (Debian's package), if installed."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return found or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
+
+
+def installed_chromium() -> str:
+    """The system's Chromium, or the calling test skipped with the reason CI prints."""
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no browser: the system's Chromium is not installed (apt-get install chromium)")
+    return executable
+
+
+@contextlib.contextmanager
+def launched_chromium() -> Iterator[Browser]:
+    """A headless Chromium for the block, closed after it."""
+    executable = installed_chromium()
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
