@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 import tempfile
-import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -25,6 +25,24 @@ if TYPE_CHECKING:
 DESCRIPTION = ("Serve a simulated duplicate-bridge dealing machine on a pseudo-terminal (Linux, macOS) or, with "
                "--tcp, on a local TCP port (any system). A host opens the printed port with pyserial as it "
                "would a USB port.")
+
+
+class Signalled:
+    """The stopping signals that have come, as a signal handler records them: appending to a list takes no
+    lock (a `threading.Event` set from a handler deadlocks when the signal lands while the same thread holds
+    the event's own lock, inside its `wait`)."""
+
+    def __init__(self) -> None:
+        self.signals: list[int] = []
+
+    def handler(self, signum: int, frame: object) -> None:
+        self.signals.append(signum)
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep `seconds` (a signal does not cut the sleep short); whether a signal has come."""
+        if not self.signals:
+            time.sleep(seconds)
+        return bool(self.signals)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,8 +114,8 @@ def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | Non
         from hil.pty_sim import PtySimulator  # Linux and macOS: imported when the simulator runs
 
         sim = PtySimulator(config)
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda s, f: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    stop = Signalled()
+    previous = {sig: signal.signal(sig, stop.handler) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         try:
             path = sim.start()
@@ -120,7 +138,7 @@ def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | Non
     return 0
 
 
-def _watch(sim: ServedMachine, stop: threading.Event, err: TextIO) -> None:
+def _watch(sim: ServedMachine, stop: Signalled, err: TextIO) -> None:
     """Wait for a signal, reporting each fault as it fires (and the last ones once stopped)."""
     shown = (0, 0)
     while not stop.wait(0.2) and sim.error is None:

@@ -5,7 +5,8 @@ dealing_machine fixture) is loaded by its ``pytest11`` entry point, registered w
 
 No test writes the user's real deal history: before any test module is imported `DEALER_HISTORY` points
 into a temporary folder of the session (removed at its end), and every test then gets a history of its
-own (`deal_history`), which the subprocesses it starts inherit through the environment.
+own (`deal_history`), which the subprocesses it starts inherit through the environment; so does the folder
+where the simulators it starts register (`sims_registry`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,15 @@ def deal_history(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     path = tmp_path_factory.mktemp("history") / "history.sqlite"
     DealHistory.open(path, create=True).close()
     monkeypatch.setenv("DEALER_HISTORY", str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def sims_registry(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where the `dealer sim`s this test starts register (`DEALER_SIMS`): its own, so `dealer ports` in one
+    test never lists a simulator another test, in another worker, runs."""
+    path = tmp_path_factory.mktemp("sims")
+    monkeypatch.setenv("DEALER_SIMS", str(path))
     return path
 
 

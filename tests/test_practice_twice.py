@@ -74,7 +74,8 @@ def twice(script: str, tmp_path: Path) -> list[str]:
     shown = []
     for attempt in ("first", "second"):
         folder = fresh_clone(tmp_path / attempt)
-        done = run(["bash", "-c", script], cwd=folder, env=one_computer(home), timeout=600)
+        # each command traced (bash -x), so that a run stuck names where; killed before pytest's own timeout
+        done = run(["bash", "-xc", script], cwd=folder, env=one_computer(home), timeout=240)
         assert done.returncode == 0, (f"the {attempt} run: exit {done.returncode}\n{done.stdout[-3000:]}\n"
                                       f"{done.stderr[-3000:]}")
         shown.append(done.stdout + done.stderr)
@@ -82,6 +83,7 @@ def twice(script: str, tmp_path: Path) -> list[str]:
     return shown
 
 
+@pytest.mark.timeout(600)
 def test_the_readme_commands_work_twice_on_one_computer(tmp_path: Path) -> None:
     first, second = twice(readme_commands(), tmp_path)
     for shown in (first, second):
@@ -90,6 +92,7 @@ def test_the_readme_commands_work_twice_on_one_computer(tmp_path: Path) -> None:
     assert (tmp_path / "second" / "examples" / "simulated-history.sqlite").is_file()
 
 
+@pytest.mark.timeout(600)
 @pytest.mark.parametrize("guide", GUIDES)
 def test_every_guide_works_twice_on_one_computer(tmp_path: Path, guide: str) -> None:
     first, second = twice(commands_of(DOCS / guide), tmp_path)

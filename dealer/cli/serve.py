@@ -127,38 +127,48 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: boo
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
                             lifespan="on")
     server = _Server(config, app)
-    server.run(sockets=[sock])
+    server.run_stopped_by_signals([sock])
     return 0
 
 
 class _Server:
     """uvicorn's server, stopped alike by every signal of `dealer.cli.signals.SIGNALS` (uvicorn's own list
     lacks SIGHUP), closing the console's event streams as soon as it is told to stop (a browser watching
-    would otherwise hold the shutdown). Once the server has stopped (the run stopped, each machine's board
-    finished), the first signal is raised again, for the command to end as every command a signal stops."""
+    would otherwise hold the shutdown). Its handler takes the signals before the event loop is made, so a
+    signal at any instant only asks the server to stop (one raised inside the loop's making or the server's
+    start-up left a half-made loop, or was swallowed there). Once the server has stopped (the run stopped,
+    each machine's board finished), the first signal is raised again, for the command to end as every command
+    a signal stops."""
 
     def __new__(cls, config: Any, app: Any) -> Any:
+        import asyncio
+
         import uvicorn
 
         from dealer.cli.signals import SIGNALS
 
         class Server(uvicorn.Server):
-            @contextlib.contextmanager
-            def capture_signals(self) -> Iterator[None]:
+            def run_stopped_by_signals(self, sockets: list[socket.socket]) -> None:
                 if threading.current_thread() is not threading.main_thread():  # signals are not ours there
-                    yield
+                    self.run(sockets=sockets)
                     return
                 before = {sig: signal.signal(sig, self.handle_exit) for sig in SIGNALS}
                 try:
-                    yield
+                    self.run(sockets=sockets)
                 finally:
                     for sig, handler in before.items():
                         signal.signal(sig, handler)
                 if self._captured_signals:
                     signal.raise_signal(self._captured_signals[0])
 
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:  # taken already, by run_stopped_by_signals
+                yield
+
             def handle_exit(self, sig: int, frame: Any) -> None:
-                app.state.console.hub.close_all()
+                # a signal handler takes no lock: the streams are closed by the loop, soon after
+                with contextlib.suppress(RuntimeError):  # (no loop runs yet: no stream is open)
+                    asyncio.get_running_loop().call_soon_threadsafe(app.state.console.hub.close_all)
                 super().handle_exit(sig, frame)
 
         return Server(config)

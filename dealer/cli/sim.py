@@ -9,7 +9,6 @@ import re
 import signal
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -107,8 +106,8 @@ def _run_firmware(args: argparse.Namespace) -> int:
     if link.exists() and not link.is_symlink():
         raise UsageError(f"--link {link}: a file of that name exists and is not a symlink")
     options = _firmware_options(args)
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda s, f: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    stop = hil_cli.Signalled()
+    previous = {sig: signal.signal(sig, stop.handler) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         try:
             machine = FirmwareMachine(elf, options, link=link)
@@ -123,7 +122,7 @@ def _run_firmware(args: argparse.Namespace) -> int:
                 register(str(machine.path))
                 while not stop.wait(0.5) and machine.running():
                     pass
-            died = not stop.is_set()
+            died = not stop.signals
         finally:
             machine.stop()
     finally:

@@ -130,3 +130,32 @@ def test_a_signal_in_the_first_second_of_dealer_serve_is_one_line_never_a_traceb
             continue
         assert proc.returncode == 130, (k, proc.returncode, err)
         assert err.strip().splitlines()[-1] == f"dealer: interrupted ({sig.name})", (k, err)
+
+
+def test_a_signal_while_the_console_starts_serving_is_one_line_and_never_lost(tmp_path: Path) -> None:
+    """Just after its address is printed, `dealer serve` makes its event loop and starts the web server; a
+    signal there once left a half-made loop (a traceback) or was swallowed by the server's start-up (the
+    console then ran on, deaf to every later signal). At each instant of that stretch it ends in one line."""
+    import time
+
+    for k in range(12):
+        work = tmp_path / f"work{k}"
+        work.mkdir()
+        proc = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", "--workdir", str(work),
+                                 "--token-file", str(work / "token")], cwd=tmp_path, env=dict(ENV), text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            assert proc.stderr is not None
+            shown = [proc.stderr.readline() for _ in range(3)]
+            assert shown[-1].endswith("Ctrl-C stops\n"), shown
+            time.sleep(0.02 * k)  # where the signal lands, not what the test expects of it
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+        assert "Traceback" not in err and "never awaited" not in err, (k, err)
+        assert proc.returncode == 130, (k, proc.returncode, err)
+        assert err.strip().splitlines()[-1] == "dealer: interrupted (SIGTERM)", (k, err)

@@ -36,12 +36,17 @@ ENV: Mapping[str, str] = _Environment()
 def run(command: Sequence[str], *, cwd: Path, timeout: float = 300, env: Mapping[str, str] | None = None,
         shell: bool = False, umask: int = -1) -> subprocess.CompletedProcess[str]:
     """Run `command` to its end in its own session (with `umask`, if not -1); on a timeout its whole group
-    is killed first."""
+    is killed and the test fails with the end of what it printed (where it was stuck)."""
     proc = subprocess.Popen(command[0] if shell else list(command), cwd=cwd, env=dict(env or ENV), shell=shell,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
                             start_new_session=True, umask=umask)
     try:
         out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise AssertionError(f"still running after {timeout:g} s, killed: {list(command)[-1][-300:]!r}\n"
+                             f"its output:\n{out[-3000:]}\nits errors:\n{err[-3000:]}") from None
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
