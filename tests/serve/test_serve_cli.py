@@ -100,6 +100,15 @@ def test_every_signal_stops_a_dealing_run_cleanly_and_it_resumes(tmp_path: Path,
     assert done.stdout.startswith("16/16 boards verified")
 
 
+def start_console(work: Path, cwd: Path) -> subprocess.Popen[str]:
+    """`dealer serve` on a free port with `work` as its work folder (its token in work/token), in a session
+    of its own."""
+    return subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", "--workdir", str(work),
+                             "--token-file", str(work / "token")], cwd=cwd, env=dict(ENV), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_a_signal_in_the_first_second_of_dealer_serve_is_one_line_never_a_traceback(tmp_path: Path,
                                                                                  sig: signal.Signals) -> None:
@@ -112,10 +121,7 @@ def test_a_signal_in_the_first_second_of_dealer_serve_is_one_line_never_a_traceb
     for k in range(8):
         work = tmp_path / f"work{k}"
         work.mkdir()
-        proc = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", "--workdir", str(work),
-                                 "--token-file", str(work / "token")], cwd=tmp_path, env=dict(ENV), text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = start_console(work, tmp_path)
         time.sleep(0.13 * k)  # where the signal lands, not what the test expects of it
         proc.send_signal(sig)
         try:
@@ -141,10 +147,7 @@ def test_a_signal_while_the_console_starts_serving_is_one_line_and_never_lost(tm
     for k in range(12):
         work = tmp_path / f"work{k}"
         work.mkdir()
-        proc = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", "--workdir", str(work),
-                                 "--token-file", str(work / "token")], cwd=tmp_path, env=dict(ENV), text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = start_console(work, tmp_path)
         try:
             assert proc.stderr is not None
             shown = [proc.stderr.readline() for _ in range(3)]
