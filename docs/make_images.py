@@ -10,13 +10,17 @@
   session generated from a fixed seed, rendered from the PDF with pypdfium2.
 * ``serve-director.png``: the console's Director page (``dealer serve``, driven through its API, seen in
   the system's Chromium at 1280 x 800) showing board 1, dealt by two runs: the deal in it now, the older
-  below. Left out, saying so, where no Chromium is installed.
+  below.
+* ``serve-room.png``: the console's Room mid-run (1200 x 900): a 16-board session on its two simulated
+  machines with faults, once a fault is listed with its Law and four boards are verified. These two are
+  left out, saying so, where no Chromium is installed.
 
 Needs the test extras (reportlab, pypdfium2, pillow, playwright).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -27,7 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 from rich.console import Console
@@ -89,12 +95,12 @@ def live_view(folder: Path, out: Path) -> None:
     from dealer.plan import Plan
     from dealer.plan.run import deal_plan
 
-    machines = []
+    machines: list[str] = []
     for name, faults in FAULTS.items():
-        plan = folder / f"faults-{name}.json"
-        plan.write_text(json.dumps({"faults": faults}))
+        fault_plan = folder / f"faults-{name}.json"
+        fault_plan.write_text(json.dumps({"faults": faults}))
         machines.append(f'[[machines]]\nname = "{name}"\nport = "sim://?speed={SPEED:g}&seed={len(machines) + 1}'
-                        f'&faults={plan}"\n')
+                        f'&faults={fault_plan}"\n')
     (folder / "spring.toml").write_text(
         '[event]\nname = "Spring Congress"\n\n' + "\n".join(machines) +
         '\n[[sessions]]\nname = "FRI1"\nboards = "1-12"\n\n[[sessions.sections]]\nname = "A"\ncopies = 2\n\n'
@@ -132,23 +138,13 @@ def printed(folder: Path, images: Path) -> None:
     first_page_png(folder / "labels.pdf", images / "labels.png")
 
 
-def director_page(folder: Path, png: Path) -> bool:
-    """The Director's page with board 1 of set A dealt by two runs; False (nothing made) without Chromium."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        print("no browser: serve-director.png is not made (apt-get install chromium)")
-        return False
-    from playwright.sync_api import sync_playwright
-
-    work = folder / "console"
-    work.mkdir()
-    for name, boards, seed in (("monday", "1-4", SEED), ("tuesday", "1-2", SEED[::-1])):
-        if main(["generate", "--boards", boards, "--seed", seed, "--event", f"{name.title()} Pairs",
-                 "-o", str(work / f"{name}.pbn")]) != 0:
-            raise SystemExit(f"dealer generate {name} failed")
+@contextlib.contextmanager
+def served_console(work: Path, speed: str) -> Iterator[tuple[str, str, str]]:
+    """`dealer serve` on `work` with simulated machines `speed` times faster than real, for the block: its
+    address, access token and PIN. Stopped by SIGINT after the block."""
     env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
     serve = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", "--workdir", str(work),
-                              "--sim-speed", "200"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              "--sim-speed", speed], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert serve.stderr is not None
@@ -157,33 +153,87 @@ def director_page(folder: Path, png: Path) -> bool:
         pin = re.search(r"PIN is (\d+)", lines[1])
         if not (found and pin):
             raise SystemExit(f"dealer serve did not start: {lines}")
-        address, token = found.groups()
+        yield found[1], found[2], pin[1]
+    finally:
+        os.killpg(serve.pid, signal.SIGINT)
+        serve.wait(timeout=120)
+        if serve.stderr is not None:
+            serve.stderr.close()
+
+
+def ask(address: str, token: str, path: str, body: dict[str, object] | None = None) -> None:
+    """One request to the console's API (a POST with `body`), read to its end."""
+    request = urllib.request.Request(address + path, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"Bearer {token}", "content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=300) as answer:
+            answer.read()
+    except urllib.error.HTTPError as refused:
+        raise SystemExit(f"the console refused {path}: {refused.read().decode(errors='replace')}") from None
+
+
+def chromium() -> str | None:
+    """The system's Chromium; None (saying which picture is not made) where there is none."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def director_page(folder: Path, png: Path, browser: str) -> None:
+    """The Director's page with board 1 of set A dealt by two runs."""
+    from playwright.sync_api import sync_playwright
+
+    work = folder / "console"
+    work.mkdir()
+    for name, boards, seed in (("monday", "1-4", SEED), ("tuesday", "1-2", SEED[::-1])):
+        if main(["generate", "--boards", boards, "--seed", seed, "--event", f"{name.title()} Pairs",
+                 "-o", str(work / f"{name}.pbn")]) != 0:
+            raise SystemExit(f"dealer generate {name} failed")
+    with served_console(work, "200") as (address, token, pin):
         for name in ("monday", "tuesday"):
-            for path, body in (("api/start", {"source": f"{name}.pbn", "machines": ["sim-3"], "set": "A"}),
-                               ("events?until=end", None)):
-                request = urllib.request.Request(
-                    address + path, data=None if body is None else json.dumps(body).encode(),
-                    headers={"Authorization": f"Bearer {token}", "content-type": "application/json"})
-                with urllib.request.urlopen(request, timeout=300) as answer:
-                    answer.read()
+            ask(address, token, "api/start", {"source": f"{name}.pbn", "machines": ["sim-3"], "set": "A"})
+            ask(address, token, "events?until=end")
         with sync_playwright() as playwright:
             chromium = playwright.chromium.launch(executable_path=browser, headless=True,
                                                   args=["--headless", "--no-sandbox", "--disable-gpu"])
             page = chromium.new_page(viewport={"width": 1280, "height": 800})
             page.goto(f"{address}director?token={token}")
-            page.fill('input[name="pin"]', pin.group(1))
+            page.fill('input[name="pin"]', pin)
             page.click("text=Unlock")
             page.fill('input[name="label"]', "A 1")
             page.click("text=Show")
             page.wait_for_selector("#board .dealing.older")
             page.screenshot(path=str(png), full_page=True)
             chromium.close()
-    finally:
-        os.killpg(serve.pid, signal.SIGINT)
-        serve.wait(timeout=60)
-        if serve.stderr is not None:
-            serve.stderr.close()
-    return True
+
+
+def room_page(folder: Path, png: Path, browser: str) -> None:
+    """The Room mid-run: a 16-board session on two simulated machines with faults, taken once a fault is
+    listed with its Law and four boards or more are verified, at an instant when the count, the grid and the
+    machines' rows agree."""
+    from playwright.sync_api import expect, sync_playwright
+
+    work = folder / "room"
+    work.mkdir()
+    if main(["generate", "--boards", "1-16", "--seed", SEED[20:] + SEED[:20], "--event", "Club Pairs",
+             "-o", str(work / "session.pbn")]) != 0:
+        raise SystemExit("dealer generate failed")
+    with served_console(work, "10") as (address, token, _), sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=browser, headless=True,
+                                              args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = chromium.new_page(viewport={"width": 1200, "height": 900})
+        page.goto(f"{address}?token={token}")
+        ask(address, token, "api/start", {"source": "session.pbn", "machines": ["sim-1", "sim-2"]})
+        expect(page.locator("#faults td.law").filter(has_text="Law").first).to_be_visible(timeout=300_000)
+        # a settled instant: the count, the grid and the machines' rows agree (events arrive one by one)
+        page.wait_for_function("""() => {
+            const count = parseInt(document.querySelector('#count').textContent, 10);
+            const green = document.querySelectorAll('#grid .cell[data-state="verified"]').length;
+            const rows = [...document.querySelectorAll('#machines tbody tr')]
+                .map(row => parseInt(row.cells[4].textContent, 10) || 0).reduce((a, b) => a + b, 0);
+            return count >= 4 && count === green && count === rows;
+        }""", timeout=300_000)
+        page.screenshot(path=str(png))
+        chromium.close()
+        ask(address, token, "api/stop", {})
 
 
 def make(images: Path) -> list[Path]:
@@ -193,8 +243,13 @@ def make(images: Path) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="dealer-images-") as work:
         live_view(Path(work), images / "live-view.svg")
         printed(Path(work), images)
-        if director_page(Path(work), images / "serve-director.png"):
-            names.append("serve-director.png")
+        browser = chromium()
+        if browser is None:
+            print("no browser: serve-director.png and serve-room.png are not made (apt-get install chromium)")
+        else:
+            director_page(Path(work), images / "serve-director.png", browser)
+            room_page(Path(work), images / "serve-room.png", browser)
+            names += ["serve-director.png", "serve-room.png"]
     return [images / name for name in names]
 
 

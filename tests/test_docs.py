@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser import chromium
 from tests.support.guides import DOCS, GUIDES, commands_of
 from tests.support.paths import ROOT
 from tests.support.plain_words import all_problems
@@ -89,3 +90,8 @@ def test_the_pictures_are_made_again_by_their_script(tmp_path: Path) -> None:
             width, height = picture.size
             assert abs(height / width - 297 / 210) < 0.01, (name, picture.size)  # an A4 page
             assert len(picture.getcolors(1 << 16) or range(2)) > 1  # not a blank page
+    if chromium() is not None:  # the console's pages, seen in the system's Chromium
+        for name, size in (("serve-room.png", (1200, 900)), ("serve-director.png", (1280, None))):
+            with Image.open(tmp_path / name) as picture:
+                assert picture.size[0] == size[0] and picture.size[1] == (size[1] or picture.size[1]), name
+                assert len(picture.getcolors(1 << 16) or range(2)) > 1, name

@@ -7,7 +7,6 @@ kept in DEALER_TEST_ARTIFACTS/pdf (or the test's pytest temporary folder when th
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import struct
@@ -24,6 +23,7 @@ from dealer.cli import main
 from dealer.printing import curtains_layout, labels_layout, outputs, records_layout, stats_layout
 from dealer.printing.drawing import Page, TextItem
 from dealer.printing.pdf import font_name
+from tests.support.artifacts import artifacts_folder
 
 OBJECT = re.compile(rb"(\d+) 0 obj\s*(.*?)endobj", re.S)
 REF = rb"/%s (\d+) 0 R"
@@ -133,10 +133,7 @@ def deals(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = os.environ.get("DEALER_TEST_ARTIFACTS")
-    folder = Path(base) / "pdf" if base else tmp_path_factory.mktemp("pdf-pages")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return artifacts_folder("pdf", tmp_path_factory)
 
 
 @pytest.mark.parametrize("kind", list(COMMANDS))

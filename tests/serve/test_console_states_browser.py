@@ -10,7 +10,6 @@ folder); every wait is on a state of the page, never on the clock."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from dealer.journal.store import JobState, Journal
+from tests.support.artifacts import artifacts_folder
 from tests.support.browser import launched_chromium
 from tests.support.serve_room import Served, cards_in, hands_of, make_session, served
 
@@ -34,11 +34,8 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def artifacts(tmp_path: Path) -> Path:
-    base = os.environ.get("DEALER_TEST_ARTIFACTS")
-    folder = Path(base) / "room" if base else tmp_path / "screens"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return artifacts_folder("room", tmp_path_factory)
 
 
 class Windows:

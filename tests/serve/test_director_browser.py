@@ -8,7 +8,6 @@ folder when that is unset)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from firmware_protocol.labels import BoardLabel
+from tests.support.artifacts import artifacts_folder
 from tests.support.browser import launched_chromium
 from tests.support.processes import ENV
 from tests.support.serve_room import Served, served
@@ -62,10 +62,7 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = os.environ.get("DEALER_TEST_ARTIFACTS")
-    folder = Path(base) / "director" if base else tmp_path_factory.mktemp("director-screens")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return artifacts_folder("director", tmp_path_factory)
 
 
 def open_page(browser: Browser, console: Served, size: str) -> Page:

@@ -2,8 +2,8 @@
 console started as a command, a 16-board session on two simulated machines with faults started from the
 Start page by clicking, the room watched until every board is verified, a fault seen with its Law, a
 reload mid-run that restores the room, no card on any page, and the report downloaded. The browser gets
-in through the address printed with its token, as the operator opens it. The room mid-run
-is saved as the README's picture (docs/images/serve-room.png)."""
+in through the address printed with its token, as the operator opens it. The room mid-run is kept in
+DEALER_TEST_ARTIFACTS/room-run (the README's picture of it is made by docs/make_images.py)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, expect, sync_playwright
 
+from tests.support.artifacts import artifacts_folder
 from tests.support.browser import CHROMIUM_ARGS, installed_chromium
-from tests.support.paths import ROOT
 from tests.support.serve_room import cards_in, hands_of, make_session, served
 
-SCREENSHOT = ROOT / "docs" / "images" / "serve-room.png"
 LONG = 180_000
 """Milliseconds a page condition may take (a slow, shared machine): generous, never a sleep."""
 
@@ -40,7 +39,7 @@ def browser(tmp_path: Path) -> Iterator[BrowserContext]:
 
 
 def test_a_session_is_started_watched_and_reported_in_the_browser_with_no_card_shown(
-        browser: BrowserContext, tmp_path: Path) -> None:
+        browser: BrowserContext, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     (tmp_path / "work").mkdir()
     session = make_session(tmp_path / "work")  # the operator puts the session in the console's work folder
     hands = hands_of(session)
@@ -61,7 +60,7 @@ def test_a_session_is_started_watched_and_reported_in_the_browser_with_no_card_s
         expect(laws.first).to_be_visible(timeout=LONG)
         expect(page.locator('#grid .cell[data-state="verified"]').nth(3)).to_be_visible(timeout=LONG)
         expect(page.locator("#status")).to_have_text("dealing")
-        page.screenshot(path=str(SCREENSHOT))
+        page.screenshot(path=str(artifacts_folder("room-run", tmp_path_factory) / "mid-run.png"))
         faults_seen = page.locator("#faults tbody tr").count()
         assert cards_in(page.content(), hands) == []
 
