@@ -101,7 +101,11 @@ def board_present(machine: Machine) -> bool:
 
 
 def deal_one_board(path: str) -> int:
-    port = serial.serial_for_url(path, baudrate=115200, timeout=0.05, exclusive=True)
+    try:
+        port = serial.serial_for_url(path, baudrate=115200, timeout=0.05, exclusive=True)
+    except (serial.SerialException, ValueError) as exc:
+        reason = os.strerror(exc.errno) if getattr(exc, "errno", None) else str(exc)
+        sys.exit(f"cannot open the machine's port {path}: {reason}")
     port.reset_input_buffer()
     machine = Machine(port)
     hello = machine.ask(Hello(1, SCHEMA_HASH, random.randrange(1 << 16)))

@@ -128,6 +128,14 @@ def test_the_one_board_example_deals_a_board_through_dealer_sim(tmp_path: Path) 
     assert lines[-1] == "recount: every card in its pocket (13, 13, 13, 13); board ejected"
 
 
+def test_the_one_board_example_names_a_port_it_cannot_open_in_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "one_board.py"), str(tmp_path / "machine")],
+                          cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [f"cannot open the machine's port {tmp_path / 'machine'}: "
+                                        "No such file or directory"]
+
+
 def test_the_hardware_scenarios_rehearse_against_a_served_simulator(tmp_path: Path) -> None:
     link = tmp_path / "machine"
     proc = start("-m", "hil", "--speed", "100", "--link", str(link), cwd=tmp_path)
