@@ -6,7 +6,8 @@ import sys
 def console() -> int:
     """The ``dealer`` command: its command line (`dealer.cli.main`). A signal (SIGINT, SIGTERM, SIGHUP) while
     the command line loads waits until it has loaded (numpy turns one that lands in its import into an
-    ImportError), then ends the command in one line; after that SIGTERM and SIGHUP stop it as SIGINT does."""
+    ImportError), then ends the command in one line; after that SIGTERM and SIGHUP stop it as SIGINT does,
+    and once the command has ended each signal has its default action again."""
     import signal
     import sys
 
@@ -36,6 +37,9 @@ def console() -> int:
     except KeyboardInterrupt as exc:  # before the command line took the signals over
         print(f"dealer: interrupted ({exc.args[0] if exc.args else 'SIGINT'})", file=sys.stderr)
         return 130
+    finally:  # the command has ended: a signal while the process exits (its clean-up) ends it, no traceback
+        for name in names:
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
 
 
 if __name__ == "__main__":

@@ -242,3 +242,25 @@ def test_a_signal_while_a_station_is_busy_ends_the_run_only_after_the_station(
     assert code == 130
     last = capsys.readouterr().err.splitlines()[-1]
     assert LINE.fullmatch(last) is not None, last
+
+
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_a_signal_as_a_finished_run_exits_never_prints_a_traceback(tmp_path: Path, sig: signal.Signals) -> None:
+    """A signal that lands as `dealer deal` ends (its last board verified, its summary printed, its simulated
+    machine stopped as the process exits) ends the process by the signal or with the run's own exit code;
+    never a traceback from the clean-up at exit. The instants are spread over the end of the run."""
+    for k in range(12):
+        deal_file = tmp_path / f"s{k}.pbn"
+        formats.write_file(deal_file, deal_set(190 + k, 2))
+        proc = start("deal", str(deal_file), "--port", f"sim://?speed=200&seed={k}", "--journal",
+                     str(tmp_path / f"run{k}.journal"), "--plain", cwd=tmp_path)
+        shown = read_until(proc, "(2/2 boards")
+        assert proc.stdout is not None
+        shown.append(proc.stdout.readline())  # the run's summary: the run is over, the process exits
+        time.sleep(0.008 * k)  # where the signal lands, not what the test expects of it
+        proc.send_signal(sig)
+        ended = finish(proc)
+        assert "Traceback" not in ended.err, (k, ended.err)
+        assert ended.code in (0, -sig, 130), (k, ended)
+        if ended.code == 130:  # before the run had ended: said in one line
+            assert ended.err.splitlines()[-1].startswith(f"dealer: interrupted ({sig.name})"), shown + [ended.err]
