@@ -402,8 +402,9 @@ class BoardLife:
         machine's display text when the board before was refused (what was wrong and what to do), kept
         on the display until a board goes in."""
         m, ctx = self.machine, self.ctx
-        if m.board_present():
-            return
+        if m.board_present() and not (m.board_left_in and m.take_board_out(
+                job.board, self._expected(job), "take the board out", ctx.limits.board_timeout)):
+            return  # (a board this station finished with, left in a machine that cannot push it out, goes first)
         set_name = ctx.set_of(job)
         text = why or f"insert board {set_name} {job.board}"
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
@@ -425,9 +426,9 @@ class BoardLife:
             if fault is None:
                 return reading
             self._refuse(job, fault, checks, reading.label)
-            why = (f"{fault.code.value} {fault.code.title}: insert board {self.ctx.set_of(job)} {job.board}"
-                   + (" straight" if fault.code is FaultCategory.F6 else ""))
-            self._take_out(job, why)
+            board = f"board {self.ctx.set_of(job)} {job.board}"
+            why = f"{fault.name()}: insert {board}" + (" straight" if fault.code is FaultCategory.F6 else "")
+            self._take_out(job, f"{fault.name()}: take the board out", why)
 
     def ready_board(self, job: Job) -> str:
         """Have the job's board in the machine, checked for dealing (PROTOCOL.md 6.1): the right board,
@@ -488,13 +489,12 @@ class BoardLife:
         self.machine.eject_board()
         raise GaveUp(fault.text())
 
-    def _take_out(self, job: Job, text: str) -> None:
-        """Have the board in the machine taken out (ejected, or by the operator) and the job's board asked for."""
+    def _take_out(self, job: Job, out: str, text: str) -> None:
+        """Have the board in the machine taken out (ejected, or by the operator, told `out`) and the job's
+        board asked for (told `text`)."""
         m = self.machine
-        ejected = m.eject_board()  # out once this returns; the operator may put the next one in at once
+        m.take_board_out(job.board, self._expected(job), out, self.ctx.limits.board_timeout)
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
-        if not ejected:  # a machine that cannot push it out: the operator takes it out
-            m.wait_board(False, self.ctx.limits.board_timeout)
 
 
 def _problem(fault: BoardFault) -> str | None:

@@ -338,6 +338,9 @@ class Machine:
         self.url = url
         self.poll_interval = poll_interval
         self.name = name or url
+        # the host has finished with the board in the machine, which cannot push boards out (no EJECT): the
+        # operator is to take it out before the next board is asked for; cleared when a board goes out or in
+        self.board_left_in = False
         self._opener = opener
         self._clock = clock
         self.sleep = sleep
@@ -510,10 +513,21 @@ class Machine:
             self.eject(timeout)
         except CommandRefused as exc:
             if exc.reason == RefuseReason.UNSUPPORTED:
+                self.board_left_in = True
                 return False
             if exc.reason != RefuseReason.NO_BOARD:
                 raise
         return True
+
+    def take_board_out(self, board: int, label: str, text: str, timeout: float) -> bool:
+        """Have the board in the machine taken out before the same board is asked for again (an INSERT_BOARD
+        for the board that is in asks nothing, PROTOCOL.md 7.2): pushed out, or on a machine that cannot
+        push boards out the operator asked to take it out (REMOVE_BOARD, with `text`) and waited for.
+        False if it is still in after `timeout` seconds."""
+        if self.eject_board():
+            return True
+        self.display(OperatorPrompt.REMOVE_BOARD, board, label, text[:80])
+        return self.wait_board(False, timeout)
 
     def load(self, job: int, board: int, packed_deal: bytes, timeout: float = 5.0) -> None:
         """Load the deal of one job into the machine's memory. `job` is a new dealing's number: reports of
@@ -668,6 +682,7 @@ class Machine:
                 if self._clock() >= deadline:
                     return False
                 self.sleep(SENSORLESS_LOOK)
+            self.board_left_in = False
             return True
         while True:
             try:
@@ -677,6 +692,7 @@ class Machine:
             except DeviceTimeout:
                 return False
             if isinstance(msg, BoardChanged) and bool(msg.present) == present:
+                self.board_left_in = False
                 return True
 
     def pending_events(self) -> list[Message]:

@@ -119,6 +119,8 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
     expected = BoardLabel.for_board(set_name, board).payload()
     refusals = 0
     while True:
+        if m.board_left_in and m.board_present():  # the board checked before, in a machine that cannot push it out
+            m.take_board_out(board, expected, "take the board out", timeout)
         if not m.board_present():
             m.display(OperatorPrompt.INSERT_BOARD, board, expected, f"insert board {set_name} {board} for a recount")
             if not m.wait_board(True, timeout):
@@ -139,4 +141,4 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
         refusals += 1
         if out is not None:
             out.write(f"[{m.name}] board {board}: REFUSED {fault.text()}\n")
-        m.eject_board()
+        m.take_board_out(board, expected, f"{fault.name()}: take board {set_name} {board} out", timeout)

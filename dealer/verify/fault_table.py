@@ -208,11 +208,15 @@ class BoardFault:
         return f"{self.title()}: {self.message}"
 
     def title(self) -> str:
-        """The fault named, with no detail: 'F2 card in wrong pocket (Law 13A1)'; an F7 whose deal is no
-        board's of the file says so, and an F6 that is a board lying turned (its hands not yet in question)."""
+        """The fault named, with no detail: 'F2 card in wrong pocket (Law 13A1)' (`name` and the Law)."""
+        return f"{self.name()} ({self.law})"
+
+    def name(self) -> str:
+        """The fault's code and name: 'F2 card in wrong pocket'; an F7 whose deal is no board's of the file
+        says so, and an F6 that is a board lying turned (its hands not yet in question)."""
         name = ("a deal the file does not hold" if self.action is Action.CHECK_SOURCE
                 else "board turned" if self.details.get("problem") == "turned" else self.code.title)
-        return f"{self.code.value} {name} ({self.law})"
+        return f"{self.code.value} {name}"
 
     @property
     def other_deal(self) -> bool:

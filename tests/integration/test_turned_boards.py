@@ -20,7 +20,8 @@ from dealer.dealing.machine import Machine
 from dealer.dealing.recheck import check_boards
 from dealer.dealing.sim_ports import loopback_opener
 from dealer.verify import VerificationReport
-from hil.config import SimConfig
+from firmware_protocol import Capability
+from hil.config import DEFAULT_CAPABILITIES, SimConfig
 from hil.fault_plan import FaultPlan
 from hil.loopback import Loopback
 from tests.support.loopback_run import deals_for, run_on_loopback
@@ -88,3 +89,50 @@ def test_on_a_machine_with_one_reader_the_turned_board_is_a_label_not_read_and_a
     assert "board 1: REFUSED F8 " in refused and "board label not read" in refused
     assert [r.ok for r in reports] == [True, True, True], text
     assert "hands rotated" not in text and "wrong pockets:" not in text
+
+
+NO_EJECT = int(DEFAULT_CAPABILITIES) & ~int(Capability.EJECT)
+"""A machine that cannot push boards out: the operator takes each one out when asked (REMOVE_BOARD)."""
+
+
+def _prompts(loop: Loopback) -> list[str]:
+    return [line.split(": ", 1)[0].removeprefix("prompt ") for line in loop.device.operator.log
+            if line.startswith("prompt ")]
+
+
+def test_a_board_put_in_turned_on_a_machine_that_cannot_push_it_out_is_taken_out_and_dealt_straight(
+        tmp_path: Path) -> None:
+    """An INSERT_BOARD for the board in the machine asks nothing (PROTOCOL.md 7.2): the host asks for the
+    turned board to be taken out (REMOVE_BOARD), then for it again; and takes each finished board out
+    before asking for the next, so that no board is refused for being the one before."""
+    plan = FaultPlan.of({"kind": "rotated_board", "insertion": 1, "turns": 1, "readable": True})
+    with Loopback(SimConfig(seed=SEED, faults=plan, capabilities=NO_EJECT)) as loop:
+        result, text = run_on_loopback(loop, DEALS, tmp_path / "j.db")
+        prompts = _prompts(loop)
+    assert result.complete, text
+    refused = [line for line in text.splitlines() if "REFUSED" in line]
+    assert len(refused) == 1 and "board 1: REFUSED F6 board turned" in refused[0], text
+    assert prompts == ["INSERT_BOARD", "REMOVE_BOARD", "INSERT_BOARD"] + ["REMOVE_BOARD", "INSERT_BOARD"] * 2, prompts
+    assert "F6 hands in wrong pockets" not in text
+
+
+def test_dealer_check_on_a_machine_that_cannot_push_boards_out_asks_for_each_to_be_taken_out(tmp_path: Path) -> None:
+    """`dealer check` on a machine with no EJECT: a turned board is asked to be taken out before it is asked
+    for again, and each board checked is taken out before the next is asked for."""
+    dealt = _insertions_of_the_deal(tmp_path)
+    plan = FaultPlan.of({"kind": "rotated_board", "insertion": dealt + 1, "turns": 2, "readable": True})
+    with Loopback(SimConfig(seed=SEED, faults=plan, reads_every_edge=True, capabilities=NO_EJECT)) as loop:
+        result, text = run_on_loopback(loop, DEALS, tmp_path / "j.db", replay=True)
+        assert result.complete, text
+        out = io.StringIO()
+        checker = Machine("loop://sim", opener=loopback_opener(loop), clock=loop.clock,
+                          sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+        reports = check_boards(DEALS, "loop://sim", "A", out=out, machine=checker)
+    refused = [line for line in out.getvalue().splitlines() if "REFUSED" in line]
+    # the dealing left board 3 in (this machine cannot push it out): the check finds it first, has it taken
+    # out, then finds board 1 turned, has it taken out and put in straight
+    assert len(refused) == 2, out.getvalue()
+    assert "board 1: REFUSED F8 wrong board (Law 2): the board is board 3 of set A" in refused[0]
+    assert "board 1: REFUSED F6 board turned" in refused[1] and "half round" in refused[1]
+    assert [r.ok for r in reports] == [True, True, True], out.getvalue()
+    assert _prompts(loop)[-8:] == ["REMOVE_BOARD", "INSERT_BOARD", "REMOVE_BOARD", "INSERT_BOARD"] * 2
