@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from enum import Enum, StrEnum
 from typing import Any, ClassVar, Final, TypeVar, Union
 
-from dealer.verify.fault_table import FaultCategory
+from dealer.verify.fault_table import FaultCategory, named
 
 
 class EventKind(StrEnum):
@@ -168,12 +168,13 @@ def machine_fault_detail(name: str, detail: int | None) -> str:
     return ""
 
 
-def code_fault(code: str, group: FaultGroup) -> FaultSeen:
-    """A fault-table code as a `FaultSeen`: 'F1 missing card', Law 14A; a code unknown here as it is."""
+def code_fault(code: str, group: FaultGroup, problem: str | None = None) -> FaultSeen:
+    """A fault-table code as a `FaultSeen`: 'F1 missing card', Law 14A ('F6 board turned' for an F6 whose
+    `problem` is "turned"); a code unknown here as it is."""
     category = FaultCategory.__members__.get(code)
     if category is None:
         return FaultSeen(code, "", group)
-    return FaultSeen(f"{category.value} {category.title}", category.law, group)
+    return FaultSeen(f"{category.value} {named(category, problem)}", category.law, group)
 
 
 def _codes_text(codes: tuple[str, ...]) -> str:
@@ -577,12 +578,12 @@ class BoardRefused(Event):
     read: str | None = None
 
     def text(self) -> str:
-        fault = code_fault(self.code, FaultGroup.BOARD_CHECK)
+        fault = code_fault(self.code, FaultGroup.BOARD_CHECK, self.problem)
         problem = f" ({self.problem})" if self.problem and self.problem not in fault.title else ""
         return f"{fault.text()}{problem} caught before dealing: the board was refused"
 
     def faults(self) -> tuple[FaultSeen, ...]:
-        return (code_fault(self.code, FaultGroup.BOARD_CHECK),)
+        return (code_fault(self.code, FaultGroup.BOARD_CHECK, self.problem),)
 
     def action(self) -> str:
         return "board taken out; the right board asked for"

@@ -171,6 +171,12 @@ class CardPlace:
                 "belongs": None if self.belongs is None else SEATS[self.belongs], "pack": self.pack}
 
 
+def named(code: FaultCategory, problem: object = None) -> str:
+    """The name of a fault of `code` whose problem is `problem`: the code's title, or "board turned" for an
+    F6 that is a board lying turned (its hands not yet in question)."""
+    return "board turned" if code is FaultCategory.F6 and problem == "turned" else code.title
+
+
 @dataclass(frozen=True)
 class BoardFault:
     """One fault: its code and Law, a line naming cards and pockets, the action, and the details.
@@ -215,7 +221,7 @@ class BoardFault:
         """The fault's code and name: 'F2 card in wrong pocket'; an F7 whose deal is no board's of the file
         says so, and an F6 that is a board lying turned (its hands not yet in question)."""
         name = ("a deal the file does not hold" if self.action is Action.CHECK_SOURCE
-                else "board turned" if self.details.get("problem") == "turned" else self.code.title)
+                else named(self.code, self.details.get("problem")))
         return f"{self.code.value} {name}"
 
     @property

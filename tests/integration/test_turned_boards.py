@@ -113,7 +113,8 @@ def test_a_board_put_in_turned_on_a_machine_that_cannot_push_it_out_is_taken_out
     refused = [line for line in text.splitlines() if "REFUSED" in line]
     assert len(refused) == 1 and "board 1: REFUSED F6 board turned" in refused[0], text
     assert prompts == ["INSERT_BOARD", "REMOVE_BOARD", "INSERT_BOARD"] + ["REMOVE_BOARD", "INSERT_BOARD"] * 2, prompts
-    assert "F6 hands in wrong pockets" not in text
+    assert "F6 hands in wrong pockets" not in text + result.summary
+    assert "faults caught: F6 board turned (Law 6D1/6F, Law 87) x1" in result.summary
 
 
 def test_dealer_check_on_a_machine_that_cannot_push_boards_out_asks_for_each_to_be_taken_out(tmp_path: Path) -> None:
