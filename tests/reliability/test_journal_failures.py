@@ -273,8 +273,9 @@ def test_a_journal_failure_stops_every_station_of_a_run_on_two_machines(
             (run,) = j.runs()
             assert run.finished and j.check_consistency(run.id) == []
         counts = dealt(sims)
-        assert sorted(int(label.split(":")[1]) for label in counts) == list(range(1, boards + 1))
-        assert set(counts.values()) == {1}
+        story = "\n".join(f"machine m{i}:\n{ledger_story(sim)}" for i, sim in enumerate(sims))
+        assert sorted(int(label.split(":")[1]) for label in counts) == list(range(1, boards + 1)), story
+        assert set(counts.values()) == {1}, f"{counts}\nthe first run:\n{err}\n{story}"
     finally:
         for machine in sims:
             machine.stop()
