@@ -73,7 +73,14 @@ def open_page(browser: Browser, console: Served, size: str) -> Page:
     return page
 
 
+def as_shown(page: Page) -> None:
+    """Wait until the page a form's submission opened is shown as a person sees it: its stylesheets loaded
+    (the text is in the page before /records.css is, and a layout measured then is no one's)."""
+    page.wait_for_load_state("load")
+
+
 def no_sideways_scroll(page: Page) -> None:
+    as_shown(page)
     width = page.evaluate("document.documentElement.scrollWidth")
     inner = page.evaluate("window.innerWidth")
     assert width <= inner, f"the page is {width} px wide in a {inner} px window"
@@ -87,6 +94,7 @@ def box(page: Page, selector: str) -> dict[str, float]:
 
 def around_the_compass(page: Page, section: str) -> None:
     """The four hands stand around the compass as at the table, each HCP at its own seat in it."""
+    as_shown(page)
     hand = {seat: box(page, f"{section} .hand[data-seat={seat}]") for seat in "NESW"}
     compass = box(page, f"{section} .compass")
     assert hand["N"]["y"] + hand["N"]["height"] <= compass["y"] + 1
