@@ -19,7 +19,7 @@ from tests.support.controllers import deal_set
 
 def test_the_demo_deals_every_board_and_explains_every_fault(tmp_path: Path) -> None:
     out = io.StringIO()
-    result = run_demo(boards=16, machines=2, speed=200, folder=tmp_path, out=out)
+    result = run_demo(boards=16, machines=2, folder=tmp_path, out=out)  # at the demo's own speed
     text = out.getvalue()
     assert result.complete, text
     with Journal.open(tmp_path / "session.journal") as journal:

@@ -67,7 +67,7 @@ def console_faults(journal: Path) -> Counter[str]:
 def test_the_demo_names_and_counts_every_fault_alike_everywhere(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     out = io.StringIO()
-    result = run_demo(boards=16, machines=2, speed=200, folder=tmp_path / "demo", out=out)
+    result = run_demo(boards=16, machines=2, folder=tmp_path / "demo", out=out)  # at the demo's own speed
     text = out.getvalue()
     assert result.complete, text
     journal = tmp_path / "demo" / "session.journal"
