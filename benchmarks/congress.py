@@ -161,12 +161,18 @@ def fill_journal(path: Path, total_jobs: int) -> tuple[int, int]:
         db.execute("INSERT INTO events (run_id, job_id, at, machine, kind, state, detail) "
                    "SELECT j.run_id, j.id, '2025-01-01T00:00:00', 'M1', s.column1, s.column1, '{}' "
                    f"FROM jobs j, (VALUES {states}) AS s WHERE j.run_id <= ? ORDER BY j.id", (done_runs,))
-        # the session in progress: a third verified, a few boards in the machines, the rest planned
+        # the session in progress: a third verified, a few boards in the machines, the rest planned (each job's
+        # events leading to its state, as a journal opened to write checks them)
         ids = [r[0] for r in db.execute("SELECT id FROM jobs WHERE run_id = ? ORDER BY seq", (current,))]
         third = len(ids) // 3
-        db.executemany("UPDATE jobs SET state = 'verified', machine = 'M1' WHERE id = ?", [(i,) for i in ids[:third]])
-        for i, state in zip(ids[third:third + 8], ("dealing", "dealt") * 4, strict=True):
-            db.execute("UPDATE jobs SET state = ?, machine = 'M2' WHERE id = ?", (state, i))
+        path_to = ("loaded", "scanned", "dealing", "dealt", "verified")
+        now = [(i, "verified", "M1") for i in ids[:third]]
+        now += [(i, state, "M2") for i, state in zip(ids[third:third + 8], ("dealing", "dealt") * 4, strict=True)]
+        for i, state, machine in now:
+            db.execute("UPDATE jobs SET state = ?, machine = ? WHERE id = ?", (state, machine, i))
+            db.executemany("INSERT INTO events (run_id, job_id, at, machine, kind, state, detail) "
+                           "VALUES (?, ?, '2025-01-01T00:00:00', ?, ?, ?, '{}')",
+                           [(current, i, machine, step, step) for step in path_to[:path_to.index(state) + 1]])
     db.close()
     return sessions, current
 

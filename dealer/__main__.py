@@ -11,6 +11,9 @@ def console() -> int:
     import signal
     import sys
 
+    from dealer.cli.streams import outlive_readers
+
+    outlive_readers()  # a closed pipe drops what is written to it, never breaks the command
     names = [name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
     pending: list[int] = []
 

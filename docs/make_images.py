@@ -1,4 +1,5 @@
-"""Make the pictures of the guides (docs/images/) again: ``python docs/make_images.py [FOLDER]``.
+"""Make the pictures of the guides (docs/images/) again: ``python docs/make_images.py [FOLDER]
+[--without-browser]``.
 
 * ``live-view.svg``: the live view of a dealing run, as a terminal shows it. A small congress is dealt on
   three simulated machines with faults planned, through the same view `dealer deal` uses on a terminal
@@ -13,7 +14,7 @@
   below.
 * ``serve-room.png``: the console's Room mid-run (1200 x 900): a 16-board session on its two simulated
   machines with faults, once a fault is listed with its Law and four boards are verified. These two are
-  left out, saying so, where no Chromium is installed.
+  left out, saying so, where no Chromium is installed, or with ``--without-browser``.
 
 Needs the test extras (reportlab, pypdfium2, pillow, playwright).
 """
@@ -236,15 +237,17 @@ def room_page(folder: Path, png: Path, browser: str) -> None:
         ask(address, token, "api/stop", {})
 
 
-def make(images: Path) -> list[Path]:
-    """Make every picture into `images`; the files written."""
+def make(images: Path, browser_pages: bool = True) -> list[Path]:
+    """Make every picture into `images` (the console's pages only if `browser_pages`); the files written."""
     images.mkdir(parents=True, exist_ok=True)
     names = ["live-view.svg", "hand-records.png", "labels.png"]
     with tempfile.TemporaryDirectory(prefix="dealer-images-") as work:
         live_view(Path(work), images / "live-view.svg")
         printed(Path(work), images)
-        browser = chromium()
-        if browser is None:
+        browser = chromium() if browser_pages else None
+        if not browser_pages:
+            print("without the browser: serve-director.png and serve-room.png are not made")
+        elif browser is None:
             print("no browser: serve-director.png and serve-room.png are not made (apt-get install chromium)")
         else:
             director_page(Path(work), images / "serve-director.png", browser)
@@ -254,5 +257,6 @@ def make(images: Path) -> list[Path]:
 
 
 if __name__ == "__main__":
-    for path in make(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "images"):
+    arguments = [a for a in sys.argv[1:] if a != "--without-browser"]
+    for path in make(Path(arguments[0]) if arguments else HERE / "images", "--without-browser" not in sys.argv):
         print(f"wrote {path}")

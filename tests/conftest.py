@@ -20,7 +20,7 @@ import pytest
 
 from tests.support.paths import DATA
 
-pytest_plugins = ("tests.support.skip_policy",)
+pytest_plugins = ("tests.support.skip_policy", "tests.support.system_tools")
 
 
 _SESSION_HISTORY_FOLDER: list[str] = []

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import chromium
 from tests.support.guides import DOCS, GUIDES, commands_of
 from tests.support.paths import ROOT
 from tests.support.plain_words import all_problems
@@ -76,10 +75,12 @@ def test_the_guides_and_the_readme_show_pictures_that_are_there() -> None:
 
 @pytest.mark.slow
 def test_the_pictures_are_made_again_by_their_script(tmp_path: Path) -> None:
-    """docs/make_images.py makes every picture from a real run and real printed pages."""
+    """docs/make_images.py makes every picture from a real run and real printed pages (the console's pages, seen
+    in Chromium, in tests/serve/test_pictures_browser.py)."""
     from PIL import Image
 
-    done = run([sys.executable, str(DOCS / "make_images.py"), str(tmp_path)], cwd=tmp_path, timeout=600)
+    done = run([sys.executable, str(DOCS / "make_images.py"), str(tmp_path), "--without-browser"], cwd=tmp_path,
+               timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     svg = (tmp_path / "live-view.svg").read_text(encoding="utf-8")
     text = re.sub(r"&#160;|&nbsp;", " ", svg)
@@ -90,8 +91,4 @@ def test_the_pictures_are_made_again_by_their_script(tmp_path: Path) -> None:
             width, height = picture.size
             assert abs(height / width - 297 / 210) < 0.01, (name, picture.size)  # an A4 page
             assert len(picture.getcolors(1 << 16) or range(2)) > 1  # not a blank page
-    if chromium() is not None:  # the console's pages, seen in the system's Chromium
-        for name, size in (("serve-room.png", (1200, 900)), ("serve-director.png", (1280, None))):
-            with Image.open(tmp_path / name) as picture:
-                assert picture.size[0] == size[0] and picture.size[1] == (size[1] or picture.size[1]), name
-                assert len(picture.getcolors(1 << 16) or range(2)) > 1, name
+    assert not (tmp_path / "serve-room.png").exists()

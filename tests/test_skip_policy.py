@@ -20,16 +20,19 @@ def test_hidden() -> None:
 '''
 
 
-@pytest.mark.parametrize(("policy", "outcome"), [("strict", 1), ("", 0)])
-def test_a_skip_outside_the_allow_list_fails_a_strict_run_only(pytester: pytest.Pytester,
-                                                                monkeypatch: pytest.MonkeyPatch,
-                                                                policy: str, outcome: int) -> None:
-    monkeypatch.setenv("DEALER_SKIP_POLICY", policy)
+@pytest.mark.parametrize(("policy", "outcome"), [("strict", 1), (None, 1), ("off", 0)])
+def test_a_skip_outside_the_allow_list_fails_a_run_unless_the_policy_is_off(pytester: pytest.Pytester,
+                                                                            monkeypatch: pytest.MonkeyPatch,
+                                                                            policy: str | None, outcome: int) -> None:
+    if policy is None:
+        monkeypatch.delenv("DEALER_SKIP_POLICY", raising=False)
+    else:
+        monkeypatch.setenv("DEALER_SKIP_POLICY", policy)
     pytester.makepyfile(test_suite=SUITE)
     result = pytester.runpytest("-p", "tests.support.skip_policy")
     result.assert_outcomes(passed=1, skipped=2)
     assert result.ret == outcome
-    if policy:
+    if policy != "off":
         result.stdout.fnmatch_lines(["skip policy: 1 skipped for an allowed reason, 1 not allowed",
                                      "*NOT ALLOWED: test_suite.py::test_hidden: shared reference data not present"])
 

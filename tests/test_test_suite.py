@@ -17,7 +17,7 @@ from tests.support.imports import imports_in, imports_of, module_name
 from tests.support.paths import ROOT, TESTS
 
 SCRIPTS = {TESTS / "vectors" / "make_vectors.py", TESTS / "data" / "bigdeal" / "make_fixtures.py",
-           TESTS / "stress" / "two_controllers.py", TESTS / "stress" / "fuzz_inputs.py"}
+           *(p for p in (TESTS / "stress").glob("*.py") if not p.name.startswith("test_"))}
 """Run by hand (to remake committed data, or a long stress run); they may import helpers from tests/support like
 any module."""
 SUPPORT = TESTS / "support"

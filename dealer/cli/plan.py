@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(describe(plan)))
     history = history_path(args)
     practice = practice_history((m.url for m in plan.machines), Path(plan.event.journal).absolute().parent,
-                                given=history)
+                                given=history, create=False)
     if practice is not None:
         print(practice_note(practice))
     history = practice or history

@@ -175,6 +175,7 @@ class BoardLife:
         scanned: list[tuple[JobState, events.Event | None]] = (
             [(JobState.SCANNED, events.Scanned(label=label))] if job.state is JobState.LOADED else [])
         job = ctx.journal.advance_through(job.id, [*scanned, (JobState.DEALING, None)])
+        ctx.dealing_began(job)
         self.deal(job)
 
     def load(self, job: Job) -> Job:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +18,7 @@ from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
 from dealer.dealing.machine import Machine
 from dealer.dealing.progress import RunProgress
+from dealer.journal.history import DealHistory
 from dealer.journal.store import Job, JobState, Journal
 
 _IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
@@ -62,6 +64,8 @@ class RunContext:
     later_runs: tuple[tuple[int, DealSet], ...] = ()
     machines: list[Machine] = field(default_factory=list)
     """The run's machines, each given up at once by `abandon`."""
+    history: Path | None = None
+    """The deal history the run's deals go into as their dealing begins (None: `DealHistory.open`'s own)."""
 
     def __post_init__(self) -> None:
         self._deal_sets = {self.run_id: self.deals, **dict(self.later_runs)}
@@ -87,6 +91,14 @@ class RunContext:
         """The 13-byte packed deal of a board (of run `run_id`, by default the first run)."""
         run = self.run_id if run_id is None else run_id
         return bytes(self._packed[run][self._index[run][board]])
+
+    def dealing_began(self, job: Job) -> None:
+        """The job's step into DEALING is in the journal: its deal goes into the deal history (Law 6D2) before
+        the machine is told to deal."""
+        run = self.journal.run(job.run_id)
+        with DealHistory.open(self.history) as history:
+            history.record(self.deals_of(job), run_uid=run.uid, run_name=run.name, journal=self.journal.path,
+                           replay=run.replay, boards=[job.board])
 
     def set_of(self, job: Job) -> str:
         """The physical board set a job's copy goes into."""

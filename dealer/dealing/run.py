@@ -279,18 +279,19 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
                            f"continue it with --resume")
     with DealHistory.open(options.history) as history:
         _tell(options, check_reuse(history, deals, name=name, replay=options.replay))
-        run = journal.begin_run(name, source, deals, plan, replay=options.replay)
-        history.record(deals, run_uid=run.uid, run_name=run.name, journal=journal.path, replay=run.replay)
-    return run.id
+    run = journal.begin_run(name, source, deals, plan, replay=options.replay)
+    return run.id  # its deals go into the history one by one, as each one's dealing begins
 
 
 def remember(history: DealHistory, journal: Journal, run: Run, deals: DealSet, options: RunOptions,
              hint: str | None = None) -> None:
-    """A run to resume: checked against the deal history (its own entries excepted), then recorded in it
-    (again, if it was: a run killed before recording its deals has them recorded now)."""
+    """A run to resume: checked against the deal history (its own entries excepted); the deals whose dealing
+    began by the journal are recorded in it (again, if they were: a controller killed between its journal's
+    step into DEALING and the history's record has them recorded now)."""
     replay = run.replay or options.replay
     _tell(options, check_reuse(history, deals, name=run.name, replay=replay, run_uid=run.uid, hint=hint))
-    history.record(deals, run_uid=run.uid, run_name=run.name, journal=journal.path, replay=replay)
+    history.record(deals, run_uid=run.uid, run_name=run.name, journal=journal.path, replay=replay,
+                   boards=journal.boards_dealing_began(run.id))
 
 
 def _tell(options: RunOptions, warnings: Sequence[Any]) -> None:
@@ -327,7 +328,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     progress.verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
     ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
                      limits=options.limits, machine_names=set(names), later_runs=tuple(runs[1:]),
-                     stop=options.stop if options.stop is not None else threading.Event())
+                     stop=options.stop if options.stop is not None else threading.Event(), history=options.history)
     sessions = {run: journal.run(run).name for run in run_ids}
     errors: list[tuple[str, DealerError]] = []
     progress.open()
@@ -363,7 +364,16 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
                          [f"{name}: {error}" for name, error in errors], progress.summary(), tuple(run_ids),
                          tuple(errors))
     dealt = DealSet.concat(deals for _, deals in runs)
-    return _result(journal, run_ids, ctx, errors, options, extra or {}, dealt)
+    result = _result(journal, run_ids, ctx, errors, options, extra or {}, dealt)
+    try:  # what the run calls verified is on disk: the journal opened again by its path holds it
+        journal.confirm_on_disk({run: sum(1 for job in journal.jobs(run) if job.state is JobState.VERIFIED)
+                                 for run in run_ids})
+    except JournalError as exc:
+        errors.append(("journal", exc if isinstance(exc, JournalDamaged) else JournalDamaged(str(exc))))
+        return RunResult(run_ids[0], progress.verified, len(jobs), [], list(ctx.stop_reason),
+                         [f"{name}: {error}" for name, error in errors], progress.summary(), tuple(run_ids),
+                         tuple(errors))
+    return result
 
 
 def _runs_text(sessions: dict[int, str]) -> str:
@@ -391,23 +401,36 @@ class StationThread:
 
     def __init__(self, station: Station, errors: list[tuple[str, DealerError]]) -> None:
         self.ended = threading.Event()
-        self.launched = False
+        self._gate = threading.Lock()
+        self._started = False  # start() returned: the thread runs, or has run
+        self._running = False  # the thread has begun the station
+        self._given_up = False  # a wait found it not begun and start() not returned: it never will begin
         self.thread = threading.Thread(target=self._run, args=(station, errors), name=station.name, daemon=True)
 
     def _run(self, station: Station, errors: list[tuple[str, DealerError]]) -> None:
+        with self._gate:
+            if self._given_up:
+                return
+            self._running = True
         try:
             _station_thread(station, errors)
         finally:
             self.ended.set()
 
     def start(self) -> None:
-        self.launched = True  # before: a signal may come while the thread is being started
         self.thread.start()
+        self._started = True
 
     def wait(self, timeout: float | None = None) -> None:
-        """Wait until the station has ended (at most `timeout` seconds); at once if it was never started."""
-        if self.launched:
-            self.ended.wait(timeout)
+        """Wait until the station has ended (at most `timeout` seconds). At once if it never began: never
+        started, or a signal cut its start short before the thread began the station (the thread, if made,
+        then ends without beginning it)."""
+        if not self._started:
+            with self._gate:
+                if not self._running:
+                    self._given_up = True
+                    return
+        self.ended.wait(timeout)
 
 
 def _station_thread(station: Station, errors: list[tuple[str, DealerError]]) -> None:

@@ -69,18 +69,25 @@ def simulated(port: str) -> bool:
     return _PSEUDO_TERMINAL.fullmatch(os.path.realpath(port)) is not None
 
 
-def practice_history(ports: Iterable[str], folder: Path, *, given: Path | None = None) -> Path | None:
-    """The practice history of a run on `ports`, made empty if there is none; None for a run that is not
-    practice. A run is practice when every machine is `simulated` and no history is named (`given`:
-    --history; or ``$DEALER_HISTORY``): its deals are kept in ``simulated-history.sqlite`` in `folder`
-    (the console's work folder, the journal's folder for a dealing run), never in this computer's deal
-    history, which guards the club's real sessions (Law 6D2)."""
+def practice_history(ports: Iterable[str], folder: Path, *, given: Path | None = None,
+                     create: bool = True) -> Path | None:
+    """The practice history of a run on `ports`, made empty if there is none (unless `create` is False: a
+    check writes nothing); None for a run that is not practice. A run is practice when every machine is
+    `simulated` and no history is named (`given`: --history; or ``$DEALER_HISTORY``): its deals are kept in
+    ``simulated-history.sqlite`` in `folder` (the console's work folder, the journal's folder for a dealing
+    run), never in this computer's deal history, which guards the club's real sessions (Law 6D2)."""
     ports = list(ports)
     if given is not None or named_path() is not None or not ports or not all(simulated(p) for p in ports):
         return None
     path = folder / PRACTICE_FILE
-    DealHistory.open(path, create=True).close()
+    if create:
+        DealHistory.open(path, create=True).close()
     return path
+
+
+def never_made_practice(path: Path | None) -> bool:
+    """A practice history not made yet (no practice run has dealt there): it holds nothing to find."""
+    return path is not None and path.name == PRACTICE_FILE and not path.exists()
 
 
 def practice_note(path: Path) -> str:
@@ -181,13 +188,15 @@ class DealHistory:
     refused, never followed. Why a file of hashes is kept private:
     docs/decisions/2026-12-01-deal-history-private.md.
 
-    When: a run's deals are recorded as it begins (after its journal holds it, before anything is dealt)
-    and again, harmlessly, on every resume; a run is checked against the history before that, its own
-    earlier entries excepted (a resume). Where: ``DEALER_HISTORY`` if set, else ``history.sqlite`` in the
-    user's data folder (`platformdirs`: ``~/.local/share/dealer`` on Linux, ``~/Library/Application
-    Support/dealer`` on macOS, ``%LOCALAPPDATA%\\dealer`` on Windows); ``--history PATH`` overrides both.
-    `export`/`import_file` move entries between computers (JSON, hashes only): a congress's controllers
-    share one history.
+    When: a deal is recorded as its dealing begins (its job's step into DEALING is in the journal, before the
+    machine is told to deal: from there on cards may go into the board), so a run that deals nothing, on a
+    mistyped port say, records nothing; on every resume the deals whose dealing began by the journal are
+    recorded again, harmlessly (a controller killed between the two writes). A run is checked against the
+    history as it begins and resumes, its own earlier entries excepted (a resume). Where:
+    ``DEALER_HISTORY`` if set, else ``history.sqlite`` in the user's data folder (`platformdirs`:
+    ``~/.local/share/dealer`` on Linux, ``~/Library/Application Support/dealer`` on macOS,
+    ``%LOCALAPPDATA%\\dealer`` on Windows); ``--history PATH`` overrides both. `export`/`import_file` move
+    entries between computers (JSON, hashes only): a congress's controllers share one history.
     """
 
     def __init__(self, db: sqlite3.Connection, path: Path) -> None:
@@ -277,14 +286,16 @@ class DealHistory:
     # --- writing ------------------------------------------------------------------------------
 
     def record(self, deals: DealSet, *, run_uid: str, run_name: str, journal: str | Path,
-               replay: bool = False) -> int:
-        """Record every deal of a run (one transaction); returns how many entries were new."""
+               replay: bool = False, boards: Iterable[int] | None = None) -> int:
+        """Record the deals of a run whose dealing began (`boards`; every deal of `deals` if None), in one
+        transaction; returns how many entries were new."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         host = socket.gethostname()
         journal_text = str(Path(journal).absolute())
+        wanted = None if boards is None else {int(b) for b in boards}
         rows = [Entry(h, run_uid, int(b), run_name, journal_text, host, now, replay)
-                for b, h in zip(deals.boards, deals.deal_hashes(), strict=True)]
-        return self._insert(rows)
+                for b, h in zip(deals.boards, deals.deal_hashes(), strict=True) if wanted is None or int(b) in wanted]
+        return self._insert(rows) if rows else 0
 
     def _insert(self, entries: Sequence[Entry]) -> int:
         try:

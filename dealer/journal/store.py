@@ -11,7 +11,7 @@ import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -234,6 +234,8 @@ class Journal:
         self.read_only = read_only
         self._identity = None if read_only or path == ":memory:" else _identity(path)
         """The file this journal opened (device, inode): a step is never recorded in another."""
+        self._wal_identity = None if self._identity is None else _identity(f"{path}-wal")
+        """Its -wal (kept, emptied at each checkpoint, never removed while this journal is open)."""
         self._written: tuple[int, int] | None = None
         self._written = self._own_file()
 
@@ -378,6 +380,36 @@ class Journal:
         self._written = None  # as this checkpoint left it
         self._written = self._own_file()
 
+    def confirm_on_disk(self, verified: Mapping[int, int]) -> None:
+        """`JournalDamaged` unless the journal's file, opened again by its path with a connection of its own,
+        is the file this journal opened, passes SQLite's integrity check and holds, for each run of
+        `verified`, that many jobs verified: what a run calls a success must be on disk, whatever was done to
+        the file behind this connection's back (cut, overwritten, replaced, a side file removed). Nothing
+        for a journal in memory or read-only."""
+        if self._identity is None:
+            return
+        with self._lock:
+            self._own_file()
+            where = f"{self.path}: the journal on disk"
+            try:
+                db = sqlite3.connect(Path(self.path).absolute().as_uri() + "?mode=ro", uri=True, timeout=30)
+            except sqlite3.Error as exc:
+                raise JournalDamaged(f"{where} cannot be opened again ({exc})") from exc
+            try:
+                problems = [r[0] for r in db.execute("PRAGMA integrity_check(3)")]
+                if problems != ["ok"]:
+                    raise JournalDamaged(f"{where} is damaged ({'; '.join(problems)})")
+                for run_id, wanted in verified.items():
+                    held = db.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ? AND state = ?",
+                                      (run_id, JobState.VERIFIED.value)).fetchone()[0]
+                    if held != wanted:
+                        raise JournalDamaged(f"{where} holds {held} of the {count(wanted, 'board')} run {run_id} "
+                                             "verified")
+            except sqlite3.Error as exc:
+                raise JournalDamaged(f"{where} cannot be read ({exc})") from exc
+            finally:
+                db.close()
+
     def check_file(self) -> None:
         """`JournalDamaged` if the main file is not the one opened or was changed since this journal last
         wrote it (nothing for a journal read-only or in memory)."""
@@ -397,6 +429,13 @@ class Journal:
             raise JournalDamaged(f"{self.path}: the journal was removed while the run was dealing") from None
         if (found.st_dev, found.st_ino) != self._identity:
             raise JournalDamaged(f"{self.path}: the journal was replaced by another file while the run was dealing")
+        try:
+            wal = _identity(f"{self.path}-wal")
+        except FileNotFoundError:
+            wal = None
+        if wal != self._wal_identity:
+            raise JournalDamaged(f"{self.path}: the journal's -wal was removed or replaced while the run was dealing "
+                                 "(by another program)")
         now = found.st_size, found.st_mtime_ns
         if self._written is not None and now != self._written:
             raise JournalDamaged(f"{self.path}: the journal was cut or overwritten while the run was dealing (by "
@@ -617,6 +656,12 @@ class Journal:
             db.execute("UPDATE jobs SET wire_job = ? WHERE id = ?", (number, job_id))
         return self.job(job_id)
 
+    def boards_dealing_began(self, run_id: int) -> set[int]:
+        """The boards of the run whose dealing began: a job of theirs stepped into DEALING at least once."""
+        rows = self._query("SELECT DISTINCT j.board FROM events e JOIN jobs j ON e.job_id = j.id "
+                           "WHERE e.run_id = ? AND e.state = ?", (run_id, JobState.DEALING.value))
+        return {int(r[0]) for r in rows}
+
     def dealing_boards(self, run_id: int) -> dict[int, int]:
         """Every job number the run's dealings were given, with the board number each dealt."""
         rows = self._query("SELECT d.id, j.board FROM dealings d JOIN jobs j ON d.job_id = j.id WHERE j.run_id = ?",
@@ -669,25 +714,41 @@ class Journal:
         Each job's state must be the last state its events reached, and every step must be a legal
         transition from the one before, starting at PLANNED.
         """
-        problems: list[str] = []
-        for job in self.jobs(run_id):
-            state = JobState.PLANNED
-            for ev in self.events(run_id, job.id):
-                if ev.state is None:
-                    continue
-                nxt = ev.state
-                if nxt not in TRANSITIONS[state]:
-                    problems.append(f"board {job.board} copy {job.copy}: {state} -> {nxt} at event {ev.id}")
-                state = nxt
-            if state is not job.state:
-                problems.append(f"board {job.board} copy {job.copy}: state {job.state} but events end at {state}")
-        return problems
+        with self._lock:
+            try:
+                return state_problems(self._db, run_id)
+            except sqlite3.Error as exc:
+                raise JournalError(f"{self.path}: the journal cannot be read ({exc})") from exc
 
 
 _JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt, wire_job"
 _RUN_COLUMNS: Final = "id, name, source, set_hash, replay, finished, uid"
 LOST_ADVICE: Final = (". If boards of this deal set may hold cards (a journal lost, moved or replaced), "
                        "recount them with `dealer check` before dealing anything")
+
+
+def state_problems(db: sqlite3.Connection, run_id: int | None = None) -> list[str]:
+    """What `Journal.check_consistency` finds, in one run or (None) in every run: jobs whose state is not where
+    their state events end, and steps that are no legal transition."""
+    only, args = ("AND j.run_id = ?", (run_id,)) if run_id is not None else ("", ())
+    jobs = db.execute(f"SELECT j.id, j.board, j.copy, j.state FROM jobs j WHERE 1 {only} ORDER BY j.id",
+                      args).fetchall()
+    steps: dict[int, list[tuple[int, str]]] = {}
+    for job_id, event_id, state in db.execute(
+            "SELECT e.job_id, e.id, e.state FROM events e JOIN jobs j ON e.job_id = j.id "
+            f"WHERE e.state IS NOT NULL {only} ORDER BY e.id", args):
+        steps.setdefault(job_id, []).append((event_id, state))
+    problems: list[str] = []
+    for job_id, board, copy, recorded in jobs:
+        state = JobState.PLANNED
+        for event_id, value in steps.get(job_id, []):
+            nxt = JobState(value)
+            if nxt not in TRANSITIONS[state]:
+                problems.append(f"board {board} copy {copy}: {state} -> {nxt} at event {event_id}")
+            state = nxt
+        if state is not JobState(recorded):
+            problems.append(f"board {board} copy {copy}: state {JobState(recorded)} but events end at {state}")
+    return problems
 
 
 def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
@@ -699,12 +760,20 @@ def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
     try:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if tables:
-            problems = [r[0] for r in db.execute("PRAGMA quick_check(3)")]
+            problems = [r[0] for r in db.execute("PRAGMA integrity_check(3)")]  # indexes against their tables too
             if problems != ["ok"]:
                 raise sqlite3.DatabaseError("; ".join(problems))
             problem = schema_problem(db, path)
             if problem is not None:  # refused before anything is written to it
                 raise JournalError(problem)
+            torn = [problem for run, in db.execute("SELECT id FROM runs WHERE finished IS NULL")
+                    for problem in state_problems(db, run)] if "runs" in tables else []
+            if torn:  # refused before anything is written to it, so that a -wal found later still mends it
+                more = f" (and {len(torn) - 1} more)" if len(torn) > 1 else ""
+                raise JournalDamaged(
+                    f"{path}: the journal disagrees with itself ({torn[0]}{more}): its main file was left "
+                    "part-written, as a checkpoint cut short leaves it when its -wal is then lost or cut; it can "
+                    f"be neither resumed nor added to: keep it aside (with its -wal, if a copy is found){LOST_ADVICE}")
         if not create and ("runs" not in tables or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone()):
             raise JournalError(f"{path}: the journal is empty (it holds no run), so there is no run to "
                                f"resume; it may have lost its data (a truncated or replaced file){LOST_ADVICE}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dealer.core.errors import DealerError, DealReused, JournalError, UsageError
 from dealer.dealing import ports
-from dealer.journal.history import DealHistory, check_reuse, named_path, own_path
+from dealer.journal.history import DealHistory, check_reuse, named_path, never_made_practice, own_path
 from dealer.journal.store import Journal, Run
 from dealer.plan.congress import Plan
 from dealer.plan.model import PlanError, Session
@@ -55,7 +55,7 @@ def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run
     (its own run in the journal, `runs`, excepted): the refusals, and the F10 notes of replay sessions.
     Reads only: without this user's own history there is nothing to find; a named one that does not exist
     is refused, as the run would refuse it."""
-    if history is None and named_path() is None and not own_path().is_file():
+    if (history is None and named_path() is None and not own_path().is_file()) or never_made_practice(history):
         return [], []
     refused: list[DealReused] = []
     notes: list[BoardFault] = []

@@ -96,11 +96,9 @@ def _open_runs(journal: Journal, plan: Plan, chosen: list[Session], deal_sets: d
                 options.out.write(f"note: {fault.text()}\n")
         for name, run in unfinished:
             remember(history, journal, run, deal_sets[name], options, hint=REPLAY_HINT)
+        # their deals go into the history one by one, as each one's dealing begins
         begun = journal.begin_runs([RunSpec(s.name, _source_text(plan, s), deal_sets[s.name], s.jobs(), s.replay)
                                     for s in fresh], hint=REPLAY_HINT)
-        for run in begun:
-            history.record(deal_sets[run.name], run_uid=run.uid, run_name=run.name, journal=journal.path,
-                           replay=run.replay)
     run_of = {run.name: run.id for run in begun}
     for name, run in unfinished:
         release_loaded(journal, run.id)

@@ -1,8 +1,9 @@
 """The firmware tests build the C machine's firmware once a session (``make -C firmware_protocol/c firmware``
 into a temporary folder, with arm-none-eabi-gcc) and run it under QEMU's ``microbit`` board
-(`hil.qemu.FirmwareMachine`); where the cross compiler, newlib or QEMU is missing, they are skipped, saying
-so (``.ci/run`` installs them where it can). With ``DEALER_FIRMWARE_TESTS=sample`` (CI's setting: its time is
-short) the firmware tests marked slow are deselected, and pytest counts them as deselected."""
+(`hil.qemu.FirmwareMachine`). They run with ``--system-tools`` (`tests.support.system_tools`): where the
+cross compiler, newlib or QEMU is missing they fail, naming the packages (``.ci/run`` installs them). With
+``DEALER_FIRMWARE_TESTS=sample`` (CI's setting: its time is short) the firmware tests marked slow are
+deselected, and pytest counts them as deselected."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from hil.qemu import FirmwareMachine, qemu_path
 from tests.support.firmware import MachineFactory
 from tests.support.paths import ROOT
 
-NO_TOOLCHAIN = "no firmware toolchain: {} (Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)"
+NO_TOOLCHAIN = ("no firmware toolchain: {} "
+                "(apt-get install make gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -49,12 +51,12 @@ def firmware_elf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The firmware image, built once a session."""
     missing = _missing()
     if missing is not None:
-        pytest.skip(NO_TOOLCHAIN.format(missing))
+        pytest.fail(NO_TOOLCHAIN.format(missing))
     build = tmp_path_factory.mktemp("firmware")
     made = subprocess.run(["make", "-s", "-C", str(ROOT / "firmware_protocol" / "c"), "firmware", f"BUILD={build}"],
                           capture_output=True, text=True, timeout=300)
     if made.returncode != 0 and "nano.specs" in made.stderr:
-        pytest.skip(NO_TOOLCHAIN.format("newlib for arm-none-eabi missing"))
+        pytest.fail(NO_TOOLCHAIN.format("newlib for arm-none-eabi missing"))
     assert made.returncode == 0, made.stderr[-3000:]
     return build / "firmware.elf"
 

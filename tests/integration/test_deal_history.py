@@ -107,3 +107,38 @@ def test_dealer_plan_names_a_session_the_history_refuses(tmp_path: Path, capsys:
     plan.write_text(plan.read_text().replace('boards = "1-2"', 'boards = "1-2"\nreplay = true'))
     assert main(["plan", str(plan)]) == 0
     assert "note: F10" in capsys.readouterr().out
+
+
+def test_a_run_that_dealt_nothing_records_nothing_and_the_file_deals_elsewhere(
+        session: Path, tmp_path: Path, deal_history: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped port: exit 5, no deal in the history; the same file then deals on a machine with another
+    journal and the same history, and every deal is in the history once its dealing began."""
+    from dealer.journal.history import DealHistory
+
+    assert deal(session, "/dev/ttyNOPE9", "--journal", str(tmp_path / "typo.journal")) == 5
+    with DealHistory.open(deal_history) as history:
+        assert len(history) == 0
+    url = "sim://?speed=200&seed=2"
+    assert deal(session, url, "--journal", str(tmp_path / "right.journal")) == 0
+    assert dealings(url) == 4
+    with DealHistory.open(deal_history) as history:
+        assert sorted(e.board for e in history.entries()) == [1, 2, 3, 4]
+
+
+def test_a_board_whose_dealing_began_stays_recorded_when_the_run_stops(
+        session: Path, tmp_path: Path, deal_history: Path) -> None:
+    """A machine whose rack holds boards 1 and 2 only, and an operator who never brings board 3: the run stops
+    waiting for it; boards 1 and 2 began (recorded), boards 3 and 4 never did."""
+    from dealer.journal.history import DealHistory
+    from hil import PtySimulator, SimConfig
+
+    sim = PtySimulator(SimConfig(speed=200, seed=3, set_name="A", boards=(1, 2)), link=tmp_path / "machine")
+    sim.start()
+    try:
+        code = main(["deal", str(session), "--port", sim.path, "--board-timeout", "2", "--quiet",
+                     "--journal", str(tmp_path / "s.journal")])
+    finally:
+        sim.stop()
+    assert code == 5
+    with DealHistory.open(deal_history) as history:
+        assert sorted(e.board for e in history.entries()) == [1, 2]

@@ -21,6 +21,7 @@ import pytest
 from dealer import formats
 from hil import PtySimulator, SimConfig
 from tests.support.controllers import deal_set, dealt, finish, read_until, start
+from tests.support.journal_damage import run_trials
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
@@ -82,3 +83,11 @@ def test_a_journal_damaged_under_the_run_stops_it_with_exit_9_never_a_success(
     assert "4/4 boards verified" not in ended.err + ended.out
     counts = dealt([sim])
     assert sorted(counts.values()) == [1, 1], counts  # boards 1-2, once each; board 3 never dealt
+
+
+def test_a_sample_of_journals_damaged_at_random_instants_never_ends_as_a_success(tmp_path: Path) -> None:
+    """`tests.support.journal_damage`, 10 trials, each damage twice (``python -m tests.stress.journal_damage``:
+    200)."""
+    trials = run_trials(tmp_path, 10, seed=20261202)
+    assert trials.problems == [], "\n".join([trials.text(), *trials.problems])
+    assert trials.ran == 10 and trials.codes.get(0, 0) == 0, trials.text()

@@ -1,5 +1,6 @@
 """The system's Chromium for the console's browser tests: where it is, how it is started, and a browser
-launched through Playwright (the test skipped, saying so, where none is installed)."""
+launched through Playwright. These tests run with ``--system-tools`` (`tests.support.system_tools`): a
+Chromium not installed fails them, naming the package."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
+
+from tests.support.system_tools import missing
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -22,10 +25,10 @@ def chromium() -> str | None:
 
 
 def installed_chromium() -> str:
-    """The system's Chromium, or the calling test skipped with the reason CI prints."""
+    """The system's Chromium, or the calling test failed naming the package to install."""
     executable = chromium()
     if executable is None:
-        pytest.skip("no browser: the system's Chromium is not installed (apt-get install chromium)")
+        pytest.fail(missing("the system's Chromium", ("chromium",)))
     return executable
 
 

@@ -3,7 +3,7 @@
 Everything is compiled by the system C compiler (``$CC``, else ``cc`` on PATH) as C99 with ``-Wall -Wextra
 -Werror -pedantic`` and the address and undefined-behaviour sanitizers (any finding ends the program with
 an error), into a folder the caller gives (a temporary one): nothing built lands in the tree.
-`compiler()` is None where there is no C compiler; the tests then skip with `NO_COMPILER` as reason.
+`compiler()` is None where there is no C compiler; the tests then fail with `NO_COMPILER`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tests.support.paths import ROOT
 C_DIR: Final = ROOT / "firmware_protocol" / "c"
 INCLUDE: Final = C_DIR / "include"
 LIBRARY_SOURCES: Final = tuple(sorted((C_DIR / "src").glob("*.c")))
-NO_COMPILER: Final = "no C compiler (cc) on PATH: the C device library cannot be built here"
+NO_COMPILER: Final = "no C compiler (cc) on PATH: the C device library cannot be built here (apt-get install gcc)"
 WARNINGS: Final = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
 SANITIZERS: Final = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
 SANITIZER_ENV: Final = {

@@ -87,6 +87,7 @@ def test_help_imports_no_command_module_and_no_library_a_command_uses(argv: list
         assert "squaredeal" in ("\n".join(shown) if argv == ["--help"] else run.stderr)
     heavy = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY_FOR_HELP)]
     assert heavy == []
-    # no command's module; the signal handling every command runs under (taken before the parser is built) is
-    # the command line's own
-    assert [m for m in loaded if m.startswith("dealer.cli.") and m != "dealer.cli.signals"] == []
+    # no command's module; the signal handling and the standard streams every command runs under (taken before
+    # the parser is built) are the command line's own
+    own = ("dealer.cli.signals", "dealer.cli.streams")
+    assert [m for m in loaded if m.startswith("dealer.cli.") and m not in own] == []

@@ -1,5 +1,5 @@
-"""Every one-byte change to a published WBG 2024 session file that changes a board is refused by
-``dealer squaredeal verify``, naming the board and the field.
+"""The sweep of one-byte changes to the published WBG 2024 session files through ``dealer squaredeal verify``:
+every change that changes a board must be refused, naming the board and the field.
 
 The sweep takes every byte of the Board, Dealer, Vulnerable and Deal tag lines of every game of the ten
 published PBN session files and every one of the 255 other values it could hold. A plain reader of the
@@ -10,17 +10,21 @@ the changes it cannot read whose new byte a lenient reader might take (another c
 in the Dealer and Vulnerable values and the Deal's first seat, and one in 499 of the others; the rest it
 cannot read are left (a file our reader refuses is refused by the verifier too). Changed files are
 verified many to a command, through `dealer.cli.main` in this process, as a user verifies several files.
+
+`sweep(session, folder, share=1.0)` runs it on one session file, verifying a share of the changes (drawn
+with a fixed seed, every field kept); the default suite runs a sample (tests/integration/
+test_squaredeal_sample.py), ``python -m tests.stress.squaredeal_sweep`` the whole.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 from dealer.cli import main
 from tests.support.bigdeal_files import deal_from_pbn
@@ -110,8 +114,9 @@ class Change:
     lenient: bool  # in a Dealer or Vulnerable value or the Deal's first seat, where a lenient reader may differ
 
 
-def changes(data: bytes) -> tuple[list[Change], int, list[Board]]:
-    """Every one-byte change of the field tag lines of every game, what it means, and the games as read."""
+def changes(data: bytes, games_swept: Callable[[int], bool] = lambda k: True) -> tuple[list[Change], int, list[Board]]:
+    """Every one-byte change of the field tag lines of every game (of those `games_swept` keeps, by their index),
+    what it means, and the games as read."""
     text = data.decode("latin-1")  # one character a byte
     starts = [0] + [m.end() for m in re.finditer(r"\n\n", text)]
     pairs = [(a, text[a:b]) for a, b in zip(starts, [*starts[1:], len(text)], strict=True) if "[Deal " in text[a:b]]
@@ -125,6 +130,8 @@ def changes(data: bytes) -> tuple[list[Change], int, list[Board]]:
     out: list[Change] = []
     swept = 0
     for k, (start, game) in enumerate(zip(starts, games, strict=True)):
+        if not games_swept(k):
+            continue
         lines = game.split("\n")
         at = start
         for j, line in enumerate(lines):
@@ -172,10 +179,29 @@ def field_of(before: Board, after: Board) -> str:
     return "vulnerability"
 
 
-@pytest.mark.parametrize("session", SESSIONS)
-def test_every_one_byte_change_of_a_board_is_refused_naming_it(session: str, tmp_path: Path) -> None:
+@dataclass
+class Swept:
+    """What one session's sweep did and found: every failure is a change of a board not refused as it must be."""
+
+    session: str
+    changes: int  # one-byte changes made and read
+    verified: int  # changed files given to the verifier
+    fields: dict[str, int]  # changes of a board verified, by the field they change
+    failures: list[str]
+
+    def text(self) -> str:
+        shown = ", ".join(f"{n} {field}" for field, n in sorted(self.fields.items()))
+        return (f"{self.session}: {self.changes} changes, {self.verified} verified ({shown}), "
+                f"{len(self.failures)} not refused as they must be")
+
+
+def sweep(session: str, folder: Path, share: float = 1.0, seed: int = 0) -> Swept:
+    """Sweep one session file: with `share` below 1, the games drawn one in round(1 / share) (with `seed`)
+    and of their changes to verify `share` (at least 3 of each field a change of a board changes)."""
     data = (WBG / session).read_bytes()
-    found, swept, games = changes(data)
+    step = max(1, round(1 / share))
+    first = random.Random(seed).randrange(step)
+    found, swept, games = changes(data, lambda k: k % step == first)
     to_verify: list[tuple[Change, str | None]] = []  # (change, the field it changes, if known)
     for n, change in enumerate(found):
         before = games[change.game]
@@ -185,27 +211,46 @@ def test_every_one_byte_change_of_a_board_is_refused_naming_it(session: str, tmp
             continue
         if change.lenient or n % SAMPLE == 0:
             to_verify.append((change, None))
-    assert swept > 250 * 1000 and len(to_verify) > 1000
-    print(f"{session}: {swept} changes, {len(to_verify)} verified")
+    assert swept > 250 * 1000 / step and len(to_verify) > 1000 / step
+    if share < 1.0:
+        to_verify = drawn(to_verify, share, seed)
+    fields: dict[str, int] = {}
+    for _, field in to_verify:
+        if field is not None:
+            fields[field] = fields.get(field, 0) + 1
     files = []
     for k, (change, _) in enumerate(to_verify):
-        folder = tmp_path / str(k)
-        folder.mkdir()
-        path = folder / session
+        place = folder / str(k)
+        place.mkdir()
+        path = place / session
         path.write_bytes(data[:change.offset] + bytes([change.value]) + data[change.offset + 1:])
         files.append(path)
     verdicts = verify(files)
-    passed = []
+    failures = []
     for path, (change, field) in zip(files, to_verify, strict=True):
         verdict = verdicts[str(path)]
         if field is None:
             continue  # the plain reader could not tell: our reader decides, and the verifier with it
+        what = f"byte {change.offset} -> {change.value:#04x} changes the {field}"
         if verdict == "matches":
-            passed.append((change.offset, change.value, field))
+            failures.append(f"{what}: verified as matching")
             continue
         board = games[change.game].number
-        named = re.search(r"\bboards? (\d+)", verdict)
-        assert named, f"byte {change.offset} -> {change.value:#04x}: {verdict}"
-        if verdict.startswith(f"board {board}: "):
-            assert field in verdict, f"byte {change.offset} -> {change.value:#04x} changes the {field}: {verdict}"
-    assert passed == [], f"{len(passed)} changes of a board verified as matching, e.g. {passed[:5]}"
+        if not re.search(r"\bboards? (\d+)", verdict):
+            failures.append(f"{what}: no board named: {verdict}")
+        elif verdict.startswith(f"board {board}: ") and field not in verdict:
+            failures.append(f"{what}: the field not named: {verdict}")
+    return Swept(session, swept, len(to_verify), fields, failures)
+
+
+def drawn(to_verify: list[tuple[Change, str | None]], share: float, seed: int) -> list[tuple[Change, str | None]]:
+    """`share` of the changes, drawn with `seed` field by field (changes the plain reader cannot tell count as a
+    field of their own), at least 3 of each field, in their order in the file."""
+    rng = random.Random(seed)
+    by_field: dict[str | None, list[int]] = {}
+    for k, (_, field) in enumerate(to_verify):
+        by_field.setdefault(field, []).append(k)
+    keep: set[int] = set()
+    for indices in by_field.values():
+        keep.update(rng.sample(indices, min(len(indices), max(3, round(share * len(indices))))))
+    return [to_verify[k] for k in sorted(keep)]
