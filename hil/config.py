@@ -7,6 +7,7 @@ The URL's ``line`` is what the machine is served on: ``pty`` or ``tcp`` (``socke
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,7 +67,8 @@ class SimConfig:
     copies: int = 1
     faults: FaultPlan = field(default_factory=FaultPlan)
     timing: Timing = field(default_factory=Timing)
-    serial: str = "SIM-0001"
+    serial: str = field(default_factory=lambda: f"SIM-{os.urandom(4).hex().upper()}")
+    """Each simulated machine's own (a new one for each unless given): a host tells two machines apart by it."""
     capabilities: int = int(DEFAULT_CAPABILITIES)
     keeps_job: bool = False
     """Announce KEEPS_JOB_OVER_POWER_LOSS: after a power loss the job is kept, in FAULT(POWER_LOSS)."""

@@ -109,6 +109,11 @@ class DeviceDisconnected(DealerError, ConnectionError):
     exit_code = 5
 
 
+class MachineReplaced(DeviceDisconnected):
+    """Another machine answered on the port of a run's machine (its serial number is not the one the run
+    began with): nothing is sent to it, and the station stops; like a machine that cannot be reached."""
+
+
 class MachineFault(DealerError):
     """The machine reported a fault it cannot recover from by itself."""
 

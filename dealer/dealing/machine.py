@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, TypeVar, cast
 
-from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
+from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault, MachineReplaced
 from dealer.dealing.ports import open_transport
 from dealer.dealing.transport import BAUDRATE, Transport
 from dealer.journal.events import machine_fault_title
@@ -168,6 +168,10 @@ class MachineStatus:
     pocket_counts: tuple[int, ...]
     boot_id: int
     busy: bool = False  # an activity runs: a scan, a recount or an ejection (Status.activity not NONE)
+
+
+def _serial(hello: HelloAck) -> str:
+    return hello.serial.decode("ascii", "replace")
 
 
 @dataclass(frozen=True)
@@ -425,6 +429,11 @@ class Machine:
                               handshake=True)
         if self._restarted and self._boot_seen == reply.boot_id and (first or restart_reported):
             self._restarted = False  # the Boot of the run that answered: its power-on notice or the restart in hand
+        if self._hello is not None and reply.serial != self._hello.serial:
+            raise MachineReplaced(
+                f"{self.name}: another machine answered on this port (serial {_serial(reply)}, where this run's "
+                f"machine is serial {_serial(self._hello)}): nothing was sent to it; put the run's machine back on "
+                "the port, or deal the rest on this one with --resume")
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
             raise MachineFault(f"{self.name}: the machine's firmware speaks protocol version {reply.protocol_version} "
                                f"(messages {reply.schema_hash:08x}) and this program version {PROTOCOL_VERSION} "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -123,7 +124,7 @@ def test_the_one_board_example_deals_a_board_through_dealer_sim(tmp_path: Path) 
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[1].startswith("handshake: SIM-0001")
+    assert re.match(r"handshake: SIM-[0-9A-F]{8}\b", lines[1]), lines[1]
     assert lines[2] == "scan: label 'A:1:N0:4'"
     assert lines[-1] == "recount: every card in its pocket (13, 13, 13, 13); board ejected"
 

@@ -227,16 +227,17 @@ def test_a_read_only_journal_file_is_refused_on_resume_in_plain_words(
 def test_a_deal_history_that_cannot_be_written_stops_the_run_in_plain_words_and_resume_records_it(
         tmp_path: Path, sim: PtySimulator, deal_history: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], thread_failures: list[threading.ExceptHookArgs]) -> None:
-    """The deal history (Law 6D2 on this computer) often lives on the same disk: its failure to record a run's
-    deals is one line too, before anything is dealt; the resume records them and deals."""
+    """The deal history (Law 6D2 on this computer) often lives on the same disk: its failure to record the first
+    deal as its dealing begins is one line too, before that board is dealt; the resume records it and deals."""
     deal_file, journal = session(tmp_path), tmp_path / "session.journal"
     args = deal_args(deal_file, sim, journal)
-    with failing_journal(monkeypatch, deal_history, 5) as counter:  # its first insert (after the check's reads)
+    with failing_journal(monkeypatch, deal_history, 7) as counter:  # its first insert of a deal (after the checks)
         assert main(args) == 9
     line = one_error_line(capsys.readouterr().err)
     assert counter.failed == ["INSERT"]
     assert line == (f"dealer: error: {deal_history}: the deal history cannot be written: disk full (free some "
-                    "space on its disk)")
+                    "space on its disk); the run stopped with 6 of 6 boards left: once it can be written, continue "
+                    "with --resume")
     assert dealt([sim]) == {}
     assert main([*args, "--resume"]) == 0
     assert thread_failures == []

@@ -32,7 +32,7 @@ from dealer.dealing.progress import PlainView, ProgressEvent
 from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.support.congress import SessionText, plan_text
-from tests.support.controllers import deal_set, dealt, finish, read_until, start, wait_for_own_handlers
+from tests.support.controllers import deal_set, dealt, env, finish, read_until, start, wait_for_own_handlers
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
@@ -262,3 +262,44 @@ def test_a_signal_as_a_finished_run_exits_never_prints_a_traceback(tmp_path: Pat
         assert ended.code in (0, -sig, 130), (k, ended)
         if ended.code == 130:  # before the run had ended: said in one line
             assert ended.err.splitlines()[-1].startswith(f"dealer: interrupted ({sig.name})"), shown + [ended.err]
+
+
+def test_ctrl_c_reaching_a_pipeline_stops_as_ctrl_c_alone_and_the_resume_is_clean(
+        tmp_path: Path, sim: PtySimulator) -> None:
+    """``dealer deal ... 2>&1 | tee log`` and Ctrl-C: the terminal sends SIGINT to both, and tee is gone before
+    dealer has written its last lines. Here the reader closes its end as the signal is sent: the run ends
+    exit 130 as Ctrl-C alone ends it (its lines dropped, not an error), and the resume deals the rest with no
+    fault recorded, every board dealt once by the machine's ledger."""
+    import os
+    import subprocess
+
+    deal_file = tmp_path / "s.pbn"
+    formats.write_file(deal_file, deal_set(7, BOARDS))
+    journal = tmp_path / "s.journal"
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "dealer", "deal", str(deal_file), "--port", sim.path, "--journal",
+                             str(journal), "--plain"], cwd=tmp_path, env=env(), stdout=write_end,
+                            stderr=write_end, stdin=subprocess.DEVNULL, start_new_session=True)
+    os.close(write_end)
+    reader = os.fdopen(read_end, "r", encoding="utf-8", errors="replace")
+    try:
+        for line in reader:  # the pipe's reader, as tee: until the first board is verified
+            if ": verified (" in line:
+                break
+        proc.send_signal(signal.SIGINT)
+    finally:
+        reader.close()  # tee ended by the same Ctrl-C
+    code = proc.wait(timeout=120)
+    assert code == 130
+    assert 0 < left_in(journal)[0] < BOARDS
+    with sim.lock:
+        assert sim.device is not None
+        sim.device.room.rack.open = True
+    resumed = finish(start("deal", str(deal_file), "--port", sim.path, "--journal", str(journal), "--plain",
+                           "--resume", cwd=tmp_path))
+    assert resumed.code == 0, resumed.err
+    assert left_in(journal) == (0, BOARDS)
+    with Journal.open_read_only(journal) as j:
+        kinds = [e.kind for run in j.runs() for e in j.events(run.id)]
+    assert not [k for k in kinds if "fault" in k], kinds
+    assert_dealt_once(sim, [f"A:{b}:" for b in range(1, BOARDS + 1)])
