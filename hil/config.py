@@ -7,7 +7,6 @@ The URL's ``line`` is what the machine is served on: ``pty`` or ``tcp`` (``socke
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,8 +66,14 @@ class SimConfig:
     copies: int = 1
     faults: FaultPlan = field(default_factory=FaultPlan)
     timing: Timing = field(default_factory=Timing)
-    serial: str = field(default_factory=lambda: f"SIM-{os.urandom(4).hex().upper()}")
-    """Each simulated machine's own (a new one for each unless given): a host tells two machines apart by it."""
+    serial: str | None = None
+    """The machine's serial number; None: ``SIM-`` and the seed in 8 hexadecimal digits (`serial_number`), so
+    that simulated machines of different seeds are told apart by a host, as real machines are."""
+
+    @property
+    def serial_number(self) -> str:
+        """The serial number the machine gives in its HelloAck."""
+        return self.serial if self.serial is not None else f"SIM-{self.seed & 0xFFFFFFFF:08X}"
     capabilities: int = int(DEFAULT_CAPABILITIES)
     keeps_job: bool = False
     """Announce KEEPS_JOB_OVER_POWER_LOSS: after a power loss the job is kept, in FAULT(POWER_LOSS)."""

@@ -130,7 +130,7 @@ class Firmware:
     def _hello(self, msg: Message, now: float) -> Message:
         major, minor, patch = FIRMWARE_VERSION
         return HelloAck(PROTOCOL_VERSION, SCHEMA_HASH, major, minor, patch, self.boot_id, self.caps, 4, 1,
-                        self.config.serial.encode("ascii")[:32])
+                        self.config.serial_number.encode("ascii")[:32])
 
     def _status(self, msg: Message, now: float) -> Message:
         return self.status()

@@ -114,7 +114,8 @@ def run_deal(args: argparse.Namespace) -> int:
     if args.report:  # before anything is dealt: a report that cannot be written would be lost at the end
         check_report(args)
     result = _deal_plan(args) if args.plan else _deal_file(args)
-    print(result.summary, file=sys.stdout, flush=True)
+    if result.summary:  # none for a run whose journal was damaged: its one line says what is known
+        print(result.summary, file=sys.stdout, flush=True)
     raise_for(result)
     return 0
 

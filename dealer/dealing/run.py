@@ -361,8 +361,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     except JournalDamaged as exc:  # what the run saw is all that is known: the journal is not read again
         errors.append(("journal", exc))
         return RunResult(run_ids[0], progress.verified, len(jobs), [], list(ctx.stop_reason),
-                         [f"{name}: {error}" for name, error in errors], progress.summary(), tuple(run_ids),
-                         tuple(errors))
+                         [f"{name}: {error}" for name, error in errors], "", tuple(run_ids), tuple(errors))
     dealt = DealSet.concat(deals for _, deals in runs)
     result = _result(journal, run_ids, ctx, errors, options, extra or {}, dealt)
     try:  # what the run calls verified is on disk: the journal opened again by its path holds it
@@ -371,8 +370,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     except JournalError as exc:
         errors.append(("journal", exc if isinstance(exc, JournalDamaged) else JournalDamaged(str(exc))))
         return RunResult(run_ids[0], progress.verified, len(jobs), [], list(ctx.stop_reason),
-                         [f"{name}: {error}" for name, error in errors], progress.summary(), tuple(run_ids),
-                         tuple(errors))
+                         [f"{name}: {error}" for name, error in errors], "", tuple(run_ids), tuple(errors))
     return result
 
 

@@ -236,7 +236,7 @@ class Journal:
         """The file this journal opened (device, inode): a step is never recorded in another."""
         self._wal_identity = None if self._identity is None else _identity(f"{path}-wal")
         """Its -wal (kept, emptied at each checkpoint, never removed while this journal is open)."""
-        self._written: tuple[int, int] | None = None
+        self._written: tuple[int, int, bytes] | None = None
         self._written = self._own_file()
 
     @classmethod
@@ -416,11 +416,12 @@ class Journal:
         with self._lock:
             self._own_file()
 
-    def _own_file(self) -> tuple[int, int] | None:
-        """The main file's (size, modification time), checked against what this journal last left it at:
-        between checkpoints nothing writes it (SQLite's own checkpoints are off), so a file that is not the
-        one opened, or was cut or written to by anyone else, is `JournalDamaged` before a step is trusted to
-        it. None for a journal in memory or read-only."""
+    def _own_file(self) -> tuple[int, int, bytes] | None:
+        """The main file's (size, modification time, SQLite's 100-byte header), checked against what this
+        journal last left it at: between checkpoints nothing writes it (SQLite's own checkpoints are off), so a
+        file that is not the one opened, or was cut or written to by anyone else, is `JournalDamaged` before a
+        step is trusted to it (the header too: a write within the clock tick of the last checkpoint leaves the
+        modification time as it was). None for a journal in memory or read-only."""
         if self._identity is None:
             return None
         try:
@@ -436,7 +437,12 @@ class Journal:
         if wal != self._wal_identity:
             raise JournalDamaged(f"{self.path}: the journal's -wal was removed or replaced while the run was dealing "
                                  "(by another program)")
-        now = found.st_size, found.st_mtime_ns
+        try:
+            with open(self.path, "rb") as main:
+                header = main.read(100)
+        except OSError:
+            header = b""
+        now = found.st_size, found.st_mtime_ns, header
         if self._written is not None and now != self._written:
             raise JournalDamaged(f"{self.path}: the journal was cut or overwritten while the run was dealing (by "
                                  "another program: this run writes it only through its checkpoints)")

@@ -40,7 +40,7 @@ def test_another_machine_on_the_port_mid_run_is_sent_no_deal(tmp_path: Path) -> 
     errors = [line for line in ended.err.splitlines() if line.startswith("dealer: error: ")]
     assert len(errors) == 1 and "Traceback" not in ended.err, ended.err
     serials = re.findall(r"serial (SIM-[0-9A-F]{8})", errors[0])
-    assert serials == [other.config.serial, first.config.serial], errors[0]
+    assert serials == [other.config.serial_number, first.config.serial_number], errors[0]
     assert "--resume" in errors[0]
     assert sorted(dealt([first]).values()) == [1, 1]
     assert dealt([other]) == {}

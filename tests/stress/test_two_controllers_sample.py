@@ -1,5 +1,5 @@
 """A sample of the stress run of two controllers on one journal (`python -m tests.stress.two_controllers`):
-up to 20 races, the second controller started together with the first or up to 200 ms later, each judged
+up to 12 races, the second controller started together with the first or up to 200 ms later, each judged
 by the simulated machines' ledgers - every board dealt exactly once and none skipped, the loser refused
 naming the holder, a resume after the holder is killed finishing the run. The figures of the full run
 (1,000 races, both cores busy) are in docs/decisions/2026-12-01-two-controllers-stress.md.
@@ -17,8 +17,8 @@ from tests.support.controller_race import offsets, run_races
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
 
-RACES = 20
-BUDGET = 20.0
+RACES = 12
+BUDGET = 12.0
 """Seconds after which no new race is begun, so that a slow computer runs fewer races, never a longer test;
 how many ran does not change the verdict on those that did."""
 

@@ -22,6 +22,7 @@ DOCUMENTED: dict[type[errors.DealerError], int] = {
     errors.OutputExistsError: 4,
     errors.DeviceTimeout: 5,
     errors.DeviceDisconnected: 5,
+    errors.MachineReplaced: 5,
     errors.MachineFault: 7,
     errors.VerificationError: 8,
     errors.DealReused: 8,
