@@ -103,8 +103,6 @@ def test_pipx_installs_the_wheel_as_a_command(dist: Path, tmp_path: Path) -> Non
     env = {**{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
            "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
            "PIPX_MAN_DIR": str(tmp_path / "man")}
-    # the wheel's dependencies are installed from the package index by the fresh-environment test above; pipx is
-    # asked here for what is its own: the command on PATH, in an environment of its making
-    run(sys.executable, "-m", "pipx", "install", "--pip-args=--no-deps", wheel, cwd=tmp_path, env=env)
+    run(sys.executable, "-m", "pipx", "install", wheel, cwd=tmp_path, env=env)
     command = tmp_path / "bin" / ("dealer.exe" if sys.platform == "win32" else "dealer")
     assert run(command, "--version", cwd=tmp_path, env=env).stdout == f"dealer {dealer.__version__}\n"

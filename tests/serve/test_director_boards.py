@@ -122,8 +122,9 @@ def test_a_board_of_a_stopped_run_says_its_deal_is_locked_and_shows_the_older_on
             if '"verified (' in line:  # the first board verified: stop
                 assert client.post("/api/stop").json()["ok"]
                 break
-    with client.stream("GET", "/events?until=end") as stream:
-        assert any('"stopped"' in line for line in stream.iter_lines() if '"ended"' in line)
+    with client.stream("GET", "/events?until=end") as stream:  # the run's end, or (ended already) the room as it is
+        assert any('"status":"stopped"' in line or ('"ended"' in line and '"stopped"' in line)
+                   for line in stream.iter_lines()), "the run did not stop"
     assert client.post("/director/unlock", data={"pin": PIN}).status_code == 200
     page = client.post("/director/board", data={"label": "A1 1"})
     assert page.status_code == 200
