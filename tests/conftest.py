@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,16 @@ def sims_registry(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     path = tmp_path_factory.mktemp("sims")
     monkeypatch.setenv("DEALER_SIMS", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def _no_simulator_left_behind() -> Iterator[None]:
+    """The `sim://` machines a test's in-process runs started go with it: a later test of the same worker that
+    opens the same URL meets a machine of its own, never one another test left in some state."""
+    yield
+    from dealer.dealing import sim_ports
+
+    sim_ports.stop_all()
 
 
 @pytest.fixture
