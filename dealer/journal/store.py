@@ -398,7 +398,7 @@ class Journal:
             try:
                 problems = [r[0] for r in db.execute("PRAGMA integrity_check(3)")]
                 if problems != ["ok"]:
-                    raise JournalDamaged(f"{where} is damaged ({'; '.join(problems)})")
+                    raise JournalDamaged(f"{where} is damaged ({one_line(problems)})")
                 for run_id, wanted in verified.items():
                     held = db.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ? AND state = ?",
                                       (run_id, JobState.VERIFIED.value)).fetchone()[0]
@@ -733,6 +733,11 @@ LOST_ADVICE: Final = (". If boards of this deal set may hold cards (a journal lo
                        "recount them with `dealer check` before dealing anything")
 
 
+def one_line(problems: Sequence[str]) -> str:
+    """SQLite's integrity check's findings (which may hold line breaks) as one line of a message."""
+    return "; ".join(" ".join(p.split()) for p in problems)
+
+
 def state_problems(db: sqlite3.Connection, run_id: int | None = None) -> list[str]:
     """What `Journal.check_consistency` finds, in one run or (None) in every run: jobs whose state is not where
     their state events end, and steps that are no legal transition."""
@@ -768,7 +773,7 @@ def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
         if tables:
             problems = [r[0] for r in db.execute("PRAGMA integrity_check(3)")]  # indexes against their tables too
             if problems != ["ok"]:
-                raise sqlite3.DatabaseError("; ".join(problems))
+                raise sqlite3.DatabaseError(one_line(problems))
             problem = schema_problem(db, path)
             if problem is not None:  # refused before anything is written to it
                 raise JournalError(problem)
