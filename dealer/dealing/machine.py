@@ -432,8 +432,8 @@ class Machine:
         if self._hello is not None and reply.serial != self._hello.serial:
             raise MachineReplaced(
                 f"{self.name}: another machine answered on this port (serial {_serial(reply)}, where this run's "
-                f"machine is serial {_serial(self._hello)}): nothing was sent to it; put the run's machine back on "
-                "the port, or deal the rest on this one with --resume")
+                f"machine is serial {_serial(self._hello)}): nothing was sent to it; to go on, put the run's machine "
+                "back on the port, or keep this one")
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
             raise MachineFault(f"{self.name}: the machine's firmware speaks protocol version {reply.protocol_version} "
                                f"(messages {reply.schema_hash:08x}) and this program version {PROTOCOL_VERSION} "
