@@ -202,8 +202,11 @@ def kills_and_lost_side_files(folder: Path, kills: int, seed: int = 20261201, bo
         (run,) = j.runs()
     deals = formats.read_file(deal_file)
     with DealHistory.open() as history:  # this computer's deal history knows every deal
-        if {(e.board, e.run_uid) for e in history.entries()} != {(b, run.uid) for b in range(1, boards + 1)}:
-            loop.problems.append("the deal history does not hold every deal of the run")
+        held = {(e.board, e.run_uid) for e in history.entries()}
+        wanted = {(b, run.uid) for b in range(1, boards + 1)}
+        if held != wanted:
+            loop.problems.append(f"the deal history does not hold every deal of the run: boards missing "
+                                 f"{sorted(b for b, _ in wanted - held)}, entries besides {sorted(held - wanted)}")
         try:
             check_reuse(history, deals, name="again", replay=False)
             loop.problems.append("the deal history no longer refuses the deals (Law 6D2)")
