@@ -3,8 +3,8 @@ dealt exactly once and verified, the journal whole.
 
     python -m tests.stress.kill_loops --kills 50 [--loop alone|side-files|both] [--seed N]
 
-(`tests.support.kill_loops`); prints each loop's figures and its problems, exit 1 if any. Runs against a deal
-history of its own in a temporary folder, never this computer's.
+(`tests.support.kill_loops`); prints each loop's figures and its problems, exit 1 if any. Each loop runs against
+a deal history of its own in a temporary folder, never this computer's.
 """
 
 from __future__ import annotations
@@ -28,10 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     bad = 0
     with tempfile.TemporaryDirectory(prefix="kill-loops-") as folder:
-        os.environ["DEALER_HISTORY"] = str(Path(folder) / "history.sqlite")
         from dealer.journal.history import DealHistory
 
-        DealHistory.open(os.environ["DEALER_HISTORY"], create=True).close()
         seeds = {} if args.seed is None else {"seed": args.seed}
         loops = [("alone", kills_alone), ("side-files", kills_and_lost_side_files)]
         for name, loop_of in loops:
@@ -39,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             place = Path(folder) / name
             place.mkdir()
+            os.environ["DEALER_HISTORY"] = str(place / "history.sqlite")  # each loop a computer of its own
+            DealHistory.open(os.environ["DEALER_HISTORY"], create=True).close()
             began = time.monotonic()
             loop = loop_of(place, args.kills, **seeds)
             print(f"kill loop ({name}): {loop.text()}, in {time.monotonic() - began:.0f} s", flush=True)
