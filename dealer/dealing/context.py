@@ -72,10 +72,6 @@ class RunContext:
         self._index = {run: {int(b): i for i, b in enumerate(d.boards)} for run, d in self._deal_sets.items()}
         self._packed = {run: pack(d.deals) for run, d in self._deal_sets.items()}
 
-    def deal_sets(self) -> tuple[DealSet, ...]:
-        """The deal set of every run of the queue, in the order of `run_ids`."""
-        return tuple(self._deal_sets.values())
-
     @property
     def run_ids(self) -> tuple[int, ...]:
         """Every run dealt from this queue, in the order their jobs are taken."""

@@ -480,12 +480,6 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
         exhausted += sum(1 for j in jobs if j.state is JobState.FAULTED and j.attempt >= options.limits.max_attempts)
         if done == len(jobs) and not journal.run(run_id).finished:
             journal.finish_run(run_id)
-    if not errors:  # every deal whose dealing began is in the history, whatever came between a step and its record
-        with DealHistory.open(options.history) as history:
-            for run_id, deals_of_run in zip(run_ids, ctx.deal_sets(), strict=True):
-                run = journal.run(run_id)
-                history.record(deals_of_run, run_uid=run.uid, run_name=run.name, journal=journal.path,
-                               replay=run.replay, boards=journal.boards_dealing_began(run_id))
     summary = ctx.progress.summary()
     if options.report is not None:
         run_info = {"run": run_ids[0] if not several else run_ids, "journal": str(options.journal),
