@@ -13,8 +13,8 @@ system has ``/proc/PID/fd``, the symlink points at this process's own descriptor
 (`link_target`), not at ``/dev/pts/N``: a simulator killed by SIGKILL cannot remove its link, and the
 kernel gives its pty number to the next pty opened, so a link to ``/dev/pts/N`` would reach another
 machine; a link to the dead process's descriptor reaches nothing.
-`unplug()` closes the master, as a pulled USB adapter does: the host's reads and writes fail and the
-symlink goes away; `replug()` opens a new pty and points the symlink at it.
+`unplug()` closes the master, as a pulled USB adapter does: the host's reads and writes fail, the symlink
+goes away and `path` has no pty to give until `replug()` opens a new one (and points the symlink at it).
 """
 
 from __future__ import annotations
@@ -90,6 +90,7 @@ class PtySimulator(ServedMachine):
             if fd is not None:
                 os.close(fd)
         self._master = self._slave = None
+        self.pts_path = None  # the kernel gives the number to the next pty opened: never hand it out again
         if self.link is not None:
             with contextlib.suppress(FileNotFoundError):
                 self.link.unlink()

@@ -30,7 +30,12 @@ def check_url(url: str) -> None:
 def open_transport(url: str) -> Transport:
     """Open a port by URL; `sim://` starts (or reuses) the built-in simulated machine."""
     if url.startswith(sim_ports.SIM_SCHEME):
-        return SerialTransport.open(sim_ports.serve(url), name=url)
+        path = sim_ports.serve(url)
+        transport = SerialTransport.open(path, name=url)
+        if not sim_ports.still_serves(url, path):
+            transport.close()
+            raise DeviceDisconnected(f"{url}: the simulated machine was unplugged while its port was opened")
+        return transport
     return SerialTransport.open(url)
 
 

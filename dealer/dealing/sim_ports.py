@@ -26,7 +26,8 @@ _SIMULATORS: dict[str, ServedMachine] = {}
 
 def serve(url: str) -> str:
     """What pyserial opens for the simulator of `url` (its pty, or ``socket://127.0.0.1:PORT``), starting it on
-    first use."""
+    first use; `DeviceDisconnected` while its cable is out (the pty it had is gone, and its number may be
+    another machine's by now)."""
     import hil
     from hil.config import SimConfigError
 
@@ -38,7 +39,17 @@ def serve(url: str) -> str:
             except SimConfigError as exc:
                 raise UsageError(str(exc)) from None
             _SIMULATORS[url] = sim
+        if not sim.plugged:
+            raise DeviceDisconnected(f"{url}: the simulated machine's cable is out")
         return sim.path
+
+
+def still_serves(url: str, path: str) -> bool:
+    """Whether the simulator of `url` is still on `path`: a pty closed by an unplug between `serve` and the
+    opening may already be another program's, so the host checks after opening."""
+    with _LOCK:
+        sim = _SIMULATORS.get(url)
+    return sim is not None and sim.plugged and sim.path == path
 
 
 def check_url(url: str) -> None:

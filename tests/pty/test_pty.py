@@ -138,3 +138,27 @@ def test_spy_url_traces_the_exchange(sim: PtySimulator, tmp_path: Path) -> None:
     hello_start = " ".join(f"{b:02X}" for b in encode_message(Hello(1, SCHEMA_HASH, 0), 0)[:2])
     assert any(" TX " in line and hello_start in line for line in text.splitlines())
     assert any(" RX " in line and "<empty>" not in line for line in text.splitlines())
+
+
+def test_a_sim_url_never_opens_the_pty_its_unplugged_machine_had(tmp_path: Path) -> None:
+    """Unplugging closes the pty, and the kernel gives its number to the next pty opened (here one of this
+    test's, as another program's simulator would take it): reopening the URL must not reach that pty."""
+    from dealer.core.errors import DeviceDisconnected
+    from dealer.dealing import ports, sim_ports
+
+    url = f"sim://?speed={SPEED:g}&seed=31"
+    try:
+        ports.open_transport(url).close()
+        sim = sim_ports.simulators()[url]
+        sim.unplug()
+        stranger, stranger_slave = os.openpty()
+        try:
+            with pytest.raises(DeviceDisconnected):
+                ports.open_transport(url)
+        finally:
+            os.close(stranger)
+            os.close(stranger_slave)
+        sim.replug()
+        ports.open_transport(url).close()
+    finally:
+        sim_ports.stop_all()
