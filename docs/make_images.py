@@ -42,7 +42,7 @@ from rich.console import Console
 from dealer.cli import main
 from dealer.cli.live import render_run, styled_line
 from dealer.dealing import sim_ports
-from dealer.dealing.progress import EventKind, ProgressEvent, RunProgress
+from dealer.dealing.progress import LineKind, ProgressEvent, RunProgress
 
 HERE = Path(__file__).resolve().parent
 SPEED = 20.0
@@ -71,10 +71,10 @@ class FrameView:
 
     def show(self, event: ProgressEvent) -> None:
         assert self.progress is not None
-        if event.kind in (EventKind.FAULT, EventKind.NOTE, EventKind.STOPPED):
+        if event.kind in (LineKind.FAULT, LineKind.NOTE, LineKind.STOPPED):
             self.lines.append(event)
         done = self.progress.verified / self.progress.total_jobs
-        waiting = any(row.last is not None and row.last.kind is EventKind.PROMPT for row in self.progress.rows())
+        waiting = any(row.last is not None and row.last.kind is LineKind.PROMPT for row in self.progress.rows())
         if not self.taken and (done >= 0.55 and waiting or done >= 0.8):
             self.take()
 

@@ -1,6 +1,6 @@
 """The card path: one card at a time from the hopper, past the reader, into a pocket; and the recount.
 
-`Dealing` is what the firmware remembers of the loaded job; `CardPath` does the physical work in the `Room`.
+`LoadedJob` is what the firmware remembers of the loaded job; `CardPath` does the physical work in the `Room`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class Stop:
 
 
 @dataclass
-class Dealing:
+class LoadedJob:
     """The loaded job and how far its dealing got: the deal, the cards dealt, the count per pocket, the
     pack being dealt."""
 
@@ -57,7 +57,7 @@ class CardPath:
     def __init__(self, room: Room) -> None:
         self.room = room
 
-    def prepare(self, dealing: Dealing, pack_faults: list[FaultSpec]) -> None:
+    def prepare(self, dealing: LoadedJob, pack_faults: list[FaultSpec]) -> None:
         """A dealing starts: apply the pack faults to the hopper and note which pack is being dealt."""
         for spec in pack_faults:
             self._spoil_pack(spec)
@@ -82,7 +82,7 @@ class CardPath:
             copy = Card(original.index, original.pack, noticed=spec.detected is not False)
             hopper.insert(max(at, 1), copy)
 
-    def feed(self, dealing: Dealing, effects: list[FaultSpec]) -> Stop | None:
+    def feed(self, dealing: LoadedJob, effects: list[FaultSpec]) -> Stop | None:
         """Feed one card into the board; returns why dealing stopped, or None if the card was dealt."""
         room = self.room
         kinds = {e.kind: e for e in effects}
@@ -117,7 +117,7 @@ class CardPath:
             return Stop(FaultCode.MISFEED, 0xFFFF, False)
         return None
 
-    def _rider(self, dealing: Dealing, seat: int) -> Card | None:
+    def _rider(self, dealing: LoadedJob, seat: int) -> Card | None:
         """The card fed along with this one: the next card of the pack that belongs to another hand (a
         double feed of two cards of one hand would leave no trace in the board)."""
         hopper = self.room.hopper
@@ -126,7 +126,7 @@ class CardPath:
             hopper.remove(rider)
         return rider
 
-    def _cross(self, dealing: Dealing, seat: int, target: int) -> int:
+    def _cross(self, dealing: LoadedJob, seat: int, target: int) -> int:
         """This card and the next one of another hand cross: each goes into the other's pocket."""
         partner = next((c for c in self.room.hopper if dealing.seats[c.index] != seat), None)
         if partner is None:
@@ -134,7 +134,7 @@ class CardPath:
         dealing.redirect[partner] = seat
         return dealing.seats[partner.index]
 
-    def _read(self, card: Card, dealing: Dealing, kinds: dict[FaultKind, FaultSpec]) -> Stop | None:
+    def _read(self, card: Card, dealing: LoadedJob, kinds: dict[FaultKind, FaultSpec]) -> Stop | None:
         """The reader's checks on a card; a card that fails one is held in the path."""
         room = self.room
         if FaultKind.JAM in kinds:
@@ -153,7 +153,7 @@ class CardPath:
             return Stop(FaultCode.DUPLICATE_CARD, card.index, True)
         return None
 
-    def _place(self, dealing: Dealing, card: Card, machine_pocket: int) -> None:
+    def _place(self, dealing: LoadedJob, card: Card, machine_pocket: int) -> None:
         pocket = self.room.place(card, machine_pocket)
         if dealing.record is not None and pocket >= 0:
             dealing.record.placed.append((card.index, card.pack, pocket))

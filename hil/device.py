@@ -15,7 +15,7 @@ from firmware_protocol.codes import BootReason, DeviceState
 from firmware_protocol.link import Delivered, Link, LinkConfig, LinkEvent, Role
 from firmware_protocol.messages import Ack, Boot, Display, Kind, LoadDeal, Message
 from hil.config import SimConfig
-from hil.dealing import Dealing, Stop
+from hil.dealing import LoadedJob, Stop
 from hil.fault_plan import FaultEngine, FaultKind, FaultSpec
 from hil.model import Firmware
 from hil.operator import Operator
@@ -162,7 +162,7 @@ class SimDevice:
         if restart is not None and not self.powered:
             restart(t)
 
-    def _restart(self, t: float, reason: BootReason, state: DeviceState, dealing: Dealing | None,
+    def _restart(self, t: float, reason: BootReason, state: DeviceState, dealing: LoadedJob | None,
                  fault: Stop | None) -> None:
         self._power_on(t, reason)
         if self.config.keeps_job:

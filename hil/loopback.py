@@ -1,7 +1,7 @@
 """A simulated machine on an in-memory cable: fast, deterministic integration tests without a pty.
 
 `Loopback(config)` is the machine and its cable, in virtual time by default; `open()` gives the host's
-end, a `LoopbackPort` with the part of pyserial's `Serial` a host driver uses.
+end, a `LoopbackPort` with the part of pyserial's `serial.Serial` a host driver uses.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ class Loopback:
 
 
 class LoopbackPort:
-    """The host's end of a `Loopback`: the pyserial `Serial` methods a host driver needs."""
+    """The host's end of a `Loopback`: the pyserial `serial.Serial` methods a host driver needs."""
 
     def __init__(self, loop: Loopback, timeout: float | None) -> None:
         self.loop = loop

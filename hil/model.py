@@ -49,7 +49,7 @@ from firmware_protocol.messages import (
     Status,
 )
 from hil.config import SimConfig
-from hil.dealing import CardPath, Dealing, Stop
+from hil.dealing import CardPath, LoadedJob, Stop
 from hil.fault_plan import FaultEngine, FaultKind, FaultSpec
 from hil.physical import LabelState, PhysicalBoard
 from hil.room import Room, Slot
@@ -104,7 +104,7 @@ class Firmware:
         self.path = CardPath(room)
         self.state = DeviceState.IDLE
         self.activity = Activity.NONE
-        self.dealing: Dealing | None = None
+        self.dealing: LoadedJob | None = None
         self.fault: Stop | None = None
         self.display: Display | None = None
         self._recount_job = 0
@@ -179,7 +179,7 @@ class Firmware:
             return Refused(RefuseReason.BAD_HASH, deal_hash(msg.deal))
         if self.dealing is not None:
             self._previous_deal = self.dealing.deal
-        self.dealing = Dealing(msg.job, msg.board, msg.deal, msg.deal_hash)
+        self.dealing = LoadedJob(msg.job, msg.board, msg.deal, msg.deal_hash)
         self.state = DeviceState.LOADED
         self.listener.on_loaded(msg.board, now)
         return Ack()
@@ -209,7 +209,7 @@ class Firmware:
         self.schedule.at(now + self.config.scaled(self.config.timing.deal_start), self._card, self._tag + ":card")
         return Ack()
 
-    def _stale(self, d: Dealing) -> None:
+    def _stale(self, d: LoadedJob) -> None:
         """A stale dealing buffer (fault plan): deal the deal loaded before this one, say nothing."""
         if self._previous_deal is not None and self.engine.firmware(FaultKind.STALE_DEAL) is not None:
             d.seats = unpack_seats(self._previous_deal)
@@ -228,7 +228,7 @@ class Firmware:
             return FaultCode.DOOR_OPEN
         return None
 
-    def _note_board(self, d: Dealing) -> None:
+    def _note_board(self, d: LoadedJob) -> None:
         """Start a ledger record for the board in the slot, unless this dealing already has one for it."""
         slot = self.room.slot
         assert slot is not None
@@ -398,13 +398,13 @@ class Firmware:
         else:
             self.schedule.at(t + self.config.scaled(self.config.timing.card), self._card, self._tag + ":card")
 
-    def _progress(self, d: Dealing, t: float) -> None:
+    def _progress(self, d: LoadedJob, t: float) -> None:
         if d.cards_dealt in PROGRESS_AT and (self._last_progress is None or t - self._last_progress >= PROGRESS_GAP):
             self._last_progress = t
             self.listener.emit(Progress(d.job, d.cards_dealt), t)
 
     def _stop(self, stop: Stop, t: float, job: int | None = None) -> None:
-        """Dealing stops on a fault, reported for `job` (the dealing's own job unless the plan says not)."""
+        """LoadedJob stops on a fault, reported for `job` (the dealing's own job unless the plan says not)."""
         d = self.dealing
         assert d is not None
         self.schedule.cancel(self._tag + ":card")
@@ -415,7 +415,7 @@ class Firmware:
         flags = FaultFlag.RESUMABLE if resumable else FaultFlag(0)
         self.listener.emit(Fault(stop.code, stop.detail, d.job if job is None else job, d.cards_dealt, flags), t)
 
-    def restore(self, state: DeviceState, dealing: Dealing | None, fault: Stop | None, t: float) -> None:
+    def restore(self, state: DeviceState, dealing: LoadedJob | None, fault: Stop | None, t: float) -> None:
         """Take over the job of the previous boot (a KEEPS_JOB_OVER_POWER_LOSS machine): a dealing under
         way comes back as FAULT(POWER_LOSS), resumable; a fault as it was; other states as they were."""
         if dealing is None:

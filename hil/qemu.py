@@ -25,7 +25,7 @@ NO_QEMU: Final = "no QEMU (qemu-system-arm) on PATH: the firmware cannot run her
 STACK_PAINT: Final = 0xC5C5C5C5
 """What the start-up code (firmware/startup.c) paints the stack with."""
 BOARD_BYTES: Final = 24 + 4 * 26 + 4 + 1
-"""One `machine_board` of machine.h: the label, four pockets of 26 cards, their counts, times put in."""
+"""One ``machine_board`` of machine.h: the label, four pockets of 26 cards, their counts, times put in."""
 WORLD_MAGIC: Final = 0x57524C44
 """MACHINE_WORLD_MAGIC of machine.h: the world is set up."""
 _PTY = re.compile(r"char device redirected to (\S+)")

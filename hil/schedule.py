@@ -16,7 +16,7 @@ Action = Callable[[float], None]
 
 
 @dataclass(order=True)
-class _Entry:
+class _Scheduled:
     when: float
     order: int
     tag: str = field(compare=False)
@@ -28,13 +28,13 @@ class Schedule:
     """A queue of timed actions; each has a tag so a group can be cancelled (e.g. on a power loss)."""
 
     def __init__(self) -> None:
-        self._heap: list[_Entry] = []
+        self._heap: list[_Scheduled] = []
         self._order = 0
 
     def at(self, when: float, action: Action, tag: str = "") -> None:
         """Run `action(when)` once the clock reaches `when`."""
         self._order += 1
-        heapq.heappush(self._heap, _Entry(when, self._order, tag, action))
+        heapq.heappush(self._heap, _Scheduled(when, self._order, tag, action))
 
     def cancel(self, tag: str) -> None:
         """Forget every pending action with this tag."""

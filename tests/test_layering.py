@@ -237,3 +237,16 @@ def test_the_top_of_dealer_holds_packages_only() -> None:
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         assert doc, f"dealer/{folder.name}/__init__.py has no docstring saying what it owns"
         assert f"dealer.{folder.name}" in LAYERS, f"dealer/{folder.name} has no place in LAYERS"
+
+
+def test_one_name_one_thing_no_class_name_is_defined_twice() -> None:
+    """A class name means one thing across dealer, hil and firmware_protocol (an exception and an event of
+    one name, or two readers of one name, are two things a reader takes for one)."""
+    where: dict[str, list[str]] = {}
+    for top in ("dealer", "hil", "firmware_protocol"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef):
+                    where.setdefault(node.name, []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    twice = {name: places for name, places in where.items() if len(places) > 1}
+    assert twice == {}, f"class names defined more than once: {twice}"

@@ -1,7 +1,8 @@
 """Prose that cannot drift: every project name and PROTOCOL.md section the docs cite exists.
 
 Held here: each dotted name in backticks (`dealer.x.y`, `hil.x`, `firmware_protocol.x.Attr`) in a docstring
-of dealer/, hil/, firmware_protocol/ or benchmarks/, or in README.md and docs/, imports and resolves; each
+of dealer/, hil/, firmware_protocol/ or benchmarks/, or in README.md and docs/, imports and resolves; every
+other name or file in single backticks in a docstring is one the project (or a library) has; each
 PROTOCOL.md section they cite has a heading, and a sentence that names one section's subject cites that
 section, not another (whether a citation is apt is otherwise for a reader to judge); the README's Layout
 names every package of dealer/ (and its top-level modules), no folder that is not there, and the formats
@@ -11,6 +12,7 @@ of `dealer.formats`; each package's ``__init__`` says what it may import, and it
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib
 import inspect
 import re
@@ -127,6 +129,93 @@ def test_the_resolver_tells_a_name_that_is_there_from_one_that_is_not(name: str,
 def test_names_are_found_in_every_backtick_form() -> None:
     text = "see :mod:`dealer.core.cards`, `~hil.model.Machine`, ``firmware_protocol.crc`` and `dealer.cli.main()`"
     assert cited_names(text) == ["dealer.core.cards", "hil.model.Machine", "firmware_protocol.crc", "dealer.cli.main"]
+
+
+# ---- every other name in backticks --------------------------------------------------------------
+
+WORD = re.compile(r"(?<![`\w])`~?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\(\))?`(?!`)")
+"""A name in single backticks (a reference; a literal goes in double backticks), dotted or not."""
+PATH = re.compile(r"(?<![`\w])`([\w.-]*/[\w./-]*\.\w+)`(?!`)")
+"""A file in single backticks, by a path with a folder and a suffix."""
+
+
+def project_names() -> set[str]:
+    """Every name the project's code defines or takes: modules, classes, functions, parameters, keywords,
+    names and attributes assigned, names imported, and the string constants shaped like a name (the keys
+    of a journal's detail, the words of a table)."""
+    names = set(dir(builtins))
+    for path in python_files():
+        names.add(path.stem)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            match node:
+                case ast.FunctionDef(name=name) | ast.AsyncFunctionDef(name=name) | ast.ClassDef(name=name):
+                    names.add(name)
+                case ast.arg(arg=name) | ast.keyword(arg=str(name)):
+                    names.add(name)
+                case ast.Name(id=name, ctx=ast.Store()) | ast.Attribute(attr=name, ctx=ast.Store()):
+                    names.add(name)
+                case ast.Import(names=aliases) | ast.ImportFrom(names=aliases):
+                    for alias in aliases:
+                        names.update({(alias.asname or alias.name).split(".")[0], alias.name.split(".")[-1]})
+                case ast.Constant(value=str(word)) if re.fullmatch(r"[A-Za-z_]\w*", word):
+                    names.add(word)
+    return names
+
+
+def outside_name(dotted: str) -> bool:
+    """Whether `dotted` is a module of the standard library or of a dependency, with the attributes named."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        return all((obj := getattr(obj, attr, None)) is not None for attr in parts[cut:])
+    return False
+
+
+def docstring_names() -> list[tuple[str, str]]:
+    """(where, name) of each name in single backticks in a docstring that the dotted-name test does not hold."""
+    found = set()
+    for path in python_files():
+        for line, text in docstrings(path):
+            for name in WORD.findall(text):
+                if not re.match(rf"(?:{TOPS})\.", name):
+                    found.add((f"{path.relative_to(ROOT)}:{line}", name))
+            for file in PATH.findall(text):
+                found.add((f"{path.relative_to(ROOT)}:{line}", file))
+    return sorted(found)
+
+
+NAMES = project_names()
+MENTIONS = docstring_names()
+
+
+def missing(where: str, name: str) -> bool:
+    """Whether a name in backticks is not there: a name is looked up part by part among what the project
+    defines, or as a module of the standard library or a dependency; a file by its path from the module's
+    folder, its package's, or the checkout's."""
+    if "/" in name:
+        module = ROOT / where.split(":")[0]
+        places = (module.parent, module.parent.parent, ROOT, ROOT / "dealer")
+        return not any((place / name).exists() for place in places)
+    return not all(part in NAMES for part in name.split(".")) and not outside_name(name)
+
+
+def test_every_name_in_backticks_is_there() -> None:
+    """A name the code no longer has (a function renamed, a file moved) fails here, all of them at once."""
+    assert len(MENTIONS) > 500
+    gone = [f"{where} names `{name}`" for where, name in MENTIONS if missing(where, name)]
+    assert gone == [], "names in backticks that are not there:\n" + "\n".join(gone)
+
+
+def test_the_name_check_tells_a_name_that_is_there_from_one_that_is_not() -> None:
+    assert all(part in NAMES for part in ("Journal", "advance", "machine_detail", "busy_lap"))
+    assert not {"detail_code", "plan_problems", "track_places"} & NAMES
+    pages = "dealer/serve/pages.py:1"
+    assert missing(pages, "static/console.js") and not missing(pages, "static/room.js")
+    assert outside_name("threading.Thread.join") and not outside_name("threading.Thread.no_such")
+    assert WORD.findall("`a`, ``literal``, `Journal.advance()`, `~x.y`") == ["a", "Journal.advance", "x.y"]
 
 
 # ---- PROTOCOL.md sections -----------------------------------------------------------------------

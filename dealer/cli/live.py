@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dealer.dealing.progress import (
-    EventKind,
+    LineKind,
     MachineRow,
     PlainView,
     ProgressEvent,
@@ -34,11 +34,11 @@ from dealer.dealing.progress import (
 )
 
 STYLES = {
-    EventKind.FAULT: "bold red",
-    EventKind.STOPPED: "bold magenta",
-    EventKind.NOTE: "yellow",
-    EventKind.PROMPT: "bold black on yellow",
-    EventKind.STEP: "",
+    LineKind.FAULT: "bold red",
+    LineKind.STOPPED: "bold magenta",
+    LineKind.NOTE: "yellow",
+    LineKind.PROMPT: "bold black on yellow",
+    LineKind.STEP: "",
 }
 """How each kind of event stands out on a terminal (the words are the plain line's)."""
 
@@ -89,7 +89,7 @@ class LiveRunView:
         self._live.start()
 
     def show(self, event: ProgressEvent) -> None:
-        if event.kind in (EventKind.FAULT, EventKind.NOTE, EventKind.STOPPED):
+        if event.kind in (LineKind.FAULT, LineKind.NOTE, LineKind.STOPPED):
             names = short_names(self._progress.rows()) if self._progress is not None else {}
             self.console.print(styled_line(event, names.get(event.machine)))
         if self._live is not None:
@@ -182,7 +182,7 @@ def render_run(progress: RunProgress) -> RenderableType:
     for row in rows:
         job = row.job or (row.last.job if row.last is not None else None)
         if row.lost is not None:
-            step, style = Text(f"stopped: {row.lost}", style=STYLES[EventKind.STOPPED]), ""
+            step, style = Text(f"stopped: {row.lost}", style=STYLES[LineKind.STOPPED]), ""
         elif finished and row.job is None:
             step, style = Text(f"done: {row.stats.verified} boards verified", style="green"), ""
             job = None

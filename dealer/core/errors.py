@@ -114,7 +114,7 @@ class MachineReplaced(DeviceDisconnected):
     began with): nothing is sent to it, and the station stops; like a machine that cannot be reached."""
 
 
-class MachineFault(DealerError):
+class MachineFaultError(DealerError):
     """The machine reported a fault it cannot recover from by itself."""
 
     exit_code = 7

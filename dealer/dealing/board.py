@@ -1,6 +1,6 @@
 """One board's life on one machine (`BoardLife`): load, check the board, deal, recount, verify, and put
 right what goes wrong on the way, journal first; and the machine's busy seconds on each job. Also what
-crash recovery shares of it: `MAX_BOARD_CHECKS`, `GaveUp`, `DoubleFeed`, `wire_job`, `fault_note`.
+crash recovery shares of it: `MAX_BOARD_CHECKS`, `BoardGivenUpError`, `DoubleFeedError`, `wire_job`, `fault_note`.
 
 Driven by `station` (the loop) and `recovery`. May import `machine`, `context`, `progress`, `dealer.core`,
 `dealer.verify`, `dealer.journal` and the label grammar; never `station` or `recovery`, which import it.
@@ -19,9 +19,9 @@ from dealer.dealing.machine import (
     Machine,
     MachineFaultKind,
     OperatorPrompt,
-    ProtocolFault,
+    ProtocolFaultError,
 )
-from dealer.dealing.progress import EventKind
+from dealer.dealing.progress import LineKind
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
@@ -43,7 +43,7 @@ MAX_BOARD_CHECKS = 3
 the run stops asking and leaves the job to the director."""
 
 
-class DoubleFeed(Exception):
+class DoubleFeedError(Exception):
     """The pack ran out before 52 cards while the board holds more cards than the machine dealt: two cards
     went in at once, unnoticed."""
 
@@ -54,7 +54,7 @@ class DoubleFeed(Exception):
                          "two cards went in at once (a double feed the machine did not see)")
 
 
-class GaveUp(Exception):
+class BoardGivenUpError(Exception):
     """A job's board failed its checks too often: the job is FAULTED, for the director."""
 
 
@@ -114,7 +114,7 @@ class BoardLife:
     why. Then journal DEALING, deal, recount, verify, journal the outcome, eject. A fault is redealt on the
     same machine to the same deal (Law 6F: a copy is always redealt to its own deal, never a new one) once
     the operator has emptied the board (the redeal waits in `next_job`); another board's deal in the pockets
-    (F7) stops the whole run. A report of the machine that does not match what was asked (`ProtocolFault`)
+    (F7) stops the whole run. A report of the machine that does not match what was asked (`ProtocolFaultError`)
     faults the board: nothing is verified on it. A pack that runs out before 52 cards while the board holds
     more cards than the machine dealt was a double feed: the board is recounted and verified as it stands
     (Law 13A1 or 13C).
@@ -167,9 +167,9 @@ class BoardLife:
         job = self.load(job)
         try:
             label = self.ready_board(job)
-        except GaveUp:
+        except BoardGivenUpError:
             return
-        except ProtocolFault as fault:
+        except ProtocolFaultError as fault:
             self.protocol_fault(job, fault)
             return
         scanned: list[tuple[JobState, events.Event | None]] = (
@@ -189,7 +189,7 @@ class BoardLife:
     def deal(self, job: Job) -> None:
         """Deal a DEALING job whose board was just checked, then verify it. A board that moved since its
         label was read (seen by the host, or by the machine refusing the start) is checked again first."""
-        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing", EventKind.STEP)
+        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing", LineKind.STEP)
         cancelled = 0
         try:
             while self.machine.board_moved() or not self.machine.start_deal(wire_job(job)):
@@ -202,15 +202,15 @@ class BoardLife:
                                       "label was read: not dealt; checking it again")
                 self.ready_board(job)
             done = self.wait_dealt(job)
-        except GaveUp:
+        except BoardGivenUpError:
             return
         except DealingFault as fault:
             self.machine_fault(job, fault)
             return
-        except DoubleFeed as feed:
+        except DoubleFeedError as feed:
             self.double_feed(job, feed)
             return
-        except ProtocolFault as fault:
+        except ProtocolFaultError as fault:
             self.protocol_fault(job, fault)
             return
         self.dealt(job, done)
@@ -222,7 +222,7 @@ class BoardLife:
 
     def wait_dealt(self, job: Job) -> DealResult:
         """Wait for the deal's end; a resumable fault is put right by the operator and dealing goes on.
-        A pack run out while the board holds more cards than were dealt raises `DoubleFeed`."""
+        A pack run out while the board holds more cards than were dealt raises `DoubleFeedError`."""
         while True:
             try:
                 return self.machine.wait_dealt(wire_job(job), self.ctx.limits.deal_timeout)
@@ -239,11 +239,11 @@ class BoardLife:
 
     def _check_double_feed(self, job: Job, fault: DealingFault) -> None:
         """The pack ran out: recount the board (a recount is allowed in FAULT). More cards in it than the
-        machine dealt means two cards went in at once: fixing the pack cannot help; `DoubleFeed`."""
+        machine dealt means two cards went in at once: fixing the pack cannot help; `DoubleFeedError`."""
         recount = self.machine.recount(wire_job(job))
         in_board = sum(recount.counts) if recount is not None else 0
         if in_board > fault.cards_dealt:
-            raise DoubleFeed(fault.cards_dealt, in_board)
+            raise DoubleFeedError(fault.cards_dealt, in_board)
 
     def put_right(self, job: Job, fault: DealingFault) -> None:
         """Prompt the operator to clear the cause of a resumable fault."""
@@ -285,7 +285,7 @@ class BoardLife:
         self.machine.eject_board()
         self.send_back(job, fix_pack=False)
 
-    def double_feed(self, job: Job, feed: DoubleFeed) -> None:
+    def double_feed(self, job: Job, feed: DoubleFeedError) -> None:
         """Two cards went in at once: stop dealing, and verify the board as it stands (the verifier names
         the fault by the recount: a pocket over and another under, Law 13A1; a surplus card, Law 13C)."""
         seen = events.DoubleFeed(cards_dealt=feed.cards_dealt, in_board=feed.in_board)
@@ -294,7 +294,7 @@ class BoardLife:
         job = self.ctx.journal.advance(job.id, JobState.DEALT, seen)
         self.verify(job)
 
-    def protocol_fault(self, job: Job, fault: ProtocolFault) -> None:
+    def protocol_fault(self, job: Job, fault: ProtocolFaultError) -> None:
         """The machine's report does not match what was asked: nothing is verified on it. The board is
         faulted, emptied and redealt (or left to the director after the last attempt)."""
         job = self.ctx.journal.job(job.id)
@@ -313,9 +313,9 @@ class BoardLife:
         try:
             report = self._recount_report(job)
             if report.ok and announced is not None and tuple(announced) != report.counts:
-                raise ProtocolFault(f"the machine counted {list(announced)} cards into the pockets but the "
-                                    f"recount found {list(report.counts)}")
-        except ProtocolFault as fault:
+                raise ProtocolFaultError(f"the machine counted {list(announced)} cards into the pockets but the "
+                                         f"recount found {list(report.counts)}")
+        except ProtocolFaultError as fault:
             self.protocol_fault(job, fault)
             return
         codes = tuple(c.name for c in report.codes)
@@ -344,7 +344,7 @@ class BoardLife:
         job = self.ctx.journal.job(job.id)
         if job.attempt >= self.ctx.limits.max_attempts:
             self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: left FAULTED after "
-                                  f"{job.attempt} attempts: the director must see to it", EventKind.FAULT)
+                                  f"{job.attempt} attempts: the director must see to it", LineKind.FAULT)
             return
         text = "make the pack whole, empty the board, put it back" if fix_pack else "empty the board, put it back"
         self._have_emptied(job, text)
@@ -409,13 +409,13 @@ class BoardLife:
         set_name = ctx.set_of(job)
         text = why or f"insert board {set_name} {job.board}"
         m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
-        ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}", EventKind.PROMPT)
+        ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}", LineKind.PROMPT)
         if not m.wait_board(True, ctx.limits.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
 
     def await_board(self, job: Job, checks: list[BoardFault] | None = None) -> BoardReading:
         """Prompt for the job's board until the right one lies straight in the machine; returns what was
-        read. Each refusal is counted in `checks`; `GaveUp` after `MAX_BOARD_CHECKS` in a row."""
+        read. Each refusal is counted in `checks`; `BoardGivenUpError` after `MAX_BOARD_CHECKS` in a row."""
         checks = [] if checks is None else checks
         why: str | None = None
         while True:
@@ -433,8 +433,8 @@ class BoardLife:
 
     def ready_board(self, job: Job) -> str:
         """Have the job's board in the machine, checked for dealing (PROTOCOL.md 6.1): the right board,
-        straight, empty, not moved since it was read. Returns its label; `GaveUp` when it failed
-        `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`GaveUp`)."""
+        straight, empty, not moved since it was read. Returns its label; `BoardGivenUpError` when it failed
+        `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`BoardGivenUpError`)."""
         checks: list[BoardFault] = []
         moves = 0
         ctx = self.ctx
@@ -462,7 +462,7 @@ class BoardLife:
             self._have_emptied(job, "cards in the board before dealing: take them all out, put it back")
 
     def _refuse(self, job: Job, fault: BoardFault, checks: list[BoardFault], read: str | None) -> None:
-        """A check of the job's board failed: journal it (the first few) and say so; `GaveUp` if it is one
+        """A check of the job's board failed: journal it (the first few) and say so; `BoardGivenUpError` if it is one
         too many."""
         checks.append(fault)
         refused = events.BoardRefused(code=fault.code.value, problem=_problem(fault), read=read)
@@ -478,7 +478,8 @@ class BoardLife:
                                action=Action.REFUSE_BOARD, problem="moved")
 
     def give_up(self, job: Job, checks: list[BoardFault], *, halt: bool = False) -> NoReturn:
-        """Stop asking: the job is FAULTED with the count of failed checks, one line says why; raises GaveUp."""
+        """Stop asking: the job is FAULTED with the count of failed checks, one line says why; raises
+        `BoardGivenUpError`."""
         fault = checks[-1]
         job = self.ctx.journal.job(job.id)
         given_up = events.BoardGivenUp(checks=len(checks), code=fault.code.value, problem=_problem(fault),
@@ -488,7 +489,7 @@ class BoardLife:
         if halt:
             self.ctx.halt(f"board {job.board}: {fault.text()}")
         self.machine.eject_board()
-        raise GaveUp(fault.text())
+        raise BoardGivenUpError(fault.text())
 
     def _take_out(self, job: Job, out: str, text: str) -> None:
         """Have the board in the machine taken out (ejected, or by the operator, told `out`) and the job's

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, TypeVar, cast
 
-from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault, MachineReplaced
+from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFaultError, MachineReplaced
 from dealer.dealing.ports import open_transport
 from dealer.dealing.transport import BAUDRATE, Transport
 from dealer.journal.events import machine_fault_title
@@ -219,7 +219,7 @@ class DealResult:
     pocket_counts: tuple[int, ...]
 
 
-class CommandRefused(MachineFault):
+class CommandRefused(MachineFaultError):
     """The machine refused a command (`reason`, `detail`); nothing was done."""
 
     def __init__(self, command: str, reason: int, detail: int, board: int | None = None) -> None:
@@ -231,7 +231,7 @@ class CommandRefused(MachineFault):
                          f"{_REFUSAL_WORDS.get(name, name.lower().replace('_', ' '))}", code=reason, board=board)
 
 
-class DealingFault(MachineFault):
+class DealingFault(MachineFaultError):
     """Dealing stopped on a machine fault (jam, empty hopper, ...): its `kind`, the machine's `detail`,
     how many cards were dealt, and whether dealing can go on once the cause is put right. The text leaves
     out the detail of a DUPLICATE_CARD, which is the card read twice: part of the deal."""
@@ -264,7 +264,7 @@ class DealingFault(MachineFault):
         return cls(kind, status.fault_detail, status.cards_dealt, True, code=code, board=board)
 
 
-class ProtocolFault(MachineFault):
+class ProtocolFaultError(MachineFaultError):
     """The machine's report does not match what was asked (another job, another number of pockets, counts
     that do not add up): a fault of the machine or its firmware; nothing may be verified on it."""
 
@@ -306,7 +306,7 @@ class Machine:
     """One dealing machine behind a port URL. Reports are matched to requests (PROTOCOL.md 7.2) by job,
     one job per dealing: a report of a job already reported, or of an earlier dealing (a job loaded
     before, `issued`), is dropped, held back over a new Hello; another job or another number of pockets
-    raises `ProtocolFault`. Device events nobody waits for yet are kept in order.
+    raises `ProtocolFaultError`. Device events nobody waits for yet are kept in order.
 
     What goes wrong, as the caller sees it:
 
@@ -435,9 +435,10 @@ class Machine:
                 f"machine is serial {_serial(self._hello)}): nothing was sent to it; to go on, put the run's machine "
                 "back on the port, or keep this one")
         if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
-            raise MachineFault(f"{self.name}: the machine's firmware speaks protocol version {reply.protocol_version} "
-                               f"(messages {reply.schema_hash:08x}) and this program version {PROTOCOL_VERSION} "
-                               f"(messages {SCHEMA_HASH:08x}): update the one that is older")
+            raise MachineFaultError(
+                f"{self.name}: the machine's firmware speaks protocol version {reply.protocol_version} "
+                f"(messages {reply.schema_hash:08x}) and this program version {PROTOCOL_VERSION} "
+                f"(messages {SCHEMA_HASH:08x}): update the one that is older")
         self._hello = reply
         return reply
 
@@ -576,7 +577,7 @@ class Machine:
             raise
 
     def wait_dealt(self, job: int, timeout: float) -> DealResult:
-        """Wait for the end of dealing `job`; raises `DealingFault` if it stopped on a fault, `ProtocolFault`
+        """Wait for the end of dealing `job`; raises `DealingFault` if it stopped on a fault, `ProtocolFaultError`
         on a report for another job or one that does not add up."""
         deadline = self._clock() + timeout
         while True:
@@ -588,14 +589,14 @@ class Machine:
                 raise DealingFault.of_event(msg)
             counts = tuple(msg.pocket_counts)
             if len(counts) != self.pockets or sum(counts) != msg.cards_dealt:
-                raise ProtocolFault(f"the end of dealing job {job} counts {list(counts)} in {len(counts)} pockets "
-                                    f"for {msg.cards_dealt} cards dealt; the machine has {self.pockets} pockets")
+                raise ProtocolFaultError(f"the end of dealing job {job} counts {list(counts)} in {len(counts)} pockets "
+                                         f"for {msg.cards_dealt} cards dealt; the machine has {self.pockets} pockets")
             return DealResult(msg.job, msg.outcome == DealOutcome.COMPLETE, msg.cards_dealt, counts)
 
     def _matches(self, msg: DealDone | Fault | RecountReport, job: int, asked: str) -> bool:
         """True for the report of `job`; False for a repeat of a report already taken, or for a Fault with
         job 0 (the machine's, noticed outside dealing: no report of any request, PROTOCOL.md 7.2); else
-        ProtocolFault."""
+        ProtocolFaultError."""
         if isinstance(msg, Fault) and msg.job == 0:
             return False
         key = (type(msg), msg.job)
@@ -604,8 +605,8 @@ class Machine:
             return True
         if key in self._reported or msg.job in self._issued:
             return False  # a repeat, or a report of an earlier dealing held back over a new Hello (PROTOCOL.md 9)
-        raise ProtocolFault(f"{_REPORT_WORDS[type(msg).__name__]} of job {msg.job} came while waiting for the "
-                            f"{asked} of job {job}")
+        raise ProtocolFaultError(f"{_REPORT_WORDS[type(msg).__name__]} of job {msg.job} came while waiting for the "
+                                 f"{asked} of job {job}")
 
     def deal(self, job: int, timeout: float) -> DealResult:
         """Start dealing `job` and wait for its end (the board must have been read since it went in)."""
@@ -617,7 +618,7 @@ class Machine:
         """Read back every card in the board's pockets, as the board's own pockets N E S W: a board lying
         `turns` quarter turns round has its pocket (p + turns) mod 4 under the machine's pocket p. None if
         the board was taken out before the recount finished (or began: the machine refuses it, no board).
-        `ProtocolFault` if the report is for another job or has another number of pockets than the machine
+        `ProtocolFaultError` if the report is for another job or has another number of pockets than the machine
         announced. Only a report that came after the Recount was sent answers it, and after a Hello a
         ScanBoard goes first, so that reports held back have come (PROTOCOL.md 7.2, recounts of one job)."""
         try:
@@ -640,8 +641,8 @@ class Machine:
             return None
         if len(report.pockets) != self.pockets or self.pockets != 4:
             cards = [len(p.cards) + p.unidentified for p in report.pockets]
-            raise ProtocolFault(f"the recount of job {job} has {len(report.pockets)} pockets {cards}; the "
-                                f"machine has {self.pockets}")
+            raise ProtocolFaultError(f"the recount of job {job} has {len(report.pockets)} pockets {cards}; the "
+                                     f"machine has {self.pockets}")
         read = [PocketReading(tuple(p.cards), p.unidentified) for p in report.pockets]
         board = [read[(q - turns) % 4] for q in range(4)]
         return BoardRecount((board[0], board[1], board[2], board[3]))
@@ -767,8 +768,8 @@ class Machine:
                 self._recover_restart()
             raise CommandRefused(type(msg).__name__, reply.reason, reply.detail, board)
         if expect is not None and not isinstance(reply, expect):
-            raise MachineFault(f"{self.name}: the machine gave a wrong answer when asked to "
-                               f"{_COMMAND_WORDS.get(type(msg).__name__, type(msg).__name__)}")
+            raise MachineFaultError(f"{self.name}: the machine gave a wrong answer when asked to "
+                                    f"{_COMMAND_WORDS.get(type(msg).__name__, type(msg).__name__)}")
         return cast(M, reply)
 
     def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool) -> Message:

@@ -57,7 +57,7 @@ class JobInHand:
         return f"{self.session} set {self.set_name}"
 
 
-class EventKind(StrEnum):
+class LineKind(StrEnum):
     """What an event asks of the person watching."""
 
     STEP = "step"          # routine: dealing, a board verified
@@ -73,7 +73,7 @@ class ProgressEvent:
 
     machine: str
     text: str
-    kind: EventKind
+    kind: LineKind
     job: JobInHand | None = None
     recorded: Event | None = None
     """The journal's event this line shows, if any: its faults, Law and action, as data."""
@@ -194,7 +194,7 @@ class RunProgress:
             self._opened = False
             self._view.close()
 
-    def _emit(self, machine: str, text: str, kind: EventKind, recorded: Event | None = None) -> None:
+    def _emit(self, machine: str, text: str, kind: LineKind, recorded: Event | None = None) -> None:
         with self._lock:
             event = ProgressEvent(machine, text, kind, self._in_hand.get(machine), recorded)
             if machine:
@@ -219,8 +219,8 @@ class RunProgress:
         with self._lock:
             self._in_hand.pop(machine, None)
 
-    def say(self, machine: str, text: str, kind: EventKind = EventKind.NOTE) -> None:
-        """One progress event in a station's words: '[m1] board 5 copy 1: dealing' (`EventKind.STEP`)."""
+    def say(self, machine: str, text: str, kind: LineKind = LineKind.NOTE) -> None:
+        """One progress event in a station's words: '[m1] board 5 copy 1: dealing' (`LineKind.STEP`)."""
         self._emit(machine, text, kind)
 
     def recorded(self, machine: str, board: int, copy: int, event: Event, action: str | None = None) -> None:
@@ -241,11 +241,11 @@ class RunProgress:
                                                   for f in found]})
         then = event.action() if action is None else action
         self._emit(machine, f"board {board}{_copy(copy)}: {event.text()}" + (f": {then}" if then else ""),
-                   EventKind.FAULT if found else EventKind.NOTE, event)
+                   LineKind.FAULT if found else LineKind.NOTE, event)
 
     def note(self, text: str) -> None:
         """An event of the run as a whole (not of one machine): 'resuming run 3: ...'."""
-        self._emit("", text, EventKind.NOTE)
+        self._emit("", text, LineKind.NOTE)
 
     def board_started(self, machine: str) -> None:
         """A board began on `machine` (its working time starts at its first board)."""
@@ -271,7 +271,7 @@ class RunProgress:
         ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
         shown = "".join(f"; warning: {f.text()}" for f in warnings)
         self._emit(machine, f"board {board}{_copy(copy)}: verified ({done}/{self.total_jobs} boards, "
-                   f"{rate:.0f} boards/hour on this machine{ahead}){shown}", EventKind.STEP, event)
+                   f"{rate:.0f} boards/hour on this machine{ahead}){shown}", LineKind.STEP, event)
 
     def board_faulted(self, machine: str, report: VerificationReport, action: str, event: Event) -> None:
         """A recount showed faults (`event`, as the journal has it); `action` is what the run does about them."""
@@ -281,14 +281,14 @@ class RunProgress:
             stats.last_end = self.clock()
         self._record(machine, report.board, report.copy, report.faults, "recount", event)
         self._emit(machine, f"{report.summary(blind=not self.show_cards, advice=False)} -> {action}",
-                   EventKind.FAULT, event)
+                   LineKind.FAULT, event)
 
     def board_unverified(self, machine: str, report: VerificationReport, event: Event) -> None:
         """A recount could not identify every card (`event`): the board is recounted."""
         with self._lock:
             for fault in event.faults():
                 self.faults_by_code[fault.text()] += 1
-        self._emit(machine, f"{report.summary(blind=True, advice=False)} -> {event.action()}", EventKind.FAULT,
+        self._emit(machine, f"{report.summary(blind=True, advice=False)} -> {event.action()}", LineKind.FAULT,
                    event)
 
     def board_refused(self, machine: str, board: int, copy: int, fault: BoardFault, event: Event) -> None:
@@ -296,14 +296,14 @@ class RunProgress:
         with self._lock:
             self.stats(machine).refused_boards += 1
         self._record(machine, board, copy, (fault,), "label", event)
-        self._emit(machine, f"board {board}{_copy(copy)}: REFUSED {fault.text()}", EventKind.FAULT, event)
+        self._emit(machine, f"board {board}{_copy(copy)}: REFUSED {fault.text()}", LineKind.FAULT, event)
 
     def board_given_up(self, machine: str, board: int, copy: int, fault: BoardFault, checks: int,
                        event: Event) -> None:
         """A board failed its checks before dealing `checks` times in a row: the run stops asking for it."""
         self._emit(machine, f"board {board}{_copy(copy)}: NOT DEALT after {checks} failed check"
                    f"{'s' if checks > 1 else ''}: {fault.text()}: left for the director (put it right, then "
-                   "run again with --resume)", EventKind.FAULT, event)
+                   "run again with --resume)", LineKind.FAULT, event)
 
     def machine_lost(self, machine: str, why: str) -> None:
         """`machine` left the run for good (its port failed, it stopped answering)."""
@@ -311,7 +311,7 @@ class RunProgress:
             self.stats(machine)
             self.lost[machine] = why
             self._in_hand.pop(machine, None)
-        self._emit(machine, f"stopped: {why}", EventKind.STOPPED)
+        self._emit(machine, f"stopped: {why}", LineKind.STOPPED)
 
     def _record(self, machine: str, board: int, copy: int, faults: tuple[BoardFault, ...], stage: str,
                 event: Event | None) -> None:

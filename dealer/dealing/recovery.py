@@ -9,8 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dealer.core.cards import DECK_SIZE
-from dealer.dealing.board import MAX_BOARD_CHECKS, BoardLife, DoubleFeed, GaveUp, copy_text, fault_note, wire_job
-from dealer.dealing.machine import CommandRefused, DealingFault, MachineState, MachineStatus, ProtocolFault
+from dealer.dealing.board import (
+    MAX_BOARD_CHECKS,
+    BoardGivenUpError,
+    BoardLife,
+    DoubleFeedError,
+    copy_text,
+    fault_note,
+    wire_job,
+)
+from dealer.dealing.machine import CommandRefused, DealingFault, MachineState, MachineStatus, ProtocolFaultError
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
@@ -97,9 +105,9 @@ class Recovery:
             job = life.load(job)
         try:
             recount = self._find_board(job)
-        except GaveUp:
+        except BoardGivenUpError:
             return
-        except ProtocolFault as fault:
+        except ProtocolFaultError as fault:
             life.protocol_fault(job, fault)
             return
         cards = sum(recount.counts)
@@ -134,9 +142,9 @@ class Recovery:
             self.life.dealt(job, self.life.wait_dealt(job))
         except DealingFault as fault:
             self.life.machine_fault(job, fault)
-        except DoubleFeed as feed:
+        except DoubleFeedError as feed:
             self.life.double_feed(job, feed)
-        except ProtocolFault as fault:
+        except ProtocolFaultError as fault:
             self.life.protocol_fault(job, fault)
 
     def _resume_kept_job(self, job: Job, st: MachineStatus, cause: Interruption) -> bool:
@@ -154,10 +162,10 @@ class Recovery:
                 self.machine.abort()
                 self._interrupted(job, cards, cause)
                 return True
-        except GaveUp:  # the job is left FAULTED, its board out: the machine must not keep it
+        except BoardGivenUpError:  # the job is left FAULTED, its board out: the machine must not keep it
             self.machine.abort()
             return True
-        except ProtocolFault as misreport:
+        except ProtocolFaultError as misreport:
             self.life.protocol_fault(job, misreport)
             return True
         try:

@@ -393,7 +393,7 @@ def _machines(options: RunOptions, names: list[str]) -> list[Machine]:
 
 
 class StationThread:
-    """One station's thread, and whether it has ended. The end is an event of its own, not `Thread.join`: a
+    """One station's thread, and whether it has ended. The end is an event of its own, not `threading.Thread.join`: a
     join cut short by a signal (CPython 3.11, bpo-45274) takes the thread for ended while it still deals, so a
     run stopped by a signal would go on printing after its last line."""
 

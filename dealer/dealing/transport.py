@@ -1,6 +1,6 @@
 """Ports: the ONLY module that imports pyserial. Everything above sees a `Transport`, never a serial type.
 
-A port is a pyserial URL - `/dev/ttyUSB0`, `COM3`, `socket://host:port`, `rfc2217://host:port`,
+A port is a pyserial URL - ``/dev/ttyUSB0``, ``COM3``, `socket://host:port`, `rfc2217://host:port`,
 `spy://PORT?file=trace.txt` for a wire trace, `loop://` (a ``sim://`` port of the built-in simulated
 machine is opened by `dealer.dealing.ports`, over its pseudo-terminal). Every pyserial or OS error becomes
 `DeviceDisconnected`.
@@ -68,7 +68,7 @@ class SerialTransport:
     timeout is set once (`REMOTE_READ_SLICE`) and longer reads wait in slices of it; and pyserial does
     not offer a write timeout there, so none is asked for.
 
-    A local port on a POSIX system (a serial device or a pty: pyserial's own `Serial`, not a URL
+    A local port on a POSIX system (a serial device or a pty: pyserial's own `serial.Serial`, not a URL
     handler that wraps its reads, such as `spy://`) is read and written through its file, waiting
     with `select` as pyserial does inside: setting pyserial's read timeout before each wait would
     reconfigure the port (two `termios` calls) every time the controller waits, and pyserial's write

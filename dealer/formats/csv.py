@@ -43,7 +43,7 @@ VUL_TEXT: Final = ("-", "NS", "EW", "All")
 _SEP: Final = 1  # placeholder byte between holdings in the vectorised layout
 
 
-class _Chunk:
+class _CsvChunk:
     """Boards read so far in one chunk, with the line each came from."""
 
     def __init__(self) -> None:
@@ -103,7 +103,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     lines = _Lines(text)
     try:
         rows = csv.reader(lines, strict=True)
-        chunk = _Chunk()
+        chunk = _CsvChunk()
         layout: int | None = None  # fields a line, as the first line has them
         while True:
             try:
@@ -127,14 +127,14 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
             previous = _take(chunk, row, rows.line_num, path, previous)
             if len(chunk.boards) == CHUNK_BOARDS:
                 yield chunk.deal_set(path, report)
-                chunk = _Chunk()
+                chunk = _CsvChunk()
         if chunk.boards:
             yield chunk.deal_set(path, report)
     finally:
         text.detach()
 
 
-def _take(chunk: _Chunk, row: list[str], line: int, path: str, previous: int) -> int:
+def _take(chunk: _CsvChunk, row: list[str], line: int, path: str, previous: int) -> int:
     """Add one line's board (of 18 or 16 fields) to the chunk; returns its board number."""
     if any(len(field) > MAX_LINE for field in row):
         raise FormatError("field too long", path, line=line)
@@ -159,7 +159,7 @@ def _take(chunk: _Chunk, row: list[str], line: int, path: str, previous: int) ->
     return board
 
 
-def _add(chunk: _Chunk, row: list[str], line: int, board: int, dealer: int, vul: int) -> None:
+def _add(chunk: _CsvChunk, row: list[str], line: int, board: int, dealer: int, vul: int) -> None:
     holdings = [field.strip() for field in row[:16]]
     chunk.texts.append("N:" + " ".join(".".join(holdings[h:h + 4]) for h in range(0, 16, 4)))
     chunk.holdings.append(holdings)

@@ -177,7 +177,7 @@ def _check_header(scan: _Scanner, header: dict[str, Any]) -> tuple[str, dict[str
     return event, metadata
 
 
-class _Chunk:
+class _JsonChunk:
     def __init__(self) -> None:
         self.texts: list[str] = []
         self.boards: list[int] = []
@@ -189,7 +189,7 @@ class _Chunk:
 def _boards(scan: _Scanner, header: tuple[str, dict[str, str]], report: ReadReport | None,
             ) -> Iterator[DealSet]:
     scan.expect("[", "'[' starting the boards")
-    chunk = _Chunk()
+    chunk = _JsonChunk()
     if scan.peek() == "]":
         scan.pos += 1
         return
@@ -199,14 +199,14 @@ def _boards(scan: _Scanner, header: tuple[str, dict[str, str]], report: ReadRepo
         _take(chunk, scan.value(), line, scan.path)
         if len(chunk.boards) == CHUNK_BOARDS:
             yield _deal_set(chunk, header, scan.path, report)
-            chunk = _Chunk()
+            chunk = _JsonChunk()
         if scan.expect(",]", "',' or ']'") == "]":
             break
     if chunk.boards:
         yield _deal_set(chunk, header, scan.path, report)
 
 
-def _take(chunk: _Chunk, item: Any, line: int, path: str) -> None:
+def _take(chunk: _JsonChunk, item: Any, line: int, path: str) -> None:
     if not isinstance(item, dict):
         raise FormatError("a board must be an object", path, line=line)
     board = item.get("board")
@@ -239,7 +239,7 @@ def _choice(item: dict[str, Any], key: str, names: dict[str, int], default: int,
     return names[value]
 
 
-def _deal_set(chunk: _Chunk, header: tuple[str, dict[str, str]], path: str,
+def _deal_set(chunk: _JsonChunk, header: tuple[str, dict[str, str]], path: str,
               report: ReadReport | None) -> DealSet:
     if report is not None:
         report.place_all([f"line {n}" for n in chunk.lines])

@@ -104,7 +104,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
          report: ReadReport | None = None) -> Iterator[DealSet]:
     """Boards of a LIN file in chunks (a board without a number follows the previous one; the first is 1,
     or the first board of the options)."""
-    chunk = _Chunk(path, (options.first_board or 1) - 1, report)
+    chunk = _LinChunk(path, (options.first_board or 1) - 1, report)
     try:
         yield from _read_boards(stream, path, chunk)
     except FormatError:
@@ -112,7 +112,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
         raise
 
 
-def _read_boards(stream: BinaryIO, path: str, chunk: _Chunk) -> Iterator[DealSet]:
+def _read_boards(stream: BinaryIO, path: str, chunk: _LinChunk) -> Iterator[DealSet]:
     board: _Board | None = None
     for key, value, line in _pairs(stream, path):
         if board is not None and _starts_next_board(board, key):
@@ -139,7 +139,7 @@ def _starts_next_board(board: _Board, key: str) -> bool:
         key == "qx" and (board.md is not None or board.qx is not None))
 
 
-class _Chunk:
+class _LinChunk:
     """Boards decoded so far in one chunk."""
 
     def __init__(self, path: str, previous: int = 0, report: ReadReport | None = None) -> None:

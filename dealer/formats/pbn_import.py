@@ -87,7 +87,7 @@ def read_pbn(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS
     `max_pending` bounds the text held while waiting for the end of a game or of a comment (both exist
     to be lowered by tests).
     """
-    reader = _Reader(path, max_pending, options, ReadReport() if report is None else report)
+    reader = _GameReader(path, max_pending, options, ReadReport() if report is None else report)
     for text, line, final in _blocks(stream, path, block_size, max_pending):
         chunk = reader.parse(text, line, final)
         if chunk is not None:
@@ -157,7 +157,7 @@ class _NeedMore(Exception):
         self.token = token
 
 
-class _Reader:
+class _GameReader:
     """Games to boards across the blocks of one file; holds what carries from game to game."""
 
     def __init__(self, path: str, max_pending: int, options: ReadOptions, report: ReadReport) -> None:
@@ -241,7 +241,7 @@ def _end_of_last_game_before(text: str, token: int) -> int:
 class _Block:
     """One stretch of whole games: tokens to per-board lists, then one deal set."""
 
-    def __init__(self, reader: _Reader, text: str, line: int) -> None:
+    def __init__(self, reader: _GameReader, text: str, line: int) -> None:
         self.reader = reader
         self.text = text
         self.line = line

@@ -4,7 +4,7 @@ Every command that reads deal files shares these options (`ReadOptions`): the nu
 board of a file that carries no board numbers (BRI, DGE, BER, DUP, BHG, RZD, GOE), whether a partial
 deal (a ``-`` hand, fewer than 52 cards) is skipped or refuses the file, whether games with no deal
 (results only) are skipped, and which game to keep of a board number that comes with different deals.
-A reader fills a `ReadReport`: the boards and games it skipped, and, when asked (`track_places`), where
+A reader fills a `ReadReport`: the boards and games it skipped, and, when asked (`ReadReport.tracking`), where
 in the file each board it yields was (``line 12``, ``byte 312``), so that an error about two boards can
 name both, and whether a file without board numbers carried them by position.
 """

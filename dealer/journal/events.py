@@ -10,7 +10,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import Field, dataclass, field, fields
 from enum import Enum, StrEnum
 from typing import Any, ClassVar, Final, TypeVar, Union
 
@@ -58,11 +58,6 @@ class Interruption(StrEnum):
     SILENT_LINE = "silent-line"                # the machine was not heard for the link's give-up time
     CONTROLLER_STOPPED = "controller-stopped"  # the controller stopped (a signal, a crash) and was resumed
 
-    @classmethod
-    def of_detail(cls, value: str) -> Interruption:
-        """From a journal's ``why``, including the words of an earlier version."""
-        return _OLD_CAUSES.get(value) or cls(value)
-
     @property
     def named(self) -> str:
         """The interruption named as what it was: 'power cut'."""
@@ -74,8 +69,6 @@ class Interruption(StrEnum):
         return _CAUSE_STORIES[self]
 
 
-_OLD_CAUSES: Final = {"reconnected": Interruption.CABLE_PULLED, "silent": Interruption.SILENT_LINE,
-                      "restarted": Interruption.MACHINE_RESTARTED}
 _CAUSE_TITLES: Final = {
     Interruption.POWER_CUT: "power cut",
     Interruption.MACHINE_RESTARTED: "machine restarted",
@@ -132,7 +125,8 @@ BEFORE_DEALING: Final = {"F8": "board refused by its label, another asked for",
                          "F6": "board refused: turned in the machine, asked for straight",
                          "F4": "board refused: cards in it before dealing, emptied",
                          "F7": "board refused: another board's deal in it before dealing, the run stopped"}
-"""What the run did about a board refused before dealing, by the fault it named."""
+"""What the run did about a board refused before dealing, by the fault it named: the one table the live
+lines, the console and `dealer report` say it from (`BoardRefused.action`)."""
 
 
 PROTOCOL_FAULT_TITLE: Final = "the machine's report did not match the request (protocol fault)"
@@ -206,21 +200,34 @@ class Event:
         return ""
 
     def detail(self) -> dict[str, Any]:
-        """The journal's JSON ``detail`` of the event."""
+        """The journal's JSON ``detail`` of the event: each field under its key (`journal_key`), a field left
+        at nothing (None, no busy seconds) left out."""
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "busy" and not value:
+            if value is None or (f.name == "busy" and not value):
                 continue
-            out[f.name] = _plain(value)
+            out[journal_key(f)] = _plain(value)
         return out
 
     @classmethod
     def from_detail(cls, detail: Mapping[str, Any]) -> Event:
         """The event of a journal's ``detail`` (keys it does not know are left out)."""
         hints = typing.get_type_hints(cls)
-        values = {f.name: _typed(hints[f.name], detail[f.name]) for f in fields(cls) if f.name in detail}
+        values = {f.name: _typed(hints[f.name], detail[journal_key(f)]) for f in fields(cls)
+                  if journal_key(f) in detail}
         return cls(**values)
+
+
+def journal_key(f: Field[Any]) -> str:
+    """The key of a field in the journal's ``detail``: its name, unless its metadata names another
+    (``field(metadata={"key": "faults"})``, for a field renamed after journals were written with the key)."""
+    return str(f.metadata.get("key", f.name))
+
+
+def _renamed(key: str, default: Any = None) -> Any:
+    """A field kept in the journal under `key`."""
+    return field(default=default, metadata={"key": key})
 
 
 E = TypeVar("E", bound=Event)
@@ -355,12 +362,6 @@ class LinkResync(Event):
     def action(self) -> str:
         return "the board is taken up where it stood"
 
-    @classmethod
-    def from_detail(cls, detail: Mapping[str, Any]) -> Event:
-        silent = detail.get("silent")
-        return cls(why=Interruption.of_detail(str(detail.get("why", "restarted"))),
-                   silent=None if silent is None else float(silent))
-
 
 @_register
 @dataclass(frozen=True, kw_only=True)
@@ -396,14 +397,14 @@ class MachineFault(Event):
 @dataclass(frozen=True, kw_only=True)
 class MachineFaultResumed(Event):
     """The machine stopped on its fault `name`, put right by the operator (`prompt`), and dealt on.
-    `detail_code`: the machine's number for it (a DUPLICATE_CARD's, the card, is never kept). `after`: the
+    `machine_detail`: the machine's number for it (a DUPLICATE_CARD's, the card, is never kept). `after`: the
     interruption that caused it, counted by its own event (a power cut the machine kept its job over)."""
 
     KIND = EventKind.MACHINE_FAULT_RESUMED
     code: int = 0
     name: str = "?"
     prompt: str | None = None
-    machine_detail: int | None = None
+    machine_detail: int | None = _renamed("detail")
     after: Interruption | None = None
 
     def text(self) -> str:
@@ -422,15 +423,6 @@ class MachineFaultResumed(Event):
         prompt = PUT_RIGHT_WORDS.get(self.prompt or "")
         return f"{prompt}, going on" if prompt else "dealing goes on where it stopped"
 
-    def detail(self) -> dict[str, Any]:
-        out = {"code": self.code, "name": self.name, "prompt": self.prompt, "detail": self.machine_detail}
-        return out | ({"after": self.after.value} if self.after is not None else {})
-
-    @classmethod
-    def from_detail(cls, detail: Mapping[str, Any]) -> Event:
-        after = detail.get("after")
-        return cls(code=int(detail.get("code", 0)), name=str(detail.get("name", "?")), prompt=detail.get("prompt"),
-                   machine_detail=detail.get("detail"), after=None if after is None else Interruption(after))
 
 
 @_register
@@ -478,7 +470,7 @@ class RecountFault(Event):
     machine's own counts at the end of dealing, when it gave them."""
 
     KIND = EventKind.RECOUNT_FAULT
-    faults_found: tuple[str, ...] = ()
+    faults_found: tuple[str, ...] = _renamed("faults", ())
     counts: tuple[int, ...] = ()
     announced: tuple[int, ...] | None = None
 
@@ -493,17 +485,6 @@ class RecountFault(Event):
             return "the run stops: re-synchronise the boards"
         return "redeal the same deal"
 
-    def detail(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"faults": list(self.faults_found), "counts": list(self.counts)}
-        if self.announced is not None:
-            out["announced"] = list(self.announced)
-        return out | ({"busy": self.busy} if self.busy else {})
-
-    @classmethod
-    def from_detail(cls, detail: Mapping[str, Any]) -> Event:
-        announced = detail.get("announced")
-        return cls(faults_found=tuple(detail.get("faults", ())), counts=tuple(detail.get("counts", ())),
-                   announced=None if announced is None else tuple(announced), busy=detail.get("busy", 0.0))
 
 
 @_register
@@ -512,7 +493,7 @@ class RecountUnverified(Event):
     """The recount could not identify every card (F11): recounted again."""
 
     KIND = EventKind.RECOUNT_UNVERIFIED
-    faults_found: tuple[str, ...] = ()
+    faults_found: tuple[str, ...] = _renamed("faults", ())
 
     def text(self) -> str:
         return f"recount could not identify every card: {_codes_text(self.faults_found)}"
@@ -523,12 +504,6 @@ class RecountUnverified(Event):
     def action(self) -> str:
         return "recounting"
 
-    def detail(self) -> dict[str, Any]:
-        return {"faults": list(self.faults_found)}
-
-    @classmethod
-    def from_detail(cls, detail: Mapping[str, Any]) -> Event:
-        return cls(faults_found=tuple(detail.get("faults", ())))
 
 
 @_register
@@ -545,17 +520,11 @@ class CardsShown(Event):
     """The operator's screen named the cards of these faults (the board is verified with F12 later)."""
 
     KIND = EventKind.CARDS_SHOWN
-    faults_found: tuple[str, ...] = ()
+    faults_found: tuple[str, ...] = _renamed("faults", ())
 
     def text(self) -> str:
         return "the cards of the faults were shown to the operator"
 
-    def detail(self) -> dict[str, Any]:
-        return {"faults": list(self.faults_found)}
-
-    @classmethod
-    def from_detail(cls, detail: Mapping[str, Any]) -> Event:
-        return cls(faults_found=tuple(detail.get("faults", ())))
 
 
 @_register
@@ -580,13 +549,13 @@ class BoardRefused(Event):
     def text(self) -> str:
         fault = code_fault(self.code, FaultGroup.BOARD_CHECK, self.problem)
         problem = f" ({self.problem})" if self.problem and self.problem not in fault.title else ""
-        return f"{fault.text()}{problem} caught before dealing: the board was refused"
+        return f"{fault.text()}{problem} caught before dealing"
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return (code_fault(self.code, FaultGroup.BOARD_CHECK, self.problem),)
 
     def action(self) -> str:
-        return "board taken out; the right board asked for"
+        return BEFORE_DEALING.get(self.code, BEFORE_DEALING[FaultCategory.F8.value])
 
 
 @_register
@@ -671,16 +640,13 @@ class Unknown(Event):
     def text(self) -> str:
         return self.kind
 
-    def detail(self) -> dict[str, Any]:
-        return dict(self.raw or {})
-
 
 AnyEvent = Union[  # noqa: UP007 - a name readers match on exhaustively
     RunStarted, RunFinished, Loaded, Scanned, Dealing, Dealt, Verified, Released, Redeal, LinkResync,
     StartCancelled, MachineFault, MachineFaultResumed, DoubleFeed, ProtocolFault, RecountFault, RecountUnverified,
     RecountInterrupted, CardsShown, BoardMoved, BoardRefused, BoardGivenUp, ResumeUncertain, ResumeEmptyBoard,
     ResumeDealt, InterruptedDeal, Unknown]
-"""Every event class: a `match` over it with `assert_never` is checked complete by mypy."""
+"""Every event class: a ``match`` over it with `assert_never` is checked complete by mypy."""
 
 
 def kind_of(event: Event) -> str:

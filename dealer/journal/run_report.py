@@ -18,7 +18,6 @@ from typing import Any, Final, assert_never
 
 from dealer.core.dealset import DealSet
 from dealer.journal.events import (
-    BEFORE_DEALING,
     PUT_RIGHT_WORDS,
     BoardGivenUp,
     BoardMoved,
@@ -181,8 +180,8 @@ def _count_event(rep: RunReport, session: SessionFigures, recorded: Recorded) ->
             m.recount_faults += 1
         case MachineFaultResumed(prompt=prompt):
             actions[session.name, where, f"put-right prompt: {PUT_RIGHT_WORDS.get(prompt or '', NO_PROMPT)}"] += 1
-        case BoardRefused(code=code):
-            actions[session.name, where, BEFORE_DEALING.get(code, BEFORE_DEALING["F8"])] += 1
+        case BoardRefused():
+            actions[session.name, where, event.action()] += 1
         case BoardGivenUp():
             actions[session.name, where, "board refused too often: left for the director"] += 1
         case StartCancelled():

@@ -99,7 +99,7 @@ def parse_plan(text: str, path: str, base: Path) -> PlanContent:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _syntax_error(exc, path, text) from exc
-    return _Reader(path, base).plan(doc)
+    return _PlanChecker(path, base).plan(doc)
 
 
 def _syntax_error(exc: tomllib.TOMLDecodeError, path: str, text: str) -> PlanError:
@@ -136,7 +136,7 @@ def port_problem(url: str) -> str | None:
             "(rfc2217://host:port, socket://host:port, sim://...)")
 
 
-class _Reader:
+class _PlanChecker:
     """Checks one plan document; `fail` names the field of each error."""
 
     def __init__(self, path: str, base: Path) -> None:

@@ -147,7 +147,7 @@ def parse_label(text: str) -> tuple[str, int]:
 
 
 @dataclass(frozen=True)
-class Dealing:
+class BoardDealing:
     """One run's dealing into a board: the run, when it last dealt into the board (the journal's UTC time),
     and the deal (one board's `DealSet`), or why it is not shown (`deals` None)."""
 
@@ -170,13 +170,13 @@ class Dealing:
         return f"{local:%Y-%m-%d %H:%M} {local.tzname() or ''}".strip()
 
 
-def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Path | None = None) -> list[Dealing]:
+def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Path | None = None) -> list[BoardDealing]:
     """Every run that dealt into `board` of `set_name`, newest first (the first is the deal in the board
     now). A finished run's deal is read again and proven (a plan's session's from the deal file its plan
     in `workdir` names); a run still dealing, or whose deals are not at hand, comes without one and says
     why (for a plan's session: where its deals are)."""
     lookup = plan_lookup(workdir) if workdir is not None else None
-    found: list[Dealing] = []
+    found: list[BoardDealing] = []
     for path in journals:
         with Journal.open_read_only(path) as journal:
             held = _dealt_into(journal, set_name, board)
@@ -185,15 +185,16 @@ def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Pat
             deals = {rd.run.id: rd for rd in dealt_deals(journal, lookup) if rd.run.id in held}
             for run_id, (run, at, digest) in held.items():
                 if not run.finished:
-                    found.append(Dealing(path, run, set_name, board, at, digest, None,
+                    found.append(BoardDealing(path, run, set_name, board, at, digest, None,
                                          "the run has not finished: its deals stay locked until it has"))
                     continue
                 rd = deals[run_id]
                 if rd.deals is not None:
-                    found.append(Dealing(path, run, set_name, board, at, digest, rd.deals.select([board])))
+                    found.append(BoardDealing(path, run, set_name, board, at, digest, rd.deals.select([board])))
                 else:
                     where = plan_deal_file(workdir, run) if workdir is not None else None
-                    found.append(Dealing(path, run, set_name, board, at, digest, None, _why(run, rd.reason, where)))
+                    found.append(BoardDealing(path, run, set_name, board, at, digest, None,
+                                              _why(run, rd.reason, where)))
     _replays_shown(found)
     return sorted(found, key=lambda d: d.at, reverse=True)
 
@@ -254,7 +255,7 @@ def _why(run: Run, reason: str, where: Path | None) -> str:
     return f"{session}, dealt from {where}: {reason}"
 
 
-def _replays_shown(found: list[Dealing]) -> None:
+def _replays_shown(found: list[BoardDealing]) -> None:
     """A replay's deal is an earlier run's: shown from the run found with the same deal."""
     for k, dealing in enumerate(found):
         if dealing.deals is not None or not dealing.run.replay or not dealing.run.finished:
@@ -264,7 +265,7 @@ def _replays_shown(found: list[Dealing]) -> None:
             found[k] = replace(dealing, deals=same.deals, why=f"a replay of {same.run.name}")
 
 
-def dealings_html(dealings: Sequence[Dealing]) -> str:
+def dealings_html(dealings: Sequence[BoardDealing]) -> str:
     """The board's dealings, newest first: the first marked as the deal in the board now, the others as
     older; each drawn as the hand records draw it (`dealer.printing.records_html.board_html`), or saying
     why it is not shown."""

@@ -1,6 +1,6 @@
 """What the console is given: the deal files and plans in its work folder, and nothing else on the disk.
 
-A client names a file by its place in the work folder (`offered_files`), never a path; `plan_problems` refuses,
+A client names a file by its place in the work folder (`offered_files`), never a path; `plan_reach` refuses,
 before a plan is read, any file it names outside the folder and any machine the console does not offer. What
 is said back names places (`shown`) and quotes a file's text only if the client uploaded it (`told`).
 """

@@ -37,7 +37,7 @@ def sim_url(workdir: Path, k: int, faults: bool, speed: float = SIM_SPEED) -> st
 
 
 @dataclass(frozen=True)
-class Machine:
+class OfferedMachine:
     """One machine offered: the id a client sends, the URL the run opens (never sent), what it is."""
 
     id: str
@@ -54,17 +54,17 @@ class Offer:
         self.speed = speed
         self.extra = dict(extra or {})
 
-    def machines(self) -> list[Machine]:
-        found = [Machine(Path(p.device).name, p.device, f"{p.device}: {p.description or 'serial port'}"
+    def machines(self) -> list[OfferedMachine]:
+        found = [OfferedMachine(Path(p.device).name, p.device, f"{p.device}: {p.description or 'serial port'}"
                          + (f", {p.maker}" if p.maker else "")) for p in list_ports()]
         for k in range(1, SIMULATED + 1):
             story = FAULT_STORY[(k - 1) % len(FAULT_STORY)]
-            found.append(Machine(f"sim-{k}", sim_url(self.workdir, k, True, self.speed),
+            found.append(OfferedMachine(f"sim-{k}", sim_url(self.workdir, k, True, self.speed),
                                  f"simulated machine {k} with faults: {story}"))
         for k in range(SIMULATED + 1, 2 * SIMULATED + 1):
-            found.append(Machine(f"sim-{k}", sim_url(self.workdir, k, False, self.speed),
+            found.append(OfferedMachine(f"sim-{k}", sim_url(self.workdir, k, False, self.speed),
                                  f"simulated machine {k}, no fault"))
-        found += [Machine(key, url, f"machine {key}") for key, url in self.extra.items()]
+        found += [OfferedMachine(key, url, f"machine {key}") for key, url in self.extra.items()]
         return found
 
     def resolve(self, ids: Iterable[str]) -> tuple[str, ...]:

@@ -14,19 +14,19 @@ import threading
 import time
 from typing import Any
 
-from dealer.dealing.progress import EventKind, MachineRow, ProgressEvent, RunProgress
+from dealer.dealing.progress import LineKind, MachineRow, ProgressEvent, RunProgress
 from dealer.serve.hub import EventHub
 from dealer.serve.past import fault_entries
 
 
-def state_of(kind: EventKind, text: str) -> str:
+def state_of(kind: LineKind, text: str) -> str:
     """A machine's state in the room, from its last event: 'dealing', 'board verified', 'waiting for the
     operator', 'fault', 'stopped', 'working'."""
-    if kind is EventKind.PROMPT:
+    if kind is LineKind.PROMPT:
         return "waiting for the operator"
-    if kind is EventKind.FAULT:
+    if kind is LineKind.FAULT:
         return "fault"
-    if kind is EventKind.STOPPED:
+    if kind is LineKind.STOPPED:
         return "stopped"
     if text.endswith("dealing"):
         return "dealing"

@@ -405,18 +405,18 @@ def _holds_exactly(deal: DealArray, recount: BoardRecount, board_pack: str | Non
 # --- what was seen: entries, the pack, the reference deal ----------------------------------
 
 
-class _Entry(NamedTuple):
+class _CardPlace(NamedTuple):
     card: int
     pocket: int
     pack: str | None
 
 
-def _entries(recount: BoardRecount) -> list[_Entry]:
-    return [_Entry(c, q, pocket.pack_of(i))
+def _entries(recount: BoardRecount) -> list[_CardPlace]:
+    return [_CardPlace(c, q, pocket.pack_of(i))
             for q, pocket in enumerate(recount.pockets) for i, c in enumerate(pocket.cards)]
 
 
-def _majority_pack(entries: list[_Entry]) -> str | None:
+def _majority_pack(entries: list[_CardPlace]) -> str | None:
     counts = Counter(e.pack for e in entries if e.pack is not None)
     if not counts:
         return None
@@ -478,7 +478,7 @@ def _best_permutations(present: npt.NDArray[np.bool_], deals: DealArray) -> tupl
     return scores[np.arange(len(deals)), best], best
 
 
-def _choose_reference(deal: DealArray, board: int, entries: list[_Entry],
+def _choose_reference(deal: DealArray, board: int, entries: list[_CardPlace],
                       others: tuple[list[int], DealArray]) -> _Reference:
     present = np.zeros((4, DECK_SIZE), dtype=bool)
     for e in entries:
@@ -500,15 +500,15 @@ class _Sorted(NamedTuple):
     """The recount's cards sorted out against the reference: each card of the pack once."""
 
     own: dict[int, int]  # card -> pocket holding the board's own copy
-    surplus: list[tuple[_Entry, str]]  # (entry, why: 'duplicate' or 'other pack')
+    surplus: list[tuple[_CardPlace, str]]  # (entry, why: 'duplicate' or 'other pack')
     missing: list[int]  # cards of the deal not seen
     misplaced: list[CardPlace]  # own cards not in the pocket they belong in
 
 
-def _sort_cards(entries: list[_Entry], pockets: DealArray, board_pack: str | None) -> _Sorted:
+def _sort_cards(entries: list[_CardPlace], pockets: DealArray, board_pack: str | None) -> _Sorted:
     belongs = pockets.tolist()
-    surplus: list[tuple[_Entry, str]] = []
-    by_card: dict[int, list[_Entry]] = {}
+    surplus: list[tuple[_CardPlace, str]] = []
+    by_card: dict[int, list[_CardPlace]] = {}
     for e in entries:
         if e.pack is not None and board_pack is not None and e.pack != board_pack:
             surplus.append((e, "other pack"))
@@ -582,12 +582,12 @@ def _pack_faults(sort: _Sorted, ref: _Reference, recount: BoardRecount) -> list[
     return faults
 
 
-def _pair_foreign_with_missing(surplus: list[tuple[_Entry, str]], missing: list[int],
-                               ref: _Reference) -> list[tuple[tuple[_Entry, str], int]]:
+def _pair_foreign_with_missing(surplus: list[tuple[_CardPlace, str]], missing: list[int],
+                               ref: _Reference) -> list[tuple[tuple[_CardPlace, str], int]]:
     """Match each missing card with a surplus card standing in for it: same card first (another
     pack's copy), then one in the pocket the missing card belongs in, then any."""
     free = list(surplus)
-    pairs: list[tuple[tuple[_Entry, str], int]] = []
+    pairs: list[tuple[tuple[_CardPlace, str], int]] = []
     for card in missing:
         if not free:
             break
@@ -599,7 +599,7 @@ def _pair_foreign_with_missing(surplus: list[tuple[_Entry, str]], missing: list[
     return pairs
 
 
-def _foreign_fault(pairs: list[tuple[tuple[_Entry, str], int]], ref: _Reference,
+def _foreign_fault(pairs: list[tuple[tuple[_CardPlace, str], int]], ref: _Reference,
                    counts: Sequence[int]) -> BoardFault:
     texts, places = [], []
     for (entry, why), card in pairs:
@@ -615,7 +615,7 @@ def _foreign_fault(pairs: list[tuple[tuple[_Entry, str], int]], ref: _Reference,
     return BoardFault.make(FaultCategory.F5, "foreign card(s): " + _cards_text(texts), places, counts=tuple(counts))
 
 
-def _surplus_fault(surplus: list[tuple[_Entry, str]], total: int, counts: Sequence[int]) -> BoardFault:
+def _surplus_fault(surplus: list[tuple[_CardPlace, str]], total: int, counts: Sequence[int]) -> BoardFault:
     texts = [f"{card_text(e.card)} in {SEAT_NAMES[e.pocket]} ("
              + (f"pack {e.pack}" if why == "other pack" else "duplicate") + ")" for e, why in surplus]
     msg = f"{total} cards in the board ({_counts_text(counts)})"
@@ -671,7 +671,7 @@ def _other_board_fault(ref: _Reference, board: int) -> BoardFault:
                       agreement=ref.agreement, rotation=_rotation_of(ref.perm), permutation=ref.perm)
 
 
-def _another_deal(ref: _Reference, board: int, entries: list[_Entry]) -> bool:
+def _another_deal(ref: _Reference, board: int, entries: list[_CardPlace]) -> bool:
     """True if the pockets hold a deal that is neither the board's own, with its hands or a few cards out
     of place, nor another board's of the file: enough cards identified, yet fewer than
     `MIN_OTHER_BOARD_MATCH` where the file's deal has them under the best arrangement of its hands."""

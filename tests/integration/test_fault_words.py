@@ -158,9 +158,9 @@ def test_the_live_view_prints_a_fault_in_the_plain_lines_words_its_law_in_bold()
     assert line == ("[m1] board 1: power cut: the machine lost power and restarted, its loaded deal gone: finding "
                     "out where the board stands")
     assert line in console.export_text()
-    from dealer.dealing.progress import EventKind, ProgressEvent
+    from dealer.dealing.progress import LineKind, ProgressEvent
 
-    shown = styled_line(ProgressEvent("m1", "board 2: F11 unidentified card (Law 6D1) -> recounting", EventKind.FAULT,
+    shown = styled_line(ProgressEvent("m1", "board 2: F11 unidentified card (Law 6D1) -> recounting", LineKind.FAULT,
                                       recorded=RecountUnverified(faults_found=("F11",))))
     bold = [shown.plain[s.start:s.end] for s in shown.spans if "bold" in str(s.style)]
     assert bold == ["Law 6D1"]

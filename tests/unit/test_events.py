@@ -97,9 +97,9 @@ def test_words_never_name_a_card(event: Event) -> None:
 
 
 @pytest.mark.parametrize(("kind", "detail", "want"), [
-    ("link-resync", {"why": "reconnected"}, LinkResync(why=Interruption.CABLE_PULLED)),
-    ("link-resync", {"why": "silent"}, LinkResync(why=Interruption.SILENT_LINE)),
-    ("link-resync", {"why": "restarted"}, LinkResync(why=Interruption.MACHINE_RESTARTED)),
+    ("link-resync", {"why": "cable-pulled"}, LinkResync(why=Interruption.CABLE_PULLED)),
+    ("link-resync", {"why": "silent-line", "silent": 31}, LinkResync(why=Interruption.SILENT_LINE, silent=31.0)),
+    ("link-resync", {"why": "reconnected"}, Unknown(kind="link-resync", raw={"why": "reconnected"})),
     ("machine-fault-resumed", {"code": 1, "name": "JAM", "detail": 19, "prompt": "CLEAR_PATH"},
      MachineFaultResumed(code=1, name="JAM", machine_detail=19, prompt="CLEAR_PATH")),
     ("machine-fault", {"code": 1, "name": "JAM", "cards_dealt": 20, "busy": 2.5},

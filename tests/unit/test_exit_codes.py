@@ -23,7 +23,7 @@ DOCUMENTED: dict[type[errors.DealerError], int] = {
     errors.DeviceTimeout: 5,
     errors.DeviceDisconnected: 5,
     errors.MachineReplaced: 5,
-    errors.MachineFault: 7,
+    errors.MachineFaultError: 7,
     errors.VerificationError: 8,
     errors.DealReused: 8,
     errors.JournalError: 9,

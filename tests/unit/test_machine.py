@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import hil.model
-from dealer.core.errors import DeviceDisconnected, DeviceTimeout, MachineFault
+from dealer.core.errors import DeviceDisconnected, DeviceTimeout, MachineFaultError
 from dealer.dealing.machine import (
     BUSY_RETRY,
     CommandRefused,
@@ -24,7 +24,7 @@ from dealer.dealing.machine import (
     MachineSilent,
     MachineState,
     OperatorPrompt,
-    ProtocolFault,
+    ProtocolFaultError,
     Reconnected,
 )
 from dealer.dealing.sim_ports import loopback_opener
@@ -143,10 +143,10 @@ def test_the_power_on_boot_arriving_during_the_first_handshake_is_not_a_restart(
 def test_a_machine_speaking_another_protocol_or_schema_is_refused(monkeypatch: pytest.MonkeyPatch, constant: str,
                                                                    value: int) -> None:
     monkeypatch.setattr(hil.model, constant, value)  # the simulated firmware announces something else
-    with pytest.raises(MachineFault) as caught, machine_on():
+    with pytest.raises(MachineFaultError) as caught, machine_on():
         pass
     text = str(caught.value)
-    assert type(caught.value) is MachineFault
+    assert type(caught.value) is MachineFaultError
     assert f"this program version {PROTOCOL_VERSION} (messages {SCHEMA_HASH:08x})" in text
     if constant == "SCHEMA_HASH":
         assert f"(messages {value:08x})" in text
@@ -236,7 +236,7 @@ def test_a_report_not_matching_the_request_is_a_protocol_fault(fault: dict[str, 
         m.load(JOB, 1, PACKED)
         assert board_asked_for(m)
         m.read_board()
-        with pytest.raises(ProtocolFault, match=problem):
+        with pytest.raises(ProtocolFaultError, match=problem):
             m.deal(JOB, 60.0)
             m.recount(JOB)
 

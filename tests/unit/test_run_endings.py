@@ -12,7 +12,7 @@ import pytest
 
 from dealer import formats
 from dealer.cli import main
-from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFault
+from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFaultError
 from dealer.dealing import sim_ports
 from dealer.dealing.machine import CommandRefused, DealingFault
 from dealer.dealing.run import RunResult, raise_for
@@ -36,7 +36,7 @@ def ended(failure: DealerError, *, verified: int = 3) -> RunResult:
     CommandRefused("LoadDeal", 2, 0, board=4),
     DeviceTimeout("m2: no answer for 30 s"),
     DeviceDisconnected("the port was closed"),
-    MachineFault("m2: jammed for good", code=19, board=4),
+    MachineFaultError("m2: jammed for good", code=19, board=4),
 ], ids=lambda e: type(e).__name__)
 def test_the_machine_s_error_keeps_its_class_and_code_and_says_what_is_left(failure: DealerError) -> None:
     with pytest.raises(type(failure)) as raised:
@@ -51,7 +51,7 @@ def test_a_refused_command_is_exit_7_in_one_line() -> None:
     with pytest.raises(CommandRefused) as raised:
         raise_for(ended(CommandRefused("StartDeal", 1, 0, board=4)))
     assert raised.value.exit_code == 7 and "\n" not in str(raised.value)
-    assert isinstance(raised.value, MachineFault) and not isinstance(raised.value, DealingFault)
+    assert isinstance(raised.value, MachineFaultError) and not isinstance(raised.value, DealingFault)
 
 
 def test_boards_out_of_attempts_name_max_attempts_and_a_resume_with_more_deals_them(
