@@ -1,63 +1,18 @@
-"""The guides in docs/ work as written: every ```sh block of a guide runs, in order, in one shell, in a fresh
-folder (holding the project's examples/, as a clone does), with the machines of the guides on sim:// ports.
-
-```text blocks are shown, not run (an install, a real machine's port). What each guide's commands printed is
-then held to what the guide says they do; the pictures the guides and the README show are there.
+"""The pictures the guides and the README show are there, and their script makes them again. (That each
+guide's commands work as written, twice on one computer, is tests/test_practice_twice.py.)
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.guides import DOCS, GUIDES, commands_of
+from tests.support.guides import DOCS, GUIDES
 from tests.support.paths import ROOT
-from tests.support.plain_words import all_problems
-from tests.support.processes import ENV, run
-
-
-def run_guide(name: str, folder: Path) -> str:
-    """Run a guide's commands in `folder`; their standard output and error, together."""
-    shutil.copytree(ROOT / "examples", folder / "examples", ignore=shutil.ignore_patterns("deals", "*.journal*"))
-    env = {**ENV, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{ENV.get('PATH', '')}"}
-    done = run(["bash", "-c", commands_of(DOCS / name)], cwd=folder, env=env, timeout=600)
-    assert done.returncode == 0, f"{name}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    written = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(folder.iterdir())
-               if p.suffix in (".csv", ".json", ".log", ".txt") and p.is_file()]
-    assert all_problems([(name, done.stdout + done.stderr), *written]) == []  # every line reads plainly
-    return done.stdout + done.stderr
-
-
-@pytest.mark.slow
-def test_the_directors_guide(tmp_path: Path) -> None:
-    shown = run_guide("director.md", tmp_path)
-    assert (tmp_path / "deal.log").read_text().startswith("16/16 boards verified in ")
-    assert "[sim://?speed=100] tuesday set A: board 16: verified" in shown
-    assert {p.name for p in tmp_path.iterdir()} >= {"tuesday.pbn", "records.pdf", "labels.pdf", "tuesday.csv",
-                                                    "tuesday.pbn.journal"}
-
-
-@pytest.mark.slow
-def test_the_organisers_guide(tmp_path: Path) -> None:
-    shown = run_guide("organiser.md", tmp_path)
-    assert (tmp_path / "deal.log").read_text().startswith("144/144 boards verified in ")
-    assert "sessions FRI1 and SAT1 both deal into board 1 of set A1" in shown
-    assert "dealer plan: exit code 3" in shown
-    assert re.search(r"^\[M[12]\] SAT1 set GREEN2: board \d+ copy 2: verified", shown, re.MULTILINE)
-    assert (tmp_path / "report.csv").is_file() and (tmp_path / "green1-labels.pdf").is_file()
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the simulated machine's pty runs on Linux")
-def test_the_engineers_guide(tmp_path: Path) -> None:
-    shown = run_guide("hil.md", tmp_path)
-    assert "recount: every card in its pocket" in shown
-    assert "3 passed" in shown and "1 passed" in shown
+from tests.support.processes import run
 
 
 def test_the_guides_and_the_readme_show_pictures_that_are_there() -> None:

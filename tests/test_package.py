@@ -1,6 +1,6 @@
 """The package installs like one: `python -m build` makes a wheel and an sdist, `twine check` passes them, the
 sdist holds the licence, the C device library, the guides' pictures and the examples, and the wheel installed
-into a fresh virtual environment (and through pipx) runs ``dealer --help``, ``dealer --version`` (the version
+by pipx (into a fresh virtual environment of its own) runs ``dealer --help``, ``dealer --version`` (the version
 of `dealer.__version__`, the one place it is written) and ``dealer demo`` to its end.
 
 Slow (a build, and an environment made from nothing); pip fetches what it needs from the package index.
@@ -34,10 +34,6 @@ def run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None,
                           timeout=timeout, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, f"{command}: {done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     return done
-
-
-def scripts(venv: Path) -> Path:
-    return venv / ("Scripts" if sys.platform == "win32" else "bin")
 
 
 @pytest.fixture(scope="module")
@@ -83,26 +79,18 @@ def test_the_metadata_says_licence_urls_and_platforms(dist: Path) -> None:
     assert systems == ["Classifier: Operating System :: POSIX :: Linux"]  # only what the suite runs on
 
 
-def test_the_wheel_in_a_fresh_environment_runs_help_version_and_the_demo(dist: Path, tmp_path: Path) -> None:
-    (wheel,) = dist.glob("*.whl")
-    venv = tmp_path / "venv"
-    run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
-    python = scripts(venv) / ("python.exe" if sys.platform == "win32" else "python")
-    run(python, "-m", "pip", "install", "--quiet", wheel, cwd=tmp_path)
-    command = scripts(venv) / ("dealer.exe" if sys.platform == "win32" else "dealer")
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    assert "dealer deal" in run(command, "--help", cwd=tmp_path, env=env).stdout
-    assert run(command, "--version", cwd=tmp_path, env=env).stdout == f"dealer {dealer.__version__}\n"
-    demo = run(command, "demo", "--plain", cwd=tmp_path, env=env, timeout=600)
-    assert "Traceback" not in demo.stderr
-    assert "verified" in demo.stdout + demo.stderr
-
-
-def test_pipx_installs_the_wheel_as_a_command(dist: Path, tmp_path: Path) -> None:
+def test_the_wheel_installed_by_pipx_in_an_environment_of_its_own_runs_help_version_and_the_demo(
+        dist: Path, tmp_path: Path) -> None:
+    """pipx makes a fresh virtual environment and pip-installs the wheel into it, from the package index: the
+    command it puts on the path is what a new user runs."""
     (wheel,) = dist.glob("*.whl")
     env = {**{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
            "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
            "PIPX_MAN_DIR": str(tmp_path / "man")}
     run(sys.executable, "-m", "pipx", "install", wheel, cwd=tmp_path, env=env)
     command = tmp_path / "bin" / ("dealer.exe" if sys.platform == "win32" else "dealer")
+    assert "dealer deal" in run(command, "--help", cwd=tmp_path, env=env).stdout
     assert run(command, "--version", cwd=tmp_path, env=env).stdout == f"dealer {dealer.__version__}\n"
+    demo = run(command, "demo", "--plain", cwd=tmp_path, env=env, timeout=600)
+    assert "Traceback" not in demo.stderr
+    assert "16/16 boards verified" in demo.stdout + demo.stderr

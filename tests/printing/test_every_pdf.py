@@ -142,7 +142,7 @@ def not_blank(png: Path) -> float:
 @pytest.fixture(scope="module")
 def deals(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("deals") / "session.pbn"
-    assert main(["generate", "--boards", "1-24", "--event", "Tuesday pairs", "-o", str(path)]) == 0
+    assert main(["generate", "--boards", "1-12", "--event", "Tuesday pairs", "-o", str(path)]) == 0
     return path
 
 

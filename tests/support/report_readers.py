@@ -7,7 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
@@ -91,3 +94,18 @@ def from_json(text: str) -> ReportFigures:
     for a in body["operator_actions"]:
         _add(out.actions, (a["action"], a["machine"]), a["count"])
     return out
+
+
+def reports_agree(folder: Path, journal: str,
+                  dealer: Callable[..., subprocess.CompletedProcess[str]]) -> ReportFigures:
+    """`dealer report` of `journal` on screen, as CSV and as JSON (each run by `dealer`, given the command's
+    arguments and ``cwd``): the same figures; returns them."""
+    text = dealer("report", journal, cwd=folder)
+    assert text.returncode == 0, text.stderr
+    for kind in ("csv", "json"):
+        wrote = dealer("report", journal, "-o", f"figures.{kind}", cwd=folder)
+        assert wrote.returncode == 0 and wrote.stdout.startswith("wrote the report of"), wrote.stderr
+    figures = from_text(text.stdout)
+    assert from_csv((folder / "figures.csv").read_text()) == figures
+    assert from_json((folder / "figures.json").read_text()) == figures
+    return figures
