@@ -67,6 +67,7 @@ class FrameView:
         start = time.monotonic()
         progress.clock = lambda: start + (time.monotonic() - start) * SPEED  # machine time
         progress.started = progress.clock()
+        progress.time_scale = SPEED  # the rates of real machines
         self.progress = progress
 
     def show(self, event: ProgressEvent) -> None:

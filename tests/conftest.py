@@ -11,6 +11,7 @@ where the simulators it starts register (`sims_registry`).
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -25,6 +26,9 @@ pytest_plugins = ("tests.support.skip_policy", "tests.support.system_tools")
 
 
 _SESSION_HISTORY_FOLDER: list[str] = []
+_EACH_TEST = itertools.count()
+"""Numbers the folder of each test's own history and simulators' registry, in the session's folder (a
+numbered folder of pytest's would list its parent, thousands of entries, for every test)."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -35,6 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from dealer.journal.history import DealHistory
 
     DealHistory.open(os.environ["DEALER_HISTORY"], create=True).close()  # for fixtures wider than a test
+    DealHistory.open(os.path.join(folder, "empty-history.sqlite"), create=True).close()  # each test's copies it
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -42,25 +47,42 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(autouse=True)
-def deal_history(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """This test's deal history (`DEALER_HISTORY`), made empty at its start (a named history is never made
-    unasked: `dealer history init`)."""
-    from dealer.journal.history import DealHistory
+def _own_folder() -> Path:
+    """A new folder of this test's own, in the session's folder (removed at the session's end)."""
+    folder = Path(_SESSION_HISTORY_FOLDER[0]) / f"test-{next(_EACH_TEST)}"
+    folder.mkdir(mode=0o700)
+    return folder
 
-    path = tmp_path_factory.mktemp("history") / "history.sqlite"
-    DealHistory.open(path, create=True).close()
+
+@pytest.fixture(autouse=True)
+def deal_history(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's deal history (`DEALER_HISTORY`), empty at its start: a copy of the empty history the
+    session made (a named history is never made unasked: `dealer history init`)."""
+    path = _own_folder() / "history.sqlite"
+    shutil.copy(os.path.join(_SESSION_HISTORY_FOLDER[0], "empty-history.sqlite"), path)
     monkeypatch.setenv("DEALER_HISTORY", str(path))
     return path
 
 
 @pytest.fixture(autouse=True)
-def sims_registry(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def sims_registry(deal_history: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Where the `dealer sim`s this test starts register (`DEALER_SIMS`): its own, so `dealer ports` in one
     test never lists a simulator another test, in another worker, runs."""
-    path = tmp_path_factory.mktemp("sims")
+    path = deal_history.parent / "sims"
+    path.mkdir(mode=0o700)
     monkeypatch.setenv("DEALER_SIMS", str(path))
     return path
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first (end to end: `slow`; on a pseudo-terminal: `pty`), each kind in the order found:
+    the workers of ``-n`` start on them and fill the rest of their time with the short ones, rather than meet
+    a long one at the end with the others idle. The same order in every worker, as ``-n`` needs."""
+    def rank(item: pytest.Item) -> int:
+        return 0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("pty") else 2
+
+    items.sort(key=rank)
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,7 @@ import importlib
 import inspect
 import re
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -100,16 +101,17 @@ def resolves(dotted: str) -> bool:
     return False
 
 
-CITATIONS = sorted({(where, name) for where, text in texts() for name in cited_names(text)})
+@cache
+def prose() -> list[tuple[str, str]]:
+    """Every piece of prose held here, read once (a test reads it, never the collection)."""
+    return list(texts())
 
 
-def test_the_prose_cites_project_names() -> None:
-    assert len(CITATIONS) > 20
-
-
-@pytest.mark.parametrize(("where", "name"), CITATIONS, ids=[f"{w}:{n}" for w, n in CITATIONS])
-def test_every_cited_name_resolves(where: str, name: str) -> None:
-    assert resolves(name), f"{where} cites `{name}`, which is not there"
+def test_every_cited_name_resolves() -> None:
+    citations = sorted({(where, name) for where, text in prose() for name in cited_names(text)})
+    assert len(citations) > 20
+    gone = [f"{where} cites `{name}`" for where, name in citations if not resolves(name)]
+    assert gone == [], "cited names that are not there:\n" + "\n".join(gone)
 
 
 @pytest.mark.parametrize(("name", "found"), [
@@ -139,6 +141,7 @@ PATH = re.compile(r"(?<![`\w])`([\w.-]*/[\w./-]*\.\w+)`(?!`)")
 """A file in single backticks, by a path with a folder and a suffix."""
 
 
+@cache
 def project_names() -> set[str]:
     """Every name the project's code defines or takes: modules, classes, functions, parameters, keywords,
     names and attributes assigned, names imported, and the string constants shaped like a name (the keys
@@ -187,8 +190,6 @@ def docstring_names() -> list[tuple[str, str]]:
     return sorted(found)
 
 
-NAMES = project_names()
-MENTIONS = docstring_names()
 
 
 def missing(where: str, name: str) -> bool:
@@ -199,19 +200,22 @@ def missing(where: str, name: str) -> bool:
         module = ROOT / where.split(":")[0]
         places = (module.parent, module.parent.parent, ROOT, ROOT / "dealer")
         return not any((place / name).exists() for place in places)
-    return not all(part in NAMES for part in name.split(".")) and not outside_name(name)
+    names = project_names()
+    return not all(part in names for part in name.split(".")) and not outside_name(name)
 
 
 def test_every_name_in_backticks_is_there() -> None:
     """A name the code no longer has (a function renamed, a file moved) fails here, all of them at once."""
-    assert len(MENTIONS) > 500
-    gone = [f"{where} names `{name}`" for where, name in MENTIONS if missing(where, name)]
+    mentions = docstring_names()
+    assert len(mentions) > 500
+    gone = [f"{where} names `{name}`" for where, name in mentions if missing(where, name)]
     assert gone == [], "names in backticks that are not there:\n" + "\n".join(gone)
 
 
 def test_the_name_check_tells_a_name_that_is_there_from_one_that_is_not() -> None:
-    assert all(part in NAMES for part in ("Journal", "advance", "machine_detail", "busy_lap"))
-    assert not {"detail_code", "plan_problems", "track_places"} & NAMES
+    names = project_names()
+    assert all(part in names for part in ("Journal", "advance", "machine_detail", "busy_lap"))
+    assert not {"detail_code", "plan_problems", "track_places"} & names
     pages = "dealer/serve/pages.py:1"
     assert missing(pages, "static/console.js") and not missing(pages, "static/room.js")
     assert outside_name("threading.Thread.join") and not outside_name("threading.Thread.no_such")
@@ -271,24 +275,20 @@ def off_subject(numbers: tuple[str, ...], sentence: str, headings: dict[str, str
     return None
 
 
-SECTION_CITATIONS = sorted({(where, numbers, sentence) for where, text in texts()
-                            for numbers, sentence in cited_sections(text)})
-
-
-def test_the_prose_cites_protocol_sections() -> None:
-    assert len(SECTION_CITATIONS) > 5
-
-
-@pytest.mark.parametrize(("where", "numbers", "sentence"), SECTION_CITATIONS,
-                         ids=[f"{w}:{','.join(n)}" for w, n, _ in SECTION_CITATIONS])
-def test_every_cited_section_is_there_and_on_the_subject(where: str, numbers: tuple[str, ...], sentence: str,
-                                                          ) -> None:
+def test_every_cited_section_is_there_and_on_the_subject() -> None:
+    citations = sorted({(where, numbers, sentence) for where, text in prose()
+                        for numbers, sentence in cited_sections(text)})
+    assert len(citations) > 5
     headings = sections()
-    for number in numbers:
-        assert number in headings, f"{where} cites PROTOCOL.md section {number}, which has no heading"
-    other = off_subject(numbers, sentence, headings)
-    assert other is None, (f"{where} cites PROTOCOL.md section {', '.join(numbers)} for {sentence.strip()!r}, "
-                           f"the subject of section {other} ({headings[other]!r})")
+    wrong = []
+    for where, numbers, sentence in citations:
+        wrong += [f"{where} cites PROTOCOL.md section {number}, which has no heading"
+                  for number in numbers if number not in headings]
+        other = off_subject(numbers, sentence, headings)
+        if other is not None:
+            wrong.append(f"{where} cites PROTOCOL.md section {', '.join(numbers)} for {sentence.strip()!r}, the "
+                         f"subject of section {other} ({headings[other]!r})")
+    assert wrong == [], "\n".join(wrong)
 
 
 @pytest.mark.parametrize(("text", "cited"), [

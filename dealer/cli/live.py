@@ -184,7 +184,7 @@ def render_run(progress: RunProgress) -> RenderableType:
         if row.lost is not None:
             step, style = Text(f"stopped: {row.lost}", style=STYLES[LineKind.STOPPED]), ""
         elif finished and row.job is None:
-            step, style = Text(f"done: {row.stats.verified} boards verified", style="green"), ""
+            step, style = Text(f"done: {row.verified} boards verified", style="green"), ""
             job = None
         elif row.last is None:
             step, style = Text("connecting", style="dim"), ""

@@ -21,7 +21,7 @@ from dealer.dealing.machine import (
     OperatorPrompt,
     ProtocolFaultError,
 )
-from dealer.dealing.progress import LineKind
+from dealer.dealing.progress import FIX_PACK_ACTIONS, LineKind
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
@@ -89,20 +89,6 @@ def copy_text(job: Job) -> str:
     return f" copy {job.copy}" if job.copy > 1 else ""
 
 
-FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
-"""Faults whose fix includes making the pack whole before the redeal."""
-
-
-def redeal_words(action: Action | None) -> str:
-    """What a run does about a recount's faults, once: the pack made whole if it must be, the board emptied,
-    the same deal dealt again."""
-    if action is Action.FIX_PACK_AND_REDEAL:
-        return f"{action.value} the same deal"
-    if action in FIX_PACK_ACTIONS:
-        return f"{action.value}, then empty the board and redeal the same deal"
-    return "empty the board and redeal the same deal"
-
-
 class BoardLife:
     """One board's life on one machine, one job (one copy of one board) at a time, journal first.
 
@@ -163,7 +149,6 @@ class BoardLife:
         """The whole life of a LOADED (or SCANNED) job on this machine."""
         ctx = self.ctx
         self.clock_in(job)
-        ctx.progress.board_started(self.name)
         job = self.load(job)
         try:
             label = self.ready_board(job)
@@ -189,7 +174,6 @@ class BoardLife:
     def deal(self, job: Job) -> None:
         """Deal a DEALING job whose board was just checked, then verify it. A board that moved since its
         label was read (seen by the host, or by the machine refusing the start) is checked again first."""
-        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: dealing", LineKind.STEP)
         cancelled = 0
         try:
             while self.machine.board_moved() or not self.machine.start_deal(wire_job(job)):
@@ -198,8 +182,6 @@ class BoardLife:
                                       job_id=job.id, machine=self.name)
                 if cancelled >= MAX_BOARD_CHECKS:
                     self.give_up(job, [self.moved_fault(job, cancelled)])
-                self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved after its "
-                                      "label was read: not dealt; checking it again")
                 self.ready_board(job)
             done = self.wait_dealt(job)
         except BoardGivenUpError:
@@ -231,9 +213,7 @@ class BoardLife:
                     raise
                 if fault.kind is MachineFaultKind.EMPTY_HOPPER:
                     self._check_double_feed(job, fault)
-                resumed = fault_note(fault)
-                self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
-                self.ctx.progress.recorded(self.name, job.board, job.copy, resumed)
+                self.ctx.journal.note(job.run_id, fault_note(fault), job_id=job.id, machine=self.name)
                 self.put_right(job, fault)
                 self.resume_after_fault(job, fault)
 
@@ -280,7 +260,6 @@ class BoardLife:
         stopped = events.MachineFault(code=fault.code or 0, name=fault.name, cards_dealt=fault.cards_dealt,
                                       busy=self.busy_lap(job))
         self.ctx.journal.advance(job.id, JobState.FAULTED, stopped)
-        self.ctx.progress.recorded(self.name, job.board, job.copy, stopped)
         self.machine.abort()
         self.machine.eject_board()
         self.send_back(job, fix_pack=False)
@@ -288,10 +267,9 @@ class BoardLife:
     def double_feed(self, job: Job, feed: DoubleFeedError) -> None:
         """Two cards went in at once: stop dealing, and verify the board as it stands (the verifier names
         the fault by the recount: a pocket over and another under, Law 13A1; a surplus card, Law 13C)."""
-        seen = events.DoubleFeed(cards_dealt=feed.cards_dealt, in_board=feed.in_board)
-        self.ctx.progress.recorded(self.name, job.board, job.copy, seen)
         self.machine.abort()
-        job = self.ctx.journal.advance(job.id, JobState.DEALT, seen)
+        job = self.ctx.journal.advance(job.id, JobState.DEALT,
+                                       events.DoubleFeed(cards_dealt=feed.cards_dealt, in_board=feed.in_board))
         self.verify(job)
 
     def protocol_fault(self, job: Job, fault: ProtocolFaultError) -> None:
@@ -300,7 +278,6 @@ class BoardLife:
         job = self.ctx.journal.job(job.id)
         misreport = events.ProtocolFault(problem=fault.problem, busy=self.busy_lap(job))
         self.ctx.journal.advance(job.id, JobState.FAULTED, misreport)
-        self.ctx.progress.recorded(self.name, job.board, job.copy, misreport)
         if job.state in (JobState.DEALING, JobState.DEALT):
             self.machine.abort()
         self.machine.eject_board()
@@ -321,23 +298,19 @@ class BoardLife:
         codes = tuple(c.name for c in report.codes)
         if report.ok:
             verified = events.Verified(layout=report.layout_hash, warnings=codes, busy=self.busy_lap(job, done=True))
-            ctx.journal.advance(job.id, JobState.VERIFIED, verified)
-            ctx.progress.board_verified(self.name, job.board, job.copy, report, verified)
+            ctx.journal.advance(job.id, JobState.VERIFIED, verified, seen=report)
             self.machine.eject_board()
             return
         found = events.RecountFault(faults_found=codes, counts=tuple(report.counts),
                                     announced=None if announced is None else tuple(announced), busy=self.busy_lap(job))
-        ctx.journal.advance(job.id, JobState.FAULTED, found)
+        ctx.journal.advance(job.id, JobState.FAULTED, found, seen=report)
         if ctx.progress.show_cards and report.names_cards:
             ctx.journal.note(job.run_id, events.CardsShown(faults_found=codes), job_id=job.id, machine=self.name)
         self.machine.eject_board()
         if report.fault(FaultCategory.F7) is not None:
-            ctx.progress.board_faulted(self.name, report, found.action(), found)
             ctx.halt(report.summary(blind=True))
             return
-        action = report.action
-        ctx.progress.board_faulted(self.name, report, redeal_words(action), found)
-        self.send_back(job, fix_pack=action in FIX_PACK_ACTIONS)
+        self.send_back(job, fix_pack=report.action in FIX_PACK_ACTIONS)
 
     def send_back(self, job: Job, *, fix_pack: bool) -> None:
         """Have the operator put things right and redeal the same deal on this machine (a new attempt)."""
@@ -366,8 +339,7 @@ class BoardLife:
             if not report.unverified:
                 return report
             unverified = events.RecountUnverified(faults_found=tuple(c.name for c in report.codes))
-            self.ctx.journal.note(job.run_id, unverified, job_id=job.id, machine=self.name)
-            self.ctx.progress.board_unverified(self.name, report, unverified)
+            self.ctx.journal.note(job.run_id, unverified, job_id=job.id, machine=self.name, seen=report)
         return self._verify_recount(job)
 
     def _verify_recount(self, job: Job) -> VerificationReport:
@@ -446,8 +418,6 @@ class BoardLife:
                 ctx.journal.note(job.run_id, events.BoardMoved(), job_id=job.id, machine=self.name)
                 if moves >= MAX_BOARD_CHECKS:
                     self.give_up(job, [self.moved_fault(job, moves)])
-                ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board moved while it was "
-                                 "checked: checking it again")
                 continue
             fault = check_empty(recount, ctx.deal_of(job.board, job.run_id), board=job.board,
                                 session=ctx.deals_of(job))
@@ -466,8 +436,7 @@ class BoardLife:
         too many."""
         checks.append(fault)
         refused = events.BoardRefused(code=fault.code.value, problem=_problem(fault), read=read)
-        self.ctx.journal.note(job.run_id, refused, job_id=job.id, machine=self.name)
-        self.ctx.progress.board_refused(self.name, job.board, job.copy, fault, refused)
+        self.ctx.journal.note(job.run_id, refused, job_id=job.id, machine=self.name, seen=fault)
         if len(checks) >= MAX_BOARD_CHECKS:
             self.give_up(job, checks)
 
@@ -484,8 +453,7 @@ class BoardLife:
         job = self.ctx.journal.job(job.id)
         given_up = events.BoardGivenUp(checks=len(checks), code=fault.code.value, problem=_problem(fault),
                                        busy=self.busy_lap(job, done=True))
-        self.ctx.journal.advance(job.id, JobState.FAULTED, given_up)
-        self.ctx.progress.board_given_up(self.name, job.board, job.copy, fault, len(checks), given_up)
+        self.ctx.journal.advance(job.id, JobState.FAULTED, given_up, seen=fault)
         if halt:
             self.ctx.halt(f"board {job.board}: {fault.text()}")
         self.machine.eject_board()

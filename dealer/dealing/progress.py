@@ -1,8 +1,11 @@
-"""What a dealing run shows and keeps: live progress events, fault reports, the summary, the report file.
+"""What a dealing run shows: a fold of the journal's events as they are recorded, told as lines, counted
+for the summary and the report file.
 
-Thread-safe: every station reports here, each event naming the machine and the job in its hands
-(`JobInHand`). A `ProgressView` shows them (`PlainView`, or the terminal's `dealer.cli.live`). Nothing
-shown names a card unless the run was asked to (`RunProgress`).
+`RunProgress` listens to the run's journal (`follow`): each event recorded is folded into the figures
+with the counting code of `dealer report` (`dealer.journal.run_report.fold`), then told as one line
+(`ProgressEvent`) to a `ProgressView` (`PlainView`, or the terminal's `dealer.cli.live`). What no journal
+event holds is told directly: the job a machine holds (`JobInHand`), a prompt to the operator, a machine
+that left the run. Nothing shown names a card unless the run was asked to.
 """
 
 from __future__ import annotations
@@ -11,34 +14,46 @@ import json
 import sys
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, assert_never
 
-from dealer.journal.events import Event, FaultGroup
+from dealer.journal.events import (
+    BoardGivenUp,
+    BoardMoved,
+    BoardRefused,
+    CardsShown,
+    Dealing,
+    Dealt,
+    DoubleFeed,
+    Event,
+    FaultGroup,
+    InterruptedDeal,
+    LinkResync,
+    Loaded,
+    MachineFault,
+    MachineFaultResumed,
+    ProtocolFault,
+    RecountFault,
+    RecountInterrupted,
+    RecountUnverified,
+    Redeal,
+    Released,
+    ResumeDealt,
+    ResumeEmptyBoard,
+    ResumeUncertain,
+    RunFinished,
+    RunStarted,
+    Scanned,
+    StartCancelled,
+    Unknown,
+    Verified,
+)
+from dealer.journal.run_report import MachineFigures, RunReport, SessionFigures, build, fold
+from dealer.journal.store import Job, Journal, Recorded
 from dealer.verify.board_check import BoardFault, VerificationReport
-from dealer.verify.fault_table import CARD_FREE_DETAILS, FaultCategory
-
-
-@dataclass
-class MachineStats:
-    """Per machine: boards verified, faults, time spent dealing and waiting."""
-
-    verified: int = 0
-    faulted: int = 0
-    refused_boards: int = 0
-    machine_faults: int = 0
-    interruptions: int = 0
-    first_start: float | None = None
-    last_end: float | None = None
-
-    def boards_per_hour(self) -> float:
-        """Verified boards per hour of this machine's working time."""
-        if self.first_start is None or self.last_end is None or self.last_end <= self.first_start:
-            return 0.0
-        return self.verified * 3600.0 / (self.last_end - self.first_start)
+from dealer.verify.fault_table import CARD_FREE_DETAILS, Action, FaultCategory
 
 
 @dataclass(frozen=True)
@@ -133,6 +148,20 @@ def time_left_text(seconds: float) -> str:
     return f"about {minutes // 60} h {minutes % 60:02d} min left"
 
 
+FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
+"""Faults whose fix includes making the pack whole before the redeal."""
+
+
+def redeal_words(action: Action | None) -> str:
+    """What a run does about a recount's faults, once: the pack made whole if it must be, the board emptied,
+    the same deal dealt again."""
+    if action is Action.FIX_PACK_AND_REDEAL:
+        return f"{action.value} the same deal"
+    if action in FIX_PACK_ACTIONS:
+        return f"{action.value}, then empty the board and redeal the same deal"
+    return "empty the board and redeal the same deal"
+
+
 @dataclass(frozen=True)
 class MachineRow:
     """What the live view shows of one machine."""
@@ -141,26 +170,25 @@ class MachineRow:
     port: str
     job: JobInHand | None
     last: ProgressEvent | None
-    stats: MachineStats
+    verified: int
+    rate: float
+    """Boards verified per hour on boards (`RunProgress.rate`)."""
     lost: str | None
 
 
 @dataclass
 class RunProgress:
-    """Live progress of a run and what its summary and report file say. Nothing shown names a card unless
-    the run was asked to (`show_cards`): a fault line gives its code, Law, action and pockets; the report
-    file, which the director asked for, holds the full fault texts. A board whose cards were shown is
-    verified with the warning F12 (Law 16D), printed on its line."""
+    """A run's progress: the fold of its journal's events (`follow`), each told as a line as it is recorded,
+    and the summary and report file made of the same figures. Nothing shown names a card unless the run was
+    asked to (`show_cards`): a fault line gives its code, Law, action and pockets; the report file, which the
+    director asked for, holds the full fault texts (what the live run saw, never in the journal). A board
+    whose cards were shown is verified with the warning F12 (Law 16D), printed on its line."""
 
     total_jobs: int
     out: IO[str] = field(default_factory=lambda: sys.stderr)
     show_cards: bool = False
     quiet: bool = False
     clock: Callable[[], float] = time.monotonic
-    machines: dict[str, MachineStats] = field(default_factory=dict)
-    faults_by_code: Counter[str] = field(default_factory=Counter)
-    fault_log: list[dict[str, Any]] = field(default_factory=list)
-    verified: int = 0
     started: float = field(default_factory=time.monotonic)
     view: ProgressView | None = None
     """How the events are shown (default: `PlainView` on `out`)."""
@@ -168,15 +196,124 @@ class RunProgress:
     """Each machine's port, as the run was given it (the summary names a machine that failed by both)."""
     title: str = ""
     """What the run deals, for the live view's head line (a file name, a congress)."""
+    time_scale: float = 1.0
+    """Seconds of a real machine in each second the journal recorded (machines simulated faster than real
+    ones make pictures of real rates so)."""
+    figures: RunReport = field(default_factory=lambda: RunReport(""))
+    """The fold: the journal's figures of the run's sessions, as `dealer report` counts them."""
+    fault_log: list[dict[str, Any]] = field(default_factory=list)
+    """The faults as the live run saw them, for the report file (their full texts only with show_cards)."""
 
     def __post_init__(self) -> None:
         self._lock = threading.RLock()
         self._view: ProgressView = self.view if self.view is not None else PlainView(self.out)
         self._in_hand: dict[str, JobInHand] = {}
         self._last: dict[str, ProgressEvent] = {}
+        self._sessions: dict[int, SessionFigures] = {s.run: s for s in self.figures.sessions}
         self.lost: dict[str, str] = {}
         """Machines that left the run, with why."""
         self._opened = False
+
+    # --- the record it folds ---------------------------------------------------------------------------
+
+    def follow(self, journal: Journal, run_ids: Sequence[int]) -> Callable[[], None]:
+        """Fold what the journal holds of runs `run_ids` (a resumed run's earlier events too, so the figures
+        cover the whole run), then every event it records of them; returns what stops the listening."""
+        with self._lock:
+            self.figures = build(journal, run_ids)
+            self._sessions = {s.run: s for s in self.figures.sessions}
+        return journal.listen(self.recorded)
+
+    def recorded(self, recorded: Recorded, job: Job | None, seen: object = None) -> None:
+        """An event the journal recorded (of `job`, as it is after it), with what the live run saw of it
+        (`seen`: the verifier's report of a recount, the fault of a board refused): folded, then told."""
+        with self._lock:
+            session = self._sessions.get(recorded.run_id)
+            if session is None:
+                return  # a run this one does not deal
+            fold(self.figures, session, recorded)
+            self._log(recorded, job, seen)
+            said = self._line(recorded, job, seen)
+        if said is not None and recorded.machine is not None:
+            self._emit(recorded.machine, said[0], said[1], recorded.event)
+
+    def _line(self, recorded: Recorded, job: Job | None, seen: object) -> tuple[str, LineKind] | None:
+        """The line an event is told in (None: a step nobody watching needs), in the journal's words or, for
+        a recount, the verifier's (its pockets; its cards only with show_cards)."""
+        event = recorded.event
+        if job is None or recorded.machine is None:
+            return None
+        head = f"board {job.board}{_copy(job.copy)}: "
+        report = seen if isinstance(seen, VerificationReport) else None
+        fault = seen if isinstance(seen, BoardFault) else None
+        match event:
+            case Dealing():
+                return head + "dealing", LineKind.STEP
+            case Verified():
+                done, left = self.verified, self.time_left()
+                ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
+                warnings = ([f.text() for f in report.faults] if report is not None
+                            else [f.text() for f in event.faults()])
+                return (head + f"verified ({done}/{self.total_jobs} boards, {self.rate(recorded.machine):.0f} "
+                        f"boards/hour on this machine{ahead})" + "".join(f"; warning: {w}" for w in warnings),
+                        LineKind.STEP)
+            case RecountFault():
+                stops = FaultCategory.F7.value in event.faults_found
+                if report is None:
+                    return head + f"FAULT: {event.text()} -> {event.action()}", LineKind.FAULT
+                then = event.action() if stops else redeal_words(report.action)
+                return f"{report.summary(blind=not self.show_cards, advice=False)} -> {then}", LineKind.FAULT
+            case RecountUnverified():
+                said = report.summary(blind=True, advice=False) if report is not None else head + event.text()
+                return f"{said} -> {event.action()}", LineKind.FAULT
+            case BoardRefused():
+                return head + f"REFUSED {fault.text() if fault is not None else event.text()}", LineKind.FAULT
+            case BoardGivenUp():
+                why = fault.text() if fault is not None else event.text()
+                checks = f"{event.checks} failed check{'s' if event.checks > 1 else ''}"
+                return (head + f"NOT DEALT after {checks}: {why}: left for the director (put it right, then run "
+                        "again with --resume)", LineKind.FAULT)
+            case (MachineFault() | MachineFaultResumed() | DoubleFeed() | ProtocolFault() | LinkResync()
+                  | ResumeUncertain() | InterruptedDeal() | StartCancelled() | BoardMoved()):
+                then = event.action()
+                return (head + event.text() + (f": {then}" if then else ""),
+                        LineKind.FAULT if event.faults() else LineKind.NOTE)
+            case (RunStarted() | RunFinished() | Loaded() | Scanned() | Dealt() | Released() | Redeal()
+                  | RecountInterrupted() | CardsShown() | ResumeEmptyBoard() | ResumeDealt() | Unknown()):
+                return None  # steps told by the lines around them
+            case _:
+                assert_never(event)
+
+    def _log(self, recorded: Recorded, job: Job | None, seen: object) -> None:
+        """Keep the faults of an event as the live run saw them, for the report file."""
+        event, machine = recorded.event, recorded.machine
+        if job is None or machine is None:
+            return
+        where = {"machine": machine, "board": job.board, "copy": job.copy}
+        if isinstance(seen, VerificationReport) and isinstance(event, Verified | RecountFault) and seen.faults:
+            stage = "verified" if isinstance(event, Verified) else "recount"
+            self.fault_log.append({**where, "stage": stage, "faults": [f.to_dict() for f in seen.faults]})
+        elif isinstance(seen, BoardFault) and isinstance(event, BoardRefused):
+            self.fault_log.append({**where, "stage": "label", "faults": [seen.to_dict()]})
+        elif event.faults() and not isinstance(event, Verified | RecountFault | RecountUnverified | BoardRefused):
+            self.fault_log.append({**where, "stage": "dealing", "faults": [
+                {"code": f.group.value, "name": f.title, "text": event.text()} for f in event.faults()]})
+
+    @property
+    def verified(self) -> int:
+        """Boards verified in the run's sessions (a resumed run's earlier ones too)."""
+        with self._lock:
+            return sum(s.verified for s in self._sessions.values())
+
+    def machine(self, name: str) -> MachineFigures:
+        """The figures of a machine (none yet: zeros)."""
+        with self._lock:
+            return self.figures.machines.get(name) or MachineFigures()
+
+    def rate(self, name: str) -> float:
+        """A machine's boards verified per hour on boards, as `dealer report` gives it (in real machine
+        time: `time_scale`)."""
+        return self.machine(name).boards_per_hour / self.time_scale
 
     # --- the view ------------------------------------------------------------------------------
 
@@ -202,15 +339,10 @@ class RunProgress:
         if not self.quiet:
             self._view.show(event)
 
-    # --- events from the run and its stations --------------------------------------------------
-
-    def stats(self, machine: str) -> MachineStats:
-        """The stats of a machine (created on first use)."""
-        with self._lock:
-            return self.machines.setdefault(machine, MachineStats())
+    # --- what no journal event holds -----------------------------------------------------------
 
     def job_taken(self, machine: str, job: JobInHand) -> None:
-        """`machine` takes up a job: its events name it until `job_left`."""
+        """`machine` takes up a job: its lines name it until `job_left`."""
         with self._lock:
             self._in_hand[machine] = job
 
@@ -220,114 +352,28 @@ class RunProgress:
             self._in_hand.pop(machine, None)
 
     def say(self, machine: str, text: str, kind: LineKind = LineKind.NOTE) -> None:
-        """One progress event in a station's words: '[m1] board 5 copy 1: dealing' (`LineKind.STEP`)."""
+        """A line no journal event tells: a prompt to the operator ('[m1] insert board A 5'), a noisy line."""
         self._emit(machine, text, kind)
 
-    def recorded(self, machine: str, board: int, copy: int, event: Event, action: str | None = None) -> None:
-        """An event the journal recorded, in its own words (`Event.text`), then what is done (`action`, by
-        default `Event.action`); its faults are counted by their group."""
-        found = event.faults()
-        with self._lock:
-            stats = self.stats(machine)
-            for fault in found:
-                self.faults_by_code[fault.text()] += 1
-                if fault.group is FaultGroup.MACHINE:
-                    stats.machine_faults += 1
-                elif fault.group is FaultGroup.INTERRUPTION:
-                    stats.interruptions += 1
-            if found:
-                self.fault_log.append({"machine": machine, "board": board, "copy": copy, "stage": "dealing",
-                                       "faults": [{"code": f.group.value, "name": f.title, "text": event.text()}
-                                                  for f in found]})
-        then = event.action() if action is None else action
-        self._emit(machine, f"board {board}{_copy(copy)}: {event.text()}" + (f": {then}" if then else ""),
-                   LineKind.FAULT if found else LineKind.NOTE, event)
-
     def note(self, text: str) -> None:
-        """An event of the run as a whole (not of one machine): 'resuming run 3: ...'."""
+        """A line of the run as a whole (not of one machine): 'resuming run 3: ...'."""
         self._emit("", text, LineKind.NOTE)
-
-    def board_started(self, machine: str) -> None:
-        """A board began on `machine` (its working time starts at its first board)."""
-        stats = self.stats(machine)
-        with self._lock:
-            if stats.first_start is None:
-                stats.first_start = self.clock()
-
-    def board_verified(self, machine: str, board: int, copy: int, report: VerificationReport | None = None,
-                       event: Event | None = None) -> None:
-        """A board passed its recount (with the warnings of `report`, e.g. F12, if any)."""
-        stats = self.stats(machine)
-        with self._lock:
-            stats.verified += 1
-            stats.last_end = self.clock()
-            self.verified += 1
-            done = self.verified
-            left = self.time_left()
-        rate = stats.boards_per_hour()
-        warnings = report.faults if report is not None else ()
-        if warnings:
-            self._record(machine, board, copy, warnings, "verified", event)
-        ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
-        shown = "".join(f"; warning: {f.text()}" for f in warnings)
-        self._emit(machine, f"board {board}{_copy(copy)}: verified ({done}/{self.total_jobs} boards, "
-                   f"{rate:.0f} boards/hour on this machine{ahead}){shown}", LineKind.STEP, event)
-
-    def board_faulted(self, machine: str, report: VerificationReport, action: str, event: Event) -> None:
-        """A recount showed faults (`event`, as the journal has it); `action` is what the run does about them."""
-        stats = self.stats(machine)
-        with self._lock:
-            stats.faulted += 1
-            stats.last_end = self.clock()
-        self._record(machine, report.board, report.copy, report.faults, "recount", event)
-        self._emit(machine, f"{report.summary(blind=not self.show_cards, advice=False)} -> {action}",
-                   LineKind.FAULT, event)
-
-    def board_unverified(self, machine: str, report: VerificationReport, event: Event) -> None:
-        """A recount could not identify every card (`event`): the board is recounted."""
-        with self._lock:
-            for fault in event.faults():
-                self.faults_by_code[fault.text()] += 1
-        self._emit(machine, f"{report.summary(blind=True, advice=False)} -> {event.action()}", LineKind.FAULT,
-                   event)
-
-    def board_refused(self, machine: str, board: int, copy: int, fault: BoardFault, event: Event) -> None:
-        """A board was refused before dealing (wrong or unreadable label, Law 2; turned; not empty)."""
-        with self._lock:
-            self.stats(machine).refused_boards += 1
-        self._record(machine, board, copy, (fault,), "label", event)
-        self._emit(machine, f"board {board}{_copy(copy)}: REFUSED {fault.text()}", LineKind.FAULT, event)
-
-    def board_given_up(self, machine: str, board: int, copy: int, fault: BoardFault, checks: int,
-                       event: Event) -> None:
-        """A board failed its checks before dealing `checks` times in a row: the run stops asking for it."""
-        self._emit(machine, f"board {board}{_copy(copy)}: NOT DEALT after {checks} failed check"
-                   f"{'s' if checks > 1 else ''}: {fault.text()}: left for the director (put it right, then "
-                   "run again with --resume)", LineKind.FAULT, event)
 
     def machine_lost(self, machine: str, why: str) -> None:
         """`machine` left the run for good (its port failed, it stopped answering)."""
         with self._lock:
-            self.stats(machine)
             self.lost[machine] = why
             self._in_hand.pop(machine, None)
         self._emit(machine, f"stopped: {why}", LineKind.STOPPED)
-
-    def _record(self, machine: str, board: int, copy: int, faults: tuple[BoardFault, ...], stage: str,
-                event: Event | None) -> None:
-        with self._lock:
-            for seen in event.faults() if event is not None else ():
-                self.faults_by_code[seen.text()] += 1
-            self.fault_log.append({"machine": machine, "board": board, "copy": copy, "stage": stage,
-                                   "faults": [f.to_dict() for f in faults]})
 
     # --- what the live view reads ----------------------------------------------------------------
 
     def boards_per_hour(self) -> float:
         """Boards verified per hour, every machine still in the run together: the sum of the machines' own
-        rates (`MachineStats.boards_per_hour`), so the head line and the machines' lines say one rate."""
+        rates (`rate`), so the head line and the machines' lines say one rate."""
         with self._lock:
-            return sum(s.boards_per_hour() for name, s in self.machines.items() if name not in self.lost)
+            names = [name for name in self._names() if name not in self.lost]
+        return sum(self.rate(name) for name in names)
 
     def time_left(self) -> float | None:
         """Seconds until every board is verified at the pace so far; None before the first board."""
@@ -336,48 +382,59 @@ class RunProgress:
             return None
         return max(0, self.total_jobs - self.verified) * 3600.0 / rate
 
+    def _names(self) -> list[str]:
+        return list(dict.fromkeys([*self.ports, *self.figures.machines, *self.lost]))
+
     def rows(self) -> list[MachineRow]:
         """Each machine as the live view shows it, in the order the run names them."""
         with self._lock:
-            names = list(dict.fromkeys([*self.ports, *self.machines]))
             return [MachineRow(name, self.ports.get(name, ""), self._in_hand.get(name), self._last.get(name),
-                               self.stats(name), self.lost.get(name)) for name in names]
+                               self.machine(name).verified, self.rate(name), self.lost.get(name))
+                    for name in self._names()]
 
     # --- the end -----------------------------------------------------------------------------
 
     def summary(self) -> str:
-        """The lines printed when the run ends; a machine that left the run is named, with its port
-        and why."""
+        """The lines printed when the run ends, from the fold (the whole run, a resumed one too); a machine
+        that left the run is named, with its port and why."""
         wall = self.clock() - self.started
         lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"]
-        for name, s in sorted(self.machines.items()):
-            lines.append(f"  {name}: {s.verified} verified, {s.faulted} faulted, boards refused {s.refused_boards}, "
-                         f"machine faults {s.machine_faults}, interruptions {s.interruptions}, "
-                         f"{s.boards_per_hour():.0f} boards/hour")
-        for name, why in sorted(self.lost.items()):
-            port = self.ports.get(name, "")
-            at = f" ({port})" if port and port != name and port not in why else ""
-            dealt = self.machines[name].verified
-            when = "dealt no board" if dealt == 0 else f"stopped after {dealt} board{'' if dealt == 1 else 's'}"
-            who = "" if name in why else f"machine {name}{at} "  # the port named once
-            lines.append(f"  {who}{when}: {why}")
-        if self.faults_by_code:
-            lines.append("  faults caught: " + ", ".join(
-                f"{code} x{n}" for code, n in sorted(self.faults_by_code.items())))
+        with self._lock:
+            machines = sorted({*self.figures.machines, *self.lost})
+            for name in machines:
+                m = self.machine(name)
+                lines.append(f"  {name}: {m.verified} verified, {m.recount_faults} faulted, boards refused "
+                             f"{m.refused_boards}, machine faults {m.machine_faults}, interruptions "
+                             f"{m.interruptions}, {self.rate(name):.0f} boards/hour")
+            for name, why in sorted(self.lost.items()):
+                port = self.ports.get(name, "")
+                at = f" ({port})" if port and port != name and port not in why else ""
+                dealt = self.machine(name).verified
+                when = "dealt no board" if dealt == 0 else f"stopped after {dealt} board{'' if dealt == 1 else 's'}"
+                who = "" if name in why else f"machine {name}{at} "  # the port named once
+                lines.append(f"  {who}{when}: {why}")
+            caught = self.faults_by_code()
+        if caught:
+            lines.append("  faults caught: " + ", ".join(f"{code} x{n}" for code, n in sorted(caught.items())))
         return "\n".join(lines)
+
+    def faults_by_code(self) -> dict[str, int]:
+        """Each fault found, by its title and Law ('F1 missing card (Law 14A)'), over the run's sessions."""
+        with self._lock:
+            return {f"{title} ({law})" if law else title: n for (title, law), n in self.figures.fault_totals().items()}
 
     def report(self, extra: dict[str, Any], *, show_cards: bool = False) -> str:
         """The run report file's JSON text: every fault with its code, Law, action and the details that
         name no card; with `show_cards`, the full fault texts and the cards they name too."""
-        machines = {name: {"verified": s.verified, "faulted": s.faulted, "refused_boards": s.refused_boards,
-                           "machine_faults": s.machine_faults, "interruptions": s.interruptions,
-                           "boards_per_hour": round(s.boards_per_hour(), 1)}
-                    for name, s in sorted(self.machines.items())}
         with self._lock:
+            machines = {name: {"verified": m.verified, "faulted": m.recount_faults, "refused_boards": m.refused_boards,
+                               "machine_faults": m.machine_faults, "interruptions": m.interruptions,
+                               "boards_per_hour": round(self.rate(name), 1)}
+                        for name, m in sorted(self.figures.machines.items())}
             log = self.fault_log if show_cards else [{**entry, "faults": [blind_fault(f) for f in entry["faults"]]}
                                                      for entry in self.fault_log]
         body = {"verified": self.verified, "jobs": self.total_jobs, "machines": machines,
-                "faults_by_code": dict(self.faults_by_code), "faults": log, **extra}
+                "faults_by_code": self.faults_by_code(), "faults": log, **extra}
         return json.dumps(body, indent=2, sort_keys=True, default=str) + "\n"
 
 

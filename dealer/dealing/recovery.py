@@ -92,7 +92,6 @@ class Recovery:
         life.clock_in(job)
         resuming = events.ResumeUncertain(state=job.state.value, cause=cause)
         self.ctx.journal.note(job.run_id, resuming, job_id=job.id, machine=self.name)
-        self.ctx.progress.recorded(self.name, job.board, job.copy, resuming)
         st = machine.status()
         mine = bool(job.wire_job) and st.job == job.wire_job
         if mine and st.state is MachineState.FAULT and self._resume_kept_job(job, st, cause):
@@ -155,7 +154,6 @@ class Recovery:
         fault = DealingFault.of_status(st, job.board)
         resumed = fault_note(fault, None if cause is Interruption.CONTROLLER_STOPPED else cause)
         self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
-        self.ctx.progress.recorded(self.name, job.board, job.copy, resumed)
         try:
             cards = self._not_as_left(job, st)
             if cards is not None:  # the dealing under way is abandoned: the board is emptied and redealt
@@ -196,6 +194,5 @@ class Recovery:
         """Dealing stopped partway (`cause`) and the machine lost the job: empty the board and redeal."""
         cut = events.InterruptedDeal(cards=cards, cause=cause, busy=self.life.busy_lap(job))
         self.ctx.journal.advance(job.id, JobState.FAULTED, cut)
-        self.ctx.progress.recorded(self.name, job.board, job.copy, cut)
         self.machine.eject_board()
         self.life.send_back(job, fix_pack=False)

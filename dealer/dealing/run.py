@@ -325,7 +325,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     progress = RunProgress(total_jobs=len(jobs), out=options.out, show_cards=options.show_cards,
                            quiet=options.quiet, view=options.view, ports=dict(zip(names, options.ports, strict=True)),
                            title=options.title)
-    progress.verified = sum(1 for j in jobs if j.state is JobState.VERIFIED)
+    stop_following = progress.follow(journal, run_ids)
     ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
                      limits=options.limits, machine_names=set(names), later_runs=tuple(runs[1:]),
                      stop=options.stop if options.stop is not None else threading.Event(), history=options.history)
@@ -355,6 +355,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
             for m in machines:
                 m.close()
     finally:
+        stop_following()
         progress.close()
     try:
         journal.check_file()  # at the end too: a journal damaged after its last checkpoint is no success

@@ -87,8 +87,6 @@ class Station:
                 cause = interruption_of(exc)
                 resync = events.LinkResync(why=cause, silent=exc.silent if isinstance(exc, MachineSilent) else None)
                 self.ctx.journal.note(job.run_id, resync, job_id=job.id, machine=self.name)
-                self.ctx.progress.recorded(self.name, job.board, job.copy, resync,
-                                           "finding out where the board stands")
                 job = self.ctx.journal.job(job.id)
                 if job.state in (JobState.LOADED, JobState.SCANNED):
                     step = self.life.deal_job

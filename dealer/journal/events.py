@@ -360,7 +360,7 @@ class LinkResync(Event):
         return (FaultSeen(self.why.named, "", FaultGroup.INTERRUPTION),)
 
     def action(self) -> str:
-        return "the board is taken up where it stood"
+        return "finding out where the board stands"
 
 
 @_register
@@ -371,6 +371,9 @@ class StartCancelled(Event):
 
     def text(self) -> str:
         return "start cancelled: the board moved after its check"
+
+    def action(self) -> str:
+        return "not dealt; checking it again"
 
 
 @_register
@@ -533,6 +536,12 @@ class BoardMoved(Event):
     """The board moved between the read of its label and its check: checked again."""
 
     KIND = EventKind.BOARD_MOVED
+
+    def text(self) -> str:
+        return "the board moved while it was checked"
+
+    def action(self) -> str:
+        return "checking it again"
 
 
 @_register

@@ -69,6 +69,8 @@ class MachineFigures:
     recount_faults: int = 0
     machine_faults: int = 0
     interruptions: int = 0
+    refused_boards: int = 0
+    """Boards refused by a check before dealing (`BoardRefused`)."""
 
     @property
     def boards_per_hour(self) -> float:
@@ -139,11 +141,10 @@ def build(journal: Journal, run_ids: Sequence[int] | None = None) -> RunReport:
     for run in runs:
         jobs = journal.jobs(run.id)
         figures = SessionFigures(run.id, run.name, run.replay, run.finished, len(jobs),
-                                 sum(j.state is JobState.VERIFIED for j in jobs),
-                                 sum(j.state is JobState.FAULTED for j in jobs))
+                                 faulted=sum(j.state is JobState.FAULTED for j in jobs))
         rep.sessions.append(figures)
         for event in journal.events(run.id):
-            _count_event(rep, figures, event)
+            fold(rep, figures, event)
     return rep
 
 
@@ -155,10 +156,13 @@ def add_deal_statistics(rep: RunReport, deals: DealSet, name: str = "the deals o
         rep.deal_stats = analyse(deals.deals, name)
 
 
-def _count_event(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
-    """Add one event to the figures: its faults (`Event.faults`, by title and Law, counted by group) and
-    what it tells of the machine's work and the operator's actions."""
+def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
+    """Add one event of `session` to the figures: its faults (`Event.faults`, by title and Law, counted by
+    group) and what it tells of the machine's work and the operator's actions. The one counting code: a
+    report folds a journal's events with it, and a run its own as they are recorded."""
     where, event = recorded.machine, recorded.event
+    if isinstance(event, Verified):
+        session.verified += 1
     if where is None:
         return  # the run's own events (begun, finished, a board set renamed)
     m = rep.machine(where)
@@ -181,6 +185,7 @@ def _count_event(rep: RunReport, session: SessionFigures, recorded: Recorded) ->
         case MachineFaultResumed(prompt=prompt):
             actions[session.name, where, f"put-right prompt: {PUT_RIGHT_WORDS.get(prompt or '', NO_PROMPT)}"] += 1
         case BoardRefused():
+            m.refused_boards += 1
             actions[session.name, where, event.action()] += 1
         case BoardGivenUp():
             actions[session.name, where, "board refused too often: left for the director"] += 1

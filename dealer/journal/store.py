@@ -11,14 +11,14 @@ import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalDamaged, JournalError
@@ -206,6 +206,12 @@ STEP_EVENTS: Final[dict[JobState, type[Event]]] = {
 always say why)."""
 
 
+Listener = Callable[["Recorded", "Job | None", object], None]
+"""What hears each event the journal records (`Journal.listen`): the event as written, its job after the
+step (None for an event of the run), and what the live run saw of it (`seen`, never written: a verifier's
+report, which may name cards)."""
+
+
 class Journal:
     """The SQLite journal of dealing runs. Thread-safe: one connection, one lock. What it guarantees:
 
@@ -223,6 +229,10 @@ class Journal:
       journal, the deal history (`dealer.journal.history`) does the same per computer.
 
     A journal of another schema version is refused, never migrated (`schema_problem`).
+
+    **Told once.** Every event is written here and nowhere else; once its transaction is committed (and
+    synced, where the step needs it), the written record is handed to each listener (`listen`), in the
+    order written: the live view, the console and a run's summary are folds of that one stream.
     """
 
     def __init__(self, connection: sqlite3.Connection, path: str, *, lock: JournalLock | None = None,
@@ -238,6 +248,9 @@ class Journal:
         """Its -wal (kept, emptied at each checkpoint, never removed while this journal is open)."""
         self._written: tuple[int, int, bytes] | None = None
         self._written = self._own_file()
+        self._listeners: list[Listener] = []
+        self._told: list[tuple[Recorded, Job | None, object]] = []
+        """The events of the transaction in hand, handed to the listeners once it is committed."""
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, command: str = "dealer",
@@ -332,6 +345,7 @@ class Journal:
         if self.read_only:
             raise JournalError(f"{self.path}: opened read-only")
         with self._lock:
+            self._told.clear()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
@@ -345,11 +359,26 @@ class Journal:
                         self._checkpoint()
                     else:
                         self._bound_wal()
+                told, self._told = self._told, []
+                for recorded, job, seen in told:
+                    for listener in self._listeners:
+                        listener(recorded, job, seen)
             except sqlite3.Error as exc:
                 if is_damage(exc) and self._identity is not None:
                     raise JournalDamaged(f"{self.path}: the journal was damaged while the run was dealing ({exc})") \
                         from exc
                 raise journal_failure(self.path, exc, "written") from exc
+
+    def listen(self, listener: Listener) -> Callable[[], None]:
+        """Hand `listener` every event recorded from now on (see the class docstring); returns what stops it."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def stop() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return stop
 
     def _roll_back(self) -> None:
         """Undo the transaction in hand, if SQLite has not already (it rolls back by itself after some
@@ -581,7 +610,8 @@ class Journal:
         """Jobs whose board may hold unverified cards (DEALING, DEALT): recount before anything else."""
         return self.jobs(run_id, set(UNCERTAIN))
 
-    def advance(self, job_id: int, state: JobState, event: Event | None = None, *, machine: str | None = None) -> Job:
+    def advance(self, job_id: int, state: JobState, event: Event | None = None, *, machine: str | None = None,
+                seen: object = None) -> Job:
         """Move a job to `state` and record why (`event`; by default the plain step, `STEP_EVENTS`), in one
         transaction; refuses an illegal transition.
 
@@ -589,12 +619,12 @@ class Journal:
         VERIFIED or FAULTED is in the main file and synced before this returns (the step into DEALING
         is what prevents dealing a board twice); the other steps are durable against a crash of the
         controller, and a power loss or a lost side file can only undo them back to a state from which
-        the run redoes the step safely.
+        the run redoes the step safely. `seen`: what the live run saw of it, for the listeners alone.
         """
-        return self.advance_through(job_id, [(state, event)], machine=machine)
+        return self.advance_through(job_id, [(state, event)], machine=machine, seen=seen)
 
     def advance_through(self, job_id: int, steps: Sequence[tuple[JobState, Event | None]], *,
-                        machine: str | None = None) -> Job:
+                        machine: str | None = None, seen: object = None) -> Job:
         """Move a job through several states (each with its event) in one transaction, each step checked
         and recorded as `advance` does it, synced and checkpointed as the strictest step needs (e.g.
         SCANNED then DEALING, taken back to back: one commit, and no state in between after a crash)."""
@@ -605,11 +635,11 @@ class Journal:
                 raise JournalError(f"{self.path}: no job {job_id}")
             job = _job(row)
             for state, event in steps:
-                job = self._step(db, job, state, machine, event)
+                job = self._step(db, job, state, machine, event, seen)
         return job
 
     def _step(self, db: sqlite3.Connection, job: Job, state: JobState, machine: str | None,
-              event: Event | None) -> Job:
+              event: Event | None, seen: object = None) -> Job:
         """One step of `advance_through`, inside its transaction: the job as it is after it."""
         if event is None:
             if state not in STEP_EVENTS:
@@ -621,8 +651,9 @@ class Journal:
         new_machine = None if state is JobState.PLANNED else (machine or job.machine)
         db.execute("UPDATE jobs SET state = ?, machine = ?, attempt = ? WHERE id = ?",
                    (state.value, new_machine, attempt, job.id))
-        self._event(db, job.run_id, job.id, machine or job.machine, event, state)
-        return replace(job, state=state, machine=new_machine, attempt=attempt)
+        after = replace(job, state=state, machine=new_machine, attempt=attempt)
+        self._event(db, job.run_id, after, machine or job.machine, event, state, seen)
+        return after
 
     def claim_next(self, run_id: int | Sequence[int], machine: str) -> Job | None:
         """Take the first PLANNED job of the run for `machine`, moving it to LOADED; None when none is left.
@@ -684,10 +715,16 @@ class Journal:
         found = {JobState(r[0]): r[1] for r in rows}
         return {s: found.get(s, 0) for s in JobState}
 
-    def note(self, run_id: int, event: Event, *, job_id: int | None = None, machine: str | None = None) -> None:
-        """Record an event that changes no state (operator action, machine fault, prompt)."""
+    def note(self, run_id: int, event: Event, *, job_id: int | None = None, machine: str | None = None,
+             seen: object = None) -> None:
+        """Record an event that changes no state (operator action, machine fault, prompt); `seen`: what the
+        live run saw of it, for the listeners alone."""
         with self._transaction() as db:
-            self._event(db, run_id, job_id, machine, event, None)
+            job = None
+            if job_id is not None:
+                row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
+                job = _job(row) if row is not None else None
+            self._event(db, run_id, job if job is not None else job_id, machine, event, None, seen)
 
     def has_event(self, job_id: int, kind: EventKind) -> bool:
         """True if the job has an event of this kind (e.g. `EventKind.CARDS_SHOWN`)."""
@@ -704,13 +741,19 @@ class Journal:
         return [Recorded(r[0], run_id, r[1], r[2], r[3], JobState(r[5]) if r[5] else None,
                          decode(r[4], json.loads(r[6]))) for r in rows]
 
-    def _event(self, db: sqlite3.Connection, run_id: int, job_id: int | None, machine: str | None,
-               event: Event, state: JobState | None) -> None:
-        db.execute(
+    def _event(self, db: sqlite3.Connection, run_id: int, job: Job | int | None, machine: str | None,
+               event: Event, state: JobState | None, seen: object = None) -> None:
+        """Write one event (of `job`, a job or its id, or of the run) and keep it for the listeners."""
+        job_id = job.id if isinstance(job, Job) else job
+        at = _now()
+        cur = db.execute(
             "INSERT INTO events (run_id, job_id, at, machine, kind, state, detail) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (run_id, job_id, _now(), machine, kind_of(event), state.value if state else None,
+            (run_id, job_id, at, machine, kind_of(event), state.value if state else None,
              json.dumps(event.detail(), sort_keys=True)))
+        if self._listeners:
+            recorded = Recorded(int(cur.lastrowid or 0), run_id, job_id, at, machine, state, cast(AnyEvent, event))
+            self._told.append((recorded, job if isinstance(job, Job) else None, seen))
 
     # --- audit ----------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""The console's HTML pages: plain HTML and CSS, the live parts filled in by the scripts of ``static/`` (`layout`'s `script`).
+"""The console's HTML pages: plain HTML and CSS, the live parts filled in by the scripts of ``static/``
+(`layout`'s `script`).
 
 No page holds a card except the director's board view (`director_page` with a board found), which the
 app serves only to an unlocked director.

@@ -53,8 +53,8 @@ def machine_dict(row: MachineRow) -> dict[str, Any]:
         state, step = state_of(row.last.kind, row.last.step()), row.last.step()
     kind = "stopped" if row.lost is not None else str(row.last.kind) if row.last is not None else "note"
     return {"name": row.name, "port": row.port, "state": state, "kind": kind, "step": step, "job": job_dict(job),
-            "prompt": step if kind == "prompt" else "", "rate": round(row.stats.boards_per_hour()),
-            "verified": row.stats.verified}
+            "prompt": step if kind == "prompt" else "", "rate": round(row.rate),
+            "verified": row.verified}
 
 
 class HubView:
@@ -83,7 +83,7 @@ class HubView:
             message["verified"] = progress.verified
             message["total"] = progress.total_jobs
             if event.machine:
-                message["rate"] = round(progress.stats(event.machine).boards_per_hour())
+                message["rate"] = round(progress.rate(event.machine))
         if event.recorded is not None:
             faults: list[dict[str, Any]] = []
             for entry in fault_entries(event.recorded):

@@ -16,6 +16,7 @@ import pytest
 from dealer.cli import main
 from dealer.dealing.demo import run_demo
 from dealer.journal.events import MACHINE_FAULT_WORDS
+from dealer.journal.jobplan import JobPlan
 from dealer.journal.narrative import incidents
 from dealer.journal.store import Journal
 from dealer.serve.past import journal_faults
@@ -151,9 +152,13 @@ def test_the_live_view_prints_a_fault_in_the_plain_lines_words_its_law_in_bold()
     views: tuple[ProgressView, ...] = (LiveRunView(console, refresh_per_second=1), PlainView(plain))
     for view in views:
         progress = RunProgress(total_jobs=2, out=io.StringIO(), view=view)
-        progress.open()
-        progress.recorded("m1", 1, 1, LinkResync(why=Interruption.POWER_CUT), "finding out where the board stands")
-        progress.close()
+        with Journal.open(":memory:") as journal:  # the line is the journal's event, as it is recorded
+            run = journal.begin_run("club", "s.pbn", deals_for((1, 2)), [JobPlan(1, 1), JobPlan(2, 1)])
+            progress.follow(journal, [run.id])
+            progress.open()
+            journal.note(run.id, LinkResync(why=Interruption.POWER_CUT), job_id=journal.jobs(run.id)[0].id,
+                         machine="m1")
+            progress.close()
     (line,) = plain.getvalue().splitlines()
     assert line == ("[m1] board 1: power cut: the machine lost power and restarted, its loaded deal gone: finding "
                     "out where the board stands")

@@ -24,6 +24,8 @@ from tests.support.loopback_run import deals_for, run_on_loopback
 from tests.support.plain_words import all_problems, line_problems
 from tests.support.processes import ENV
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize(("line", "problem"), [
     ("[m2] demo set A: board 3: FAULT: F2 card in wrong pocket (Law 13A1): move the named cards or hands to their "

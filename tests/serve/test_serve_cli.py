@@ -21,6 +21,8 @@ from tests.support.controllers import wait_for_own_handlers
 from tests.support.processes import ENV
 from tests.support.serve_room import make_session, served
 
+pytestmark = pytest.mark.slow
+
 
 def test_a_console_reachable_beyond_this_computer_without_a_token_refuses_to_start(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "dealer", "serve", "--host", "0.0.0.0", "--port", "0",

@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parents[2]
 WRITERS = ("dealer/dealing/station.py", "dealer/dealing/board.py", "dealer/dealing/recovery.py",
            "dealer/dealing/run.py", "dealer/journal/store.py")
 """The modules that record events."""
-READERS = {"dealer/journal/run_report.py": "_count_event", "dealer/journal/narrative.py": "_fixed"}
+READERS = {"dealer/journal/run_report.py": "fold", "dealer/journal/narrative.py": "_fixed",
+           "dealer/dealing/progress.py": "_line"}
 """Readers that match on every event class (mypy checks each `match` complete with `assert_never`)."""
 
 

@@ -74,14 +74,24 @@ def test_a_fault_is_shown_as_what_went_wrong_its_law_and_what_is_done_once_each(
         def publish(self, message: dict[str, object]) -> None:
             published.append(message)
 
+    from dealer.journal.jobplan import JobPlan
+    from dealer.journal.store import JobState, Journal
+    from tests.support.loopback_run import deals_for
+
     view = HubView(Hub(), "run", clock=lambda: 0.0)
     progress = RunProgress(total_jobs=4, out=io.StringIO(), view=view)
-    progress.open()
     jam = MachineFaultResumed(code=1, name="JAM", prompt="CLEAR_PATH", machine_detail=19)
-    progress.recorded("m1", 3, 1, jam)
     both = RecountFault(faults_found=("F2", "F1"), counts=(13, 12, 14, 13))
-    progress.recorded("m1", 4, 1, both)
-    progress.close()
+    with Journal.open(":memory:") as journal:  # the lines are the journal's events, as they are recorded
+        run = journal.begin_run("club", "s.pbn", deals_for((1, 2, 3, 4)), [JobPlan(b) for b in (1, 2, 3, 4)])
+        progress.follow(journal, [run.id])
+        progress.open()
+        three, four = journal.jobs(run.id)[2:]
+        journal.note(run.id, jam, job_id=three.id, machine="m1")
+        for state in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT):
+            journal.advance(four.id, state, machine="m1")
+        journal.advance(four.id, JobState.FAULTED, both)
+        progress.close()
     assert [(f["text"], f["law"], f["action"], f["n"]) for f in view.fault_list()] == [
         ("card jam", "", "clear the card path, going on", 1),
         ("F2 card in wrong pocket", "Law 13A1", "redeal the same deal", 2),
@@ -90,4 +100,5 @@ def test_a_fault_is_shown_as_what_went_wrong_its_law_and_what_is_done_once_each(
         *fault_entries(jam), *fault_entries(both)]
     line = next(m for m in published if m.get("type") == "event")
     assert line["text"] == "board 3: card jam after 19 cards while dealing: clear the card path, going on"
+    assert [m["text"] for m in published if m.get("type") == "event"][1] == "board 4: dealing"
     assert "detail" not in str(line["text"]) and "JAM" not in str(line["text"])
