@@ -74,17 +74,6 @@ def sims_registry(deal_history: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long tests first (end to end: `slow`; on a pseudo-terminal: `pty`), each kind in the order found:
-    the workers of ``-n`` start on them and fill the rest of their time with the short ones, rather than meet
-    a long one at the end with the others idle. The same order in every worker, as ``-n`` needs."""
-    def rank(item: pytest.Item) -> int:
-        return 0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("pty") else 2
-
-    items.sort(key=rank)
-
-
 @pytest.fixture(autouse=True)
 def _no_simulator_left_behind() -> Iterator[None]:
     """The `sim://` machines a test's in-process runs started go with it: a later test of the same worker that
