@@ -156,8 +156,9 @@ def console_run(ports: list[str], deals: DealSet, folder: Path, browser: bool) -
             live = app.state.console.runs.current
             assert live.status == "finished", (live.status, live.message)
             if page is not None:
-                page.wait_for_function("document.getElementById('status').textContent === 'finished'",
-                                       timeout=120_000)
+                from playwright.sync_api import expect  # a locator's wait runs under the page's CSP (no eval)
+
+                expect(page.locator("#status")).to_have_text("finished", timeout=120_000)
                 shown = page.evaluate("window.dealerShown")
         return {"wall": wall, "cpu": cpu, "events": live.view.events, "published": app.state.console.hub.seq,
                 "shown": shown}

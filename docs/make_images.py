@@ -226,13 +226,18 @@ def room_page(folder: Path, png: Path, browser: str) -> None:
         ask(address, token, "api/start", {"source": "session.pbn", "machines": ["sim-1", "sim-2"]})
         expect(page.locator("#faults td.law").filter(has_text="Law").first).to_be_visible(timeout=300_000)
         # a settled instant: the count, the grid and the machines' rows agree (events arrive one by one)
-        page.wait_for_function("""() => {
+        settled = """() => {
             const count = parseInt(document.querySelector('#count').textContent, 10);
             const green = document.querySelectorAll('#grid .cell[data-state="verified"]').length;
             const rows = [...document.querySelectorAll('#machines tbody tr')]
                 .map(row => parseInt(row.cells[4].textContent, 10) || 0).reduce((a, b) => a + b, 0);
             return count >= 4 && count === green && count === rows;
-        }""", timeout=300_000)
+        }"""
+        deadline = time.monotonic() + 300  # polled from here: a wait run in the page would need eval, which
+        while not page.evaluate(settled):  # the console's Content-Security-Policy forbids
+            if time.monotonic() > deadline:
+                raise TimeoutError("the Room never settled with four boards verified")
+            page.wait_for_timeout(100)
         page.screenshot(path=str(png))
         chromium.close()
         ask(address, token, "api/stop", {})

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,12 +35,26 @@ numbered folder of pytest's would list its parent, thousands of entries, for eve
 def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="dealer-test-history-")
     _SESSION_HISTORY_FOLDER.append(folder)
+    compiled_once(os.path.join(folder, "pycache"))
     os.environ["DEALER_HISTORY"] = os.path.join(folder, "history.sqlite")
     os.environ["DEALER_SIMS"] = os.path.join(folder, "sims")  # where a `dealer sim` a test starts registers
     from dealer.journal.history import DealHistory
 
     DealHistory.open(os.environ["DEALER_HISTORY"], create=True).close()  # for fixtures wider than a test
     DealHistory.open(os.path.join(folder, "empty-history.sqlite"), create=True).close()  # each test's copies it
+
+
+def compiled_once(cache: str) -> None:
+    """The program's modules compiled once for the session, not once for each of the hundreds of processes it
+    starts (``python -m dealer``, ``dealer sim``): their bytecode goes to `cache`, in the session's folder (so
+    the checkout gains no file), even where ``PYTHONDONTWRITEBYTECODE`` would have every process compile
+    everything again. The workers of ``-n`` share the cache of the process that started them."""
+    if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("PYTHONPYCACHEPREFIX"):
+        cache = os.environ["PYTHONPYCACHEPREFIX"]
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = cache
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = cache
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
