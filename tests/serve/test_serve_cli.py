@@ -103,6 +103,65 @@ def test_every_signal_stops_a_dealing_run_cleanly_and_it_resumes(tmp_path: Path,
     assert done.stdout.startswith("16/16 boards verified")
 
 
+def test_ctrl_c_on_dealer_serve_piped_into_tee_stops_as_ctrl_c_alone_and_the_resume_is_clean(tmp_path: Path) -> None:
+    """``dealer serve 2>&1 | tee serve.log`` and Ctrl-C: the terminal sends SIGINT to both, and tee is gone
+    before the console has written its last lines. The console ends as Ctrl-C alone ends it: every machine
+    finishes its board (nothing left half-way in a machine), and the resume deals the rest with no fault."""
+    import re
+
+    from dealer.journal.store import Recorded
+
+    work = tmp_path / "work"
+    work.mkdir()
+    session = make_session(work)
+    command = (f"set -o pipefail; {sys.executable} -m dealer serve --port 0 --workdir {work} --sim-speed 25 2>&1 "
+               f"| tee {tmp_path / 'serve.log'}")
+    pipeline = subprocess.Popen(["bash", "-c", command], env=ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        assert pipeline.stdout is not None
+        first = pipeline.stdout.readline()
+        found = re.search(r"the room at (http://\S+/)\?token=(\S+)", first)
+        assert found, first
+        address, token = found.groups()
+        body = json.dumps({"source": session.name, "machines": ["sim-5"]}).encode()
+        request = urllib.request.Request(address + "api/start", data=body, method="POST", headers={
+            "Authorization": f"Bearer {token}", "content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            assert json.loads(answer.read())["ok"]
+        events = urllib.request.Request(address + "events", headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(events, timeout=120) as stream:
+            for line in stream:
+                if b'"verified (' in line:  # a board verified: now Ctrl-C, to the console and to tee
+                    break
+        os.killpg(pipeline.pid, signal.SIGINT)
+        assert pipeline.wait(timeout=120) != 0  # the pipeline was interrupted
+    finally:
+        if pipeline.poll() is None:
+            os.killpg(pipeline.pid, signal.SIGKILL)
+        if pipeline.stdout is not None:
+            pipeline.stdout.close()
+    assert "Traceback" not in (tmp_path / "serve.log").read_text()
+    journal_path = str(session) + ".journal"
+    with Journal.open_read_only(journal_path) as journal:
+        (run,) = journal.runs()
+        states = [job.state for job in journal.jobs(run.id)]
+        assert journal.check_consistency(run.id) == []
+        before = len(journal.events(run.id))
+    assert not run.finished and JobState.VERIFIED in states
+    assert set(states) <= {JobState.VERIFIED, JobState.PLANNED}  # each machine finished its board
+    done = subprocess.run([sys.executable, "-m", "dealer", "deal", str(session), "--port", "sim://?speed=25&seed=5",
+                           "--resume", "--plain"], env=ENV, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("16/16 boards verified")
+    with Journal.open_read_only(journal_path) as journal:
+        resumed: list[Recorded] = journal.events(run.id)[before:]
+        dealt = [e for e in resumed if e.kind == "dealing"]
+    assert [e.kind for e in resumed if e.event.faults()] == []  # no spurious fault on the resume
+    assert len(dealt) == states.count(JobState.PLANNED)  # each board left dealt once
+
+
 def start_console(work: Path, cwd: Path) -> subprocess.Popen[str]:
     """`dealer serve` on a free port with `work` as its work folder (its token in work/token), in a session
     of its own."""
