@@ -4,8 +4,12 @@ thread, once; what is in hand then ends as after any error (`stopping_on_signals
 
 from __future__ import annotations
 
+import _thread
 import shlex
 import signal
+import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -30,14 +34,28 @@ def stopping_on_signals() -> Iterator[None]:
     still ends it at once, which the journal survives too). SIGXFSZ (a file grown past ``ulimit -f``) is
     ignored meanwhile: the write fails instead (EFBIG), and the command stops on it as on a full disk,
     instead of being killed.
+
+    Python runs a handler at the next instruction of the main thread, which may be inside a callback whose
+    exceptions it only prints and drops (a weak reference's, as an import releases its lock): an `Interrupted`
+    dropped there (`sys.unraisablehook`) is delivered again, as the same signal, by a thread of its own a
+    moment later, once the main thread has left the hook (where it would be dropped for good).
     """
-    fired: list[str] = []
+    fired: list[int] = []
 
     def stop(signum: int, frame: FrameType | None) -> None:
         if fired:
             return
-        fired.append(signal.Signals(signum).name)
-        raise Interrupted(fired[0])
+        fired.append(signum)
+        raise Interrupted(signal.Signals(signum).name)
+
+    hook = sys.unraisablehook
+
+    def dropped(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, Interrupted) and fired:
+            threading.Thread(target=_again, args=(signal.Signals(fired.pop()),), name="signal again",
+                             daemon=True).start()
+            return
+        hook(unraisable)
 
     try:
         before: dict[int, Any] = {sig: signal.signal(sig, stop) for sig in SIGNALS}
@@ -45,11 +63,21 @@ def stopping_on_signals() -> Iterator[None]:
             before[signal.SIGXFSZ] = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     except ValueError:  # not the main thread: signals are not ours to handle
         before = {}
+    if before:
+        sys.unraisablehook = dropped
     try:
         yield
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
+        if before:
+            sys.unraisablehook = hook
+
+
+def _again(signum: signal.Signals) -> None:
+    """Deliver `signum` to the main thread again, once it has had time to leave the hook that started this."""
+    time.sleep(0.05)
+    _thread.interrupt_main(signum)
 
 
 def interrupted_line(exc: KeyboardInterrupt, argv: Sequence[str], *, resumable: bool) -> str:
