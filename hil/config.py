@@ -22,6 +22,10 @@ class SimConfigError(ValueError):
     """A simulated machine that cannot be set up as asked; the message names the option."""
 
 
+class FaultPlanFileError(SimConfigError):
+    """The fault plan file asked for cannot be used (what it holds, or reading it); the message names it."""
+
+
 DEFAULT_SET: Final = "A"
 DEFAULT_BOARDS: Final = tuple(range(1, 37))
 DEFAULT_CAPABILITIES: Final = (Capability.BARCODE_READER | Capability.CARD_RECOUNT | Capability.BOARD_SENSOR
@@ -44,6 +48,14 @@ class Timing:
     operator_swap: float = 3.0
     operator_fix: float = 6.0
     jitter: float = 0.25
+
+
+MIN_SPEED: Final = 0.01
+"""The slowest a simulated machine runs (times a real one): slower, a board would take days."""
+MAX_SPEED: Final = 10_000.0
+"""The fastest: a board in a few milliseconds."""
+MAX_COPIES: Final = 99
+"""Copies of each board a simulated rack holds, as many as a run deals at most."""
 
 
 @dataclass(frozen=True)
@@ -95,10 +107,13 @@ class SimConfig:
     def __post_init__(self) -> None:
         if self.line not in LINES:
             raise SimConfigError(f"line must be one of {', '.join(sorted(x for x in LINES if x))}, got {self.line!r}")
-        if not self.speed > 0:
-            raise SimConfigError(f"simulator speed must be above 0, got {self.speed}")
-        if self.copies < 1:
-            raise SimConfigError(f"copies must be at least 1, got {self.copies}")
+        if not MIN_SPEED <= self.speed <= MAX_SPEED:
+            raise SimConfigError(f"simulator speed must be {MIN_SPEED:g} to {MAX_SPEED:g} (times a real machine's), "
+                                 f"got {self.speed:g}")
+        if not 1 <= self.copies <= MAX_COPIES:
+            raise SimConfigError(f"copies must be 1 to {MAX_COPIES} (of each board in the rack), got {self.copies}")
+        if not 0 <= self.seed < 2**64:
+            raise SimConfigError(f"seed must be 0 to 2**64 - 1, got {self.seed}")
         if not self.boards:
             raise SimConfigError("the simulator's rack needs at least one board")
         if not 0.0 <= self.noise < 1.0:
@@ -131,7 +146,7 @@ class SimConfig:
         try:
             plan = FaultPlan.load(faults) if faults else FaultPlan()
         except FaultPlanError as exc:
-            raise SimConfigError(str(exc)) from None
+            raise FaultPlanFileError(str(exc)) from None
         numbers = parse_boards(boards) if boards else DEFAULT_BOARDS
         if set_name is not None and not valid_set_name(set_name.upper()):
             raise SimConfigError(f"board set {set_name!r}: use 1 to 12 letters (A-Z) and digits")

@@ -336,9 +336,15 @@ class FaultPlan:
         except OSError as exc:
             raise FaultPlanError(f"fault plan {path}: {exc.strerror or exc}") from None
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, parse_constant=_not_finite)
         except json.JSONDecodeError as exc:
             raise FaultPlanError(f"fault plan {path}: line {exc.lineno}: {exc.msg}") from None
+        except RecursionError:
+            raise FaultPlanError(f"fault plan {path}: nested deeper than {MAX_DEPTH} levels") from None
+        except FaultPlanError as exc:
+            raise FaultPlanError(f"fault plan {path}: {exc}") from None
+        if _depth(obj) > MAX_DEPTH:
+            raise FaultPlanError(f"fault plan {path}: nested deeper than {MAX_DEPTH} levels") from None
         return cls.from_json(obj, f"fault plan {path}")
 
     def dumps(self) -> str:
@@ -450,3 +456,23 @@ class FaultEngine:
 
 def _as_kwargs(spec: FaultSpec) -> dict[str, Any]:
     return {f.name: getattr(spec, f.name) for f in fields(spec)}
+
+MAX_DEPTH: Final = 8
+"""How deep a fault plan's lists and tables may nest (a plan is two levels deep)."""
+
+
+def _not_finite(name: str) -> Any:
+    raise FaultPlanError(f"{name} is not a finite number")
+
+
+def _depth(value: Any) -> int:
+    """How deep `value`'s lists and tables nest (a number or text: 0), counted without recursion."""
+    deepest, level = 0, [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                level.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from dealer.cli.teaching import teach
-from dealer.core.errors import UsageError
+from dealer.core.errors import FormatError, UsageError
 from hil import cli as hil_cli
-from hil.config import SimConfigError
+from hil.config import FaultPlanFileError, SimConfigError
 
 
 def register(sub: Any) -> None:
@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with registered_sim() as register:  # where `dealer ports --probe` finds it while it runs
             return hil_cli.serve(args, on_ready=register)
+    except FaultPlanFileError as exc:  # a file that is not a fault plan: as every file refused
+        raise FormatError(str(exc)) from None
     except SimConfigError as exc:
         raise UsageError(str(exc)) from None
 

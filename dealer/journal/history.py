@@ -25,6 +25,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, FormatError, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.core.outfile import SECRET_MODE, write_text
+from dealer.core.structured import load_json
 from dealer.journal.failure import is_damage, plain_cause
 from dealer.verify import BoardFault, FaultCategory, check_deal_set
 
@@ -355,10 +356,10 @@ class DealHistory:
 def read_export(path: str | Path) -> list[Entry]:
     """The entries of an exported history file; `FormatError` naming the file and entry if it is not one."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = load_json(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise FormatError("no such file", path) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # not JSON, or past a bound (StructureError)
         raise FormatError(f"not an exported deal history ({exc})", path) from None
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise FormatError(f"not an exported deal history (no \"format\": \"{EXPORT_FORMAT}\")", path)

@@ -25,6 +25,7 @@ from dealer.core.boards import (
 )
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
+from dealer.core.structured import StructureError, load_toml
 from dealer.plan import sources
 from dealer.plan.model import (
     DealingOrder,
@@ -96,9 +97,11 @@ def read_plan(path: str | Path) -> PlanContent:
 def parse_plan(text: str, path: str, base: Path) -> PlanContent:
     """Check the plan `text` (from file `path`); relative paths in it are taken from folder `base`."""
     try:
-        doc = tomllib.loads(text)
+        doc = load_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise _syntax_error(exc, path, text) from exc
+    except StructureError as exc:
+        raise PlanError(f"not a plan: {exc}", path) from None
     return _PlanChecker(path, base).plan(doc)
 
 

@@ -26,6 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from dealer.core.errors import DealerError, UsageError
+from dealer.core.structured import StructureError, load_json
 from dealer.journal import run_report as report
 from dealer.journal.dealt import dealt_deals
 from dealer.journal.store import Journal
@@ -175,8 +176,11 @@ def _request_of(body: dict[str, Any], console: Console) -> RunRequest:
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object ({} for none); a body past a bound (`dealer.core.structured`) is refused."""
     try:
-        body = await request.json()
+        body = load_json(await request.body())
+    except StructureError as exc:
+        raise UsageError(f"the request: {exc}") from None
     except ValueError:
         body = {}
     return body if isinstance(body, dict) else {}

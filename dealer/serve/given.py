@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from dealer import formats
 from dealer.core.errors import DealerError, FormatError, UsageError
+from dealer.core.structured import StructureError, load_toml
 from dealer.plan.model import PlanError, field_name
 
 UPLOADS: Final = "uploads"
@@ -66,8 +67,8 @@ def plan_reach(plan: Path, workdir: Path, machine_ok: Callable[[str], str | None
     offer: `machine_ok` gives the problem of a port, None if offered), and the files its sessions read.
     Found before the plan itself is read, so that no file it names is opened."""
     try:
-        doc = tomllib.loads(plan.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        doc = load_toml(plan.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, StructureError):
         return [], []  # not a plan: reading it says so
     base = plan.resolve().parent
     problems: list[str] = []

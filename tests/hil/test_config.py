@@ -38,7 +38,7 @@ def test_a_bare_sim_url_is_the_default_machine() -> None:
     ("sim://?noise=lots", "noise must be a number, got 'lots'"),
     ("sim://?noise=0.5x", "noise must be a number"),
     ("sim://?noise=1", "noise must be at least 0 and below 1"),
-    ("sim://?speed=0", "speed must be above 0"),
+    ("sim://?speed=0", "speed must be 0.01 to 10000"),
     ("sim://?boards=3-1", "runs backwards"),
     ("sim://?faults=/no/such/plan.json", "No such file"),
     ("loop://", "not a sim:// URL"),

@@ -107,7 +107,7 @@ def test_a_bad_sim_port_is_refused_before_the_journal_is_made(session: Path, tmp
     before = set(os.listdir(tmp_path))
     assert run(["deal", str(session), "--port", "sim://?speed=0", "--quiet"]) == 2
     (line,) = error_lines(capsys)
-    assert "sim://?speed=0: simulator speed must be above 0" in line
+    assert "sim://?speed=0: simulator speed must be 0.01 to 10000 (times a real machine's), got 0" in line
     assert set(os.listdir(tmp_path)) == before
 
 
@@ -148,11 +148,12 @@ def test_a_plan_with_a_sim_port_the_simulator_refuses_is_named_by_plan_and_refus
                  .replace('port = "rfc2217://dealroom.local:4001"', 'port = "sim://?speed=500"'))
     assert run(["plan", str(plan)]) == 3  # a plan that is not valid
     out = capsys.readouterr()
-    assert f"{plan}: machine M1: sim://?speed=0: simulator speed must be above 0" in out.out + out.err
+    assert (f"{plan}: machine M1: sim://?speed=0: simulator speed must be 0.01 to 10000 (times a real machine's), "
+            "got 0") in out.out + out.err
     before = set(os.listdir(tmp_path))
     assert run(["deal", "--plan", str(plan), "--quiet"]) == 3
     (line,) = error_lines(capsys)
-    assert "machine M1: sim://?speed=0: simulator speed must be above 0" in line
+    assert "machine M1: sim://?speed=0: simulator speed must be 0.01 to 10000 (times a real machine's), got 0" in line
     made = set(os.listdir(tmp_path)) - before
     assert made <= {"congress.journal.lock"}  # no deal file generated, no journal; the lock file blocks nothing
     assert not (tmp_path / "deals").exists() and dealings("sim://?speed=500") == 0

@@ -280,3 +280,30 @@ def test_a_second_local_user_without_the_token_reads_and_writes_nothing(tmp_path
         assert json.loads(console.open("api/room"))["status"] == "idle"  # the operator, with the token
     assert tree(work) == before
     print(f"{len(codes)} requests without the token: all 401")
+
+
+@pytest.mark.parametrize("body", [
+    b'{"source": "session.pbn", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    b'{"source": "session.pbn", "copies": Infinity}',
+    b'{"source": "session.pbn", "copies": NaN}',
+], ids=["nested 100,000 deep", "copies Infinity", "copies NaN"])
+def test_a_body_past_a_bound_is_refused_in_one_line_not_a_traceback(
+        console: tuple[TestClient, list[str], Clock], body: bytes) -> None:
+    client, _, _ = console
+    for route in ("/api/check", "/api/start"):
+        answer = client.post(route, content=body, headers={"content-type": "application/json"})
+        assert answer.status_code == 400, (route, answer.status_code, answer.text[:300])
+        (problem,) = answer.json()["problems"]
+        assert problem.startswith("the request: ") and "\n" not in problem
+
+
+def test_an_uploaded_plan_nested_past_the_bound_is_refused_in_one_line(
+        console: tuple[TestClient, list[str], Clock]) -> None:
+    client, _, _ = console
+    deep = "[event]\nname = 'x'\n\n[[machines]]\nname = 'M1'\nport = 'sim://'\nx = " + "[" * 1000 + "]" * 1000
+    sent = client.post("/api/upload?name=deep.toml", content=deep.encode())  # within the fixture's 4000 bytes
+    assert sent.status_code == 200, sent.text
+    answer = client.post("/api/check", json={"source": sent.json()["source"], "machines": ["sim-5"]})
+    assert answer.status_code == 200, answer.text[:300]
+    (problem,) = answer.json()["problems"]
+    assert problem.endswith("not a plan: nested deeper than 32 levels") and "\n" not in problem
