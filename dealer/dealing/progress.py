@@ -254,9 +254,9 @@ class RunProgress:
                 ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
                 warnings = ([f.text() for f in report.faults] if report is not None
                             else [f.text() for f in event.faults()])
-                return (head + f"verified ({done}/{self.total_jobs} boards, {self.rate(recorded.machine):.0f} "
-                        f"boards/hour on this machine{ahead})" + "".join(f"; warning: {w}" for w in warnings),
-                        LineKind.STEP)
+                rate = _rate_text(self.rate(recorded.machine), " on this machine")
+                return (head + f"verified ({done}/{self.total_jobs} boards{rate}{ahead})"
+                        + "".join(f"; warning: {w}" for w in warnings), LineKind.STEP)
             case RecountFault():
                 stops = FaultCategory.F7.value in event.faults_found
                 if report is None:
@@ -405,7 +405,7 @@ class RunProgress:
                 m = self.machine(name)
                 lines.append(f"  {name}: {m.verified} verified, {m.recount_faults} faulted, boards refused "
                              f"{m.refused_boards}, machine faults {m.machine_faults}, interruptions "
-                             f"{m.interruptions}, {self.rate(name):.0f} boards/hour")
+                             f"{m.interruptions}{_rate_text(self.rate(name))}")
             for name, why in sorted(self.lost.items()):
                 port = self.ports.get(name, "")
                 at = f" ({port})" if port and port != name and port not in why else ""
@@ -449,6 +449,11 @@ def blind_fault(fault: dict[str, Any]) -> dict[str, Any]:
     return {"code": code.value, "title": code.title, "law": fault.get("law", ""), "action": fault.get("action", ""),
             "blocking": fault.get("blocking"), "cards_named": len(fault.get("cards") or ()),
             "details": {k: v for k, v in details.items() if k in CARD_FREE_DETAILS}}
+
+
+def _rate_text(rate: float, where: str = "") -> str:
+    """', 412 boards/hour' (and `where`); nothing before there is a rate (no board's time recorded yet)."""
+    return f", {rate:.0f} boards/hour{where}" if rate > 0 else ""
 
 
 def _copy(copy: int) -> str:

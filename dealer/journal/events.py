@@ -73,12 +73,12 @@ _CAUSE_TITLES: Final = {
     Interruption.POWER_CUT: "power cut",
     Interruption.MACHINE_RESTARTED: "machine restarted",
     Interruption.CABLE_PULLED: "cable pulled",
-    Interruption.SILENT_LINE: "machine not heard (a noisy or broken line)",
+    Interruption.SILENT_LINE: "machine stopped answering",
     Interruption.CONTROLLER_STOPPED: "controller stopped",
 }
 _CAUSE_STORIES: Final = {
-    Interruption.POWER_CUT: "the machine lost power and restarted, its loaded deal gone",
-    Interruption.MACHINE_RESTARTED: "the machine restarted (not from a power cut), its loaded deal gone",
+    Interruption.POWER_CUT: "the machine lost power and restarted",
+    Interruption.MACHINE_RESTARTED: "the machine restarted (not from a power cut)",
     Interruption.CABLE_PULLED: "the port to the machine was lost and opened again",
     Interruption.SILENT_LINE: "the machine was not heard for a while; the connection was started again",
     Interruption.CONTROLLER_STOPPED: "the controller was stopped and started again",
@@ -91,7 +91,7 @@ class FaultGroup(StrEnum):
     RECOUNT = "recount"            # the verifier's, on the recount after dealing (F-codes)
     BOARD_CHECK = "board check"    # a board refused before dealing (F8, F6, F4, F7)
     MACHINE = "machine"            # the machine stopped or misreported (jam, double feed, protocol)
-    INTERRUPTION = "interruption"  # power cut, cable pulled, machine not heard, controller stopped
+    INTERRUPTION = "interruption"  # power cut, cable pulled, machine stopped answering, controller stopped
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ def test_the_live_view_prints_a_fault_in_the_plain_lines_words_its_law_in_bold()
                          machine="m1")
             progress.close()
     (line,) = plain.getvalue().splitlines()
-    assert line == ("[m1] board 1: power cut: the machine lost power and restarted, its loaded deal gone: finding "
+    assert line == ("[m1] board 1: power cut: the machine lost power and restarted: finding "
                     "out where the board stands")
     assert line in console.export_text()
     from dealer.dealing.progress import LineKind, ProgressEvent

@@ -121,7 +121,7 @@ def test_a_machine_not_heard_for_thirty_seconds_mid_board_is_taken_up_again_not_
     check_ledger(record, written)
     assert silence.start is not None
     (line,) = [line for line in text.splitlines() if "not heard" in line]
-    assert line.endswith("machine not heard (a noisy or broken line): the machine was not heard for 30 s; the "
+    assert line.endswith("machine stopped answering: the machine was not heard for 30 s; the "
                          "connection was started again: finding out where the board stands"), line
     assert "loop://m1: " not in line  # the machine named once, by its tag
     assert "the line to the machine is noisy" not in text  # a machine gone silent is not a noisy line
