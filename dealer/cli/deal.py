@@ -13,7 +13,7 @@ import numpy as np
 from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, run_view
 from dealer.cli.options import board_range, board_set, count_from_1, seconds
-from dealer.cli.reading import add_reading_options, read_deals, reading_options, show
+from dealer.cli.reading import add_reading_options, read_deals_for_dealing, reading_options, show
 from dealer.cli.teaching import teach
 from dealer.core.boards import copy_set_names, parse_file_boards
 from dealer.core.dealset import DealSet
@@ -97,7 +97,9 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
     """The deal file's boards, or the selected ones: each board number once (repeats of the same deal
     kept once, different deals under one number refused unless the options choose a game), and every
     deal full - a partial deal refuses the file, naming its board."""
-    deals, notes = read_deals(path, None, replace(options, skip_partial=False))
+    deals, notes, guessed = read_deals_for_dealing(path, replace(options, skip_partial=False))
+    if guessed is not None:  # a deal dealt into the wrong board breaks Law 2 and the hands of a turned BHG
+        raise UsageError(guessed)
     if len(np.unique(deals.boards)) != len(deals):  # the journal holds one job a board: refuse here, not there
         raise UsageError(f"{path}: a board number comes twice")
     if boards:

@@ -55,6 +55,14 @@ def read_deals(path: str | Path, fmt: str | None, options: ReadOptions) -> tuple
     return deals, report.notes
 
 
+def read_deals_for_dealing(path: str | Path, options: ReadOptions) -> tuple[DealSet, list[str], str | None]:
+    """As `read_deals`, and why the boards' numbers are only a guess (`ReadReport.guessed`), if they are:
+    such a file is never dealt."""
+    report = ReadReport()
+    deals = formats.read_file(path, None, options, report)
+    return deals, report.notes, report.guessed
+
+
 def show(notes: list[str]) -> None:
     """The notes of a read, on stderr, one line each."""
     for note in notes:

@@ -25,6 +25,7 @@ from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.core.outfile import atomic_output, check_writable
+from dealer.core.words import count
 from dealer.formats import board_sets
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 from dealer.formats.repeats import one_board_per_number
@@ -94,7 +95,7 @@ def read_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
     report = ReadReport() if report is None else report
     deals = DealSet.concat(iter_file(path, module.NAME, options, report))
     if not len(deals):
-        raise FormatError("holds no boards", path, offset=_size(path))
+        raise FormatError("holds no boards" + _why_none(report), path, offset=_size(path))
 
     def places() -> list[str] | None:  # read again, noting where each board is: only to name an error
         tracked = ReadReport.tracking()
@@ -113,6 +114,14 @@ def read_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
     elif not module.NUMBERED or not module.COUNTED:
         report.notes.append(_count_note(str(path), module, deals, options, report))
     return deals
+
+
+def _why_none(report: ReadReport) -> str:
+    """Why a file gave no board: its games skipped as partial deals, or as results without a deal."""
+    why = [f"{count(len(report.partial), 'game')} with fewer than 52 cards" if report.partial else "",
+           f"{count(len(report.results_only), 'game')} without a deal" if report.results_only else ""]
+    told = " and ".join(w for w in why if w)
+    return f" ({told})" if told else ""
 
 
 def _size(path: str | Path) -> int | None:
@@ -181,7 +190,11 @@ def _count_note(path: str, module: ModuleType, deals: DealSet, options: ReadOpti
             text += f"; {name} holds no board numbers: numbered from {first}, a guess the file cannot confirm"
             if module.NAME == "bhg":
                 text += " (a line's hands are turned by its board number: a wrong first board turns them too)"
-            text += "; " + _what_makes_it_certain(Path(path), module, deals)
+            certain = _what_makes_it_certain(Path(path), module, deals)
+            text += "; " + certain
+            if not certain.endswith(f"--first-board {first}"):  # no file beside it confirms the guess
+                report.guessed = (f"{path}: {name} holds no board numbers, so boards {_short_range(deals)} would be "
+                                  f"dealt under a guess; {certain}")
     if not module.COUNTED:
         text += f"; {name} does not record how many boards a file holds: check that none is missing"
     return text

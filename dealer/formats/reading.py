@@ -60,6 +60,9 @@ class ReadReport:
     """Where the games are that gave no board number (no Board tag, or ``?``): numbered previous + 1."""
     by_position: bool = False
     """The file carried its boards' numbers by position (a BHG file with empty lines for missing boards)."""
+    guessed: str | None = None
+    """Why the boards' numbers are a guess, and what makes them certain (a file without board numbers read
+    with no --first-board and no file beside it confirming the guess); None when they are the file's own."""
 
     @classmethod
     def tracking(cls) -> ReadReport:

@@ -24,6 +24,7 @@ from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import Advice, RunOptions, journal_held, session_problems
+from dealer.formats.reading import ReadReport
 from dealer.journal.history import DealHistory, check_reuse, practice_history, practice_note
 from dealer.journal.store import Journal
 from dealer.plan import Plan
@@ -109,7 +110,10 @@ ADVICE = Advice(resume="tick 'resume the unfinished run'",
 def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
     if not request.ports:
         checked.problems.append(UsageError("choose at least one machine"))
-    deals = formats.read_file(request.source)
+    report = ReadReport()
+    deals = formats.read_file(request.source, report=report)
+    if report.guessed is not None:  # never dealt under a guess: a PBN beside it, or converted, names the boards
+        raise UsageError(report.guessed)
     if len(np.unique(deals.boards)) != len(deals):
         raise UsageError(f"{request.source}: a board number comes twice")
     checked.deals = deals
