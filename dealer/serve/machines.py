@@ -18,6 +18,9 @@ from dealer.core.errors import UsageError
 from dealer.dealing.demo import DEMO_FAULTS, FAULT_STORY
 from dealer.dealing.transport import list_ports
 
+OWN_FOLDER: Final = ".console"
+"""The work folder's folder of the console's own files (its simulated machines' fault plans): a name the Start
+page never offers (`dealer.serve.given.offered_files` leaves out hidden names)."""
 SIMULATED: Final = 4
 SIM_SPEED: Final = 50
 PLAN_SIM_KEYS: Final = frozenset({"speed", "seed", "set", "boards", "copies", "keeps_job", "boot_noise", "noise"})
@@ -30,8 +33,9 @@ def sim_url(workdir: Path, k: int, faults: bool, speed: float = SIM_SPEED) -> st
     url = f"sim://?speed={speed:g}&seed={k}"
     if not faults:
         return url
-    plan = workdir / f"sim-faults-{k}.json"
+    plan = workdir / OWN_FOLDER / f"sim-faults-{k}.json"  # hidden: never offered as a deal file
     if not plan.is_file():
+        plan.parent.mkdir(mode=0o700, exist_ok=True)
         plan.write_text(json.dumps({"faults": DEMO_FAULTS[(k - 1) % len(DEMO_FAULTS)]}, indent=1), encoding="utf-8")
     return f"{url}&faults={plan}"
 

@@ -307,3 +307,19 @@ def test_an_uploaded_plan_nested_past_the_bound_is_refused_in_one_line(
     assert answer.status_code == 200, answer.text[:300]
     (problem,) = answer.json()["problems"]
     assert problem.endswith("not a plan: nested deeper than 32 levels") and "\n" not in problem
+
+
+def test_the_start_page_offers_deal_files_and_plans_never_the_consoles_own_files(
+        console: tuple[TestClient, list[str], Clock], tmp_path: Path) -> None:
+    """The console writes fault plans for its simulated machines with faults: JSON, a deal-file suffix, but
+    no deal file. The files offered are the work folder's deal files and plans alone."""
+    from dealer.serve import given
+    from dealer.serve.machines import sim_url
+
+    client, _, _ = console
+    work = tmp_path / "work"
+    for k in (1, 2, 3, 4):
+        sim_url(work, k, faults=True)
+    offered = set(given.offered_files(work))
+    assert offered == {"session.pbn"}, offered
+    assert "sim-faults" not in client.get("/").text
