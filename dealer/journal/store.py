@@ -313,7 +313,7 @@ class Journal:
             if db is not None:
                 db.close()
             if is_damage(exc):
-                raise JournalError(f"{path}: not a usable journal ({exc})") from exc
+                raise JournalError(f"{path}: not a usable journal ({exc}){DAMAGED_ADVICE}") from exc
             raise journal_failure(path, exc, "read") from exc
         if problem is None and "runs" not in tables:
             problem = f"{path}: the journal is empty (it holds no run)"
@@ -772,6 +772,9 @@ class Journal:
 
 _JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt, wire_job"
 _RUN_COLUMNS: Final = "id, name, source, set_hash, replay, finished, uid"
+DAMAGED_ADVICE: Final = ("; it can be neither resumed nor added to: keep it aside. If boards of this deal set may "
+                          "hold cards, recount them with `dealer check` before dealing anything")
+"""What a damaged journal's one line says to do, whichever command met it (a run, a resume, a report)."""
 LOST_ADVICE: Final = (". If boards of this deal set may hold cards (a journal lost, moved or replaced), "
                        "recount them with `dealer check` before dealing anything")
 
@@ -846,8 +849,7 @@ def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
         db.close()
         if not is_damage(exc):  # the file is sound; the disk, its folder or a limit refused a write
             raise journal_failure(path, exc, "opened") from exc
-        raise JournalError(f"{path}: not a usable journal ({exc}); it can be neither resumed nor added "
-                           f"to: keep it aside{LOST_ADVICE}") from exc
+        raise JournalError(f"{path}: not a usable journal ({exc}){DAMAGED_ADVICE}") from exc
     return db
 
 

@@ -55,3 +55,30 @@ def test_every_main_file_a_cut_short_checkpoint_leaves_is_refused(tmp_path: Path
                         Path(f"{copy}{side}").unlink(missing_ok=True)
     assert outcomes["disagrees"] > 0 and outcomes["unusable"] > 0, outcomes  # both kinds of tear were met
 
+
+
+def test_a_damaged_journal_gets_the_same_advice_from_a_run_a_resume_and_a_report(tmp_path: Path) -> None:
+    """Whichever command meets a journal cut to half, its one line says the same thing to do."""
+    import os
+    import subprocess
+    import sys
+
+    from dealer import formats
+    from tests.support.controllers import deal_set, env
+
+    deal_file, journal = tmp_path / "s.pbn", tmp_path / "s.pbn.journal"
+    formats.write_file(deal_file, deal_set(3, 4))
+    dealer = [sys.executable, "-m", "dealer"]
+    first = subprocess.run([*dealer, "deal", str(deal_file), "--port", "sim://?speed=200", "--quiet"], env=env(),
+                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert first.returncode == 0, first.stderr
+    os.truncate(journal, journal.stat().st_size // 2)
+    lines = []
+    for command in (["deal", str(deal_file), "--port", "sim://?speed=200"],
+                    ["deal", str(deal_file), "--port", "sim://?speed=200", "--resume"], ["report", str(journal)]):
+        done = subprocess.run([*dealer, *command], env=env(), capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 9, (command, done.stderr)
+        (line,) = done.stderr.strip().splitlines()
+        lines.append(line)
+    assert len(set(lines)) == 1 and "keep it aside" in lines[0] and "--resume" not in lines[0], lines
