@@ -84,12 +84,12 @@ def test_the_default_link_is_an_absolute_path_that_exists(tmp_path: Path) -> Non
     assert code == 0 and not os.path.lexists(first)
 
 
-def test_a_bad_fault_plan_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_a_bad_fault_plan_is_one_line_and_exit_3_as_every_file_refused(tmp_path: Path) -> None:
     plan = tmp_path / "plan.json"
     plan.write_text('[{"kind": "jam", "card": 99, "board": 1}]')
     proc = subprocess.run([sys.executable, "-m", "dealer", "sim", "--faults", str(plan)], cwd=tmp_path, env=ENV,
                           capture_output=True, text=True, timeout=30)
-    assert proc.returncode == 2
+    assert proc.returncode == 3
     assert proc.stderr.strip().splitlines() == [f"dealer: error: fault plan {plan}: fault 1 (jam): "
                                                 "card must be 1..52, got 99"]
 
