@@ -36,6 +36,9 @@ class TooLarge(UsageError):
 class UploadLimits:
     file_bytes: int = 20 << 20
     quota_bytes: int = 200 << 20
+    files: int = 200
+    """Uploaded files kept at once: each is offered on the Start page, and one more of a name already taken
+    is compared with each kept under that name."""
 
 
 def _mb(n: int) -> str:
@@ -73,6 +76,11 @@ class Uploads:
             return 0
         return sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file() and not p.is_symlink())
 
+    def _count(self) -> int:
+        if not self.folder.is_dir():
+            return 0
+        return sum(1 for p in self.folder.iterdir() if p.is_file() and not p.name.startswith("."))
+
     def _reserve(self, n: int, stored: int) -> None:
         with self._lock:
             if stored + self._in_flight + n > self.limits.quota_bytes:
@@ -84,6 +92,9 @@ class Uploads:
         """Keep the body under `name` (checked by `upload_name`); the path kept."""
         if declared is not None and declared > self.limits.file_bytes:
             raise TooLarge(f"upload: larger than the {_mb(self.limits.file_bytes)} a file may be")
+        if self._count() >= self.limits.files:
+            raise TooLarge(f"upload: the console keeps at most {self.limits.files} uploaded files (remove files "
+                           "from its work folder's uploads)")
         self.folder.mkdir(mode=0o700, exist_ok=True)
         stored = self._stored()
         temp = self.folder / f".incoming-{os.getpid()}-{threading.get_ident()}-{id(body)}"

@@ -323,3 +323,21 @@ def test_the_start_page_offers_deal_files_and_plans_never_the_consoles_own_files
     offered = set(given.offered_files(work))
     assert offered == {"session.pbn"}, offered
     assert "sim-faults" not in client.get("/").text
+
+
+def test_uploads_are_limited_in_number_too(tmp_path: Path) -> None:
+    import asyncio
+    from collections.abc import AsyncIterator
+
+    from dealer.serve.uploads import TooLarge, Uploads
+
+    uploads = Uploads(tmp_path / "uploads", UploadLimits(files=3))
+
+    async def body(k: int) -> AsyncIterator[bytes]:
+        yield f'[Board "{k}"]\n'.encode()
+
+    for k in range(1, 4):
+        asyncio.run(uploads.receive("s.pbn", None, body(k)))
+    with pytest.raises(TooLarge, match="at most 3 uploaded files"):
+        asyncio.run(uploads.receive("s.pbn", None, body(4)))
+    assert len(list((tmp_path / "uploads").iterdir())) == 3
