@@ -9,6 +9,7 @@ the jobs a crash left in doubt. May import `board`, `recovery`, `context`, `mach
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from functools import partial
 
@@ -79,8 +80,10 @@ class Station:
             self.ctx.progress.job_left(self.name)
 
     def _resync_loop(self, step: Callable[[Job], None], job: Job) -> None:
-        for _ in range(5):
+        for attempt in range(5):
             try:
+                if attempt:
+                    self.machine.status()  # PROTOCOL.md 9: after the new handshake, Status before any other command
                 step(job)
                 return
             except (Reconnected, DeviceRestarted, MachineSilent) as exc:
@@ -92,7 +95,9 @@ class Station:
                     step = self.life.deal_job
                 elif job.state in (JobState.DEALING, JobState.DEALT):
                     step = partial(self.recovery.resolve_one, cause=cause)
-                else:
+                else:  # the job is settled; the next one's commands come after the machine's Status
+                    with contextlib.suppress(Reconnected, DeviceRestarted, MachineSilent):
+                        self.machine.status()
                     return
         raise DeviceTimeout(f"{self.name}: board {job.board}: the connection to the machine kept failing")
 
