@@ -19,37 +19,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import IO, Any, Protocol, assert_never
 
-from dealer.journal.events import (
-    BoardGivenUp,
-    BoardMoved,
-    BoardRefused,
-    CardsShown,
-    Dealing,
-    Dealt,
-    DoubleFeed,
-    Event,
-    FaultGroup,
-    InterruptedDeal,
-    LinkResync,
-    Loaded,
-    MachineFault,
-    MachineFaultResumed,
-    ProtocolFault,
-    RecountFault,
-    RecountInterrupted,
-    RecountUnverified,
-    Redeal,
-    Released,
-    ResumeDealt,
-    ResumeEmptyBoard,
-    ResumeUncertain,
-    RunFinished,
-    RunStarted,
-    Scanned,
-    StartCancelled,
-    Unknown,
-    Verified,
-)
+from dealer.journal import events
+from dealer.journal.events import Event, FaultGroup
 from dealer.journal.run_report import MachineFigures, RunReport, SessionFigures, build, fold
 from dealer.journal.store import Job, Journal, Recorded
 from dealer.verify.board_check import BoardFault, VerificationReport
@@ -247,9 +218,9 @@ class RunProgress:
         report = seen if isinstance(seen, VerificationReport) else None
         fault = seen if isinstance(seen, BoardFault) else None
         match event:
-            case Dealing():
+            case events.Dealing():
                 return head + "dealing", LineKind.STEP
-            case Verified():
+            case events.Verified():
                 done, left = self.verified, self.time_left()
                 ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
                 warnings = ([f.text() for f in report.faults] if report is not None
@@ -257,29 +228,31 @@ class RunProgress:
                 rate = _rate_text(self.rate(recorded.machine), " on this machine")
                 return (head + f"verified ({done}/{self.total_jobs} boards{rate}{ahead})"
                         + "".join(f"; warning: {w}" for w in warnings), LineKind.STEP)
-            case RecountFault():
+            case events.RecountFault():
                 stops = FaultCategory.F7.value in event.faults_found
                 if report is None:
                     return head + f"FAULT: {event.text()} -> {event.action()}", LineKind.FAULT
                 then = event.action() if stops else redeal_words(report.action)
                 return f"{report.summary(blind=not self.show_cards, advice=False)} -> {then}", LineKind.FAULT
-            case RecountUnverified():
+            case events.RecountUnverified():
                 said = report.summary(blind=True, advice=False) if report is not None else head + event.text()
                 return f"{said} -> {event.action()}", LineKind.FAULT
-            case BoardRefused():
+            case events.BoardRefused():
                 return head + f"REFUSED {fault.text() if fault is not None else event.text()}", LineKind.FAULT
-            case BoardGivenUp():
+            case events.BoardGivenUp():
                 why = fault.text() if fault is not None else event.text()
                 checks = f"{event.checks} failed check{'s' if event.checks > 1 else ''}"
                 return (head + f"NOT DEALT after {checks}: {why}: left for the director (put it right, then run "
                         "again with --resume)", LineKind.FAULT)
-            case (MachineFault() | MachineFaultResumed() | DoubleFeed() | ProtocolFault() | LinkResync()
-                  | ResumeUncertain() | InterruptedDeal() | StartCancelled() | BoardMoved()):
+            case (events.MachineFault() | events.MachineFaultResumed() | events.DoubleFeed()
+                  | events.ProtocolFault() | events.LinkResync() | events.ResumeUncertain()
+                  | events.InterruptedDeal() | events.StartCancelled() | events.BoardMoved()):
                 then = event.action()
                 return (head + event.text() + (f": {then}" if then else ""),
                         LineKind.FAULT if event.faults() else LineKind.NOTE)
-            case (RunStarted() | RunFinished() | Loaded() | Scanned() | Dealt() | Released() | Redeal()
-                  | RecountInterrupted() | CardsShown() | ResumeEmptyBoard() | ResumeDealt() | Unknown()):
+            case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned()
+                  | events.Dealt() | events.Released() | events.Redeal() | events.RecountInterrupted()
+                  | events.CardsShown() | events.ResumeEmptyBoard() | events.ResumeDealt() | events.Unknown()):
                 return None  # steps told by the lines around them
             case _:
                 assert_never(event)
@@ -290,12 +263,14 @@ class RunProgress:
         if job is None or machine is None:
             return
         where = {"machine": machine, "board": job.board, "copy": job.copy}
-        if isinstance(seen, VerificationReport) and isinstance(event, Verified | RecountFault) and seen.faults:
-            stage = "verified" if isinstance(event, Verified) else "recount"
+        told = isinstance(event, events.Verified | events.RecountFault)
+        if isinstance(seen, VerificationReport) and told and seen.faults:
+            stage = "verified" if isinstance(event, events.Verified) else "recount"
             self.fault_log.append({**where, "stage": stage, "faults": [f.to_dict() for f in seen.faults]})
-        elif isinstance(seen, BoardFault) and isinstance(event, BoardRefused):
+        elif isinstance(seen, BoardFault) and isinstance(event, events.BoardRefused):
             self.fault_log.append({**where, "stage": "label", "faults": [seen.to_dict()]})
-        elif event.faults() and not isinstance(event, Verified | RecountFault | RecountUnverified | BoardRefused):
+        elif event.faults() and not isinstance(event, events.Verified | events.RecountFault | events.RecountUnverified
+                                                 | events.BoardRefused):
             self.fault_log.append({**where, "stage": "dealing", "faults": [
                 {"code": f.group.value, "name": f.title, "text": event.text()} for f in event.faults()]})
 

@@ -8,36 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
-from dealer.journal.events import (
-    AnyEvent,
-    BoardGivenUp,
-    BoardMoved,
-    BoardRefused,
-    CardsShown,
-    Dealing,
-    Dealt,
-    DoubleFeed,
-    InterruptedDeal,
-    LinkResync,
-    Loaded,
-    MachineFault,
-    MachineFaultResumed,
-    ProtocolFault,
-    RecountFault,
-    RecountInterrupted,
-    RecountUnverified,
-    Redeal,
-    Released,
-    ResumeDealt,
-    ResumeEmptyBoard,
-    ResumeUncertain,
-    RunFinished,
-    RunStarted,
-    Scanned,
-    StartCancelled,
-    Unknown,
-    Verified,
-)
+from dealer.journal import events
+from dealer.journal.events import AnyEvent
 from dealer.journal.store import Job, JobState, Journal
 
 
@@ -77,21 +49,23 @@ def _fixed(event: AnyEvent) -> str | None:
     """None if the event is no incident; else what was done about it on the spot, if the board went on
     to be verified ('' when nothing needs saying)."""
     match event:
-        case BoardRefused():
+        case events.BoardRefused():
             return "the right board, checked straight and empty, was dealt; "
-        case MachineFaultResumed():  # after an interruption: its outcome, told by the interruption's incident
+        case events.MachineFaultResumed():  # after an interruption: its outcome, told by the interruption's incident
             return "the operator put it right and dealing went on; " if event.faults() else None
-        case RecountUnverified():
+        case events.RecountUnverified():
             return "recounted again; "
-        case LinkResync():
+        case events.LinkResync():
             return "the board was taken up where it stood; "
-        case InterruptedDeal():  # after a power cut, a cable pulled...: told by the interruption's incident
+        case events.InterruptedDeal():  # after a power cut, a cable pulled...: told by the interruption's incident
             return "" if event.faults() else None
-        case BoardGivenUp() | ProtocolFault() | DoubleFeed() | MachineFault() | RecountFault():
+        case (events.BoardGivenUp() | events.ProtocolFault() | events.DoubleFeed() | events.MachineFault()
+              | events.RecountFault()):
             return ""
-        case (RunStarted() | RunFinished() | Loaded() | Scanned() | Dealing() | Dealt() | Verified() | Released()
-              | Redeal() | StartCancelled() | RecountInterrupted() | CardsShown() | BoardMoved()
-              | ResumeUncertain() | ResumeEmptyBoard() | ResumeDealt() | Unknown()):
+        case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealing()
+              | events.Dealt() | events.Verified() | events.Released() | events.Redeal() | events.StartCancelled()
+              | events.RecountInterrupted() | events.CardsShown() | events.BoardMoved() | events.ResumeUncertain()
+              | events.ResumeEmptyBoard() | events.ResumeDealt() | events.Unknown()):
             return None
         case _:
             assert_never(event)

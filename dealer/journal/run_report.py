@@ -17,37 +17,8 @@ from pathlib import Path
 from typing import Any, Final, assert_never
 
 from dealer.core.dealset import DealSet
-from dealer.journal.events import (
-    PUT_RIGHT_WORDS,
-    BoardGivenUp,
-    BoardMoved,
-    BoardRefused,
-    CardsShown,
-    Dealing,
-    Dealt,
-    DoubleFeed,
-    FaultGroup,
-    InterruptedDeal,
-    LinkResync,
-    Loaded,
-    MachineFault,
-    MachineFaultResumed,
-    ProtocolFault,
-    RecountFault,
-    RecountInterrupted,
-    RecountUnverified,
-    Redeal,
-    Released,
-    ResumeDealt,
-    ResumeEmptyBoard,
-    ResumeUncertain,
-    RunFinished,
-    RunStarted,
-    Scanned,
-    StartCancelled,
-    Unknown,
-    Verified,
-)
+from dealer.journal import events
+from dealer.journal.events import PUT_RIGHT_WORDS, FaultGroup
 from dealer.journal.store import JobState, Journal, Recorded
 from dealer.stats import SampleStats, analyse
 from dealer.stats.stats_report import wild_line
@@ -161,7 +132,7 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
     group) and what it tells of the machine's work and the operator's actions. The one counting code: a
     report folds a journal's events with it, and a run its own as they are recorded."""
     where, event = recorded.machine, recorded.event
-    if isinstance(event, Verified):
+    if isinstance(event, events.Verified):
         session.verified += 1
     if where is None:
         return  # the run's own events (begun, finished, a board set renamed)
@@ -175,30 +146,31 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
             m.interruptions += 1
     actions = rep.actions
     match event:
-        case Dealing():
+        case events.Dealing():
             m.dealings += 1
             session.dealings += 1
-        case Verified():
+        case events.Verified():
             m.verified += 1
-        case RecountFault():
+        case events.RecountFault():
             m.recount_faults += 1
-        case MachineFaultResumed(prompt=prompt):
+        case events.MachineFaultResumed(prompt=prompt):
             actions[session.name, where, f"put-right prompt: {PUT_RIGHT_WORDS.get(prompt or '', NO_PROMPT)}"] += 1
-        case BoardRefused():
+        case events.BoardRefused():
             m.refused_boards += 1
             actions[session.name, where, event.action()] += 1
-        case BoardGivenUp():
+        case events.BoardGivenUp():
             actions[session.name, where, "board refused too often: left for the director"] += 1
-        case StartCancelled():
+        case events.StartCancelled():
             actions[session.name, where, event.text()] += 1
-        case Redeal(fix_pack=fix_pack):
+        case events.Redeal(fix_pack=fix_pack):
             actions[session.name, where, event.text()] += 1
             if fix_pack:
                 actions[session.name, where, "pack made whole before a redeal"] += 1
-        case (RunStarted() | RunFinished() | Loaded() | Scanned() | Dealt() | Released()
-              | LinkResync() | MachineFault() | DoubleFeed() | ProtocolFault() | RecountUnverified()
-              | RecountInterrupted() | CardsShown() | BoardMoved() | ResumeUncertain() | ResumeEmptyBoard()
-              | ResumeDealt() | InterruptedDeal() | Unknown()):
+        case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealt()
+              | events.Released() | events.LinkResync() | events.MachineFault() | events.DoubleFeed()
+              | events.ProtocolFault() | events.RecountUnverified() | events.RecountInterrupted()
+              | events.CardsShown() | events.BoardMoved() | events.ResumeUncertain() | events.ResumeEmptyBoard()
+              | events.ResumeDealt() | events.InterruptedDeal() | events.Unknown()):
             pass  # counted by their faults alone, or nothing to count
         case _:
             assert_never(event)

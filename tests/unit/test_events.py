@@ -56,7 +56,8 @@ def matched(path: str, function: str) -> set[str]:
     """The classes named in the `case` patterns of `function` in `path`."""
     tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
     (fn,) = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function]
-    return {p.cls.id for p in ast.walk(fn) if isinstance(p, ast.MatchClass) and isinstance(p.cls, ast.Name)}
+    classes = [p.cls for p in ast.walk(fn) if isinstance(p, ast.MatchClass)]  # `Verified()` or `events.Verified()`
+    return {c.id if isinstance(c, ast.Name) else c.attr for c in classes if isinstance(c, ast.Name | ast.Attribute)}
 
 
 def test_every_kind_has_one_class_and_every_class_is_written_somewhere() -> None:
