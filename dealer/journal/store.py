@@ -721,7 +721,7 @@ class Journal:
         live run saw of it, for the listeners alone."""
         with self._transaction() as db:
             job = None
-            if job_id is not None:
+            if job_id is not None and self._listeners:  # the job as it stands, for those who hear the event
                 row = db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
                 job = _job(row) if row is not None else None
             self._event(db, run_id, job if job is not None else job_id, machine, event, None, seen)

@@ -71,15 +71,11 @@ class Uploads:
         self._lock = threading.Lock()
         self._in_flight = 0
 
-    def _stored(self) -> int:
+    def _kept(self) -> list[Path]:
+        """The files the uploads folder holds (one listing: their number and their bytes are both bounded)."""
         if not self.folder.is_dir():
-            return 0
-        return sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file() and not p.is_symlink())
-
-    def _count(self) -> int:
-        if not self.folder.is_dir():
-            return 0
-        return sum(1 for p in self.folder.iterdir() if p.is_file() and not p.name.startswith("."))
+            return []
+        return [p for p in self.folder.iterdir() if p.is_file() and not p.is_symlink()]
 
     def _reserve(self, n: int, stored: int) -> None:
         with self._lock:
@@ -92,11 +88,12 @@ class Uploads:
         """Keep the body under `name` (checked by `upload_name`); the path kept."""
         if declared is not None and declared > self.limits.file_bytes:
             raise TooLarge(f"upload: larger than the {_mb(self.limits.file_bytes)} a file may be")
-        if self._count() >= self.limits.files:
+        kept = self._kept()
+        if sum(not p.name.startswith(".") for p in kept) >= self.limits.files:  # (not the uploads in flight)
             raise TooLarge(f"upload: the console keeps at most {self.limits.files} uploaded files (remove files "
                            "from its work folder's uploads)")
         self.folder.mkdir(mode=0o700, exist_ok=True)
-        stored = self._stored()
+        stored = sum(p.stat().st_size for p in kept)
         temp = self.folder / f".incoming-{os.getpid()}-{threading.get_ident()}-{id(body)}"
         size = 0
         try:
