@@ -79,6 +79,10 @@ RESYNC_HELLO: Final = 2.0
 """Seconds the handshake after a give-up waits for an answer: a machine that was given up and does not
 answer it then is lost (PROTOCOL.md 4.5, 4.7: a machine silent mid-action is named about 37 s after it
 last spoke)."""
+HELLO_RENEW: Final = 1.0
+"""Seconds a Hello goes unanswered before the host sends a new one (another seq, another session): a host
+that happened to pick the session of the device's last Hello (a killed controller's, 1 in 65,536) sent the
+device's last sync request byte for byte, which the device drops as a late copy (PROTOCOL.md 4.3, 4.4)."""
 EJECT_LOOK: Final = 0.2
 """Seconds between two Status reads while the machine pushes a board out (an ejection raises no event)."""
 SENSORLESS_LOOK: Final = 1.0
@@ -780,6 +784,7 @@ class Machine:
         self._answer = self._gave_up = None
         self._link.send(msg, self._clock())
         first_deadline = deadline
+        renew_at = self._clock() + HELLO_RENEW if handshake else None
         while self._answer is None:
             if self._gave_up is not None:
                 now = self._clock()
@@ -797,7 +802,13 @@ class Machine:
                 if self._clock() >= deadline:
                     self._link.cancel()
                     raise DeviceTimeout(self._nobody_answered())
-            wake = deadline if handshake else self._link.next_deadline() or self._clock()
+                if renew_at is not None and self._clock() >= renew_at and isinstance(msg, Hello):
+                    msg = Hello(msg.protocol_version, msg.schema_hash, random.getrandbits(16))
+                    self._link.cancel()
+                    self._link.send(msg, self._clock())  # the next seq: never the device's last Hello again
+                    renew_at = self._clock() + HELLO_RENEW
+            wake = (min(deadline, renew_at) if renew_at is not None else deadline) if handshake \
+                else self._link.next_deadline() or self._clock()
             self._pump(wake)
         reply = self._answer.reply
         self._answer = None
