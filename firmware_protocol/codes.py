@@ -49,6 +49,7 @@ class Capability(IntFlag):
     RESUME_AFTER_FAULT = 0x0020
     KEEPS_JOB_OVER_POWER_LOSS = 0x0040
     DISPLAY = 0x0080
+    SIMULATED = 0x0100
 
 
 class RefuseReason(IntEnum):

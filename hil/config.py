@@ -129,7 +129,7 @@ class SimConfig:
 
     @property
     def all_capabilities(self) -> int:
-        caps = self.capabilities
+        caps = self.capabilities | Capability.SIMULATED  # it deals no cards, and says so
         return caps | Capability.KEEPS_JOB_OVER_POWER_LOSS if self.keeps_job else caps
 
     def scaled(self, seconds: float) -> float:

@@ -88,6 +88,7 @@ def probe(url: str, timeout: float) -> tuple[str, bool]:
         return f"not a dealing machine here: {str(exc).removeprefix(url + ': ')}", True
     finally:
         machine.close()
-    caps = ", ".join(sorted(who.capabilities)).lower().replace("_", " ")
-    return (f"dealing machine {who.serial}, firmware {who.firmware}, protocol {who.protocol_version}, "
+    caps = ", ".join(sorted(who.capabilities - {"SIMULATED"})).lower().replace("_", " ")
+    kind = "simulated dealing machine (practice)" if who.simulated else "dealing machine"
+    return (f"{kind} {who.serial}, firmware {who.firmware}, protocol {who.protocol_version}, "
             f"{who.pockets} pockets; {caps}"), True

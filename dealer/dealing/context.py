@@ -16,9 +16,9 @@ import numpy.typing as npt
 
 from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
-from dealer.dealing.machine import Machine
+from dealer.dealing.machine import Machine, MachineIdentity
 from dealer.dealing.progress import RunProgress
-from dealer.journal.history import DealHistory
+from dealer.journal.history import PRACTICE_FILE, DealHistory, HistoryChoice, check_reuse
 from dealer.journal.store import Job, JobState, Journal
 
 _IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
@@ -64,8 +64,10 @@ class RunContext:
     later_runs: tuple[tuple[int, DealSet], ...] = ()
     machines: list[Machine] = field(default_factory=list)
     """The run's machines, each given up at once by `abandon`."""
-    history: Path | None = None
-    """The deal history the run's deals go into as their dealing begins (None: `DealHistory.open`'s own)."""
+    histories: HistoryChoice = HistoryChoice(None, None, None)
+    """Which deal history each machine's deals go into as their dealing begins (None: `DealHistory.open`'s own)."""
+    history_of: dict[str, Path | None] = field(default_factory=dict)
+    """The deal history of each machine that answered, by what it says it is (`machine_answered`)."""
 
     def __post_init__(self) -> None:
         self._deal_sets = {self.run_id: self.deals, **dict(self.later_runs)}
@@ -92,11 +94,32 @@ class RunContext:
         run = self.run_id if run_id is None else run_id
         return bytes(self._packed[run][self._index[run][board]])
 
+    def machine_answered(self, name: str, identity: MachineIdentity) -> None:
+        """Machine `name` answered its handshake: its deals go into the history of what it says it is. One
+        other than the history the run was checked against is checked now, before the machine deals
+        (`DealReused` stops this machine), and the change is said once."""
+        path = self.histories.of(identity.simulated)
+        with self.lock:
+            if name in self.history_of:
+                return
+            self.history_of[name] = path
+        if not self.histories.differs(path):
+            return
+        with DealHistory.open(path, create=path is not None and path.name == PRACTICE_FILE) as history:
+            for run_id in self.run_ids:
+                run = self.journal.run(run_id)
+                check_reuse(history, self._deal_sets[run_id], name=run.name, replay=run.replay, run_uid=run.uid)
+            where = history.path
+        self.progress.say(name, f"a simulated machine: its deals are kept in a practice history ({where}), not "
+                          "the club's" if identity.simulated else "a real dealing machine (it does not say it is "
+                          f"simulated): its deals go into this computer's deal history ({where})")
+
     def dealing_began(self, job: Job) -> None:
-        """The job's step into DEALING is in the journal: its deal goes into the deal history (Law 6D2) before
-        the machine is told to deal."""
+        """The job's step into DEALING is in the journal: its deal goes into the deal history (Law 6D2) of the
+        machine that deals it before the machine is told to deal."""
         run = self.journal.run(job.run_id)
-        with DealHistory.open(self.history) as history:
+        path = self.history_of.get(job.machine or "", self.histories.checked)
+        with DealHistory.open(path, create=path is not None and path.name == PRACTICE_FILE) as history:
             history.record(self.deals_of(job), run_uid=run.uid, run_name=run.name, journal=self.journal.path,
                            replay=run.replay, boards=[job.board])
 

@@ -87,7 +87,7 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
                              journal=work / "session.journal", report=work / "report.json", out=out,
                              show_cards=show_cards, limits=RunLimits(board_timeout=120, deal_timeout=120), view=view,
                              title=f"dealer demo: {boards} boards on {machines} simulated machines",
-                             history=history)
+                             history=history, practice=True)
         result = deal_session(deals, str(work / "session.pbn"), options, name="demo")
         say("")
         say("4. Summary")

@@ -190,6 +190,12 @@ class MachineIdentity:
     hoppers: int
     boot_id: int
 
+    @property
+    def simulated(self) -> bool:
+        """The machine says it deals no cards (the SIMULATED capability): a run on it is practice. A machine
+        that does not say so is a real one, whatever its port (PROTOCOL.md 7.4)."""
+        return "SIMULATED" in self.capabilities
+
     @classmethod
     def of_hello(cls, hello: HelloAck) -> MachineIdentity:
         names = frozenset(c.name for c in Capability if c.name and hello.capabilities & c)

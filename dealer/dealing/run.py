@@ -27,7 +27,8 @@ from dealer.dealing.progress import ProgressView, RunProgress
 from dealer.dealing.station import Station
 from dealer.dealing.transport import check_traces
 from dealer.journal.events import Released
-from dealer.journal.history import DealHistory, check_named, check_reuse, practice_history, practice_note
+from dealer.journal.history import (DealHistory, HistoryChoice, check_named, check_reuse, practice_history,
+                                    practice_note)
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
 from dealer.journal.store import LOST_ADVICE, JobState, Journal, Run
@@ -53,8 +54,11 @@ class RunOptions:
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
     history: Path | None = None
-    """The deal history (Law 6D2 beyond this journal); None: a practice history beside the journal for
-    simulated machines only (`practice`), else this computer's (`history.default_path`)."""
+    """The deal history (Law 6D2 beyond this journal) the run is checked against as it starts; None: this
+    computer's (`history.default_path`)."""
+    practice: bool = False
+    """`history` is a practice history, chosen because none was named (`practice`): a simulated machine's
+    deals go there, and a machine that says it is real puts its deals into this computer's history."""
     out: IO[str] = field(default_factory=lambda: sys.stderr)
     view: ProgressView | None = None
     """How progress is shown (default: one plain line an event on `out`)."""
@@ -227,7 +231,7 @@ def practice(options: RunOptions, ports: Sequence[str], say: bool = True) -> Run
     if say:
         options.out.write(practice_note(path) + "\n")
         options.out.flush()
-    return replace(options, history=path)
+    return replace(options, history=path, practice=True)
 
 
 def check_run_options(options: RunOptions) -> None:
@@ -328,7 +332,8 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     stop_following = progress.follow(journal, run_ids)
     ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
                      limits=options.limits, machine_names=set(names), later_runs=tuple(runs[1:]),
-                     stop=options.stop if options.stop is not None else threading.Event(), history=options.history)
+                     stop=options.stop if options.stop is not None else threading.Event(),
+                     histories=HistoryChoice.of_run(options.history, options.practice, options.journal))
     sessions = {run: journal.run(run).name for run in run_ids}
     errors: list[tuple[str, DealerError]] = []
     progress.open()

@@ -42,7 +42,7 @@ class Station:
 
     def run(self) -> None:
         """Deal jobs until none is left, the run stops, or the machine is lost."""
-        self.machine.connect()
+        self.ctx.machine_answered(self.name, self.machine.connect())
         self.machine.issued(self.ctx.journal.wire_jobs())
         self.recovery.settle(self.run_with_resync)
         life = self.life

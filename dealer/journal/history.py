@@ -60,9 +60,10 @@ _PSEUDO_TERMINAL: Final = re.compile(r"/dev/(pts/\d+|ttys\d+)")
 
 
 def simulated(port: str) -> bool:
-    """Whether `port` is a simulated machine: a ``sim://`` URL, or a pseudo-terminal (where `dealer sim`,
-    the pytest fixture and the C library's example machine serve theirs, also through a link; a real
-    machine's serial port never is one)."""
+    """Whether `port` is likely a simulated machine's, before its machine has answered: a ``sim://`` URL, or a
+    pseudo-terminal (where `dealer sim`, the pytest fixture and the C library's example machine serve theirs).
+    Only the history a run is first checked against follows this guess; where each machine's deals go is
+    decided by its own Hello (`HistoryChoice`)."""
     if port.startswith("sim://"):
         return True
     if "://" in port:
@@ -84,6 +85,36 @@ def practice_history(ports: Iterable[str], folder: Path, *, given: Path | None =
     if create:
         DealHistory.open(path, create=True).close()
     return path
+
+
+@dataclass(frozen=True)
+class HistoryChoice:
+    """Which deal history each machine's deals go into, decided by what the machine says it is (its Hello's
+    SIMULATED capability), never by its port: with a history named, that one for every machine; else a
+    simulated machine's go into the practice history beside the journal, and a real machine's into this
+    computer's (`default_path`). `checked` is the history the run was checked against as it started."""
+
+    checked: Path | None
+    simulated: Path | None
+    real: Path | None
+
+    @classmethod
+    def of_run(cls, history: Path | None, practice: bool, journal: Path) -> HistoryChoice:
+        """The choice of a run checked against `history`, a practice history if `practice` (none was named)."""
+        if practice:
+            return cls(history, history, None)
+        nothing_named = history is None and named_path() is None
+        return cls(history, Path(journal).absolute().parent / PRACTICE_FILE if nothing_named else history, history)
+
+    def of(self, simulated: bool) -> Path | None:
+        """The history of a machine that says it is (or is not) simulated (None: this computer's)."""
+        return self.simulated if simulated else self.real
+
+    def differs(self, path: Path | None) -> bool:
+        """`path` is another history than the one the run was checked against."""
+        def where(p: Path | None) -> Path:
+            return (p if p is not None else default_path()).absolute()
+        return where(path) != where(self.checked)
 
 
 def never_made_practice(path: Path | None) -> bool:

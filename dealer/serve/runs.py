@@ -111,7 +111,8 @@ class RunManager:
                              machine_names=[f"m{k + 1}" for k in range(len(checked.ports))],
                              view=_Poking(view, watcher, live, lambda: self.hub.publish(self.snapshot())),
                              title=checked.title, stop=live.stop,
-                             history=checked.history, out=cast(IO[str], _Notes(self.hub, key)))
+                             history=checked.history, practice=checked.history is not None,
+                             out=cast(IO[str], _Notes(self.hub, key)))
         live.thread = threading.Thread(target=self._deal, args=(live, checked, options), name="run", daemon=True)
         live.status = "dealing"
         live.message = "resumed: the boards left are dealt" if request.resume else ""

@@ -178,3 +178,25 @@ def test_boards_dealt_then_put_back_turned_are_named_turned_by_dealer_check(c_bu
         assert f"board {board} lies turned {words}" in told, told[-3000:]
     assert told.count("REFUSED F6 board turned (Law 6D1/6F, Law 87)") == 3, told[-3000:]
     assert "wrong pocket" not in told, told[-3000:]  # the hands are where the file has them
+
+
+def test_the_example_says_it_is_simulated_and_a_real_build_does_not(c_builds: CBuilds, tmp_path: Path) -> None:
+    """PROTOCOL.md 7.4: the example machine deals no cards and announces SIMULATED; built with
+    MACHINE_REAL_MECHANISM (as a build driving a real mechanism is) it does not."""
+    from dealer.dealing.machine import Machine
+    from tests.support.c_build import build
+
+    real = build("pty_device", tmp_path, extra_flags=("-DMACHINE_REAL_MECHANISM",))
+    said = {}
+    for name, program in (("example", c_builds("pty_device")), ("real build", real)):
+        device = DeviceProcess(program, ["--set", "A", "--boards", "1-4"], tmp_path / name)
+        try:
+            machine = Machine(device.path)
+            try:
+                said[name] = machine.connect().simulated
+            finally:
+                machine.close()
+        finally:
+            code, err = device.stop()
+        assert code == 0 and not sanitizer_report(err), err[-3000:]
+    assert said == {"example": True, "real build": False}

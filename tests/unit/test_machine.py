@@ -116,7 +116,8 @@ def test_the_handshake_gives_the_machines_identity_and_capabilities() -> None:
         info = m.identity
         assert info is not None
         assert (info.protocol_version, info.serial, info.firmware) == (PROTOCOL_VERSION, "SIM-0042", "1.0.0")
-        assert info.capabilities == {c.name for c in Capability if c & DEFAULT_CAPABILITIES}
+        assert info.capabilities == {c.name for c in Capability if c & (DEFAULT_CAPABILITIES | Capability.SIMULATED)}
+        assert info.simulated  # the simulated machine says so
         assert info.pockets == 4
         assert m.status().boot_id == info.boot_id
 

@@ -415,6 +415,14 @@ static void display(machine *m, const dp_display *d, uint32_t now)
     say(m, "Display prompt", d->prompt);
 }
 
+/* This example deals no cards, so it says it is simulated (a host keeps a simulated machine's deals out of the
+   club's records). A build that drives a real mechanism defines MACHINE_REAL_MECHANISM and says nothing of it. */
+#ifdef MACHINE_REAL_MECHANISM
+#define MACHINE_SIMULATED 0
+#else
+#define MACHINE_SIMULATED DP_CAP_SIMULATED
+#endif
+
 static void on_command(void *user, const dp_msg *cmd, dp_msg *reply, uint32_t now)
 {
     static const uint8_t serial[] = "C-EXAMPLE-1";
@@ -428,7 +436,7 @@ static void on_command(void *user, const dp_msg *cmd, dp_msg *reply, uint32_t no
         h->firmware_patch = 0;
         h->boot_id = m->boot_id;
         h->capabilities = DP_CAP_BARCODE_READER | DP_CAP_CARD_RECOUNT | DP_CAP_BOARD_SENSOR | DP_CAP_EJECT
-                          | DP_CAP_DISPLAY | DP_CAP_RESUME_AFTER_FAULT;
+                          | DP_CAP_DISPLAY | DP_CAP_RESUME_AFTER_FAULT | MACHINE_SIMULATED;
         h->pockets = 4;
         h->hoppers = 1;
         h->serial.bytes = serial;
