@@ -252,7 +252,8 @@ class RunProgress:
                         LineKind.FAULT if event.faults() else LineKind.NOTE)
             case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned()
                   | events.Dealt() | events.Released() | events.Redeal() | events.RecountInterrupted()
-                  | events.CardsShown() | events.ResumeEmptyBoard() | events.ResumeDealt() | events.Unknown()):
+                  | events.CardsShown() | events.ResumeEmptyBoard() | events.ResumeDealt() | events.MachineMet()
+                  | events.Unknown()):
                 return None  # steps told by the lines around them
             case _:
                 assert_never(event)

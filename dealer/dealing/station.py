@@ -42,7 +42,12 @@ class Station:
 
     def run(self) -> None:
         """Deal jobs until none is left, the run stops, or the machine is lost."""
-        self.ctx.machine_answered(self.name, self.machine.connect())
+        identity = self.machine.connect()
+        met = events.MachineMet(serial=identity.serial, firmware=identity.firmware,
+                                protocol=identity.protocol_version, simulated=identity.simulated)
+        for run_id in self.ctx.run_ids:  # who deals the dealings this station records from now on
+            self.ctx.journal.note(run_id, met, machine=self.name)
+        self.ctx.machine_answered(self.name, identity)
         self.machine.issued(self.ctx.journal.wire_jobs())
         self.recovery.settle(self.run_with_resync)
         life = self.life

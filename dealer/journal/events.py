@@ -46,6 +46,7 @@ class EventKind(StrEnum):
     RESUME_EMPTY_BOARD = "resume-empty-board"
     RESUME_DEALT = "resume-dealt"
     INTERRUPTED_DEAL = "interrupted-deal"
+    MACHINE_MET = "machine-met"
 
 
 class Interruption(StrEnum):
@@ -638,6 +639,23 @@ class InterruptedDeal(Event):
         return "the board will be emptied and redealt"
 
 
+@_register
+@dataclass(frozen=True, kw_only=True)
+class MachineMet(Event):
+    """A station's machine answered its handshake: who it says it is. Every dealing the station records after
+    it, up to its next `MachineMet`, was dealt by this machine (a resume may deal on another)."""
+
+    KIND = EventKind.MACHINE_MET
+    serial: str = ""
+    firmware: str = ""
+    protocol: int = 0
+    simulated: bool = False
+
+    def text(self) -> str:
+        kind = "simulated machine" if self.simulated else "machine"
+        return f"{kind} {self.serial or '(no serial)'} answered (firmware {self.firmware}, protocol {self.protocol})"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Unknown(Event):
     """An event of a kind this version does not know (a journal of another version, or a detail it cannot
@@ -654,7 +672,7 @@ AnyEvent = Union[  # noqa: UP007 - a name readers match on exhaustively
     RunStarted, RunFinished, Loaded, Scanned, Dealing, Dealt, Verified, Released, Redeal, LinkResync,
     StartCancelled, MachineFault, MachineFaultResumed, DoubleFeed, ProtocolFault, RecountFault, RecountUnverified,
     RecountInterrupted, CardsShown, BoardMoved, BoardRefused, BoardGivenUp, ResumeUncertain, ResumeEmptyBoard,
-    ResumeDealt, InterruptedDeal, Unknown]
+    ResumeDealt, InterruptedDeal, MachineMet, Unknown]
 """Every event class: a ``match`` over it with `assert_never` is checked complete by mypy."""
 
 

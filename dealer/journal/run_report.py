@@ -42,6 +42,8 @@ class MachineFigures:
     interruptions: int = 0
     refused_boards: int = 0
     """Boards refused by a check before dealing (`BoardRefused`)."""
+    met: list[str] = field(default_factory=list)
+    """The machines that answered on this station (serial, and whether simulated), in order, each once."""
 
     @property
     def boards_per_hour(self) -> float:
@@ -166,6 +168,10 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
             actions[session.name, where, event.text()] += 1
             if fix_pack:
                 actions[session.name, where, "pack made whole before a redeal"] += 1
+        case events.MachineMet(serial=serial, simulated=simulated):
+            who = f"{serial or '(no serial)'}{', simulated' if simulated else ''}"
+            if not m.met or m.met[-1] != who:
+                m.met.append(who)
         case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealt()
               | events.Released() | events.LinkResync() | events.MachineFault() | events.DoubleFeed()
               | events.ProtocolFault() | events.RecountUnverified() | events.RecountInterrupted()
@@ -195,7 +201,8 @@ def summary_text(rep: RunReport) -> str:
                      f"{s.verified} verified, {s.dealings} dealings; {state}")
     lines.append("Machines")
     for name, m in sorted(rep.machines.items()):
-        lines.append(f"  {name}: {m.verified} boards verified, {m.dealings} dealings, {_clock(m.busy)} on "
+        who = f" (machine {', then '.join(m.met)})" if m.met else ""
+        lines.append(f"  {name}{who}: {m.verified} boards verified, {m.dealings} dealings, {_clock(m.busy)} on "
                      f"boards, {m.boards_per_hour:.0f} boards/hour; {m.recount_faults} recount faults, "
                      f"{m.machine_faults} machine faults, {m.interruptions} interruptions")
     lines.append("Faults by type and Law")
@@ -250,6 +257,7 @@ def csv_rows(rep: RunReport) -> list[tuple[str, str, str, str, str, str]]:
                             ("recount faults", str(m.recount_faults)), ("machine faults", str(m.machine_faults)),
                             ("interruptions", str(m.interruptions))):
             rows.append(("machine", "", name, item, "", value))
+        rows += [("machine", "", name, "machine that answered", "", who) for who in m.met]
     for (session, machine, kind, law), n in sorted(rep.faults.items()):
         rows.append(("fault", session, machine, kind, law, str(n)))
     for (session, machine, action), n in sorted(rep.actions.items()):

@@ -23,6 +23,8 @@ class ReportFigures:
     machines: dict[str, tuple[int, int, int, int, int]] = field(default_factory=dict)
     faults: dict[tuple[str, str], int] = field(default_factory=dict)
     actions: dict[tuple[str, str], int] = field(default_factory=dict)
+    met: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per machine, the machines that answered on it (serial, and ", simulated" for a simulated one), in order."""
 
 
 def _add(counts: dict[tuple[str, str], int], key: tuple[str, str], n: int) -> None:
@@ -45,6 +47,9 @@ def from_text(text: str) -> ReportFigures:
             out.sessions[name] = (jobs, verified, dealings)
         elif section == "Machines":
             name, rest = body.split(": ", 1)
+            name, _, met = name.partition(" (machine ")
+            if met:
+                out.met[name] = tuple(met.removesuffix(")").split(", then "))
             parts = [p.strip() for p in rest.replace(";", ",").split(",")]
             verified, dealings = int(parts[0].split()[0]), int(parts[1].split()[0])
             recount, faults, interruptions = (int(p.split()[0]) for p in parts[-3:])
@@ -71,6 +76,8 @@ def from_csv(text: str) -> ReportFigures:
         elif row["table"] == "machine" and row["item"] in ("boards verified", "dealings started", "recount faults",
                                                            "machine faults", "interruptions"):
             machines.setdefault(row["machine"], {})[row["item"]] = int(row["value"])
+        elif row["table"] == "machine" and row["item"] == "machine that answered":
+            out.met[row["machine"]] = (*out.met.get(row["machine"], ()), row["value"])
         elif row["table"] == "fault":
             label = f"{row['item']} ({row['law']})" if row["law"] else row["item"]
             _add(out.faults, (label, row["machine"]), int(row["value"]))
@@ -89,6 +96,7 @@ def from_json(text: str) -> ReportFigures:
     out.sessions = {s["name"]: (s["jobs"], s["verified"], s["dealings"]) for s in body["sessions"]}
     out.machines = {name: (m["verified"], m["dealings"], m["recount_faults"], m["machine_faults"],
                            m["interruptions"]) for name, m in body["machines"].items()}
+    out.met = {name: tuple(m["met"]) for name, m in body["machines"].items() if m["met"]}
     for f in body["faults"]:
         _add(out.faults, (f"{f['type']} ({f['law']})" if f["law"] else f["type"], f["machine"]), f["count"])
     for a in body["operator_actions"]:
