@@ -58,6 +58,15 @@ class BoardGivenUpError(Exception):
     """A job's board failed its checks too often: the job is FAULTED, for the director."""
 
 
+class AnotherBoardIn(Exception):  # noqa: N818 - not an error: the board put in is dealt first
+    """The board in the machine is another one still to deal: its job (`job`) was taken in place of the one
+    loaded, which went back to the queue."""
+
+    def __init__(self, job: Job) -> None:
+        super().__init__(f"board {job.board} was put in")
+        self.job = job
+
+
 def put_right_prompt(kind: MachineFaultKind) -> OperatorPrompt | None:
     """The prompt that asks the operator to put a resumable machine fault right (None: nothing to do)."""
     if kind is MachineFaultKind.BOARD_REMOVED:
@@ -151,8 +160,11 @@ class BoardLife:
         self.clock_in(job)
         job = self.load(job)
         try:
-            label = self.ready_board(job)
+            label = self.ready_board(job, any_wanted=True)
         except BoardGivenUpError:
+            return
+        except AnotherBoardIn as put_in:  # the operator put in another board still to deal: it is dealt first
+            self.next_job = put_in.job
             return
         except ProtocolFaultError as fault:
             self.protocol_fault(job, fault)
@@ -380,14 +392,20 @@ class BoardLife:
             return  # (a board this station finished with, left in a machine that cannot push it out, goes first)
         set_name = ctx.set_of(job)
         text = why or f"insert board {set_name} {job.board}"
-        m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
-        ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}", LineKind.PROMPT)
+        if m.has_display:
+            m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
+            ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}", LineKind.PROMPT)
+        else:  # nothing on the machine tells its operator which board: any board still to deal is dealt
+            ctx.progress.say(self.name, f"put in any board still to deal: {ctx.wanted_text(job)}", LineKind.PROMPT)
         if not m.wait_board(True, ctx.limits.board_timeout):
             raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
 
-    def await_board(self, job: Job, checks: list[BoardFault] | None = None) -> BoardReading:
+    def await_board(self, job: Job, checks: list[BoardFault] | None = None, *,
+                    any_wanted: bool = False) -> BoardReading:
         """Prompt for the job's board until the right one lies straight in the machine; returns what was
-        read. Each refusal is counted in `checks`; `BoardGivenUpError` after `MAX_BOARD_CHECKS` in a row."""
+        read. Each refusal is counted in `checks`; `BoardGivenUpError` after `MAX_BOARD_CHECKS` in a row.
+        `any_wanted` (a job only loaded): another board still to deal, found in the machine, is taken in the
+        job's place (`AnotherBoardIn`), so that boards may be put in in any order."""
         checks = [] if checks is None else checks
         why: str | None = None
         while True:
@@ -398,12 +416,25 @@ class BoardLife:
             fault = self.board_fault(job, reading)
             if fault is None:
                 return reading
+            if any_wanted and fault.code is FaultCategory.F8:
+                self._take_instead(job, reading.label)
             self._refuse(job, fault, checks, reading.label)
             board = f"board {self.ctx.set_of(job)} {job.board}"
             why = f"{fault.name()}: insert {board}" + (" straight" if fault.code is FaultCategory.F6 else "")
             self._take_out(job, f"{fault.name()}: take the board out", why)
 
-    def ready_board(self, job: Job) -> str:
+    def _take_instead(self, job: Job, label: str | None) -> None:
+        """The board read is another one still to deal: give `job` back and take that board's job in one
+        step (`AnotherBoardIn`); nothing, if the label names no board still to deal."""
+        wanted = self.ctx.planned_for(label)
+        if wanted is None:
+            return
+        released = events.Released(why=f"board {wanted.board} was put in instead", busy=self.busy_lap(job, done=True))
+        taken = self.ctx.journal.take_instead(job.id, wanted.id, self.name, released)
+        if taken is not None:
+            raise AnotherBoardIn(taken)
+
+    def ready_board(self, job: Job, *, any_wanted: bool = False) -> str:
         """Have the job's board in the machine, checked for dealing (PROTOCOL.md 6.1): the right board,
         straight, empty, not moved since it was read. Returns its label; `BoardGivenUpError` when it failed
         `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`BoardGivenUpError`)."""
@@ -411,7 +442,7 @@ class BoardLife:
         moves = 0
         ctx = self.ctx
         while True:
-            reading = self.await_board(job, checks)
+            reading = self.await_board(job, checks, any_wanted=any_wanted)
             recount = self.machine.recount(wire_job(job), reading.turns)
             if recount is None or self.machine.board_moved():
                 moves += 1

@@ -2,7 +2,8 @@
 whose defaults are written here alone). Built by `dealer.dealing.run`, read by each `station` and by its
 `recovery`.
 
-May import `dealer.core`, `dealer.dealing.machine`, `dealer.dealing.progress` and `dealer.journal`.
+May import `dealer.core`, `dealer.dealing.machine`, `dealer.dealing.progress`, `dealer.journal` and
+`firmware_protocol` (board labels).
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from dealer.core.boards import format_board_range
 from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
 from dealer.dealing.machine import Machine, MachineIdentity
 from dealer.dealing.progress import RunProgress
 from dealer.journal.history import PRACTICE_FILE, DealHistory, HistoryChoice, check_reuse
 from dealer.journal.store import Job, JobState, Journal
+from firmware_protocol.labels import BoardLabel
 
 _IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
 """States of a job a machine has taken up."""
@@ -126,6 +129,31 @@ class RunContext:
     def set_of(self, job: Job) -> str:
         """The physical board set a job's copy goes into."""
         return job.set_name or self.default_set
+
+    def planned_for(self, label: str | None) -> Job | None:
+        """The job still to deal (PLANNED, first in the queue's order) whose board a label read names: its set
+        and number, marked as Law 2 says; None for a label unread, of a board not in the queue, already taken
+        or dealt, or marked against Law 2."""
+        try:
+            read = BoardLabel.parse(label) if label is not None else None
+        except ValueError:
+            return None
+        if read is None or not read.conforms:
+            return None
+        for run in self.run_ids:
+            for job in self.journal.jobs(run, {JobState.PLANNED}):
+                if job.board == read.board and self.set_of(job).upper() == read.set_name:
+                    return job
+        return None
+
+    def wanted_text(self, job: Job) -> str:
+        """The boards a machine may be given now, for an operator with no prompt on the machine to go by: `job`'s
+        and every board no machine has taken yet, by board set ("A 1-3,5,8")."""
+        jobs = [job, *(j for run in self.run_ids for j in self.journal.jobs(run, {JobState.PLANNED}))]
+        sets: dict[str, list[int]] = {}
+        for one in jobs:
+            sets.setdefault(self.set_of(one), []).append(one.board)
+        return "; ".join(f"{name} {format_board_range(sorted(set(boards)))}" for name, boards in sets.items())
 
     def busy_elsewhere(self, machine: str) -> bool:
         """True while another machine still working holds a job of the queue (it may give it back)."""

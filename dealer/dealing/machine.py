@@ -459,10 +459,15 @@ class Machine:
         """The clock this machine's deadlines are read from."""
         return self._clock
 
+    @property
+    def has_display(self) -> bool:
+        """The machine shows the host's prompts to its operator (the DISPLAY capability)."""
+        return self._hello is None or bool(self._hello.capabilities & Capability.DISPLAY)
+
     def display(self, prompt: OperatorPrompt, board: int = 0, label: str = "", text: str = "",
                 timeout: float = 5.0) -> None:
         """Show a prompt to the operator at the machine (if it has a display; else nothing is sent)."""
-        if self._hello is not None and not self._hello.capabilities & Capability.DISPLAY:
+        if not self.has_display:
             return
         self._request(Display(Prompt[prompt.value], board, label.encode("ascii", "replace")[:64],
                               text.encode("ascii", "replace")[:80]), None, timeout)

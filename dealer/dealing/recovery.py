@@ -55,9 +55,6 @@ class Recovery:
         for job in uncertain:
             if self._mine(job) and self.ctx.claim(job):
                 hold(self.resolve_one, job)
-        st = self.machine.status()
-        if st.board_present and st.state in (MachineState.DONE, MachineState.IDLE):
-            self.machine.eject_board()  # a board a crash left in the machine after its job was settled
         faulted = [job for run in self.ctx.run_ids for job in self.ctx.journal.jobs(run, {JobState.FAULTED})]
         for job in faulted:
             if self._mine(job) and job.attempt < self.ctx.limits.max_attempts and self.ctx.claim(job):

@@ -27,8 +27,7 @@ from dealer.dealing.progress import ProgressView, RunProgress
 from dealer.dealing.station import Station
 from dealer.dealing.transport import check_traces
 from dealer.journal.events import Released
-from dealer.journal.history import (DealHistory, HistoryChoice, check_named, check_reuse, practice_history,
-                                    practice_note)
+from dealer.journal.history import DealHistory, HistoryChoice, check_named, check_reuse, practice_history, practice_note
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
 from dealer.journal.store import LOST_ADVICE, JobState, Journal, Run

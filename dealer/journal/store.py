@@ -670,6 +670,18 @@ class Journal:
                     return self.advance(rows[0][0], JobState.LOADED, machine=machine)
             return None
 
+    def take_instead(self, held: int, wanted: int, machine: str, given_back: Event) -> Job | None:
+        """Give job `held` (LOADED or SCANNED) back to the queue (`given_back`) and take PLANNED job `wanted`
+        for `machine` (LOADED), in one transaction: the board in the machine is `wanted`'s. None, and nothing
+        changed, when `wanted` is no longer PLANNED (another machine took it)."""
+        with self._transaction() as db:
+            rows = {row[0]: _job(row) for row in db.execute(
+                f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id IN (?, ?)", (held, wanted)).fetchall()}
+            if wanted not in rows or held not in rows or rows[wanted].state is not JobState.PLANNED:
+                return None
+            self._step(db, rows[held], JobState.PLANNED, None, given_back)
+            return self._step(db, rows[wanted], JobState.LOADED, machine, None)
+
     def redeal(self, job_id: int, machine: str, event: Redeal | None = None) -> Job:
         """A FAULTED job back to PLANNED (a new attempt at the same deal, recorded by `event`) and at once
         LOADED on `machine`, in one transaction, so the board is redealt on the machine that holds it and no

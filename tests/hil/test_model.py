@@ -68,7 +68,8 @@ def test_every_command_but_hello_is_refused_before_the_handshake() -> None:
     assert isinstance(reply, HelloAck)
     boot = bench.wait_for(Boot)
     assert boot.reason == BootReason.POWER_ON and boot.boot_id == reply.boot_id
-    assert reply.capabilities == DEFAULT_CAPABILITIES | Capability.SIMULATED and reply.pockets == 4  # it says it is simulated
+    assert reply.capabilities == DEFAULT_CAPABILITIES | Capability.SIMULATED  # it says it is simulated
+    assert reply.pockets == 4
     assert reply.serial == b"SIM-00000000"  # the seed's
 
 

@@ -48,7 +48,8 @@ def dealer(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.
 
 
 def deal_and_read_ledger(
-    tmp_path: Path, boards: int, sets: list[str], *deal_options: str, device: tuple[str, ...] = ()
+    tmp_path: Path, boards: int, sets: list[str], *deal_options: str, device: tuple[str, ...] = (),
+    said: list[str] | None = None
 ) -> tuple[list[dict[str, Any]], Path]:
     """`dealer generate` then `dealer deal` on the independent device; the ledger's records."""
     env = practice_env(tmp_path)
@@ -60,6 +61,8 @@ def deal_and_read_ledger(
         run = dealer(env, "deal", str(session), "--port", machine.port, "--plain", *deal_options)
     assert run.returncode == 0, run.stderr[-2000:]
     assert f"{boards * len(sets)}/{boards * len(sets)} boards verified" in run.stdout
+    if said is not None:
+        said += run.stderr.splitlines()
     return read_ledger(machine.ledger), session
 
 

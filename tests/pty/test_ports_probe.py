@@ -58,7 +58,8 @@ def test_probe_finds_each_running_sim_and_none_once_stopped_or_killed(sims: Path
     probed = [line for line in out[2:] if line]
     assert len(probed) == 2, out
     for port, line in zip((port1, port2), probed, strict=True):
-        assert re.match(rf"{re.escape(port)}: simulated dealing machine \(practice\) SIM-[0-9A-F]{{8}}, firmware ", line), line
+        said = rf"{re.escape(port)}: simulated dealing machine \(practice\) SIM-[0-9A-F]{{8}}, firmware "
+        assert re.match(said, line), line
     assert running_sims() == []
     assert list(sims.glob("*.port")) == []  # the stopped one removed its entry, the dead one's was removed
     assert main(["ports", "--probe"]) == 0

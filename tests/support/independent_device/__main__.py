@@ -72,6 +72,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-board-sensor", action="store_true")
     p.add_argument("--keeps-job", action="store_true", help="KEEPS_JOB_OVER_POWER_LOSS")
     p.add_argument("--no-display", action="store_true")
+    p.add_argument("--unprompted", choices=("rack", "random"), default="",
+                   help="the operator puts boards in on their own (the rack's order, or at random), one whenever "
+                        "the slot is empty, each board once")
     p.add_argument("--no-eject", action="store_true")
     p.add_argument("--no-resume", action="store_true", help="no RESUME_AFTER_FAULT")
     p.add_argument("--no-operator", action="store_true", help="nobody answers the prompts")
@@ -172,6 +175,7 @@ def options_from(args: argparse.Namespace) -> Options:
         serial=args.serial,
         seed=args.seed,
         operator=not args.no_operator,
+        unprompted=args.unprompted,
     )
 
 

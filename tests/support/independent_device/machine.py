@@ -82,6 +82,7 @@ class Options:
     serial: str = "STRANGER-1"
     seed: int | None = None
     operator: bool = True
+    unprompted: str = ""  # "rack" or "random": with no prompt to go by, the operator puts boards in on their own
 
 
 MISREPORTS = ("DEAL_DONE_OTHER_JOB", "DEAL_DONE_MISCOUNT", "RECOUNT_FIFTH_POCKET", "RECOUNT_OTHER_JOB")
@@ -194,7 +195,13 @@ class Machine:
         self.scanned = False
         self.activity = m.Activity.NONE
         self.link: DeviceLink
+        # the boards an unprompted operator puts in, one whenever the slot is empty, each once: the rack's order,
+        # or as they come to hand
+        self.pile = [label for label in self.rack if label not in self.twins]
+        if options.unprompted == "random":
+            self.rng.shuffle(self.pile)
         self.power_on(m.BootReason.POWER_ON)
+        self._next_unprompted_later()
 
     # ---- power ---------------------------------------------------------------------------------
     def _clear_job(self) -> None:
@@ -535,6 +542,19 @@ class Machine:
         if self.slot is not None:
             self.dirty.discard(self.slot.label)  # the operator takes the note off the board pushed out
             self._take_out()
+        self._next_unprompted_later()
+
+    def _next_unprompted_later(self) -> None:
+        """An unprompted operator puts the next board of their pile in a moment after the slot empties."""
+        if self.o.unprompted and self.o.operator:
+            self.clock.at(self.o.operator_time, self._next_unprompted)
+
+    def _next_unprompted(self) -> None:
+        while self.slot is None and self.pile:
+            board = self.rack.get(self.pile.pop(0))
+            if board is not None:
+                self.log(f"operator: put in {board.label} unprompted")
+                self._put_in(board)
 
     def _reset(self, f: dict[str, Any]) -> Reply:
         mode = f["mode"]
