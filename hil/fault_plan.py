@@ -39,9 +39,9 @@ Kinds (fields besides the trigger; every field is optional):
   ``miscount`` (the DealDone of dealing k counts a card into the wrong pocket: 13 14 12 13, though the
   board holds its deal).
 * board level: ``wrong_board`` and ``rotated_board`` (the operator's insertion puts in another board,
-  or the right one turned `turns` quarter turns anticlockwise, default 2; a turned board's label faces
-  away from a reader at the North side only unless `readable`: then the reader sees it, and reports the
-  turn, as a machine with a reader on every side, `hil.config.SimConfig.reads_every_edge`, does for
+  the last one dealt if any, or the right one turned `turns` quarter turns anticlockwise, default 2; a turned
+  board's label faces away from a reader at the North side only unless `readable`: then the reader sees it,
+  and reports the turn, as a machine with a reader on every side, `hil.config.SimConfig.reads_every_edge`, does for
   every board), ``unreadable_label`` and ``bad_label`` (board `board_number`'s label cannot be read
   until it is wiped, the next time the board goes in; or it marks a dealer and vulnerability against
   Law 2 until a spare replaces it;
@@ -49,8 +49,8 @@ Kinds (fields besides the trigger; every field is optional):
   of another pack before it first goes in: 52 is a board dealt in an earlier session; with `times`, as
   many boards of that number, of any set, as they first go in),
   ``board_removed`` (the operator pulls the board out at a card and puts it back `seconds` later,
-  default 2), ``swap_board`` (after the n-th `scan`, the operator takes the board out and puts in the
-  next board on the rack, `seconds` later, default 0.1).
+  default 2), ``swap_board`` (after the n-th `scan`, the operator takes the board out and puts in
+  another, `seconds` later, default 0.1: the last board dealt, else the next on the rack).
 * system: ``power_loss`` (the device restarts; its state is lost; off for `seconds`, default 0.5),
   ``unplug`` (the USB cable is pulled; plugged back `seconds` later, default 1; with `replug` false,
   only when the I/O layer is told to), ``silent`` (the firmware hangs: nothing is sent or answered, the

@@ -104,7 +104,7 @@ class Operator:
         self.schedule.at(t + delay, lambda t2: self._put_back_pulled(board, turns, t2), TAG + ":pulled")
 
     def swap_board(self, spec: FaultSpec, t: float) -> None:
-        """Just after a board's label was read: take it out and put in the next board on the rack."""
+        """Just after a board's label was read: take it out and put in another (`Rack.neighbour`)."""
         self.schedule.at(t + self._delay(0.1 if spec.seconds is None else spec.seconds), self._swap, TAG + ":swap")
 
     def _swap(self, t: float) -> None:

@@ -164,8 +164,12 @@ class Rack:
         return next((b for b in self.in_use() if b.card_count == 0 and b is not exclude), None)
 
     def neighbour(self, board: PhysicalBoard) -> PhysicalBoard:
-        """Another board that an operator could take by mistake for `board`: the next one on the rack."""
+        """Another board that an operator could take by mistake for `board`, one no host may deal into: the
+        last board dealt (picked up again from the pile of dealt boards), else the next one on the rack."""
         others = [b for b in self.in_use() if b.label != board.label]
+        dealt = [b for b in others if b.card_count == DECK]
+        if dealt:
+            return dealt[-1]
         if others:
             later = [b for b in others if (b.number or 0) > (board.number or 0)]
             return (later or others)[0]

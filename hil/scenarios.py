@@ -35,7 +35,8 @@ CAPABILITIES: Final = {
     "unplug": "pulling the USB cable while dealing",
     "leftover_cards": "cards left in a board before it is dealt (three cards put into board 2 beforehand, or "
                       "board 2 dealt fully beforehand)",
-    "swap_board": "the operator swapping the board just after its label is read (board 2 out, board 3 in)",
+    "swap_board": "the operator swapping the board just after its label is read (board 2 out, board 1, dealt "
+                  "already, in)",
     "turned_readable": "a board put in turned whose label the machine still reads (a reader on every side)",
     "damaged_label": "a board label that never reads (covered for the whole scenario)",
     "swapped_cards": "two cards crossing into each other's pockets (a service mode that forces it)",
@@ -182,7 +183,7 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
              frozenset({"empty_hopper"})),
     Scenario("door_open", "the door is opened while dealing; closed, dealing resumes",
              _plan({"kind": "door_open", "board": 1, "card": 40}), _expect(("DOOR_OPEN",)), frozenset({"door"})),
-    Scenario("wrong_board", "the operator inserts the wrong board: refused (F8), the right one goes in",
+    Scenario("wrong_board", "the operator inserts the board just dealt again: refused (F8), the right one goes in",
              _plan({"kind": "wrong_board", "insertion": 2}), _expect(verifier=("F8",), refused_labels=1),
              frozenset({"wrong_board"})),
     Scenario("rotated_board", "a board goes in turned round: its label cannot be read (F8)",
@@ -224,8 +225,8 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
              _plan({"kind": "leftover_cards", "board_number": 2, "count": 52}),
              _expect(verifier=("F4",), refused_labels=1), frozenset({"leftover_cards"}),
              defence="checks that a board is empty before dealing into it"),
-    Scenario("swap_after_check", "the operator swaps board 2 for board 3 as soon as its label is read: the "
-             "check is cancelled, board 3 refused (F8), board 2 dealt",
+    Scenario("swap_after_check", "the operator swaps board 2 for board 1 (dealt already) as soon as its label is "
+             "read: the check is cancelled, board 1 refused (F8), board 2 dealt",
              _plan({"kind": "swap_board", "scan": 3, "seconds": 0.1}),
              _expect(verifier=("F8",), refused_labels=1), frozenset({"swap_board"}),
              defence="checks the board again when it moves after its label was read",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.independent_device.test_against_host import assert_each_board_holds_its_deal, deal_and_read_ledger
+from tests.support.independent_device.dealing import assert_each_board_holds_its_deal, deal_and_read_ledger
 
 pytestmark = pytest.mark.pty
 
