@@ -26,7 +26,7 @@ RIGS: dict[str, list[str]] = {
     "duplicate_card_unseen": ["--fault", "1@8=DUPLICATE_UNSEEN"],
     "empty_hopper": ["--fault", "1@39=EMPTY_HOPPER"],  # board 1's last 13 cards held back
     "door_open": ["--fault", "1@20=DOOR_OPEN"],  # the cover opened briefly while board 1 is dealt
-    "wrong_board": ["--wrong", "2=3"],  # board 3 when asked for board 2, the first time
+    "wrong_board": ["--wrong", "2=1"],  # board 1 (dealt already) when asked for board 2, the first time
     # board 2 turned round the first time, on a machine reading the North edge only (its marker)
     "rotated_board": ["--turn", "2=2"],
     "turned_unread": ["--turn", "2=1"],  # a quarter turn anticlockwise, on a machine reading North only
@@ -37,10 +37,10 @@ RIGS: dict[str, list[str]] = {
     "power_loss_kept_job": ["--keeps-job", "--fault", "2@26=POWER_LOSS"],
     "power_loss_on_command": ["--fault", "2@0=POWER_LOSS"],  # off as board 2's dealing is started
     "unplug": ["--fault", "2@26=UNPLUG"],  # the cable pulled halfway through board 2, back within 1 s
-    "clumsy_operator": ["--wrong", "3=4", "--turn", "6=2", "--wrong", "7=8"],
+    "clumsy_operator": ["--wrong", "3=2", "--turn", "6=2", "--wrong", "7=6"],  # boards dealt already
     "leftover_cards": ["--leftover", "2=3"],  # three cards in board 2 beforehand
     "already_dealt": ["--leftover", "2=52"],  # board 2 holding a whole deal beforehand
-    "swap_after_check": ["--swap-after-scan", "2=3"],  # board 2 read, then board 3 put in
+    "swap_after_check": ["--swap-after-scan", "2=1"],  # board 2 read, then board 1 (dealt already) put in
     "turned_readable": ["--turn", "2=1"],  # a quarter turn, read from the side the label faces
     "never_readable": ["--no-read", "2=100000"],  # board 2's label covered for the whole scenario
     "double_feed_unseen": ["--fault", "2@20=DOUBLE_FEED_UNSEEN"],
