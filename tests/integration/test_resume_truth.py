@@ -80,7 +80,7 @@ def test_after_a_power_cut_without_a_board_sensor_the_board_is_read_and_recounte
         def outage(t: float, *args: Any, **kwargs: Any) -> None:
             power_loss(t, *args, **kwargs)
             cut.append(len(wire.sent))
-            if swapped:  # while the power is off, someone swaps board 2 for board 3
+            if swapped:  # while the power is off, someone swaps board 2 for board 1 (dealt already)
                 board2 = room.take_out(t)
                 assert board2 is not None and board2.label.decode() == label(2)
                 room.insert(room.rack.neighbour(board2), t)
@@ -97,13 +97,13 @@ def test_after_a_power_cut_without_a_board_sensor_the_board_is_read_and_recounte
     first_start = after.index(MsgType.START_DEAL)
     assert MsgType.SCAN_BOARD in after[:first_start] and MsgType.RECOUNT in after[:first_start], after
     assert after[:first_start].index(MsgType.SCAN_BOARD) < after[:first_start].index(MsgType.RECOUNT)
-    assert dealings == {1: 1, 2: 1, 3: 1}  # board 2 dealt on (one dealing), never board 3 in its place
+    assert dealings == {1: 1, 2: 1, 3: 1}  # board 2 dealt on (one dealing), never board 1 in its place
     assert board2_cards == [52]
     assert "power-cut" in " ".join(run.kinds(2)) or "machine-fault-resumed" in run.kinds(2), run.kinds(2)
     refused = [line for line in text.splitlines() if "board 2" in line and "REFUSED" in line]
     if swapped:
         (line,) = refused
-        assert "F8 wrong board (Law 2)" in line and "the board is board 3 of set A" in line, text
+        assert "F8 wrong board (Law 2)" in line and "the board is board 1 of set A" in line, text
     else:
         assert refused == [], text
 
