@@ -63,6 +63,7 @@ if TYPE_CHECKING:
         PROTOCOL_VERSION,
         REGISTRY,
         SCHEMA_HASH,
+        SPOKEN,
         Abort,
         Ack,
         BoardChanged,
@@ -135,6 +136,7 @@ _HOMES: dict[str, str] = {
     "PROTOCOL_VERSION": "firmware_protocol.messages",
     "REGISTRY": "firmware_protocol.messages",
     "SCHEMA_HASH": "firmware_protocol.messages",
+    "SPOKEN": "firmware_protocol.messages",
     "Abort": "firmware_protocol.messages",
     "Ack": "firmware_protocol.messages",
     "BoardChanged": "firmware_protocol.messages",
@@ -167,7 +169,7 @@ _HOMES: dict[str, str] = {
 }
 
 __all__ = [
-    "MAX_PAYLOAD", "MAX_WIRE", "PROTOCOL_VERSION", "REGISTRY", "SCHEMA_HASH",
+    "MAX_PAYLOAD", "MAX_WIRE", "PROTOCOL_VERSION", "REGISTRY", "SCHEMA_HASH", "SPOKEN",
     "Abort", "Ack", "Activity", "Answered", "BadFrame", "BadFrameReason", "BoardChanged", "BoardScanned",
     "Boot", "BootReason", "Capability", "DealDone", "DealOutcome", "DecodeError", "Delivered",
     "DeviceState", "Direction", "Display", "Eject", "EventAck", "Fault", "FaultCode", "FaultFlag", "Frame",

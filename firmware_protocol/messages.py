@@ -30,8 +30,10 @@ from firmware_protocol.errors import DecodeError
 from firmware_protocol.framing import MAX_BODY, encode_frame
 from firmware_protocol.layout import ByteList, Codec, FixedBytes, Pocket, PocketList, Text, UInt
 
-PROTOCOL_VERSION: Final = 1
-"""Changes when the frame format, the link rules or the Hello/HelloAck layout change."""
+PROTOCOL_VERSION: Final = 2
+"""The version this code speaks (PROTOCOL.md 5); what changed from version 1: PROTOCOL.md 13."""
+EARLIER_VERSIONS: Final = (1,)
+"""Versions a host of this code still speaks with a machine built to them (PROTOCOL.md 13)."""
 
 
 class MsgType(IntEnum):
@@ -432,16 +434,22 @@ class Progress(Message):
     cards_dealt: U8
 
 
-def schema_text() -> str:
-    """The canonical description of every layout; its hash is exchanged in the handshake."""
-    lines = [f"protocol {PROTOCOL_VERSION} max-body {MAX_BODY} crc16-ccitt-false big-endian"]
+def schema_text(version: int = PROTOCOL_VERSION) -> str:
+    """The canonical description of every layout (and, from version 2, of the bits of the two bit sets whose
+    meanings grew: capabilities and status flags) in protocol `version`; its hash is exchanged in the handshake."""
+    lines = [f"protocol {version} max-body {MAX_BODY} crc16-ccitt-false big-endian"]
     lines += [REGISTRY[code].describe() for code in sorted(REGISTRY)]
+    if version >= 2:
+        for name, bits in (("capabilities", Capability), ("status-flags", StatusFlag)):
+            lines.append(f"{name} " + " ".join(f"{bit.name}={bit.value}" for bit in bits))
     return "\n".join(lines) + "\n"
 
 
-def schema_hash() -> int:
-    """The first four bytes (big-endian) of the SHA-256 of `schema_text`."""
-    return int.from_bytes(hashlib.sha256(schema_text().encode("ascii")).digest()[:4], "big")
+def schema_hash(version: int = PROTOCOL_VERSION) -> int:
+    """The first four bytes (big-endian) of the SHA-256 of `schema_text` of `version`."""
+    return int.from_bytes(hashlib.sha256(schema_text(version).encode("ascii")).digest()[:4], "big")
 
 
 SCHEMA_HASH: Final = schema_hash()
+SPOKEN: Final = {version: schema_hash(version) for version in (PROTOCOL_VERSION, *EARLIER_VERSIONS)}
+"""Each protocol version a host of this code speaks, with the schema hash a machine of that version gives."""

@@ -24,6 +24,7 @@ from dealer.verify import BoardRecount, PocketReading
 from firmware_protocol import (
     PROTOCOL_VERSION,
     SCHEMA_HASH,
+    SPOKEN,
     Abort,
     Activity,
     Answered,
@@ -198,7 +199,10 @@ class MachineIdentity:
 
     @classmethod
     def of_hello(cls, hello: HelloAck) -> MachineIdentity:
-        names = frozenset(c.name for c in Capability if c.name and hello.capabilities & c)
+        """Who answered; a capability bit its protocol version does not define (PROTOCOL.md 13: SIMULATED is
+        version 2's) is no capability."""
+        defined = hello.capabilities if hello.protocol_version >= 2 else hello.capabilities & 0xFF
+        names = frozenset(c.name for c in Capability if c.name and defined & c)
         return cls(hello.serial.decode("ascii", "replace"),
                    f"{hello.firmware_major}.{hello.firmware_minor}.{hello.firmware_patch}",
                    hello.protocol_version, names, hello.pockets, hello.hoppers, hello.boot_id)
@@ -444,11 +448,12 @@ class Machine:
                 f"{self.name}: another machine answered on this port (serial {_serial(reply)}, where this run's "
                 f"machine is serial {_serial(self._hello)}): nothing was sent to it; to go on, put the run's machine "
                 "back on the port, or keep this one")
-        if reply.protocol_version != PROTOCOL_VERSION or reply.schema_hash != SCHEMA_HASH:
+        if SPOKEN.get(reply.protocol_version) != reply.schema_hash:
+            spoken = " and ".join(str(v) for v in sorted(SPOKEN))
             raise MachineFaultError(
                 f"{self.name}: the machine's firmware speaks protocol version {reply.protocol_version} "
-                f"(messages {reply.schema_hash:08x}) and this program version {PROTOCOL_VERSION} "
-                f"(messages {SCHEMA_HASH:08x}): update the one that is older")
+                f"(messages {reply.schema_hash:08x}) and this program versions {spoken} (messages "
+                f"{SCHEMA_HASH:08x} in version {PROTOCOL_VERSION}): update the one that is older")
         self._hello = reply
         return reply
 

@@ -38,7 +38,7 @@ def test_crc_check_value_of_section_2_3() -> None:
 
 
 def test_schema_hash_of_section_5() -> None:
-    assert m.schema_hash_of(m.SCHEMA_TEXT) == 0x8FFD51C4 == m.SCHEMA_HASH
+    assert m.schema_hash_of(m.SCHEMA_TEXT) == 0x94585374 == m.SCHEMA_HASH
 
 
 def test_packed_deal_of_section_7_3() -> None:

@@ -148,11 +148,22 @@ def test_a_machine_speaking_another_protocol_or_schema_is_refused(monkeypatch: p
         pass
     text = str(caught.value)
     assert type(caught.value) is MachineFaultError
-    assert f"this program version {PROTOCOL_VERSION} (messages {SCHEMA_HASH:08x})" in text
+    assert f"this program versions 1 and 2 (messages {SCHEMA_HASH:08x} in version {PROTOCOL_VERSION})" in text
     if constant == "SCHEMA_HASH":
         assert f"(messages {value:08x})" in text
     else:
         assert f"protocol version {value} " in text
+
+
+def test_a_machine_speaking_version_1_is_dealt_in_version_1_and_its_undefined_bits_ignored(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hil.model, "PROTOCOL_VERSION", 1)  # the simulated firmware as version 1 first had it
+    monkeypatch.setattr(hil.model, "SCHEMA_HASH", 0x8FFD51C4)  # version 1's hash, as PROTOCOL.md 5 and 13 print it
+    with machine_on() as (m, _):
+        identity = m.identity
+        assert identity is not None and identity.protocol_version == 1
+        assert not identity.simulated  # SIMULATED is version 2's: in version 1 the bit means nothing
+        assert m.status().state == MachineState.IDLE
 
 
 def board_asked_for(m: Machine, board: int = 1) -> bool:

@@ -49,7 +49,7 @@ def test_probing_tells_a_machine_from_a_port_where_nothing_answers(monkeypatch: 
     lines = capsys.readouterr().out.splitlines()
     assert lines[-2] == f"{name}: no dealing machine answered within 0.5 s"
     assert re.match(r"sim://\?seed=3: simulated dealing machine \(practice\) "
-                    r"SIM-[0-9A-F]{8}, firmware 1\.0\.0, protocol 1, 4 pockets; ",
+                    r"SIM-[0-9A-F]{8}, firmware 1\.0\.0, protocol 2, 4 pockets; ",
                     lines[-1]), lines[-1]
     assert "card recount" in lines[-1] and "barcode reader" in lines[-1]
 

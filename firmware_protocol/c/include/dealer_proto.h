@@ -37,8 +37,8 @@ extern "C" {
 
 /* --- sizes and settings ----------------------------------------------------------------------- */
 
-#define DP_PROTOCOL_VERSION 1u
-#define DP_SCHEMA_HASH 0x8FFD51C4ul /* section 5: the hash of the schema this code implements */
+#define DP_PROTOCOL_VERSION 2u
+#define DP_SCHEMA_HASH 0x94585374ul /* section 5: the hash of the schema this code implements */
 
 #define DP_MAX_BODY 254    /* type + seq + payload + CRC (2.1) */
 #define DP_MAX_PAYLOAD 250

@@ -43,15 +43,16 @@ def dealer(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.
 
 def deal_and_read_ledger(
     tmp_path: Path, boards: int, sets: list[str], *deal_options: str, device: tuple[str, ...] = (),
-    said: list[str] | None = None
+    said: list[str] | None = None, module: str = "tests.support.independent_device"
 ) -> tuple[list[dict[str, Any]], Path]:
-    """`dealer generate` then `dealer deal` on the independent device; the ledger's records."""
+    """`dealer generate` then `dealer deal` on the independent device (or the device `module` serves); the
+    ledger's records. `said`: what the run printed on standard error."""
     env = practice_env(tmp_path)
     session = tmp_path / "session.pbn"
     assert dealer(env, "generate", "--boards", f"1-{boards}", "-o", str(session)).returncode == 0
     assert dealer(env, "history", "init", env["DEALER_HISTORY"]).returncode == 0
     rack = [option for name in sets for option in ("--set", f"{name}:1-{boards}")]
-    with running_device(tmp_path / "device", *rack, *device) as machine:
+    with running_device(tmp_path / "device", *rack, *device, module=module) as machine:
         run = dealer(env, "deal", str(session), "--port", machine.port, "--plain", *deal_options)
     assert run.returncode == 0, run.stderr[-2000:]
     assert f"{boards * len(sets)}/{boards * len(sets)} boards verified" in run.stdout

@@ -8,9 +8,9 @@ import hashlib
 from enum import IntEnum
 from typing import Any
 
-# The schema text of section 5, copied from the document; its hash must be 0x8FFD51C4.
+# The schema text of section 5, copied from the document; its hash must be 0x94585374.
 SCHEMA_TEXT = """\
-protocol 1 max-body 254 crc16-ccitt-false big-endian
+protocol 2 max-body 254 crc16-ccitt-false big-endian
 0x01 Ack reply d>h -
 0x02 Nak nak -
 0x03 Refused reply d>h reason:u8 detail:u8
@@ -34,10 +34,12 @@ protocol 1 max-body 254 crc16-ccitt-false big-endian
 0x64 Fault event d>h code:u8 detail:u16 job:u16 cards_dealt:u8 flags:u8
 0x65 RecountReport event d>h job:u16 pockets:pockets[<=8]
 0x70 Progress notice d>h job:u16 cards_dealt:u8
+capabilities BARCODE_READER=1 CARD_RECOUNT=2 BOARD_SENSOR=4 DOOR_SENSOR=8 EJECT=16 RESUME_AFTER_FAULT=32 KEEPS_JOB_OVER_POWER_LOSS=64 DISPLAY=128 SIMULATED=256
+status-flags BOARD_PRESENT=1 DOOR_OPEN=2 HOPPER_EMPTY=4 FAULT_RESUMABLE=8
 """
 
-SCHEMA_HASH = 0x8FFD51C4
-PROTOCOL_VERSION = 1
+SCHEMA_HASH = 0x94585374
+PROTOCOL_VERSION = 2
 
 
 def schema_hash_of(text: str) -> int:
@@ -78,6 +80,8 @@ Layout = list[tuple[str, str]]
 LAYOUTS: dict[int, Layout] = {}
 HOST_TO_DEVICE: set[int] = set()
 for _line in SCHEMA_TEXT.splitlines()[1:]:
+    if not _line.startswith("0x"):  # the bit sets' lines (capabilities, status flags): no message
+        continue
     _words = _line.split()
     _code = int(_words[0], 16)
     _rest = [w for w in _words[2:] if w not in ("reply", "command", "event", "notice", "nak", "sync")]

@@ -34,15 +34,17 @@ class RunningDevice:
 
 
 @contextmanager
-def running_device(folder: Path, *options: str) -> Iterator[RunningDevice]:
-    """Start `python -m tests.support.independent_device` with `options`; stop it (and wait) on exit."""
+def running_device(folder: Path, *options: str, module: str = "tests.support.independent_device"
+                   ) -> Iterator[RunningDevice]:
+    """Start `python -m MODULE` (the independent device, or `tests.support.first_text_device`) with `options`;
+    stop it (and wait) on exit."""
     folder.mkdir(parents=True, exist_ok=True)
     ledger, control, log = folder / "ledger.jsonl", folder / "control", folder / "device.log"
     process = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "tests.support.independent_device",
+            module,
             *FAST,
             "--ledger",
             str(ledger),
