@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from firmware_protocol import (
+    PROTOCOL_VERSION,
     SCHEMA_HASH,
     Ack,
     Boot,
@@ -84,7 +85,7 @@ def test_boot_first_then_every_command_refused_until_hello(device: CDeviceLink) 
     assert send(device, 20, LOAD, 57) == refused  # its retransmission: the same answer from the cache
     (ack, seq), = send(device, 30, HELLO, 3)
     assert isinstance(ack, HelloAck) and seq == 3
-    assert (ack.protocol_version, ack.schema_hash) == (1, SCHEMA_HASH)
+    assert (ack.protocol_version, ack.schema_hash) == (PROTOCOL_VERSION, SCHEMA_HASH)
     assert device.stats()["loads"] == {}  # nothing carried out before the Hello
     assert send(device, 40, LOAD, 4) == [(Progress(7, 26), 0), (Ack(), 4)]
     # DealDone waits behind the Boot, still unacknowledged; the EventAck for the Boot lets it go
