@@ -4,7 +4,7 @@ Take the next job (the redeal of a board just faulted first, else the queue's ne
 life on this machine (`dealer.dealing.board.BoardLife`) and resynchronise after a reconnection, a restart or
 a silence; give the job in hand back when the station stops. At start, `dealer.dealing.recovery` settles
 the jobs a crash left in doubt. May import `board`, `recovery`, `context`, `machine`, `progress`,
-`dealer.core`, `dealer.journal` and `firmware_protocol`.
+`dealer.core` and `dealer.journal`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from dealer.dealing.recovery import Recovery
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
-from firmware_protocol import PROTOCOL_VERSION
 
 
 class Station:
@@ -48,9 +47,9 @@ class Station:
                                 protocol=identity.protocol_version, simulated=identity.simulated)
         for run_id in self.ctx.run_ids:  # who deals the dealings this station records from now on
             self.ctx.journal.note(run_id, met, machine=self.name)
-        if identity.protocol_version != PROTOCOL_VERSION:
+        if identity.earlier_protocol:
             self.ctx.progress.say(self.name, f"the machine speaks protocol version {identity.protocol_version}, an "
-                                  f"earlier one than this program's {PROTOCOL_VERSION}: dealing goes on in its version")
+                                  "earlier one than this program's: dealing goes on in its version")
         self.ctx.machine_answered(self.name, identity)
         self.machine.issued(self.ctx.journal.wire_jobs())
         self.recovery.settle(self.run_with_resync)
