@@ -55,6 +55,9 @@ def register(sub: Any) -> None:
     p.add_argument("--sim-speed", type=float, default=50.0, metavar="X",
                    help="speed of the simulated machines the Start page offers (default 50: 50 times a real "
                         "machine)")
+    p.add_argument("--stop-within", type=float, default=30.0, metavar="SECONDS",
+                   help="seconds a stopping run's machines have to finish their boards before they are given up "
+                        "where they stand, for the resume to settle (default 30; from 1 to 3600)")
     teach(p, [("dealer serve", "the console at http://127.0.0.1:8000/?token=... (the address printed)"),
               ("dealer serve --port 8080 --workdir congress", "another port, another work folder"),
               ("dealer serve --host 0.0.0.0 --allow-remote", "for the room's tablets: address and token printed "
@@ -71,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.sim_speed > 0:
         raise UsageError(f"--sim-speed {args.sim_speed:g}: give a speed above 0")
+    if not 1 <= args.stop_within <= 3600:
+        raise UsageError(f"--stop-within {args.stop_within:g}: give a number of seconds from 1 to 3600")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: give a port from 0 to 65535")
     local = auth.is_loopback(args.host)
@@ -109,7 +114,8 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: boo
 
     hosts = frozenset(LOOPBACK_HOSTS | {args.host}) if local else None
     pin = director.new_pin()
-    app = build_app(Path(args.workdir).resolve(), auth.Access(token, hosts), pin, args.sim_speed)
+    app = build_app(Path(args.workdir).resolve(), auth.Access(token, hosts), pin, args.sim_speed,
+                    stop_within=args.stop_within)
     port = sock.getsockname()[1]
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     address = f"http://{shown_host}:{port}/"
@@ -129,6 +135,10 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: boo
     server = _Server(config, app)
     server.run_stopped_by_signals([sock])
     return 0
+
+
+SECOND_SIGNAL = ("a second signal: the run ended at once, each machine given up where it stood; the resume "
+                 "recounts those boards before dealing on")
 
 
 class _Server:
@@ -166,9 +176,14 @@ class _Server:
                 yield
 
             def handle_exit(self, sig: int, frame: Any) -> None:
-                # a signal handler takes no lock: the streams are closed by the loop, soon after
+                # a signal handler takes no lock: the streams are closed by the loop, soon after; a second
+                # signal ends a stopping run at once (every machine given up where it stands)
+                again = self.should_exit
                 with contextlib.suppress(RuntimeError):  # (no loop runs yet: no stream is open)
-                    asyncio.get_running_loop().call_soon_threadsafe(app.state.console.hub.close_all)
+                    loop = asyncio.get_running_loop()
+                    loop.call_soon_threadsafe(app.state.console.hub.close_all)
+                    if again:
+                        loop.call_soon_threadsafe(app.state.console.runs.give_up, None, SECOND_SIGNAL)
                 super().handle_exit(sig, frame)
 
         return Server(config)

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
@@ -66,6 +66,9 @@ class RunOptions:
     stop: threading.Event | None = None
     """Set from another thread to stop the run cleanly: each machine finishes its board, then the run ends
     (resumable, like Ctrl-C); None: the run makes its own."""
+    give_up: threading.Event | None = None
+    """Set from another thread to end the run now: each machine is given up in the middle of its board, as a
+    signal gives it up, and its job left for the journal's crash recovery to settle on resume."""
 
 
 @dataclass
@@ -92,6 +95,10 @@ class RunResult:
     def complete(self) -> bool:
         """Every job verified."""
         return self.verified == self.jobs
+
+
+GIVE_UP_LOOK: Final = 0.25
+"""Seconds between looks at `RunOptions.give_up` while the stations deal (only when one is given)."""
 
 
 def copies_plan(deals: DealSet, copies: int, set_name: str) -> list[JobPlan]:
@@ -346,7 +353,9 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
             for s in stations:
                 s.start()
             for s in stations:
-                s.wait()
+                while not s.wait(None if options.give_up is None else GIVE_UP_LOOK):
+                    if options.give_up is not None and options.give_up.is_set():
+                        ctx.abandon()  # the stations end at once (`Cancelled`), each job left as a crash leaves it
         except KeyboardInterrupt as exc:  # a signal: every station stops now, each job left resumable
             ctx.abandon()
             for s in stations:
@@ -424,16 +433,16 @@ class StationThread:
         self.thread.start()
         self._started = True
 
-    def wait(self, timeout: float | None = None) -> None:
-        """Wait until the station has ended (at most `timeout` seconds). At once if it never began: never
-        started, or a signal cut its start short before the thread began the station (the thread, if made,
-        then ends without beginning it)."""
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the station has ended (at most `timeout` seconds); True if it has. At once if it never
+        began: never started, or a signal cut its start short before the thread began the station (the thread,
+        if made, then ends without beginning it)."""
         if not self._started:
             with self._gate:
                 if not self._running:
                     self._given_up = True
-                    return
-        self.ended.wait(timeout)
+                    return True
+        return self.ended.wait(timeout)
 
 
 def _station_thread(station: Station, errors: list[tuple[str, DealerError]]) -> None:

@@ -38,7 +38,7 @@ from dealer.printing.svg import svg_document
 from dealer.serve import charts, director, given, machines, pages
 from dealer.serve.auth import Access, AccessMiddleware
 from dealer.serve.hub import EventHub
-from dealer.serve.runs import RunManager
+from dealer.serve.runs import STOP_WITHIN, RunManager
 from dealer.serve.sources import RunRequest, check
 from dealer.serve.uploads import TooLarge, UploadLimits, Uploads, upload_name
 from firmware_protocol.labels import BoardLabel
@@ -68,7 +68,8 @@ def _to_terminal(line: str) -> None:
 
 def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float = machines.SIM_SPEED, *,
               extra_machines: Mapping[str, str] | None = None, limits: UploadLimits | None = None,
-              clock: Callable[[], float] = time.monotonic, tell: Callable[[str], None] = _to_terminal) -> Starlette:
+              clock: Callable[[], float] = time.monotonic, tell: Callable[[str], None] = _to_terminal,
+              stop_within: float = STOP_WITHIN) -> Starlette:
     """The application for a work folder, its access rules and the director's PIN; the simulated machines
     the Start page offers run at `sim_speed`, and the operator may offer more (`extra_machines`: id ->
     port URL). `tell` writes a line to the console's terminal (a PIN being guessed); `clock` times the
@@ -76,18 +77,18 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
     workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     hub = EventHub()
     offer = machines.Offer(workdir, sim_speed, extra_machines)
-    console = Console(hub, RunManager(hub, workdir, offer), director.DirectorLock(director_pin, clock, tell), workdir,
+    runs = RunManager(hub, workdir, offer, stop_within)
+    console = Console(hub, runs, director.DirectorLock(director_pin, clock, tell), workdir,
                       offer, Uploads(workdir / given.UPLOADS, limits))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         hub.close_all()
-        if console.runs.dealing():
+        if console.runs.stop_for_shutdown():
             sys.stderr.write("dealer serve: stopping the run: each machine finishes its board (resume it from the "
-                             "Start page)\n")
-            console.runs.stop()
-        await asyncio.to_thread(console.runs.wait, 120)
+                             "Start page; a second signal ends it at once)\n")
+        await asyncio.to_thread(console.runs.wait)
 
     routes = [
         Route("/", lambda r: HTMLResponse(pages.room_page())),

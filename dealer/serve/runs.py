@@ -30,6 +30,8 @@ from dealer.serve.sources import RunRequest
 from dealer.serve.view import HubView, machine_dict
 
 KNOWN_JOURNALS = "journals.txt"
+STOP_WITHIN = 30.0
+"""Seconds a stopping run's machines have to finish their boards (`RunManager.stop_within`, --stop-within)."""
 """In the work folder: the journals this server has dealt on, one path a line."""
 
 
@@ -44,6 +46,8 @@ class LiveRun:
     view: HubView
     watcher: grid.GridWatcher
     stop: threading.Event = field(default_factory=threading.Event)
+    give_up: threading.Event = field(default_factory=threading.Event)
+    """Set when a stop took longer than `RunManager.stop_within`: every machine is given up at once."""
     status: str = "starting"
     message: str = ""
     summary: str = ""
@@ -58,10 +62,12 @@ class LiveRun:
 class RunManager:
     """Starts, stops and resumes runs; builds what a browser sees when it opens the room."""
 
-    def __init__(self, hub: EventHub, workdir: Path, offer: Offer) -> None:
+    def __init__(self, hub: EventHub, workdir: Path, offer: Offer, stop_within: float = STOP_WITHIN) -> None:
         self.hub = hub
         self.workdir = workdir
         self.offer = offer
+        self.stop_within = stop_within
+        """Seconds a stopping run is given for its machines to finish their boards before they are given up."""
         self._lock = threading.Lock()
         self.current: LiveRun | None = None
         self._count = 0
@@ -111,7 +117,7 @@ class RunManager:
                              machine_names=[f"m{k + 1}" for k in range(len(checked.ports))],
                              view=_Poking(view, watcher, live, lambda: self.hub.publish(self.snapshot())),
                              title=checked.title, stop=live.stop,
-                             history=checked.history, practice=checked.history is not None,
+                             history=checked.history, practice=checked.history is not None, give_up=live.give_up,
                              out=cast(IO[str], _Notes(self.hub, key)))
         live.thread = threading.Thread(target=self._deal, args=(live, checked, options), name="run", daemon=True)
         live.status = "dealing"
@@ -133,7 +139,38 @@ class RunManager:
             live.stop.set()
         self.hub.publish({"type": "status", "run": live.key, "status": live.status, "title": live.title,
                           "message": "each machine finishes its board, then the run stops"})
+        threading.Thread(target=self._stop_within, args=(live,), name="stop-within", daemon=True).start()
         return live
+
+    def _stop_within(self, live: LiveRun) -> None:
+        """A stopping run whose machines have not finished their boards within `stop_within` seconds is ended:
+        each machine is given up where it stands (the resume settles its board, as after a crash)."""
+        thread = live.thread
+        if thread is None:
+            return
+        thread.join(self.stop_within)
+        if not thread.is_alive():
+            return
+        self.give_up(live, f"a machine did not finish its board within {self.stop_within:g} s of the stop: the run "
+                     "ended without it; the resume recounts that board before dealing on")
+
+    def give_up(self, live: LiveRun | None = None, why: str = "") -> None:
+        """End the run now (a second signal, or a stop that took too long): every machine is given up."""
+        live = live or self.current
+        if live is None or live.give_up.is_set() or live.status not in ("starting", "dealing", "stopping"):
+            return
+        live.give_up.set()
+        if why:
+            live.message = why
+            self.hub.publish({"type": "status", "run": live.key, "status": live.status, "title": live.title,
+                              "message": why})
+
+    def stop_for_shutdown(self) -> bool:
+        """The server is shutting down: stop the run if it deals (one already stopping goes on stopping);
+        True if a run was dealing or stopping."""
+        with contextlib.suppress(UsageError):
+            self.stop()
+        return self.dealing()
 
     def wait(self, timeout: float | None = None) -> None:
         """Wait for the current run's thread (the server shutting down, a test)."""
@@ -156,7 +193,8 @@ class RunManager:
         except DealerError as exc:  # (the run sets its stop event as it ends: the status says who stopped it)
             asked = live.status == "stopping"
             live.status = "stopped" if asked else "failed"
-            live.message = (f"stopped as asked: each machine finished the board it had{_left(result)}" if asked
+            finished = "ended" if live.give_up.is_set() else "each machine finished the board it had"
+            live.message = (f"stopped as asked: {finished}{_left(result)}" if asked
                             else given.shown(str(exc), self.workdir))
         except Exception as exc:  # a bug: shown, and the server goes on
             live.status, live.message = "failed", f"unexpected error: {type(exc).__name__}: {exc}"

@@ -19,7 +19,7 @@ import pytest
 from dealer.journal.store import JobState, Journal
 from tests.support.controllers import wait_for_own_handlers
 from tests.support.processes import ENV
-from tests.support.serve_room import make_session, served
+from tests.support.serve_room import Served, make_session, served
 
 pytestmark = pytest.mark.slow
 
@@ -222,3 +222,58 @@ def test_a_signal_while_the_console_starts_serving_is_one_line_and_never_lost(tm
         assert "Traceback" not in err and "never awaited" not in err, (k, err)
         assert proc.returncode == 130, (k, proc.returncode, err)
         assert err.strip().splitlines()[-1] == "dealer: interrupted (SIGTERM)", (k, err)
+
+
+def _start_and_wait_for(console: Served, session: Path, what: bytes) -> None:
+    """Start a run of `session` on a fault-free simulated machine and read the room's events until `what`."""
+    body = json.dumps({"source": session.name, "machines": ["sim-5"]}).encode()
+    assert json.loads(console.open("api/start", body))["ok"]
+    request = urllib.request.Request(console.address + "events", headers={"Authorization": f"Bearer {console.token}"})
+    with urllib.request.urlopen(request, timeout=120) as stream:
+        for line in stream:
+            if what in line:
+                return
+
+
+def test_sigterm_while_a_run_is_stopping_is_one_line_and_the_stop_ends_within_its_bound(tmp_path: Path) -> None:
+    """Stop pressed, the machine slow to finish its board (a real machine's pace), then SIGTERM: the console
+    ends in one line, no traceback, once the stop's bound (here 2 s) gives the machine up; the journal holds
+    nothing half-told, and the resume deals every board."""
+    work = tmp_path / "work"
+    work.mkdir()
+    session = make_session(work)
+    with served(work, "--sim-speed", "0.2", "--stop-within", "2") as console:
+        _start_and_wait_for(console, session, b"\"dealing\"")
+        assert json.loads(console.open("api/stop", b"{}"))["ok"]
+        os.killpg(console.process.pid, signal.SIGTERM)
+        assert console.process.wait(timeout=120) == 130
+        assert console.process.stderr is not None
+        said = console.process.stderr.read()
+    assert "Traceback" not in said and "Application shutdown failed" not in said, said
+    assert said.strip().splitlines()[-1] == "dealer: interrupted (SIGTERM)", said
+    with Journal.open_read_only(str(session) + ".journal") as journal:
+        (run,) = journal.runs()
+        assert journal.check_consistency(run.id) == []
+    done = subprocess.run([sys.executable, "-m", "dealer", "deal", str(session), "--port", "sim://?speed=25&seed=5",
+                           "--resume", "--plain"], env=ENV,
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("16/16 boards verified")
+
+
+def test_a_second_signal_ends_a_stopping_run_at_once(tmp_path: Path) -> None:
+    """A machine that would take an hour to finish its board (the stop's bound set to an hour): the first signal
+    stops the run, the second ends it where it stands, in one line each."""
+    work = tmp_path / "work"
+    work.mkdir()
+    session = make_session(work)
+    with served(work, "--sim-speed", "0.05", "--stop-within", "3600") as console:
+        _start_and_wait_for(console, session, b"\"dealing\"")
+        os.killpg(console.process.pid, signal.SIGTERM)
+        assert console.process.stderr is not None
+        assert "stopping the run" in console.process.stderr.readline()
+        os.killpg(console.process.pid, signal.SIGINT)
+        assert console.process.wait(timeout=120) == 130
+        said = console.process.stderr.read()
+    assert "Traceback" not in said, said
+    assert said.strip().splitlines()[-1] == "dealer: interrupted (SIGTERM)", said
