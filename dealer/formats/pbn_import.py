@@ -110,6 +110,9 @@ def _blocks(stream: BinaryIO, path: str, block_size: int, max_pending: int,
         final = not raw
         data = carry + raw
         if first:
+            if not final and len(data) < len(_UTF8_BOM) and _UTF8_BOM.startswith(data):
+                carry = data  # a read shorter than the byte-order mark: wait for the rest of it
+                continue
             data, first = data.removeprefix(_UTF8_BOM), False
         carry = b""
         if not final and data.endswith(b"\r"):  # a CR LF may straddle two reads

@@ -6,7 +6,7 @@ import io
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dealer.core.cards import hand_text
@@ -201,6 +201,7 @@ FRAGMENTS = st.sampled_from([
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(FRAGMENTS, max_size=30), st.integers(1, 40))
+@example(["\xef\xbb\xbf", "%", '[Board "1"]'], 1)  # a byte-order mark split over reads (found by this test)
 def test_any_text_reads_the_same_in_any_blocks(parts: list[str], block_size: int) -> None:
     data = "".join(parts).encode("latin-1")
     assert outcome(data, 1 << 20) == outcome(data, block_size)
