@@ -127,14 +127,27 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: boo
                   "the token is shown once)\n")
     else:
         out.write(f"dealer serve: the room at {address}?token={token} (the token is shown once; keep it)\n")
-    out.write(f"dealer serve: the director's PIN is {pin} (shown once)\n")
+    out.write(f"dealer serve: the director's PIN is {pin} (shown once; press Enter here for a one-time director's "
+              "link)\n")
     out.write(f"dealer serve: work folder {Path(args.workdir).resolve()}; Ctrl-C stops\n")
     out.flush()
+    threading.Thread(target=_links_on_request, args=(app, address, out), name="director-links", daemon=True).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
                             lifespan="on")
     server = _Server(config, app)
     server.run_stopped_by_signals([sock])
     return 0
+
+
+def _links_on_request(app: Any, address: str, out: Any) -> None:
+    """Each line typed at the console's terminal prints a one-time director's link: it unlocks the Director
+    page once, whatever wrong PINs others have sent (ends when the terminal's input ends)."""
+    with contextlib.suppress(OSError, ValueError):
+        for _ in sys.stdin:
+            key = app.state.console.director.one_time()
+            out.write(f"dealer serve: the director's one-time link: {address}director/once?key={key} (opens the "
+                      "Director page once, within 10 minutes, in a browser that has opened the room)\n")
+            out.flush()
 
 
 SECOND_SIGNAL = ("a second signal: the run ended at once, each machine given up where it stood; the resume "

@@ -108,6 +108,7 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
         Route("/director/unlock", _unlock, methods=["POST"]),
         Route("/director/board", _board, methods=["POST"]),
         Route("/director/lock", _lock, methods=["POST"]),
+        Route("/director/once", _once),
         Route("/records.css", _records_css),
         Mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static"),
     ]
@@ -367,6 +368,18 @@ async def _unlock(request: Request) -> Response:
             return HTMLResponse(pages.director_page(False, attempt.wait, "wrong PIN"), status_code=429,
                                 headers={"Retry-After": f"{attempt.wait:.0f}"})
         return HTMLResponse(pages.director_page(False, 0.0, "wrong PIN"), status_code=403)
+    response = RedirectResponse("/director", status_code=303)
+    response.set_cookie(director.COOKIE, attempt.key, max_age=director.UNLOCK_SECONDS, httponly=True,
+                        samesite="strict")
+    return response
+
+
+async def _once(request: Request) -> Response:
+    """The one-time link the console's terminal printed: the director's cookie, without a PIN."""
+    attempt = _console(request).director.use_once(request.query_params.get("key", "")[:64])
+    if attempt.key is None:
+        return HTMLResponse(pages.director_page(False, 0.0, "that link was used or is too old: ask the console's "
+                                                "terminal for another (press Enter there)"), status_code=403)
     response = RedirectResponse("/director", status_code=303)
     response.set_cookie(director.COOKIE, attempt.key, max_age=director.UNLOCK_SECONDS, httponly=True,
                         samesite="strict")

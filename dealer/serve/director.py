@@ -41,6 +41,8 @@ from firmware_protocol.labels import BoardLabel
 
 COOKIE: Final = "dealer_director"
 UNLOCK_SECONDS: Final = 2 * 3600
+ONCE_SECONDS: Final = 10 * 60
+"""How long a one-time director's link printed on the console's terminal stays good (`DirectorLock.one_time`)."""
 WINDOW_SECONDS: Final = 60.0
 PER_CLIENT: Final = 5
 """Wrong PINs one client may give in a minute."""
@@ -78,6 +80,7 @@ class DirectorLock:
         self._keys: dict[str, float] = {}
         self._wrong: dict[str, deque[float]] = {}
         self._all: deque[float] = deque()
+        self._once: dict[str, float] = {}
         self.wrong = 0
         """Wrong PINs since the console started."""
 
@@ -135,6 +138,25 @@ class DirectorLock:
     def lock(self, key: str | None) -> None:
         with self._lock:
             self._keys.pop(key or "", None)
+
+    def one_time(self) -> str:
+        """A key for a link the console's terminal prints on request: it unlocks one browser once, within
+        `ONCE_SECONDS`, whatever wrong PINs anyone has sent (the director is never locked out by a client)."""
+        with self._lock:
+            key = secrets.token_urlsafe(32)
+            self._once[key] = self._clock() + ONCE_SECONDS
+            return key
+
+    def use_once(self, key: str) -> Attempt:
+        """A director's key for a one-time key not used nor expired (it is used now); none otherwise."""
+        with self._lock:
+            until = self._once.pop(key, None)
+            now = self._clock()
+            if until is None or until <= now:
+                return Attempt(None)
+            unlocked = secrets.token_urlsafe(32)
+            self._keys[unlocked] = now + UNLOCK_SECONDS
+            return Attempt(unlocked)
 
 
 def parse_label(text: str) -> tuple[str, int]:

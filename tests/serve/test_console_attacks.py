@@ -341,3 +341,27 @@ def test_uploads_are_limited_in_number_too(tmp_path: Path) -> None:
     with pytest.raises(TooLarge, match="at most 3 uploaded files"):
         asyncio.run(uploads.receive("s.pbn", None, body(4)))
     assert len(list((tmp_path / "uploads").iterdir())) == 3
+
+
+def test_the_terminals_one_time_link_lets_the_director_in_whatever_wrong_pins_were_sent(
+        console: tuple[TestClient, list[str], Clock]) -> None:
+    """Every local client is one address: a client with the token that keeps sending wrong PINs holds the PIN
+    form for everyone there. The console's terminal gives the director a one-time link instead: it unlocks one
+    browser, once, within ten minutes."""
+    client, _, clock = console
+    app = client.app
+    with TestClient(app, headers=OPERATOR, client=("127.0.0.1", 40000)) as guesser, \
+            TestClient(app, headers=OPERATOR, client=("127.0.0.1", 40001)) as director_tablet:
+        for k in range(40):
+            guesser.post("/director/unlock", data={"pin": f"{k:08d}"})
+        assert director_tablet.post("/director/unlock", data={"pin": PIN}).status_code == 429  # held with them
+        lock = app.state.console.director  # what the terminal asks for when Enter is pressed there
+        key = lock.one_time()
+        opened = director_tablet.get(f"/director/once?key={key}", follow_redirects=False)
+        assert opened.status_code == 303 and opened.headers["location"] == "/director"
+        assert 'action="/director/board"' in director_tablet.get("/director").text  # unlocked
+        assert guesser.get(f"/director/once?key={key}").status_code == 403  # once only
+        late = lock.one_time()
+        clock.now += director.ONCE_SECONDS + 1
+        assert guesser.get(f"/director/once?key={late}").status_code == 403  # and not for long
+        assert guesser.get("/director/once?key=guessed").status_code == 403

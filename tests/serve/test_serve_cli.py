@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -277,3 +278,22 @@ def test_a_second_signal_ends_a_stopping_run_at_once(tmp_path: Path) -> None:
         said = console.process.stderr.read()
     assert "Traceback" not in said, said
     assert said.strip().splitlines()[-1] == "dealer: interrupted (SIGTERM)", said
+
+
+def test_enter_at_the_consoles_terminal_prints_a_one_time_directors_link(tmp_path: Path) -> None:
+    process = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", "--workdir",
+                                str(tmp_path / "work")], env=ENV, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert process.stdin is not None and process.stderr is not None
+        shown = [process.stderr.readline() for _ in range(3)]
+        assert "press Enter here for a one-time director's link" in shown[1], shown
+        process.stdin.write("\n")
+        process.stdin.flush()
+        line = process.stderr.readline()
+        assert line.startswith("dealer serve: the director's one-time link: http://127.0.0.1:"), line
+        pin = re.search(r"PIN is (\d+)", shown[1])
+        assert "/director/once?key=" in line and pin is not None and pin.group(1) not in line
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        process.communicate(timeout=60)
