@@ -80,8 +80,9 @@ class Checked:
 
 
 def history_for(ports: tuple[str, ...], workdir: Path) -> Path | None:
-    """The deal history of a run: the work folder's for simulated machines only (`practice_history`, the
-    rule every command follows), else the one named or this computer's."""
+    """The deal history a run is checked against as it starts: the work folder's practice history when its
+    ports look simulated (`practice_history`, the rule every command follows), else the one named or this
+    computer's. Where each machine's deals then go is decided by what it says in its Hello (`HistoryChoice`)."""
     return practice_history(ports, workdir)
 
 
