@@ -141,9 +141,13 @@ async def _events(request: Request) -> Response:
                 return
             while not sub.closed:
                 batch = await sub.next_batch(HEARTBEAT_SECONDS)
-                if sub.lagging:
-                    yield "data: []\n\nretry: 100\n\n"
-                    return
+                if sub.lagging:  # too far behind: the room as it stands now, then on from there
+                    sub.catch_up()
+                    snap = await asyncio.to_thread(console.runs.snapshot)
+                    yield f"data: [{json.dumps(snap, separators=(',', ':'))}]\n\n"
+                    if until_end and snap["status"] not in ("starting", "dealing", "stopping"):
+                        return
+                    continue
                 if not batch:
                     yield ": still here\n\n"
                     continue

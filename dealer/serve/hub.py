@@ -3,7 +3,8 @@
 A message is serialised to JSON once, when it is published, and kept in a short backlog. Each
 subscriber (one server-sent-event stream) gets the messages queued since it last woke, as one batch:
 the run's threads never wait for a browser, and a burst of events costs one wake-up of the event loop.
-A subscriber that falls too far behind is told to reload (`lagging`) instead of growing without end.
+A subscriber that falls too far behind is cut off (`lagging`) instead of growing without end; its stream then
+catches up from the room's state (`catch_up`, and a fresh snapshot).
 """
 
 from __future__ import annotations
@@ -47,6 +48,15 @@ class Subscriber:
             self._loop.call_soon_threadsafe(self._ready.set)
         except RuntimeError:  # the loop is closed: the stream is gone
             self.closed = True
+
+    def catch_up(self) -> None:
+        """A stream that was cut off goes on: what it missed is forgotten (its reader is sent the room as it stands
+        instead), and it queues again from now."""
+        with self._lock:
+            self.lagging = False
+            self._pending.clear()
+            self._woken = False
+            self._ready.clear()
 
     def close(self) -> None:
         """End the stream (any thread)."""

@@ -51,6 +51,9 @@ def test_a_subscriber_too_far_behind_is_cut_off_and_one_closed_ends() -> None:
             hub.publish({"k": k})
         assert slow.lagging
         assert await slow.next_batch(1.0) == []
+        slow.catch_up()  # its stream sends the room as it stands, and goes on from there
+        hub.publish({"k": "after"})
+        assert [json.loads(m)["k"] for m in await slow.next_batch(5.0)] == ["after"]
         other = hub.subscribe(loop)
         hub.close_all()
         assert other.closed and hub.subscribers == 0
