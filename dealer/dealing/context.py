@@ -108,7 +108,7 @@ class RunContext:
             self.history_of[name] = path
         if not self.histories.differs(path):
             return
-        with DealHistory.open(path, create=path is not None and path.name == PRACTICE_FILE) as history:
+        with _open_history(path) as history:
             for run_id in self.run_ids:
                 run = self.journal.run(run_id)
                 check_reuse(history, self._deal_sets[run_id], name=run.name, replay=run.replay, run_uid=run.uid)
@@ -122,7 +122,7 @@ class RunContext:
         machine that deals it before the machine is told to deal."""
         run = self.journal.run(job.run_id)
         path = self.history_of.get(job.machine or "", self.histories.checked)
-        with DealHistory.open(path, create=path is not None and path.name == PRACTICE_FILE) as history:
+        with _open_history(path) as history:
             history.record(self.deals_of(job), run_uid=run.uid, run_name=run.name, journal=self.journal.path,
                            replay=run.replay, boards=[job.board])
 
@@ -140,20 +140,21 @@ class RunContext:
             return None
         if read is None or not read.conforms:
             return None
-        for run in self.run_ids:
-            for job in self.journal.jobs(run, {JobState.PLANNED}):
-                if job.board == read.board and self.set_of(job).upper() == read.set_name:
-                    return job
-        return None
+        return next((job for job in self._planned()
+                     if job.board == read.board and self.set_of(job).upper() == read.set_name), None)
 
     def wanted_text(self, job: Job) -> str:
         """The boards a machine may be given now, for an operator with no prompt on the machine to go by: `job`'s
         and every board no machine has taken yet, by board set ("A 1-3,5,8")."""
-        jobs = [job, *(j for run in self.run_ids for j in self.journal.jobs(run, {JobState.PLANNED}))]
+        jobs = [job, *self._planned()]
         sets: dict[str, list[int]] = {}
         for one in jobs:
             sets.setdefault(self.set_of(one), []).append(one.board)
         return "; ".join(f"{name} {format_board_range(sorted(set(boards)))}" for name, boards in sets.items())
+
+    def _planned(self) -> list[Job]:
+        """The jobs no machine has taken yet, in the queue's order."""
+        return [job for run in self.run_ids for job in self.journal.jobs(run, {JobState.PLANNED})]
 
     def busy_elsewhere(self, machine: str) -> bool:
         """True while another machine still working holds a job of the queue (it may give it back)."""
@@ -189,3 +190,8 @@ class RunContext:
                 return False
             self.claimed.add(job.id)
             return True
+
+
+def _open_history(path: Path | None) -> DealHistory:
+    """The deal history at `path` (None: this computer's); a practice history is made if there is none yet."""
+    return DealHistory.open(path, create=path is not None and path.name == PRACTICE_FILE)
