@@ -35,7 +35,7 @@ from dealer.printing.handview import board_views
 from dealer.printing.labels_layout import STOCKS, label_pages
 from dealer.printing.records_html import BOARD_CSS, records_html
 from dealer.printing.svg import svg_document
-from dealer.serve import charts, director, given, machines, pages
+from dealer.serve import auth, charts, director, given, machines, pages
 from dealer.serve.auth import Access, AccessMiddleware
 from dealer.serve.hub import EventHub
 from dealer.serve.runs import STOP_WITHIN, RunManager
@@ -354,13 +354,24 @@ def _unlocked(request: Request) -> bool:
 
 async def _director(request: Request) -> Response:
     lock = _console(request).director
-    return HTMLResponse(pages.director_page(_unlocked(request), lock.waiting(_client(request))),
-                        headers={"Cache-Control": "no-store"})
+    response = HTMLResponse(pages.director_page(_unlocked(request), lock.waiting(_client(request))),
+                            headers={"Cache-Control": "no-store"})
+    if director.session_of(request.cookies.get(_session_cookie(request))) is None:
+        response.set_cookie(_session_cookie(request), director.new_session(), httponly=True, samesite="strict")
+    return response
+
+
+def _session_cookie(request: Request) -> str:
+    """The director's page's browser-session cookie of this console (named after its port, as the token's)."""
+    return auth.cookie_name(request.scope, director.SESSION_COOKIE)
 
 
 def _client(request: Request) -> str:
-    """Who asks, as far as the PIN's limits go: the client's address."""
-    return request.client.host if request.client is not None else ""
+    """Who asks, as far as the PIN's limits go: the browser session the director's page gave it, else
+    (a client that keeps no cookie) its address."""
+    session = director.session_of(request.cookies.get(_session_cookie(request)))
+    address = request.client.host if request.client is not None else "a client"
+    return f"browser session {session} at {address}" if session else address
 
 
 async def _unlock(request: Request) -> Response:

@@ -66,10 +66,11 @@ class Access:
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
 
 
-def cookie_name(scope: Scope) -> str:
-    """The access cookie of the console serving `scope` (cookies are shared by every port of a host)."""
+def cookie_name(scope: Scope, base: str = COOKIE) -> str:
+    """The access cookie (or another cookie `base`) of the console serving `scope`: cookies are shared by
+    every port of a host, so the name carries the port."""
     server = scope.get("server")
-    return f"{COOKIE}_{server[1]}" if server and server[1] is not None else COOKIE
+    return f"{base}_{server[1]}" if server and server[1] is not None else base
 
 
 def _headers(scope: Scope) -> dict[str, str]:

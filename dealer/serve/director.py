@@ -2,10 +2,12 @@
 
 The director's PIN is made when the server starts and printed once, in its terminal. A browser that
 gives it gets a director's cookie (for `UNLOCK_SECONDS`). Wrong PINs are limited over a sliding minute:
-`PER_CLIENT` from one client (its address), `OVERALL` from all together; a client over a limit waits
-until its oldest wrong try is a minute old (its PIN is not even compared meanwhile), so a guesser gains
-little and never closes the unlock for good, and a director on another client is not held by one
-guesser. Each wrong PIN, and a client made to wait, is told to the console's terminal.
+`PER_CLIENT` from one client (the browser session the director's page gave it, or its address when it
+keeps no cookie), `OVERALL` from all together; a client over a limit waits until its oldest wrong try is
+a minute old (its PIN is not even compared meanwhile), so a guesser gains little and never closes the
+unlock for good, and a director in another browser is not held by one guesser. The console's terminal
+gives a one-time link on request that lets the director in whatever the guessers do. Each wrong PIN,
+and a client made to wait, is told to the console's terminal.
 
 With the cookie, a board's label (scanned or typed: ``A:7:SN:X``, or ``A 7``) shows the deal in that
 board now and older ones below, from finished runs only, read again and proven by their hashes
@@ -51,6 +53,22 @@ OVERALL: Final = 30
 INTO_THE_BOARD: Final = frozenset({JobState.DEALING, JobState.DEALT, JobState.VERIFIED, JobState.FAULTED})
 """The states of a board's copy from which its cards may be in the board."""
 TYPED: Final = re.compile(r"^\s*([A-Za-z0-9]{1,8})[\s:/-]+(\d{1,3})\s*$")
+
+
+SESSION_COOKIE: Final = "dealer_session"
+"""The cookie the director's page gives a browser that has none, followed by the console's port: wrong PINs
+are counted by it (`PER_CLIENT`), so another client, on the same address, does not hold the director."""
+_SESSION: Final = re.compile(r"[0-9a-f]{12}")
+
+
+def new_session() -> str:
+    """A browser session's name: twelve hex digits."""
+    return secrets.token_hex(6)
+
+
+def session_of(cookie: str | None) -> str | None:
+    """The browser session a cookie names, or None for none or a malformed one."""
+    return cookie if cookie is not None and _SESSION.fullmatch(cookie) else None
 
 
 def new_pin() -> str:

@@ -236,6 +236,31 @@ def test_the_pin_guessed_from_one_client_never_locks_the_director_out(
     assert all(PIN not in line for line in told)
 
 
+def test_a_guesser_on_the_directors_own_address_does_not_hold_the_directors_browser(
+        console: tuple[TestClient, list[str], Clock]) -> None:
+    """Every local client is 127.0.0.1: wrong PINs are counted by the browser session the director's page
+    gave, so a script guessing from the same address (keeping no cookie, or making up sessions) waits while
+    the director's browser does not."""
+    client, told, _ = console
+    app = client.app
+    with TestClient(app, headers=OPERATOR, client=("127.0.0.1", 40000)) as guesser, \
+            TestClient(app, headers=OPERATOR, client=("127.0.0.1", 40001)) as browser:
+        browser.get("/director")  # the page gives the browser its session
+        (session,) = [name for name in browser.cookies if name.startswith(director.SESSION_COOKIE)]
+        guesses = [guesser.post("/director/unlock", data={"pin": f"{k:08d}"}).status_code for k in range(12)]
+        assert guesses.count(403) == director.PER_CLIENT - 1 and guesses[-1] == 429
+        forged = TestClient(app, headers=OPERATOR, client=("127.0.0.1", 40002))
+        forged.cookies.set(session, "nothex")
+        assert forged.post("/director/unlock", data={"pin": "1"}).status_code == 429  # a malformed one is the address
+        assert browser.post("/director/unlock", data={"pin": "00000001"}).status_code == 403  # its own count
+        unlocked = browser.post("/director/unlock", data={"pin": PIN}, follow_redirects=False)
+        assert unlocked.status_code == 303
+        assert director.COOKIE in browser.cookies
+    assert any("a wrong director's PIN from 127.0.0.1" in line for line in told)
+    assert any("from browser session " in line and " at 127.0.0.1" in line for line in told)
+    assert all(PIN not in line for line in told)
+
+
 def test_every_answer_forbids_framing_and_foreign_scripts(console: tuple[TestClient, list[str], Clock]) -> None:
     client, _, _ = console
     stranger = TestClient(client.app)
