@@ -166,7 +166,8 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
                                       ("--set", args.set_name), ("--boards", args.boards),
                                       ("--replay", args.replay), ("--first-board", args.first_board),
                                       ("--first-game/--game", args.game),
-                                      ("--skip-results-only", args.skip_results_only)) if value]
+                                      ("--skip-results-only", args.skip_results_only),
+                                      ("--number-in-order", args.number_in_order)) if value]
     if given:
         raise UsageError(f"dealer deal --plan: {given[0]} does not go with a plan (the plan names the sessions, "
                          "their boards, copies, board sets, replays and machines)")

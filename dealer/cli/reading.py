@@ -15,7 +15,7 @@ from dealer.formats.reading import ReadOptions, ReadReport
 
 
 def add_reading_options(p: argparse.ArgumentParser, *, partial: bool) -> None:
-    """--first-board, --first-game/--game, --skip-results-only; with `partial`, --strict too (commands
+    """--first-board, --first-game/--game, --skip-results-only, --number-in-order; with `partial`, --strict too (commands
     that print or convert skip partial deals by default; dealing refuses them always)."""
     p.add_argument("--first-board", type=_positive, metavar="N",
                    help="number of the first board of a file without board numbers (BRI, DGE, BER, DUP, BHG, "
@@ -28,6 +28,9 @@ def add_reading_options(p: argparse.ArgumentParser, *, partial: bool) -> None:
     p.add_argument("--skip-results-only", action="store_true",
                    help="pass over games with tags but no deal (results of a board dealt in another game) "
                         "instead of refusing the file; they are listed")
+    p.add_argument("--number-in-order", action="store_true",
+                   help="a PBN file whose Board tags are not board numbers (an exercise file's 1-1, 4-1): number "
+                        "its games 1, 2, 3 ... in the file's order (from --first-board N)")
     if partial:
         p.add_argument("--strict", action="store_true",
                        help="refuse a file with a partial deal (a '-' hand, fewer than 52 cards) instead of "
@@ -44,7 +47,8 @@ def reading_options(args: argparse.Namespace, *, skip_partial: bool) -> ReadOpti
     """The read options the command line gives (`skip_partial` unless --strict where there is one)."""
     strict = getattr(args, "strict", False)
     return ReadOptions(first_board=getattr(args, "first_board", None), skip_partial=skip_partial and not strict,
-                       skip_results_only=getattr(args, "skip_results_only", False), game=getattr(args, "game", None))
+                       skip_results_only=getattr(args, "skip_results_only", False), game=getattr(args, "game", None),
+                       number_in_order=getattr(args, "number_in_order", False))
 
 
 def read_deals(path: str | Path, fmt: str | None, options: ReadOptions) -> tuple[DealSet, list[str]]:

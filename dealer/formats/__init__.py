@@ -149,6 +149,9 @@ def _unnumbered_note(path: str, report: ReadReport, options: ReadOptions) -> lis
         return []
     count = len(report.unnumbered)
     start = f"from {options.first_board}" if options.first_board else "from 1"
+    if options.number_in_order:
+        return [f"{path}: {count} game{'s' if count > 1 else ''} numbered in the file's order {start} "
+                "(--number-in-order: the file's Board tags are not taken as board numbers)"]
     return [f"{path}: {count} game{'s' if count > 1 else ''} without a board number (no Board tag, or '?'), "
             f"numbered as the board before + 1 ({start} for the first): at {_listed(report.unnumbered)}"]
 

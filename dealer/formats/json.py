@@ -33,6 +33,7 @@ import numpy as np
 from dealer.core.boards import dealer_of, vulnerability_of
 from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
+from dealer.core import structured
 from dealer.core.errors import FormatError
 from dealer.formats import board_sets
 from dealer.formats._codes import hand_layout, parse_deal_strings
@@ -125,9 +126,13 @@ class _Scanner:
                 size *= 2
                 continue
             except RecursionError:
-                raise self.error("JSON nested too deeply") from None
+                raise self.error(f"nested deeper than {structured.MAX_DEPTH} levels") from None
             if end == len(self.text) and self._fill(READ_SIZE):
                 continue  # a number may go on in the next block
+            try:
+                structured.check(obj)
+            except structured.StructureError as exc:
+                raise self.error(str(exc)) from None
             self.pos = end
             return obj
 

@@ -61,6 +61,7 @@ _BAD_TOKEN: Final = {
     "}": "'}' outside a comment",
     '"': "string without its closing quote on the same line",
 }
+_EXERCISE_NUMBER = re.compile(r"\d{1,4}[-.]\d{1,4}")  # '1-1', '4.2': an exercise file's numbers, not boards
 _BLANK_WITH_SPACES = re.compile(r"\n[ \t\v\f]+\n")
 _ESCAPE = re.compile(r'\\([\\"])')  # the two escapes of a string: \" and \\
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
@@ -372,8 +373,14 @@ class _Block:
         if text in ("", "?"):
             self.reader.report.unnumbered.append(f"line {self.token_line(token)}")
             return self.reader.previous_board + 1
+        if self.reader.options.number_in_order:
+            self.reader.report.unnumbered.append(f"line {self.token_line(token)}")
+            return self.reader.previous_board + 1
         if not (text.isascii() and text.isdigit() and len(text) < 20 and 0 < int(text) <= _MAX_BOARD_NUMBER):
-            self.fail(token, f"board number {_shown(value)} is not a positive integer")
+            self.fail(token, f"board number {_shown(value)} is not a positive integer"
+                             + ("; if the file's numbers name exercises, not boards, --number-in-order numbers its "
+                                "games 1, 2, 3 … in the file's order (from --first-board N)"
+                                if _EXERCISE_NUMBER.fullmatch(text) else ""))
         return int(text)
 
     def dealer(self, value: str, token: int, board: int) -> int:

@@ -28,6 +28,9 @@ class ReadOptions:
     """Skip games that carry tags but no deal (results of a board dealt elsewhere) instead of refusing."""
     game: int | None = None
     """For a board number that comes with different deals: keep its `game`-th game (1 = the first)."""
+    number_in_order: bool = False
+    """A PBN file whose Board tags are not board numbers (an exercise file's ``1-1``, ``4-1``): number its
+    games in file order from the first board, and say so."""
 
     def __post_init__(self) -> None:
         if self.first_board is not None and self.first_board < 1:

@@ -14,6 +14,7 @@ from hil.config import MAX_COPIES, MAX_SPEED, MIN_SPEED, SimConfig, SimConfigErr
 
 DEEP_JSON = "[" * 100_000 + "]" * 100_000
 DEEP_TOML = "a = " + "[" * 5000 + "]" * 5000
+DEEP_DEALS = '{"format": "dealer-deals", "version": 1, "boards": [' + DEEP_JSON + "]}"
 
 
 @pytest.mark.parametrize(("command", "name", "text"), [
@@ -21,12 +22,16 @@ DEEP_TOML = "a = " + "[" * 5000 + "]" * 5000
     (["history", "import"], "deep.json", DEEP_JSON),
     (["sim", "--faults"], "deep.json", DEEP_JSON),
     (["sim", "--faults"], "infinite.json", '{"faults": [{"kind": "jam", "board": 1, "rate": Infinity}]}'),
-], ids=["plan", "history import", "sim --faults", "sim --faults Infinity"])
+    (["convert", "--to", "pbn"], "deep-deals.json", DEEP_DEALS),
+    (["deal", "--port", "sim://"], "deep-deals.json", DEEP_DEALS),
+], ids=["plan", "history import", "sim --faults", "sim --faults Infinity", "convert", "deal"])
 def test_a_file_past_a_bound_is_one_line_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                 command: list[str], name: str, text: str) -> None:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    assert main([*command, str(path)]) == 3
+    out = [str(tmp_path / "out.pbn")] if command[0] == "convert" else []
+    assert main([*command, str(path), *out]) == 3
+    assert not (tmp_path / "out.pbn").exists()
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert str(path) in line and ("nested deeper than" in line or "not a finite number" in line), line
 

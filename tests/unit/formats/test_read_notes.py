@@ -36,6 +36,31 @@ def test_games_without_a_board_number_are_said_in_one_line(tmp_path: Path,
     assert [int(b) for b in read_file(tmp_path / "c.json").boards] == [1, 2, 3, 4]
 
 
+def test_exercise_numbers_are_refused_naming_the_option_that_numbers_the_games_in_order(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Exercise files number their deals '1-1', '4-1': not board numbers. Refused in one line naming
+    --number-in-order; with it the games are boards 1, 2, 3 (or from --first-board) in the file's order, said
+    once, each deal kept with the dealer and vulnerability its game gives."""
+    deals = random_deals(3, 3)
+    write_file(tmp_path / "a.pbn", DealSet.from_deals(deals))
+    text = (tmp_path / "a.pbn").read_text()
+    for board, exercise in (("1", "1-1"), ("2", "4-1"), ("3", "4-2")):
+        text = text.replace(f'[Board "{board}"]', f'[Board "{exercise}"]')
+    (tmp_path / "ex.pbn").write_text(text)
+    assert main(["convert", str(tmp_path / "ex.pbn"), str(tmp_path / "b.json")]) == 3
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "board number '1-1' is not a positive integer" in line and "--number-in-order" in line
+    assert not (tmp_path / "b.json").exists()
+    lines = convert(capsys, str(tmp_path / "ex.pbn"), str(tmp_path / "b.json"), "--number-in-order",
+                    "--first-board", "7")
+    assert len([line for line in lines if "--number-in-order" in line]) == 1
+    read = read_file(tmp_path / "b.json")
+    assert [int(b) for b in read.boards] == [7, 8, 9]
+    assert np.array_equal(read.deals, DealSet.from_deals(deals).deals)
+    original = DealSet.from_deals(deals)
+    assert list(read.dealers) == list(original.dealers) and list(read.vulnerabilities) == list(original.vulnerabilities)
+
+
 def test_the_same_deal_on_two_boards_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     deals = random_deals(2, 5)
     deals[4] = deals[1]
