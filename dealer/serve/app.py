@@ -37,7 +37,7 @@ from dealer.printing.records_html import BOARD_CSS, records_html
 from dealer.printing.svg import svg_document
 from dealer.serve import auth, charts, director, given, machines, pages
 from dealer.serve.auth import Access, AccessMiddleware
-from dealer.serve.hub import EventHub
+from dealer.serve.hub import MAX_STREAMS, EventHub, TooManyStreams
 from dealer.serve.runs import STOP_WITHIN, RunManager
 from dealer.serve.sources import RunRequest, check
 from dealer.serve.uploads import TooLarge, UploadLimits, Uploads, upload_name
@@ -130,10 +130,18 @@ async def _events(request: Request) -> Response:
     """Server-sent events: the room's snapshot, then batches of messages as they are published;
     ``?until=end`` ends the stream when the run ends (for scripts)."""
     console = _console(request)
-    sub = console.hub.subscribe(asyncio.get_running_loop())
+    if console.hub.subscribers >= MAX_STREAMS:
+        return JSONResponse({"error": f"the console has {MAX_STREAMS} event streams open, the most it serves: close "
+                                      "a page or a script that watches the room, then reload"},
+                            status_code=503, headers={"Retry-After": "10"})
     until_end = request.query_params.get("until") == "end"
 
     async def stream() -> AsyncIterator[str]:
+        # subscribed here, not before the response: a client gone before its stream began leaves nothing behind
+        try:
+            sub = console.hub.subscribe(asyncio.get_running_loop())
+        except TooManyStreams:  # others took the last places meanwhile
+            return
         try:
             snap = await asyncio.to_thread(console.runs.snapshot)
             yield f"data: [{json.dumps(snap, separators=(',', ':'))}]\n\n"

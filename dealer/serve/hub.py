@@ -4,7 +4,7 @@ A message is serialised to JSON once, when it is published, and kept in a short 
 subscriber (one server-sent-event stream) gets the messages queued since it last woke, as one batch:
 the run's threads never wait for a browser, and a burst of events costs one wake-up of the event loop.
 A subscriber that falls too far behind is cut off (`lagging`) instead of growing without end; its stream then
-catches up from the room's state (`catch_up`, and a fresh snapshot).
+catches up from the room's state (`catch_up`, and a fresh snapshot). At most `MAX_STREAMS` are open at once.
 """
 
 from __future__ import annotations
@@ -15,8 +15,14 @@ import json
 import threading
 from typing import Any, Final
 
-MAX_QUEUED: Final = 5000
+MAX_QUEUED: Final = 1000
 """Messages a subscriber may have waiting before it is cut off (it reloads its snapshot)."""
+MAX_STREAMS: Final = 256
+"""Event streams open at once; one more is refused (503) until one closes."""
+
+
+class TooManyStreams(Exception):  # noqa: N818 - a refusal the route answers 503, not a fault
+    """The hub holds `MAX_STREAMS` streams already."""
 
 
 class Subscriber:
@@ -98,8 +104,11 @@ class EventHub:
             sub.put(data)
 
     def subscribe(self, loop: asyncio.AbstractEventLoop) -> Subscriber:
+        """A new stream's queue; `TooManyStreams` when `MAX_STREAMS` are open."""
         sub = Subscriber(loop)
         with self._lock:
+            if len(self._subscribers) >= MAX_STREAMS:
+                raise TooManyStreams
             self._subscribers.add(sub)
         return sub
 

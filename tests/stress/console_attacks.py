@@ -140,6 +140,8 @@ class Console:
         self._seen = threading.Condition()
         self.rss_peak_kb = 0
         self.hwm_kb = 0
+        self.window_kb = 0
+        """The peak VmRSS sampled since `window` was last called."""
         self._sampling = True
         self.process = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0"], cwd=folder,
                                         env=dict(ENV), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -154,7 +156,9 @@ class Console:
         pin = self.wait_for(r"director's PIN is (\d+)", STARTUP_SECONDS)
         self.address, self.port, self.token = room.group(1), int(room.group(2)), room.group(3)
         self.pin = pin.group(1)
-        self.started_lines = len(self.lines)
+        self.wait_for(r"work folder .*Ctrl-C stops", STARTUP_SECONDS)
+        self.started_lines = len(self.output())
+        """The lines the console printed as it started (its address, PIN and work folder)."""
 
     def _drain(self, stream: Any) -> None:
         with contextlib.suppress(ValueError, OSError):
@@ -177,7 +181,13 @@ class Console:
         found = dict(re.findall(r"^(VmRSS|VmHWM):\s+(\d+) kB", status, re.M))
         rss, hwm = int(found.get("VmRSS", 0)), int(found.get("VmHWM", 0))
         self.rss_peak_kb, self.hwm_kb = max(self.rss_peak_kb, rss), max(self.hwm_kb, hwm)
+        self.window_kb = max(self.window_kb, rss)
         return rss, hwm
+
+    def window(self) -> int:
+        """The peak VmRSS (kB) sampled since the last call; a new window starts."""
+        peak, self.window_kb = self.window_kb, self.memory()[0]
+        return peak
 
     def wait_for(self, pattern: str, timeout: float, after: int = 0) -> re.Match[str]:
         """The first line printed (from line `after` on) matching `pattern`; ConsoleError after `timeout` s."""
@@ -434,12 +444,17 @@ def attack_bodies(console: Console, bounds: Bounds, deal_file: str) -> Outcome:
     for what, body in bodies.items():
         for route in ("/api/check", "/api/start"):
             answer = console.call("POST", route, body)
-            if route == "/api/start":
-                stop_if_started(console, answer)
             statuses[answer.status] += 1
+            if route == "/api/check":  # a check refuses in a 400, or says its problems (200, ok false)
+                checked = answer
+                out.expect(refused(answer) or (answer.status == 200 and answer.json().get("ok") is False),
+                           f"POST {route} with {what} ({len(body):,} bytes): {answer.status} {short(answer.text)}; "
+                           "expected 4xx or a check that is not ok")
+                continue
+            stop_if_started(console, answer)
             out.expect(refused(answer), f"POST {route} with {what} ({len(body):,} bytes): {answer.status} "
                                         f"{short(answer.text)}; expected 4xx")
-        out.figures.append(f"{what}: {answer.status} {short(answer.problems(), 100)!r}")
+        out.figures.append(f"{what}: check {checked.status}, start {answer.status} {short(answer.problems(), 90)!r}")
     n = 5000
     files = {
         "plan-arrays.toml": plan_text("sim://?speed=50") + "deep = " + "[" * n + "]" * n + "\n",
@@ -471,6 +486,53 @@ def attack_bodies(console: Console, bounds: Bounds, deal_file: str) -> Outcome:
                                      "expected 4xx")
     out.figures.insert(0, "answers: " + ", ".join(f"{n} x {s}" for s, n in sorted(statuses.items()))
                        + f"; none 5xx: {not any(s >= 500 for s in statuses)}")
+    return out
+
+
+def dotted_plan(depth: int) -> str:
+    """A plan whose one extra key is dotted `depth` levels deep (``deep.a.a.a... = 1``): 2 bytes a level."""
+    return plan_text("sim://?speed=50") + "deep." + ".".join(["a"] * depth) + " = 1\n"
+
+
+def attack_dotted_keys(folder: Path, bounds: Bounds) -> Outcome:
+    """On a console of its own (its memory peak is its own): TOML's dotted keys nested deep, checked at once by a
+    few clients, and one deeper."""
+    out = Outcome("2b", f"plans with a dotted key nested deep (bound {bounds.depth} levels), on a console of its own: "
+                        f"the console's memory (bound {MEMORY_BOUND_MB} MB)")
+    console = Console(folder / "dotted")
+    try:
+        cases = [(5000, 4), (10000, 1)]
+        for depth, clients in cases:
+            text = dotted_plan(depth)
+            kept = upload(console, f"dotted-{depth}.toml", text)
+            if not out.expect(kept.status == 200, f"upload of a dotted plan: {kept.status} {short(kept.text)}"):
+                continue
+            source = kept.json()["source"]
+            answers: list[Answer] = []
+            console.window()
+            began = time.monotonic()
+            threads = [threading.Thread(target=lambda: answers.append(console.post("/api/check", {"source": source})),
+                                        daemon=True) for _ in range(clients)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(120)
+            took = time.monotonic() - began
+            peak = console.window()
+            _, hwm = console.memory()
+            statuses = sorted(a.status for a in answers)
+            said = answers[0].problems() if answers else ""
+            out.figures.append(f"a {len(text.encode()):,}-byte plan, key {depth:,} levels deep, checked by {clients} "
+                               f"client(s) at once: {statuses} in {took:.2f} s, {short(said, 80)!r}; VmRSS {mb(peak)} "
+                               f"at most, VmHWM {mb(hwm)}")
+            out.expect(len(answers) == clients and all(a.status < 500 and a.json().get("ok") is False for a in answers),
+                       f"POST /api/check {{source: {source}}} x {clients}: {statuses}")
+            out.expect(hwm < MEMORY_BOUND_MB * 1024,
+                       f"POST /api/upload?name=dotted-{depth}.toml (body 'deep.a.a...a = 1', {depth:,} levels, "
+                       f"{len(text.encode()):,} bytes), then POST /api/check {{source: {source}}} from {clients} "
+                       f"client(s) at once: the console's VmHWM reached {mb(hwm)} (bound {MEMORY_BOUND_MB} MB)")
+    finally:
+        console.end()
     return out
 
 
@@ -577,7 +639,7 @@ def one_time_link(console: Console) -> str:
 def attack_pin(console: Console, bounds: Bounds, seconds: float) -> Outcome:
     out = Outcome("4", f"wrong director's PINs sent continuously for {seconds:g} s while the director unlocks "
                        f"(documented: {bounds.pin_per_client} a minute from one client, {bounds.pin_overall} from all)")
-    told_before = sum("wrong director's PIN" in line for line in console.output())
+    told_from = len(console.output())
     director = Browser(console)
     director.open("director")  # the director's page: its browser session
     session_cookie = next((c.name for c in director.jar if c.name.startswith("dealer_session")), None)
@@ -594,9 +656,10 @@ def attack_pin(console: Console, bounds: Bounds, seconds: float) -> Outcome:
         by_link = other.unlocked()
         again = Browser(console)
         reused, _ = again.open(link.removeprefix(console.address))
-    compared = guesser.statuses[403]
-    out.figures.append(f"a guesser keeping no cookie: {guesser.figures()} (held from the {compared + 1}th on: "
-                       f"{guesser.held.is_set()})")
+    told = console.output(told_from)
+    compared = sum("wrong director's PIN from 127.0.0.1 " in line for line in told)
+    out.figures.append(f"a guesser keeping no cookie: {guesser.figures()}; {compared} of them compared (the console's "
+                       "terminal names each wrong PIN it compared)")
     out.figures.append(f"the right PIN from a browser session while guessed: {status} after {took * 1000:.0f} ms, "
                        f"got in: {right_pin}")
     out.figures.append(f"the one-time link (Enter on the console's stdin) while guessed: got in: {by_link}; the same "
@@ -623,23 +686,27 @@ def attack_pin(console: Console, bounds: Bounds, seconds: float) -> Outcome:
             rescued = Browser(console)
             rescued.open(link.removeprefix(console.address))
             rescued_in = rescued.unlocked()
-        compared_all = inventing.statuses[403]
-        out.figures.append(f"a guesser inventing a browser session for each guess: {inventing.figures()}")
+        compared_all = sum("wrong director's PIN from browser session" in line
+                           for line in console.output(told_from))
+        out.figures.append(f"a guesser inventing a browser session for each guess: {inventing.figures()}; "
+                           f"{compared_all} of them compared")
         out.figures.append(f"  then the right PIN from a new browser session: {late_status}, got in: {late_in}; "
                            f"the one-time link: got in: {rescued_in}")
         out.expect(compared + compared_all <= bounds.pin_overall or time.monotonic() - first_guess > 60,
                    f"{compared + compared_all} wrong PINs compared within a minute (bound {bounds.pin_overall})")
         out.expect(rescued_in, "the one-time link did not let the director in while sessions were invented")
         out.expect(not any(s >= 500 for s in inventing.statuses), f"guesses answered {dict(inventing.statuses)}")
-    told = sum("wrong director's PIN" in line for line in console.output()) - told_before
-    out.figures.append(f"lines on the console's terminal naming a wrong PIN: {told}")
+    out.figures.append(f"lines on the console's terminal naming a wrong PIN: "
+                       f"{sum('a wrong director' in line for line in console.output(told_from))}")
     return out
 
 
 # --- 5: event streams, half of them never read ----------------------------------------------------------------
 
 class Reader:
-    """One server-sent-event stream read continuously until the run `key` ends (`key` told later)."""
+    """One server-sent-event stream read continuously until it hears the run `key` end (`key` told later): its
+    ``ended`` event, or a catch-up snapshot (one sent alone to a reader that fell behind, without a ``seq``)
+    showing it at rest."""
 
     def __init__(self, console: Console, run: dict[str, str], deadline: float) -> None:
         self.console = console
@@ -681,7 +748,8 @@ class Reader:
                     for message in json.loads(line[6:]):
                         if message.get("type") == "ended":
                             self.ended_runs.add(message.get("run", ""))
-                        elif message.get("type") == "snapshot" and message.get("status") in AT_REST:
+                        elif (message.get("type") == "snapshot" and "seq" not in message
+                              and message.get("status") in AT_REST):
                             self.rest_runs.add(message.get("run", ""))
                 if self.saw_end():
                     return
@@ -764,11 +832,12 @@ def attack_streams(console: Console, bounds: Bounds, deal_file: str, machines: l
         for reader in readers:
             reader.deadline = 0
     rss_after, _ = console.memory()
-    out.figures.append(f"console RSS {mb(rss_before)} before, peak so far {mb(console.rss_peak_kb)}, {mb(rss_after)} "
-                       f"after (bound {MEMORY_BOUND_MB} MB)")
+    peak = console.window_kb
+    out.figures.append(f"console RSS {mb(rss_before)} before, {mb(peak)} at most while the streams were open, "
+                       f"{mb(rss_after)} after (bound {MEMORY_BOUND_MB} MB)")
     after = console.call("GET", "/api/room")
     out.expect(after.status == 200, f"the console answers {after.status} after the streams")
-    out.expect(console.rss_peak_kb < MEMORY_BOUND_MB * 1024, f"RSS peak {mb(console.rss_peak_kb)}")
+    out.expect(peak < MEMORY_BOUND_MB * 1024, f"RSS {mb(peak)} while the streams were open")
     return out
 
 
@@ -806,7 +875,7 @@ def attack_stop(console: Console, bounds: Bounds, deal_files: list[str], machine
 
 # --- 7: SIGTERM while a run stops ------------------------------------------------------------------------------
 
-def attack_sigterm(folder: Path, bounds: Bounds, deal_stock: Path, machines: list[str], instants: int) -> Outcome:
+def attack_sigterm(folder: Path, bounds: Bounds, boards: int, machines: list[str], instants: int) -> Outcome:
     bound = bounds.stop_within + EXIT_MARGIN
     out = Outcome("7", f"SIGTERM at {instants} instants of a stopping run, a browser watching (exit bound {bound:g} s)")
     clean = 0
@@ -816,12 +885,12 @@ def attack_sigterm(folder: Path, bounds: Bounds, deal_stock: Path, machines: lis
     for k in range(instants):
         place = folder / f"sigterm-{k}"
         (place / "dealer-serve").mkdir(parents=True, mode=0o700)
-        shutil.copy(deal_stock, place / "dealer-serve" / deal_stock.name)
+        deals = generate(place / "dealer-serve", "stopping.pbn", boards)  # fresh deals: the history has the last
         console = Console(place)
         problems: list[str] = []
-        delay = 0.6 * k / max(instants - 1, 1)
+        delay = 0.4 * k / max(instants - 1, 1)
         try:
-            started = console.post("/api/start", {"source": deal_stock.name, "machines": machines})
+            started = console.post("/api/start", {"source": deals.name, "machines": machines})
             if started.status != 200:
                 problems.append(f"start {started.status} {short(started.text)}")
             watcher = Reader(console, {"key": "never"}, time.monotonic() + bound + 30)
@@ -914,11 +983,21 @@ def generate(folder: Path, name: str, boards: int) -> Path:
     return path
 
 
-def run_attack(outcomes: list[Outcome], number: str, title: str, attack: Callable[[], Outcome]) -> None:
+def run_attack(outcomes: list[Outcome], number: str, title: str, attack: Callable[[], Outcome],
+               console: Callable[[], Console | None] = lambda: None) -> None:
+    began = time.monotonic()
+    watched = console()
+    if watched is not None:
+        watched.window()
     try:
         outcome = attack()
     except (ConsoleError, OSError, http.client.HTTPException, ValueError, KeyError) as exc:
         outcome = Outcome(number, title, problems=[f"the attack broke off: {type(exc).__name__}: {short(str(exc), 400)}"])
+    watched = console()
+    if watched is not None and watched.alive():
+        rss, hwm = watched.memory()
+        outcome.figures.append(f"{time.monotonic() - began:.1f} s; the console's VmRSS {mb(watched.window())} at "
+                               f"most during the attack, {mb(rss)} after it; VmHWM {mb(hwm)} since it started")
     outcome.show()
     outcomes.append(outcome)
 
@@ -958,13 +1037,10 @@ def main(argv: list[str] | None = None) -> int:
             from dealer.journal.history import DealHistory
 
             DealHistory.open(os.environ["DEALER_HISTORY"], create=True).close()
-            stock = folder / "stock"
-            stock.mkdir()
             work = folder / "console" / "dealer-serve"
             work.mkdir(parents=True, mode=0o700)
             deal_files = [generate(work, "attack.pbn", 8), generate(work, "streams.pbn", 64)]
             deal_files += [generate(work, f"stop-{k}.pbn", 64) for k in range(len(moments))]
-            sigterm_stock = generate(stock, "stopping.pbn", 64)
             main_console = Console(folder / "console")
             print(f"console: pid {main_console.process.pid}, {main_console.address} (its token and PIN parsed from "
                   f"its terminal), work folder in {folder}; bounds read from docs/bounds.md: {bounds}", flush=True)
@@ -978,16 +1054,22 @@ def main(argv: list[str] | None = None) -> int:
                     return attack(main_console)
                 return run
 
-            run_attack(outcomes, "1", "plans past a bound", on(lambda c: attack_plan_bounds(c, bounds, "attack.pbn")))
-            run_attack(outcomes, "2", "bodies past a bound", on(lambda c: attack_bodies(c, bounds, "attack.pbn")))
-            run_attack(outcomes, "3", "uploads", on(lambda c: attack_uploads(c, bounds, uploads)))
-            run_attack(outcomes, "4", "PIN guessed", on(lambda c: attack_pin(c, bounds, pin_seconds)))
+            run_attack(outcomes, "1", "plans past a bound", on(lambda c: attack_plan_bounds(c, bounds, "attack.pbn")),
+                       lambda: main_console)
+            run_attack(outcomes, "2", "bodies past a bound", on(lambda c: attack_bodies(c, bounds, "attack.pbn")),
+                       lambda: main_console)
+            run_attack(outcomes, "2b", "dotted keys", lambda: attack_dotted_keys(folder, bounds))
+            run_attack(outcomes, "3", "uploads", on(lambda c: attack_uploads(c, bounds, uploads)),
+                       lambda: main_console)
+            run_attack(outcomes, "4", "PIN guessed", on(lambda c: attack_pin(c, bounds, pin_seconds)),
+                       lambda: main_console)
             run_attack(outcomes, "5", "event streams",
                        on(lambda c: attack_streams(c, bounds, "streams.pbn", [f"sim-{k}" for k in range(1, 9)],
-                                                   streams)))
+                                                   streams)), lambda: main_console)
             run_attack(outcomes, "6", "stop", on(lambda c: attack_stop(c, bounds, [p.name for p in deal_files[2:]],
-                                                                       machines, moments)))
-            run_attack(outcomes, "8", "own files", on(attack_own_files))
+                                                                       machines, moments)),
+                       lambda: main_console)
+            run_attack(outcomes, "8", "own files", on(attack_own_files), lambda: main_console)
             console = main_console
             if console is not None:
                 console.memory()
@@ -1009,7 +1091,7 @@ def main(argv: list[str] | None = None) -> int:
                 if took is None:
                     failures.append("the console did not end on Ctrl-C within the bound")
             run_attack(outcomes, "7", "SIGTERM",
-                       lambda: attack_sigterm(folder, bounds, sigterm_stock, machines, instants))
+                       lambda: attack_sigterm(folder, bounds, 64, machines, instants))
         except KeyboardInterrupt as exc:
             failures.append(f"interrupted ({exc.args[0] if exc.args else 'SIGINT'}): the run is incomplete")
         finally:
