@@ -47,3 +47,14 @@ def test_the_pictures_are_made_again_by_their_script(tmp_path: Path) -> None:
             assert abs(height / width - 297 / 210) < 0.01, (name, picture.size)  # an A4 page
             assert len(picture.getcolors(1 << 16) or range(2)) > 1  # not a blank page
     assert not (tmp_path / "serve-room.png").exists()
+
+
+def test_the_simulators_guide_names_every_kind_of_fault_a_plan_may_give() -> None:
+    """`dealer sim --help` sends a reader to docs/simulator.md for fault plans: every kind the simulator takes
+    is in its table."""
+    from hil.fault_plan import FaultKind
+
+    guide = (ROOT / "docs" / "simulator.md").read_text(encoding="utf-8")
+    table = guide[guide.index("## Fault plans"):]
+    missing = [k.value for k in FaultKind if f"`{k.value}`" not in table]
+    assert missing == []

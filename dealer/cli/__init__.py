@@ -9,8 +9,10 @@ May import: every package of `dealer` (`dealer.core`, `dealer.engines`, `dealer.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Final, NoReturn
@@ -66,7 +68,19 @@ class OneLineParser(argparse.ArgumentParser):
     line on stderr and exit 2, as every other error (``dealer COMMAND --help`` shows the options)."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+        chosen = _INVALID_CHOICE.match(message)
+        if chosen and chosen.group(1) == "COMMAND":
+            near = difflib.get_close_matches(chosen.group(2), COMMANDS, n=1)
+            if near:
+                raise UsageError(f"'{chosen.group(2)}' is not a command of dealer; did you mean 'dealer {near[0]}'? "
+                                 "(dealer --help lists them)")
+            raise UsageError(f"'{chosen.group(2)}' is not a command of dealer; its commands: {', '.join(COMMANDS)} "
+                             "(dealer --help tells what each does)")
+        named = getattr(self, "command", None)  # the top parser refuses a command's unknown options too
+        raise UsageError(f"{message} (see {self.prog}{f' {named}' if named else ''} --help)")
+
+
+_INVALID_CHOICE: Final = re.compile(r"argument (\S+?): invalid choice: '(.*?)'")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -82,6 +96,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                 help="what to do (dealer COMMAND --help tells more)")
     if command in COMMANDS:
         importlib.import_module(f"{__name__}.{command}").register(sub)
+        parser.command = command  # type: ignore[attr-defined]
     else:
         for name, summary in COMMANDS.items():
             sub.add_parser(name, help=summary)

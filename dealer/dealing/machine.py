@@ -192,11 +192,6 @@ class MachineIdentity:
     boot_id: int
 
     @property
-    def earlier_protocol(self) -> bool:
-        """The machine speaks an earlier protocol version than this program (PROTOCOL.md 13)."""
-        return self.protocol_version < PROTOCOL_VERSION
-
-    @property
     def simulated(self) -> bool:
         """The machine says it deals no cards (the SIMULATED capability): a run on it is practice. A machine
         that does not say so is a real one, whatever its port (PROTOCOL.md 7.4)."""

@@ -25,6 +25,7 @@ from dealer.journal.run_report import MachineFigures, RunReport, SessionFigures,
 from dealer.journal.store import Job, Journal, Recorded
 from dealer.verify.board_check import BoardFault, VerificationReport
 from dealer.verify.fault_table import CARD_FREE_DETAILS, Action, FaultCategory
+from dealer.dealing.machine import PROTOCOL_VERSION
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,11 @@ class RunProgress:
         """The line an event is told in (None: a step nobody watching needs), in the journal's words or, for
         a recount, the verifier's (its pockets; its cards only with show_cards)."""
         event = recorded.event
+        if isinstance(event, events.MachineMet) and recorded.run_id == next(iter(self._sessions)):
+            if event.protocol >= PROTOCOL_VERSION:  # said once a machine, under the run's first session
+                return None
+            return (f"the machine speaks protocol version {event.protocol}, an earlier one than this program's: "
+                    "dealing goes on in its version", LineKind.NOTE)
         if job is None or recorded.machine is None:
             return None
         head = f"board {job.board}{_copy(job.copy)}: "

@@ -47,9 +47,6 @@ class Station:
                                 protocol=identity.protocol_version, simulated=identity.simulated)
         for run_id in self.ctx.run_ids:  # who deals the dealings this station records from now on
             self.ctx.journal.note(run_id, met, machine=self.name)
-        if identity.earlier_protocol:
-            self.ctx.progress.say(self.name, f"the machine speaks protocol version {identity.protocol_version}, an "
-                                  "earlier one than this program's: dealing goes on in its version")
         self.ctx.machine_answered(self.name, identity)
         self.machine.issued(self.ctx.journal.wire_jobs())
         self.recovery.settle(self.run_with_resync)

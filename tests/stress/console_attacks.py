@@ -97,8 +97,8 @@ class Bounds:
 
 # --- the console as a subprocess -----------------------------------------------------------------------------
 
-class ConsoleError(Exception):
-    """The console did not start or answer as a console does."""
+class ConsoleError(RuntimeError):
+    """The console did not start or answer as a console does, or a command the attacks need failed."""
 
 
 @dataclass
@@ -136,6 +136,7 @@ class Console:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.workdir = folder / "dealer-serve"
+        folder.mkdir(parents=True, exist_ok=True)
         self.lines: list[tuple[float, str]] = []
         self._seen = threading.Condition()
         self.rss_peak_kb = 0
@@ -486,6 +487,9 @@ def attack_bodies(console: Console, bounds: Bounds, deal_file: str) -> Outcome:
                                      "expected 4xx")
     out.figures.insert(0, "answers: " + ", ".join(f"{n} x {s}" for s, n in sorted(statuses.items()))
                        + f"; none 5xx: {not any(s >= 500 for s in statuses)}")
+    peak = console.window_kb
+    out.expect(peak < MEMORY_BOUND_MB * 1024, f"the console's VmRSS reached {mb(peak)} during these requests (bound "
+                                              f"{MEMORY_BOUND_MB} MB)")
     return out
 
 
@@ -875,7 +879,8 @@ def attack_stop(console: Console, bounds: Bounds, deal_files: list[str], machine
 
 # --- 7: SIGTERM while a run stops ------------------------------------------------------------------------------
 
-def attack_sigterm(folder: Path, bounds: Bounds, boards: int, machines: list[str], instants: int) -> Outcome:
+def attack_sigterm(folder: Path, bounds: Bounds, stock: list[Path], machines: list[str]) -> Outcome:
+    instants = len(stock)
     bound = bounds.stop_within + EXIT_MARGIN
     out = Outcome("7", f"SIGTERM at {instants} instants of a stopping run, a browser watching (exit bound {bound:g} s)")
     clean = 0
@@ -885,10 +890,10 @@ def attack_sigterm(folder: Path, bounds: Bounds, boards: int, machines: list[str
     for k in range(instants):
         place = folder / f"sigterm-{k}"
         (place / "dealer-serve").mkdir(parents=True, mode=0o700)
-        deals = generate(place / "dealer-serve", "stopping.pbn", boards)  # fresh deals: the history has the last
+        deals = Path(shutil.copy(stock[k], place / "dealer-serve" / "stopping.pbn"))  # fresh deals for each
         console = Console(place)
         problems: list[str] = []
-        delay = 0.4 * k / max(instants - 1, 1)
+        delay = 0.25 * k / max(instants - 1, 1)  # a stopping run's machines finish their boards within ~0.4 s
         try:
             started = console.post("/api/start", {"source": deals.name, "machines": machines})
             if started.status != 200:
@@ -979,7 +984,7 @@ def generate(folder: Path, name: str, boards: int) -> Path:
     done = subprocess.run([sys.executable, "-m", "dealer", "generate", "--boards", f"1-{boards}", "-o", str(path)],
                           env=dict(ENV), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     if done.returncode != 0:
-        raise SystemExit(f"dealer generate: {done.stderr.strip()}")
+        raise ConsoleError(f"dealer generate failed (exit {done.returncode}): {short(done.stderr, 300)}")
     return path
 
 
@@ -991,7 +996,7 @@ def run_attack(outcomes: list[Outcome], number: str, title: str, attack: Callabl
         watched.window()
     try:
         outcome = attack()
-    except (ConsoleError, OSError, http.client.HTTPException, ValueError, KeyError) as exc:
+    except Exception as exc:  # an attack that breaks off is reported as not held, and the others go on
         outcome = Outcome(number, title, problems=[f"the attack broke off: {type(exc).__name__}: {short(str(exc), 400)}"])
     watched = console()
     if watched is not None and watched.alive():
@@ -1041,6 +1046,9 @@ def main(argv: list[str] | None = None) -> int:
             work.mkdir(parents=True, mode=0o700)
             deal_files = [generate(work, "attack.pbn", 8), generate(work, "streams.pbn", 64)]
             deal_files += [generate(work, f"stop-{k}.pbn", 64) for k in range(len(moments))]
+            stock = folder / "stock"  # the deals of each SIGTERM instant (the deal history knows those dealt)
+            stock.mkdir()
+            stopping = [generate(stock, f"stopping-{k}.pbn", 64) for k in range(instants)]
             main_console = Console(folder / "console")
             print(f"console: pid {main_console.process.pid}, {main_console.address} (its token and PIN parsed from "
                   f"its terminal), work folder in {folder}; bounds read from docs/bounds.md: {bounds}", flush=True)
@@ -1091,9 +1099,11 @@ def main(argv: list[str] | None = None) -> int:
                 if took is None:
                     failures.append("the console did not end on Ctrl-C within the bound")
             run_attack(outcomes, "7", "SIGTERM",
-                       lambda: attack_sigterm(folder, bounds, 64, machines, instants))
+                       lambda: attack_sigterm(folder, bounds, stopping, machines))
         except KeyboardInterrupt as exc:
             failures.append(f"interrupted ({exc.args[0] if exc.args else 'SIGINT'}): the run is incomplete")
+        except ConsoleError as exc:
+            failures.append(f"the attacks could not go on: {exc}")
         finally:
             for console in Console.started:
                 console.kill()

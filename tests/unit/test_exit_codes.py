@@ -57,12 +57,22 @@ def test_the_command_line_exits_with_the_code_of_the_error_raised(
 def test_a_bad_option_is_a_usage_error_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["generate", "--boards", "1-4", "-o", "x.pbn", "--no-such-option"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("dealer: error: dealer: unrecognized arguments: --no-such-option")
+    assert err.count("\n") == 1 and err.startswith("dealer: error: unrecognized arguments: --no-such-option")
+
+
+def test_a_mistyped_command_is_named_once_with_the_nearest_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dael", "s.pbn"]) == 2
+    assert capsys.readouterr().err == ("dealer: error: 'dael' is not a command of dealer; did you mean 'dealer "
+                                       "deal'? (dealer --help lists them)\n")
+    assert main(["zzz"]) == 2
+    assert capsys.readouterr().err.startswith("dealer: error: 'zzz' is not a command of dealer; its commands: generate, ")
+    assert main(["generate", "--boards", "1-4", "--bogus"]) == 2
+    assert capsys.readouterr().err.endswith("(see dealer generate --help)\n")
 
 
 def test_a_value_an_option_cannot_take_is_a_usage_error_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["deal", "s.pbn", "--port", "sim://", "--copies", "0"]) == 2
-    assert capsys.readouterr().err == ("dealer: error: dealer deal: argument --copies: must be at least 1; got 0 "
+    assert capsys.readouterr().err == ("dealer: error: argument --copies: must be at least 1; got 0 "
                                        "(see dealer deal --help)\n")
 
 
