@@ -30,6 +30,8 @@ BOARD_CSS: Final = """
 .board .hcp.N { top: 1mm; left: 0; right: 0; text-align: center; }
 .board .hcp.S { bottom: 1mm; left: 0; right: 0; text-align: center; }
 .board .hcp.W { left: 1mm; top: 8mm; } .board .hcp.E { right: 1mm; top: 8mm; }
+.board .compass .caption { position: absolute; top: 8mm; left: 0; right: 0; text-align: center;
+  font-weight: normal; color: #555; }
 .board .par { grid-area: par; font-size: 7.5pt; align-self: end; } .board .par p { margin: 0; }
 .board table.dd { grid-area: dd; border-collapse: collapse; font-size: 7pt; align-self: end; }
 .board table.dd th, .board table.dd td { padding: 0 1.2mm; text-align: center; border: 0; }
@@ -103,7 +105,8 @@ def board_html(view: BoardView) -> str:
         f'<div class="info"><h2>Board {view.board}</h2><p class="dealer">Dealer: {view.dealer_name}</p>'
         f'<p class="vul">Vul: {view.vulnerability_name}</p></div>',
         hand_html(north, "north", scale), hand_html(west, "west", scale),
-        f'<div class="compass">{compass}</div>',
+        f'<div class="compass" title="high-card points of each hand">{compass}'
+        '<span class="caption">HCP</span></div>',
         hand_html(east, "east", scale), hand_html(south, "south", scale),
     ]
     if view.dd is not None:

@@ -1,5 +1,6 @@
-"""The report's pictures as inline SVG (no script, no image file): boards per hour per machine over the
-run, and faults by Law. Built from the journal's events alone, like the report's figures."""
+"""The report's pictures (no script, no image file): boards per hour per machine over the run as inline
+SVG, drawn small enough that its words stay readable on a phone, and faults by Law as bars in a table.
+Built from the journal's events alone, like the report's figures."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from typing import Final
 from dealer.journal.store import JobState, Recorded
 
 COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
-WIDTH: Final = 640
-HEIGHT: Final = 260
-PAD: Final = 44
+WIDTH: Final = 400
+HEIGHT: Final = 220
+PAD: Final = 40
+TEXT: Final = 13
+"""The words' size in the drawing's units: a drawing 400 units wide shown in a phone's 360 px keeps them at 12 px."""
 
 
 def rate_series(events: Sequence[Recorded]) -> dict[str, list[tuple[float, float]]]:
@@ -56,37 +59,30 @@ def rate_chart(series: Mapping[str, Sequence[tuple[float, float]]]) -> str:
         colour = COLOURS[k % len(COLOURS)]
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
                      f'points="{" ".join(xy(x, y) for x, y in line)}"/>')
-        parts.append(f'<text x="{WIDTH - PAD + 4}" y="{PAD + 14 * k}" fill="{colour}" font-size="12">'
+        parts.append(f'<text x="{WIDTH - PAD + 4}" y="{PAD + 14 * k}" fill="{colour}" font-size="{TEXT}">'
                      f"{escape(machine)}</text>")
     return _svg("Boards per hour per machine over the run", "".join(parts))
 
 
 def law_chart(counts: Mapping[str, int]) -> str:
-    """One bar a Law (or machine stop), longest first."""
+    """One bar a Law (or machine stop), longest first: a table of HTML, so that its words wrap and keep the
+    page's size at any width (a drawing scaled down to a phone shrinks its words with it)."""
     if not counts:
         return '<p class="empty">No fault.</p>'
     items = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    bar_h, label_w = 22, 260
-    height = PAD + bar_h * len(items)
     top = max(n for _, n in items)
-    rows = []
-    for k, (law, n) in enumerate(items):
-        y = 10 + k * bar_h
-        w = (WIDTH - label_w - 60) * n / top
-        rows.append(f'<text x="{label_w - 6}" y="{y + 15}" text-anchor="end" font-size="12">{escape(law)}</text>'
-                    f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{bar_h - 6}" fill="#d62728"/>'
-                    f'<text x="{label_w + w + 4:.1f}" y="{y + 15}" font-size="12">{n}</text>')
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{WIDTH}" height="{height}" '
-            f'viewBox="0 0 {WIDTH} {height}"><title>Faults by Law</title>{"".join(rows)}</svg>')
+    rows = "".join(f'<tr><th scope="row">{escape(law)}</th><td><span class="bar" style="width: {80 * n / top:.0f}%">'
+                   f'</span> {n}</td></tr>' for law, n in items)
+    return f'<table class="bars" aria-label="Faults by Law"><tbody>{rows}</tbody></table>'
 
 
 def _axes(plot_w: float, plot_h: float, x_label: str, y_label: str) -> str:
     x0, y0 = PAD, HEIGHT - PAD
     return (f'<line x1="{x0}" y1="{y0}" x2="{x0 + plot_w}" y2="{y0}" stroke="#444"/>'
             f'<line x1="{x0}" y1="{y0}" x2="{x0}" y2="{y0 - plot_h}" stroke="#444"/>'
-            f'<text x="{x0 + plot_w}" y="{y0 + 16}" text-anchor="end" font-size="12">{escape(x_label)}</text>'
-            f'<text x="{x0 - 4}" y="{y0 + 16}" text-anchor="end" font-size="12">0</text>'
-            f'<text x="{x0 + 4}" y="{y0 - plot_h - 6}" font-size="12">{escape(y_label)}</text>')
+            f'<text x="{x0 + plot_w}" y="{y0 + 16}" text-anchor="end" font-size="{TEXT}">{escape(x_label)}</text>'
+            f'<text x="{x0 - 4}" y="{y0 + 16}" text-anchor="end" font-size="{TEXT}">0</text>'
+            f'<text x="{x0 + 4}" y="{y0 - plot_h - 6}" font-size="{TEXT}">{escape(y_label)}</text>')
 
 
 def _svg(title: str, body: str) -> str:

@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from dealer.journal.store import JobState, Journal
 from tests.support.artifacts import artifacts_folder
-from tests.support.browser import launched_chromium
+from tests.support.browser import buttons_fit_a_finger, launched_chromium
 from tests.support.serve_room import Served, cards_in, hands_of, make_session, served
 
 SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
@@ -70,6 +70,7 @@ class Windows:
             wide = page.evaluate("document.scrollingElement.scrollWidth")
             inner = page.evaluate("window.innerWidth")
             assert wide <= inner, f"{state}: the page is {wide} px wide in a {inner} px window ({size})"
+            buttons_fit_a_finger(page)
             page.screenshot(path=str(self.folder / f"{state}-{size}.png"), full_page=True)
 
 
@@ -194,8 +195,14 @@ def test_start_and_room_in_every_state_at_a_laptop_and_a_phone(browser: Browser,
             assert "Ready to deal" not in page.inner_text("body")
         windows.looked_at("start-stop-with-no-run")
         windows.goto("report")  # the report's charts and tables at a phone's width too
-        for _, page in windows.each():
+        for size, page in windows.each():
             expect(page.locator("#report svg").first).to_be_visible(timeout=LONG)
+            expect(page.locator("#report table.bars tr").first).to_be_visible(timeout=LONG)
+            # every word of the charts as a person reads it: at least 10 px high, at a phone's width too
+            heights = page.locator("#report svg text, #report table.bars th").evaluate_all(
+                "(els) => els.map(e => [e.textContent, e.getBoundingClientRect().height])")
+            small = [(text, round(h, 1)) for text, h in heights if h < 10]
+            assert heights and small == [], (size, small)
         windows.looked_at("report-finished")
 
 

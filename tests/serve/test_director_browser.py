@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from firmware_protocol.labels import BoardLabel
 from tests.support.artifacts import artifacts_folder
-from tests.support.browser import launched_chromium
+from tests.support.browser import buttons_fit_a_finger, launched_chromium
 from tests.support.processes import ENV
 from tests.support.serve_room import Served, served
 
@@ -110,6 +110,11 @@ def around_the_compass(page: Page, section: str) -> None:
     text_of = {seat: page.locator(f"{section} .compass .hcp[data-seat={seat}]").inner_text() for seat in "NESW"}
     assert centre["W"] < centre["N"] < centre["E"] and centre["W"] < centre["S"] < centre["E"], (centre, text_of)
     assert all(text.startswith(seat + " ") for seat, text in text_of.items()), text_of
+    caption = box(page, f"{section} .compass .caption")  # the numbers are said to be high-card points
+    assert page.locator(f"{section} .compass .caption").inner_text() == "HCP"
+    assert hcp["W"]["x"] + hcp["W"]["width"] <= caption["x"] + caption["width"] / 2 - 1  # between W and E,
+    assert caption["x"] + caption["width"] / 2 + 1 <= hcp["E"]["x"]                         # over neither
+    assert hcp["N"]["y"] + hcp["N"]["height"] <= caption["y"] and caption["y"] + caption["height"] <= hcp["S"]["y"]
     symbols = page.locator(f"{section} .hand .sym")
     colours = symbols.evaluate_all("(els) => els.map(e => [e.textContent, getComputedStyle(e).color])")
     assert len(colours) == 16
@@ -132,12 +137,14 @@ def test_the_director_page_locked_unlocked_and_showing_boards(
         expect(page.locator('input[name="pin"]')).to_be_visible()
         assert page.locator(".board").count() == 0
         no_sideways_scroll(page)
+        buttons_fit_a_finger(page)
         page.screenshot(path=str(artifacts / f"locked-{size}.png"), full_page=True)
 
         page.fill('input[name="pin"]', running.pin)
         page.click("text=Unlock")
         expect(page.locator('input[name="label"]')).to_be_visible(timeout=LONG)
         no_sideways_scroll(page)
+        buttons_fit_a_finger(page)
         page.screenshot(path=str(artifacts / f"unlocked-{size}.png"), full_page=True)
 
         page.fill('input[name="label"]', "A 3")  # dealt by the first run only

@@ -141,8 +141,8 @@ class Console:
         self._seen = threading.Condition()
         self.rss_peak_kb = 0
         self.hwm_kb = 0
-        self.window_kb = 0
-        """The peak VmRSS sampled since `window` was last called."""
+        self.samples: list[tuple[float, int]] = []
+        """(when, VmRSS in kB) of every sample."""
         self._sampling = True
         self.process = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0"], cwd=folder,
                                         env=dict(ENV), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -182,13 +182,13 @@ class Console:
         found = dict(re.findall(r"^(VmRSS|VmHWM):\s+(\d+) kB", status, re.M))
         rss, hwm = int(found.get("VmRSS", 0)), int(found.get("VmHWM", 0))
         self.rss_peak_kb, self.hwm_kb = max(self.rss_peak_kb, rss), max(self.hwm_kb, hwm)
-        self.window_kb = max(self.window_kb, rss)
+        self.samples.append((time.monotonic(), rss))
         return rss, hwm
 
-    def window(self) -> int:
-        """The peak VmRSS (kB) sampled since the last call; a new window starts."""
-        peak, self.window_kb = self.window_kb, self.memory()[0]
-        return peak
+    def peak_since(self, began: float) -> int:
+        """The highest VmRSS (kB) sampled since `began` (a `time.monotonic()`), now included."""
+        now = self.memory()[0]
+        return max([now, *(rss for t, rss in self.samples[-20000:] if t >= began)])
 
     def wait_for(self, pattern: str, timeout: float, after: int = 0) -> re.Match[str]:
         """The first line printed (from line `after` on) matching `pattern`; ConsoleError after `timeout` s."""
@@ -265,10 +265,8 @@ class Console:
     def kill(self) -> None:
         """End the console and anything left in its process group (SIGKILL), reap it, close its pipes."""
         self._sampling = False
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL if self.process.poll() is None else 0)
-            if self.process.poll() is not None:  # the console ended: anything still in its group is killed
-                os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # (none left in its group: nothing to do)
+            os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(30)
         for thread in self._drains:
@@ -298,6 +296,18 @@ def group_gone(pid: int) -> bool:
     return False
 
 
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects as a browser does, noting their codes."""
+
+    def __init__(self) -> None:
+        self.codes: list[int] = []
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> urllib.request.Request | None:
+        self.codes.append(code)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
 class Browser:
     """A browser-like client: keeps the cookies it is given (the token's, the director's session, the director's),
     sends its own Origin with a form, follows redirects."""
@@ -305,18 +315,24 @@ class Browser:
     def __init__(self, console: Console) -> None:
         self.console = console
         self.jar = CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        self.redirects = _Redirects()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), self.redirects)
+        self.retry_after = ""
         self.open(f"?token={console.token}")  # the address printed: the token becomes a cookie
 
     def open(self, path: str, form: dict[str, str] | None = None) -> tuple[int, str]:
+        """The first answer's status (a redirect's, when it was redirected) and the last answer's text."""
         data = urllib.parse.urlencode(form).encode() if form is not None else None
         headers = {"Origin": self.console.address.rstrip("/")} if form is not None else {}
         request = urllib.request.Request(self.console.address + path.lstrip("/"), data=data, headers=headers)
+        self.redirects.codes.clear()
         try:
             with self.opener.open(request, timeout=60) as answer:
-                return answer.status, answer.read().decode("utf-8", "replace")
+                status, text = answer.status, answer.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode("utf-8", "replace")
+            status, text = exc.code, exc.read().decode("utf-8", "replace")
+            self.retry_after = exc.headers.get("Retry-After", "")
+        return (self.redirects.codes[0] if self.redirects.codes else status), text
 
     def unlocked(self) -> bool:
         return "Director: a board's deal" in self.open("director")[1]
@@ -442,7 +458,9 @@ def attack_bodies(console: Console, bounds: Bounds, deal_file: str) -> Outcome:
         "copies of 5000 digits": start + "9" * 5000 + "}",
     }
     statuses: Counter[int] = Counter()
+    peaks: dict[str, int] = {}
     for what, body in bodies.items():
+        began = time.monotonic()
         for route in ("/api/check", "/api/start"):
             answer = console.call("POST", route, body)
             statuses[answer.status] += 1
@@ -455,16 +473,21 @@ def attack_bodies(console: Console, bounds: Bounds, deal_file: str) -> Outcome:
             stop_if_started(console, answer)
             out.expect(refused(answer), f"POST {route} with {what} ({len(body):,} bytes): {answer.status} "
                                         f"{short(answer.text)}; expected 4xx")
-        out.figures.append(f"{what}: check {checked.status}, start {answer.status} {short(answer.problems(), 90)!r}")
+        peaks[what] = console.peak_since(began)
+        out.figures.append(f"{what}: check {checked.status}, start {answer.status} {short(answer.problems(), 80)!r}; "
+                           f"VmRSS {mb(peaks[what])}")
     n = 5000
     files = {
         "plan-arrays.toml": plan_text("sim://?speed=50") + "deep = " + "[" * n + "]" * n + "\n",
         "plan-tables.toml": plan_text("sim://?speed=50") + "deep = " + "{ a = " * n + "1" + " }" * n + "\n",
         "plan-dotted.toml": plan_text("sim://?speed=50") + "deep." + ".".join(["a"] * n) + " = 1\n",
-        "nested-list.json": "[" * n + "]" * n,
-        "nested-object.json": '{"boards": ' + '{"a": ' * n + "1" + "}" * n + "}",
+        "deals-metadata.json": '{"format": "dealer-deals", "version": 1, "metadata": ' + '{"a": ' * n + '"x"'
+                               + "}" * n + ', "boards": []}',
+        "deals-board.json": '{"format": "dealer-deals", "version": 1, "boards": [{"board": 1, "deal": ' + "[" * n
+                            + "]" * n + "}]}",
     }
     for name, text in files.items():
+        began = time.monotonic()
         kept = upload(console, name, text)
         statuses[kept.status] += 1
         if not out.expect(kept.status < 500, f"upload {name}: {kept.status} {short(kept.text)}"):
@@ -479,17 +502,18 @@ def attack_bodies(console: Console, bounds: Bounds, deal_file: str) -> Outcome:
         stop_if_started(console, started)
         statuses[checked.status] += 1
         statuses[started.status] += 1
+        peaks[f"the uploaded {name} checked and started"] = peak = console.peak_since(began)
         out.figures.append(f"uploaded {name} ({n:,} deep): check {checked.status} ok={checked.json().get('ok')}, "
-                           f"start {started.status} {short(started.problems(), 100)!r}")
+                           f"start {started.status} {short(started.problems(), 80)!r}; VmRSS {mb(peak)}")
         out.expect(checked.status < 500 and checked.json().get("ok") is False,
                    f"POST /api/check {json.dumps(request)}: {checked.status} {short(checked.text)}")
         out.expect(refused(started), f"POST /api/start {json.dumps(request)}: {started.status} {short(started.text)}; "
                                      "expected 4xx")
     out.figures.insert(0, "answers: " + ", ".join(f"{n} x {s}" for s, n in sorted(statuses.items()))
                        + f"; none 5xx: {not any(s >= 500 for s in statuses)}")
-    peak = console.window_kb
-    out.expect(peak < MEMORY_BOUND_MB * 1024, f"the console's VmRSS reached {mb(peak)} during these requests (bound "
-                                              f"{MEMORY_BOUND_MB} MB)")
+    for what, peak in peaks.items():
+        out.expect(peak < MEMORY_BOUND_MB * 1024, f"the console's VmRSS reached {mb(peak)} with {what} (bound "
+                                                  f"{MEMORY_BOUND_MB} MB)")
     return out
 
 
@@ -513,16 +537,15 @@ def attack_dotted_keys(folder: Path, bounds: Bounds) -> Outcome:
                 continue
             source = kept.json()["source"]
             answers: list[Answer] = []
-            console.window()
             began = time.monotonic()
-            threads = [threading.Thread(target=lambda: answers.append(console.post("/api/check", {"source": source})),
-                                        daemon=True) for _ in range(clients)]
+            threads = [threading.Thread(target=lambda got=answers, named=source: got.append(
+                console.post("/api/check", {"source": named})), daemon=True) for _ in range(clients)]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join(120)
             took = time.monotonic() - began
-            peak = console.window()
+            peak = console.peak_since(began)
             _, hwm = console.memory()
             statuses = sorted(a.status for a in answers)
             said = answers[0].problems() if answers else ""
@@ -641,13 +664,12 @@ def one_time_link(console: Console) -> str:
 
 
 def attack_pin(console: Console, bounds: Bounds, seconds: float) -> Outcome:
-    out = Outcome("4", f"wrong director's PINs sent continuously for {seconds:g} s while the director unlocks "
-                       f"(documented: {bounds.pin_per_client} a minute from one client, {bounds.pin_overall} from all)")
+    out = Outcome("4", f"wrong director's PINs sent continuously for {seconds:g} s from one client keeping no cookie, "
+                       f"while the director unlocks in a browser (documented: {bounds.pin_per_client} a minute from "
+                       f"one client, {bounds.pin_overall} from all)")
     told_from = len(console.output())
     director = Browser(console)
     director.open("director")  # the director's page: its browser session
-    session_cookie = next((c.name for c in director.jar if c.name.startswith("dealer_session")), None)
-    first_guess = time.monotonic()
     with Guesser(console, seconds) as guesser:
         guesser.held.wait(min(seconds / 2, 10))
         began = time.monotonic()
@@ -656,18 +678,18 @@ def attack_pin(console: Console, bounds: Bounds, seconds: float) -> Outcome:
         right_pin = director.unlocked()
         link = one_time_link(console)
         other = Browser(console)
-        other.open(link.removeprefix(console.address))
+        by_link_status, _ = other.open(link.removeprefix(console.address))
         by_link = other.unlocked()
         again = Browser(console)
         reused, _ = again.open(link.removeprefix(console.address))
     told = console.output(told_from)
     compared = sum("wrong director's PIN from 127.0.0.1 " in line for line in told)
-    out.figures.append(f"a guesser keeping no cookie: {guesser.figures()}; {compared} of them compared (the console's "
-                       "terminal names each wrong PIN it compared)")
-    out.figures.append(f"the right PIN from a browser session while guessed: {status} after {took * 1000:.0f} ms, "
+    out.figures.append(f"the guesser: {guesser.figures()}; {compared} of them compared (the console's terminal names "
+                       "each wrong PIN it compares)")
+    out.figures.append(f"the right PIN from the director's browser while guessed: {status} after {took * 1000:.0f} ms, "
                        f"got in: {right_pin}")
-    out.figures.append(f"the one-time link (Enter on the console's stdin) while guessed: got in: {by_link}; the same "
-                       f"link again: {reused}")
+    out.figures.append(f"the one-time link (Enter on the console's stdin) while guessed: {by_link_status}, got in: "
+                       f"{by_link}; the same link again: {reused}")
     out.expect(right_pin, f"the director's right PIN (POST /director/unlock pin=PIN, with its session cookie) did not "
                           f"get in while a cookieless client guessed: {status}")
     out.expect(by_link, "the one-time link did not let the director in while guesses went on")
@@ -676,32 +698,47 @@ def attack_pin(console: Console, bounds: Bounds, seconds: float) -> Outcome:
                f"{compared} wrong PINs of one cookieless client were compared within a minute "
                f"(bound {bounds.pin_per_client})")
     out.expect(not any(s >= 500 for s in guesser.statuses), f"guesses answered {dict(guesser.statuses)}")
-    # the same guesser inventing a new browser session cookie for each guess (twelve hex digits, as the page gives)
+    return out
+
+
+def attack_pin_sessions(console: Console, bounds: Bounds, seconds: float) -> Outcome:
+    """Beyond the brief's guesser: one that sends a browser-session cookie of its own making with each guess."""
+    out = Outcome("4b", f"wrong director's PINs for {seconds:g} s from one client sending a browser-session cookie "
+                        "of its own making with each guess (documented: 'a director in another browser is not held "
+                        "by one guesser')")
+    told_from = len(console.output())
+    probe = Browser(console)
+    probe.open("director")
+    session_cookie = next((c.name for c in probe.jar if c.name.startswith("dealer_session")), None)
     if session_cookie is None:
-        out.figures.append("no browser-session cookie given by the director's page: the variant is skipped")
-    else:
-        with Guesser(console, seconds, session_cookie) as inventing:
-            inventing.held.wait(min(seconds, 20))
-            late = Browser(console)
-            late.open("director")
-            late_status, _ = late.open("director/unlock", {"pin": console.pin})
-            late_in = late.unlocked()
-            link = one_time_link(console)
-            rescued = Browser(console)
-            rescued.open(link.removeprefix(console.address))
-            rescued_in = rescued.unlocked()
-        compared_all = sum("wrong director's PIN from browser session" in line
-                           for line in console.output(told_from))
-        out.figures.append(f"a guesser inventing a browser session for each guess: {inventing.figures()}; "
-                           f"{compared_all} of them compared")
-        out.figures.append(f"  then the right PIN from a new browser session: {late_status}, got in: {late_in}; "
-                           f"the one-time link: got in: {rescued_in}")
-        out.expect(compared + compared_all <= bounds.pin_overall or time.monotonic() - first_guess > 60,
-                   f"{compared + compared_all} wrong PINs compared within a minute (bound {bounds.pin_overall})")
-        out.expect(rescued_in, "the one-time link did not let the director in while sessions were invented")
-        out.expect(not any(s >= 500 for s in inventing.statuses), f"guesses answered {dict(inventing.statuses)}")
-    out.figures.append(f"lines on the console's terminal naming a wrong PIN: "
-                       f"{sum('a wrong director' in line for line in console.output(told_from))}")
+        out.figures.append("the director's page gives no browser-session cookie: nothing to invent, skipped")
+        return out
+    director = Browser(console)
+    director.open("director")
+    with Guesser(console, seconds, session_cookie) as guesser:
+        guesser.held.wait(min(seconds, 20))
+        status, _ = director.open("director/unlock", {"pin": console.pin})
+        wait = director.retry_after
+        right_pin = director.unlocked()
+        link = one_time_link(console)
+        rescued = Browser(console)
+        rescued.open(link.removeprefix(console.address))
+        by_link = rescued.unlocked()
+    compared = sum("wrong director's PIN from browser session" in line for line in console.output(told_from))
+    out.figures.append(f"the guesser: {guesser.figures()}; {compared} of them compared, each from a session "
+                       f"'{session_cookie}=<12 hex digits>' it made up")
+    out.figures.append(f"the right PIN from the director's browser (its own session, given by the page) while "
+                       f"guessed: {status}{f' Retry-After {wait}' if wait else ''}, got in: {right_pin}; the "
+                       f"one-time link: got in: {by_link}")
+    out.expect(right_pin, f"POST /director/unlock pin=<right PIN> from the director's browser (session cookie given by "
+                          f"GET /director) answered {status}{f' (Retry-After {wait})' if wait else ''} while one "
+                          f"client sent wrong PINs each with a made-up '{session_cookie}' cookie: {compared} of its "
+                          f"guesses were compared (bound {bounds.pin_per_client} a client) until all clients' "
+                          f"{bounds.pin_overall} were used, then the director was held")
+    out.expect(by_link, "the one-time link did not let the director in while sessions were made up")
+    out.expect(compared <= bounds.pin_overall, f"{compared} wrong PINs compared within a minute "
+                                               f"(bound {bounds.pin_overall} from all clients)")
+    out.expect(not any(s >= 500 for s in guesser.statuses), f"guesses answered {dict(guesser.statuses)}")
     return out
 
 
@@ -721,6 +758,7 @@ class Reader:
         self.rest_runs: set[str] = set()
         self.messages = 0
         self.error = ""
+        self.connection = http.client.HTTPConnection("127.0.0.1", self.console.port, timeout=30)
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -728,8 +766,14 @@ class Reader:
         key = self.run.get("key", "")
         return bool(key) and (key in self.ended_runs or key in self.rest_runs)
 
+    def close(self) -> None:
+        """End the stream from this side (a reader still waiting is woken)."""
+        self.deadline = 0
+        with contextlib.suppress(OSError, AttributeError):
+            self.connection.sock.shutdown(socket.SHUT_RDWR)
+
     def _read(self) -> None:
-        connection = http.client.HTTPConnection("127.0.0.1", self.console.port, timeout=30)
+        connection = self.connection
         try:
             connection.request("GET", "/events", headers={"Authorization": f"Bearer {self.console.token}"})
             answer = connection.getresponse()
@@ -783,6 +827,7 @@ def attack_streams(console: Console, bounds: Bounds, deal_file: str, machines: l
     silent: list[socket.socket] = []
     readers: list[Reader] = []
     rss_before, _ = console.memory()
+    opened = time.monotonic()
     try:
         readers = [Reader(console, run, deadline) for _ in range(readers_n)]
         within = time.monotonic() + 60
@@ -834,9 +879,9 @@ def attack_streams(console: Console, bounds: Bounds, deal_file: str, machines: l
             with contextlib.suppress(OSError):
                 sock.close()
         for reader in readers:
-            reader.deadline = 0
+            reader.close()
     rss_after, _ = console.memory()
-    peak = console.window_kb
+    peak = console.peak_since(opened)
     out.figures.append(f"console RSS {mb(rss_before)} before, {mb(peak)} at most while the streams were open, "
                        f"{mb(rss_after)} after (bound {MEMORY_BOUND_MB} MB)")
     after = console.call("GET", "/api/room")
@@ -860,7 +905,7 @@ def attack_stop(console: Console, bounds: Bounds, deal_files: list[str], machine
         time.sleep(moment)
         asked = time.monotonic()
         stopped = console.call("POST", "/api/stop")
-        took, room = console.wait_at_rest(bounds.stop_within * 2)
+        _, room = console.wait_at_rest(bounds.stop_within * 2)
         took = time.monotonic() - asked
         took_all.append(took)
         out.figures.append(f"stop {moment:.2f} s after the start: {stopped.status}, {took:.2f} s until "
@@ -891,10 +936,12 @@ def attack_sigterm(folder: Path, bounds: Bounds, stock: list[Path], machines: li
         place = folder / f"sigterm-{k}"
         (place / "dealer-serve").mkdir(parents=True, mode=0o700)
         deals = Path(shutil.copy(stock[k], place / "dealer-serve" / "stopping.pbn"))  # fresh deals for each
-        console = Console(place)
+        console: Console | None = None
+        watcher: Reader | None = None
         problems: list[str] = []
         delay = 0.25 * k / max(instants - 1, 1)  # a stopping run's machines finish their boards within ~0.4 s
         try:
+            console = Console(place)
             started = console.post("/api/start", {"source": deals.name, "machines": machines})
             if started.status != 200:
                 problems.append(f"start {started.status} {short(started.text)}")
@@ -930,14 +977,19 @@ def attack_sigterm(folder: Path, bounds: Bounds, stock: list[Path], machines: li
         except (ConsoleError, OSError, http.client.HTTPException) as exc:
             problems.append(f"{type(exc).__name__}: {short(str(exc), 300)}")
         finally:
-            console.kill()
+            if console is not None:
+                console.kill()
+            if watcher is not None:
+                watcher.close()
             shutil.rmtree(place, ignore_errors=True)
         if problems:
             out.problems.append(f"instant {k} (SIGTERM {delay:.2f} s after the stop): " + "; ".join(problems))
         else:
             clean += 1
-    out.figures.append(f"{clean} of {instants} clean (exit 130 within the bound, one shutdown line, no Traceback); "
-                       f"{stopping_at_signal} landed while the run was still stopping")
+    out.figures.append(f"{clean} of {instants} clean (exit 130 within the bound; after its note 'stopping the run' "
+                       "when a run still stopped, the one line 'dealer: interrupted (SIGTERM)'; no Traceback; the "
+                       f"watching stream closed; the port closed); {stopping_at_signal} landed while the run was "
+                       "still stopping")
     if exits:
         out.figures.append(f"exit {min(exits):.2f} s to {max(exits):.2f} s after SIGTERM; peak memory of these "
                            f"consoles {mb(peak_kb)}")
@@ -991,18 +1043,17 @@ def generate(folder: Path, name: str, boards: int) -> Path:
 def run_attack(outcomes: list[Outcome], number: str, title: str, attack: Callable[[], Outcome],
                console: Callable[[], Console | None] = lambda: None) -> None:
     began = time.monotonic()
-    watched = console()
-    if watched is not None:
-        watched.window()
     try:
         outcome = attack()
     except Exception as exc:  # an attack that breaks off is reported as not held, and the others go on
-        outcome = Outcome(number, title, problems=[f"the attack broke off: {type(exc).__name__}: {short(str(exc), 400)}"])
+        broke = f"the attack broke off: {type(exc).__name__}: {short(str(exc), 400)}"
+        outcome = Outcome(number, title, problems=[broke])
     watched = console()
     if watched is not None and watched.alive():
         rss, hwm = watched.memory()
-        outcome.figures.append(f"{time.monotonic() - began:.1f} s; the console's VmRSS {mb(watched.window())} at "
-                               f"most during the attack, {mb(rss)} after it; VmHWM {mb(hwm)} since it started")
+        peak = watched.peak_since(began)
+        outcome.figures.append(f"{time.monotonic() - began:.1f} s; the console's VmRSS {mb(peak)} at most during the "
+                               f"attack, {mb(rss)} after it; VmHWM {mb(hwm)} since it started")
     outcome.show()
     outcomes.append(outcome)
 
@@ -1071,6 +1122,8 @@ def main(argv: list[str] | None = None) -> int:
                        lambda: main_console)
             run_attack(outcomes, "4", "PIN guessed", on(lambda c: attack_pin(c, bounds, pin_seconds)),
                        lambda: main_console)
+            run_attack(outcomes, "4b", "PIN guessed with made-up sessions",
+                       on(lambda c: attack_pin_sessions(c, bounds, pin_seconds)), lambda: main_console)
             run_attack(outcomes, "5", "event streams",
                        on(lambda c: attack_streams(c, bounds, "streams.pbn", [f"sim-{k}" for k in range(1, 9)],
                                                    streams)), lambda: main_console)

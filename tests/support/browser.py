@@ -1,5 +1,5 @@
 """The system's Chromium for the console's browser tests: where it is, how it is started, and a browser
-launched through Playwright. These tests run with ``--system-tools`` (`tests.support.system_tools`): a
+launched through Playwright, and what every page owes a person (buttons a finger can hit). These tests run with ``--system-tools`` (`tests.support.system_tools`): a
 Chromium not installed fails them, naming the package."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.support.system_tools import missing
 
@@ -42,3 +42,18 @@ def launched_chromium() -> Iterator[Browser]:
             yield launched
         finally:
             launched.close()
+
+
+FINGER_PX = 40
+"""The height a button needs to be hit by a finger on a phone (the usual guidance is 44 to 48 CSS px; the
+page's own 2.5em of 16 px is 40)."""
+
+
+def buttons_fit_a_finger(page: Page) -> None:
+    """Every button shown is written at the page's size (not the browser's smaller default) and is a
+    finger's height."""
+    shown = page.locator("button:visible").evaluate_all(
+        "(els) => els.map(e => [e.textContent.trim(), e.getBoundingClientRect().height,"
+        " getComputedStyle(e).fontSize, getComputedStyle(document.body).fontSize])")
+    for text, height, size, body in shown:
+        assert size == body and height >= FINGER_PX, (text, height, size, body)
