@@ -8,6 +8,7 @@ import json
 import shutil
 import sys
 import tempfile
+import textwrap
 from collections import Counter
 from pathlib import Path
 from typing import IO, Any
@@ -100,7 +101,18 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
 
 
 def _printer(out: IO[str]) -> Any:
+    """The story's writer: on a terminal, each line wrapped between words to its width, its indent kept (a
+    terminal cuts a long line anywhere, a word included); elsewhere as it is."""
+    width = shutil.get_terminal_size().columns if out.isatty() else 0
+
     def say(text: str) -> None:
+        if width > 20:
+            lines = []
+            for line in text.split("\n"):
+                body = line.lstrip(" ")
+                indent = " " * (len(line) - len(body) + (2 if body.startswith("- ") else 0))
+                lines += textwrap.wrap(line, width - 1, subsequent_indent=indent, break_on_hyphens=False) or [""]
+            text = "\n".join(lines)
         out.write(text + "\n")
         out.flush()
     return say

@@ -1,7 +1,8 @@
 """The live view as a person sees it: `dealer deal` with its standard error on an 80×24 pseudo-terminal,
 two machines named by long `sim://` URLs, one with faults; the screen rebuilt from every byte it wrote
 (`tests.support.screen`). The step column stays on the screen in every frame, machines go by short names,
-the finished rows say done, and the head line's rate is the machines' rates together."""
+the finished rows say done, and the head line's rate is the machines' rates together. The demo's story, on the
+same terminal, is wrapped between words."""
 
 from __future__ import annotations
 
@@ -87,3 +88,44 @@ def test_the_live_view_keeps_its_step_column_at_80_columns(tmp_path: Path) -> No
     head_rate = re.search(r"(\d+) boards/hour", [line for line in last if "boards verified ·" in line][-1])
     row_rates = [int(r) for r in re.findall(r": \d+ verified, .*?, (\d+) boards/hour", out)]
     assert head_rate and len(row_rates) == 2 and abs(int(head_rate.group(1)) - sum(row_rates)) <= 2, (last, out)
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][0-9A-Za-z]|\r")
+
+
+def test_the_demos_story_is_wrapped_between_words_at_80_columns(tmp_path: Path) -> None:
+    """`dealer demo` on a terminal of 80 columns (its story on standard output, its live view on standard error):
+    every line it writes fits the width, so the terminal never cuts one inside a word; a long line goes on
+    under its own indent."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color")
+    proc = subprocess.Popen([sys.executable, "-m", "dealer", "demo", "--speed", "200", "--machines", "4",
+                             "--boards", "24"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=slave,
+                            stderr=slave, start_new_session=True)
+    os.close(slave)
+    written = b""
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 240)
+            assert ready, "the demo wrote nothing for a long time"
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the demo ended and closed its terminal
+                break
+            if not chunk:
+                break
+            written += chunk
+        assert proc.wait(timeout=240) == 0
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    story = ANSI.sub("", written.decode("utf-8", "replace")).split("5. How each fault was caught and resolved")[1]
+    lines = story.split("\n")
+    assert len(lines) > 10
+    too_long = [line for line in lines if len(line) >= COLUMNS]
+    assert too_long == [], too_long
+    assert any(line.startswith("     ") and not line.lstrip().startswith("- ") for line in lines)  # wrapped, indented
