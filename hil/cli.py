@@ -47,7 +47,9 @@ class Signalled:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The simulator's options, shared by `python -m hil` and `dealer sim`."""
-    parser.add_argument("--faults", metavar="PLAN", help="fault plan file (JSON: the faults to make, each a kind and where; the example below, and docs/simulator.md)")
+    parser.add_argument("--faults", metavar="PLAN",
+                        help="fault plan file (JSON: the faults to make, each a kind and where; the example "
+                             "below, and docs/simulator.md)")
     parser.add_argument("--speed", type=float, default=1.0, metavar="X",
                         help="run the machine X times faster than real (default 1: about 16 s a board)")
     parser.add_argument("--set", dest="set_name", metavar="NAME",

@@ -15,8 +15,8 @@ from dealer.formats.reading import ReadOptions, ReadReport
 
 
 def add_reading_options(p: argparse.ArgumentParser, *, partial: bool) -> None:
-    """--first-board, --first-game/--game, --skip-results-only, --number-in-order; with `partial`, --strict too (commands
-    that print or convert skip partial deals by default; dealing refuses them always)."""
+    """--first-board, --first-game/--game, --skip-results-only, --number-in-order; with `partial`, --strict too
+    (commands that print or convert skip partial deals by default; dealing refuses them always)."""
     p.add_argument("--first-board", type=_positive, metavar="N",
                    help="number of the first board of a file without board numbers (BRI, DGE, BER, DUP, BHG, "
                         "RZD, GOE; default 1): used for the Law 2 dealer and vulnerability, and BHG's hands")

@@ -34,7 +34,10 @@ def load_json(text: str | bytes) -> Any:
 
 def load_toml(text: str) -> dict[str, Any]:
     """A TOML document, checked; `tomllib.TOMLDecodeError` for one that is not TOML, `StructureError` for
-    one past a bound."""
+    one past a bound. A dotted key deeper than the bound is refused before the document is parsed: the
+    parser's memory grows with the square of a key's depth (a 20 KB key of 10,000 parts takes a gigabyte)."""
+    if _deepest_key(text) > MAX_DEPTH:
+        raise StructureError(f"nested deeper than {MAX_DEPTH} levels")
     try:
         value = tomllib.loads(text)
     except RecursionError:
@@ -54,3 +57,51 @@ def check(value: Any) -> None:
             level.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
         elif isinstance(item, float) and not math.isfinite(item):
             raise StructureError(f"{item} is not a number this program takes (only finite numbers)")
+
+
+def _deepest_key(text: str) -> int:
+    """The most parts of one key of a TOML text (``a.b.c = 1`` and ``[a.b.c]`` have 3), read the way TOML
+    reads keys: at a line's start, in a table's header, after ``{`` or ``,`` in an inline table; dots in
+    strings, comments and values are not keys'. A rough reading, for a bound only: what it cannot follow the
+    parser refuses."""
+    deepest, parts, in_key, braces, arrays, quote, i, n = 0, 1, True, 0, 0, "", 0, len(text)
+    while i < n:
+        ch = text[i]
+        if quote:  # inside a string: only its end matters
+            if ch == "\\" and quote in ('"', '"""'):
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+                continue
+            i += 1
+            continue
+        if ch in "\"'":
+            quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else ch
+            i += len(quote)
+            continue
+        if ch == "#":
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+            continue
+        if ch == "\n":
+            in_key, parts = braces == 0 and arrays == 0, 1
+        elif ch == "." and in_key:
+            parts += 1
+            deepest = max(deepest, parts)
+        elif ch == "[" and not in_key:
+            arrays += 1  # an array value (a table's header keeps its key)
+        elif ch == "]" and arrays:
+            arrays -= 1
+        elif ch in "=]":
+            in_key, parts = False, 1
+        elif ch == "{":
+            braces += 1
+            in_key, parts = True, 1
+        elif ch == "}":
+            braces = max(0, braces - 1)
+        elif ch == "," and braces:
+            in_key, parts = True, 1
+        i += 1
+    return deepest

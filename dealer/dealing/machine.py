@@ -68,6 +68,8 @@ from firmware_protocol import (
 from firmware_protocol.link import GIVE_UP_AFTER
 
 M = TypeVar("M", bound=Message)
+HOST_PROTOCOL: Final = PROTOCOL_VERSION
+"""The protocol version this program speaks (PROTOCOL.md 13): a machine met speaking an earlier one is told so."""
 BUSY_RETRY: Final = 0.02
 """Seconds between retries of a command the machine refused as BUSY."""
 NOISY_RETRIES: Final = 10

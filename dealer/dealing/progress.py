@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import IO, Any, Protocol, assert_never
 
+from dealer.dealing.machine import HOST_PROTOCOL
 from dealer.journal import events
 from dealer.journal.events import Event, FaultGroup
 from dealer.journal.run_report import MachineFigures, RunReport, SessionFigures, build, fold
 from dealer.journal.store import Job, Journal, Recorded
 from dealer.verify.board_check import BoardFault, VerificationReport
 from dealer.verify.fault_table import CARD_FREE_DETAILS, Action, FaultCategory
-from dealer.dealing.machine import PROTOCOL_VERSION
 
 
 @dataclass(frozen=True)
@@ -214,7 +214,7 @@ class RunProgress:
         a recount, the verifier's (its pockets; its cards only with show_cards)."""
         event = recorded.event
         if isinstance(event, events.MachineMet) and recorded.run_id == next(iter(self._sessions)):
-            if event.protocol >= PROTOCOL_VERSION:  # said once a machine, under the run's first session
+            if event.protocol >= HOST_PROTOCOL:  # said once a machine, under the run's first session
                 return None
             return (f"the machine speaks protocol version {event.protocol}, an earlier one than this program's: "
                     "dealing goes on in its version", LineKind.NOTE)

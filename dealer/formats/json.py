@@ -30,10 +30,10 @@ from typing import Any, BinaryIO, Final
 
 import numpy as np
 
+from dealer.core import structured
 from dealer.core.boards import dealer_of, vulnerability_of
 from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
-from dealer.core import structured
 from dealer.core.errors import FormatError
 from dealer.formats import board_sets
 from dealer.formats._codes import hand_layout, parse_deal_strings

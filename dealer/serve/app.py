@@ -364,8 +364,8 @@ async def _director(request: Request) -> Response:
     lock = _console(request).director
     response = HTMLResponse(pages.director_page(_unlocked(request), lock.waiting(_client(request))),
                             headers={"Cache-Control": "no-store"})
-    if director.session_of(request.cookies.get(_session_cookie(request))) is None:
-        response.set_cookie(_session_cookie(request), director.new_session(), httponly=True, samesite="strict")
+    if lock.session(request.cookies.get(_session_cookie(request))) is None:
+        response.set_cookie(_session_cookie(request), lock.new_session(), httponly=True, samesite="strict")
     return response
 
 
@@ -377,7 +377,7 @@ def _session_cookie(request: Request) -> str:
 def _client(request: Request) -> str:
     """Who asks, as far as the PIN's limits go: the browser session the director's page gave it, else
     (a client that keeps no cookie) its address."""
-    session = director.session_of(request.cookies.get(_session_cookie(request)))
+    session = _console(request).director.session(request.cookies.get(_session_cookie(request)))
     address = request.client.host if request.client is not None else "a client"
     return f"browser session {session} at {address}" if session else address
 

@@ -22,6 +22,7 @@ import contextlib
 import hmac
 import ipaddress
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from typing import Any, Final
@@ -66,7 +67,7 @@ class Access:
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
 
 
-def cookie_name(scope: Scope, base: str = COOKIE) -> str:
+def cookie_name(scope: Mapping[str, Any], base: str = COOKIE) -> str:
     """The access cookie (or another cookie `base`) of the console serving `scope`: cookies are shared by
     every port of a host, so the name carries the port."""
     server = scope.get("server")

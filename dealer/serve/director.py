@@ -5,8 +5,9 @@ gives it gets a director's cookie (for `UNLOCK_SECONDS`). Wrong PINs are limited
 `PER_CLIENT` from one client (the browser session the director's page gave it, or its address when it
 keeps no cookie), `OVERALL` from all together; a client over a limit waits until its oldest wrong try is
 a minute old (its PIN is not even compared meanwhile), so a guesser gains little and never closes the
-unlock for good, and a director in another browser is not held by one guesser. The console's terminal
-gives a one-time link on request that lets the director in whatever the guessers do. Each wrong PIN,
+unlock for good, and a director in another browser is not held by one guesser (a session the console did
+not give counts as its address). Guessers in many browsers together can use up the all-clients limit: the
+console's terminal gives a one-time link on request that lets the director in whatever the guessers do. Each wrong PIN,
 and a client made to wait, is told to the console's terminal.
 
 With the cookie, a board's label (scanned or typed: ``A:7:SN:X``, or ``A 7``) shows the deal in that
@@ -58,17 +59,9 @@ TYPED: Final = re.compile(r"^\s*([A-Za-z0-9]{1,8})[\s:/-]+(\d{1,3})\s*$")
 SESSION_COOKIE: Final = "dealer_session"
 """The cookie the director's page gives a browser that has none, followed by the console's port: wrong PINs
 are counted by it (`PER_CLIENT`), so another client, on the same address, does not hold the director."""
-_SESSION: Final = re.compile(r"[0-9a-f]{12}")
-
-
-def new_session() -> str:
-    """A browser session's name: twelve hex digits."""
-    return secrets.token_hex(6)
-
-
-def session_of(cookie: str | None) -> str | None:
-    """The browser session a cookie names, or None for none or a malformed one."""
-    return cookie if cookie is not None and _SESSION.fullmatch(cookie) else None
+SESSIONS_KEPT: Final = 1000
+"""Browser sessions the console remembers giving (the oldest forgotten first): a session it did not give, or
+forgot, counts as its client's address."""
 
 
 def new_pin() -> str:
@@ -99,8 +92,24 @@ class DirectorLock:
         self._wrong: dict[str, deque[float]] = {}
         self._all: deque[float] = deque()
         self._once: dict[str, float] = {}
+        self._sessions: dict[str, None] = {}  # given, oldest first
         self.wrong = 0
         """Wrong PINs since the console started."""
+
+    def new_session(self) -> str:
+        """A browser session given to a browser by the director's page (the newest of `SESSIONS_KEPT`)."""
+        with self._lock:
+            session = secrets.token_hex(6)
+            self._sessions[session] = None
+            while len(self._sessions) > SESSIONS_KEPT:
+                del self._sessions[next(iter(self._sessions))]
+            return session
+
+    def session(self, cookie: str | None) -> str | None:
+        """The browser session a cookie names if this console gave it; None otherwise (a client that makes
+        sessions up is counted by its address)."""
+        with self._lock:
+            return cookie if cookie is not None and cookie in self._sessions else None
 
     def unlock(self, pin: str, client: str = "") -> Attempt:
         """A director's key for a right PIN; none for a wrong one, or without a look at the PIN while
@@ -122,8 +131,11 @@ class DirectorLock:
                        f"last minute, {len(self._all)} from all clients)")
             wait = self._wait(client, now)
             if wait > 0:
-                self._tell(f"dealer serve: the director's PIN is being guessed: {client or 'a client'} waits "
-                           f"{wait:.0f} s before its next try")
+                everyone = len(self._all) >= OVERALL
+                self._tell("dealer serve: the director's PIN is being guessed: "
+                           + ("every client" if everyone else client or "a client")
+                           + f" waits {wait:.0f} s before its next try"
+                           + ("; press Enter here for a one-time link that lets the director in" if everyone else ""))
             return Attempt(None, wait)
 
     def _wait(self, client: str, now: float) -> float:

@@ -19,6 +19,9 @@ from dealer.plan.model import PlanError, field_name
 
 UPLOADS: Final = "uploads"
 """The work folder's folder of uploaded files."""
+OWN_FOLDER: Final = ".console"
+"""The work folder's folder of the console's own files (its simulated machines' fault plans): a name the Start
+page never offers (`offered_files` leaves out hidden names), and no plan may name."""
 PLAN_SUFFIX: Final = ".toml"
 
 
@@ -79,6 +82,8 @@ def plan_reach(plan: Path, workdir: Path, machine_ok: Callable[[str], str | None
             return
         if not inside(base / value, workdir):
             problems.append(f"{field_name(where)}: the console reads and writes files in its work folder only")
+        elif inside(base / value, workdir / OWN_FOLDER):
+            problems.append(f"{field_name(where)}: {OWN_FOLDER} holds the console's own files, not a plan's")
         elif where[-1] != "deal_folder" and where[-1] != "journal":
             files.append(base / value)
             if where[-1] == "squaredeal":

@@ -17,10 +17,8 @@ from urllib.parse import parse_qsl, urlsplit
 from dealer.core.errors import UsageError
 from dealer.dealing.demo import DEMO_FAULTS, FAULT_STORY
 from dealer.dealing.transport import list_ports
+from dealer.serve.given import OWN_FOLDER
 
-OWN_FOLDER: Final = ".console"
-"""The work folder's folder of the console's own files (its simulated machines' fault plans): a name the Start
-page never offers (`dealer.serve.given.offered_files` leaves out hidden names)."""
 SIMULATED: Final = 4
 SIM_SPEED: Final = 50
 PLAN_SIM_KEYS: Final = frozenset({"speed", "seed", "set", "boards", "copies", "keeps_job", "boot_noise", "noise"})

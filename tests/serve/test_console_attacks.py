@@ -21,6 +21,7 @@ from dealer.dealing import sim_ports
 from dealer.serve import director
 from dealer.serve.app import build_app
 from dealer.serve.auth import Access
+from dealer.serve.given import OWN_FOLDER
 from dealer.serve.uploads import UploadLimits
 from tests.support.serve_room import make_session, served
 
@@ -127,6 +128,25 @@ def test_plans_and_checks_naming_the_servers_files_read_and_write_nothing_outsid
     assert tree(outside) == before
     assert sorted(os.listdir("/")) == root_before and not os.path.lexists("/dealer-attack-folder")
     print(f"{len(answers)} hostile checks and starts answered; the canary folder unchanged")
+
+
+def test_a_plan_naming_the_consoles_own_folder_is_refused_and_the_folder_is_untouched(
+        console: tuple[TestClient, list[str], Clock], tmp_path: Path) -> None:
+    """The console's own files (its simulated machines' fault plans) are in the work folder, yet no plan may
+    write or read there."""
+    client, _, _ = console
+    client.get("/start")  # the console's simulated machines are offered: their fault plans are written
+    own = tmp_path / "work" / OWN_FOLDER
+    before = tree(own)
+    for name, text in {"own-folder": plan_text(event='name = "A"\ndeal_folder = "../.console"'),
+                       "own-journal": plan_text(event='name = "A"\njournal = "../.console/sim-faults-1.json"'),
+                       "own-source": plan_text(source='{ file = "../.console/sim-faults-1.json", format = "pbn" }')
+                       }.items():
+        kept = client.post(f"/api/upload?name={name}.toml", content=text.encode()).json()
+        for route in ("/api/check", "/api/start"):
+            body = client.post(route, json={"source": kept["source"], "machines": []}).json()
+            assert not body["ok"] and any(".console holds the console's own files" in p for p in body["problems"]), body
+    assert tree(own) == before
 
 
 def test_an_uploaded_file_is_quoted_and_the_operators_is_only_named(
@@ -250,8 +270,9 @@ def test_a_guesser_on_the_directors_own_address_does_not_hold_the_directors_brow
         guesses = [guesser.post("/director/unlock", data={"pin": f"{k:08d}"}).status_code for k in range(12)]
         assert guesses.count(403) == director.PER_CLIENT - 1 and guesses[-1] == 429
         forged = TestClient(app, headers=OPERATOR, client=("127.0.0.1", 40002))
-        forged.cookies.set(session, "nothex")
-        assert forged.post("/director/unlock", data={"pin": "1"}).status_code == 429  # a malformed one is the address
+        for made_up in ("nothex", "0123456789ab", browser.cookies[session][::-1]):
+            forged.cookies.set(session, made_up)  # a session the console did not give counts as the address
+            assert forged.post("/director/unlock", data={"pin": "1"}).status_code == 429
         assert browser.post("/director/unlock", data={"pin": "00000001"}).status_code == 403  # its own count
         unlocked = browser.post("/director/unlock", data={"pin": PIN}, follow_redirects=False)
         assert unlocked.status_code == 303
@@ -390,3 +411,20 @@ def test_the_terminals_one_time_link_lets_the_director_in_whatever_wrong_pins_we
         clock.now += director.ONCE_SECONDS + 1
         assert guesser.get(f"/director/once?key={late}").status_code == 403  # and not for long
         assert guesser.get("/director/once?key=guessed").status_code == 403
+
+
+def test_guessers_in_many_browsers_use_up_the_all_clients_limit_and_the_terminal_says_how_to_let_the_director_in(
+) -> None:
+    """Sessions the console gave, each within its own limit, together reach the all-clients limit: then every
+    client waits, and the console's terminal is told of the one-time link that lets the director in."""
+    told: list[str] = []
+    now = [0.0]
+    lock = director.DirectorLock(PIN, lambda: now[0], told.append)
+    sessions = [lock.new_session() for _ in range(director.OVERALL // director.PER_CLIENT + 1)]
+    answers = [lock.unlock("00000000", s).wait for s in sessions for _ in range(director.PER_CLIENT)]
+    assert answers.count(0.0) < director.OVERALL and lock.wrong == director.OVERALL
+    assert lock.unlock(PIN, lock.new_session()).key is None  # a fresh browser waits too
+    assert any("every client waits" in line and "press Enter here for a one-time link" in line for line in told)
+    assert lock.use_once(lock.one_time()).key is not None  # the terminal's link lets the director in
+    now[0] += director.WINDOW_SECONDS + 1
+    assert lock.unlock(PIN, sessions[0]).key is not None  # a minute on, the PIN works again

@@ -1,6 +1,6 @@
-"""The system's Chromium for the console's browser tests: where it is, how it is started, and a browser
-launched through Playwright, and what every page owes a person (buttons a finger can hit). These tests run with ``--system-tools`` (`tests.support.system_tools`): a
-Chromium not installed fails them, naming the package."""
+"""The system's Chromium for the console's browser tests: where it is, how it is started, a browser launched
+through Playwright, and what every page owes a person (buttons a finger can hit). These tests run with
+``--system-tools`` (`tests.support.system_tools`): a Chromium not installed fails them, naming the package."""
 
 from __future__ import annotations
 

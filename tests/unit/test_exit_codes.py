@@ -65,7 +65,8 @@ def test_a_mistyped_command_is_named_once_with_the_nearest_command(capsys: pytes
     assert capsys.readouterr().err == ("dealer: error: 'dael' is not a command of dealer; did you mean 'dealer "
                                        "deal'? (dealer --help lists them)\n")
     assert main(["zzz"]) == 2
-    assert capsys.readouterr().err.startswith("dealer: error: 'zzz' is not a command of dealer; its commands: generate, ")
+    said = capsys.readouterr().err
+    assert said.startswith("dealer: error: 'zzz' is not a command of dealer; its commands: generate, ")
     assert main(["generate", "--boards", "1-4", "--bogus"]) == 2
     assert capsys.readouterr().err.endswith("(see dealer generate --help)\n")
 
