@@ -100,7 +100,8 @@ def copy_set_names(name: str, copies: int, *, numbered: bool = False) -> tuple[s
     if copies < 1:
         raise UsageError(f"--copies must be at least 1; got {copies}")
     if copies > MAX_COPIES:
-        raise UsageError(f"{copies} copies of each board: a run deals at most {MAX_COPIES} copies")
+        shown = str(copies) if copies < 10 ** 12 else f"{str(copies)[:6]}... ({len(str(copies))} digits)"
+        raise UsageError(f"{shown} copies of each board: a run deals at most {MAX_COPIES} copies")
     base = name.strip().upper()
     names = (base,) if copies == 1 and not numbered else tuple(f"{base}{c}" for c in range(1, copies + 1))
     problem = set_name_problem(base)

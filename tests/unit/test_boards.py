@@ -134,3 +134,13 @@ def test_the_sets_of_every_copy_are_labelled_or_the_name_is_refused(name: str, c
 def test_copies_below_one_are_refused() -> None:
     with pytest.raises(UsageError, match="--copies must be at least 1; got 0"):
         boards.copy_set_names("A", 0)
+
+
+def test_copies_past_the_bound_are_named_in_one_short_line() -> None:
+    """A client's `"copies": 1e308` is a 309-digit number: the line names it by its first digits and length."""
+    from dealer.core.boards import MAX_COPIES, copy_set_names
+    from dealer.core.errors import UsageError
+
+    with pytest.raises(UsageError) as refused:
+        copy_set_names("A", int(1e308))
+    assert str(refused.value) == f"100000... (309 digits) copies of each board: a run deals at most {MAX_COPIES} copies"
