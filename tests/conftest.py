@@ -36,6 +36,7 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="dealer-test-history-")
     _SESSION_HISTORY_FOLDER.append(folder)
     compiled_once(os.path.join(folder, "pycache"))
+    os.environ["LANGUAGE"] = "en"  # the suite reads English, whatever language its computer speaks
     os.environ["DEALER_HISTORY"] = os.path.join(folder, "history.sqlite")
     os.environ["DEALER_SIMS"] = os.path.join(folder, "sims")  # where a `dealer sim` a test starts registers
     from dealer.journal.history import DealHistory

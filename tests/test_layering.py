@@ -20,6 +20,7 @@ STDLIB = set(sys.stdlib_module_names)
 
 LAYERS: dict[str, set[str]] = {
     # package of dealer          the packages of this project it may import (besides itself)
+    "dealer.language": set(),
     "dealer.core": set(),
     "dealer.engines": {"dealer.core"},
     "dealer.formats": {"dealer.core"},
@@ -39,6 +40,9 @@ LAYERS: dict[str, set[str]] = {
                    "hil"},
     "dealer": {"dealer.cli"},  # dealer/__init__.py (the version, imported by any) and __main__.py
 }
+for _layer in LAYERS:  # every message a person reads is said through the catalogue: any package may speak
+    if _layer != "dealer.language":
+        LAYERS[_layer].add("dealer.language")
 """Lowest first: a package imports only packages above it in this table (never one below)."""
 
 LABELS = "firmware_protocol.labels"

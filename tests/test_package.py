@@ -56,13 +56,15 @@ def test_build_makes_a_wheel_and_an_sdist_that_twine_passes(dist: Path) -> None:
     assert missing == []
 
 
-def test_the_wheel_carries_the_printed_font_and_its_licence(dist: Path) -> None:
+def test_the_wheel_carries_the_printed_font_its_licence_and_the_catalogues(dist: Path) -> None:
     (wheel,) = dist.glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
     fonts = {f"dealer/printing/fonts/{name}"
              for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "LICENSE-DejaVu.txt")}
     assert fonts <= names
+    catalogue = "dealer/language/locale/ru/LC_MESSAGES/dealer"
+    assert {f"{catalogue}.mo", f"{catalogue}.po"} <= names
 
 
 def test_the_metadata_says_licence_urls_and_platforms(dist: Path) -> None:
@@ -90,6 +92,7 @@ def test_the_wheel_installed_by_pipx_in_an_environment_of_its_own_runs_help_vers
     run(sys.executable, "-m", "pipx", "install", wheel, cwd=tmp_path, env=env)
     command = tmp_path / "bin" / ("dealer.exe" if sys.platform == "win32" else "dealer")
     assert "dealer deal" in run(command, "--help", cwd=tmp_path, env=env).stdout
+    assert run(command, "--lang", "ru", "--help", cwd=tmp_path, env=env).stdout.startswith("вызов: dealer")
     assert run(command, "--version", cwd=tmp_path, env=env).stdout == f"dealer {dealer.__version__}\n"
     demo = run(command, "demo", "--plain", cwd=tmp_path, env=env, timeout=600)
     assert "Traceback" not in demo.stderr

@@ -2,5 +2,6 @@
 deal sets, errors and exit codes, Big Deal's deal numbering (`godel`), safe output files, optional
 extras, work split over threads.
 
-May import: numpy and `firmware_protocol.labels` (the board-label grammar); nothing else of this project.
+May import: numpy, `firmware_protocol.labels` (the board-label grammar) and `dealer.language` (the words a person
+reads); nothing else of this project.
 """

@@ -7,23 +7,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from dealer.language import N_, _
+
 if TYPE_CHECKING:  # the command line's start-up imports this module; pathlib is not needed to run it
     from pathlib import Path
 
 EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
-    (0, "done: every board verified, every file written"),
-    (1, "an unexpected error (a bug, or the operating system refused something)"),
-    (2, "usage: a command-line option or value that cannot be used"),
-    (3, "input: a deal file or plan that cannot be read or is not valid"),
-    (4, "output: a file that cannot be written, or exists (--force replaces it)"),
-    (5, "a machine could not be reached: no such port, no answer, or the link was lost"),
-    (7, "a machine stopped on a fault it cannot recover from"),
-    (8, "the Laws refuse: boards not verified (a recount found faults), or deals dealt before (Law 6D2)"),
-    (9, "the journal refuses: no run to resume, a journal missing, empty or damaged, or one that cannot be\n"
-        "       written (disk full, read-only, file too large): the run stops, resumable"),
-    (10, "the journal is in use by another live process (one controller per journal)"),
-    (130, "interrupted (Ctrl-C, SIGTERM or SIGHUP): a dealing run stops cleanly, says how many boards are\n"
-          "       left and the command that resumes it"),
+    (0, N_("done: every board verified, every file written")),
+    (1, N_("an unexpected error (a bug, or the operating system refused something)")),
+    (2, N_("usage: a command-line option or value that cannot be used")),
+    (3, N_("input: a deal file or plan that cannot be read or is not valid")),
+    (4, N_("output: a file that cannot be written, or exists (--force replaces it)")),
+    (5, N_("a machine could not be reached: no such port, no answer, or the link was lost")),
+    (7, N_("a machine stopped on a fault it cannot recover from")),
+    (8, N_("the Laws refuse: boards not verified (a recount found faults), or deals dealt before (Law 6D2)")),
+    (9, N_("the journal refuses: no run to resume, a journal missing, empty or damaged, or one that cannot be\n"
+        "       written (disk full, read-only, file too large): the run stops, resumable")),
+    (10, N_("the journal is in use by another live process (one controller per journal)")),
+    (130, N_("interrupted (Ctrl-C, SIGTERM or SIGHUP): a dealing run stops cleanly, says how many boards are\n"
+          "       left and the command that resumes it")),
 )
 """Every exit code of the `dealer` command, with the outcome it means (6 is no longer used: a lost port
 is 5, as a silent one is)."""
@@ -31,7 +33,7 @@ is 5, as a silent one is)."""
 
 def exit_code_table() -> str:
     """`EXIT_CODES` as the lines ``dealer --help`` and the README show."""
-    return "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_CODES)
+    return "\n".join(f"  {code:>3}  {_(text)}" for code, text in EXIT_CODES)
 
 
 class DealerError(Exception):

@@ -1,0 +1,99 @@
+"""The director's language: which one a command or a page speaks, and the catalogue's words for it.
+
+Messages are English in the code, marked `_()`, `n_()` (a count) or `N_()` (said later), and said from the
+gettext catalogue (``locale/LANG/LC_MESSAGES/dealer.po``, compiled to ``.mo``) of the language chosen:
+``--lang``, else the environment as gettext reads it; argparse's words too. `speaking` sets a request's.
+
+May import: the standard library (Babel in `dealer.language.catalogue`); nothing else of this project.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import gettext
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+DOMAIN: Final = "dealer"
+LOCALE_DIR: Final = Path(__file__).parent / "locale"
+LANGUAGES: Final = {"en": "English", "ru": "Русский"}
+"""The languages spoken, by code; English is the source."""
+
+_spoken: contextvars.ContextVar[gettext.NullTranslations | None] = contextvars.ContextVar("spoken", default=None)
+_chosen: gettext.NullTranslations | None = None
+
+
+def language_of(value: str) -> str | None:
+    """The language a code names ('ru', 'ru_RU.UTF-8', 'RU-ru' -> 'ru'), or None for one not spoken."""
+    code = value.strip().replace("-", "_").split(".")[0].split("_")[0].lower()
+    return code if code in LANGUAGES else None
+
+
+def translations(language: str | None) -> gettext.NullTranslations:
+    """The catalogue of `language` (None: as the environment says), English where there is none."""
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[language] if language else None, fallback=True)
+
+
+def choose(language: str | None = None) -> None:
+    """Speak `language` (a code of `LANGUAGES`) from now on in this process, and in the programs it starts;
+    None: the language the environment names. argparse's words follow."""
+    global _chosen
+    if language is not None:
+        os.environ["LANGUAGE"] = language  # gettext's first choice, for argparse and for child processes
+    gettext.bindtextdomain(DOMAIN, str(LOCALE_DIR))
+    gettext.textdomain(DOMAIN)  # argparse says its words through the default domain
+    _chosen = translations(language)
+
+
+@contextlib.contextmanager
+def spoken_while_running() -> Iterator[None]:
+    """A command run in this process (the command line's `main`, called by a test or a program): the language
+    it chose, and the LANGUAGE it set for the programs it starts, last as long as it runs."""
+    global _chosen
+    before, chosen = os.environ.get("LANGUAGE"), _chosen
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("LANGUAGE", None)
+        else:
+            os.environ["LANGUAGE"] = before
+        _chosen = chosen
+
+
+@contextlib.contextmanager
+def speaking(language: str | None) -> Iterator[None]:
+    """Within the block (a request of the console), speak `language` (None: as chosen for the process)."""
+    token = _spoken.set(translations(language) if language else None)
+    try:
+        yield
+    finally:
+        _spoken.reset(token)
+
+
+def _now() -> gettext.NullTranslations:
+    global _chosen
+    spoken = _spoken.get()
+    if spoken is not None:
+        return spoken
+    if _chosen is None:
+        _chosen = translations(None)
+    return _chosen
+
+
+def _(message: str) -> str:
+    """`message` in the language spoken."""
+    return _now().gettext(message)
+
+
+def n_(singular: str, plural: str, count: int) -> str:
+    """The form of a message for `count`, by the language's plural rules (Russian has three)."""
+    return _now().ngettext(singular, plural, count)
+
+
+def N_(message: str) -> str:  # noqa: N802 - gettext's name for a mark that translates later
+    """`message` marked for the catalogue, said later with `_`."""
+    return message

@@ -1,0 +1,118 @@
+"""The catalogues kept up to date with the code, for the people who write and translate its words.
+
+    python -m dealer.language.catalogue check     # exit 1 naming what is missing, stale, untranslated or fuzzy
+    python -m dealer.language.catalogue update    # each LANG's dealer.po gains the new messages, loses the gone
+    python -m dealer.language.catalogue compile   # each dealer.po into its dealer.mo
+
+The messages are what `_`, `N_` and `n_` mark in `dealer` and `hil`, and argparse's own words (its
+help and its refusals, said through the same catalogue). Babel extracts, reads, writes and compiles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from babel.messages.catalog import Catalog, Message
+from babel.messages.extract import extract_from_dir, extract_from_file
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+from dealer.language import DOMAIN, LANGUAGES, LOCALE_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYWORDS = {"_": None, "N_": None, "n_": (1, 2), "gettext": None, "ngettext": (1, 2)}
+SOURCES = ("dealer", "hil")
+ARGPARSE = "argparse.py"
+ARGPARSE_OF = (3, 11)
+"""The Python whose argparse's words the catalogues hold (another Python's argparse may say a few others:
+those are not asked of the catalogue there, and argparse's words are never called stale)."""
+
+
+MessageId = str | tuple[str, ...]
+"""A message, or a message's singular and plural."""
+
+
+def extracted() -> dict[MessageId, list[tuple[str, int]]]:
+    """Every message the code marks, with where it stands (argparse's too)."""
+    found: dict[MessageId, list[tuple[str, int]]] = {}
+    for folder in SOURCES:
+        for name, line, message, _comments, _context in extract_from_dir(
+                ROOT / folder, [("**.py", "python")], keywords=KEYWORDS, strip_comment_tags=True):
+            found.setdefault(message, []).append((f"{folder}/{name}", line))
+    for line, message, _comments, _context in extract_from_file("python", argparse.__file__, keywords=KEYWORDS):
+        found.setdefault(message, []).append((ARGPARSE, line))
+    return found
+
+
+def po_path(language: str) -> Path:
+    return LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def read(language: str) -> Catalog:
+    with po_path(language).open("rb") as f:
+        return read_po(f, locale=language, domain=DOMAIN)
+
+
+def problems(language: str) -> Iterator[str]:
+    """What is wrong with a language's catalogue against the code: a message missing, one the code no
+    longer has, one untranslated, one fuzzy, a compiled file behind its source."""
+    catalogue = read(language)
+    wanted = extracted()
+    have: dict[MessageId, Message] = {tuple(m.id) if isinstance(m.id, list | tuple) else m.id: m
+                                      for m in catalogue if m.id}
+    for message_id, places in wanted.items():
+        if message_id not in have and (places[0][0] != ARGPARSE or sys.version_info[:2] == ARGPARSE_OF):
+            file, line = places[0]
+            yield f"{language}: not in the catalogue: {message_id!r} ({file}:{line})"
+    for message_id, message in have.items():
+        if message_id not in wanted and not any(file == ARGPARSE for file, _ in message.locations):
+            yield f"{language}: the code no longer says {message_id!r}"
+        elif message.fuzzy:
+            yield f"{language}: fuzzy: {message_id!r}"
+        elif not (all(message.string) if isinstance(message.string, tuple) else message.string):
+            yield f"{language}: not translated: {message_id!r}"
+    if compiled(catalogue) != (po_path(language).with_suffix(".mo")).read_bytes():
+        yield (f"{language}: {DOMAIN}.mo is not compiled from {DOMAIN}.po (run: python -m "
+               "dealer.language.catalogue compile)")
+
+
+def compiled(catalogue: Catalog) -> bytes:
+    out = io.BytesIO()
+    write_mo(out, catalogue)
+    return out.getvalue()
+
+
+def update(language: str) -> None:
+    catalogue = read(language)
+    template = Catalog(locale=language, domain=DOMAIN)
+    for message_id, places in extracted().items():
+        template.add(message_id, locations=places)
+    catalogue.update(template, no_fuzzy_matching=True)
+    catalogue.obsolete.clear()
+    with po_path(language).open("wb") as f:
+        write_po(f, catalogue, width=100, include_lineno=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m dealer.language.catalogue", description=__doc__.split("\n")[0])
+    p.add_argument("action", choices=("check", "update", "compile"))
+    args = p.parse_args(argv)
+    languages = [code for code in LANGUAGES if code != "en"]
+    if args.action == "check":
+        found = [problem for language in languages for problem in problems(language)]
+        for problem in found:
+            print(problem)
+        return 1 if found else 0
+    for language in languages:
+        if args.action == "update":
+            update(language)
+        po_path(language).with_suffix(".mo").write_bytes(compiled(read(language)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

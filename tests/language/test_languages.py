@@ -1,0 +1,119 @@
+"""The director's language, as far as the catalogues go today: the command line's frame (its help, argparse's
+own words, its refusals and the exit codes) in English and in Russian, chosen by --lang or by the environment
+as gettext reads it; the Russian catalogue complete against the code and compiled from its source; a pseudo
+language through which nothing of the frame escapes the catalogue."""
+
+from __future__ import annotations
+
+import gettext
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from dealer.cli import COMMANDS, main
+from dealer.language import LOCALE_DIR, catalogue, n_, speaking
+from tests.support.paths import ROOT
+from tests.support.processes import ENV, run
+
+CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+
+def dealer(*argv: str, **environment: str) -> tuple[int, str, str]:
+    """`dealer ARGV` as a user runs it, with `environment` over the suite's."""
+    done = run([sys.executable, "-m", "dealer", *argv], cwd=ROOT, env={**ENV, **environment})
+    return done.returncode, done.stdout, done.stderr
+
+
+def words_lines(text: str) -> list[str]:
+    """The lines of `text` that hold words (three letters or more), commands and options set aside."""
+    found = []
+    for line in text.splitlines():
+        prose = re.sub(r"(?:dealer|--?[\w-]+|[\w./-]+\.(?:pbn|toml|log)|/dev/\S+|COMMAND|LANG\w*|LC_\w+|SIG\w+"
+                       r"|SquareDeal|PDF|HTML|SVG|Code|Ctrl-C|\d+\w*|\b(?:" + "|".join(COMMANDS) + r")\b)", " ", line)
+        if re.search(r"[^\W\d_]{3,}", prose):
+            found.append(line)
+    return found
+
+
+def test_the_russian_catalogue_is_complete_current_and_compiled() -> None:
+    """Every message the code marks (argparse's words too) is in the Russian catalogue, translated, none fuzzy,
+    none the code no longer says, and its .mo is compiled from its .po."""
+    assert list(catalogue.problems("ru")) == []
+
+
+@pytest.mark.parametrize("how", [["--lang", "ru"], ["--lang=ru_RU"]], ids=["--lang ru", "--lang=ru_RU"])
+def test_help_in_russian_by_the_option(how: list[str]) -> None:
+    code, out, _ = dealer(*how, "--help")
+    assert code == 0
+    lines = words_lines(out)
+    russian = [line for line in lines if CYRILLIC.search(line)]
+    assert len(russian) == len(lines), [line for line in lines if not CYRILLIC.search(line)]
+    assert out.startswith("вызов: dealer") and "коды выхода (одни и те же у всех команд):" in out
+    assert "позиционные аргументы:" in out and "параметры:" in out  # argparse's own words
+
+
+@pytest.mark.parametrize("variable", ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"])
+def test_the_environment_chooses_as_gettext_reads_it(variable: str) -> None:
+    """No installed locale is needed: the variable alone chooses (LANGUAGE first, as gettext reads them)."""
+    clear = {name: "" for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+    code, _, err = dealer("dael", **{**clear, variable: "ru_RU.UTF-8"})
+    assert code == 2
+    assert err == "dealer: ошибка: «dael» — не команда dealer; может быть, «dealer deal»? (список: dealer --help)\n"
+    code, _, err = dealer("dael", **{**clear, variable: "ru_RU.UTF-8", "LANGUAGE": "en"} if variable != "LANGUAGE"
+                          else {**clear, "LANGUAGE": "en", "LANG": "ru_RU.UTF-8"})
+    assert err.startswith("dealer: error: 'dael' is not a command of dealer")
+
+
+def test_an_error_in_russian_names_what_and_where_in_one_line() -> None:
+    code, _, err = dealer("deal", "s.pbn", "--port", "sim://", "--copies", "0", "--lang", "ru")
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("dealer: ошибка: аргумент --copies: ")  # argparse's words
+    assert err.endswith(" (см. dealer deal --help)\n")
+    code, _, err = dealer("--lang", "xx", "generate")
+    assert code == 2 and err == "dealer: error: --lang xx: not a language of dealer; it speaks en, ru\n"
+
+
+def test_a_command_in_this_process_leaves_the_language_as_it_found_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--lang", "ru", "dael"]) == 2
+    assert capsys.readouterr().err.startswith("dealer: ошибка:")
+    assert main(["dael"]) == 2
+    assert capsys.readouterr().err.startswith("dealer: error:")
+
+
+def test_russian_counts_take_the_russian_plural_forms() -> None:
+    """One, a few, many: 1 аргумент, 2-4 аргумента, 5-20 аргументов, 21 аргумент, 22 аргумента, 111 аргументов."""
+    forms = {}
+    with speaking("ru"):
+        for n in (1, 2, 4, 5, 11, 12, 14, 20, 21, 22, 25, 101, 111, 112):
+            forms[n] = n_("expected %s argument", "expected %s arguments", n) % n
+    assert forms == {1: "ожидался 1 аргумент", 2: "ожидалось 2 аргумента", 4: "ожидалось 4 аргумента",
+                     5: "ожидалось 5 аргументов", 11: "ожидалось 11 аргументов", 12: "ожидалось 12 аргументов",
+                     14: "ожидалось 14 аргументов", 20: "ожидалось 20 аргументов", 21: "ожидался 21 аргумент",
+                     22: "ожидалось 22 аргумента", 25: "ожидалось 25 аргументов", 101: "ожидался 101 аргумент",
+                     111: "ожидалось 111 аргументов", 112: "ожидалось 112 аргументов"}
+
+
+def test_nothing_of_the_command_lines_frame_escapes_the_catalogue(tmp_path: Path) -> None:
+    """A pseudo language whose every message is marked and lengthened: the top help, every command's summary,
+    argparse's words and a refusal come out marked, nothing unmarked but names, options and examples."""
+    pseudo = tmp_path / "locale" / "xx" / "LC_MESSAGES"
+    pseudo.mkdir(parents=True)
+    source = catalogue.read("ru")
+    for message in source:
+        if message.id:
+            message.string = (tuple(f"⟦{m}~~⟧" for m in message.id) if isinstance(message.id, tuple)
+                              else f"⟦{message.id}~~⟧")
+    (pseudo / "dealer.mo").write_bytes(catalogue.compiled(source))
+    code = ("import pathlib, sys, dealer.language as language; "
+            f"language.LOCALE_DIR = pathlib.Path({str(tmp_path / 'locale')!r}); language.LANGUAGES['xx'] = 'pseudo'; "
+            "from dealer.cli import main; sys.exit(main(sys.argv[1:]))")
+    done = run([sys.executable, "-c", code, "--lang", "xx", "--help"], cwd=ROOT, env=ENV)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("⟦") >= len(COMMANDS) + 8  # the summaries, argparse's headings, the epilog, the codes
+    unmarked = [line for line in words_lines(re.sub(r"⟦.*?⟧", " ", done.stdout, flags=re.S)) if line.strip()]
+    assert unmarked == [], unmarked
+    refused = run([sys.executable, "-c", code, "--lang", "xx", "dael"], cwd=ROOT, env=ENV)
+    assert refused.returncode == 2 and refused.stderr.startswith("⟦dealer: error: ⟦'dael' is not a command")
+    assert gettext.find("dealer", str(LOCALE_DIR), languages=["ru"])
