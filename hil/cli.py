@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from gettext import gettext as _
 from typing import TYPE_CHECKING, TextIO
 
 from hil.config import DEFAULT_SET, SimConfig, SimConfigError, format_boards
@@ -22,7 +23,12 @@ from hil.config import DEFAULT_SET, SimConfig, SimConfigError, format_boards
 if TYPE_CHECKING:
     from hil.served import ServedMachine
 
-DESCRIPTION = ("Serve a simulated duplicate-bridge dealing machine on a pseudo-terminal (Linux, macOS) or, with "
+def N_(message: str) -> str:  # noqa: N802 - gettext's mark for a message said later (`dealer.language.N_`)
+    """`message`, marked for the catalogue."""
+    return message
+
+
+DESCRIPTION = N_("Serve a simulated duplicate-bridge dealing machine on a pseudo-terminal (Linux, macOS) or, with "
                "--tcp, on a local TCP port (any system). A host opens the printed port with pyserial as it "
                "would a USB port.")
 
@@ -48,33 +54,33 @@ class Signalled:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The simulator's options, shared by `python -m hil` and `dealer sim`."""
     parser.add_argument("--faults", metavar="PLAN",
-                        help="fault plan file (JSON: the faults to make, each a kind and where; the example "
-                             "below, and docs/simulator.md)")
+                        help=_("fault plan file (JSON: the faults to make, each a kind and where; the example "
+                             "below, and docs/simulator.md)"))
     parser.add_argument("--speed", type=float, default=1.0, metavar="X",
-                        help="run the machine X times faster than real (default 1: about 16 s a board)")
+                        help=_("run the machine X times faster than real (default 1: about 16 s a board)"))
     parser.add_argument("--set", dest="set_name", metavar="NAME",
-                        help=f"the operator's board set (default: set {DEFAULT_SET}, and any board the host "
-                             "asks for is fetched)")
-    parser.add_argument("--boards", metavar="RANGE", help="board numbers in the rack, e.g. 1-32 (default 1-36)")
-    parser.add_argument("--copies", type=int, default=1, metavar="N", help="copies of each board in the rack")
-    parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+                        help=_("the operator's board set (default: set {set}, and any board the host asks for is "
+                               "fetched)").format(set=DEFAULT_SET))
+    parser.add_argument("--boards", metavar="RANGE", help=_("board numbers in the rack, e.g. 1-32 (default 1-36)"))
+    parser.add_argument("--copies", type=int, default=1, metavar="N", help=_("copies of each board in the rack"))
+    parser.add_argument("--seed", type=int, default=0, help=_("seed of every random choice (default 0)"))
     parser.add_argument("--tcp", nargs="?", type=_port_number, const=0, default=None, metavar="PORT",
-                        help="serve on TCP port PORT of 127.0.0.1 (default: one that is free), opened as "
-                             "socket://127.0.0.1:PORT; the way on Windows, which has no pseudo-terminal")
+                        help=_("serve on TCP port PORT of 127.0.0.1 (default: one that is free), opened as "
+                             "socket://127.0.0.1:PORT; the way on Windows, which has no pseudo-terminal"))
     parser.add_argument("--link", metavar="PATH",
-                        help="stable symlink to the current pty (default: dealer-sim-PID in the temp folder)")
+                        help=_("stable symlink to the current pty (default: dealer-sim-PID in the temp folder)"))
     parser.add_argument("--keeps-job", action="store_true",
-                        help="announce KEEPS_JOB_OVER_POWER_LOSS: a power loss keeps the job")
+                        help=_("announce KEEPS_JOB_OVER_POWER_LOSS: a power loss keeps the job"))
     parser.add_argument("--reader", choices=("north", "edges"), default="north",
-                        help="the label reader: north (one, at the machine's North side: a turned board is not "
-                             "read; the default) or edges (every side: a turned board's turn is reported)")
-    parser.add_argument("--boot-noise", action="store_true", help="write a line of text before the first frame")
+                        help=_("the label reader: north (one, at the machine's North side: a turned board is not "
+                             "read; the default) or edges (every side: a turned board's turn is reported)"))
+    parser.add_argument("--boot-noise", action="store_true", help=_("write a line of text before the first frame"))
     parser.add_argument("--noise", type=float, default=0.0, metavar="SHARE",
-                        help="damage this share of the bytes on the line, both ways (half dropped, half replaced), "
-                             "e.g. 0.05; default 0: a clean line")
+                        help=_("damage this share of the bytes on the line, both ways (half dropped, half replaced), "
+                             "e.g. 0.05; default 0: a clean line"))
     parser.add_argument("--ledger", metavar="FILE",
-                        help="keep the physical record in FILE (JSON: every dealing and what every board holds, "
-                             "as PBN deals), written after every board and when the machine stops")
+                        help=_("keep the physical record in FILE (JSON: every dealing and what every board holds, "
+                             "as PBN deals), written after every board and when the machine stops"))
 
 
 def _port_number(text: str) -> int:
@@ -162,7 +168,7 @@ def _range(boards: Sequence[int]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hil", description=DESCRIPTION)
+    parser = argparse.ArgumentParser(prog="python -m hil", description=_(DESCRIPTION))
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:

@@ -11,24 +11,25 @@ from dealer.cli.deal import load_deals, machine_options
 from dealer.cli.reading import reading_options
 from dealer.cli.teaching import teach
 from dealer.core.errors import VerificationError
+from dealer.language import _
 
 
 def register(sub: Any) -> None:
-    c = sub.add_parser("check", help="recount boards already dealt and verify them against the deal file",
-                       description="Recount boards dealt earlier, without dealing: for each board the operator "
+    c = sub.add_parser("check", help=_("recount boards already dealt and verify them against the deal file"),
+                       description=_("Recount boards dealt earlier, without dealing: for each board the operator "
                                    "is asked to put it in, its label is read (another board is refused), the "
-                                   "machine recounts the four pockets and every fault is named with its Law.")
-    c.add_argument("file", metavar="FILE", help="deal file the boards were dealt from")
+                                   "machine recounts the four pockets and every fault is named with its Law."))
+    c.add_argument("file", metavar="FILE", help=_("deal file the boards were dealt from"))
     machine_options(c)
     c.add_argument("--journal", metavar="PATH",
-                   help="the journal of the run that dealt these boards (default: FILE.journal); the check "
-                        "waits for no run: it is refused while one holds this journal")
-    teach(c, [("dealer check session.pbn --port /dev/ttyUSB0", "recount every board of the file"),
-              ("dealer check session.pbn --port /dev/ttyUSB0 --boards 5-8", "only boards 5 to 8"),
-              ("dealer check session.pbn --port /dev/ttyUSB0 --set RED", "boards of set RED")],
-          "FILE is the deal file the boards were dealt from; URL the machine's port (the first --port is used); "
+                   help=_("the journal of the run that dealt these boards (default: FILE.journal); the check "
+                        "waits for no run: it is refused while one holds this journal"))
+    teach(c, [("dealer check session.pbn --port /dev/ttyUSB0", _("recount every board of the file")),
+              ("dealer check session.pbn --port /dev/ttyUSB0 --boards 5-8", _("only boards 5 to 8")),
+              ("dealer check session.pbn --port /dev/ttyUSB0 --set RED", _("boards of set RED"))],
+          _("FILE is the deal file the boards were dealt from; URL the machine's port (the first --port is used); "
           "RANGE boards\nlike 1-16; NAME the board set on the labels. Exit code 8 when a board does not hold "
-          "its deal; 10 while\na run holds the journal of these boards (it is never checked while being dealt).")
+          "its deal; 10 while\na run holds the journal of these boards (it is never checked while being dealt)."))
     c.set_defaults(func=run_check)
 
 

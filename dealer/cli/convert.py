@@ -23,34 +23,36 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.outfile import check_writable
 from dealer.formats import parts
+from dealer.language import _
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("convert", help="convert a deal file to another format",
-                       description="Convert a deal file between formats (the extensions choose them; "
+    p = sub.add_parser("convert", help=_("convert a deal file to another format"),
+                       description=_("Convert a deal file between formats (the extensions choose them; "
                                    "--from and --to override). Formats without board numbers number boards "
-                                   "from 1 (or --first-board) and apply Law 2.")
-    p.add_argument("input", metavar="IN", help="deal file to read")
-    p.add_argument("output", metavar="OUT", help="deal file to write")
+                                   "from 1 (or --first-board) and apply Law 2."))
+    p.add_argument("input", metavar="IN", help=_("deal file to read"))
+    p.add_argument("output", metavar="OUT", help=_("deal file to write"))
     p.add_argument("--from", dest="from_format", choices=formats.format_names(), metavar="FMT",
-                   help=f"format of IN ({', '.join(formats.format_names())})")
+                   help=_("format of IN ({formats})").format(formats=", ".join(formats.format_names())))
     p.add_argument("--to", dest="to_format", choices=formats.format_names(), metavar="FMT",
-                   help="format of OUT")
-    p.add_argument("--boards", type=board_range, metavar="RANGE", help="write only these boards, e.g. 1-32 or 1-16,21")
+                   help=_("format of OUT"))
+    p.add_argument("--boards", type=board_range, metavar="RANGE",
+                   help=_("write only these boards, e.g. 1-32 or 1-16,21"))
     p.add_argument("--split", action="store_true",
-                   help="a session the output format cannot hold in one file (DUP, DLM: one run of boards up "
-                        "to 99) goes into OUT-1, OUT-2, ..., each a run it holds")
+                   help=_("a session the output format cannot hold in one file (DUP, DLM: one run of boards up "
+                        "to 99) goes into OUT-1, OUT-2, ..., each a run it holds"))
     p.add_argument("--blind", action=argparse.BooleanOptionalAction, default=None,
-                   help="DUP: blank board 1's cards for the DOS program; DLM: Status=Sealed "
-                        "(default: as the input is)")
+                   help=_("DUP: blank board 1's cards for the DOS program; DLM: Status=Sealed "
+                        "(default: as the input is)"))
     add_reading_options(p, partial=True)
-    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
-    teach(p, [("dealer convert session.pbn session.dlm", "for a Duplimate (the extensions pick the formats)"),
-              ("dealer convert big.pbn big.dup --split", "120 boards into DUP files of up to 99"),
-              ("dealer convert big.pbn part.dup --boards 1-32", "only boards 1-32"),
-              ("dealer convert deals.bri s.pbn --first-board 5", "a file without board numbers starts at 5"),
-              ("dealer convert results.pbn session.dup", "a results file (one game a table): one deal a board")],
-          "SOURCE and TARGET are deal files; their extensions choose the formats (--from and --to override).")
+    p.add_argument("--force", action="store_true", help=_("replace OUT if it exists"))
+    teach(p, [("dealer convert session.pbn session.dlm", _("for a Duplimate (the extensions pick the formats)")),
+              ("dealer convert big.pbn big.dup --split", _("120 boards into DUP files of up to 99")),
+              ("dealer convert big.pbn part.dup --boards 1-32", _("only boards 1-32")),
+              ("dealer convert deals.bri s.pbn --first-board 5", _("a file without board numbers starts at 5")),
+              ("dealer convert results.pbn session.dup", _("a results file (one game a table): one deal a board"))],
+          _("SOURCE and TARGET are deal files; their extensions choose the formats (--from and --to override)."))
     p.set_defaults(func=run)
 
 

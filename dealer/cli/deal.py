@@ -22,12 +22,13 @@ from dealer.core.outfile import check_writable
 from dealer.dealing.context import RunLimits
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions
+from dealer.language import _
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("deal", help="deal a deal file or a congress plan on dealing machines, checking and "
-                                    "recounting every board",
-                       description="Deal every board of FILE (in copies) on the machines given with --port, or "
+    p = sub.add_parser("deal", help=_("deal a deal file or a congress plan on dealing machines, checking and "
+                                    "recounting every board"),
+                       description=_("Deal every board of FILE (in copies) on the machines given with --port, or "
                                    "every session of a congress plan (--plan) on the plan's machines, checking "
                                    "each board's label before dealing and recounting it after. Every step is "
                                    "journalled: after any crash, run the same command with --resume. One "
@@ -36,59 +37,60 @@ def register(sub: Any) -> None:
                                    "refused unless the event is a replay (Law 6D2, exit 8). Ctrl-C, SIGTERM or "
                                    "SIGHUP stop the run cleanly and print the command that resumes it (exit "
                                    "130); a journal that cannot be written (disk full, read-only) stops it as "
-                                   "cleanly (exit 9).")
-    p.add_argument("file", metavar="FILE", nargs="?", help="deal file (PBN, DUP, DLM, ...)")
+                                   "cleanly (exit 9)."))
+    p.add_argument("file", metavar="FILE", nargs="?", help=_("deal file (PBN, DUP, DLM, ...)"))
     p.add_argument("--plan", metavar="PLAN.toml",
-                   help="deal a congress plan: each session its own run on the plan's journal and machines")
+                   help=_("deal a congress plan: each session its own run on the plan's journal and machines"))
     p.add_argument("--session", action="append", metavar="NAME",
-                   help="with --plan: deal only this session (repeat for several; default: every session "
-                        "not dealt yet)")
+                   help=_("with --plan: deal only this session (repeat for several; default: every session "
+                        "not dealt yet)"))
     machine_options(p, port_required=False)
     p.add_argument("--copies", type=count_from_1, default=None, metavar="N",
-                   help="copies of each board (Law 6F); copy k goes into set NAMEk (not with --plan)")
-    p.add_argument("--journal", metavar="PATH", help="journal file (default: FILE.journal, or the plan's)")
-    p.add_argument("--resume", action="store_true", help="continue the unfinished run(s) of this file or plan")
+                   help=_("copies of each board (Law 6F); copy k goes into set NAMEk (not with --plan)"))
+    p.add_argument("--journal", metavar="PATH", help=_("journal file (default: FILE.journal, or the plan's)"))
+    p.add_argument("--resume", action="store_true", help=_("continue the unfinished run(s) of this file or plan"))
     p.add_argument("--replay", action="store_true",
-                   help="allow deals already dealt in another run (a replay event, or more copies later; Law "
-                        "6D2); a plan marks its replay sessions itself")
+                   help=_("allow deals already dealt in another run (a replay event, or more copies later; Law "
+                        "6D2); a plan marks its replay sessions itself"))
     p.add_argument("--report", metavar="FILE",
-                   help="write a run report: FILE.csv (figures; fault texts only with --show-cards), FILE.txt "
+                   help=_("write a run report: FILE.csv (figures; fault texts only with --show-cards), FILE.txt "
                         "(readable summary), else JSON (fault codes, Laws and actions; the cards they name "
-                        "only with --show-cards, and the file is then mode 0600)")
-    p.add_argument("--force", action="store_true", help="replace an existing --report file")
+                        "only with --show-cards, and the file is then mode 0600)"))
+    p.add_argument("--force", action="store_true", help=_("replace an existing --report file"))
     p.add_argument("--deal-timeout", type=seconds, default=RunLimits.deal_timeout, metavar="SECONDS",
-                   help=f"seconds a deal may take (default {RunLimits.deal_timeout:g})")
+                   help=_("seconds a deal may take (default {seconds:g})").format(seconds=RunLimits.deal_timeout))
     p.add_argument("--max-attempts", type=count_from_1, default=RunLimits.max_attempts, metavar="N",
-                   help=f"times a faulted board is redealt (default {RunLimits.max_attempts})")
+                   help=_("times a faulted board is redealt (default {times})").format(times=RunLimits.max_attempts))
     history_option(p)
-    teach(p, [("dealer deal session.pbn --port /dev/ttyUSB0", "deal every board, one copy"),
-              ("dealer deal session.pbn --port /dev/ttyUSB0 --resume", "after any crash: on from where it stopped"),
-              ("dealer deal session.pbn --port COM3 --port COM4 --copies 2", "two machines, sets A1 and A2"),
-              ("dealer deal session.pbn --port 'sim://?speed=50'", "on the built-in simulated machine"),
-              ("dealer deal session.pbn --port /dev/ttyUSB0 > deal.log", "the summary into deal.log"),
-              ("dealer deal --plan congress.toml", "a congress: every session on the plan's machines")],
-          "FILE is a deal file; URL a machine's port (dealer ports --probe finds it): /dev/ttyUSB0, COM3, "
+    teach(p, [("dealer deal session.pbn --port /dev/ttyUSB0", _("deal every board, one copy")),
+              ("dealer deal session.pbn --port /dev/ttyUSB0 --resume", _("after any crash: on from where it stopped")),
+              ("dealer deal session.pbn --port COM3 --port COM4 --copies 2", _("two machines, sets A1 and A2")),
+              ("dealer deal session.pbn --port 'sim://?speed=50'", _("on the built-in simulated machine")),
+              ("dealer deal session.pbn --port /dev/ttyUSB0 > deal.log", _("the summary into deal.log")),
+              ("dealer deal --plan congress.toml", _("a congress: every session on the plan's machines"))],
+          _("FILE is a deal file; URL a machine's port (dealer ports --probe finds it): /dev/ttyUSB0, COM3, "
           "socket://host:port,\nrfc2217://host:port or sim://...; RANGE boards like 1-16; NAME the board set "
           "on the labels; PLAN.toml a congress\nplan (examples/congress.toml). The summary goes to standard "
-          "output, progress to standard error.")
+          "output, progress to standard error."))
     p.set_defaults(func=run_deal)
 
 
 def machine_options(p: argparse.ArgumentParser, *, port_required: bool = True) -> None:
     p.add_argument("--port", action="append", required=port_required, metavar="URL",
-                   help="machine port: /dev/ttyUSB0, COM3, socket://host:port, rfc2217://host:port, sim:// "
+                   help=_("machine port: /dev/ttyUSB0, COM3, socket://host:port, rfc2217://host:port, sim:// "
                         "(repeat for several machines); spy://PORT?file=TRACE writes a wire trace, which holds "
-                        "every deal in clear (mode 0600)")
-    p.add_argument("--boards", type=board_range, metavar="RANGE", help="only these boards of the file, e.g. 1-16")
+                        "every deal in clear (mode 0600)"))
+    p.add_argument("--boards", type=board_range, metavar="RANGE", help=_("only these boards of the file, e.g. 1-16"))
     p.add_argument("--set", dest="set_name", type=board_set, metavar="NAME",
-                   help="board set name on the labels (default A): 1-12 letters or digits, with room for the copy "
-                        "number when copy k of several goes into set NAMEk")
+                   help=_("board set name on the labels (default A): 1-12 letters or digits, with room for the copy "
+                        "number when copy k of several goes into set NAMEk"))
     p.add_argument("--board-timeout", type=seconds, default=RunLimits.board_timeout, metavar="SECONDS",
-                   help=f"seconds to wait for the operator to insert a board (default {RunLimits.board_timeout:g})")
+                   help=_("seconds to wait for the operator to insert a board (default {seconds:g})").format(
+                       seconds=RunLimits.board_timeout))
     p.add_argument("--show-cards", action="store_true",
-                   help="name cards in fault lines (they reveal the deal; when dealing, a board whose cards "
-                        "were shown is verified with the warning F12, Law 16D)")
-    p.add_argument("--quiet", action="store_true", help="show no progress, only the summary")
+                   help=_("name cards in fault lines (they reveal the deal; when dealing, a board whose cards "
+                        "were shown is verified with the warning F12, Law 16D)"))
+    p.add_argument("--quiet", action="store_true", help=_("show no progress, only the summary"))
     add_view_option(p)
     add_reading_options(p, partial=False)
 

@@ -24,52 +24,53 @@ from dealer.core.errors import FormatError, UsageError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes
 from dealer.core.parallel import MAX_THREADS
 from dealer.formats import board_sets
+from dealer.language import _
 
 PIECE: Final = 1 << 18
 """Deals made and written at a time (about 14 MB of deals)."""
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("generate", help="generate deals for a range of boards into a deal file",
-                       description="Generate random deals. Board numbers only label deals: with "
+    p = sub.add_parser("generate", help=_("generate deals for a range of boards into a deal file"),
+                       description=_("Generate random deals. Board numbers only label deals: with "
                                    "--boards 5-20 the boards get the first 16 deals of the stream. "
-                                   "--boards 16 is board 16 alone; --count 16 is boards 1-16 (bigdealx -n 16).")
+                                   "--boards 16 is board 16 alone; --count 16 is boards 1-16 (bigdealx -n 16)."))
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--boards", type=board_range, metavar="RANGE",
-                       help="boards, e.g. 1-32, 5-20, 7 (board 7 alone) or 1-16,21")
-    which.add_argument("--count", type=int, metavar="N", help="boards 1-N (as bigdealx -n N)")
+                       help=_("boards, e.g. 1-32, 5-20, 7 (board 7 alone) or 1-16,21"))
+    which.add_argument("--count", type=int, metavar="N", help=_("boards 1-N (as bigdealx -n N)"))
     p.add_argument("--engine", default=engines.DEFAULT_ENGINE, choices=engines.engine_names(),
-                   help="deal engine (default: %(default)s, Big Deal compatible)")
+                   help=_("deal engine (default: %(default)s, Big Deal compatible)"))
     p.add_argument("--seed", type=seed_text, metavar="HEX",
-                   help="reproduce a stream from its seed (bigdeal: 40 hex digits, shuffle: 64); for audits and "
-                        "tests - a tournament takes a fresh seed")
+                   help=_("reproduce a stream from its seed (bigdeal: 40 hex digits, shuffle: 64); for audits and "
+                        "tests - a tournament takes a fresh seed"))
     owner = p.add_mutually_exclusive_group()
     owner.add_argument("--owner", default="", metavar="TEXT",
-                       help="bigdeal owner (as bigdealx -W): its bytes as the command line gives them, in any "
-                            "encoding")
+                       help=_("bigdeal owner (as bigdealx -W): its bytes as the command line gives them, in any "
+                            "encoding"))
     owner.add_argument("--owner-hex", type=owner_hex, metavar="HEX",
-                       help="the owner as bytes in hex: an owner Big Deal took in another code page (Windows: "
-                            "cp1252), e.g. 5afc72696368 for Zürich there")
-    p.add_argument("--event", default="", metavar="NAME", help="event name written into the file")
-    p.add_argument("--seed-out", metavar="FILE", help="keep the seed in FILE (created with mode 0600)")
+                       help=_("the owner as bytes in hex: an owner Big Deal took in another code page (Windows: "
+                            "cp1252), e.g. 5afc72696368 for Zürich there"))
+    p.add_argument("--event", default="", metavar="NAME", help=_("event name written into the file"))
+    p.add_argument("--seed-out", metavar="FILE", help=_("keep the seed in FILE (created with mode 0600)"))
     p.add_argument("-o", "--output", required=True, action="append", metavar="FILE",
-                   help="deal file; extension picks the format; give -o again for the same deals in another file "
-                        "too (as bigdealx -f dup,pbn)")
-    p.add_argument("--format", choices=formats.format_names(), help="file format (default: from extension)")
+                   help=_("deal file; extension picks the format; give -o again for the same deals in another file "
+                        "too (as bigdealx -f dup,pbn)"))
+    p.add_argument("--format", choices=formats.format_names(), help=_("file format (default: from extension)"))
     p.add_argument("--blind", action="store_true",
-                   help="DUP: blank board 1's cards for the DOS program (Big Deal's dupblind); DLM: Status=Sealed "
-                        "(Big Deal's dlmblind)")
-    p.add_argument("--force", action="store_true", help="replace existing output files")
+                   help=_("DUP: blank board 1's cards for the DOS program (Big Deal's dupblind); DLM: Status=Sealed "
+                        "(Big Deal's dlmblind)"))
+    p.add_argument("--force", action="store_true", help=_("replace existing output files"))
     p.add_argument("--threads", type=thread_count, metavar="N",
-                   help=f"threads to make and write the deals on (default: one a CPU, at most {MAX_THREADS}); "
-                        "the deals are the same for any N")
-    teach(p, [("dealer generate --boards 1-32 -o session.pbn", "32 fresh deals, seed from the OS, none printed"),
-              ("dealer generate --count 24 -o club.dlm", "boards 1-24 for a Duplimate"),
-              ("dealer generate --boards 1-32 -o s.pbn --seed-out s.seed", "keep the seed (mode 0600) to redo it"),
-              ("dealer generate --boards 1-16 --seed HEX --owner TEXT -o s.pbn", "as bigdealx -h HEX -W TEXT")],
-          "RANGE is boards like 1-32, 5-20, 7 or 1-16,21; N a count of boards; HEX a seed in hexadecimal "
+                   help=_("threads to make and write the deals on (default: one a CPU, at most {most}); the deals "
+                          "are the same for any N").format(most=MAX_THREADS))
+    teach(p, [("dealer generate --boards 1-32 -o session.pbn", _("32 fresh deals, seed from the OS, none printed")),
+              ("dealer generate --count 24 -o club.dlm", _("boards 1-24 for a Duplimate")),
+              ("dealer generate --boards 1-32 -o s.pbn --seed-out s.seed", _("keep the seed (mode 0600) to redo it")),
+              ("dealer generate --boards 1-16 --seed HEX --owner TEXT -o s.pbn", _("as bigdealx -h HEX -W TEXT"))],
+          _("RANGE is boards like 1-32, 5-20, 7 or 1-16,21; N a count of boards; HEX a seed in hexadecimal "
           "(bigdeal: 40\ndigits); FILE's extension picks the format (.pbn .dup .dlm .bri .dge .csv .ber .bhg .lin "
-          ".rzd .cds .goe .json).")
+          ".rzd .cds .goe .json)."))
     p.set_defaults(func=run)
 
 

@@ -12,16 +12,17 @@ from typing import Any
 
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
+from dealer.language import N_, _
 
-PATH_NOTE = ("PATH is a deal history file (an SQLite file; by default $DEALER_HISTORY, else history.sqlite in "
+PATH_NOTE = N_("PATH is a deal history file (an SQLite file; by default $DEALER_HISTORY, else history.sqlite in "
              "this user's\ndata folder). The history holds deal hashes, never deals.")
 
 
 def history_option(p: argparse.ArgumentParser) -> None:
     """The `--history PATH` option of every command that reads or writes the deal history."""
     p.add_argument("--history", metavar="PATH", default=argparse.SUPPRESS,
-                   help="the deal history file (default: $DEALER_HISTORY, else history.sqlite in this user's "
-                        "data folder)")
+                   help=_("the deal history file (default: $DEALER_HISTORY, else history.sqlite in this user's "
+                        "data folder)"))
 
 
 def history_path(args: argparse.Namespace) -> Path | None:
@@ -31,71 +32,71 @@ def history_path(args: argparse.Namespace) -> Path | None:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("history", help="this computer's deal history (Law 6D2): show, list, forget, export, import",
-                       description="Every deal dealt on this computer is kept in its deal history by hash "
+    p = sub.add_parser("history", help=_("this computer's deal history (Law 6D2): show, list, forget, export, import"),
+                       description=_("Every deal dealt on this computer is kept in its deal history by hash "
                                    "(never the deal), and a run whose deals are in it is refused unless it is "
                                    "a replay (Law 6D2). Export it on one computer and import it on another so "
-                                   "that a congress's controllers share one history.")
+                                   "that a congress's controllers share one history."))
     history_option(p)
-    teach(p, [("dealer history", "where this computer's history is, and how many deals it holds"),
-              ("dealer history list", "its runs: name, journal, time, deals"),
-              ("dealer history export history.json", "every entry into history.json"),
-              ("dealer history import history.json", "add another computer's entries to this one's")],
-          PATH_NOTE)
+    teach(p, [("dealer history", _("where this computer's history is, and how many deals it holds")),
+              ("dealer history list", _("its runs: name, journal, time, deals")),
+              ("dealer history export history.json", _("every entry into history.json")),
+              ("dealer history import history.json", _("add another computer's entries to this one's"))],
+          _(PATH_NOTE))
     p.set_defaults(func=run_show)
     actions = p.add_subparsers(dest="action", metavar="ACTION",
-                               help="list, forget, export, import or init (none: show where the history is and what "
-                                    "it holds)")
-    export = actions.add_parser("export", help="write every entry of the history to FILE (JSON, hashes only)",
-                                description="Write every entry of this computer's deal history to FILE (JSON: "
+                               help=_("list, forget, export, import or init (none: show where the history is and what "
+                                    "it holds)"))
+    export = actions.add_parser("export", help=_("write every entry of the history to FILE (JSON, hashes only)"),
+                                description=_("Write every entry of this computer's deal history to FILE (JSON: "
                                             "deal hashes with their run, journal, host and date; never a deal), "
-                                            "private to this user, to import on another computer.")
-    export.add_argument("file", metavar="FILE", help="the file to write (JSON)")
-    export.add_argument("--force", action="store_true", help="replace an existing FILE")
+                                            "private to this user, to import on another computer."))
+    export.add_argument("file", metavar="FILE", help=_("the file to write (JSON)"))
+    export.add_argument("--force", action="store_true", help=_("replace an existing FILE"))
     history_option(export)
-    teach(export, [("dealer history export history.json", "every entry into history.json"),
-                   ("dealer history export /media/usb/history.json --force", "replacing an older export")],
-          PATH_NOTE)
+    teach(export, [("dealer history export history.json", _("every entry into history.json")),
+                   ("dealer history export /media/usb/history.json --force", _("replacing an older export"))],
+          _(PATH_NOTE))
     export.set_defaults(func=run_export)
-    imported = actions.add_parser("import", help="add the entries of an exported history FILE",
-                                  description="Add the entries of FILE, written by `dealer history export` on "
+    imported = actions.add_parser("import", help=_("add the entries of an exported history FILE"),
+                                  description=_("Add the entries of FILE, written by `dealer history export` on "
                                               "another computer, to this computer's deal history; entries it "
                                               "holds already are kept once. A file that is not such an export "
-                                              "changes nothing.")
-    imported.add_argument("file", metavar="FILE", help="a file written by dealer history export")
+                                              "changes nothing."))
+    imported.add_argument("file", metavar="FILE", help=_("a file written by dealer history export"))
     history_option(imported)
-    teach(imported, [("dealer history import history.json", "add another computer's entries"),
-                     ("dealer history import history.json --history other.sqlite", "into another history file "
-                      "(made first with dealer history init other.sqlite)")],
-          PATH_NOTE)
+    teach(imported, [("dealer history import history.json", _("add another computer's entries")),
+                     ("dealer history import history.json --history other.sqlite", _("into another history file "
+                      "(made first with dealer history init other.sqlite)"))],
+          _(PATH_NOTE))
     imported.set_defaults(func=run_import)
-    listed = actions.add_parser("list", help="every run the history holds: its name, journal, time and deals",
-                                description="List every run the deal history holds, oldest first: the run's "
+    listed = actions.add_parser("list", help=_("every run the history holds: its name, journal, time and deals"),
+                                description=_("List every run the deal history holds, oldest first: the run's "
                                             "number (RUN, for forget), its name and journal, the host and time it "
-                                            "was recorded, and how many deals it keeps.")
+                                            "was recorded, and how many deals it keeps."))
     history_option(listed)
-    teach(listed, [("dealer history list", "the runs of this computer's history"),
-                   ("dealer history list --history examples/simulated-history.sqlite", "a practice history's runs")],
-          PATH_NOTE)
+    teach(listed, [("dealer history list", _("the runs of this computer's history")),
+                   ("dealer history list --history examples/simulated-history.sqlite", _("a practice history's runs"))],
+          _(PATH_NOTE))
     listed.set_defaults(func=run_list)
-    forget = actions.add_parser("forget", help="remove one run's entries (asks first, unless --yes)",
-                                description="Remove every entry of one run from the deal history: its deals are "
+    forget = actions.add_parser("forget", help=_("remove one run's entries (asks first, unless --yes)"),
+                                description=_("Remove every entry of one run from the deal history: its deals are "
                                             "then no longer refused as dealt before (Law 6D2). For a practice or "
                                             "test run recorded by mistake; never for a session that was played. "
-                                            "All the run's entries go at once, or none.")
-    forget.add_argument("run", metavar="RUN", help="the run's number as `dealer history list` shows it")
-    forget.add_argument("--yes", action="store_true", help="do not ask first")
+                                            "All the run's entries go at once, or none."))
+    forget.add_argument("run", metavar="RUN", help=_("the run's number as `dealer history list` shows it"))
+    forget.add_argument("--yes", action="store_true", help=_("do not ask first"))
     history_option(forget)
-    teach(forget, [("dealer history forget 3f2a9c1b", "asks, then removes that run's entries"),
-                   ("dealer history forget 3f2a9c1b --yes", "without asking")], PATH_NOTE)
+    teach(forget, [("dealer history forget 3f2a9c1b", _("asks, then removes that run's entries")),
+                   ("dealer history forget 3f2a9c1b --yes", _("without asking"))], _(PATH_NOTE))
     forget.set_defaults(func=run_forget)
-    init = actions.add_parser("init", help="make a new, empty deal history at PATH",
-                              description="Make a new, empty deal history at PATH (its folder must exist). A "
+    init = actions.add_parser("init", help=_("make a new, empty deal history at PATH"),
+                              description=_("Make a new, empty deal history at PATH (its folder must exist). A "
                                           "history named by --history or $DEALER_HISTORY is never made "
-                                          "unasked: a mistyped name would check a run against nothing.")
-    init.add_argument("path", metavar="PATH", help="the history file to make (an SQLite file)")
-    teach(init, [("dealer history init /srv/congress/history.sqlite", "a history for a congress's controllers"),
-                 ("export DEALER_HISTORY=/srv/congress/history.sqlite", "then every command uses it")], PATH_NOTE)
+                                          "unasked: a mistyped name would check a run against nothing."))
+    init.add_argument("path", metavar="PATH", help=_("the history file to make (an SQLite file)"))
+    teach(init, [("dealer history init /srv/congress/history.sqlite", _("a history for a congress's controllers")),
+                 ("export DEALER_HISTORY=/srv/congress/history.sqlite", _("then every command uses it"))], _(PATH_NOTE))
     init.set_defaults(func=run_init)
 
 

@@ -32,6 +32,7 @@ from dealer.dealing.progress import (
     RunProgress,
     time_left_text,
 )
+from dealer.language import _
 
 STYLES = {
     LineKind.FAULT: "bold red",
@@ -46,8 +47,8 @@ STYLES = {
 def add_view_option(p: argparse.ArgumentParser) -> None:
     """``--plain``: for a command that shows progress."""
     p.add_argument("--plain", action="store_true",
-                   help="progress as plain lines, one an event, even on a terminal (the default when standard "
-                        "error is not a terminal)")
+                   help=_("progress as plain lines, one an event, even on a terminal (the default when standard "
+                        "error is not a terminal)"))
 
 
 def error_console() -> Console:

@@ -16,6 +16,7 @@ from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, task_progress
 from dealer.core.boards import format_board_range
 from dealer.journal.history import practice_history, practice_note
+from dealer.language import N_, _
 from dealer.plan import DealingOrder, Plan, PlanError, Session
 from dealer.plan import problems as check
 
@@ -23,28 +24,28 @@ _ORDER_TEXT = {DealingOrder.SET: "set by set", DealingOrder.BOARD: "all copies o
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("plan", help="check a congress plan file and show its sessions and jobs",
+    p = sub.add_parser("plan", help=_("check a congress plan file and show its sessions and jobs"),
                        description=textwrap.fill(
-                           "Check a congress plan (TOML) and show its sessions, sections, board sets, jobs and "
-                           "machines, and everything `dealer deal --plan` would refuse. Deals and seeds are never "
-                           "shown.", 100),
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("plan", metavar="PLAN.toml", help="the plan file (see examples/congress.toml)")
+                           _("Check a congress plan (TOML) and show its sessions, sections, board sets, jobs and "
+                             "machines, and everything `dealer deal --plan` would refuse. Deals and seeds are never "
+                             "shown."), 100),
+                       epilog=_(EPILOG), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("plan", metavar="PLAN.toml", help=_("the plan file (see examples/congress.toml)"))
     p.add_argument("--generate", action="store_true",
-                   help="write the deal files of fresh sessions that do not exist yet (never replaces one)")
+                   help=_("write the deal files of fresh sessions that do not exist yet (never replaces one)"))
     add_view_option(p)
     history_option(p)
     p.set_defaults(func=run)
 
 
-EPILOG = """examples:
+EPILOG = N_("""examples:
   dealer plan examples/congress.toml              check the plan: sessions, sets, jobs, machines, problems
   dealer plan examples/congress.toml --generate   ... and write the fresh deals, once, into its deal folder
 
 PLAN.toml names the event, the machines (name and port), and the sessions with their boards, deal
 source, sections, copies and board sets; the schema is in examples/congress.toml. The plan is checked
 as `dealer deal --plan` checks it before dealing: this command lists every problem that would refuse
-it (and fails with the first one's exit code), the deal run the first alone."""
+it (and fails with the first one's exit code), the deal run the first alone.""")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,8 +8,9 @@ import textwrap
 from typing import Any
 
 from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout
+from dealer.language import N_, _
 
-EPILOG = """examples:
+EPILOG = N_("""examples:
   dealer ports                      list the serial ports (device, description, USB maker, serial number)
                                     and the simulated machines each running dealer sim serves
   dealer ports --probe              ... and ask each whether a dealing machine answers on it
@@ -18,20 +19,20 @@ EPILOG = """examples:
 Copy the device of the machine (e.g. /dev/ttyUSB0 or COM3) into dealer deal --port. A port named
 that cannot be opened (not there) ends the command with exit code 5, once every port is probed.
 --probe sends a handshake to every port listed: use it when no other serial device (a modem, a
-programmer) would mind a few bytes it does not understand."""
+programmer) would mind a few bytes it does not understand.""")
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("ports", help="list the serial ports and find the dealing machines on them",
+    p = sub.add_parser("ports", help=_("list the serial ports and find the dealing machines on them"),
                        description=textwrap.fill(
-                           "List the serial ports of this computer; with --probe, say which of them answer as "
-                           "dealing machines (serial number, firmware, protocol version).", 100),
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                           _("List the serial ports of this computer; with --probe, say which of them answer as "
+                             "dealing machines (serial number, firmware, protocol version)."), 100),
+                       epilog=_(EPILOG), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("urls", nargs="*", metavar="PORT",
-                   help="ports or pyserial URLs to probe as well as (with --probe) or instead of the list")
-    p.add_argument("--probe", action="store_true", help="ask each port whether a dealing machine answers")
+                   help=_("ports or pyserial URLs to probe as well as (with --probe) or instead of the list"))
+    p.add_argument("--probe", action="store_true", help=_("ask each port whether a dealing machine answers"))
     p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS",
-                   help="how long to wait for a machine's answer on each port (default 3)")
+                   help=_("how long to wait for a machine's answer on each port (default 3)"))
     p.set_defaults(func=run)
 
 

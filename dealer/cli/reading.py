@@ -12,29 +12,30 @@ from pathlib import Path
 from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.formats.reading import ReadOptions, ReadReport
+from dealer.language import _
 
 
 def add_reading_options(p: argparse.ArgumentParser, *, partial: bool) -> None:
     """--first-board, --first-game/--game, --skip-results-only, --number-in-order; with `partial`, --strict too
     (commands that print or convert skip partial deals by default; dealing refuses them always)."""
     p.add_argument("--first-board", type=_positive, metavar="N",
-                   help="number of the first board of a file without board numbers (BRI, DGE, BER, DUP, BHG, "
-                        "RZD, GOE; default 1): used for the Law 2 dealer and vulnerability, and BHG's hands")
+                   help=_("number of the first board of a file without board numbers (BRI, DGE, BER, DUP, BHG, "
+                        "RZD, GOE; default 1): used for the Law 2 dealer and vulnerability, and BHG's hands"))
     game = p.add_mutually_exclusive_group()
     game.add_argument("--first-game", dest="game", action="store_const", const=1,
-                      help="a board number with different deals in the file: keep its first game")
+                      help=_("a board number with different deals in the file: keep its first game"))
     game.add_argument("--game", dest="game", type=_positive, metavar="N",
-                      help="a board number with different deals in the file: keep its N-th game")
+                      help=_("a board number with different deals in the file: keep its N-th game"))
     p.add_argument("--skip-results-only", action="store_true",
-                   help="pass over games with tags but no deal (results of a board dealt in another game) "
-                        "instead of refusing the file; they are listed")
+                   help=_("pass over games with tags but no deal (results of a board dealt in another game) "
+                        "instead of refusing the file; they are listed"))
     p.add_argument("--number-in-order", action="store_true",
-                   help="a PBN file whose Board tags are not board numbers (an exercise file's 1-1, 4-1): number "
-                        "its games 1, 2, 3 ... in the file's order (from --first-board N)")
+                   help=_("a PBN file whose Board tags are not board numbers (an exercise file's 1-1, 4-1): number "
+                        "its games 1, 2, 3 ... in the file's order (from --first-board N)"))
     if partial:
         p.add_argument("--strict", action="store_true",
-                       help="refuse a file with a partial deal (a '-' hand, fewer than 52 cards) instead of "
-                            "skipping those boards (listed)")
+                       help=_("refuse a file with a partial deal (a '-' hand, fewer than 52 cards) instead of "
+                            "skipping those boards (listed)"))
 
 
 def _positive(text: str) -> int:

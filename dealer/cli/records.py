@@ -17,39 +17,41 @@ from dealer.cli.teaching import teach
 from dealer.core.boards import parse_file_boards
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
+from dealer.language import _
 from dealer.printing import doubledummy, outputs
 from dealer.printing.handview import TEN_STYLES
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("records", help="print hand records (PDF or HTML) from a deal file",
-                       description="Hand records: per board the number, dealer, vulnerability, the four "
-                                   "hands with their HCP and, with the 'dd' extra, double-dummy tricks and par.")
+    p = sub.add_parser("records", help=_("print hand records (PDF or HTML) from a deal file"),
+                       description=_("Hand records: per board the number, dealer, vulnerability, the four "
+                                   "hands with their HCP and, with the 'dd' extra, double-dummy tricks and par."))
     add_deal_options(p)
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.pdf or OUT.html")
-    p.add_argument("--per-page", type=count_from_1, default=6, metavar="N", help="boards a page (default: %(default)s)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help=_("OUT.pdf or OUT.html"))
+    p.add_argument("--per-page", type=count_from_1, default=6, metavar="N",
+                   help=_("boards a page (default: %(default)s)"))
     dd = p.add_mutually_exclusive_group()
     dd.add_argument("--dd", dest="dd", action="store_true", default=None,
-                    help="require double-dummy tricks and par (default: when the 'dd' extra is installed)")
-    dd.add_argument("--no-dd", dest="dd", action="store_false", help="leave out double-dummy analysis")
+                    help=_("require double-dummy tricks and par (default: when the 'dd' extra is installed)"))
+    dd.add_argument("--no-dd", dest="dd", action="store_false", help=_("leave out double-dummy analysis"))
     add_view_option(p)
-    teach(p, [("dealer records session.pbn -o records.pdf", "hand records, 6 boards a page"),
-              ("dealer records session.pbn -o records.html --no-dd", "a web page, without double dummy"),
+    teach(p, [("dealer records session.pbn -o records.pdf", _("hand records, 6 boards a page")),
+              ("dealer records session.pbn -o records.html --no-dd", _("a web page, without double dummy")),
               ("dealer records session.pbn -o r.pdf --boards 1-16 --title 'Club pairs'", "")],
-          "FILE is a deal file; OUT.pdf needs the 'print' extra, double-dummy tricks and par the 'dd' extra "
-          "(pip install\n'duplicate-bridge-dealer[print,dd]'). The hands go into OUT alone, never on the screen.")
+          _("FILE is a deal file; OUT.pdf needs the 'print' extra, double-dummy tricks and par the 'dd' extra "
+          "(pip install\n'duplicate-bridge-dealer[print,dd]'). The hands go into OUT alone, never on the screen."))
     p.set_defaults(func=run)
 
 
 def add_deal_options(p: argparse.ArgumentParser) -> None:
     """Options shared by the commands that print hands from a deal file."""
-    p.add_argument("file", metavar="FILE", help="deal file (format from its extension)")
-    p.add_argument("--format", choices=formats.format_names(), help="deal file format (default: from extension)")
-    p.add_argument("--boards", type=board_range, metavar="RANGE", help="only these boards, e.g. 1-16 or 3,7")
-    p.add_argument("--title", metavar="TEXT", help="event title (default: the file's event, else its name)")
-    p.add_argument("--ten", choices=TEN_STYLES, default="10", help="print the ten as 10 or T (default: 10)")
+    p.add_argument("file", metavar="FILE", help=_("deal file (format from its extension)"))
+    p.add_argument("--format", choices=formats.format_names(), help=_("deal file format (default: from extension)"))
+    p.add_argument("--boards", type=board_range, metavar="RANGE", help=_("only these boards, e.g. 1-16 or 3,7"))
+    p.add_argument("--title", metavar="TEXT", help=_("event title (default: the file's event, else its name)"))
+    p.add_argument("--ten", choices=TEN_STYLES, default="10", help=_("print the ten as 10 or T (default: 10)"))
     add_reading_options(p, partial=True)
-    p.add_argument("--force", action="store_true", help="replace an existing output file")
+    p.add_argument("--force", action="store_true", help=_("replace an existing output file"))
 
 
 def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:

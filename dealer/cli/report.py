@@ -12,24 +12,25 @@ from typing import Any
 
 from dealer.cli.teaching import teach
 from dealer.core.errors import JournalError, UsageError
+from dealer.language import _
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("report", help="run report of a journal: boards/hour per machine, faults, operator actions",
-                       description="Rebuild the run report from a dealing journal alone: per machine boards "
+    p = sub.add_parser("report", help=_("run report of a journal: boards/hour per machine, faults, operator actions"),
+                       description=_("Rebuild the run report from a dealing journal alone: per machine boards "
                                    "verified and boards per hour, faults by type and Law, operator actions "
-                                   "(refused boards, redeals, put-right prompts), per session boards left.")
-    p.add_argument("journal", metavar="JOURNAL", help="the journal file of the runs")
-    p.add_argument("-o", "--output", metavar="FILE", help="write FILE.csv, FILE.json or a text summary "
-                                                          "(default: the summary on screen)")
+                                   "(refused boards, redeals, put-right prompts), per session boards left."))
+    p.add_argument("journal", metavar="JOURNAL", help=_("the journal file of the runs"))
+    p.add_argument("-o", "--output", metavar="FILE", help=_("write FILE.csv, FILE.json or a text summary "
+                                                          "(default: the summary on screen)"))
     p.add_argument("--session", action="append", metavar="NAME",
-                   help="only the runs of this session (or deal file) name; repeat for several")
-    p.add_argument("--force", action="store_true", help="replace an existing output file")
-    teach(p, [("dealer report congress.journal", "the summary on the screen"),
-              ("dealer report congress.journal -o report.csv", "figures for a spreadsheet (or .json, .txt)"),
-              ("dealer report congress.journal --session SAT1", "one session's runs")],
-          "JOURNAL is the journal a dealing run kept (dealer deal writes FILE.journal beside the deal file; a "
-          "plan names its own).")
+                   help=_("only the runs of this session (or deal file) name; repeat for several"))
+    p.add_argument("--force", action="store_true", help=_("replace an existing output file"))
+    teach(p, [("dealer report congress.journal", _("the summary on the screen")),
+              ("dealer report congress.journal -o report.csv", _("figures for a spreadsheet (or .json, .txt)")),
+              ("dealer report congress.journal --session SAT1", _("one session's runs"))],
+          _("JOURNAL is the journal a dealing run kept (dealer deal writes FILE.journal beside the deal file; a "
+          "plan names its own)."))
     p.set_defaults(func=run)
 
 

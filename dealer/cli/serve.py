@@ -21,13 +21,14 @@ from typing import Any
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
 from dealer.core.outfile import SECRET_MODE, write_text
+from dealer.language import _
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("serve", help="the duplication-room console: a live web page of every machine and board",
-                       description="Serve the duplication-room console: the Room (every machine and board, live), "
+    p = sub.add_parser("serve", help=_("the duplication-room console: a live web page of every machine and board"),
+                       description=_("Serve the duplication-room console: the Room (every machine and board, live), "
                                    "Start a run (a deal file or plan on simulated or real machines: checked, "
                                    "started, stopped, resumed), the Report (with charts and downloads) and the "
                                    "Director's page (a board's deal by its label, behind the PIN printed at "
@@ -37,35 +38,35 @@ def register(sub: Any) -> None:
                                    "needs the console's access token, printed in its address (or written to "
                                    "--token-file); another address needs --allow-remote or --token-file. A run "
                                    "deals a file of the work folder (or one uploaded there) on machines the "
-                                   "console offers.")
+                                   "console offers."))
     p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
-                   help="address to listen on (default 127.0.0.1: this computer only)")
+                   help=_("address to listen on (default 127.0.0.1: this computer only)"))
     p.add_argument("--port", type=int, default=8000, metavar="NUMBER",
-                   help="port to listen on (default 8000; 0: any free port)")
+                   help=_("port to listen on (default 8000; 0: any free port)"))
     p.add_argument("--workdir", "--journal-dir", dest="workdir", default="dealer-serve", metavar="DIR",
-                   help="the work folder: the deal files and plans the console offers (put them there), "
-                        "uploads, journals of its runs, the simulated machines' fault plans (default ./dealer-serve)")
+                   help=_("the work folder: the deal files and plans the console offers (put them there), "
+                        "uploads, journals of its runs, the simulated machines' fault plans (default ./dealer-serve)"))
     p.add_argument("--allow-remote", action="store_true",
-                   help="with a --host beyond this computer: make an access token and print the address with it "
-                        "once")
+                   help=_("with a --host beyond this computer: make an access token and print the address with it "
+                        "once"))
     p.add_argument("--token-file", metavar="FILE",
-                   help="make an access token and write it to FILE (mode 0600) instead of printing it; every "
-                        "request must then carry it")
-    p.add_argument("--force", action="store_true", help="replace an existing --token-file")
+                   help=_("make an access token and write it to FILE (mode 0600) instead of printing it; every "
+                        "request must then carry it"))
+    p.add_argument("--force", action="store_true", help=_("replace an existing --token-file"))
     p.add_argument("--sim-speed", type=float, default=50.0, metavar="X",
-                   help="speed of the simulated machines the Start page offers (default 50: 50 times a real "
-                        "machine)")
+                   help=_("speed of the simulated machines the Start page offers (default 50: 50 times a real "
+                        "machine)"))
     p.add_argument("--stop-within", type=float, default=30.0, metavar="SECONDS",
-                   help="seconds a stopping run's machines have to finish their boards before they are given up "
-                        "where they stand, for the resume to settle (default 30; from 1 to 3600)")
-    teach(p, [("dealer serve", "the console at http://127.0.0.1:8000/?token=... (the address printed)"),
-              ("dealer serve --port 8080 --workdir congress", "another port, another work folder"),
-              ("dealer serve --host 0.0.0.0 --allow-remote", "for the room's tablets: address and token printed "
-                                                             "once"),
-              ("dealer serve --host 0.0.0.0 --token-file token.txt", "the token written to token.txt only")],
-          "The address with its token and the director's PIN are printed once when the console starts. Ctrl-C "
+                   help=_("seconds a stopping run's machines have to finish their boards before they are given up "
+                        "where they stand, for the resume to settle (default 30; from 1 to 3600)"))
+    teach(p, [("dealer serve", _("the console at http://127.0.0.1:8000/?token=... (the address printed)")),
+              ("dealer serve --port 8080 --workdir congress", _("another port, another work folder")),
+              ("dealer serve --host 0.0.0.0 --allow-remote", _("for the room's tablets: address and token printed "
+                                                             "once")),
+              ("dealer serve --host 0.0.0.0 --token-file token.txt", _("the token written to token.txt only"))],
+          _("The address with its token and the director's PIN are printed once when the console starts. Ctrl-C "
           "(or SIGTERM,\nSIGHUP) stops the console; a run dealing stops cleanly (each machine finishes its board) "
-          "and resumes from the Start page.")
+          "and resumes from the Start page."))
     p.set_defaults(func=run)
 
 

@@ -14,33 +14,34 @@ from typing import Any
 
 from dealer.cli.teaching import teach
 from dealer.core.errors import FormatError, UsageError
+from dealer.language import _
 from hil import cli as hil_cli
 from hil.config import FaultPlanFileError, SimConfigError
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("sim", help="serve a simulated dealing machine (a pseudo-terminal, or --tcp)",
-                       description=hil_cli.DESCRIPTION)
+    p = sub.add_parser("sim", help=_("serve a simulated dealing machine (a pseudo-terminal, or --tcp)"),
+                       description=_(hil_cli.DESCRIPTION))
     hil_cli.add_arguments(p)
     p.add_argument("--firmware", metavar="FILE.elf",
-                   help="run this firmware image of the C machine (make -C firmware_protocol/c firmware) under "
-                        "QEMU's microbit board instead of the built-in machine; --set, --boards and --link apply")
+                   help=_("run this firmware image of the C machine (make -C firmware_protocol/c firmware) under "
+                        "QEMU's microbit board instead of the built-in machine; --set, --boards and --link apply"))
     p.add_argument("--firmware-fault", action="append", default=[], metavar="KIND=BOARD:CARD",
-                   help="with --firmware: a fault of the firmware's machine, once: jam, misfeed, power-cut, "
-                        "silence (=BOARD:CARD:MS) or turn (=BOARD:K); repeat for more")
+                   help=_("with --firmware: a fault of the firmware's machine, once: jam, misfeed, power-cut, "
+                        "silence (=BOARD:CARD:MS) or turn (=BOARD:K); repeat for more"))
     # the options are the simulator's own (hil.cli); the seed's placeholder says what it is here
     for action in p._actions:
         if action.dest == "seed":
             action.metavar = "N"
-    teach(p, [("dealer sim --speed 50", "a machine 50 times faster than real; prints its port"),
-              ("dealer sim --faults plan.json --seed 7", "with the faults of a fault plan"),
-              ("dealer sim --tcp 7000 --speed 50", "on socket://127.0.0.1:7000 (Windows, or any system)"),
-              ("dealer sim --firmware build/firmware.elf --set A --boards 1-16", "the firmware under QEMU"),
-              ("dealer deal session.pbn --port PORT", "then, in another terminal, deal on it")],
-          "The first line printed is the port to open (a stable link to the pseudo-terminal, or the socket:// URL "
+    teach(p, [("dealer sim --speed 50", _("a machine 50 times faster than real; prints its port")),
+              ("dealer sim --faults plan.json --seed 7", _("with the faults of a fault plan")),
+              ("dealer sim --tcp 7000 --speed 50", _("on socket://127.0.0.1:7000 (Windows, or any system)")),
+              ("dealer sim --firmware build/firmware.elf --set A --boards 1-16", _("the firmware under QEMU")),
+              ("dealer deal session.pbn --port PORT", _("then, in another terminal, deal on it"))],
+          _("The first line printed is the port to open (a stable link to the pseudo-terminal, or the socket:// URL "
           "with --tcp);\nCtrl-C stops the machine.\nPLAN is a fault plan (JSON), e.g. {\"faults\": [{\"kind\": "
           "\"jam\", \"board\": 2, \"card\": 20}]}; RANGE boards\nlike 1-32; X a speed factor. Inside one process, "
-          "sim://?speed=50 starts the same machine as a port.")
+          "sim://?speed=50 starts the same machine as a port."))
     p.set_defaults(func=run)
 
 

@@ -20,103 +20,106 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, UsageError, VerificationError
 from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, check_writable, write_bytes, write_text
 from dealer.formats.reading import ReadOptions
+from dealer.language import _
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("squaredeal", help="SquareDeal commit-reveal: publish a key hash, regenerate, verify",
-                       description="Prove deals were fixed in advance, compatible with SquareDeal 2.x files: "
+    p = sub.add_parser("squaredeal", help=_("SquareDeal commit-reveal: publish a key hash, regenerate, verify"),
+                       description=_("Prove deals were fixed in advance, compatible with SquareDeal 2.x files: "
                                    "publish a hash of secret session keys before the event, add a value nobody "
                                    "knew in advance, reveal the keys after it; anyone can then regenerate and "
-                                   "check every deal.")
-    teach(p, [("dealer squaredeal create EVENT.sqd --event 'Spring Pairs'", "1. a new event (and a secret EVENT.sqk)"),
-              ("dealer squaredeal add-phase EVENT.sqd 3 1-24 SP#", "2. three sessions of boards 1-24"),
-              ("dealer squaredeal publish EVENT.sqd", "3. draw the keys; publish EVENT.sqd"),
-              ("dealer squaredeal set-dv EVENT.sqd 41234.56", "4. the delayed value, once public"),
-              ("dealer squaredeal generate EVENT.sqd SP1 -o deals", "5. the deal files of a session"),
-              ("dealer squaredeal verify EVENT.sqd deals/SP1.pbn", "6. anyone, after the keys are revealed")],
-          "SQD is the event's public .sqd file; SQK its secret key file (default: beside the .sqd, mode 0600); "
-          "STEP one of the\nsteps above, each with its own --help.")
+                                   "check every deal."))
+    teach(p, [("dealer squaredeal create EVENT.sqd --event 'Spring Pairs'",
+               _("1. a new event (and a secret EVENT.sqk)")),
+              ("dealer squaredeal add-phase EVENT.sqd 3 1-24 SP#", _("2. three sessions of boards 1-24")),
+              ("dealer squaredeal publish EVENT.sqd", _("3. draw the keys; publish EVENT.sqd")),
+              ("dealer squaredeal set-dv EVENT.sqd 41234.56", _("4. the delayed value, once public")),
+              ("dealer squaredeal generate EVENT.sqd SP1 -o deals", _("5. the deal files of a session")),
+              ("dealer squaredeal verify EVENT.sqd deals/SP1.pbn", _("6. anyone, after the keys are revealed"))],
+          _("SQD is the event's public .sqd file; SQK its secret key file (default: beside the .sqd, mode 0600); "
+          "STEP one of the\nsteps above, each with its own --help."))
     steps = p.add_subparsers(dest="step", metavar="STEP", required=True,
-                             help="the step of the event to take (dealer squaredeal STEP --help tells more)")
+                             help=_("the step of the event to take (dealer squaredeal STEP --help tells more)"))
     _register_preparation(steps)
     _register_dealing(steps)
 
 
 def _register_preparation(steps: Any) -> None:
-    c = steps.add_parser("create", help="start a new event: a .sqd file and an empty secret .sqk",
-                         description="Start a SquareDeal event: the public .sqd file (event name, the delayed "
-                                     "information to come) and an empty secret .sqk beside it.")
-    c.add_argument("sqd", metavar="SQD", help="the event file to create (public once published)")
-    c.add_argument("--event", metavar="NAME", help="event name (TN)")
-    c.add_argument("--delayed-info", metavar="TEXT", help="which delayed information will be used (DI)")
-    c.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
-    c.add_argument("--force", action="store_true", help="replace existing files")
+    c = steps.add_parser("create", help=_("start a new event: a .sqd file and an empty secret .sqk"),
+                         description=_("Start a SquareDeal event: the public .sqd file (event name, the delayed "
+                                     "information to come) and an empty secret .sqk beside it."))
+    c.add_argument("sqd", metavar="SQD", help=_("the event file to create (public once published)"))
+    c.add_argument("--event", metavar="NAME", help=_("event name (TN)"))
+    c.add_argument("--delayed-info", metavar="TEXT", help=_("which delayed information will be used (DI)"))
+    c.add_argument("--sqk", metavar="SQK", help=_("key file (default: beside the .sqd)"))
+    c.add_argument("--force", action="store_true", help=_("replace existing files"))
     teach(c, [("dealer squaredeal create EVENT.sqd --event 'Spring Pairs' --delayed-info 'DJIA close 2025-05-02'",
-               "")], "TEXT says which public value, unknown before the event, will be added (set-dv).")
+               "")], _("TEXT says which public value, unknown before the event, will be added (set-dv)."))
     c.set_defaults(func=run_create)
 
-    a = steps.add_parser("add-phase", help="add a phase of sessions (before publishing)",
-                         description="Add a phase to the event: a number of sessions of the same boards, named "
-                                     "from a prefix. Only before publishing.")
-    a.add_argument("sqd", metavar="SQD", help="the event file")
-    a.add_argument("sessions", metavar="SESSIONS", help="number of sessions (0: open-ended)")
-    a.add_argument("boards", metavar="BOARDS", help="boards per session: 16, 1-16,17-32, 3x7 or ?")
-    a.add_argument("prefix", metavar="PREFIX", help="file name prefix; # becomes the session number")
+    a = steps.add_parser("add-phase", help=_("add a phase of sessions (before publishing)"),
+                         description=_("Add a phase to the event: a number of sessions of the same boards, named "
+                                     "from a prefix. Only before publishing."))
+    a.add_argument("sqd", metavar="SQD", help=_("the event file"))
+    a.add_argument("sessions", metavar="SESSIONS", help=_("number of sessions (0: open-ended)"))
+    a.add_argument("boards", metavar="BOARDS", help=_("boards per session: 16, 1-16,17-32, 3x7 or ?"))
+    a.add_argument("prefix", metavar="PREFIX", help=_("file name prefix; # becomes the session number"))
     a.add_argument("description", metavar="DESCRIPTION", nargs="?", default="",
-                   help="what the phase is, e.g. 'Round robin' (optional)")
-    teach(a, [("dealer squaredeal add-phase EVENT.sqd 3 1-24 SP#", "sessions SP1, SP2, SP3 of boards 1-24"),
-              ("dealer squaredeal add-phase EVENT.sqd 1 32 FIN 'Final'", "one session FIN of boards 1-32")])
+                   help=_("what the phase is, e.g. 'Round robin' (optional)"))
+    teach(a, [("dealer squaredeal add-phase EVENT.sqd 3 1-24 SP#", _("sessions SP1, SP2, SP3 of boards 1-24")),
+              ("dealer squaredeal add-phase EVENT.sqd 1 32 FIN 'Final'", _("one session FIN of boards 1-32"))])
     a.set_defaults(func=run_add_phase)
 
-    u = steps.add_parser("publish", help="draw the session keys into the .sqk and fix KH in the .sqd",
-                         description="Draw a secret key for every session into the .sqk and write their hash "
+    u = steps.add_parser("publish", help=_("draw the session keys into the .sqk and fix KH in the .sqd"),
+                         description=_("Draw a secret key for every session into the .sqk and write their hash "
                                      "(KH) into the .sqd: publish the .sqd now, keep the .sqk secret until the "
-                                     "event is over.")
-    u.add_argument("sqd", metavar="SQD", help="the event file")
-    u.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
-    teach(u, [("dealer squaredeal publish EVENT.sqd", "keys into EVENT.sqk, their hash into EVENT.sqd")])
+                                     "event is over."))
+    u.add_argument("sqd", metavar="SQD", help=_("the event file"))
+    u.add_argument("--sqk", metavar="SQK", help=_("key file (default: beside the .sqd)"))
+    teach(u, [("dealer squaredeal publish EVENT.sqd", _("keys into EVENT.sqk, their hash into EVENT.sqd"))])
     u.set_defaults(func=run_publish)
 
-    v = steps.add_parser("set-dv", help="record the delayed value (DV) once it is public",
-                         description="Record the delayed value: the public information, unknown when the keys "
-                                     "were published, that every deal also depends on.")
-    v.add_argument("sqd", metavar="SQD", help="the event file")
+    v = steps.add_parser("set-dv", help=_("record the delayed value (DV) once it is public"),
+                         description=_("Record the delayed value: the public information, unknown when the keys "
+                                     "were published, that every deal also depends on."))
+    v.add_argument("sqd", metavar="SQD", help=_("the event file"))
     v.add_argument("value", metavar="VALUE",
-                   help="the delayed value as published, e.g. a closing index or lottery numbers")
-    v.add_argument("--force", action="store_true", help="replace a delayed value already recorded")
-    teach(v, [("dealer squaredeal set-dv EVENT.sqd '41234.56'", "the value the .sqd's DI line announced")])
+                   help=_("the delayed value as published, e.g. a closing index or lottery numbers"))
+    v.add_argument("--force", action="store_true", help=_("replace a delayed value already recorded"))
+    teach(v, [("dealer squaredeal set-dv EVENT.sqd '41234.56'", _("the value the .sqd's DI line announced"))])
     v.set_defaults(func=run_set_dv)
 
 
 def _register_dealing(steps: Any) -> None:
-    g = steps.add_parser("generate", help="write the deal files of sessions (FIN1, OPRR05, FIN1-2, ...)",
-                         description="Write the deal files of sessions, from the keys and the delayed value, "
-                                     "as SquareDeal names them (PREFIX and session number).")
-    g.add_argument("sqd", metavar="SQD", help="the event file")
+    g = steps.add_parser("generate", help=_("write the deal files of sessions (FIN1, OPRR05, FIN1-2, ...)"),
+                         description=_("Write the deal files of sessions, from the keys and the delayed value, "
+                                     "as SquareDeal names them (PREFIX and session number)."))
+    g.add_argument("sqd", metavar="SQD", help=_("the event file"))
     g.add_argument("sessions", metavar="SESSION", nargs="+",
-                   help="session names: FIN1, OPRR05, or sessions joined into one file (FIN1-2) when their boards "
-                        "follow on")
-    g.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
-    g.add_argument("--reserve", action="store_true", help="the reserve sets instead of the originals")
-    g.add_argument("--boards", metavar="BOARDS", help="boards of a phase whose count is '?'")
-    g.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for the .pbn files")
-    g.add_argument("--force", action="store_true", help="replace existing files")
-    teach(g, [("dealer squaredeal generate EVENT.sqd SP1 -o deals", "deals/SP1.pbn"),
-              ("dealer squaredeal generate EVENT.sqd SP2 SP3 -o deals --reserve", "the reserve sets of SP2 and SP3")],
-          "DIR is the folder for the .pbn files; BOARDS the boards of a phase whose count is '?'.")
+                   help=_("session names: FIN1, OPRR05, or sessions joined into one file (FIN1-2) when their boards "
+                        "follow on"))
+    g.add_argument("--sqk", metavar="SQK", help=_("key file (default: beside the .sqd)"))
+    g.add_argument("--reserve", action="store_true", help=_("the reserve sets instead of the originals"))
+    g.add_argument("--boards", metavar="BOARDS", help=_("boards of a phase whose count is '?'"))
+    g.add_argument("-o", "--output", required=True, metavar="DIR", help=_("folder for the .pbn files"))
+    g.add_argument("--force", action="store_true", help=_("replace existing files"))
+    teach(g, [("dealer squaredeal generate EVENT.sqd SP1 -o deals", _("deals/SP1.pbn")),
+              ("dealer squaredeal generate EVENT.sqd SP2 SP3 -o deals --reserve",
+               _("the reserve sets of SP2 and SP3"))],
+          _("DIR is the folder for the .pbn files; BOARDS the boards of a phase whose count is '?'."))
     g.set_defaults(func=run_generate)
 
-    f = steps.add_parser("verify", help="check the keys against KH and each deal file against its session",
-                         description="Check the revealed keys against the hash published before the event, then "
-                                     "each deal file against the deals its session regenerates to.")
-    f.add_argument("sqd", metavar="SQD", help="the event file")
+    f = steps.add_parser("verify", help=_("check the keys against KH and each deal file against its session"),
+                         description=_("Check the revealed keys against the hash published before the event, then "
+                                     "each deal file against the deals its session regenerates to."))
+    f.add_argument("sqd", metavar="SQD", help=_("the event file"))
     f.add_argument("files", metavar="FILE", nargs="+",
-                   help="deal files named as SquareDeal names them (.pbn, the published .goe, or any format; "
-                        "a file without board numbers is taken from the session's first board)")
-    f.add_argument("--sqk", metavar="SQK", help="key file (default: beside the .sqd)")
-    f.add_argument("--boards", metavar="BOARDS", help="boards of a phase whose count is '?'")
-    teach(f, [("dealer squaredeal verify EVENT.sqd --sqk EVENT.sqk FIN1.pbn FIN1.goe", "each file: matches or not")],
-          "Exit code 8 when a file does not match its session.")
+                   help=_("deal files named as SquareDeal names them (.pbn, the published .goe, or any format; "
+                        "a file without board numbers is taken from the session's first board)"))
+    f.add_argument("--sqk", metavar="SQK", help=_("key file (default: beside the .sqd)"))
+    f.add_argument("--boards", metavar="BOARDS", help=_("boards of a phase whose count is '?'"))
+    teach(f, [("dealer squaredeal verify EVENT.sqd --sqk EVENT.sqk FIN1.pbn FIN1.goe", _("each file: matches or not"))],
+          _("Exit code 8 when a file does not match its session."))
     f.set_defaults(func=run_verify)
 
 

@@ -14,41 +14,44 @@ from typing import Any
 from dealer import formats
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
+from dealer.language import _
 
 DEFAULT_MODEL_DEALS = 1000
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("stats", help="deal statistics against the exact probabilities of a perfect shuffle",
-                       description="Hand patterns, high-card points, suit lengths, longest and shortest suits, the "
+    p = sub.add_parser("stats", help=_("deal statistics against the exact probabilities of a perfect shuffle"),
+                       description=_("Hand patterns, high-card points, suit lengths, longest and shortest suits, the "
                                    "longest fit of each partnership and the wild deals of a set of deals, each "
                                    "beside its exact probability and tested for fit, with the verdict in one "
                                    "sentence. The deals of every FILE, --journal and --plan together make one "
-                                   "sample; --shuffle-model adds deals shuffled by hand (a model) beside them.")
-    p.add_argument("files", metavar="FILE", nargs="*", help="deal files (PBN, DUP, DLM, BRI, ...)")
+                                   "sample; --shuffle-model adds deals shuffled by hand (a model) beside them."))
+    p.add_argument("files", metavar="FILE", nargs="*", help=_("deal files (PBN, DUP, DLM, BRI, ...)"))
     p.add_argument("--format", choices=formats.format_names(), metavar="FMT",
-                   help=f"format of the deal files ({', '.join(formats.format_names())}; default: from each extension)")
+                   help=_("format of the deal files ({formats}; default: from each extension)").format(
+                       formats=", ".join(formats.format_names())))
     p.add_argument("--journal", metavar="JOURNAL",
-                   help="the deals the journal's runs dealt (their deal files, proven by the journal's hashes; "
-                        "a plan's sessions with --plan too)")
-    p.add_argument("--plan", metavar="PLAN.toml", help="the deals of a congress plan's sessions (or, with --journal, "
-                                                       "where its runs' deals come from)")
+                   help=_("the deals the journal's runs dealt (their deal files, proven by the journal's hashes; "
+                        "a plan's sessions with --plan too)"))
+    p.add_argument("--plan", metavar="PLAN.toml", help=_("the deals of a congress plan's sessions (or, with --journal, "
+                                                       "where its runs' deals come from)"))
     p.add_argument("--shuffle-model", type=int, metavar="K",
-                   help="also analyse deals made by K riffle shuffles (1-10) of the previous deal's gathered pack")
+                   help=_("also analyse deals made by K riffle shuffles (1-10) of the previous deal's gathered pack"))
     p.add_argument("--deals", type=int, metavar="N",
-                   help="how many model deals (default: as many as the other deals, else "
-                        f"{DEFAULT_MODEL_DEALS})")
-    p.add_argument("--seed", type=int, metavar="N", help="seed of the model's random shuffles (default: fresh)")
-    p.add_argument("-o", "--output", metavar="OUT", help="write the report: OUT.html, OUT.pdf or OUT.json")
-    p.add_argument("--title", default="Deal statistics", metavar="TEXT", help="report title (default: %(default)s)")
-    p.add_argument("--force", action="store_true", help="replace an existing output file")
-    teach(p, [("dealer stats examples/session.pbn", "the verdict and the figures on the screen"),
-              ("dealer stats examples/session.pbn -o stats.html", "bar charts of counted against exact (.pdf, .json)"),
+                   help=_("how many model deals (default: as many as the other deals, else {deals})").format(
+                       deals=DEFAULT_MODEL_DEALS))
+    p.add_argument("--seed", type=int, metavar="N", help=_("seed of the model's random shuffles (default: fresh)"))
+    p.add_argument("-o", "--output", metavar="OUT", help=_("write the report: OUT.html, OUT.pdf or OUT.json"))
+    p.add_argument("--title", default="Deal statistics", metavar="TEXT", help=_("report title (default: %(default)s)"))
+    p.add_argument("--force", action="store_true", help=_("replace an existing output file"))
+    teach(p, [("dealer stats examples/session.pbn", _("the verdict and the figures on the screen")),
+              ("dealer stats examples/session.pbn -o stats.html",
+               _("bar charts of counted against exact (.pdf, .json)")),
               ("dealer stats --journal club.journal --shuffle-model 3",
-               "every session dealt, beside 3 riffle shuffles"),
-              ("dealer stats --plan congress.toml -o congress.pdf", "a congress's sessions")],
-          "FILE is a deal file; JOURNAL a dealing journal (its runs' deal files must be at hand); PLAN.toml a "
-          "congress plan.\nNo deal is ever shown, only statistics.")
+               _("every session dealt, beside 3 riffle shuffles")),
+              ("dealer stats --plan congress.toml -o congress.pdf", _("a congress's sessions"))],
+          _("FILE is a deal file; JOURNAL a dealing journal (its runs' deal files must be at hand); PLAN.toml a "
+          "congress plan.\nNo deal is ever shown, only statistics."))
     p.set_defaults(func=run)
 
 

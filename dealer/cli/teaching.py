@@ -11,13 +11,15 @@ import argparse
 import textwrap
 from collections.abc import Sequence
 
+from dealer.language import _
+
 WIDTH = 50
 """Examples up to this long have their explanation beside them; longer ones, below."""
 
 
 def teach(parser: argparse.ArgumentParser, examples: Sequence[tuple[str, str]], *notes: str) -> None:
     """Give `parser` an epilog: its `examples` (command, what it does), then `notes` (paragraphs, as written)."""
-    lines = ["examples:"]
+    lines = [_("examples:")]
     for command, what in examples:
         if not what:
             lines.append(f"  {command}")

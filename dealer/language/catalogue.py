@@ -93,6 +93,9 @@ def update(language: str) -> None:
         template.add(message_id, locations=places)
     catalogue.update(template, no_fuzzy_matching=True)
     catalogue.obsolete.clear()
+    catalogue.project, catalogue.version = "dealer", ""
+    catalogue.msgid_bugs_address = catalogue.last_translator = "the dealer project"
+    catalogue.fuzzy = False
     with po_path(language).open("wb") as f:
         write_po(f, catalogue, width=100, include_lineno=False)
 

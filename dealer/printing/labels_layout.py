@@ -13,6 +13,7 @@ from typing import Final
 from dealer.core.boards import Vulnerability
 from dealer.core.cards import SEATS
 from dealer.core.errors import UsageError
+from dealer.language import N_
 from dealer.printing.drawing import A4, POINT_MM, Item, Page, RectItem, TextItem, place
 from dealer.printing.handview import VUL_NAMES, chunks
 from firmware_protocol.labels import BoardLabel
@@ -48,9 +49,9 @@ class LabelStock:
 
 
 STOCKS: Final = {s.name: s for s in (
-    LabelStock("l7159", "A4, 3 x 8 labels of 63.5 x 33.9 mm", 3, 8, 63.5, 33.9, 7.25, 12.9, 66.0, 33.9),
-    LabelStock("l7160", "A4, 3 x 7 labels of 63.5 x 38.1 mm", 3, 7, 63.5, 38.1, 7.25, 15.15, 66.0, 38.1),
-    LabelStock("l7163", "A4, 2 x 7 labels of 99.1 x 38.1 mm", 2, 7, 99.1, 38.1, 4.65, 15.15, 101.6, 38.1),
+    LabelStock("l7159", N_("A4, 3 x 8 labels of 63.5 x 33.9 mm"), 3, 8, 63.5, 33.9, 7.25, 12.9, 66.0, 33.9),
+    LabelStock("l7160", N_("A4, 3 x 7 labels of 63.5 x 38.1 mm"), 3, 7, 63.5, 38.1, 7.25, 15.15, 66.0, 38.1),
+    LabelStock("l7163", N_("A4, 2 x 7 labels of 99.1 x 38.1 mm"), 2, 7, 99.1, 38.1, 4.65, 15.15, 101.6, 38.1),
 )}
 
 BarWidths = Callable[[str], Sequence[int]]

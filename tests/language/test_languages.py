@@ -1,5 +1,5 @@
-"""The director's language, as far as the catalogues go today: the command line's frame (its help, argparse's
-own words, its refusals and the exit codes) in English and in Russian, chosen by --lang or by the environment
+"""The director's language, as far as the catalogues go today: the command line's frame (every command's help,
+argparse's own words, its refusals and the exit codes) in English and in Russian, chosen by --lang or by the environment
 as gettext reads it; the Russian catalogue complete against the code and compiled from its source; a pseudo
 language through which nothing of the frame escapes the catalogue."""
 
@@ -117,3 +117,37 @@ def test_nothing_of_the_command_lines_frame_escapes_the_catalogue(tmp_path: Path
     refused = run([sys.executable, "-c", code, "--lang", "xx", "dael"], cwd=ROOT, env=ENV)
     assert refused.returncode == 2 and refused.stderr.startswith("⟦dealer: error: ⟦'dael' is not a command")
     assert gettext.find("dealer", str(LOCALE_DIR), languages=["ru"])
+
+
+def untranslated_help_lines(text: str) -> list[str]:
+    """The lines of a help text with words and no Cyrillic, set aside: usage lines (options and metavars),
+    example commands, names of programs, formats and options."""
+    found = []
+    for line in text.splitlines():
+        if line.lstrip().startswith(("dealer ", "[", "python ")) or CYRILLIC.search(line):
+            continue
+        if re.match(r"\s+-", line):  # an option's names and metavar, then its help after two spaces
+            parts = re.split(r"\s{2,}", line.strip(), maxsplit=1)
+            line = parts[1] if len(parts) == 2 else ""
+        prose = re.sub(r"\b[A-Z][A-Z0-9_.]*\b|\b(?:dealer|bigdealx?|shuffle|squaredeal|sim|pyserial|microbit|QEMU"
+                       r"|Duplimate|SquareDeal|Big|Deal|Zürich|cp1252|socket|rfc2217|spy|host|port|file|deals|uploads|firmware"
+                       r"|protocol|faults|kind|jam|board|card|speed|token|examples|congress|journal|history|dd|print"
+                       r"|misfeed|power|cut|silence|turn|north|edges|Status|Sealed|dupblind|dlmblind|ttyUSB0|dev|temp"
+                       r"|duplicate|bridge|Spring|Pairs|other|sqlite|json|txt|csv|html|pdf|svg|pbn|toml|sqd|sqk|goe|log)\b"
+                       r"|--?[\w-]+|[\w./:?=#%()'$-]*\d[\w./:?=#%()'$-]*|\W+", " ", line)
+        if re.search(r"[^\W\d_]{3,}", prose):
+            found.append(line)
+    return found
+
+
+STEPS = [[command] for command in COMMANDS] + [["history", step] for step in ("list", "forget", "export", "import",
+                                                                         "init")] \
+    + [["squaredeal", step] for step in ("create", "add-phase", "publish", "set-dv", "generate", "verify")]
+
+
+@pytest.mark.parametrize("command", STEPS, ids=" ".join)
+def test_every_commands_help_is_russian_with_lang_ru(command: list[str]) -> None:
+    code, out, _ = dealer("--lang", "ru", *command, "--help")
+    assert code == 0
+    assert out.startswith("вызов: dealer " + " ".join(command))
+    assert untranslated_help_lines(out) == []
