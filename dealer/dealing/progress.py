@@ -24,6 +24,7 @@ from dealer.journal import events
 from dealer.journal.events import Event, FaultGroup
 from dealer.journal.run_report import MachineFigures, RunReport, SessionFigures, build, fold
 from dealer.journal.store import Job, Journal, Recorded
+from dealer.language import _, n_
 from dealer.verify.board_check import BoardFault, VerificationReport
 from dealer.verify.fault_table import CARD_FREE_DETAILS, Action, FaultCategory
 
@@ -346,7 +347,7 @@ class RunProgress:
         with self._lock:
             self.lost[machine] = why
             self._in_hand.pop(machine, None)
-        self._emit(machine, f"stopped: {why}", LineKind.STOPPED)
+        self._emit(machine, _("stopped: {why}").format(why=why), LineKind.STOPPED)
 
     # --- what the live view reads ----------------------------------------------------------------
 
@@ -380,24 +381,29 @@ class RunProgress:
         """The lines printed when the run ends, from the fold (the whole run, a resumed one too); a machine
         that left the run is named, with its port and why."""
         wall = self.clock() - self.started
-        lines = [f"{self.verified}/{self.total_jobs} boards verified in {wall:.1f} s"]
+        lines = [n_("{verified}/{total} board verified in {seconds:.1f} s",
+                    "{verified}/{total} boards verified in {seconds:.1f} s", self.total_jobs).format(
+            verified=self.verified, total=self.total_jobs, seconds=wall)]
         with self._lock:
             machines = sorted({*self.figures.machines, *self.lost})
             for name in machines:
                 m = self.machine(name)
-                lines.append(f"  {name}: {m.verified} verified, {m.recount_faults} faulted, boards refused "
-                             f"{m.refused_boards}, machine faults {m.machine_faults}, interruptions "
-                             f"{m.interruptions}{_rate_text(self.rate(name))}")
+                lines.append("  " + _("{machine}: {verified} verified, {faulted} faulted, boards refused {refused}, "
+                                      "machine faults {machine_faults}, interruptions {interruptions}").format(
+                    machine=name, verified=m.verified, faulted=m.recount_faults, refused=m.refused_boards,
+                    machine_faults=m.machine_faults, interruptions=m.interruptions) + _rate_text(self.rate(name)))
             for name, why in sorted(self.lost.items()):
                 port = self.ports.get(name, "")
                 at = f" ({port})" if port and port != name and port not in why else ""
                 dealt = self.machine(name).verified
-                when = "dealt no board" if dealt == 0 else f"stopped after {dealt} board{'' if dealt == 1 else 's'}"
-                who = "" if name in why else f"machine {name}{at} "  # the port named once
+                when = (_("dealt no board") if dealt == 0
+                        else n_("stopped after {n} board", "stopped after {n} boards", dealt).format(n=dealt))
+                who = "" if name in why else _("machine {machine}").format(machine=name + at) + " "  # the port once
                 lines.append(f"  {who}{when}: {why}")
             caught = self.faults_by_code()
         if caught:
-            lines.append("  faults caught: " + ", ".join(f"{code} x{n}" for code, n in sorted(caught.items())))
+            lines.append("  " + _("faults caught: {faults}").format(
+                faults=", ".join(f"{code} x{n}" for code, n in sorted(caught.items()))))
         return "\n".join(lines)
 
     def faults_by_code(self) -> dict[str, int]:
@@ -435,7 +441,7 @@ def blind_fault(fault: dict[str, Any]) -> dict[str, Any]:
 
 def _rate_text(rate: float, where: str = "") -> str:
     """', 412 boards/hour' (and `where`); nothing before there is a rate (no board's time recorded yet)."""
-    return f", {rate:.0f} boards/hour{where}" if rate > 0 else ""
+    return ", " + _("{rate:.0f} boards/hour").format(rate=rate) + where if rate > 0 else ""
 
 
 def _copy(copy: int) -> str:

@@ -31,6 +31,7 @@ from dealer.journal.history import DealHistory, HistoryChoice, check_named, chec
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
 from dealer.journal.store import LOST_ADVICE, JobState, Journal, Run
+from dealer.language import _, n_
 
 
 @dataclass
@@ -526,9 +527,12 @@ def raise_for(result: RunResult) -> None:
         raise VerificationError("the run stopped: " + "; ".join(result.stopped))
     if result.failures:
         name, exc = result.failures[0]
-        more = f" (and {len(result.failures) - 1} more machines)" if len(result.failures) > 1 else ""
-        left = (f"{count(len(result.unresolved), 'board')} left; continue with --resume" if not result.complete
-                else "the other machines dealt every board")
+        others = len(result.failures) - 1
+        more = " " + n_("(and {n} more machine)", "(and {n} more machines)", others).format(n=others) if others else ""
+        unresolved = len(result.unresolved)
+        left = (n_("{n} board left; continue with --resume", "{n} boards left; continue with --resume",
+                   unresolved).format(n=unresolved) if not result.complete
+                else _("the other machines dealt every board"))
         text = str(exc) if name in str(exc) else f"{name}: {exc}"  # the machine named once
         raise _retold(exc, f"{text}{more} ({left})") from exc
     if not result.complete:

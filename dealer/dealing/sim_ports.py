@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Final
 
 from dealer.core.errors import DeviceDisconnected, UsageError
 from dealer.dealing.transport import SerialTransport, Transport
+from dealer.language import _
 
 if TYPE_CHECKING:
     from hil import Loopback, ServedMachine
@@ -89,6 +90,7 @@ def loopback_opener(loop: Loopback) -> Callable[[str], Transport]:
         try:
             return SerialTransport.wrap(loop.open(), url)
         except OSError as exc:
-            raise DeviceDisconnected(f"{url}: cannot open the port: {exc.strerror or exc}") from exc
+            raise DeviceDisconnected(_("{port}: cannot open the port: {reason}").format(
+                port=url, reason=exc.strerror or exc)) from exc
 
     return opener

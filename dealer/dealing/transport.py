@@ -30,6 +30,7 @@ from dealer.core import osys
 from dealer.core.errors import DeviceDisconnected, OutputError
 from dealer.core.links import IsALinkError, is_link, link_text, open_nofollow
 from dealer.core.outfile import SECRET_MODE, file_mode
+from dealer.language import N_, _
 
 BAUDRATE: Final = 115200
 RFC2217_SCHEME: Final = "rfc2217://"
@@ -102,7 +103,8 @@ class SerialTransport:
         except IsALinkError as exc:
             raise DeviceDisconnected(f"{url}: cannot write the wire trace: {exc}") from None
         except (serial.SerialException, OSError, ValueError, NotImplementedError) as exc:
-            raise DeviceDisconnected(f"{url}: cannot open the port: {_reason(exc)}") from exc
+            why = _reason(exc)
+            raise DeviceDisconnected(_("{port}: cannot open the port: {reason}").format(port=url, reason=why)) from exc
         return cls(port, name or url, fixed_timeout=remote, trace=trace)
 
     @classmethod
@@ -278,18 +280,19 @@ def _natural(device: str) -> list[str | int]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", device)]
 
 
-_ERRNO_WORDS: Final = {errno.ENOENT: "no such port", errno.ENODEV: "no such port", errno.ENXIO: "no such port",
-                       errno.EACCES: "permission denied (may this user open serial ports?)",
-                       errno.EPERM: "permission denied (may this user open serial ports?)",
-                       errno.EBUSY: "the port is in use by another program",
-                       errno.EIO: "the port stopped working (unplugged?)"}
+_ERRNO_WORDS: Final = {errno.ENOENT: N_("no such port"), errno.ENODEV: N_("no such port"),
+                       errno.ENXIO: N_("no such port"),
+                       errno.EACCES: N_("permission denied (may this user open serial ports?)"),
+                       errno.EPERM: N_("permission denied (may this user open serial ports?)"),
+                       errno.EBUSY: N_("the port is in use by another program"),
+                       errno.EIO: N_("the port stopped working (unplugged?)")}
 
 
 def _reason(exc: BaseException) -> str:
     """Why a port failed, in a few plain words: pyserial repeats the port and the errno in its text."""
     code = getattr(exc, "errno", None)
     if isinstance(code, int) and code:
-        return _ERRNO_WORDS.get(code) or os.strerror(code).lower()
+        return _(_ERRNO_WORDS[code]) if code in _ERRNO_WORDS else os.strerror(code).lower()
     text = re.sub(r"\[Errno -?\d+\]\s*", "", str(exc)).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 

@@ -151,3 +151,17 @@ def test_every_commands_help_is_russian_with_lang_ru(command: list[str]) -> None
     assert code == 0
     assert out.startswith("вызов: dealer " + " ".join(command))
     assert untranslated_help_lines(out) == []
+
+
+def test_a_run_on_a_port_that_is_not_there_is_told_in_russian(tmp_path: Path) -> None:
+    """`dealer deal s.pbn --port /dev/ttyNOPE9` with --lang ru: the machine's line, the summary and the error
+    line are Russian, the counts in Russian plural forms; exit 5 as in English."""
+    assert dealer("generate", "--boards", "1-8", "-o", str(tmp_path / "s.pbn"))[0] == 0
+    code, out, err = dealer("--lang", "ru", "deal", str(tmp_path / "s.pbn"), "--port", "/dev/ttyNOPE9",
+                            "--journal", str(tmp_path / "s.journal"))
+    assert code == 5
+    lines = [line for line in (out + err).splitlines() if line.strip()]
+    assert lines and all(CYRILLIC.search(line) for line in lines), lines
+    assert "проверено 0 из 8 сдач за " in out
+    assert err.endswith("dealer: ошибка: /dev/ttyNOPE9: не удаётся открыть порт: такого порта нет (осталось 8 сдач; "
+                        "продолжите с --resume)\n")
