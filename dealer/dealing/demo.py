@@ -23,6 +23,7 @@ from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.journal.history import PRACTICE_FILE, DealHistory, practice_note
 from dealer.journal.narrative import incidents
 from dealer.journal.store import Journal
+from dealer.language import N_
 
 # Faults per machine (hil fault plans): `board` is the k-th dealing on that machine, `insertion` the
 # operator's n-th insertion of a board.
@@ -36,10 +37,10 @@ DEMO_FAULTS: list[list[dict[str, Any]]] = [
      {"kind": "power_loss", "board": 6, "card": 30}],
 ]
 FAULT_STORY = [
-    "a card jams on its 2nd board; a card falls out of the path on its 4th; the operator inserts a "
-    "wrong board at the 6th insertion",
-    "a card goes into the wrong pocket unnoticed on its 2nd board; the USB cable is pulled during its "
-    "4th; a card is misread at the recount of its 5th; the power goes during its 6th",
+    N_("a card jams on its 2nd board; a card falls out of the path on its 4th; the operator inserts a "
+       "wrong board at the 6th insertion"),
+    N_("a card goes into the wrong pocket unnoticed on its 2nd board; the USB cable is pulled during its "
+       "4th; a card is misread at the recount of its 5th; the power goes during its 6th"),
 ]
 
 

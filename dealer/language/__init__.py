@@ -22,7 +22,8 @@ LOCALE_DIR: Final = Path(__file__).parent / "locale"
 LANGUAGES: Final = {"en": "English", "ru": "Русский"}
 """The languages spoken, by code; English is the source."""
 
-_spoken: contextvars.ContextVar[gettext.NullTranslations | None] = contextvars.ContextVar("spoken", default=None)
+_spoken: contextvars.ContextVar[tuple[str, gettext.NullTranslations] | None] = contextvars.ContextVar(
+    "spoken", default=None)
 _chosen: gettext.NullTranslations | None = None
 
 
@@ -67,7 +68,7 @@ def spoken_while_running() -> Iterator[None]:
 @contextlib.contextmanager
 def speaking(language: str | None) -> Iterator[None]:
     """Within the block (a request of the console), speak `language` (None: as chosen for the process)."""
-    token = _spoken.set(translations(language) if language else None)
+    token = _spoken.set((language, translations(language)) if language else None)
     try:
         yield
     finally:
@@ -78,10 +79,19 @@ def _now() -> gettext.NullTranslations:
     global _chosen
     spoken = _spoken.get()
     if spoken is not None:
-        return spoken
+        return spoken[1]
     if _chosen is None:
         _chosen = translations(None)
     return _chosen
+
+
+def spoken_language() -> str:
+    """The code of the language spoken now ('en' where no catalogue answers)."""
+    spoken = _spoken.get()
+    if spoken is not None:
+        return spoken[0]
+    language = _now().info().get("language", "")
+    return language_of(language) or "en"
 
 
 def _(message: str) -> str:

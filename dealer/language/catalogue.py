@@ -43,6 +43,9 @@ def extracted() -> dict[MessageId, list[tuple[str, int]]]:
         for name, line, message, _comments, _context in extract_from_dir(
                 ROOT / folder, [("**.py", "python")], keywords=KEYWORDS, strip_comment_tags=True):
             found.setdefault(message, []).append((f"{folder}/{name}", line))
+    for name, line, message, _comments, _context in extract_from_dir(
+            ROOT / "dealer" / "serve" / "static", [("**.js", "javascript")], keywords={"t": None, "N_": None}):
+        found.setdefault(message, []).append((f"dealer/serve/static/{name}", line))
     for line, message, _comments, _context in extract_from_file("python", argparse.__file__, keywords=KEYWORDS):
         found.setdefault(message, []).append((ARGPARSE, line))
     return found

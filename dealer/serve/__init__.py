@@ -2,6 +2,6 @@
 `runs`, `view`, `hub`, `grid`, `auth`, `director`, and what it is given: `given`, `machines`, `uploads`). The
 web stack is imported only when the command runs.
 
-May import: `dealer.core`, `dealer.formats`, `dealer.verify`, `dealer.printing`, `dealer.journal`,
+May import: `dealer.core`, `dealer.language`, `dealer.formats`, `dealer.verify`, `dealer.printing`, `dealer.journal`,
 `dealer.dealing`, `dealer.plan`, `firmware_protocol.labels`.
 """

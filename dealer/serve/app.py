@@ -38,6 +38,7 @@ from dealer.printing.svg import svg_document
 from dealer.serve import auth, charts, director, given, machines, pages
 from dealer.serve.auth import Access, AccessMiddleware
 from dealer.serve.hub import MAX_STREAMS, EventHub, TooManyStreams
+from dealer.serve.languages import LanguageMiddleware
 from dealer.serve.runs import STOP_WITHIN, RunManager
 from dealer.serve.sources import RunRequest, check
 from dealer.serve.uploads import TooLarge, UploadLimits, Uploads, upload_name
@@ -114,6 +115,7 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.console = console
+    app.add_middleware(LanguageMiddleware)  # inside the access check: a stranger is refused in no language
     app.add_middleware(AccessMiddleware, access=access)
     return app
 

@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, urlsplit
 from dealer.core.errors import UsageError
 from dealer.dealing.demo import DEMO_FAULTS, FAULT_STORY
 from dealer.dealing.transport import list_ports
+from dealer.language import _
 from dealer.serve.given import OWN_FOLDER
 
 SIMULATED: Final = 4
@@ -57,16 +58,18 @@ class Offer:
         self.extra = dict(extra or {})
 
     def machines(self) -> list[OfferedMachine]:
-        found = [OfferedMachine(Path(p.device).name, p.device, f"{p.device}: {p.description or 'serial port'}"
-                         + (f", {p.maker}" if p.maker else "")) for p in list_ports()]
+        serial = _("serial port")
+        found = [OfferedMachine(Path(p.device).name, p.device, f"{p.device}: {p.description or serial}"
+                                + (f", {p.maker}" if p.maker else "")) for p in list_ports()]
         for k in range(1, SIMULATED + 1):
-            story = FAULT_STORY[(k - 1) % len(FAULT_STORY)]
+            story = _(FAULT_STORY[(k - 1) % len(FAULT_STORY)])
             found.append(OfferedMachine(f"sim-{k}", sim_url(self.workdir, k, True, self.speed),
-                                 f"simulated machine {k} with faults: {story}"))
+                                        _("simulated machine {k} with faults: {story}").format(k=k, story=story)))
         for k in range(SIMULATED + 1, 2 * SIMULATED + 1):
             found.append(OfferedMachine(f"sim-{k}", sim_url(self.workdir, k, False, self.speed),
-                                 f"simulated machine {k}, no fault"))
-        found += [OfferedMachine(key, url, f"machine {key}") for key, url in self.extra.items()]
+                                        _("simulated machine {k}, no fault").format(k=k)))
+        found += [OfferedMachine(key, url, _("machine {machine}").format(machine=key))
+                  for key, url in self.extra.items()]
         return found
 
     def resolve(self, ids: Iterable[str]) -> tuple[str, ...]:

@@ -3,7 +3,17 @@
 // across stops and resumes) or the run's status. A reload, a reconnection or a resume starts again from a
 // fresh snapshot. Nothing the server sends names a card.
 "use strict";
-const STATES = ["planned", "loaded", "label checked", "dealing", "recount", "verified", "faulted"];
+// Every word shown is said through t(): the page holds the messages in the language it was asked in (#words).
+const WORDS = JSON.parse((document.getElementById("words") || {}).textContent || "{}");
+function t(message, values) {
+  let said = WORDS[message] || message;
+  Object.entries(values || {}).forEach(([k, v]) => { said = said.split("{" + k + "}").join(String(v)); });
+  return said;
+}
+function N_(message) { return message; }  // a message the server sends as a value, said with t() where shown
+const STATES = [N_("planned"), N_("loaded"), N_("label checked"), N_("dealing"), N_("recount"), N_("verified"),
+                N_("faulted")];
+const STATUSES = [N_("idle"), N_("starting"), N_("dealing"), N_("stopping"), N_("stopped"), N_("finished"), N_("failed")];
 const COLUMNS = 8;
 const $ = (id) => document.getElementById(id);
 const shown = [];  // [seq, event time, time shown] of the last events (read by benchmarks/serve.py)
@@ -15,13 +25,13 @@ function cls(state) { return state.replace(/ /g, "-"); }
 
 function duration(seconds) {
   const s = Math.round(seconds || 0);
-  if (s < 60) return s + " s";
+  if (s < 60) return t("{s} s", { s: s });
   const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
-  return h ? h + " h " + m + " min" : m + " min " + (s % 60) + " s";
+  return h ? t("{h} h {m} min", { h: h, m: m }) : t("{m} min {s} s", { m: m, s: s % 60 });
 }
 
 function setStatus(st, message) {
-  const el = $("status"); status = st; text(el, st); el.className = "status " + st;
+  const el = $("status"); status = st; text(el, STATUSES.includes(st) ? t(st) : st); el.className = "status " + st;
   if (message !== undefined) text($("message"), message);
   const dealing = st === "dealing" || st === "starting";
   $("stop").disabled = !dealing;
@@ -31,10 +41,10 @@ function setNext(resume) {
   $("resume").disabled = !resume; $("next").hidden = !resume;
   text($("command"), resume ? resume.command : "");
 }
-function setCount(v, t) {
-  if (t !== undefined) total = t;
+function setCount(v, all) {
+  if (all !== undefined) total = all;
   if (v !== undefined) verified = v;
-  text($("count"), verified + "/" + total + " boards verified");
+  text($("count"), t("{verified}/{total} boards verified", { verified: verified, total: total }));
   $("bar").max = Math.max(total, 1); $("bar").value = verified;
 }
 
@@ -43,9 +53,10 @@ function where(job) {
   if (!job || job.board === undefined || job.board === null) return "";
   const parts = [];
   if (job.session) parts.push(job.session);
-  parts.push((job.set ? "set " + job.set + ", " : "") + "board " + job.board);
-  if (job.copy > 1) parts.push("copy " + job.copy);
-  if (job.attempt > 1) parts.push("attempt " + job.attempt);
+  parts.push(job.set ? t("set {set}, board {board}", { set: job.set, board: job.board })
+                     : t("board {board}", { board: job.board }));
+  if (job.copy > 1) parts.push(t("copy {copy}", { copy: job.copy }));
+  if (job.attempt > 1) parts.push(t("attempt {attempt}", { attempt: job.attempt }));
   return parts.join(", ");
 }
 
@@ -73,11 +84,11 @@ function showMachine(m) {
 function showFigures(f) {
   if (!f) return;
   setCount(f.verified, f.total);
-  text($("rate"), f.dealing > 0 ? "· dealing for " + duration(f.dealing) + (f.rate ? ", " + f.rate + " boards/hour" : "")
-                                : "");
+  text($("rate"), f.dealing > 0 ? "· " + t("dealing for {time}", { time: duration(f.dealing) })
+                                  + (f.rate ? ", " + t("{rate} boards/hour", { rate: f.rate }) : "") : "");
   f.machines.forEach((m) => {
     const row = machineRow(m.name);
-    if (!row.cells[1].textContent) text(row.cells[1], "not dealing");
+    if (!row.cells[1].textContent) text(row.cells[1], t("not dealing"));
     [m.verified, m.faults, duration(m.busy), m.rate].forEach((v, i) => text(row.cells[4 + i], v));
   });
 }
@@ -88,7 +99,8 @@ function gridCell(c) {
   if (!group) {
     group = document.createElement("div"); group.className = "set"; group.id = key;
     const h = document.createElement("h3");
-    text(h, c.session + " · set " + c.set + (c.copy > 1 ? " · copy " + c.copy : "")); group.appendChild(h);
+    text(h, c.session + " · " + t("set {set}", { set: c.set })
+            + (c.copy > 1 ? " · " + t("copy {copy}", { copy: c.copy }) : "")); group.appendChild(h);
     $("grid").appendChild(group);
   }
   const id = "r" + c.run + "-" + c.set + "-" + c.board + "-" + c.copy;
@@ -98,15 +110,17 @@ function gridCell(c) {
     text(cell, c.board);
   }
   cell.className = "cell " + cls(c.state); cell.dataset.state = c.state;
-  cell.title = "board " + c.board + (c.copy > 1 ? ", copy " + c.copy : "") + ": " + c.state;
+  cell.title = t("board {board}", { board: c.board }) + (c.copy > 1 ? ", " + t("copy {copy}", { copy: c.copy }) : "")
+               + ": " + t(c.state);
 }
 
 function addFault(f) {
   if (f.n <= lastFault) return;  // in the snapshot already
   lastFault = f.n;
   const row = document.createElement("tr"); const job = f.job || {};
-  const board = job.board === undefined ? "" : "board " + job.board + (job.copy > 1 ? ", copy " + job.copy : "");
-  [f.n, f.machine, board, f.law || "(a machine stop)", f.text, f.action].forEach((v, i) => {
+  const board = job.board === undefined ? "" : t("board {board}", { board: job.board })
+                + (job.copy > 1 ? ", " + t("copy {copy}", { copy: job.copy }) : "");
+  [f.n, f.machine, board, f.law || t("(a machine stop)"), f.text, f.action].forEach((v, i) => {
     const td = document.createElement("td"); text(td, v); if (i === 3) td.className = "law"; row.appendChild(td);
   });
   labelled(row, $("faults"));
@@ -152,7 +166,7 @@ function apply(m) {
 
 function legend() {
   STATES.forEach((s) => {
-    const span = document.createElement("span"); span.className = "cell " + cls(s); text(span, s);
+    const span = document.createElement("span"); span.className = "cell " + cls(s); text(span, t(s));
     $("legend").appendChild(span);
   });
 }
@@ -171,14 +185,15 @@ $("stop").addEventListener("click", async () => {
 $("resume").addEventListener("click", async () => {
   $("resume").disabled = true;
   const result = await post("/api/resume");
-  text($("said"), result.ok ? "" : "Cannot resume: " + (result.problems || []).join("; ")); $("said").className = "problem";
+  text($("said"), result.ok ? "" : t("Cannot resume: {problems}", { problems: (result.problems || []).join("; ") }));
+  $("said").className = "problem";
   if (!result.ok) $("resume").disabled = false;
 });
 
 function connect() {
   const source = new EventSource("/events");
-  source.onopen = () => { text($("connection"), "live"); $("connection").className = "connection"; };
-  source.onerror = () => { text($("connection"), "reconnecting..."); $("connection").className = "connection lost"; };
+  source.onopen = () => { text($("connection"), t("live")); $("connection").className = "connection"; };
+  source.onerror = () => { text($("connection"), t("reconnecting...")); $("connection").className = "connection lost"; };
   source.onmessage = (msg) => {
     const batch = JSON.parse(msg.data);
     batch.forEach(apply);
@@ -192,4 +207,5 @@ function connect() {
   };
 }
 legend();
+setCount(0, 0);
 connect();

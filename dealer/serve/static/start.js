@@ -2,6 +2,13 @@
 // file of the console's work folder and machines by the ids the console offers: never a path or a URL.
 "use strict";
 const $ = (id) => document.getElementById(id);
+// Every word shown is said through t(): the page holds the messages in the language it was asked in (#words).
+const WORDS = JSON.parse(($("words") || {}).textContent || "{}");
+function t(message, values) {
+  let said = WORDS[message] || message;
+  Object.entries(values || {}).forEach(([k, v]) => { said = said.split("{" + k + "}").join(String(v)); });
+  return said;
+}
 
 function request() {
   return {
@@ -19,7 +26,7 @@ function show(result) {
   const head = document.createElement("p");
   head.className = result.ok ? "ok" : "";
   head.id = result.ok ? "valid" : "invalid";
-  head.textContent = result.ok ? "Ready to deal." : "Cannot start:";
+  head.textContent = result.ok ? t("Ready to deal.") : t("Cannot start:");
   box.appendChild(head);
   const lines = document.createElement("ul");
   (result.lines || []).forEach((l) => { const li = document.createElement("li"); li.textContent = l; lines.appendChild(li); });
@@ -63,10 +70,11 @@ function said(text, problem) {
 }
 $("stop").addEventListener("click", async () => {
   const result = await post("/api/stop");
-  said(result.ok ? "Stopping: each machine finishes its board, then the run stops (the Room shows it)."
+  said(result.ok ? t("Stopping: each machine finishes its board, then the run stops (the Room shows it).")
                  : (result.problems || []).join("; "), !result.ok);
 });
 $("resume-last").addEventListener("click", async () => {
   const result = await post("/api/resume");
-  if (result.ok) window.location = "/"; else said("Cannot resume: " + (result.problems || []).join("; "), true);
+  if (result.ok) window.location = "/";
+  else said(t("Cannot resume: {problems}", { problems: (result.problems || []).join("; ") }), true);
 });

@@ -1,0 +1,76 @@
+"""The console's pages in Russian as a Russian-speaking director's browser shows them (Chromium asking for
+ru-RU), at a laptop's and a phone's width: Russian words, nothing wider than the window, every button a
+finger's size, a run's board grid and counts in Russian; the renders kept in DEALER_TEST_ARTIFACTS/languages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect, sync_playwright
+
+from tests.support.artifacts import artifacts_folder
+from tests.support.browser import CHROMIUM_ARGS, buttons_fit_a_finger, installed_chromium
+from tests.support.serve_room import make_session, served
+
+LONG = 180_000
+SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
+CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=installed_chromium(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_room_start_and_director_pages_in_russian(browser: Browser, tmp_path: Path, size: str,
+                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+    folder = artifacts_folder("languages", tmp_path_factory)
+    (tmp_path / "work").mkdir()
+    make_session(tmp_path / "work", boards=4)
+    width, height = SIZES[size]
+    with served(tmp_path / "work", "--sim-speed", "200") as console:
+        context = browser.new_context(locale="ru-RU", viewport={"width": width, "height": height})
+        try:
+            page = context.new_page()
+            page.goto(console.url("start"))
+            expect(page.locator("h1")).to_have_text("Начать раздачу", timeout=LONG)
+            assert page.locator("html").get_attribute("lang") == "ru"
+            page.select_option("#source", "session.pbn")
+            page.locator('input[name="machine"][value="sim-5"]').check()
+            buttons_fit_a_finger(page)
+            page.screenshot(path=str(folder / f"start-{size}.png"), full_page=True)
+            page.click("#check")
+            expect(page.locator("#valid")).to_have_text("Можно раздавать.", timeout=LONG)
+            page.click("#go")
+            page.wait_for_url(console.address, timeout=LONG)
+            expect(page.locator("#status")).to_have_text("закончена", timeout=LONG)
+            expect(page.locator("#count")).to_have_text("проверено сдач: 4/4", timeout=LONG)
+            expect(page.locator("#grid .cell.verified")).to_have_count(4, timeout=LONG)
+            legend = page.locator("#legend .cell").all_inner_texts()
+            assert legend and all(CYRILLIC.search(word) for word in legend), legend
+            heads = page.locator("#machines thead th").all_text_contents()
+            assert all(CYRILLIC.search(head) for head in heads), heads
+            wide = page.evaluate("document.scrollingElement.scrollWidth")
+            assert wide <= width, f"the Room is {wide} px wide in a {width} px window"
+            buttons_fit_a_finger(page)
+            page.screenshot(path=str(folder / f"room-{size}.png"), full_page=True)
+            page.goto(console.address + "director")
+            expect(page.locator("h1")).to_have_text("Судья", timeout=LONG)
+            buttons_fit_a_finger(page)
+            page.screenshot(path=str(folder / f"director-{size}.png"), full_page=True)
+            page.click("#languages a[lang=en]")  # the switch: English, remembered
+            expect(page.locator("h1")).to_have_text("Director", timeout=LONG)
+            page.goto(console.address)
+            expect(page.locator("#machines thead th").first).to_have_text("machine", timeout=LONG)
+            expect(page.locator("#status")).to_have_text("finished", timeout=LONG)
+        finally:
+            context.close()
