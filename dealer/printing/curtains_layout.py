@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from dealer.language import _
 from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, TextItem, place, ranks_em
 from dealer.printing.handview import BoardView, HandView, chunks
 
@@ -37,9 +38,10 @@ def card(view: BoardView, hand: HandView, title: str, w: float, h: float) -> lis
     items: list[Item] = [
         LineItem(0, 0, w, 0, dashed=True), LineItem(0, h, w, h, dashed=True),
         LineItem(0, 0, 0, h, dashed=True), LineItem(w, 0, w, h, dashed=True),
-        TextItem(5, 11, f"Board {view.board}", 16, "bold"),
+        TextItem(5, 11, _("Board {board}").format(board=view.board), 16, "bold"),
         TextItem(w - 5, 11, hand.seat_name, 16, "bold", anchor="end"),
-        TextItem(5, 18, f"Dealer: {view.dealer_name}    Vul: {view.vulnerability_name}", 9),
+        TextItem(5, 18, _("Dealer: {seat}").format(seat=view.dealer_name) + "    "
+                 + _("Vul: {vulnerability}").format(vulnerability=view.vulnerability_name), 9),
         LineItem(5, 20.5, w - 5, 20.5, line=0.2),
         TextItem(5, h - 3.5, title, 6.5, color="grey"),
     ]

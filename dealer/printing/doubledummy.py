@@ -16,9 +16,11 @@ import numpy.typing as npt
 from dealer.core.boards import Vulnerability
 from dealer.core.cards import SEATS, check_deals, to_pbn
 from dealer.core.extras import available, require
+from dealer.language import _
+from dealer.printing.words import seats_shown, strains_shown
 
 STRAINS: Final = ("NT", "S", "H", "D", "C")
-STRAIN_SYMBOLS: Final = ("NT", "♠", "♥", "♦", "♣")
+
 PBN_DECLARERS: Final = "NSEW"
 _BATCH: Final = 40  # deals a DDS multi-deal call takes with all five strains (its limit: 200 tables)
 _EXTRA: Final = "dd"
@@ -37,7 +39,8 @@ class ParContract:
     def text(self) -> str:
         """E.g. '4♠ by NS', '3NT+1 by N', '5♦x-2 by EW'."""
         res = "" if self.result == 0 else f"{self.result:+d}"
-        return f"{self.level}{STRAIN_SYMBOLS[self.strain]}{'x' if self.doubled else ''}{res} by {self.declarers}"
+        contract = f"{self.level}{strains_shown()[self.strain]}{'x' if self.doubled else ''}{res}"
+        return _("{contract} by {declarers}").format(contract=contract, declarers=seats_shown(self.declarers))
 
 
 @dataclass(frozen=True)
@@ -60,12 +63,12 @@ class DDResult:
         """The par score for the side that scores it, e.g. 'NS +420', 'EW +100', or '0'."""
         if self.par_score == 0:
             return "0"
-        side = "NS" if self.par_score > 0 else "EW"
+        side = seats_shown("NS" if self.par_score > 0 else "EW")
         return f"{side} {abs(self.par_score):+d}"
 
     def par_contract_texts(self) -> list[str]:
         """Each par contract as text, or ['passed out'] when the par is to pass."""
-        return [c.text() for c in self.par_contracts] or ["passed out"]
+        return [c.text() for c in self.par_contracts] or [_("passed out")]
 
     def par_text(self) -> str:
         """E.g. 'NS +420: 4♠ by NS', 'EW +100: 5♦x-1 by N', '0: passed out'."""

@@ -15,12 +15,10 @@ from dealer.core.boards import Vulnerability
 from dealer.core.cards import RANKS, SEATS, SUIT_SYMBOLS, DealArray, hcp
 from dealer.core.dealset import BoardDeal, DealSet
 from dealer.printing.doubledummy import DDResult
+from dealer.printing.words import honours, seat_letters, seat_name, vulnerability_name
 
 VOID: Final = "—"
 TEN_STYLES: Final = ("10", "T")
-SEAT_NAMES: Final = ("North", "East", "South", "West")
-VUL_NAMES: Final = {Vulnerability.NONE: "None", Vulnerability.NS: "N-S", Vulnerability.EW: "E-W",
-                    Vulnerability.BOTH: "Both"}
 RED_SUITS: Final = frozenset({1, 2})
 
 T = TypeVar("T")
@@ -36,11 +34,17 @@ class HandView:
 
     @property
     def seat_name(self) -> str:
-        return SEAT_NAMES[self.seat]
+        return seat_name(self.seat)
 
     @property
     def seat_letter(self) -> str:
+        """N E S W, whatever the language (a page's data names seats by it)."""
         return SEATS[self.seat]
+
+    @property
+    def seat_shown(self) -> str:
+        """The seat's letter as printed in the language spoken."""
+        return seat_letters()[self.seat]
 
     def lines(self) -> list[tuple[str, str, bool]]:
         """(suit symbol, ranks, is red) for each suit, in print order."""
@@ -59,17 +63,18 @@ class BoardView:
 
     @property
     def dealer_name(self) -> str:
-        return SEAT_NAMES[self.dealer]
+        return seat_name(self.dealer)
 
     @property
     def vulnerability_name(self) -> str:
-        return VUL_NAMES[self.vulnerability]
+        return vulnerability_name(self.vulnerability)
 
 
 def suit_text(deal: DealArray, seat: int, suit: int, ten: str = "10") -> str:
     """The ranks `seat` holds in `suit`, high to low ('A K 10 9 2', or 'AKT92' with `ten` 'T'), '—' for a
     void."""
-    held = [RANKS[r] for r in range(13) if deal[suit * 13 + r] == seat]
+    letters = honours()
+    held = [letters.get(RANKS[r], RANKS[r]) for r in range(13) if deal[suit * 13 + r] == seat]
     if not held:
         return VOID
     return "".join(held) if ten == "T" else " ".join(held).replace("T", ten)

@@ -13,9 +13,10 @@ from typing import Final
 from dealer.core.boards import Vulnerability
 from dealer.core.cards import SEATS
 from dealer.core.errors import UsageError
-from dealer.language import N_
+from dealer.language import N_, _
 from dealer.printing.drawing import A4, POINT_MM, Item, Page, RectItem, TextItem, place
-from dealer.printing.handview import VUL_NAMES, chunks
+from dealer.printing.handview import chunks
+from dealer.printing.words import seats_shown, vulnerability_name
 from firmware_protocol.labels import BoardLabel
 
 MIN_MODULE: Final = 0.19   # mm; about 4.5 dots of a 600 dpi printer
@@ -101,8 +102,10 @@ def _side_by_side(label: BoardLabel, bars: Sequence[int], w: float, h: float, mo
     items.append(TextItem(cx, top, number, size, "bold", anchor="middle"))
     set_size = min(8.0, TEXT_W / (len(label.set_name) * 0.72 * POINT_MM))
     items.append(TextItem(cx, top + 4.5, label.set_name, set_size, "bold", anchor="middle"))
-    items.append(TextItem(cx, top + 8.2, f"Dealer {SEATS[label.dealer]}", 7, anchor="middle"))
-    items.append(TextItem(cx, top + 11.4, f"Vul {VUL_NAMES[Vulnerability(label.vulnerability)]}", 7, anchor="middle"))
+    items.append(TextItem(cx, top + 8.2, _("Dealer {seat}").format(seat=seats_shown(SEATS[label.dealer])), 7,
+                          anchor="middle"))
+    items.append(TextItem(cx, top + 11.4, _("Vul {vulnerability}").format(
+        vulnerability=vulnerability_name(Vulnerability(label.vulnerability))), 7, anchor="middle"))
     return items
 
 
@@ -114,7 +117,8 @@ def _stacked(label: BoardLabel, bars: Sequence[int], w: float, h: float, module:
     size = min(20.0, (h - bar_h - 2 * PAD - 3.5) / (CAP_EM * POINT_MM))
     items.append(TextItem(PAD, h - PAD, number, size, "bold"))
     items.append(TextItem(w - PAD, h - PAD - 3.4, label.set_name, 7, "bold", anchor="end"))
-    details = f"Dealer {SEATS[label.dealer]}   Vul {VUL_NAMES[Vulnerability(label.vulnerability)]}"
+    details = (_("Dealer {seat}").format(seat=seats_shown(SEATS[label.dealer])) + "   "
+               + _("Vul {vulnerability}").format(vulnerability=vulnerability_name(Vulnerability(label.vulnerability))))
     items.append(TextItem(w - PAD, h - PAD, details, 7, anchor="end"))
     return items
 

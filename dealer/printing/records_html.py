@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from html import escape
 from typing import Final
 
-from dealer.printing.doubledummy import STRAIN_SYMBOLS
+from dealer.language import _, spoken_language
 from dealer.printing.drawing import grid
 from dealer.printing.handview import BoardView, HandView, chunks
 from dealer.printing.records_layout import HAND_PT, hand_size
+from dealer.printing.words import seat_letters, strains_shown
 
 BOARD_CSS: Final = """
 .board { display: grid; grid-template-columns: 32% 34% 34%; padding: 3mm;
@@ -79,7 +80,8 @@ def curtains_html(views: Sequence[BoardView], title: str) -> str:
 
 
 def _document(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'
+    return (f'<!DOCTYPE html>\n<html lang="{spoken_language()}">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>{escape(title)}</title>\n"
             f"<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
@@ -98,15 +100,17 @@ def board_html(view: BoardView) -> str:
     """One board: info, the four hands around the compass of HCP, and DD table and par if analysed."""
     north, east, south, west = view.hands
     scale = hand_size(view.hands) / HAND_PT  # the hands' type, made smaller for a long suit as on the PDF
+    points, meaning = _("HCP"), _("high-card points of each hand")
     compass = " ".join(f'<span class="hcp {h.seat_letter}" data-seat="{h.seat_letter}" title="{h.seat_name}: '
-                       f'{h.hcp} HCP">{h.seat_letter} {h.hcp}</span>' for h in view.hands)
+                       f'{h.hcp} {points}">{h.seat_shown} {h.hcp}</span>' for h in view.hands)
     parts = [
         f'<article class="board" data-board="{view.board}">',
-        f'<div class="info"><h2>Board {view.board}</h2><p class="dealer">Dealer: {view.dealer_name}</p>'
-        f'<p class="vul">Vul: {view.vulnerability_name}</p></div>',
+        '<div class="info"><h2>' + _("Board {board}").format(board=view.board) + '</h2><p class="dealer">'
+        + _("Dealer: {seat}").format(seat=view.dealer_name) + '</p><p class="vul">'
+        + _("Vul: {vulnerability}").format(vulnerability=view.vulnerability_name) + "</p></div>",
         hand_html(north, "north", scale), hand_html(west, "west", scale),
-        f'<div class="compass" title="high-card points of each hand">{compass}'
-        '<span class="caption">HCP</span></div>',
+        f'<div class="compass" title="{escape(meaning, quote=True)}">{compass}'
+        f'<span class="caption">{points}</span></div>',
         hand_html(east, "east", scale), hand_html(south, "south", scale),
     ]
     if view.dd is not None:
@@ -118,14 +122,16 @@ def board_html(view: BoardView) -> str:
 def _par_html(view: BoardView) -> str:
     assert view.dd is not None
     contracts = "".join(f'<p class="contract">{escape(c)}</p>' for c in view.dd.par_contract_texts())
-    return f'<div class="par"><p><b>Par {escape(view.dd.par_score_text())}</b></p>{contracts}</div>'
+    par = _("Par {score}").format(score=view.dd.par_score_text())
+    return f'<div class="par"><p><b>{escape(par)}</b></p>{contracts}</div>'
 
 
 def _dd_html(view: BoardView) -> str:
     assert view.dd is not None
-    head = "".join(f'<th{" class=red" if k in (2, 3) else ""}>{s}</th>' for k, s in enumerate(STRAIN_SYMBOLS))
+    head = "".join(f'<th{" class=red" if k in (2, 3) else ""}>{s}</th>' for k, s in enumerate(strains_shown()))
+    shown = seat_letters()
     rows = "".join(
-        f'<tr data-declarer="{"NESW"[seat]}"><th>{"NESW"[seat]}</th>'
+        f'<tr data-declarer="{"NESW"[seat]}"><th>{shown[seat]}</th>'
         + "".join(f"<td>{t}</td>" for t in view.dd.tricks[seat]) + "</tr>"
         for seat in (0, 2, 1, 3))
     return f'<table class="dd"><thead><tr><th></th>{head}</tr></thead><tbody>{rows}</tbody></table>'
@@ -134,7 +140,9 @@ def _dd_html(view: BoardView) -> str:
 def card_html(view: BoardView, hand: HandView, title: str) -> str:
     """One curtain card: board, seat, dealer, vulnerability and that seat's hand."""
     return (f'<article class="card" data-board="{view.board}" data-seat="{hand.seat_letter}">'
-            f'<header><span class="board">Board {view.board}</span><span class="seat">{hand.seat_name}</span></header>'
-            f'<p class="meta">Dealer: {view.dealer_name} &nbsp; Vul: {view.vulnerability_name}'
-            f' &nbsp; <span class="event">{escape(title)}</span></p>'
+            '<header><span class="board">' + _("Board {board}").format(board=view.board) + "</span>"
+            f'<span class="seat">{hand.seat_name}</span></header><p class="meta">'
+            + _("Dealer: {seat}").format(seat=view.dealer_name) + " &nbsp; "
+            + _("Vul: {vulnerability}").format(vulnerability=view.vulnerability_name)
+            + f' &nbsp; <span class="event">{escape(title)}</span></p>'
             f"{hand_html(hand, 'curtain')}</article>")

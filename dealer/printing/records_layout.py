@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from dealer.printing.doubledummy import STRAIN_SYMBOLS
+from dealer.language import _
 from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, RectItem, TextItem, grid, place, ranks_em
 from dealer.printing.handview import BoardView, HandView, chunks
+from dealer.printing.words import seat_letters, strains_shown
 
 BLOCK_W: Final = 91.0
 BLOCK_H: Final = 61.0
@@ -39,8 +40,8 @@ def record_pages(views: Sequence[BoardView], title: str, per_page: int = 6,
     for number, boards in enumerate(pages, start=1):
         page = Page(width, height)
         page.items.append(TextItem(width / 2, MARGIN + 6, title, 14, "bold", anchor="middle"))
-        page.items.append(TextItem(width / 2, height - MARGIN, f"Page {number} of {len(pages)}", 7,
-                               color="grey", anchor="middle"))
+        page.items.append(TextItem(width / 2, height - MARGIN, _("Page {page} of {pages}").format(
+            page=number, pages=len(pages)), 7, color="grey", anchor="middle"))
         top = MARGIN + HEADER
         page.items.extend(_cell_rules(cols, rows, cell_w, cell_h, top, len(boards)))
         for k, view in enumerate(boards):
@@ -68,9 +69,9 @@ def _cell_rules(cols: int, rows: int, cell_w: float, cell_h: float, top: float, 
 def board_block(view: BoardView) -> list[Item]:
     """One board at natural size, origin at the block's top-left corner."""
     items: list[Item] = [
-        TextItem(1, 5, f"Board {view.board}", 11, "bold"),
-        TextItem(1, 9.5, f"Dealer: {view.dealer_name}", 7.5),
-        TextItem(1, 13.5, f"Vul: {view.vulnerability_name}", 7.5),
+        TextItem(1, 5, _("Board {board}").format(board=view.board), 11, "bold"),
+        TextItem(1, 9.5, _("Dealer: {seat}").format(seat=view.dealer_name), 7.5),
+        TextItem(1, 13.5, _("Vul: {vulnerability}").format(vulnerability=view.vulnerability_name), 7.5),
     ]
     size = hand_size(view.hands)
     step = LINE * size / HAND_PT
@@ -108,7 +109,7 @@ def hand_lines(hand: HandView, x: float, y: float, size: float, step: float) -> 
 def compass(hands: Sequence[HandView], x: float, y: float) -> list[Item]:
     """The compass box between the hands, each side naming its seat and that hand's HCP."""
     w, h = 22.0, 21.0
-    n, e, s, wst = (f"{hd.seat_letter} {hd.hcp}" for hd in hands)
+    n, e, s, wst = (f"{hd.seat_shown} {hd.hcp}" for hd in hands)
     return [
         RectItem(x, y, w, h, fill=None, stroke="grey", line=0.3),
         TextItem(x + w / 2, y + 4, n, 7, "bold", anchor="middle"),
@@ -123,12 +124,12 @@ def dd_table(view: BoardView, x: float, y: float) -> list[Item]:
     assert view.dd is not None
     items: list[Item] = []
     col = [x + 6.5 + 5.0 * k for k in range(5)]
-    for k, symbol in enumerate(STRAIN_SYMBOLS):
+    for k, symbol in enumerate(strains_shown()):
         items.append(TextItem(col[k], y + 2.5, symbol, 7, "bold", "red" if k in (2, 3) else "black", "middle"))
     items.append(LineItem(x, y + 3.6, x + 30, y + 3.6, line=0.15))
     for r, seat in enumerate(DD_ORDER):
         base = y + 6.7 + 3.4 * r
-        items.append(TextItem(x + 0.5, base, "NESW"[seat], 7, "bold"))
+        items.append(TextItem(x + 0.5, base, seat_letters()[seat], 7, "bold"))
         items += [TextItem(col[k], base, str(t), 7, anchor="middle") for k, t in enumerate(view.dd.tricks[seat])]
     return items
 
@@ -136,7 +137,7 @@ def dd_table(view: BoardView, x: float, y: float) -> list[Item]:
 def par_lines(view: BoardView, x: float, y: float) -> list[Item]:
     """'Par', the score and each par contract on its own line."""
     assert view.dd is not None
-    items: list[Item] = [TextItem(x, y, f"Par {view.dd.par_score_text()}", 7.5, "bold")]
+    items: list[Item] = [TextItem(x, y, _("Par {score}").format(score=view.dd.par_score_text()), 7.5, "bold")]
     for k, contract in enumerate(view.dd.par_contract_texts()[:3]):
         items.append(TextItem(x, y + 3.6 * (k + 1), contract, 7.5))
     return items

@@ -165,3 +165,31 @@ def test_a_run_on_a_port_that_is_not_there_is_told_in_russian(tmp_path: Path) ->
     assert "проверено 0 из 8 сдач за " in out
     assert err.endswith("dealer: ошибка: /dev/ttyNOPE9: не удаётся открыть порт: такого порта нет (осталось 8 сдач; "
                         "продолжите с --resume)\n")
+
+
+def test_hand_records_in_russian_hold_russian_text_in_their_embedded_font(tmp_path: Path) -> None:
+    """`dealer records` with --lang ru: every board's heading, dealer and vulnerability in Russian, the compass
+    by С В Ю З, honours as Т К Д В, read back from the PDF's text (its embedded font maps Cyrillic) and from
+    the HTML; the deals are those of the file (the same cards, in their Russian letters)."""
+    from tests.support.printed import pdf_page_texts
+
+    assert dealer("generate", "--boards", "1-4", "-o", str(tmp_path / "s.pbn"))[0] == 0
+    for out in ("r.pdf", "r.html"):
+        code, _, err = dealer("--lang", "ru", "records", str(tmp_path / "s.pbn"), "-o", str(tmp_path / out), "--no-dd")
+        assert code == 0, err
+    text = " ".join(pdf_page_texts(tmp_path / "r.pdf"))
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    for said in (text, html):
+        for board in range(1, 5):
+            assert f"Сдача {board}" in said
+        assert "Сдающий: Север" in said and "Зона: никто" in said and "Зона: С-Ю" in said
+        assert not re.search(r"\b(?:Board|Dealer|Vul)\b", said)
+    assert '<html lang="ru">' in html and re.search(r">С \d+<", html) and re.search(r">Ю \d+<", html)
+    english = (tmp_path / "e.html")
+    assert dealer("records", str(tmp_path / "s.pbn"), "-o", str(english), "--no-dd")[0] == 0
+    honours = {"A": "Т", "K": "К", "Q": "Д", "J": "В"}
+    hands = re.findall(r'<div class="hand \w+"[^>]*>(.*?)</div>', english.read_text(encoding="utf-8"), re.S)
+    russian = re.findall(r'<div class="hand \w+"[^>]*>(.*?)</div>', html, re.S)
+    assert len(hands) == len(russian) == 16
+    for mine, theirs in zip(hands, russian, strict=True):
+        assert re.sub("[AKQJ]", lambda m: honours[m[0]], mine) == theirs
