@@ -25,6 +25,7 @@ from dealer.dealing.progress import FIX_PACK_ACTIONS, LineKind
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
+from dealer.language import _
 from dealer.verify import (
     Action,
     BoardFault,
@@ -95,7 +96,7 @@ def fault_note(fault: DealingFault, after: Interruption | None = None) -> events
 
 def copy_text(job: Job) -> str:
     """" copy k" for a second or later copy of a board, else nothing (for progress lines)."""
-    return f" copy {job.copy}" if job.copy > 1 else ""
+    return " " + _("copy {copy}").format(copy=job.copy) if job.copy > 1 else ""
 
 
 class BoardLife:
@@ -346,7 +347,7 @@ class BoardLife:
 
     def _recount_report(self, job: Job) -> VerificationReport:
         """Recount and verify; an unidentified card (F11) gets up to two more recounts."""
-        for _ in range(2):
+        for _recount in range(2):
             report = self._verify_recount(job)
             if not report.unverified:
                 return report
@@ -357,7 +358,7 @@ class BoardLife:
     def _verify_recount(self, job: Job) -> VerificationReport:
         """Read the label, recount in the board's own pockets and verify. A board that leaves the machine
         during it is asked back and read again (a few times, then judged as the machine sees it)."""
-        for _ in range(MAX_BOARD_CHECKS):
+        for _check in range(MAX_BOARD_CHECKS):
             reading = self.machine.read_board()
             recount = self.machine.recount(wire_job(job), reading.turns) if reading.present else None
             if recount is not None and not self.machine.board_moved():
@@ -394,7 +395,8 @@ class BoardLife:
         text = why or f"insert board {set_name} {job.board}"
         if m.has_display:
             m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
-            ctx.progress.say(self.name, f"insert board {set_name} {job.board}{copy_text(job)}", LineKind.PROMPT)
+            ctx.progress.say(self.name, _("insert board {set} {board}").format(set=set_name, board=job.board)
+                             + copy_text(job), LineKind.PROMPT)
         else:  # nothing on the machine tells its operator which board: any board still to deal is dealt
             ctx.progress.say(self.name, f"put in any board still to deal: {ctx.wanted_text(job)}", LineKind.PROMPT)
         if not m.wait_board(True, ctx.limits.board_timeout):

@@ -23,7 +23,7 @@ from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.journal.history import PRACTICE_FILE, DealHistory, practice_note
 from dealer.journal.narrative import incidents
 from dealer.journal.store import Journal
-from dealer.language import N_
+from dealer.language import N_, _, n_
 
 # Faults per machine (hil fault plans): `board` is the k-th dealing on that machine, `insertion` the
 # operator's n-th insertion of a board.
@@ -65,10 +65,10 @@ def run_demo(*, boards: int = 16, machines: int = 2, speed: float = 25.0, folder
     say = _printer(out)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
-        say(f"dealer demo: working in {folder} (kept)")
+        say(_("dealer demo: working in {folder} (kept)").format(folder=folder))
         return _run(folder, boards, machines, speed, show_cards, out, say, view)
     work = Path(tempfile.mkdtemp(prefix="dealer-demo-"))
-    say(f"dealer demo: working in {work} (removed at the end; --keep DIR keeps the files)")
+    say(_("dealer demo: working in {folder} (removed at the end; --keep DIR keeps the files)").format(folder=work))
     try:
         return _run(work, boards, machines, speed, show_cards, out, say, view)
     finally:
@@ -77,10 +77,10 @@ def run_demo(*, boards: int = 16, machines: int = 2, speed: float = 25.0, folder
 
 def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool, out: IO[str],
          say: Any, view: ProgressView | None) -> RunResult:
-    say("A whole session on simulated dealing machines, with faults injected")
+    say(_("A whole session on simulated dealing machines, with faults injected"))
     deals = _session(work, boards, say)
     ports = _machines(work, machines, speed, say)
-    say("3. Dealing, every board checked by its label before dealing and recounted after:")
+    say(_("3. Dealing, every board checked by its label before dealing and recounted after:"))
     history = work / PRACTICE_FILE  # always practice: a history named for the club's sessions is not the demo's
     DealHistory.open(history, create=True).close()
     say(f"   {practice_note(history)}")
@@ -88,11 +88,13 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
         options = RunOptions(ports=ports, machine_names=[f"m{k + 1}" for k in range(len(ports))],
                              journal=work / "session.journal", report=work / "report.json", out=out,
                              show_cards=show_cards, limits=RunLimits(board_timeout=120, deal_timeout=120), view=view,
-                             title=f"dealer demo: {boards} boards on {machines} simulated machines",
+                             title=n_("dealer demo: {boards} boards on {machines} simulated machine",
+                                      "dealer demo: {boards} boards on {machines} simulated machines",
+                                      machines).format(boards=boards, machines=machines),
                              history=history, practice=True)
         result = deal_session(deals, str(work / "session.pbn"), options, name="demo")
         say("")
-        say("4. Summary")
+        say(_("4. Summary"))
         say("  " + result.summary.replace("\n", "\n  "))
         _tell_incidents(work / "session.journal", result.run_id, say)
         _checks(work, deals, result, ports, say)
@@ -123,50 +125,54 @@ def _session(work: Path, boards: int, say: Any) -> DealSet:
     engine = engines.make_engine("bigdeal", engines.fresh_seed("bigdeal"), "dealer demo")
     deals = DealSet.from_deals(engine.deals(boards), event="dealer demo")
     formats.write_file(work / "session.pbn", deals, force=True)
-    say(f"1. Deals: {boards} boards generated with the Big Deal engine (fresh seed from the OS, not kept) "
-        f"-> session.pbn")
+    say(n_("1. Deals: {boards} board generated with the Big Deal engine (fresh seed from the OS, not kept) -> "
+           "session.pbn", "1. Deals: {boards} boards generated with the Big Deal engine (fresh seed from the OS, not "
+           "kept) -> session.pbn", boards).format(boards=boards))
     return deals
 
 
 def _machines(work: Path, count: int, speed: float, say: Any) -> list[str]:
-    say(f"2. Machines: {count} simulated dealing machines (speed x{speed:g}), each with its own faults:")
+    say(n_("2. Machines: {count} simulated dealing machine (speed x{speed:g}), each with its own faults:",
+           "2. Machines: {count} simulated dealing machines (speed x{speed:g}), each with its own faults:",
+           count).format(count=count, speed=speed))
     ports = []
     for k in range(count):
         plan = work / f"faults-m{k + 1}.json"
         plan.write_text(json.dumps({"faults": DEMO_FAULTS[k % len(DEMO_FAULTS)]}, indent=1), encoding="utf-8")
         ports.append(f"sim://?speed={speed:g}&seed={k + 1}&faults={plan}")
-        say(f"   machine {k + 1}: {FAULT_STORY[k % len(FAULT_STORY)]}")
+        say("   " + _("machine {machine}").format(machine=k + 1) + ": " + _(FAULT_STORY[k % len(FAULT_STORY)]))
     return ports
 
 
 def _tell_incidents(journal_path: Path, run_id: int, say: Any) -> None:
     say("")
-    say("5. How each fault was caught and resolved")
+    say(_("5. How each fault was caught and resolved"))
     with Journal.open_read_only(journal_path) as journal:
         found = incidents(journal, run_id)
     for incident in found:
         say(f"   - {incident.text()}")
     if not found:
-        say("   (no fault fired)")
+        say("   " + _("(no fault fired)"))
 
 
 def _checks(work: Path, deals: DealSet, result: RunResult, ports: list[str], say: Any) -> None:
     say("")
-    say("6. Checks")
+    say(_("6. Checks"))
     with Journal.open_read_only(work / "session.journal") as journal:
         problems = journal.check_consistency(result.run_id)
         given = journal.dealing_boards(result.run_id)
-    say(f"   journal: {'consistent' if not problems else '; '.join(problems)}")
+    say("   " + _("journal: {state}").format(state=_("consistent") if not problems else "; ".join(problems)))
     dealt = _ledger_dealings(deals, ports)
     counts = Counter(board for board, _ in dealt)
     jobs = Counter(job for _, job in dealt)
     extra = len(dealt) - len(counts)
     once = (set(counts) == {int(b) for b in deals.boards} and all(n == 1 for n in jobs.values())
             and all(given.get(job) == board for board, job in dealt))
-    say(f"   simulators' ledgers: {len(counts)} boards dealt, {extra} extra dealings, each a redeal under a job "
-        f"number of its own the journal gave that board: "
-        f"{'every board dealt exactly once otherwise' if once else 'MISMATCH'}")
-    say(f"   files: {', '.join(sorted(p.name for p in work.iterdir()))}")
+    say("   " + _("simulators' ledgers: {boards} boards dealt, {extra} extra dealings, each a redeal under a job "
+                  "number of its own the journal gave that board: {verdict}").format(
+        boards=len(counts), extra=extra,
+        verdict=_("every board dealt exactly once otherwise") if once else _("MISMATCH")))
+    say("   " + _("files: {files}").format(files=", ".join(sorted(p.name for p in work.iterdir()))))
 
 
 def _ledger_dealings(deals: DealSet, ports: list[str]) -> list[tuple[int, int]]:

@@ -42,7 +42,7 @@ class JobInHand:
 
     def where(self) -> str:
         """'FRI1 set A2': the session and the physical board set."""
-        return f"{self.session} set {self.set_name}"
+        return _("{session} set {set}").format(session=self.session, set=self.set_name)
 
 
 class LineKind(StrEnum):
@@ -76,7 +76,7 @@ class ProgressEvent:
         """The text without the board it is about (the live view shows the board in its own column)."""
         if self.job is None:
             return self.text
-        for prefix in (f"board {self.job.board}{_copy(self.job.copy)}: ", f"board {self.job.board}: "):
+        for prefix in (board_head(self.job.board, self.job.copy), board_head(self.job.board, 1)):
             if self.text.startswith(prefix):
                 return self.text[len(prefix):]
         return self.text
@@ -115,10 +115,10 @@ def time_left_text(seconds: float) -> str:
     """'under a minute left', 'about 12 min left', 'about 1 h 05 min left'."""
     minutes = round(seconds / 60)
     if minutes < 1:
-        return "under a minute left"
+        return _("under a minute left")
     if minutes < 60:
-        return f"about {minutes} min left"
-    return f"about {minutes // 60} h {minutes % 60:02d} min left"
+        return _("about {minutes} min left").format(minutes=minutes)
+    return _("about {hours} h {minutes:02d} min left").format(hours=minutes // 60, minutes=minutes % 60)
 
 
 FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
@@ -217,24 +217,25 @@ class RunProgress:
         if isinstance(event, events.MachineMet) and recorded.run_id == next(iter(self._sessions)):
             if event.protocol >= HOST_PROTOCOL:  # said once a machine, under the run's first session
                 return None
-            return (f"the machine speaks protocol version {event.protocol}, an earlier one than this program's: "
-                    "dealing goes on in its version", LineKind.NOTE)
+            return (_("the machine speaks protocol version {version}, an earlier one than this program's: dealing "
+                      "goes on in its version").format(version=event.protocol), LineKind.NOTE)
         if job is None or recorded.machine is None:
             return None
-        head = f"board {job.board}{_copy(job.copy)}: "
+        head = board_head(job.board, job.copy)
         report = seen if isinstance(seen, VerificationReport) else None
         fault = seen if isinstance(seen, BoardFault) else None
         match event:
             case events.Dealing():
-                return head + "dealing", LineKind.STEP
+                return head + _("dealing"), LineKind.STEP
             case events.Verified():
                 done, left = self.verified, self.time_left()
                 ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
                 warnings = ([f.text() for f in report.faults] if report is not None
                             else [f.text() for f in event.faults()])
-                rate = _rate_text(self.rate(recorded.machine), " on this machine")
-                return (head + f"verified ({done}/{self.total_jobs} boards{rate}{ahead})"
-                        + "".join(f"; warning: {w}" for w in warnings), LineKind.STEP)
+                rate = _rate_text(self.rate(recorded.machine), " " + _("on this machine"))
+                return (head + _("verified ({done}/{total} boards{rate}{ahead})").format(
+                    done=done, total=self.total_jobs, rate=rate, ahead=ahead)
+                        + "".join("; " + _("warning: {fault}").format(fault=w) for w in warnings), LineKind.STEP)
             case events.RecountFault():
                 stops = FaultCategory.F7.value in event.faults_found
                 if report is None:
@@ -444,5 +445,7 @@ def _rate_text(rate: float, where: str = "") -> str:
     return ", " + _("{rate:.0f} boards/hour").format(rate=rate) + where if rate > 0 else ""
 
 
-def _copy(copy: int) -> str:
-    return f" copy {copy}" if copy > 1 else ""
+def board_head(board: int, copy: int) -> str:
+    """'board 26 copy 2: ', the start of a line about one board ('board 7: ' for a first copy)."""
+    return (_("board {board} copy {copy}: ").format(board=board, copy=copy) if copy > 1
+            else _("board {board}: ").format(board=board))

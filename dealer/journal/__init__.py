@@ -3,5 +3,5 @@ failures explained by `failure`), the jobs it plans (`jobplan`), this computer's
 `history`), and its readers: run reports (`report`), what happened told in words (`narrative`) and the
 deal files a journal's runs dealt (`dealt`).
 
-May import: `dealer.core`, `dealer.formats`, `dealer.verify`, `dealer.stats`; never `dealer.dealing`.
+May import: `dealer.core`, `dealer.language`, `dealer.formats`, `dealer.verify`, `dealer.stats`; never `dealer.dealing`.
 """

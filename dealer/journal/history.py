@@ -27,6 +27,7 @@ from dealer.core.links import IsALinkError, create_private, database_files, firs
 from dealer.core.outfile import SECRET_MODE, write_text
 from dealer.core.structured import load_json
 from dealer.journal.failure import is_damage, plain_cause
+from dealer.language import _
 from dealer.verify import BoardFault, FaultCategory, check_deal_set
 
 ENV_VAR: Final = "DEALER_HISTORY"
@@ -124,7 +125,7 @@ def never_made_practice(path: Path | None) -> bool:
 
 def practice_note(path: Path) -> str:
     """The one line a practice run says about where its deals are kept."""
-    return f"practice run: its deals are kept in a practice history ({path}), not the club's"
+    return _("practice run: its deals are kept in a practice history ({path}), not the club's").format(path=path)
 
 
 def default_path() -> Path:

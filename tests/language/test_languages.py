@@ -193,3 +193,51 @@ def test_hand_records_in_russian_hold_russian_text_in_their_embedded_font(tmp_pa
     assert len(hands) == len(russian) == 16
     for mine, theirs in zip(hands, russian, strict=True):
         assert re.sub("[AKQJ]", lambda m: honours[m[0]], mine) == theirs
+
+
+def test_no_function_says_a_message_where_it_also_names_a_throwaway_underscore() -> None:
+    """`_` says a message; a function that also assigns `_` (a loop's or an unpacking's throwaway) makes it a
+    local name there, and its `_()` fails. Comprehensions keep their names to themselves."""
+    import ast
+
+    found = []
+    for path in [*(ROOT / "dealer").rglob("*.py"), *(ROOT / "hil").rglob("*.py")]:
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            stores, calls = [], []
+            pending: list[tuple[ast.AST, bool]] = [(function, False)]
+            while pending:
+                node, in_comprehension = pending.pop()
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                        continue
+                    inner = in_comprehension or isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp
+                                                           | ast.GeneratorExp)
+                    if isinstance(child, ast.Name) and child.id == "_" and isinstance(child.ctx, ast.Store) \
+                            and not in_comprehension:
+                        stores.append(child.lineno)
+                    if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "_":
+                        calls.append(child.lineno)
+                    pending.append((child, inner))
+            if stores and calls:
+                found.append(f"{path.relative_to(ROOT)}:{function.lineno} {function.name}")
+    assert found == []
+
+
+def test_the_demo_in_russian_tells_its_story_and_its_steps_in_russian(tmp_path: Path) -> None:
+    """`dealer --lang ru demo`: its story's frame (the sections, the machines and their faults, the summary, the
+    checks) and every step of the dealing (a board asked for, dealt, verified) are Russian; what is left in
+    English today is the words of the faults themselves (their titles, Laws and actions)."""
+    code, out, err = dealer("--lang", "ru", "demo", "--plain", "--speed", "200", "--keep", str(tmp_path / "demo"))
+    assert code == 0, err
+    story = out.splitlines()
+    for heading in ("1. Расклады: 16 сдач", "2. Машины: 2 модели сдающих машин", "3. Раздача, каждая сдача",
+                    "4. Сводка", "5. Как каждый сбой был пойман и исправлен", "6. Проверки"):
+        assert any(line.startswith(heading) for line in story), heading
+    assert "   журнал: согласован" in story
+    assert any("проверено 16 из 16 сдач за" in line for line in story)
+    russian_step = re.compile(r": (?:сдача \d+: (?:раздача|проверена)|вставьте сдачу)")
+    english_step = re.compile(r": (?:insert board |board \d+: dealing$|board \d+: verified \()")
+    assert len([line for line in err.splitlines() if russian_step.search(line)]) >= 16 * 3
+    assert not [line for line in err.splitlines() if english_step.search(line)]
