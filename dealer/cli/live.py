@@ -32,7 +32,7 @@ from dealer.dealing.progress import (
     RunProgress,
     time_left_text,
 )
-from dealer.language import _
+from dealer.language import _, n_
 
 STYLES = {
     LineKind.FAULT: "bold red",
@@ -124,8 +124,8 @@ def head_text(progress: RunProgress) -> Text:
     """'57/412 boards verified · 230 boards/hour · about 1 h 32 min left'."""
     rate = progress.boards_per_hour()
     left = progress.time_left()
-    parts = [f"{progress.verified}/{progress.total_jobs} boards verified"]
-    parts.append(f"{rate:.0f} boards/hour" if rate else "boards/hour after the first board")
+    parts = [_("{verified}/{total} boards verified").format(verified=progress.verified, total=progress.total_jobs)]
+    parts.append(_("{rate:.0f} boards/hour").format(rate=rate) if rate else _("boards/hour after the first board"))
     if left is not None and progress.verified < progress.total_jobs:
         parts.append(time_left_text(left))
     return Text(" · ".join(parts), style="bold")
@@ -151,7 +151,7 @@ def short_names(rows: list[MachineRow]) -> dict[str, str]:
     return shown
 
 
-_FIGURES = re.compile(r" \([^()]*boards/hour[^()]*\)")
+_FIGURES = re.compile(r" \(\d+/\d+\b[^()]*\)")
 
 
 def row_step(event: ProgressEvent) -> str:
@@ -173,22 +173,24 @@ def render_run(progress: RunProgress) -> RenderableType:
     line.add_row(head_text(progress), bar)
     head.add_row(line)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for column in ("machine", "session", "set", "board", "copy", "attempt"):
+    for column, right in ((_("machine"), False), (_("session"), False), (_("set"), False), (_("board"), True),
+                          (_("copy"), True), (_("attempt"), True)):
         table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=SHORT_NAME,
-                         justify="right" if column in ("board", "copy", "attempt") else "left")
-    table.add_column("step", overflow="fold", min_width=24, ratio=1)
+                         justify="right" if right else "left")
+    table.add_column(_("step"), overflow="fold", min_width=24, ratio=1)
     rows = progress.rows()
     names = short_names(rows)
     finished = progress.verified >= progress.total_jobs
     for row in rows:
         job = row.job or (row.last.job if row.last is not None else None)
         if row.lost is not None:
-            step, style = Text(f"stopped: {row.lost}", style=STYLES[LineKind.STOPPED]), ""
+            step, style = Text(_("stopped: {why}").format(why=row.lost), style=STYLES[LineKind.STOPPED]), ""
         elif finished and row.job is None:
-            step, style = Text(f"done: {row.verified} boards verified", style="green"), ""
+            step, style = Text(n_("done: {n} board verified", "done: {n} boards verified", row.verified).format(
+                n=row.verified), style="green"), ""
             job = None
         elif row.last is None:
-            step, style = Text("connecting", style="dim"), ""
+            step, style = Text(_("connecting"), style="dim"), ""
         else:
             step, style = bold_laws(Text(row_step(row.last), style=STYLES[row.last.kind]), row.last), ""
         cells = [job.session, job.set_name, str(job.board), str(job.copy), str(job.attempt)] if job else [""] * 5

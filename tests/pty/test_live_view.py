@@ -20,49 +20,11 @@ import pytest
 
 from tests.support.paths import ROOT
 from tests.support.processes import dealer
-from tests.support.screen import Screen
+from tests.support.terminal import COLUMNS, ROWS, on_a_terminal
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
 
-COLUMNS, ROWS = 80, 24
-
-
-def on_a_terminal(args: list[str], cwd: Path, timeout: float = 240) -> tuple[list[list[str]], str, int]:
-    """Run `dealer ARGS` with standard error on a COLUMNS×ROWS pseudo-terminal: the screens seen after each
-    write, standard output, and the exit code."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
-    env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color")
-    proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=slave, start_new_session=True)
-    os.close(slave)
-    screen, screens = Screen(COLUMNS, ROWS), []
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], timeout)
-            if not ready:
-                raise AssertionError("the command wrote nothing for a long time")
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # EIO: the command ended and closed its terminal
-                break
-            if not chunk:
-                break
-            screen.feed(chunk.decode("utf-8", "replace"))
-            screens.append(screen.text())
-        assert proc.stdout is not None
-        out = proc.stdout.read().decode()
-        code = proc.wait(timeout=timeout)
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-    return screens, out, code
 
 
 def test_the_live_view_keeps_its_step_column_at_80_columns(tmp_path: Path) -> None:
@@ -129,3 +91,18 @@ def test_the_demos_story_is_wrapped_between_words_at_80_columns(tmp_path: Path) 
     too_long = [line for line in lines if len(line) >= COLUMNS]
     assert too_long == [], too_long
     assert any(line.startswith("     ") and not line.lstrip().startswith("- ") for line in lines)  # wrapped, indented
+
+
+def test_the_live_view_speaks_russian_at_80_columns(tmp_path: Path) -> None:
+    """The terminal's live view in Russian on an 80×24 pseudo-terminal: its head line and column names
+    Russian, nothing wider than the terminal."""
+    screens, _, code = on_a_terminal(["--lang", "ru", "demo", "--speed", "200", "--keep", str(tmp_path / "d")],
+                                     tmp_path)
+    assert code == 0
+    framed = [screen for screen in screens if any(line.startswith("машина ") for line in screen)]
+    assert framed, "no frame of the live view"
+    last = framed[-1]
+    assert any("проверено сдач: 16/16" in line for line in last)
+    heads = next(line for line in last if line.startswith("машина "))
+    assert heads.split() == ["машина", "сессия", "комплект", "сдача", "копия", "попытка", "шаг"]
+    assert all(len(line) <= COLUMNS for screen in framed for line in screen)
