@@ -382,7 +382,7 @@ class RunProgress:
         """The lines printed when the run ends, from the fold (the whole run, a resumed one too); a machine
         that left the run is named, with its port and why."""
         wall = self.clock() - self.started
-        lines = [n_("{verified}/{total} board verified in {seconds:.1f} s",
+        lines = [n_("{verified}/{total} boards verified in {seconds:.1f} s",  # (English has one form: a ratio)
                     "{verified}/{total} boards verified in {seconds:.1f} s", self.total_jobs).format(
             verified=self.verified, total=self.total_jobs, seconds=wall)]
         with self._lock:
