@@ -15,22 +15,23 @@ import time
 from typing import Any
 
 from dealer.dealing.progress import LineKind, MachineRow, ProgressEvent, RunProgress
+from dealer.journal.events import Dealing, Verified
 from dealer.serve.hub import EventHub
 from dealer.serve.past import fault_entries
 
 
-def state_of(kind: LineKind, text: str) -> str:
-    """A machine's state in the room, from its last event: 'dealing', 'board verified', 'waiting for the
-    operator', 'fault', 'stopped', 'working'."""
-    if kind is LineKind.PROMPT:
+def state_of(event: ProgressEvent) -> str:
+    """A machine's state in the room, from its last event (its kind and the journal's event it shows, never its
+    words): 'dealing', 'board verified', 'waiting for the operator', 'fault', 'stopped', 'working'."""
+    if event.kind is LineKind.PROMPT:
         return "waiting for the operator"
-    if kind is LineKind.FAULT:
+    if event.kind is LineKind.FAULT:
         return "fault"
-    if kind is LineKind.STOPPED:
+    if event.kind is LineKind.STOPPED:
         return "stopped"
-    if text.endswith("dealing"):
+    if isinstance(event.recorded, Dealing):
         return "dealing"
-    if text.startswith("verified"):
+    if isinstance(event.recorded, Verified):
         return "board verified"
     return "working"
 
@@ -50,7 +51,7 @@ def machine_dict(row: MachineRow) -> dict[str, Any]:
     elif row.last is None:
         state, step = "connecting", "connecting"
     else:
-        state, step = state_of(row.last.kind, row.last.step()), row.last.step()
+        state, step = state_of(row.last), row.last.step()
     kind = "stopped" if row.lost is not None else str(row.last.kind) if row.last is not None else "note"
     return {"name": row.name, "port": row.port, "state": state, "kind": kind, "step": step, "job": job_dict(job),
             "prompt": step if kind == "prompt" else "", "rate": round(row.rate),
@@ -78,7 +79,7 @@ class HubView:
         progress = self.progress
         message: dict[str, Any] = {"type": "event", "run": self.run_key, "t": self.clock(),
                                    "machine": event.machine, "kind": str(event.kind), "text": event.step(),
-                                   "state": state_of(event.kind, event.step()), "job": job_dict(event.job)}
+                                   "state": state_of(event), "job": job_dict(event.job)}
         if progress is not None:
             message["verified"] = progress.verified
             message["total"] = progress.total_jobs

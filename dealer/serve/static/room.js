@@ -14,6 +14,8 @@ function N_(message) { return message; }  // a message the server sends as a val
 const STATES = [N_("planned"), N_("loaded"), N_("label checked"), N_("dealing"), N_("recount"), N_("verified"),
                 N_("faulted")];
 const STATUSES = [N_("idle"), N_("starting"), N_("dealing"), N_("stopping"), N_("stopped"), N_("finished"), N_("failed")];
+const MACHINE_STATES = [N_("connecting"), N_("dealing"), N_("board verified"), N_("waiting for the operator"),
+                        N_("fault"), N_("stopped"), N_("working"), N_("not dealing")];
 const COLUMNS = 8;
 const $ = (id) => document.getElementById(id);
 const shown = [];  // [seq, event time, time shown] of the last events (read by benchmarks/serve.py)
@@ -79,7 +81,7 @@ function machineRow(name) {
 function showMachine(m) {
   const row = machineRow(m.name);
   row.className = m.kind;
-  [m.name, m.state, where(m.job), m.step].forEach((v, i) => text(row.cells[i], v));
+  [m.name, t(m.state), where(m.job), m.step].forEach((v, i) => text(row.cells[i], v));
 }
 function showFigures(f) {
   if (!f) return;
@@ -145,7 +147,7 @@ function event(e) {
   if (e.machine) {
     const row = machineRow(e.machine);
     row.className = e.kind;
-    [e.machine, e.state, where(e.job), e.text].forEach((v, i) => text(row.cells[i], v));
+    [e.machine, t(e.state), where(e.job), e.text].forEach((v, i) => text(row.cells[i], v));
   }
   (e.faults || []).forEach(addFault);
 }
