@@ -6,21 +6,14 @@ same terminal, is wrapped between words."""
 
 from __future__ import annotations
 
-import fcntl
-import os
 import re
-import select
-import struct
-import subprocess
 import sys
-import termios
 from pathlib import Path
 
 import pytest
 
-from tests.support.paths import ROOT
 from tests.support.processes import dealer
-from tests.support.terminal import COLUMNS, ROWS, on_a_terminal
+from tests.support.terminal import COLUMNS, on_a_terminal, terminal_writes
 
 pytestmark = [pytest.mark.pty,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty tests run on Linux")]
@@ -59,32 +52,10 @@ def test_the_demos_story_is_wrapped_between_words_at_80_columns(tmp_path: Path) 
     """`dealer demo` on a terminal of 80 columns (its story on standard output, its live view on standard error):
     every line it writes fits the width, so the terminal never cuts one inside a word; a long line goes on
     under its own indent."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
-    env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color")
-    proc = subprocess.Popen([sys.executable, "-m", "dealer", "demo", "--speed", "200", "--machines", "4",
-                             "--boards", "24"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=slave,
-                            stderr=slave, start_new_session=True)
-    os.close(slave)
-    written = b""
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 240)
-            assert ready, "the demo wrote nothing for a long time"
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # EIO: the demo ended and closed its terminal
-                break
-            if not chunk:
-                break
-            written += chunk
-        assert proc.wait(timeout=240) == 0
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    writes, _, code = terminal_writes(["demo", "--speed", "200", "--machines", "4", "--boards", "24"], tmp_path,
+                                      stdout_too=True)
+    assert code == 0
+    written = b"".join(writes)
     story = ANSI.sub("", written.decode("utf-8", "replace")).split("5. How each fault was caught and resolved")[1]
     lines = story.split("\n")
     assert len(lines) > 10
