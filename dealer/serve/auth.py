@@ -78,6 +78,16 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
 
 
+def cookie_value(scope: Scope, base: str = COOKIE) -> str | None:
+    """The value of this console's cookie `base` in a request (`cookie_name`), or None (none, or a malformed
+    Cookie header)."""
+    cookie: SimpleCookie = SimpleCookie()
+    with contextlib.suppress(CookieError):
+        cookie.load(_headers(scope).get("cookie", ""))
+    name = cookie_name(scope, base)
+    return cookie[name].value if name in cookie else None
+
+
 class AccessMiddleware:
     """The ASGI guard in front of every route (pages, API, events, downloads)."""
 
@@ -109,12 +119,7 @@ class AccessMiddleware:
             await _redirect_with_cookie(send, scope, query, given_query)
             return
         bearer = headers.get("authorization", "")
-        cookie: SimpleCookie = SimpleCookie()
-        with contextlib.suppress(CookieError):  # a malformed cookie header: no token from it
-            cookie.load(headers.get("cookie", ""))
-        name = cookie_name(scope)
-        given = (bearer.removeprefix("Bearer ").strip() if bearer.startswith("Bearer ")
-                 else cookie[name].value if name in cookie else None)
+        given = bearer.removeprefix("Bearer ").strip() if bearer.startswith("Bearer ") else cookie_value(scope)
         if not self.access.token_ok(given):
             await _plain(send, 401, "401: this console needs its access token (the address printed when "
                                     "dealer serve started)", [(b"www-authenticate", b"Bearer")])

@@ -5,12 +5,11 @@ of the request is said in it (`dealer.language.speaking`).
 
 from __future__ import annotations
 
-from http.cookies import CookieError, SimpleCookie
 from typing import Any, Final
 from urllib.parse import parse_qs
 
 from dealer.language import LANGUAGES, language_of, speaking
-from dealer.serve.auth import cookie_name
+from dealer.serve.auth import cookie_name, cookie_value
 
 COOKIE: Final = "dealer_lang"
 """The cookie that remembers the page's language switch, followed by the console's port."""
@@ -40,14 +39,11 @@ def chosen(scope: Scope) -> tuple[str, bool]:
     asked = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("lang", [""])[-1]
     if asked and language_of(asked) is not None:
         return str(language_of(asked)), True
-    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-    try:
-        morsel = SimpleCookie(headers.get("cookie", "")).get(cookie_name(scope, COOKIE))
-    except CookieError:
-        morsel = None
-    if morsel is not None and morsel.value in LANGUAGES:
-        return morsel.value, False
-    return accepted(headers.get("accept-language", "")) or "en", False
+    remembered = cookie_value(scope, COOKIE)
+    if remembered in LANGUAGES:
+        return str(remembered), False
+    accept = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k.lower() == b"accept-language"), "")
+    return accepted(accept) or "en", False
 
 
 class LanguageMiddleware:

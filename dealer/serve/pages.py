@@ -7,6 +7,7 @@ app serves only to an unlocked director.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -30,7 +31,7 @@ def layout(title: str, active: str, body: str, script: str = "", styles: Sequenc
     switch = " ".join(f'<a href="?lang={code}" lang="{code}"{" class=active" if code == spoken else ""}>'
                       f"{escape(name)}</a>" for code, name in LANGUAGES.items())
     tail = (f'<script type="application/json" id="words">{script_words(script)}</script>'
-            f'<script src="/static/{script}"></script>') if script else ""
+            f'<script src="/static/words.js"></script><script src="/static/{script}"></script>') if script else ""
     return (f'<!doctype html><html lang="{spoken}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{escape(title)} - dealer</title>"
@@ -41,13 +42,16 @@ def layout(title: str, active: str, body: str, script: str = "", styles: Sequenc
             f"<main>{body}</main>{tail}</body></html>")
 
 
+@functools.cache
+def script_messages(script: str) -> tuple[str, ...]:
+    """The messages a script of ``static/`` says (read once: the scripts do not change while the console runs)."""
+    source = (Path(__file__).parent / "static" / script).read_text(encoding="utf-8")
+    return tuple(dict.fromkeys(json.loads(f'"{found}"') for found in SCRIPT_WORD.findall(source)))
+
+
 def script_words(script: str) -> str:
     """The messages a script says, each in the language spoken, as JSON safe inside a page's script element."""
-    source = (Path(__file__).parent / "static" / script).read_text(encoding="utf-8")
-    words = {}
-    for found in SCRIPT_WORD.findall(source):
-        message = json.loads(f'"{found}"')
-        words[message] = _(message)
+    words = {message: _(message) for message in script_messages(script)}
     return json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
 
 

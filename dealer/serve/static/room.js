@@ -3,14 +3,7 @@
 // across stops and resumes) or the run's status. A reload, a reconnection or a resume starts again from a
 // fresh snapshot. Nothing the server sends names a card.
 "use strict";
-// Every word shown is said through t(): the page holds the messages in the language it was asked in (#words).
-const WORDS = JSON.parse((document.getElementById("words") || {}).textContent || "{}");
-function t(message, values) {
-  let said = WORDS[message] || message;
-  Object.entries(values || {}).forEach(([k, v]) => { said = said.split("{" + k + "}").join(String(v)); });
-  return said;
-}
-function N_(message) { return message; }  // a message the server sends as a value, said with t() where shown
+// Every word shown is said through t() (words.js).
 const STATES = [N_("planned"), N_("loaded"), N_("label checked"), N_("dealing"), N_("recount"), N_("verified"),
                 N_("faulted")];
 const STATUSES = [N_("idle"), N_("starting"), N_("dealing"), N_("stopping"), N_("stopped"), N_("finished"), N_("failed")];

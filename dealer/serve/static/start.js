@@ -2,13 +2,7 @@
 // file of the console's work folder and machines by the ids the console offers: never a path or a URL.
 "use strict";
 const $ = (id) => document.getElementById(id);
-// Every word shown is said through t(): the page holds the messages in the language it was asked in (#words).
-const WORDS = JSON.parse(($("words") || {}).textContent || "{}");
-function t(message, values) {
-  let said = WORDS[message] || message;
-  Object.entries(values || {}).forEach(([k, v]) => { said = said.split("{" + k + "}").join(String(v)); });
-  return said;
-}
+// Every word shown is said through t() (words.js).
 
 function request() {
   return {
