@@ -1,5 +1,9 @@
 """Make the pictures of the guides (docs/images/) again: ``python docs/make_images.py [FOLDER]
-[--without-browser]``.
+[--without-browser] [--lang ru]``.
+
+With ``--lang ru`` every picture is made in Russian (the program's words and the browser's language) into
+FOLDER (default docs/images/ru), with the live view at 80 columns too (``live-view-80.svg``, and drawn as
+``live-view-80.png`` by the browser).
 
 * ``live-view.svg``: the live view of a dealing run, as a terminal shows it. A small congress is dealt on
   three simulated machines with faults planned, through the same view `dealer deal` uses on a terminal
@@ -43,8 +47,11 @@ from dealer.cli import main
 from dealer.cli.live import render_run, styled_line
 from dealer.dealing import sim_ports
 from dealer.dealing.progress import LineKind, ProgressEvent, RunProgress
+from dealer.language import _, choose, spoken_language
 
 HERE = Path(__file__).resolve().parent
+BROWSER_LOCALE = {"en": "en-GB", "ru": "ru-RU"}
+"""The browser's language for the pictures of the console, by the language spoken."""
 SPEED = 20.0
 SEED = "0123456789abcdef0123456789abcdef01234567"
 FAULTS = {
@@ -91,7 +98,7 @@ class FrameView:
             self.take()
 
 
-def live_view(folder: Path, out: Path) -> None:
+def live_view(folder: Path, out: Path, width: int = 118) -> None:
     from dealer.dealing.context import RunLimits
     from dealer.dealing.run import RunOptions
     from dealer.plan import Plan
@@ -107,7 +114,7 @@ def live_view(folder: Path, out: Path) -> None:
         '[event]\nname = "Spring Congress"\n\n' + "\n".join(machines) +
         '\n[[sessions]]\nname = "FRI1"\nboards = "1-12"\n\n[[sessions.sections]]\nname = "A"\ncopies = 2\n\n'
         '[[sessions.sections]]\nname = "B"\nsets = ["RED", "BLUE"]\n')
-    console = Console(record=True, width=118, force_terminal=True, color_system="truecolor", file=io.StringIO())
+    console = Console(record=True, width=width, force_terminal=True, color_system="truecolor", file=io.StringIO())
     view = FrameView(console)
     plan = Plan.load(folder / "spring.toml")
     try:
@@ -151,8 +158,8 @@ def served_console(work: Path, speed: str) -> Iterator[tuple[str, str, str]]:
     try:
         assert serve.stderr is not None
         lines = [serve.stderr.readline() for _ in range(3)]
-        found = re.search(r"the room at (http://\S+/)\?token=(\S+)", lines[0])
-        pin = re.search(r"PIN is (\d+)", lines[1])
+        found = re.search(r"(http://\S+/)\?token=(\S+)", lines[0])  # (its words are the language spoken)
+        pin = re.search(r"PIN\D*(\d{6,})", lines[1])
         if not (found and pin):
             raise SystemExit(f"dealer serve did not start: {lines}")
         yield found[1], found[2], pin[1]
@@ -196,12 +203,12 @@ def director_page(folder: Path, png: Path, browser: str) -> None:
         with sync_playwright() as playwright:
             chromium = playwright.chromium.launch(executable_path=browser, headless=True,
                                                   args=["--headless", "--no-sandbox", "--disable-gpu"])
-            page = chromium.new_page(viewport={"width": 1280, "height": 800})
+            page = chromium.new_page(viewport={"width": 1280, "height": 800}, locale=BROWSER_LOCALE[spoken_language()])
             page.goto(f"{address}director?token={token}")
             page.fill('input[name="pin"]', pin)
-            page.click("text=Unlock")
+            page.click(f"text={_('Unlock')}")
             page.fill('input[name="label"]', "A 1")
-            page.click("text=Show")
+            page.click(f"text={_('Show')}")
             page.wait_for_selector("#board .dealing.older")
             page.screenshot(path=str(png), full_page=True)
             chromium.close()
@@ -218,16 +225,17 @@ def room_page(folder: Path, png: Path, browser: str) -> None:
     if main(["generate", "--boards", "1-16", "--seed", SEED[20:] + SEED[:20], "--event", "Club Pairs",
              "-o", str(work / "session.pbn")]) != 0:
         raise SystemExit("dealer generate failed")
-    with served_console(work, "10") as (address, token, _), sync_playwright() as playwright:
+    with served_console(work, "10") as (address, token, _pin), sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=browser, headless=True,
                                               args=["--headless", "--no-sandbox", "--disable-gpu"])
-        page = chromium.new_page(viewport={"width": 1200, "height": 900})
+        page = chromium.new_page(viewport={"width": 1200, "height": 900}, locale=BROWSER_LOCALE[spoken_language()])
         page.goto(f"{address}?token={token}")
         ask(address, token, "api/start", {"source": "session.pbn", "machines": ["sim-1", "sim-2"]})
-        expect(page.locator("#faults td.law").filter(has_text="Law").first).to_be_visible(timeout=300_000)
+        law = _("Law {number}").split("{")[0].strip()
+        expect(page.locator("#faults td.law").filter(has_text=law).first).to_be_visible(timeout=300_000)
         # a settled instant: the count, the grid and the machines' rows agree (events arrive one by one)
-        settled = """() => {
-            const count = parseInt(document.querySelector('#count').textContent, 10);
+        settled = r"""() => {
+            const count = parseInt((document.querySelector('#count').textContent.match(/\d+/) || ["0"])[0], 10);
             const green = document.querySelectorAll('#grid .cell[data-state="verified"]').length;
             const rows = [...document.querySelectorAll('#machines tbody tr')]
                 .map(row => parseInt(row.cells[4].textContent, 10) || 0).reduce((a, b) => a + b, 0);
@@ -243,14 +251,36 @@ def room_page(folder: Path, png: Path, browser: str) -> None:
         ask(address, token, "api/stop", {})
 
 
+def svg_png(svg: Path, png: Path, browser: str) -> None:
+    """An SVG drawn as a PNG by the browser (its fonts: the terminal's letters), to be looked at where SVG is
+    not shown."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=browser, headless=True,
+                                              args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = chromium.new_page(viewport={"width": 1100, "height": 700})
+        page.goto(svg.absolute().as_uri())
+        page.locator("svg").screenshot(path=str(png))
+        chromium.close()
+
+
 def make(images: Path, browser_pages: bool = True) -> list[Path]:
-    """Make every picture into `images` (the console's pages only if `browser_pages`); the files written."""
+    """Make every picture into `images` (the console's pages only if `browser_pages`), in the language
+    spoken; the files written."""
     images.mkdir(parents=True, exist_ok=True)
     names = ["live-view.svg", "hand-records.png", "labels.png"]
     with tempfile.TemporaryDirectory(prefix="dealer-images-") as work:
         live_view(Path(work), images / "live-view.svg")
-        printed(Path(work), images)
         browser = chromium() if browser_pages else None
+        if spoken_language() != "en":
+            (Path(work) / "narrow").mkdir()
+            live_view(Path(work) / "narrow", images / "live-view-80.svg", width=80)
+            names.append("live-view-80.svg")
+            if browser is not None:
+                svg_png(images / "live-view-80.svg", images / "live-view-80.png", browser)
+                names.append("live-view-80.png")
+        printed(Path(work), images)
         if not browser_pages:
             print("without the browser: serve-director.png and serve-room.png are not made")
         elif browser is None:
@@ -264,5 +294,12 @@ def make(images: Path, browser_pages: bool = True) -> list[Path]:
 
 if __name__ == "__main__":
     arguments = [a for a in sys.argv[1:] if a != "--without-browser"]
-    for path in make(Path(arguments[0]) if arguments else HERE / "images", "--without-browser" not in sys.argv):
+    language = None
+    if "--lang" in arguments:
+        at = arguments.index("--lang")
+        language = arguments[at + 1]
+        del arguments[at:at + 2]
+    choose(language)  # the program's words; the browser asks for the same language
+    default = HERE / "images" / language if language and language != "en" else HERE / "images"
+    for path in make(Path(arguments[0]) if arguments else default, "--without-browser" not in sys.argv):
         print(f"wrote {path}")

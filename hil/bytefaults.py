@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Callable, Iterable
+from gettext import gettext as _
 
 from hil.fault_plan import BYTE_KINDS, FaultKind, FaultSpec
 
@@ -34,6 +35,8 @@ class ByteFaults:
         self.frames = {TO_HOST: 0, TO_DEVICE: 0}
         self.fired = [0] * len(self.specs)
         self.log: list[str] = []
+        """What fired, in English (a record tests read); `said`: the same in the language spoken."""
+        self.said: list[str] = []
         self._partial = {TO_HOST: b"", TO_DEVICE: b""}
 
     def __call__(self, data: bytes, direction: str) -> list[Chunk]:
@@ -58,6 +61,8 @@ class ByteFaults:
             if spec.direction != direction or not self._fires(i, spec, n):
                 continue
             self.log.append(f"{spec.kind.value} {direction} frame {n}")
+            self.said.append(_("{fault} {direction} frame {frame}").format(fault=spec.kind.value, direction=direction,
+                                                                          frame=n))
             chunks = self._apply(spec, chunks)
         return chunks
 

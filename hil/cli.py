@@ -16,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from gettext import gettext as _
+from gettext import ngettext
 from typing import TYPE_CHECKING, TextIO
 
 from hil.config import DEFAULT_SET, SimConfig, SimConfigError, format_boards
@@ -89,7 +90,8 @@ def _port_number(text: str) -> int:
     except ValueError:
         port = -1
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port number (0 to 65535; 0: one that is free)")
+        raise argparse.ArgumentTypeError(_("{text} is not a TCP port number (0 to 65535; 0: one that is free)").format(
+            text=repr(text)))
     return port
 
 
@@ -116,9 +118,10 @@ def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | Non
         sim = TcpSimulator(config, port=args.tcp)
     else:
         if sys.platform == "win32":
-            raise SimConfigError("Windows has no pseudo-terminal: serve the machine on a TCP port with --tcp")
+            raise SimConfigError(_("Windows has no pseudo-terminal: serve the machine on a TCP port with --tcp"))
         if os.path.lexists(str(config.link)) and not os.path.islink(str(config.link)):
-            raise SimConfigError(f"--link {config.link}: a file of that name exists and is not a symlink")
+            raise SimConfigError(_("--link {link}: a file of that name exists and is not a symlink").format(
+                link=config.link))
         from hil.pty_sim import PtySimulator  # Linux and macOS: imported when the simulator runs
 
         sim = PtySimulator(config)
@@ -129,25 +132,32 @@ def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | Non
             path = sim.start()
         except OSError as exc:
             if args.tcp is not None:
-                raise SimConfigError(f"--tcp {args.tcp}: cannot listen on {sim.where}: {exc.strerror or exc}") from None
+                raise SimConfigError(_("--tcp {port}: cannot listen on {where}: {reason}").format(
+                    port=args.tcp, where=sim.where, reason=exc.strerror or exc)) from None
             raise
         if on_ready is not None:  # before the port is printed: whoever reads it finds the machine registered
             on_ready(path)
         print(path, file=out, flush=True)
-        rack = f"set {config.rack_set} boards {_range(config.boards)}" + ("" if config.set_name else ", open")
-        print(f"dealer sim: machine on {sim.where}; speed {config.speed:g}; rack {rack}; "
-              f"{len(config.faults.faults)} faults planned; stop with Ctrl-C", file=err, flush=True)
+        rack = (_("set {set} boards {boards}") if config.set_name else _("set {set} boards {boards}, open")).format(
+            set=config.rack_set, boards=_range(config.boards))
+        planned = len(config.faults.faults)
+        print(ngettext("dealer sim: machine on {where}; speed {speed:g}; rack {rack}; {count} faults planned; stop "
+                       "with Ctrl-C",  # English: one form, as ever
+                       "dealer sim: machine on {where}; speed {speed:g}; rack {rack}; {count} faults planned; stop "
+                       "with Ctrl-C", planned).format(where=sim.where, speed=config.speed, rack=rack, count=planned),
+              file=err, flush=True)
         _watch(sim, stop, err)
     finally:
         sim.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    print("dealer sim: stopped", file=err, flush=True)
+    print(_("dealer sim: stopped"), file=err, flush=True)
     return 0
 
 
 def _watch(sim: ServedMachine, stop: Signalled, err: TextIO) -> None:
-    """Wait for a signal, reporting each fault as it fires (and the last ones once stopped)."""
+    """Wait for a signal, reporting each fault as it fires (and the last ones once stopped), in the language
+    spoken (`FaultEngine.said`, `ByteFaults.said`)."""
     shown = (0, 0)
     while not stop.wait(0.2) and sim.error is None:
         shown = _report_faults(sim, shown, err)
@@ -157,9 +167,9 @@ def _watch(sim: ServedMachine, stop: Signalled, err: TextIO) -> None:
 def _report_faults(sim: ServedMachine, shown: tuple[int, int], err: TextIO) -> tuple[int, int]:
     assert sim.device is not None
     with sim.lock:
-        device_log, byte_log = list(sim.device.engine.log), list(sim.byte_faults.log)
+        device_log, byte_log = list(sim.device.engine.said), list(sim.byte_faults.said)
     for line in device_log[shown[0]:] + byte_log[shown[1]:]:
-        print(f"dealer sim: fault: {line}", file=err, flush=True)
+        print(_("dealer sim: fault: {fault}").format(fault=line), file=err, flush=True)
     return len(device_log), len(byte_log)
 
 
@@ -174,8 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return serve(args)
     except SimConfigError as exc:
-        print(f"hil: error: {exc}", file=sys.stderr)
+        print(_("hil: error: {message}").format(message=exc), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"hil: error: {exc}", file=sys.stderr)
+        print(_("hil: error: {message}").format(message=exc), file=sys.stderr)
         return 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from gettext import gettext as _
 from pathlib import Path
 from typing import Final
 from urllib.parse import parse_qsl, urlsplit
@@ -106,18 +107,21 @@ class SimConfig:
 
     def __post_init__(self) -> None:
         if self.line not in LINES:
-            raise SimConfigError(f"line must be one of {', '.join(sorted(x for x in LINES if x))}, got {self.line!r}")
+            raise SimConfigError(_("line must be one of {lines}, got {line}").format(
+                lines=", ".join(sorted(x for x in LINES if x)), line=repr(self.line)))
         if not MIN_SPEED <= self.speed <= MAX_SPEED:
-            raise SimConfigError(f"simulator speed must be {MIN_SPEED:g} to {MAX_SPEED:g} (times a real machine's), "
-                                 f"got {self.speed:g}")
+            raise SimConfigError(_("simulator speed must be {low:g} to {high:g} (times a real machine's), got "
+                                   "{speed:g}").format(low=MIN_SPEED, high=MAX_SPEED, speed=self.speed))
         if not 1 <= self.copies <= MAX_COPIES:
-            raise SimConfigError(f"copies must be 1 to {MAX_COPIES} (of each board in the rack), got {self.copies}")
+            raise SimConfigError(_("copies must be 1 to {most} (of each board in the rack), got {copies}").format(
+                most=MAX_COPIES, copies=self.copies))
         if not 0 <= self.seed < 2**64:
-            raise SimConfigError(f"seed must be 0 to 2**64 - 1, got {self.seed}")
+            raise SimConfigError(_("seed must be 0 to 2**64 - 1, got {seed}").format(seed=self.seed))
         if not self.boards:
-            raise SimConfigError("the simulator's rack needs at least one board")
+            raise SimConfigError(_("the simulator's rack needs at least one board"))
         if not 0.0 <= self.noise < 1.0:
-            raise SimConfigError(f"noise must be at least 0 and below 1 (a fraction of the bytes), got {self.noise}")
+            raise SimConfigError(_("noise must be at least 0 and below 1 (a fraction of the bytes), got "
+                                   "{noise}").format(noise=self.noise))
 
     @property
     def rack_set(self) -> str:
@@ -149,9 +153,10 @@ class SimConfig:
             raise FaultPlanFileError(str(exc)) from None
         numbers = parse_boards(boards) if boards else DEFAULT_BOARDS
         if set_name is not None and not valid_set_name(set_name.upper()):
-            raise SimConfigError(f"board set {set_name!r}: use 1 to 12 letters (A-Z) and digits")
+            raise SimConfigError(_("board set {set}: use 1 to 12 letters (A-Z) and digits").format(set=repr(set_name)))
         if ledger is not None and not Path(ledger).parent.is_dir():
-            raise SimConfigError(f"ledger {ledger}: no folder {Path(ledger).parent}")
+            raise SimConfigError(_("ledger {ledger}: no folder {folder}").format(ledger=ledger,
+                                                                                folder=Path(ledger).parent))
         return cls(speed=speed, seed=seed, set_name=set_name, boards=numbers, copies=copies, faults=plan,
                    link=link, keeps_job=keeps_job, boot_noise=boot_noise, ledger=ledger, noise=noise, line=line,
                    reads_every_edge=reads_every_edge)
@@ -161,22 +166,25 @@ class SimConfig:
         """A config from a ``sim://`` URL (see the module docstring); raises SimConfigError naming the key."""
         parts = urlsplit(url)
         if parts.scheme != "sim":
-            raise SimConfigError(f"{url!r} is not a sim:// URL")
+            raise SimConfigError(_("{url} is not a sim:// URL").format(url=repr(url)))
         options: dict[str, str] = {}
         for key, value in parse_qsl(parts.query, keep_blank_values=True):
             if key not in _URL_KEYS:
-                raise SimConfigError(f"{url}: unknown option {key!r} (options: {', '.join(sorted(_URL_KEYS))})")
+                raise SimConfigError(_("{url}: unknown option {key} (options: {options})").format(
+                    url=url, key=repr(key), options=", ".join(sorted(_URL_KEYS))))
             options[key] = value
         reader = options.get("reader", "north")
         if reader not in ("north", "edges"):
-            raise SimConfigError(f"{url}: reader must be north (one reader) or edges (every side), got {reader!r}")
+            raise SimConfigError(_("{url}: reader must be north (one reader) or edges (every side), got "
+                                   "{reader}").format(url=url, reader=repr(reader)))
         def number(key: str, default: float, kind: type[float] | type[int] = float) -> float:
             text = options.get(key) or str(default)
             try:
                 return kind(text)
             except ValueError:
-                what = "a whole number" if kind is int else "a number"
-                raise ValueError(f"{key} must be {what}, got {text!r}") from None  # the URL is named below
+                said = (_("{key} must be a whole number, got {text}") if kind is int
+                        else _("{key} must be a number, got {text}"))
+                raise ValueError(said.format(key=key, text=repr(text))) from None  # the URL is named below
 
         try:
             return cls.from_options(
@@ -198,12 +206,14 @@ def parse_boards(text: str) -> tuple[int, ...]:
         m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
         lo, hi = (int(m.group(1)), int(m.group(2) or m.group(1))) if m else (0, -1)
         if m and hi < lo:
-            raise SimConfigError(f"boards {text!r}: {lo}-{hi} runs backwards")
+            raise SimConfigError(_("boards {text}: {low}-{high} runs backwards").format(text=repr(text), low=lo,
+                                                                                          high=hi))
         if not 1 <= lo <= hi <= MAX_BOARD:
-            raise SimConfigError(f"boards {text!r}: {part.strip()!r} is not a board N or a range N-M (1..{MAX_BOARD})")
+            raise SimConfigError(_("boards {text}: {part} is not a board N or a range N-M (1..{most})").format(
+                text=repr(text), part=repr(part.strip()), most=MAX_BOARD))
         numbers.extend(range(lo, hi + 1))
     if len(set(numbers)) != len(numbers):
-        raise SimConfigError(f"boards {text!r} names a board twice")
+        raise SimConfigError(_("boards {text} names a board twice").format(text=repr(text)))
     return tuple(numbers)
 
 

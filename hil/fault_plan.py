@@ -69,8 +69,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from enum import Enum
+from gettext import gettext as _
 from pathlib import Path
 from typing import Any, Final
+
+
+def N_(message: str) -> str:  # noqa: N802 - gettext's mark for a message said later (`dealer.language.N_`)
+    """`message`, marked for the catalogue."""
+    return message
 
 
 class FaultPlanError(ValueError):
@@ -215,20 +221,22 @@ class FaultSpec:
         return out
 
     @classmethod
-    def from_json(cls, obj: Any, where: str = "fault") -> FaultSpec:
-        """A fault from its JSON form; raises FaultPlanError naming `where` and the field."""
+    def from_json(cls, obj: Any, where: str | None = None) -> FaultSpec:
+        """A fault from its JSON form; raises FaultPlanError naming `where` (default: "fault") and the field."""
+        where = _("fault") if where is None else where
         if not isinstance(obj, Mapping) or not isinstance(obj.get("kind"), str):
-            raise FaultPlanError(f"{where}: a fault is an object with a \"kind\"")
+            raise FaultPlanError(_("{where}: a fault is an object with a \"kind\"").format(where=where))
         try:
             kind = FaultKind(obj["kind"])
         except ValueError:
             known = ", ".join(k.value for k in FaultKind)
-            raise FaultPlanError(f"{where}: unknown kind {obj['kind']!r} (known: {known})") from None
+            raise FaultPlanError(_("{where}: unknown kind {kind} (known: {known})").format(
+                where=where, kind=repr(obj["kind"]), known=known)) from None
         where = f"{where} ({kind.value})"
         unknown = set(obj) - {"kind"} - _EXTRA[kind]
         if unknown:
-            raise FaultPlanError(f"{where}: {', '.join(sorted(unknown))} does not apply "
-                            f"(fields: {', '.join(sorted(_EXTRA[kind]))})")
+            raise FaultPlanError(_("{where}: {unknown} does not apply (fields: {fields})").format(
+                where=where, unknown=", ".join(sorted(unknown)), fields=", ".join(sorted(_EXTRA[kind]))))
         values = {name: _field_value(name, obj[name], where) for name in obj if name != "kind"}
         spec = cls(kind, **values)
         spec.check(where)
@@ -239,31 +247,35 @@ class FaultSpec:
         k = self.kind
         points = [n for n in ("board", "frame", "insertion", "board_number", "scan") if getattr(self, n) is not None]
         if self.rate is None and not points and k not in LABEL_KINDS:
-            raise FaultPlanError(f"{where}: needs a trigger ({', '.join(sorted(_EXTRA[k] & _TRIGGERS - {'times'}))})")
+            raise FaultPlanError(_("{where}: needs a trigger ({triggers})").format(
+                where=where, triggers=", ".join(sorted(_EXTRA[k] & _TRIGGERS - {"times"}))))
         if k in LABEL_KINDS and self.board_number is None:
-            raise FaultPlanError(f"{where}: needs board_number")
+            raise FaultPlanError(_("{where}: needs board_number").format(where=where))
         if self.rate is not None and not 0 < self.rate <= 1:
-            raise FaultPlanError(f"{where}: rate must be in (0, 1], got {self.rate}")
+            raise FaultPlanError(_("{where}: rate must be in (0, 1], got {rate}").format(where=where, rate=self.rate))
         if self.card is not None and not 1 <= self.card <= 52:
-            raise FaultPlanError(f"{where}: card must be 1..52, got {self.card}")
+            raise FaultPlanError(_("{where}: card must be 1..52, got {card}").format(where=where, card=self.card))
         if self.pocket is not None and not 0 <= self.pocket <= 3:
-            raise FaultPlanError(f"{where}: pocket must be 0..3 (N E S W), got {self.pocket}")
+            raise FaultPlanError(_("{where}: pocket must be 0..3 (N E S W), got {pocket}").format(
+                where=where, pocket=self.pocket))
         if self.direction not in ("to_host", "to_device"):
-            raise FaultPlanError(f"{where}: direction must be \"to_host\" or \"to_device\"")
+            raise FaultPlanError(_("{where}: direction must be \"to_host\" or \"to_device\"").format(where=where))
         if self.when not in ("deal", "recount"):
-            raise FaultPlanError(f"{where}: when must be \"deal\" or \"recount\"")
+            raise FaultPlanError(_("{where}: when must be \"deal\" or \"recount\"").format(where=where))
         if self.report not in REPORTS:
-            raise FaultPlanError(f"{where}: report must be one of {', '.join(REPORTS)}")
+            raise FaultPlanError(_("{where}: report must be one of {reports}").format(
+                where=where, reports=", ".join(REPORTS)))
         if self.count is not None and not 1 <= self.count <= 52:
-            raise FaultPlanError(f"{where}: count must be 1..52, got {self.count}")
+            raise FaultPlanError(_("{where}: count must be 1..52, got {count}").format(where=where, count=self.count))
         if not 1 <= self.turns <= 3:
-            raise FaultPlanError(f"{where}: turns must be 1..3, got {self.turns}")
+            raise FaultPlanError(_("{where}: turns must be 1..3, got {turns}").format(where=where, turns=self.turns))
         for name in ("board", "frame", "insertion", "board_number", "scan", "times", "size"):
             value = getattr(self, name)
             if value is not None and value < 1:
-                raise FaultPlanError(f"{where}: {name} counts from 1, got {value}")
+                raise FaultPlanError(_("{where}: {name} counts from 1, got {value}").format(
+                    where=where, name=name, value=value))
         if self.seconds is not None and self.seconds < 0:
-            raise FaultPlanError(f"{where}: seconds must not be negative")
+            raise FaultPlanError(_("{where}: seconds must not be negative").format(where=where))
 
 
 _INT_FIELDS: Final = {"board", "card", "frame", "insertion", "board_number", "scan", "times", "size", "pocket",
@@ -274,18 +286,22 @@ _BOOL_FIELDS: Final = {"detected", "replace", "readable", "persistent", "replug"
 def _field_value(name: str, value: Any, where: str) -> Any:
     if name in _INT_FIELDS:
         if not isinstance(value, int) or isinstance(value, bool):
-            raise FaultPlanError(f"{where}: {name} must be a whole number, got {value!r}")
+            raise FaultPlanError(_("{where}: {name} must be a whole number, got {value}").format(
+                where=where, name=name, value=repr(value)))
     elif name in _BOOL_FIELDS:
         if not isinstance(value, bool):
-            raise FaultPlanError(f"{where}: {name} must be true or false, got {value!r}")
+            raise FaultPlanError(_("{where}: {name} must be true or false, got {value}").format(
+                where=where, name=name, value=repr(value)))
     elif name in ("rate", "seconds"):
         if value is None and name == "seconds":
             return None
         if not isinstance(value, int | float) or isinstance(value, bool):
-            raise FaultPlanError(f"{where}: {name} must be a number, got {value!r}")
+            raise FaultPlanError(_("{where}: {name} must be a number, got {value}").format(
+                where=where, name=name, value=repr(value)))
         return float(value)
     elif not isinstance(value, str):
-        raise FaultPlanError(f"{where}: {name} must be text, got {value!r}")
+        raise FaultPlanError(_("{where}: {name} must be text, got {value}").format(
+            where=where, name=name, value=repr(value)))
     return value
 
 
@@ -302,8 +318,8 @@ class FaultPlan:
     @classmethod
     def of(cls, *faults: FaultSpec | Mapping[str, Any], seed: int = 0) -> FaultPlan:
         """A plan from specs or their JSON forms."""
-        return cls(tuple(f if isinstance(f, FaultSpec) else FaultSpec.from_json(f, f"fault {i}")
-                         for i, f in enumerate(faults, start=1)), seed)
+        return cls(tuple(f if isinstance(f, FaultSpec) else FaultSpec.from_json(f, _("fault {number}").format(
+            number=i)) for i, f in enumerate(faults, start=1)), seed)
 
     def of_kinds(self, kinds: Iterable[FaultKind]) -> tuple[FaultSpec, ...]:
         wanted = set(kinds)
@@ -313,46 +329,55 @@ class FaultPlan:
         return {"seed": self.seed, "faults": [f.to_json() for f in self.faults]}
 
     @classmethod
-    def from_json(cls, obj: Any, source: str = "fault plan") -> FaultPlan:
-        """A plan from its JSON form (an object with "faults", or a bare list)."""
+    def from_json(cls, obj: Any, source: str | None = None) -> FaultPlan:
+        """A plan from its JSON form (an object with "faults", or a bare list); `source` names it in a
+        refusal (default: "fault plan")."""
+        source = _("fault plan") if source is None else source
         if isinstance(obj, list):
             obj = {"faults": obj}
         if not isinstance(obj, Mapping) or not isinstance(obj.get("faults", []), list):
-            raise FaultPlanError(f"{source}: expected an object with a \"faults\" list")
+            raise FaultPlanError(_("{source}: expected an object with a \"faults\" list").format(source=source))
         unknown = set(obj) - {"seed", "faults", "about"}
         if unknown:
-            raise FaultPlanError(f"{source}: unknown key {sorted(unknown)[0]!r} (keys: seed, faults, about)")
+            raise FaultPlanError(_("{source}: unknown key {key} (keys: seed, faults, about)").format(
+                source=source, key=repr(sorted(unknown)[0])))
         seed = obj.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise FaultPlanError(f"{source}: seed must be a whole number")
-        specs = tuple(FaultSpec.from_json(f, f"{source}: fault {i}") for i, f in enumerate(obj.get("faults", []), 1))
+            raise FaultPlanError(_("{source}: seed must be a whole number").format(source=source))
+        specs = tuple(FaultSpec.from_json(f, _("{source}: fault {number}").format(source=source, number=i))
+                      for i, f in enumerate(obj.get("faults", []), 1))
         return cls(specs, seed)
 
     @classmethod
     def load(cls, path: str | Path) -> FaultPlan:
         """Read a plan file (JSON); raises FaultPlanError naming the file, line and field."""
+        source = _("fault plan {path}").format(path=path)
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
-            raise FaultPlanError(f"fault plan {path}: {exc.strerror or exc}") from None
+            raise FaultPlanError(f"{source}: {exc.strerror or exc}") from None
         try:
             obj = json.loads(text, parse_constant=_not_finite)
         except json.JSONDecodeError as exc:
-            raise FaultPlanError(f"fault plan {path}: line {exc.lineno}: {exc.msg}") from None
+            raise FaultPlanError(_("{source}: line {line}: {reason}").format(
+                source=source, line=exc.lineno, reason=exc.msg)) from None
         except RecursionError:
-            raise FaultPlanError(f"fault plan {path}: nested deeper than {MAX_DEPTH} levels") from None
+            raise FaultPlanError(_("{source}: nested deeper than {most} levels").format(
+                source=source, most=MAX_DEPTH)) from None
         except FaultPlanError as exc:
-            raise FaultPlanError(f"fault plan {path}: {exc}") from None
+            raise FaultPlanError(f"{source}: {exc}") from None
         if _depth(obj) > MAX_DEPTH:
-            raise FaultPlanError(f"fault plan {path}: nested deeper than {MAX_DEPTH} levels") from None
-        return cls.from_json(obj, f"fault plan {path}")
+            raise FaultPlanError(_("{source}: nested deeper than {most} levels").format(
+                source=source, most=MAX_DEPTH)) from None
+        return cls.from_json(obj, source)
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=1) + "\n"
 
 
 class FaultEngine:
-    """Decides, deterministically, which device, board and system faults fire, and logs each one.
+    """Decides, deterministically, which device, board and system faults fire, and logs each one: `log` in
+    English (a record tests read), `said` the same lines in the language spoken (what `dealer sim` prints).
 
     Byte faults are left to `hil.bytefaults`. The counters (dealings started, insertions, frames
     received) belong to the simulation, not the firmware, so they survive a power loss.
@@ -363,6 +388,7 @@ class FaultEngine:
         self.rng = random.Random(f"faults:{seed}:{plan.seed}")
         self.fired: Counter[int] = Counter()
         self.log: list[str] = []
+        self.said: list[str] = []
         self.dealings = 0
         self.insertions = 0
         self.frames = 0
@@ -376,14 +402,17 @@ class FaultEngine:
             return FaultSpec(**{**_as_kwargs(spec), "card": self.rng.randint(low, 52)})
         return spec
 
-    def _fire(self, index: int, spec: FaultSpec, at_point: bool, where: str) -> bool:
+    def _fire(self, index: int, spec: FaultSpec, at_point: bool, where: str, **values: object) -> bool:
+        """Whether the fault fires now; if it does, logged as firing at `where` (a message marked `N_`, with
+        its `values`)."""
         limit = spec.limit
         if limit is not None and self.fired[index] >= limit:
             return False
         hit = self.rng.random() < spec.rate if spec.rate is not None else at_point
         if hit:
             self.fired[index] += 1
-            self.log.append(f"{spec.kind.value} at {where}")
+            self.log.append(f"{spec.kind.value} at {where.format(**values)}")
+            self.said.append(_("{fault} at {where}").format(fault=spec.kind.value, where=_(where).format(**values)))
         return hit
 
     def at_card(self, card: int) -> list[FaultSpec]:
@@ -394,7 +423,7 @@ class FaultEngine:
                 if spec.rate is not None and spec.board is not None and spec.board != self.dealings:
                     continue  # a rate in one dealing only
                 point = spec.board == self.dealings and spec.card == card
-                if self._fire(i, spec, point, f"board {self.dealings} card {card}"):
+                if self._fire(i, spec, point, N_("board {board} card {card}"), board=self.dealings, card=card):
                     out.append(spec)
         return out
 
@@ -404,7 +433,8 @@ class FaultEngine:
         for i, spec in self._specs:
             if spec.kind is FaultKind.UNREADABLE_CARD and spec.when == "recount":
                 point = spec.board == self.dealings and spec.card == position
-                hit = self._fire(i, spec, point, f"recount after board {self.dealings} card {position}") or hit
+                hit = self._fire(i, spec, point, N_("recount after board {board} card {card}"), board=self.dealings,
+                                 card=position) or hit
         return hit
 
     def start_dealing(self) -> list[FaultSpec]:
@@ -412,8 +442,8 @@ class FaultEngine:
         self.dealings += 1
         out = []
         for i, spec in self._specs:
-            if spec.kind in PACK_KINDS and self._fire(i, spec, spec.board == self.dealings,
-                                                      f"board {self.dealings}"):
+            if spec.kind in PACK_KINDS and self._fire(i, spec, spec.board == self.dealings, N_("board {board}"),
+                                                      board=self.dealings):
                 card = spec.card if spec.card is not None else self.rng.randint(2, 52)
                 out.append(FaultSpec(**{**_as_kwargs(spec), "card": card}))
         return out
@@ -422,7 +452,8 @@ class FaultEngine:
         """Count an insertion by the operator; returns the mistakes it makes."""
         self.insertions += 1
         return [spec for i, spec in self._specs if spec.kind in INSERTION_KINDS
-                and self._fire(i, spec, spec.insertion == self.insertions, f"insertion {self.insertions}")]
+                and self._fire(i, spec, spec.insertion == self.insertions, N_("insertion {insertion}"),
+                               insertion=self.insertions)]
 
     def firmware(self, kind: FaultKind, report: str | None = None, card: int | None = None) -> FaultSpec | None:
         """The firmware fault of `kind` (and `report`) that fires in the current dealing (at `card`, for a
@@ -431,7 +462,8 @@ class FaultEngine:
             if spec.kind is not kind or (report is not None and spec.report != report):
                 continue
             point = spec.board == self.dealings and (card is None or (spec.card or 1) == card)
-            if self._fire(i, spec, point, f"board {self.dealings}" + (f" card {card}" if card else "")):
+            where = N_("board {board} card {card}") if card else N_("board {board}")
+            if self._fire(i, spec, point, where, board=self.dealings, card=card):
                 return spec
         return None
 
@@ -439,19 +471,19 @@ class FaultEngine:
         """Count a scan that read a label; returns the faults it triggers (the operator swaps the board)."""
         self.scans += 1
         return [spec for i, spec in self._specs if spec.kind is FaultKind.SWAP_BOARD
-                and self._fire(i, spec, spec.scan == self.scans, f"scan {self.scans}")]
+                and self._fire(i, spec, spec.scan == self.scans, N_("scan {scan}"), scan=self.scans)]
 
     def label_faults(self, number: int | None) -> list[FaultSpec]:
         """The faults of board `number`: its label, cards left in it (asked once, when the board first goes
         into the machine)."""
         return [spec for i, spec in self._specs if spec.kind in LABEL_KINDS
-                and self._fire(i, spec, spec.board_number == number, f"board number {number}")]
+                and self._fire(i, spec, spec.board_number == number, N_("board number {number}"), number=number)]
 
     def frame_received(self) -> list[FaultSpec]:
         """Count an intact frame received by the device; returns the system faults it triggers."""
         self.frames += 1
         return [spec for i, spec in self._specs if spec.kind in FRAME_KINDS and spec.frame is not None
-                and self._fire(i, spec, spec.frame == self.frames, f"frame {self.frames}")]
+                and self._fire(i, spec, spec.frame == self.frames, N_("frame {frame}"), frame=self.frames)]
 
 
 def _as_kwargs(spec: FaultSpec) -> dict[str, Any]:
@@ -462,7 +494,7 @@ MAX_DEPTH: Final = 8
 
 
 def _not_finite(name: str) -> Any:
-    raise FaultPlanError(f"{name} is not a finite number")
+    raise FaultPlanError(_("{name} is not a finite number").format(name=name))
 
 
 def _depth(value: Any) -> int:

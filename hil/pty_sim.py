@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from gettext import gettext as _
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,9 @@ class PtySimulator(ServedMachine):
 
     @property
     def where(self) -> str:
-        return f"{self.pts_path} (link {self.link})" if self.link is not None else str(self.pts_path)
+        if self.link is None:
+            return str(self.pts_path)
+        return _("{port} (link {link})").format(port=self.pts_path, link=self.link)
 
     @property
     def plugged(self) -> bool:
@@ -68,7 +71,7 @@ class PtySimulator(ServedMachine):
 
     def _open_line(self) -> None:
         if sys.platform == "win32":
-            raise OSError("Windows has no pseudo-terminal: serve the simulated machine on TCP (dealer sim --tcp)")
+            raise OSError(_("Windows has no pseudo-terminal: serve the simulated machine on TCP (dealer sim --tcp)"))
         else:
             import fcntl
             import tty

@@ -17,11 +17,19 @@ import sys
 import tempfile
 import threading
 from collections.abc import Sequence
+from gettext import gettext as _
 from pathlib import Path
 from typing import IO, Any, Final
 
+
+def N_(message: str) -> str:  # noqa: N802 - gettext's mark for a message said later (`dealer.language.N_`)
+    """`message`, marked for the catalogue."""
+    return message
+
+
 QEMU: Final = "qemu-system-arm"
-NO_QEMU: Final = "no QEMU (qemu-system-arm) on PATH: the firmware cannot run here"
+NO_QEMU: Final = N_("no QEMU (qemu-system-arm) on PATH: the firmware cannot run here")
+"""Why the firmware cannot run where QEMU is not installed (said with `_`)."""
 STACK_PAINT: Final = 0xC5C5C5C5
 """What the start-up code (firmware/startup.c) paints the stack with."""
 BOARD_BYTES: Final = 24 + 4 * 26 + 4 + 1
@@ -44,11 +52,11 @@ def elf_symbols(elf: Path) -> dict[str, int]:
     """The named symbols of a 32-bit little-endian ELF file and their values (addresses)."""
     data = elf.read_bytes()
     if data[:4] != b"\x7fELF" or data[4] != 1 or data[5] != 1:
-        raise FirmwareError("not a 32-bit little-endian ELF image (build it with make firmware)")
+        raise FirmwareError(_("not a 32-bit little-endian ELF image (build it with make firmware)"))
     try:
         return _symbols(data)
     except (struct.error, ValueError, IndexError):
-        raise FirmwareError("a damaged ELF image (its symbol table cannot be read)") from None
+        raise FirmwareError(_("a damaged ELF image (its symbol table cannot be read)")) from None
 
 
 def _symbols(data: bytes) -> dict[str, int]:
@@ -72,7 +80,7 @@ def _symbols(data: bytes) -> dict[str, int]:
 def _unix_socket() -> socket.socket:
     if sys.platform != "win32":
         return socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    raise FirmwareError("QEMU's serial port here is a pseudo-terminal: Linux and macOS only")
+    raise FirmwareError(_("QEMU's serial port here is a pseudo-terminal: Linux and macOS only"))
 
 
 class FirmwareMachine:
@@ -84,16 +92,17 @@ class FirmwareMachine:
                  log: IO[str] | None = None) -> None:
         qemu = qemu_path()
         if qemu is None:
-            raise FirmwareError(NO_QEMU)
+            raise FirmwareError(_(NO_QEMU))
         self.elf = elf
         self.symbols = elf_symbols(elf)
         if "__world_start" not in self.symbols:
-            raise FirmwareError("not the dealing machine's firmware (no __world_start: build it with make firmware)")
+            raise FirmwareError(_("not the dealing machine's firmware (no __world_start: build it with make "
+                                  "firmware)"))
         self._dir = tempfile.mkdtemp(prefix="dealer-qemu-")
         self._qmp_path = os.path.join(self._dir, "qmp")
         words = ["firmware", *options, *(["--verbose"] if verbose else [])]
         if any("," in w or " " in w for w in words):
-            raise FirmwareError("a firmware option holds a comma or a space")
+            raise FirmwareError(_("a firmware option holds a comma or a space"))
         command = [qemu, "-M", "microbit", "-display", "none", "-kernel", str(elf), "-serial", "pty",
                    "-monitor", "none", "-qmp", f"unix:{self._qmp_path},server=on,wait=off",
                    "-semihosting-config", "enable=on,target=native," + ",".join(f"arg={w}" for w in words)]
@@ -112,7 +121,8 @@ class FirmwareMachine:
                 break
         if pty is None:
             self.stop()
-            raise FirmwareError(f"QEMU did not start the firmware: {''.join(self.lines)[-2000:]}")
+            raise FirmwareError(_("QEMU did not start the firmware: {output}").format(
+                output="".join(self.lines)[-2000:]))
         self._reader = threading.Thread(target=self._read, name="qemu-output", daemon=True)
         self._reader.start()
         self.pty = pty
@@ -169,7 +179,8 @@ class FirmwareMachine:
             if "return" in answer:
                 return answer["return"]
             if "error" in answer or not answer:
-                raise FirmwareError(f"QEMU refused {command}: {answer.get('error', 'no answer')}")
+                raise FirmwareError(_("QEMU refused {command}: {error}").format(
+                    command=command, error=answer["error"] if "error" in answer else _("no answer")))
             # an event ({"event": ...}): not the answer
 
     def read_memory(self, address: int, size: int) -> bytes:
@@ -194,13 +205,13 @@ class FirmwareMachine:
         start, end = self.symbols["__world_start"], self.symbols["__world_end"]
         world = self.read_memory(start, end - start)
         if int.from_bytes(world[:4], "little") != WORLD_MAGIC:
-            raise FirmwareError("the firmware has not set up its boards yet (it is starting, or stopped at boot)")
+            raise FirmwareError(_("the firmware has not set up its boards yet (it is starting, or stopped at boot)"))
         most = self.symbols.get("machine_max_boards")
         count_at = 4 + BOARD_BYTES * int.from_bytes(self.read_memory(most, 2), "little") if most else None
         if count_at is not None:
             count_at += count_at % 2  # nboards, an int16_t, on its 2-byte boundary
         if count_at is None:
-            raise FirmwareError("the image does not say how many boards its world holds (machine_max_boards)")
+            raise FirmwareError(_("the image does not say how many boards its world holds (machine_max_boards)"))
         nboards, = struct.unpack_from("<h", world, count_at)
         result: dict[str, list[list[int]]] = {}
         for i in range(nboards):

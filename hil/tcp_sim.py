@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import sys
+from gettext import gettext as _
 from typing import Any, Final
 
 from hil.bytefaults import Manipulator
@@ -42,7 +43,7 @@ class TcpSimulator(ServedMachine):
 
     @property
     def where(self) -> str:
-        return f"TCP port {HOST}:{self.port}"
+        return _("TCP port {host}:{port}").format(host=HOST, port=self.port)
 
     @property
     def plugged(self) -> bool:
@@ -83,7 +84,7 @@ class TcpSimulator(ServedMachine):
     def _read_line(self, ready: list[Any]) -> bytes:
         if self._listener is not None and self._listener in ready:
             with contextlib.suppress(BlockingIOError, InterruptedError):
-                connection, _ = self._listener.accept()
+                connection, _address = self._listener.accept()
                 connection.setblocking(False)
                 connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self._drop_connection()  # one cable: the newest host has it

@@ -103,7 +103,7 @@ def test_the_statistics_are_pure(path: Path) -> None:
     for name in imports_of(path):
         top = name.split(".")[0]
         allowed = top in STDLIB - {"sqlite3", "socket", "threading", "subprocess"} or top == "numpy"
-        allowed = allowed or layer_of(name) in {"dealer.core", "dealer.stats"}
+        allowed = allowed or layer_of(name) in {"dealer.core", "dealer.stats", "dealer.language"}
         assert allowed, f"{module_name(path)} imports {name}"
 
 

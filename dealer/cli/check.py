@@ -11,7 +11,7 @@ from dealer.cli.deal import load_deals, machine_options
 from dealer.cli.reading import reading_options
 from dealer.cli.teaching import teach
 from dealer.core.errors import VerificationError
-from dealer.language import _
+from dealer.language import _, n_
 
 
 def register(sub: Any) -> None:
@@ -42,17 +42,21 @@ def run_check(args: argparse.Namespace) -> int:
                            show_cards=args.show_cards, quiet=args.quiet, journal=journal,
                            source=Path(args.file).name)
     bad = [r for r in reports if not r.ok]
-    print(f"{len(reports) - len(bad)}/{len(reports)} boards verified", file=sys.stdout, flush=True)
+    print(_("{verified}/{total} boards verified").format(verified=len(reports) - len(bad), total=len(reports)),
+          file=sys.stdout, flush=True)
     strangers = [r for r in bad if other_deal(r)]
     if strangers:
-        held = f"board {_listed(strangers)} holds a deal" if len(strangers) == 1 else \
-            f"boards {_listed(strangers)} hold deals"
-        raise VerificationError(
-            f"{held} that {Path(args.file).name} does not hold ({len(strangers)} of {len(reports)} checked): is this "
-            "the file and board set these boards were dealt from? Redeal nothing from it until that is settled")
+        raise VerificationError(n_(
+            "board {boards} holds a deal that {file} does not hold ({count} of {checked} checked): is this the file "
+            "and board set these boards were dealt from? Redeal nothing from it until that is settled",
+            "boards {boards} hold deals that {file} does not hold ({count} of {checked} checked): is this the file "
+            "and board set these boards were dealt from? Redeal nothing from it until that is settled",
+            len(strangers)).format(boards=_listed(strangers), file=Path(args.file).name, count=len(strangers),
+                                   checked=len(reports)))
     if bad:
-        raise VerificationError(f"{len(bad)} of {len(reports)} boards do not hold their deals: boards "
-                                + _listed(bad))
+        raise VerificationError(n_("{bad} of {total} boards do not hold their deals: boards {boards}",
+                                   "{bad} of {total} boards do not hold their deals: boards {boards}",
+                                   len(reports)).format(bad=len(bad), total=len(reports), boards=_listed(bad)))
     return 0
 
 

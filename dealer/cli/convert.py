@@ -23,7 +23,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.outfile import check_writable
 from dealer.formats import parts
-from dealer.language import _
+from dealer.language import _, n_
 
 
 def register(sub: Any) -> None:
@@ -66,8 +66,8 @@ def format_of(path: str, override: str | None, option: str) -> ModuleType:
     try:
         return formats.format_for_path(path, override)
     except UsageError:
-        raise UsageError(f"{path}: cannot tell the format from its extension; use {option} "
-                         f"({', '.join(formats.format_names())})") from None
+        raise UsageError(_("{path}: cannot tell the format from its extension; use {option} ({formats})").format(
+            path=path, option=option, formats=", ".join(formats.format_names()))) from None
 
 
 def summary(boards: list[int]) -> str:
@@ -91,9 +91,11 @@ def run(args: argparse.Namespace) -> int:
     source = format_of(args.input, args.from_format, "--from")
     target = format_of(args.output, args.to_format, "--to")
     if args.blind is not None and not accepts(target, "blind"):
-        raise UsageError(f"--blind/--no-blind apply to DUP and DLM output, not {target.NAME.upper()}")
+        raise UsageError(_("--blind/--no-blind apply to DUP and DLM output, not {format}").format(
+            format=target.NAME.upper()))
     if args.split and target.MAX_BOARD is None:
-        raise UsageError(f"--split is for formats that hold boards 1-99 only (DUP, DLM), not {target.NAME.upper()}")
+        raise UsageError(_("--split is for formats that hold boards 1-99 only (DUP, DLM), not {format}").format(
+            format=target.NAME.upper()))
     if args.boards:
         parse_board_spans(args.boards)  # its form, before the file is read; its bound once the file is
     if not args.split:
@@ -117,9 +119,10 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.output, force=args.force)
     _write(args.output, deals, target, options, force=args.force)
     show(notes)
-    count = f"{len(deals)} board{'' if len(deals) == 1 else 's'}"
-    print(f"converted {count} ({summary([int(b) for b in deals.boards])}) from {source.NAME.upper()} to "
-          f"{target.NAME.upper()}: {args.output}")
+    print(n_("converted {count} board ({boards}) from {source} to {target}: {file}",
+             "converted {count} boards ({boards}) from {source} to {target}: {file}", len(deals)).format(
+        count=len(deals), boards=summary([int(b) for b in deals.boards]), source=source.NAME.upper(),
+        target=target.NAME.upper(), file=args.output))
     return 0
 
 
@@ -128,18 +131,23 @@ def _select(deals: DealSet, boards: str, path: str) -> DealSet:
     present = set(deals.boards.tolist())
     missing = [b for b in wanted if b not in present]
     if missing:
-        raise UsageError(f"{path}: has no board {format_board_range(missing) if len(missing) < 20 else missing[0]}")
+        raise UsageError(_("{file}: has no board {boards}").format(
+            file=path, boards=format_board_range(missing) if len(missing) < 20 else missing[0]))
     return deals.select(wanted)
 
 
 def _how_to_split(output: str, target: ModuleType, deals: DealSet, pieces: list[parts.Part]) -> str:
     name = target.NAME.upper()
     boards = deals.boards
-    why = (f"this run reaches board {int(boards.max())}" if (len(boards) < 2 or (boards[1:] - boards[:-1] == 1).all())
-           else f"these boards ({summary([int(b) for b in boards])}) are not one run")
+    why = (_("this run reaches board {board}").format(board=int(boards.max()))
+           if (len(boards) < 2 or (boards[1:] - boards[:-1] == 1).all())
+           else _("these boards ({boards}) are not one run").format(boards=summary([int(b) for b in boards])))
     listed = "; ".join(f"{part_path(output, k)} ({piece.describe()})" for k, piece in enumerate(pieces, start=1))
-    return (f"{output}: {name} holds one run of boards 1-{target.MAX_BOARD}; {why}. --split writes "
-            f"{len(pieces)} files: {listed}; or --boards chooses boards it holds")
+    return n_("{output}: {format} holds one run of boards 1-{most}; {why}. --split writes {count} files: {listed}; "
+              "or --boards chooses boards it holds",
+              "{output}: {format} holds one run of boards 1-{most}; {why}. --split writes {count} files: {listed}; "
+              "or --boards chooses boards it holds", len(pieces)).format(
+        output=output, format=name, most=target.MAX_BOARD, why=why, count=len(pieces), listed=listed)
 
 
 def _write(path: str | Path, deals: DealSet, target: ModuleType, options: dict[str, Any], *, force: bool) -> None:
@@ -155,4 +163,5 @@ def _write_parts(args: argparse.Namespace, target: ModuleType, source: ModuleTyp
         check_writable(path, force=args.force)
     for path, piece in zip(paths, pieces, strict=True):
         _write(path, piece.deals, target, options, force=args.force)
-        print(f"converted {piece.describe()} from {source.NAME.upper()} to {target.NAME.upper()}: {path}")
+        print(_("converted {part} from {source} to {target}: {file}").format(
+            part=piece.describe(), source=source.NAME.upper(), target=target.NAME.upper(), file=path))

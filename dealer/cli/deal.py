@@ -22,7 +22,7 @@ from dealer.core.outfile import check_writable
 from dealer.dealing.context import RunLimits
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions
-from dealer.language import _
+from dealer.language import N_, _
 
 
 def register(sub: Any) -> None:
@@ -103,12 +103,12 @@ def load_deals(path: str, boards: str | None, options: ReadOptions = DEFAULT_OPT
     if guessed is not None:  # a deal dealt into the wrong board breaks Law 2 and the hands of a turned BHG
         raise UsageError(guessed)
     if len(np.unique(deals.boards)) != len(deals):  # the journal holds one job a board: refuse here, not there
-        raise UsageError(f"{path}: a board number comes twice")
+        raise UsageError(_("{path}: a board number comes twice").format(path=path))
     if boards:
         wanted = parse_file_boards(boards, int(deals.boards.max()), path)
         missing = [b for b in wanted if b not in set(int(x) for x in deals.boards)]
         if missing:
-            raise UsageError(f"{path}: no board {missing[0]} in the file")
+            raise UsageError(_("{path}: no board {board} in the file").format(path=path, board=missing[0]))
         deals = deals.select(wanted)
     show(notes)
     return deals
@@ -129,10 +129,13 @@ def check_report(args: argparse.Namespace) -> None:
     --force would replace)."""
     check_writable(args.report, force=args.force)
     report = Path(args.report).resolve()
-    for name, given in (("deal file", args.file), ("plan", args.plan), ("journal", args.journal),
-                        ("journal", args.file and args.file + ".journal")):
+    is_deal_file = N_("--report {report} is the deal file: give the report a file of its own")
+    is_plan = N_("--report {report} is the plan: give the report a file of its own")
+    is_journal = N_("--report {report} is the journal: give the report a file of its own")
+    for said, given in ((is_deal_file, args.file), (is_plan, args.plan), (is_journal, args.journal),
+                        (is_journal, args.file and args.file + ".journal")):
         if given and Path(given).resolve() == report:
-            raise UsageError(f"--report {args.report} is the {name}: give the report a file of its own")
+            raise UsageError(_(said).format(report=args.report))
 
 
 def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
@@ -149,11 +152,11 @@ def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: st
 
 def _deal_file(args: argparse.Namespace) -> RunResult:
     if args.file is None:
-        raise UsageError("dealer deal: give a deal FILE (with --port) or --plan PLAN.toml")
+        raise UsageError(_("dealer deal: give a deal FILE (with --port) or --plan PLAN.toml"))
     if not args.port:
-        raise UsageError("dealer deal: give at least one machine with --port")
+        raise UsageError(_("dealer deal: give at least one machine with --port"))
     if args.session:
-        raise UsageError("--session goes with --plan")
+        raise UsageError(_("--session goes with --plan"))
     copy_set_names(args.set_name or "A", args.copies or 1)  # the labels of every copy, before the file is read
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
     journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
@@ -171,8 +174,8 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
                                       ("--skip-results-only", args.skip_results_only),
                                       ("--number-in-order", args.number_in_order)) if value]
     if given:
-        raise UsageError(f"dealer deal --plan: {given[0]} does not go with a plan (the plan names the sessions, "
-                         "their boards, copies, board sets, replays and machines)")
+        raise UsageError(_("dealer deal --plan: {option} does not go with a plan (the plan names the sessions, their "
+                           "boards, copies, board sets, replays and machines)").format(option=given[0]))
     plan = Plan.load(args.plan)
     journal = Path(args.journal) if args.journal else plan.event.journal
     return deal_plan(plan, _common(args, journal, [], plan.event.name), args.session)

@@ -24,7 +24,7 @@ from dealer.core.errors import FormatError, UsageError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes
 from dealer.core.parallel import MAX_THREADS
 from dealer.formats import board_sets
-from dealer.language import _
+from dealer.language import _, n_
 
 PIECE: Final = 1 << 18
 """Deals made and written at a time (about 14 MB of deals)."""
@@ -81,7 +81,7 @@ def thread_count(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1; got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be a whole number from 1; got {text}").format(text=repr(text)))
     return value
 
 
@@ -90,7 +90,8 @@ def owner_hex(text: str) -> bytes:
     try:
         return bytes.fromhex(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be hex digits, two a byte; got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("must be hex digits, two a byte; got {text}").format(text=repr(text))) \
+            from None
 
 
 def owner_of(args: argparse.Namespace) -> bytes:
@@ -101,7 +102,7 @@ def owner_of(args: argparse.Namespace) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     if args.count is not None and args.count < 1:
-        raise UsageError(f"--count must be 1 or more; got {args.count}")
+        raise UsageError(_("--count must be 1 or more; got {count}").format(count=args.count))
     spans = parse_board_spans(args.boards) if args.boards is not None else [(1, args.count)]
     count = sum(last - first + 1 for first, last in spans)
     seed = engines.parse_seed(args.engine, args.seed) if args.seed else engines.fresh_seed(args.engine)
@@ -120,9 +121,10 @@ def run(args: argparse.Namespace) -> int:
     first = spans[0][0]
     hint = ""
     if args.boards and count == 1 and first > 1 and args.boards.strip().isdigit():
-        hint = f" (--count {first} makes boards 1-{first}, as bigdealx -n {first} does)"
-    print(f"wrote {made(count, spans)} to {' and '.join(path for path, _ in outputs)} with engine "
-          f"{args.engine}{hint}")
+        hint = _(" (--count {first} makes boards 1-{first}, as bigdealx -n {first} does)").format(first=first)
+    print(_("wrote {what} to {files} with engine {engine}{hint}").format(
+        what=made(count, spans), files=_(" and ").join(path for path, _module in outputs), engine=args.engine,
+        hint=hint))
     for path, module in outputs:
         for note in formats.notes_on_written(path, module, first=first, count=count,
                                              boards=lambda: shortened(format_board_spans(spans)),
@@ -141,21 +143,22 @@ def _outputs(args: argparse.Namespace, spans: list[tuple[int, int]]) -> list[tup
     boards, a file that may be written, no file named twice; --format and --blind where they apply."""
     paths: list[str] = args.output
     if len(paths) > 1 and args.format:
-        raise UsageError("--format names the format of one -o file; with several, each file's extension gives its own")
+        raise UsageError(_("--format names the format of one -o file; with several, each file's extension gives its "
+                           "own"))
     named = [os.path.normcase(os.path.abspath(p)) for p in paths]
     twice = next((p for p, n in zip(paths, named, strict=True) if named.count(n) > 1), None)
     if twice is not None:
-        raise UsageError(f"-o {twice} is given twice: each -o names a file of its own")
+        raise UsageError(_("-o {file} is given twice: each -o names a file of its own").format(file=twice))
     outputs = [(path, formats.format_for_path(path, args.format)) for path in paths]
     if args.blind and not any(module.NAME in BLIND_FORMATS for _, module in outputs):
-        names = " and ".join(module.NAME.upper() for _, module in outputs)
-        raise UsageError(f"--blind applies to DUP and DLM files, not {names}")
+        names = _(" and ").join(module.NAME.upper() for _path, module in outputs)
+        raise UsageError(_("--blind applies to DUP and DLM files, not {formats}").format(formats=names))
     last = max(last for _, last in spans)
     for path, module in outputs:
         check_writable(path, force=args.force)
         if module.MAX_BOARD is not None and last > module.MAX_BOARD:
-            raise FormatError(f"{module.NAME.upper()} holds boards 1-{module.MAX_BOARD} only; these boards reach "
-                              f"board {last}", path)
+            raise FormatError(_("{format} holds boards 1-{most} only; these boards reach board {board}").format(
+                format=module.NAME.upper(), most=module.MAX_BOARD, board=last), path)
         formats.check_board_set(path, module, spans)
     return outputs
 
@@ -172,8 +175,9 @@ def pieces(engine: engines.Engine, spans: list[tuple[int, int]], *, event: str,
 def made(count: int, spans: list[tuple[int, int]]) -> str:
     """What was made, in words that cannot be misread: '1 board: board 16', '16 boards: boards 1-16'."""
     if count == 1:
-        return f"1 board: board {spans[0][0]}"
-    return f"{count} boards: boards {format_board_spans(spans)}"
+        return _("1 board: board {board}").format(board=spans[0][0])
+    return n_("{count} board: boards {boards}", "{count} boards: boards {boards}", count).format(
+        count=count, boards=format_board_spans(spans))
 
 
 def shortened(text: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
-from dealer.language import N_, _
+from dealer.language import N_, _, n_
 
 PATH_NOTE = N_("PATH is a deal history file (an SQLite file; by default $DEALER_HISTORY, else history.sqlite in "
              "this user's\ndata folder). The history holds deal hashes, never deals.")
@@ -107,7 +107,7 @@ def not_made_yet(args: argparse.Namespace) -> bool:
 
     if history_path(args) is not None or named_path() is not None or own_path().is_file():
         return False
-    print(f"deal history {own_path()}: none yet (no run has been recorded on this computer)")
+    print(_("deal history {path}: none yet (no run has been recorded on this computer)").format(path=own_path()))
     return True
 
 
@@ -119,7 +119,8 @@ def run_show(args: argparse.Namespace) -> int:
     with DealHistory.open(history_path(args)) as history:
         entries = history.entries()
         runs = {e.run_uid for e in entries}
-        print(f"deal history {history.path}: {len(entries)} deals of {len(runs)} runs")
+        print(_("deal history {path}: {deals} deals of {runs} runs").format(
+            path=history.path, deals=len(entries), runs=len(runs)))
     return 0
 
 
@@ -134,7 +135,8 @@ def run_list(args: argparse.Namespace) -> int:
         return 0
     with DealHistory.open(history_path(args)) as history:
         runs = history.runs()
-        print(f"deal history {history.path}: {sum(r.deals for r in runs)} deals of {len(runs)} runs")
+        print(_("deal history {path}: {deals} deals of {runs} runs").format(
+            path=history.path, deals=sum(r.deals for r in runs), runs=len(runs)))
         for run in runs:
             print(f"  {run.run_uid[:SHOWN_DIGITS]}  {run.where()}: {run.count()}")
     return 0
@@ -147,27 +149,30 @@ def run_forget(args: argparse.Namespace) -> int:
 
     given = args.run.strip().lower()
     if len(given) < 4:
-        raise UsageError(f"RUN {args.run!r}: give the run's number as dealer history list shows it")
+        raise UsageError(_("RUN {run}: give the run's number as dealer history list shows it").format(
+            run=repr(args.run)))
     with DealHistory.open(history_path(args)) as history:
         found = [r for r in history.runs() if r.run_uid.startswith(given)]
         if not found:
-            raise UsageError(f"{history.path}: no run {args.run} in this deal history; dealer history list names "
-                             "its runs")
+            raise UsageError(_("{path}: no run {run} in this deal history; dealer history list names its runs").format(
+                path=history.path, run=args.run))
         if len(found) > 1:
-            raise UsageError(f"{history.path}: {len(found)} runs begin {args.run}; give more of the number")
+            raise UsageError(_("{path}: {count} runs begin {run}; give more of the number").format(
+                path=history.path, count=len(found), run=args.run))
         (run,) = found
         if not args.yes:
             if not sys.stdin.isatty():
-                raise UsageError(f"dealer history forget {args.run} asks before it forgets {run.where()}; give "
-                                 "--yes to forget it without being asked")
-            answer = input(f"forget {run.where()}, {run.count()}? They will no longer be refused as dealt "
-                           "before. [y/N] ")
+                raise UsageError(_("dealer history forget {run} asks before it forgets {where}; give --yes to forget "
+                                   "it without being asked").format(run=args.run, where=run.where()))
+            answer = input(_("forget {where}, {count}? They will no longer be refused as dealt before. [y/N] ").format(
+                where=run.where(), count=run.count()))
             if answer.strip().lower() not in ("y", "yes"):
-                print("nothing forgotten")
+                print(_("nothing forgotten"))
                 return 0
         removed = history.forget(run.run_uid)
-        print(f"forgot {run.where()}: {removed} deal{'' if removed == 1 else 's'} removed from the deal history "
-              f"{history.path}")
+        print(n_("forgot {where}: {count} deal removed from the deal history {path}",
+                 "forgot {where}: {count} deals removed from the deal history {path}", removed).format(
+            where=run.where(), count=removed, path=history.path))
     return 0
 
 
@@ -178,7 +183,8 @@ def run_export(args: argparse.Namespace) -> int:
     check_writable(args.file, force=args.force)
     with DealHistory.open(history_path(args)) as history:
         count = history.export(args.file, force=args.force)
-        print(f"exported {count} deals of the deal history {history.path} to {args.file}")
+        print(_("exported {count} deals of the deal history {path} to {file}").format(
+            count=count, path=history.path, file=args.file))
     return 0
 
 
@@ -188,8 +194,8 @@ def run_import(args: argparse.Namespace) -> int:
     read_export(args.file)  # a bad file is refused before the history is opened
     with DealHistory.open(history_path(args)) as history:
         added, read = history.import_file(args.file)
-        print(f"imported {args.file} into the deal history {history.path}: {added} new deals, "
-              f"{read - added} known already")
+        print(_("imported {file} into the deal history {path}: {added} new deals, {known} known already").format(
+            file=args.file, path=history.path, added=added, known=read - added))
     return 0
 
 
@@ -199,10 +205,10 @@ def run_init(args: argparse.Namespace) -> int:
 
     where = Path(args.path)
     if where.exists() or where.is_symlink():
-        raise OutputExistsError(f"{where}: exists; a deal history is never made over a file")
+        raise OutputExistsError(_("{path}: exists; a deal history is never made over a file").format(path=where))
     if not where.parent.is_dir():
-        raise UsageError(f"{where}: no folder {where.parent}; make it first")
+        raise UsageError(_("{path}: no folder {folder}; make it first").format(path=where, folder=where.parent))
     with DealHistory.open(where, create=True) as history:
-        print(f"made the deal history {history.path} (empty); use it with --history {history.path} or "
-              f"DEALER_HISTORY={history.path}")
+        print(_("made the deal history {path} (empty); use it with --history {path} or DEALER_HISTORY={path}").format(
+            path=history.path))
     return 0

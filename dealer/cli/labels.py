@@ -47,5 +47,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     outputs.write_labels(args.output, [lb for lb in labels for _ in range(args.copies)], STOCKS[args.stock],
                          force=args.force)
-    print(f"wrote {len(labels) * args.copies} labels for {len(boards)} boards to {args.output}")
+    print(_("wrote {labels} labels for {boards} boards to {file}").format(
+        labels=len(labels) * args.copies, boards=len(boards), file=args.output))
     return 0

@@ -33,6 +33,7 @@ from dealer.dealing.progress import (
     time_left_text,
 )
 from dealer.language import _, n_
+from dealer.verify.fault_table import law_said
 
 STYLES = {
     LineKind.FAULT: "bold red",
@@ -116,7 +117,7 @@ def styled_line(event: ProgressEvent, name: str | None = None) -> Text:
 def bold_laws(text: Text, event: ProgressEvent) -> Text:
     """The Laws of the event's faults (as its journal event gives them) in bold."""
     if event.recorded is not None:
-        text.highlight_words([f.law for f in event.recorded.faults() if f.law], "bold")
+        text.highlight_words([law_said(f.law) for f in event.recorded.faults() if f.law], "bold")
     return text
 
 
@@ -199,10 +200,12 @@ def render_run(progress: RunProgress) -> RenderableType:
 
 
 @contextmanager
-def task_progress(what: str, total: int, *, plain: bool, unit: str = "boards",
+def task_progress(what: str, total: int, *, plain: bool, unit: str | None = None,
                   out: IO[str] | None = None) -> Iterator[Callable[[int], None]]:
-    """A long step of `total` items: yields `advance(n)`. A bar on a terminal (gone when done); a line on
-    standard error at the start, every tenth of the way and at the end otherwise."""
+    """A long step of `total` items (`unit`: what they are, boards if None): yields `advance(n)`. A bar on a
+    terminal (gone when done); a line on standard error at the start, every tenth of the way and at the end
+    otherwise."""
+    unit = unit or _("boards")
     console = error_console()
     if live_wanted(plain, console) and out is None:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),

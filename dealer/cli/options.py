@@ -10,42 +10,46 @@ from __future__ import annotations
 import argparse
 import math
 
+from dealer.language import N_, _
+
 
 def count_from_1(text: str) -> int:
     """A whole number from 1 (copies, attempts, boards a page, machines)."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1; got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("must be a whole number from 1; got {text}").format(text=repr(text))) \
+            from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
+        raise argparse.ArgumentTypeError(_("must be at least 1; got {value}").format(value=value))
     return value
 
 
 def seconds(text: str) -> float:
     """A time in seconds: a finite number above 0."""
-    return _above_zero(text, "number of seconds")
+    return _above_zero(text, N_("must be a number of seconds; got {text}"),
+                       N_("must be a number of seconds above 0; got {text}"))
 
 
 def positive_number(text: str) -> float:
     """A finite number above 0 (a speed factor)."""
-    return _above_zero(text, "number")
+    return _above_zero(text, N_("must be a number; got {text}"), N_("must be a number above 0; got {text}"))
 
 
-def _above_zero(text: str, what: str) -> float:
+def _above_zero(text: str, not_a_number: str, not_above_zero: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a {what}; got {text!r}") from None
+        raise argparse.ArgumentTypeError(_(not_a_number).format(text=repr(text))) from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a {what} above 0; got {text!r}")
+        raise argparse.ArgumentTypeError(_(not_above_zero).format(text=repr(text)))
     return value
 
 
 def seed_text(text: str) -> str:
     """A seed as given: not empty (an empty one would silently be a fresh seed)."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("is empty: give the seed, or leave the option out for a fresh one")
+        raise argparse.ArgumentTypeError(_("is empty: give the seed, or leave the option out for a fresh one"))
     return text.strip()
 
 

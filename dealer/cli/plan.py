@@ -16,11 +16,11 @@ from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, task_progress
 from dealer.core.boards import format_board_range
 from dealer.journal.history import practice_history, practice_note
-from dealer.language import N_, _
+from dealer.language import N_, _, n_
 from dealer.plan import DealingOrder, Plan, PlanError, Session
 from dealer.plan import problems as check
 
-_ORDER_TEXT = {DealingOrder.SET: "set by set", DealingOrder.BOARD: "all copies of a board, board by board"}
+_ORDER_TEXT = {DealingOrder.SET: N_("set by set"), DealingOrder.BOARD: N_("all copies of a board, board by board")}
 
 
 def register(sub: Any) -> None:
@@ -69,19 +69,21 @@ def run(args: argparse.Namespace) -> int:
         print(practice_note(practice))
     history = practice or history
     runs = check.journal_runs(plan.event.journal)
-    _, history_notes = check.history_problems(plan, plan.sessions, runs, history)
+    _problems, history_notes = check.history_problems(plan, plan.sessions, runs, history)
     for note in notes + history_notes:
-        print(f"note: {note.text()}")
+        print(_("note: {note}").format(note=note.text()))
     found = check.problems(plan, runs=runs, history=history)
     if not found:
-        print(f"ready to deal: dealer deal --plan {args.plan}")
+        print(_("ready to deal: dealer deal --plan {plan}").format(plan=args.plan))
         return 0
-    print(f"dealer deal --plan would refuse this plan ({len(found)} problem{'' if len(found) == 1 else 's'}):")
+    print(n_("dealer deal --plan would refuse this plan ({count} problem):",
+             "dealer deal --plan would refuse this plan ({count} problems):", len(found)).format(count=len(found)))
     for problem in found:
         print(f"  - {problem}")
     first = found[0]  # its kind gives the exit code; its words are in the list, not said twice
-    raise type(first)(f"{args.plan}: {len(found)} problem{'' if len(found) == 1 else 's'} to put right before "
-                      "dealing (listed above)")
+    raise type(first)(n_("{plan}: {count} problem to put right before dealing (listed above)",
+                         "{plan}: {count} problems to put right before dealing (listed above)", len(found)).format(
+        plan=args.plan, count=len(found)))
 
 
 def _generate(plan: Plan, plain: bool) -> None:
@@ -89,10 +91,12 @@ def _generate(plan: Plan, plain: bool) -> None:
     pending = plan.to_generate()
     if not pending:
         return
-    with task_progress("generating the fresh deals", sum(len(s.boards) for s in pending), plain=plain) as advance:
+    with task_progress(_("generating the fresh deals"), sum(len(s.boards) for s in pending), plain=plain) as advance:
         def written(session: Session, path: Path) -> None:
             advance(len(session.boards))
-            print(f"generated {_shown(path)} ({len(session.boards)} boards of session {session.name})", flush=True)
+            print(n_("generated {path} ({count} boards of session {session})",
+                     "generated {path} ({count} boards of session {session})", len(session.boards)).format(
+                path=_shown(path), count=len(session.boards), session=session.name), flush=True)
 
         plan.generate(written)
 
@@ -100,23 +104,25 @@ def _generate(plan: Plan, plain: bool) -> None:
 def describe(plan: Plan) -> list[str]:
     """The plan as lines of text for the director: no deal and no seed in them."""
     event = plan.event
-    out = [f"plan {plan.path}: {event.name}",
-           f"  deal folder {_shown(event.deal_folder)}, journal {_shown(event.journal)}, "
-           f"dealing order {_ORDER_TEXT[event.order]}"]
+    out = [_("plan {path}: {name}").format(path=plan.path, name=event.name),
+           "  " + _("deal folder {folder}, journal {journal}, dealing order {order}").format(
+               folder=_shown(event.deal_folder), journal=_shown(event.journal), order=_(_ORDER_TEXT[event.order]))]
     for session in plan.sessions:
         out.extend(_session_lines(plan, session))
     sets = plan.board_sets()
-    out.append(f"board sets ({len(sets)}): "
-               + ", ".join(f"{name} {format_board_range(list(boards))}" for name, boards in sets.items()))
+    out.append(_("board sets ({count}): {sets}").format(
+        count=len(sets), sets=", ".join(f"{name} {format_board_range(list(boards))}" for name, boards in sets.items())))
     if plan.machines:
-        out.append(f"machines ({len(plan.machines)}): "
-                   + "; ".join(f"{m.name} {m.url}" for m in plan.machines))
+        out.append(_("machines ({count}): {machines}").format(
+            count=len(plan.machines), machines="; ".join(f"{m.name} {m.url}" for m in plan.machines)))
     else:
-        out.append("machines: none (a dealing run needs at least one)")
+        out.append(_("machines: none (a dealing run needs at least one)"))
     pending = sum(plan.needs_generation(s) and plan.deal_file(s) is not None for s in plan.sessions)
-    out.append(f"total: {len(plan.sessions)} sessions, {plan.board_count} boards, {plan.job_count} jobs, "
-               f"{len(plan.machines)} machines"
-               + (f"; {pending} deal files to generate (--generate)" if pending else ""))
+    total = _("total: {sessions} sessions, {boards} boards, {jobs} jobs, {machines} machines").format(
+        sessions=len(plan.sessions), boards=plan.board_count, jobs=plan.job_count, machines=len(plan.machines))
+    if pending:
+        total += _("; {count} deal files to generate (--generate)").format(count=pending)
+    out.append(total)
     return out
 
 
@@ -124,22 +130,24 @@ def _session_lines(plan: Plan, session: Session) -> list[str]:
     source = session.source.describe()
     path = plan.deal_file(session)
     if path is not None:
-        state = "to be generated" if plan.needs_generation(session) else "exists"
+        state = _("to be generated") if plan.needs_generation(session) else _("exists")
         source += f", {_shown(path)} ({state})"
     elif plan.needs_generation(session):
-        source += " (to be generated)"
-    head = (f"session {session.number} {session.name}: boards {session.board_text} ({len(session.boards)}), "
-            f"{source}, {session.job_count} jobs")
+        source += " (" + _("to be generated") + ")"
+    head = _("session {number} {name}: boards {boards} ({count}), {source}, {jobs} jobs").format(
+        number=session.number, name=session.name, boards=session.board_text, count=len(session.boards),
+        source=source, jobs=session.job_count)
     if session.replay:
-        head += ", replay"
+        head += _(", replay")
     if session.order is not plan.event.order:
-        head += f", dealt {_ORDER_TEXT[session.order]}"
+        head += _(", dealt {order}").format(order=_(_ORDER_TEXT[session.order]))
     lines = [head]
     for section in session.sections:
-        copies = f"{section.copies} cop{'y' if section.copies == 1 else 'ies'}"
-        line = f"  section {section.name}: {copies}, sets {' '.join(section.sets)}"
+        copies = n_("{count} copy", "{count} copies", section.copies).format(count=section.copies)
+        line = "  " + _("section {name}: {copies}, sets {sets}").format(
+            name=section.name, copies=copies, sets=" ".join(section.sets))
         if section.boards is not None:
-            line += f", boards {format_board_range(list(section.boards))}"
+            line += _(", boards {boards}").format(boards=format_board_range(list(section.boards)))
         lines.append(line)
     return lines
 

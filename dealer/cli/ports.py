@@ -43,19 +43,20 @@ def run(args: argparse.Namespace) -> int:
     if not args.timeout > 0:
         from dealer.core.errors import UsageError
 
-        raise UsageError(f"--timeout {args.timeout:g}: give a number of seconds above 0")
+        raise UsageError(_("--timeout {timeout:g}: give a number of seconds above 0").format(timeout=args.timeout))
     present = list_ports()
     sims = running_sims()
     out = sys.stdout
     if not present and not sims and not args.urls:
-        print("no serial ports found", file=out)
+        print(_("no serial ports found"), file=out)
     for port in present:
-        maker = f"; made by {port.maker}" if port.maker else ""
-        serial_no = f"; serial number {port.serial_number}" if port.serial_number else ""
+        maker = _("; made by {maker}").format(maker=port.maker) if port.maker else ""
+        serial_no = _("; serial number {number}").format(number=port.serial_number) if port.serial_number else ""
         usb = f"; USB {port.usb_id}" if port.usb_id else ""
-        print(f"{port.device}: {port.description or 'serial port'}{maker}{serial_no}{usb}", file=out)
+        description = port.description or _("serial port")
+        print(f"{port.device}: {description}{maker}{serial_no}{usb}", file=out)
     for sim in sims:
-        print(f"{sim}: a simulated machine (dealer sim)", file=out)
+        print(_("{port}: a simulated machine (dealer sim)").format(port=sim), file=out)
     if not (args.probe or args.urls):
         return 0
     listed = [p.device for p in present] + sims if args.probe else []
@@ -69,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
         if not opened and url in args.urls:
             missing.append(url)
     if missing:
-        raise DeviceDisconnected(f"{', '.join(missing)}: cannot be opened (see above); dealer ports lists the "
-                                 "ports this computer has")
+        raise DeviceDisconnected(_("{ports}: cannot be opened (see above); dealer ports lists the ports this computer "
+                                   "has").format(ports=", ".join(missing)))
     return 0
 
 
@@ -82,14 +83,17 @@ def probe(url: str, timeout: float) -> tuple[str, bool]:
     try:
         who = machine.connect(timeout=timeout)
     except DeviceTimeout:
-        return f"no dealing machine answered within {timeout:g} s", True
+        return _("no dealing machine answered within {timeout:g} s").format(timeout=timeout), True
     except DeviceDisconnected as exc:
-        return f"not a dealing machine here: {str(exc).removeprefix(url + ': ')}", False
+        return _("not a dealing machine here: {why}").format(why=str(exc).removeprefix(url + ": ")), False
     except DealerError as exc:
-        return f"not a dealing machine here: {str(exc).removeprefix(url + ': ')}", True
+        return _("not a dealing machine here: {why}").format(why=str(exc).removeprefix(url + ": ")), True
     finally:
         machine.close()
     caps = ", ".join(sorted(who.capabilities - {"SIMULATED"})).lower().replace("_", " ")
-    kind = "simulated dealing machine (practice)" if who.simulated else "dealing machine"
-    return (f"{kind} {who.serial}, firmware {who.firmware}, protocol {who.protocol_version}, "
-            f"{who.pockets} pockets; {caps}"), True
+    said = (_("simulated dealing machine (practice) {serial}, firmware {firmware}, protocol {protocol}, {pockets} "
+              "pockets; {capabilities}") if who.simulated
+            else _("dealing machine {serial}, firmware {firmware}, protocol {protocol}, {pockets} pockets; "
+                   "{capabilities}"))
+    return said.format(serial=who.serial, firmware=who.firmware, protocol=who.protocol_version, pockets=who.pockets,
+                       capabilities=caps), True

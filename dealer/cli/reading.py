@@ -40,7 +40,7 @@ def add_reading_options(p: argparse.ArgumentParser, *, partial: bool) -> None:
 
 def _positive(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number from 1")
+        raise argparse.ArgumentTypeError(_("{text} is not a number from 1").format(text=repr(text)))
     return int(text)
 
 

@@ -17,7 +17,7 @@ from dealer.cli.teaching import teach
 from dealer.core.boards import parse_file_boards
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
-from dealer.language import _
+from dealer.language import _, n_
 from dealer.printing import doubledummy, outputs
 from dealer.printing.handview import TEN_STYLES
 
@@ -62,7 +62,7 @@ def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:
         wanted = parse_file_boards(args.boards, int(deals.boards.max()), args.file)
         missing = [b for b in wanted if b not in set(deals.boards.tolist())]
         if missing:
-            raise UsageError(f"{args.file}: has no board {missing[0]}")
+            raise UsageError(_("{file}: has no board {boards}").format(file=args.file, boards=missing[0]))
         deals = deals.select(wanted)
     title = args.title or deals.event or Path(args.file).stem
     show(notes)
@@ -72,14 +72,15 @@ def load_deals(args: argparse.Namespace) -> tuple[DealSet, str]:
 def run(args: argparse.Namespace) -> int:
     outputs.prepare(args.output, outputs.RECORD_KINDS, "hand records", force=args.force)
     if not 1 <= args.per_page <= outputs.MAX_PER_PAGE:
-        raise UsageError(f"--per-page must be 1 to {outputs.MAX_PER_PAGE}; got {args.per_page}")
+        raise UsageError(_("--per-page must be 1 to {most}; got {value}").format(
+            most=outputs.MAX_PER_PAGE, value=args.per_page))
     if args.dd:
         doubledummy.require_solver()
     deals, title = load_deals(args)
     if args.dd is False or (args.dd is None and not doubledummy.solver_available()):
         views = outputs.views_for(deals, args.ten, False)
     else:
-        with task_progress("double-dummy analysis", len(deals), plain=args.plain) as advance:
+        with task_progress(_("double-dummy analysis"), len(deals), plain=args.plain) as advance:
             told = [0]
 
             def progress(done: int, total: int) -> None:
@@ -95,4 +96,4 @@ def run(args: argparse.Namespace) -> int:
 
 def wrote(count: int, path: str) -> str:
     """The one line a printing command shows: how many boards went into which file."""
-    return f"wrote {count} board{'' if count == 1 else 's'} to {path}"
+    return n_("wrote {count} board to {path}", "wrote {count} boards to {path}", count).format(count=count, path=path)

@@ -12,7 +12,7 @@ from typing import Any
 
 from dealer.cli.teaching import teach
 from dealer.core.errors import JournalError, UsageError
-from dealer.language import _
+from dealer.language import _, speaking
 
 
 def register(sub: Any) -> None:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from dealer.journal.store import Journal
 
     if not Path(args.journal).is_file():
-        raise JournalError(f"{args.journal}: no such journal")
+        raise JournalError(_("{journal}: no such journal").format(journal=args.journal))
     if args.output:
         check_writable(args.output, force=args.force)
     with Journal.open_read_only(args.journal) as journal:
@@ -55,15 +55,20 @@ def run(args: argparse.Namespace) -> int:
             wanted = {name.casefold() for name in args.session}
             runs = [r for r in runs if r.name.casefold() in wanted]
             if not runs:
-                raise UsageError(f"{args.journal}: no run of session {', '.join(args.session)}")
-        rep = report.build(journal, [r.id for r in runs])
-        chosen = {r.id for r in runs}
-        found = [d.deals for d in dealt_deals(journal) if d.run.id in chosen and d.deals is not None]
-        if found:
-            report.add_deal_statistics(rep, DealSet.concat(found), f"the deals of {len(found)} of {len(runs)} runs")
+                raise UsageError(_("{journal}: no run of session {sessions}").format(
+                    journal=args.journal, sessions=", ".join(args.session)))
+        machine_read = args.output and Path(args.output).suffix.lower() in (".csv", ".json")
+        with speaking("en" if machine_read else None):  # a file for programs keeps its words as they are
+            rep = report.build(journal, [r.id for r in runs])
+            chosen = {r.id for r in runs}
+            found = [d.deals for d in dealt_deals(journal) if d.run.id in chosen and d.deals is not None]
+            if found:
+                report.add_deal_statistics(rep, DealSet.concat(found), _("the deals of {found} of {runs} runs").format(
+                    found=len(found), runs=len(runs)))
+            text = report.render(rep, args.output) if args.output else report.summary_text(rep)
     if args.output:
-        write_text(args.output, report.render(rep, args.output), force=args.force, mode=PUBLIC_MODE)
-        print(f"wrote the report of {len(rep.sessions)} run(s) to {args.output}")
+        write_text(args.output, text, force=args.force, mode=PUBLIC_MODE)
+        print(_("wrote the report of {runs} run(s) to {file}").format(runs=len(rep.sessions), file=args.output))
     else:
-        print(report.summary_text(rep), end="")
+        print(text, end="")
     return 0

@@ -21,7 +21,7 @@ from typing import Any
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
 from dealer.core.outfile import SECRET_MODE, write_text
-from dealer.language import _
+from dealer.language import N_, _
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -74,21 +74,23 @@ def run(args: argparse.Namespace) -> int:
     from dealer.serve import auth
 
     if not args.sim_speed > 0:
-        raise UsageError(f"--sim-speed {args.sim_speed:g}: give a speed above 0")
+        raise UsageError(_("--sim-speed {speed:g}: give a speed above 0").format(speed=args.sim_speed))
     if not 1 <= args.stop_within <= 3600:
-        raise UsageError(f"--stop-within {args.stop_within:g}: give a number of seconds from 1 to 3600")
+        raise UsageError(_("--stop-within {seconds:g}: give a number of seconds from 1 to 3600").format(
+            seconds=args.stop_within))
     if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port {args.port}: give a port from 0 to 65535")
+        raise UsageError(_("--port {port}: give a port from 0 to 65535").format(port=args.port))
     local = auth.is_loopback(args.host)
     if not local and not (args.allow_remote or args.token_file):
-        raise UsageError(f"--host {args.host}: a console reachable beyond this computer needs an access token: "
-                         "add --allow-remote (the token is printed once) or --token-file FILE")
+        raise UsageError(_("--host {host}: a console reachable beyond this computer needs an access token: add "
+                           "--allow-remote (the token is printed once) or --token-file FILE").format(host=args.host))
     token = auth.new_token()
     try:
         sock = _listen(args.host, args.port)
     except OSError as exc:
         why = exc.strerror or exc
-        raise UsageError(f"--host {args.host} --port {args.port}: cannot listen there ({why})") from None
+        raise UsageError(_("--host {host} --port {port}: cannot listen there ({why})").format(
+            host=args.host, port=args.port, why=why)) from None
     try:
         if args.token_file:  # once the address is ours: no token file for a console that never started
             write_text(args.token_file, token + "\n", force=args.force, mode=SECRET_MODE)
@@ -122,15 +124,17 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: boo
     address = f"http://{shown_host}:{port}/"
     out = sys.stderr
     if args.token_file:
-        out.write(f"dealer serve: the room at {address} (its access token is in {args.token_file})\n")
+        out.write(_("dealer serve: the room at {address} (its access token is in {file})").format(
+            address=address, file=args.token_file) + "\n")
     elif local:
-        out.write(f"dealer serve: the room at {address}?token={token} (this computer only; open this address: "
-                  "the token is shown once)\n")
+        out.write(_("dealer serve: the room at {address} (this computer only; open this address: the token is shown "
+                    "once)").format(address=f"{address}?token={token}") + "\n")
     else:
-        out.write(f"dealer serve: the room at {address}?token={token} (the token is shown once; keep it)\n")
-    out.write(f"dealer serve: the director's PIN is {pin} (shown once; press Enter here for a one-time director's "
-              "link)\n")
-    out.write(f"dealer serve: work folder {Path(args.workdir).resolve()}; Ctrl-C stops\n")
+        out.write(_("dealer serve: the room at {address} (the token is shown once; keep it)").format(
+            address=f"{address}?token={token}") + "\n")
+    out.write(_("dealer serve: the director's PIN is {pin} (shown once; press Enter here for a one-time director's "
+                "link)").format(pin=pin) + "\n")
+    out.write(_("dealer serve: work folder {folder}; Ctrl-C stops").format(folder=Path(args.workdir).resolve()) + "\n")
     out.flush()
     threading.Thread(target=_links_on_request, args=(app, address, out), name="director-links", daemon=True).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
@@ -144,15 +148,16 @@ def _links_on_request(app: Any, address: str, out: Any) -> None:
     """Each line typed at the console's terminal prints a one-time director's link: it unlocks the Director
     page once, whatever wrong PINs others have sent (ends when the terminal's input ends)."""
     with contextlib.suppress(OSError, ValueError):
-        for _ in sys.stdin:
+        for _line in sys.stdin:
             key = app.state.console.director.one_time()
-            out.write(f"dealer serve: the director's one-time link: {address}director/once?key={key} (opens the "
-                      "Director page once, within 10 minutes, in a browser that has opened the room)\n")
+            out.write(_("dealer serve: the director's one-time link: {link} (opens the Director page once, within 10 "
+                        "minutes, in a browser that has opened the room)").format(
+                link=f"{address}director/once?key={key}") + "\n")
             out.flush()
 
 
-SECOND_SIGNAL = ("a second signal: the run ended at once, each machine given up where it stood; the resume "
-                 "recounts those boards before dealing on")
+SECOND_SIGNAL = N_("a second signal: the run ended at once, each machine given up where it stood; the resume "
+                   "recounts those boards before dealing on")
 
 
 class _Server:
@@ -197,7 +202,7 @@ class _Server:
                     loop = asyncio.get_running_loop()
                     loop.call_soon_threadsafe(app.state.console.hub.close_all)
                     if again:
-                        loop.call_soon_threadsafe(app.state.console.runs.give_up, None, SECOND_SIGNAL)
+                        loop.call_soon_threadsafe(app.state.console.runs.give_up, None, _(SECOND_SIGNAL))
                 super().handle_exit(sig, frame)
 
         return Server(config)

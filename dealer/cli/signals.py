@@ -16,7 +16,7 @@ from types import FrameType
 from typing import Any, Final
 
 from dealer.core.errors import Interrupted
-from dealer.core.words import count
+from dealer.language import _, n_
 
 SIGNALS: Final = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 """The signals that stop a command cleanly (SIGHUP does not exist on Windows)."""
@@ -87,8 +87,13 @@ def interrupted_line(exc: KeyboardInterrupt, argv: Sequence[str], *, resumable: 
     name = exc.signal_name if isinstance(exc, Interrupted) else "SIGINT"
     left = exc.left if isinstance(exc, Interrupted) else None
     if left is None or not resumable:
-        return f"dealer: interrupted ({name})"
+        return _("dealer: interrupted ({signal})").format(signal=name)
     total = exc.total if isinstance(exc, Interrupted) else None
     command = shlex.join(["dealer", *argv, *([] if "--resume" in argv else ["--resume"])])
-    left_text = f"{left} of {count(total, 'board')}" if total is not None else count(left, "board")
-    return f"dealer: interrupted ({name}): {left_text} left; resume with: {command}"
+    if total is not None:
+        said = n_("dealer: interrupted ({signal}): {left} of {total} board left; resume with: {command}",
+                  "dealer: interrupted ({signal}): {left} of {total} boards left; resume with: {command}", total)
+    else:
+        said = n_("dealer: interrupted ({signal}): {left} board left; resume with: {command}",
+                  "dealer: interrupted ({signal}): {left} boards left; resume with: {command}", left)
+    return said.format(signal=name, left=left, total=total, command=command)

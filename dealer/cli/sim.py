@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.firmware is not None:
         return _run_firmware(args)
     if args.firmware_fault:
-        raise UsageError("--firmware-fault goes with --firmware")
+        raise UsageError(_("--firmware-fault goes with --firmware"))
     try:
         with registered_sim() as register:  # where `dealer ports --probe` finds it while it runs
             return hil_cli.serve(args, on_ready=register)
@@ -73,23 +73,24 @@ def _firmware_options(args: argparse.Namespace) -> list[str]:
     """The firmware machine's options from ours (its rack, its faults)."""
     set_name, boards = args.set_name or "A", args.boards or "1-32"
     if not re.fullmatch(r"[A-Z0-9]{1,12}", set_name):
-        raise UsageError(f"--set {set_name}: the firmware's set names are 1 to 12 of A-Z and 0-9")
+        raise UsageError(_("--set {set}: the firmware's set names are 1 to 12 of A-Z and 0-9").format(set=set_name))
     span = re.fullmatch(r"(\d{1,4})-(\d{1,4})", boards)
     if span is None or not 1 <= int(span[1]) <= int(span[2]) or int(span[2]) - int(span[1]) >= FIRMWARE_RACK:
-        raise UsageError(f"--boards {boards}: the firmware's rack takes FIRST-LAST, at most {FIRMWARE_RACK} "
-                         "boards, e.g. 1-16")
+        raise UsageError(_("--boards {boards}: the firmware's rack takes FIRST-LAST, at most {most} boards, e.g. "
+                           "1-16").format(boards=boards, most=FIRMWARE_RACK))
     options = ["--set", set_name, "--boards", boards]
     for fault in args.firmware_fault:
-        kind, _, where = fault.partition("=")
+        kind, _equals, where = fault.partition("=")
         if kind not in FIRMWARE_FAULTS:
-            raise UsageError(f"--firmware-fault {fault}: the kind is one of {', '.join(FIRMWARE_FAULTS)}, "
-                             "e.g. jam=2:20")
+            raise UsageError(_("--firmware-fault {fault}: the kind is one of {kinds}, e.g. jam=2:20").format(
+                fault=fault, kinds=", ".join(FIRMWARE_FAULTS)))
         form, most = FIRMWARE_FAULTS[kind]
         parts = where.split(":")
         if len(parts) != len(most) or not all(p.isdigit() and 1 <= int(p) <= m
                                               for p, m in zip(parts, most, strict=True)):
             limits = ", ".join(f"{name} 1-{m}" for name, m in zip(form.split(":"), most, strict=True))
-            raise UsageError(f"--firmware-fault {fault}: wants {kind}={form} ({limits})")
+            raise UsageError(_("--firmware-fault {fault}: wants {kind}={form} ({limits})").format(
+                fault=fault, kind=kind, form=form, limits=limits))
         options += [f"--{kind}", where]
     return options
 
@@ -99,15 +100,16 @@ def _run_firmware(args: argparse.Namespace) -> int:
     from dealer.dealing.ports import registered_sim
 
     if sys.platform == "win32":
-        raise UsageError("--firmware: QEMU's serial port is a pseudo-terminal, which Windows has not")
+        raise UsageError(_("--firmware: QEMU's serial port is a pseudo-terminal, which Windows has not"))
     from hil.qemu import FirmwareError, FirmwareMachine
 
     elf = Path(args.firmware)
     if not elf.is_file():
-        raise UsageError(f"--firmware {elf}: no such file (build it with make -C firmware_protocol/c firmware)")
+        raise UsageError(_("--firmware {file}: no such file (build it with make -C firmware_protocol/c firmware)")
+                         .format(file=elf))
     link = Path(args.link or os.path.join(tempfile.gettempdir(), f"dealer-sim-{os.getpid()}"))
     if link.exists() and not link.is_symlink():
-        raise UsageError(f"--link {link}: a file of that name exists and is not a symlink")
+        raise UsageError(_("--link {link}: a file of that name exists and is not a symlink").format(link=link))
     options = _firmware_options(args)
     stop = hil_cli.Signalled()
     previous = {sig: signal.signal(sig, stop.handler) for sig in (signal.SIGTERM, signal.SIGINT)}
@@ -118,9 +120,10 @@ def _run_firmware(args: argparse.Namespace) -> int:
             raise UsageError(f"--firmware {elf}: {exc}") from None
         try:
             print(machine.path, flush=True)
-            print(f"dealer sim: firmware {elf.name} under QEMU on {machine.pty}; rack set {options[1]} boards "
-                  f"{options[3]}; {len(args.firmware_fault)} faults planned; stop with Ctrl-C", file=sys.stderr,
-                  flush=True)
+            print(_("dealer sim: firmware {firmware} under QEMU on {pty}; rack set {set} boards {boards}; {faults} "
+                    "faults planned; stop with Ctrl-C").format(firmware=elf.name, pty=machine.pty, set=options[1],
+                                                               boards=options[3], faults=len(args.firmware_fault)),
+                  file=sys.stderr, flush=True)
             with registered_sim() as register:  # where `dealer ports --probe` finds it while it runs
                 register(str(machine.path))
                 while not stop.wait(0.5) and machine.running():
@@ -133,7 +136,9 @@ def _run_firmware(args: argparse.Namespace) -> int:
             signal.signal(sig, handler)
     if died:
         last = [line.strip() for line in machine.lines if line.strip()][-1:]
-        print(f"dealer sim: QEMU stopped by itself{': ' + last[0] if last else ''}", file=sys.stderr, flush=True)
+        said = (_("dealer sim: QEMU stopped by itself: {line}").format(line=last[0]) if last
+                else _("dealer sim: QEMU stopped by itself"))
+        print(said, file=sys.stderr, flush=True)
         return 1
-    print("dealer sim: stopped", file=sys.stderr, flush=True)
+    print(_("dealer sim: stopped"), file=sys.stderr, flush=True)
     return 0

@@ -20,7 +20,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, UsageError, VerificationError
 from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, check_writable, write_bytes, write_text
 from dealer.formats.reading import ReadOptions
-from dealer.language import _
+from dealer.language import _, n_
 
 
 def register(sub: Any) -> None:
@@ -145,17 +145,17 @@ def run_create(args: argparse.Namespace) -> int:
     event = sq.new_event(args.event, args.delayed_info)
     write_text(args.sqd, sq.format_sqd(event), force=args.force, mode=PUBLIC_MODE)
     write_bytes(keys, b"", force=args.force, mode=SECRET_MODE)
-    print(f"created {args.sqd} and an empty key file {keys} (keep it secret)")
+    print(_("created {sqd} and an empty key file {keys} (keep it secret)").format(sqd=args.sqd, keys=keys))
     return 0
 
 
 def run_add_phase(args: argparse.Namespace) -> int:
     if not args.sessions.isdigit():
-        raise UsageError(f"SESSIONS {args.sessions!r} is not a number")
+        raise UsageError(_("SESSIONS {sessions} is not a number").format(sessions=repr(args.sessions)))
     event = sq.add_phase(sq.read_sqd(args.sqd), int(args.sessions), args.boards, args.prefix, args.description)
     write_event(args.sqd, event)
     phase = event.phases[-1]
-    print(f"phase {len(event.phases)}: {phase.line()}")
+    print(_("phase {number}: {phase}").format(number=len(event.phases), phase=phase.line()))
     return 0
 
 
@@ -164,20 +164,21 @@ def run_publish(args: argparse.Namespace) -> int:
     keys = key_path(args.sqd, args.sqk)
     write_bytes(keys, data, force=True, mode=SECRET_MODE)
     write_event(args.sqd, event)
-    print(f"published: KH {event.key_hash} in {args.sqd}; {len(event.key_idents())} session keys in "
-          f"{keys} - keep it secret until the event is over")
+    print(_("published: KH {hash} in {sqd}; {count} session keys in {keys} - keep it secret until the event is "
+            "over").format(hash=event.key_hash, sqd=args.sqd, count=len(event.key_idents()), keys=keys))
     return 0
 
 
 def run_set_dv(args: argparse.Namespace) -> int:
     event = sq.read_sqd(args.sqd)
     if event.delayed_value is not None and not args.force:
-        raise UsageError(f"the delayed value is already {event.delayed_value!r}; use --force to change it")
+        raise UsageError(_("the delayed value is already {value}; use --force to change it").format(
+            value=repr(event.delayed_value)))
     event = sq.set_delayed_value(event, args.value)
     write_event(args.sqd, event)
     if event.delayed_value != args.value:  # as SquareDeal 2.6 warns: "Input changed, Delayed Value is now ..."
-        print(f"dealer: input changed (spacing, or '.' and ',' inside numbers dropped): the delayed value is now "
-              f"{event.delayed_value!r}", file=sys.stderr)
+        print(_("dealer: input changed (spacing, or '.' and ',' inside numbers dropped): the delayed value is now "
+                "{value}").format(value=repr(event.delayed_value)), file=sys.stderr)
     print(f"DV {event.delayed_value}")
     return 0
 
@@ -197,7 +198,7 @@ def run_generate(args: argparse.Namespace) -> int:
         deals = sq.session_deals(event, keys, ref, args.boards)
         formats.write_file(target, deals, force=args.force)
         boards = format_board_range([int(b) for b in deals.boards])
-        print(f"wrote {target} (boards {boards})")
+        print(_("wrote {file} (boards {boards})").format(file=target, boards=boards))
     return 0
 
 
@@ -212,9 +213,11 @@ def run_verify(args: argparse.Namespace) -> int:
             failures += 1
             print(f"{name}: {problem}")
         else:
-            print(f"{name}: matches")
+            print(_("{file}: matches").format(file=name))
     if failures:
-        raise VerificationError(f"{failures} of {len(args.files)} files do not match their sessions")
+        raise VerificationError(n_("{failures} of {total} files do not match their sessions",
+                                   "{failures} of {total} files do not match their sessions", len(args.files)).format(
+            failures=failures, total=len(args.files)))
     return 0
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from dealer import formats
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
-from dealer.language import _
+from dealer.language import _, n_, speaking
 
 DEFAULT_MODEL_DEALS = 1000
 
@@ -65,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
     from dealer.stats import SampleStats, analyse
 
     if not (args.files or args.journal or args.plan or args.shuffle_model is not None):
-        raise UsageError("dealer stats: give deal files, --journal, --plan or --shuffle-model")
+        raise UsageError(_("dealer stats: give deal files, --journal, --plan or --shuffle-model"))
     if args.shuffle_model is None and (args.deals is not None or args.seed is not None):
-        raise UsageError("--deals and --seed go with --shuffle-model")
+        raise UsageError(_("--deals and --seed go with --shuffle-model"))
     if args.shuffle_model is not None:
         _check_model(args.shuffle_model, args.deals)
     kind = _output_kind(args)
@@ -75,18 +75,21 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.output, force=args.force)
     notes: list[str] = []
     samples: list[SampleStats] = []
-    deals, name = _collected(args, notes)
-    if deals is not None:
-        samples.append(analyse(deals.deals, name))
-    if args.shuffle_model is not None:
-        count = args.deals if args.deals is not None else len(deals) if deals is not None else DEFAULT_MODEL_DEALS
-        samples.append(analyse(_model(args.shuffle_model, count, args.seed), _model_name(args.shuffle_model)))
-    from dealer.stats import stats_report as report
+    with speaking("en" if kind == "json" else None):  # a file for programs keeps its words as they are
+        deals, name = _collected(args, notes)
+        if deals is not None:
+            samples.append(analyse(deals.deals, name))
+        if args.shuffle_model is not None:
+            count = args.deals if args.deals is not None else len(deals) if deals is not None else DEFAULT_MODEL_DEALS
+            samples.append(analyse(_model(args.shuffle_model, count, args.seed), _model_name(args.shuffle_model)))
+        from dealer.stats import stats_report as report
 
-    print(report.summary_text(samples, notes), end="")
+        print(report.summary_text(samples, notes), end="")
+        if args.output:
+            _write(args, kind, samples, notes)
     if args.output:
-        _write(args, kind, samples, notes)
-        print(f"wrote the statistics of {' and '.join(s.name for s in samples)} to {args.output}")
+        print(_("wrote the statistics of {samples} to {file}").format(
+            samples=_(" and ").join(s.name for s in samples), file=args.output))
     return 0
 
 
@@ -100,7 +103,7 @@ def _output_kind(args: argparse.Namespace) -> str | None:
     from dealer.printing import outputs
 
     if kind not in outputs.STATS_KINDS:
-        raise UsageError(f"{args.output}: a statistics report is written as .html, .pdf or .json")
+        raise UsageError(_("{file}: a statistics report is written as .html, .pdf or .json").format(file=args.output))
     return outputs.prepare(args.output, outputs.STATS_KINDS, "statistics reports", force=args.force)
 
 
@@ -121,9 +124,10 @@ def _check_model(shuffles: int, count: int | None) -> None:
     from dealer.stats.shuffling import MAX_SHUFFLES
 
     if not 1 <= shuffles <= MAX_SHUFFLES:
-        raise UsageError(f"--shuffle-model takes 1 to {MAX_SHUFFLES} riffle shuffles; got {shuffles}")
+        raise UsageError(_("--shuffle-model takes 1 to {most} riffle shuffles; got {shuffles}").format(
+            most=MAX_SHUFFLES, shuffles=shuffles))
     if count is not None and count < 1:
-        raise UsageError(f"--deals must be at least 1; got {count}")
+        raise UsageError(_("--deals must be at least 1; got {count}").format(count=count))
 
 
 def _model(shuffles: int, count: int, seed: int | None) -> Any:
@@ -136,7 +140,8 @@ def _model(shuffles: int, count: int, seed: int | None) -> Any:
 
 
 def _model_name(shuffles: int) -> str:
-    return f"hand shuffling model: {shuffles} riffle shuffle{'' if shuffles == 1 else 's'} a deal"
+    return n_("hand shuffling model: {shuffles} riffle shuffle a deal",
+              "hand shuffling model: {shuffles} riffle shuffles a deal", shuffles).format(shuffles=shuffles)
 
 
 def _collected(args: argparse.Namespace, notes: list[str]) -> tuple[Any, str]:
@@ -147,7 +152,8 @@ def _collected(args: argparse.Namespace, notes: list[str]) -> tuple[Any, str]:
     names: list[str] = []
     if args.files:
         parts += [formats.read_file(path, args.format) for path in args.files]
-        names.append(Path(args.files[0]).name if len(args.files) == 1 else f"{len(args.files)} deal files")
+        names.append(Path(args.files[0]).name if len(args.files) == 1
+                     else n_("{count} deal file", "{count} deal files", len(args.files)).format(count=len(args.files)))
     plan = _plan(args.plan) if args.plan else None
     if args.journal:
         found, name = _journal(args.journal, plan, notes)
@@ -159,8 +165,8 @@ def _collected(args: argparse.Namespace, notes: list[str]) -> tuple[Any, str]:
         names.append(name)
     if not parts:
         if args.journal or args.plan:
-            raise UsageError("dealer stats: none of the deals asked for are at hand" +
-                             (f" ({notes[0]})" if notes else ""))
+            raise UsageError(_("dealer stats: none of the deals asked for are at hand ({why})").format(why=notes[0])
+                             if notes else _("dealer stats: none of the deals asked for are at hand"))
         return None, ""
     return _each_once(DealSet.concat(parts), notes), " + ".join(names)
 
@@ -176,12 +182,13 @@ def _plan_sessions(plan: Any, notes: list[str]) -> tuple[list[Any], str]:
     found = []
     for session in plan.sessions:
         if session.replay:
-            notes.append(f"session {session.name} left out: a replay of deals dealt before")
+            notes.append(_("session {session} left out: a replay of deals dealt before").format(session=session.name))
         elif plan.needs_generation(session):
-            notes.append(f"session {session.name} left out: its deals are not generated yet")
+            notes.append(_("session {session} left out: its deals are not generated yet").format(session=session.name))
         else:
             found.append(plan.deal_set(session))
-    return found, f"plan {Path(plan.path).name} ({len(found)} of {len(plan.sessions)} sessions)"
+    return found, n_("plan {plan} ({found} of {total} sessions)", "plan {plan} ({found} of {total} sessions)",
+                     len(plan.sessions)).format(plan=Path(plan.path).name, found=len(found), total=len(plan.sessions))
 
 
 def _journal(path: str, plan: Any, notes: list[str]) -> tuple[list[Any], str]:
@@ -191,7 +198,7 @@ def _journal(path: str, plan: Any, notes: list[str]) -> tuple[list[Any], str]:
     from dealer.journal.store import Journal, Run
 
     if not Path(path).is_file():
-        raise JournalError(f"{path}: no such journal")
+        raise JournalError(_("{journal}: no such journal").format(journal=path))
 
     def from_plan(run: Run) -> Any:
         if plan is None or not run.source.startswith("plan "):
@@ -206,9 +213,11 @@ def _journal(path: str, plan: Any, notes: list[str]) -> tuple[list[Any], str]:
         runs = dealt_deals(journal, from_plan)
     for item in runs:
         if item.deals is None:
-            notes.append(f"run {item.run.id} ({item.run.name}) left out: {item.reason}")
+            notes.append(_("run {run} ({name}) left out: {why}").format(run=item.run.id, name=item.run.name,
+                                                                        why=item.reason))
     found = [item.deals for item in runs if item.deals is not None]
-    return found, f"journal {Path(path).name} ({len(found)} of {len(runs)} runs)"
+    return found, n_("journal {journal} ({found} of {total} runs)", "journal {journal} ({found} of {total} runs)",
+                     len(runs)).format(journal=Path(path).name, found=len(found), total=len(runs))
 
 
 def _each_once(deals: Any, notes: list[str]) -> Any:
@@ -220,7 +229,8 @@ def _each_once(deals: Any, notes: list[str]) -> Any:
     keep = [seen.setdefault(digest, i) == i for i, digest in enumerate(deals.deal_hashes())]
     if all(keep):
         return deals
-    notes.append(f"{keep.count(False)} deals found twice (the same deal in two files or runs) are counted once")
+    notes.append(_("{count} deals found twice (the same deal in two files or runs) are counted once").format(
+        count=keep.count(False)))
     index = np.flatnonzero(keep)
     from dealer.core.dealset import DealSet
 

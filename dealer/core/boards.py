@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer.core.errors import UsageError
+from dealer.language import N_, _
 from firmware_protocol.labels import MAX_BOARD, MAX_SET_LENGTH, law2_dealer, law2_vulnerability, valid_set_name
 
 
@@ -37,7 +38,7 @@ class Vulnerability(IntEnum):
         for vul, names in _VUL_NAMES.items():
             if key in names:
                 return vul
-        raise ValueError(f"not a vulnerability: {text!r}")
+        raise ValueError(_("not a vulnerability: {text}").format(text=repr(text)))
 
 
 _VUL_NAMES: Final = {
@@ -74,13 +75,19 @@ def vulnerabilities_of(boards: npt.ArrayLike) -> npt.NDArray[np.uint8]:
 
 def _check_board(board: int) -> None:
     if not isinstance(board, int | np.integer) or board < 1:
-        raise ValueError(f"board numbers start at 1; got {board!r}")
+        raise ValueError(_("board numbers start at 1; got {board}").format(board=repr(board)))
 
 
-SET_NAME_RULE: Final = f"1-{MAX_SET_LENGTH} letters or digits"
+_SET_NAME_RULE: Final = N_("1-{most} letters or digits")
+
+
+def set_name_rule() -> str:
+    """What a board set's name may be, in the language spoken."""
+    return _(_SET_NAME_RULE).format(most=MAX_SET_LENGTH)
+
 MAX_COPIES: Final = 99
 """The most copies of a board one run deals (Law 6F): more sections than any room holds at once."""
-LABEL_LIMIT: Final = "the highest a board label carries"
+LABEL_LIMIT: Final = N_("the highest a board label carries")
 
 
 def set_name_problem(name: str) -> str | None:
@@ -89,7 +96,8 @@ def set_name_problem(name: str) -> str | None:
     (`firmware_protocol.labels`)."""
     if valid_set_name(name.strip().upper()):
         return None
-    return f"board set name {name!r} must be {SET_NAME_RULE} (it is printed in the board labels)"
+    return _("board set name {name} must be 1-{most} letters or digits (it is printed in the board labels)").format(
+        name=repr(name), most=MAX_SET_LENGTH)
 
 
 def copy_set_names(name: str, copies: int, *, numbered: bool = False) -> tuple[str, ...]:
@@ -98,10 +106,12 @@ def copy_set_names(name: str, copies: int, *, numbered: bool = False) -> tuple[s
     for a set name that breaks the label rule (`set_name_problem`), a numbered one too (a 12-character
     name has no room for its copy number)."""
     if copies < 1:
-        raise UsageError(f"--copies must be at least 1; got {copies}")
+        raise UsageError(_("--copies must be at least 1; got {copies}").format(copies=copies))
     if copies > MAX_COPIES:
-        shown = str(copies) if copies < 10 ** 12 else f"{str(copies)[:6]}... ({len(str(copies))} digits)"
-        raise UsageError(f"{shown} copies of each board: a run deals at most {MAX_COPIES} copies")
+        shown = str(copies) if copies < 10 ** 12 else _("{start}... ({digits} digits)").format(
+            start=str(copies)[:6], digits=len(str(copies)))
+        raise UsageError(_("{copies} copies of each board: a run deals at most {most} copies").format(
+            copies=shown, most=MAX_COPIES))
     base = name.strip().upper()
     names = (base,) if copies == 1 and not numbered else tuple(f"{base}{c}" for c in range(1, copies + 1))
     problem = set_name_problem(base)
@@ -109,8 +119,10 @@ def copy_set_names(name: str, copies: int, *, numbered: bool = False) -> tuple[s
         raise UsageError(problem)
     for copy, made in enumerate(names, start=1):
         if set_name_problem(made) is not None:
-            raise UsageError(f"board set name {base!r} leaves no room for the copy number: copy {copy} of {copies} "
-                             f"goes into set {made}, and a set name must be {SET_NAME_RULE}; use a shorter name")
+            raise UsageError(_("board set name {name} leaves no room for the copy number: copy {copy} of {copies} "
+                               "goes into set {made}, and a set name must be 1-{most} letters or digits; use a "
+                               "shorter name").format(name=repr(base), copy=copy, copies=copies, made=made,
+                                                      most=MAX_SET_LENGTH))
     return names
 
 
@@ -118,7 +130,8 @@ def check_labelled(boards: Sequence[int]) -> None:
     """Refuse board numbers a board label cannot carry (1 to `MAX_BOARD`)."""
     over = [int(b) for b in boards if int(b) > MAX_BOARD]
     if over:
-        raise UsageError(f"board {over[0]}: a board label carries board numbers up to {MAX_BOARD}")
+        raise UsageError(_("board {board}: a board label carries board numbers up to {most}").format(
+            board=over[0], most=MAX_BOARD))
 
 
 _RANGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
@@ -133,7 +146,8 @@ def parse_board_range(text: str, *, most: int = MAX_BOARD, limit: str = LABEL_LI
     spans = parse_board_spans(text)
     beyond = max(hi for _, hi in spans)
     if beyond > most:
-        raise UsageError(f"board range {text!r}: board {beyond} is beyond {most}, {limit}")
+        raise UsageError(_("board range {text}: board {board} is beyond {most}, {limit}").format(
+            text=repr(text), board=beyond, most=most, limit=_(limit)))
     return [board for lo, hi in spans for board in range(lo, hi + 1)]
 
 
@@ -142,7 +156,7 @@ def parse_file_boards(text: str, last: int, name: str) -> list[int]:
     beyond it are refused (`UsageError`: "s.pbn: has no board 121-125") before any list is made."""
     beyond = [(max(lo, last + 1), hi) for lo, hi in parse_board_spans(text) if hi > last]
     if beyond:
-        raise UsageError(f"{name}: has no board {format_board_spans(beyond)}")
+        raise UsageError(_("{file}: has no board {boards}").format(file=name, boards=format_board_spans(beyond)))
     return parse_board_range(text, most=last)
 
 
@@ -153,17 +167,19 @@ def parse_board_spans(text: str) -> list[tuple[int, int]]:
     for part in text.split(","):
         m = _RANGE_PART.match(part)
         if not m:
-            raise UsageError(f"board range {text!r}: {part.strip()!r} is not N or N-M")
+            raise UsageError(_("board range {text}: {part} is not N or N-M").format(
+                text=repr(text), part=repr(part.strip())))
         lo = int(m.group(1))
         hi = int(m.group(2)) if m.group(2) else lo
         if lo < 1:
-            raise UsageError(f"board range {text!r}: boards start at 1")
+            raise UsageError(_("board range {text}: boards start at 1").format(text=repr(text)))
         if hi < lo:
-            raise UsageError(f"board range {text!r}: {lo}-{hi} runs backwards")
+            raise UsageError(_("board range {text}: {first}-{last} runs backwards").format(
+                text=repr(text), first=lo, last=hi))
         spans.append((lo, hi))
     ordered = sorted(spans)
     if any(lo <= prev_hi for (_, prev_hi), (lo, _) in zip(ordered, ordered[1:], strict=False)):
-        raise UsageError(f"board range {text!r} names a board twice")
+        raise UsageError(_("board range {text} names a board twice").format(text=repr(text)))
     return spans
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer.core.errors import InvalidDealError
+from dealer.language import _
 
 SEATS: Final = "NESW"
 SUITS: Final = "SHDC"
@@ -48,7 +49,7 @@ def seat_index(seat: str) -> int:
     """Seat number 0..3 of a seat letter N E S W (any case)."""
     i = SEATS.find(seat.strip().upper()[:1]) if seat.strip() else -1
     if i < 0:
-        raise ValueError(f"not a seat: {seat!r} (expected N, E, S or W)")
+        raise ValueError(_("not a seat: {seat} (expected N, E, S or W)").format(seat=repr(seat)))
     return i
 
 
@@ -59,20 +60,20 @@ def check_deals(deals: npt.ArrayLike) -> DealArray:
     """
     arr = np.asarray(deals)
     if arr.ndim not in (1, 2) or arr.shape[-1] != DECK_SIZE:
-        raise InvalidDealError(f"a deal is 52 seats per row; got shape {arr.shape}")
+        raise InvalidDealError(_("a deal is 52 seats per row; got shape {shape}").format(shape=arr.shape))
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise InvalidDealError(f"a deal holds integer seats; got dtype {arr.dtype}")
+        raise InvalidDealError(_("a deal holds integer seats; got dtype {dtype}").format(dtype=arr.dtype))
     batch = arr.reshape(-1, DECK_SIZE)
     if batch.size and (batch.min() < 0 or batch.max() > 3):
         row = int(np.flatnonzero(((batch < 0) | (batch > 3)).any(axis=1))[0])
-        raise InvalidDealError(f"deal {row}: seats must be 0..3 (N E S W)")
+        raise InvalidDealError(_("deal {row}: seats must be 0..3 (N E S W)").format(row=row))
     out = batch.astype(np.uint8, copy=False)
     bad = np.flatnonzero(_seat_count_codes(out) != _THIRTEEN_EACH)
     if bad.size:
         row = int(bad[0])
         counts = seat_counts(out[row])[0]
         shown = " ".join(f"{SEATS[s]}={int(counts[s])}" for s in range(4))
-        raise InvalidDealError(f"deal {row}: every seat needs 13 cards ({shown})")
+        raise InvalidDealError(_("deal {row}: every seat needs 13 cards ({counts})").format(row=row, counts=shown))
     return out.reshape(arr.shape)
 
 
@@ -106,18 +107,18 @@ def hands(deal: DealArray) -> tuple[tuple[int, ...], ...]:
 def from_hands(hands_: Sequence[Sequence[int]]) -> DealArray:
     """A (52,) deal from four hands (N E S W) of card indices; raises `InvalidDealError` if not a deal."""
     if len(hands_) != 4:
-        raise InvalidDealError(f"a deal has 4 hands; got {len(hands_)}")
+        raise InvalidDealError(_("a deal has 4 hands; got {count}").format(count=len(hands_)))
     deal = np.full(DECK_SIZE, 255, dtype=np.uint8)
     for seat, hand in enumerate(hands_):
         for card in hand:
             if not 0 <= card < DECK_SIZE:
-                raise InvalidDealError(f"{SEATS[seat]}: no card {card}")
+                raise InvalidDealError(_("{seat}: no card {card}").format(seat=SEATS[seat], card=card))
             if deal[card] != 255:
-                raise InvalidDealError(f"{card_name(card)} is in two hands")
+                raise InvalidDealError(_("{card} is in two hands").format(card=card_name(card)))
             deal[card] = seat
     if (deal == 255).any():
         missing = " ".join(card_name(int(c)) for c in np.flatnonzero(deal == 255))
-        raise InvalidDealError(f"cards in no hand: {missing}")
+        raise InvalidDealError(_("cards in no hand: {cards}").format(cards=missing))
     return check_deals(deal)
 
 
@@ -144,14 +145,14 @@ def from_pbn(text: str) -> DealArray:
     """
     first_text, sep, rest = text.strip().partition(":")
     if not sep:
-        raise InvalidDealError(f"deal {text!r} lacks 'first seat:' prefix")
+        raise InvalidDealError(_("deal {text} lacks 'first seat:' prefix").format(text=repr(text)))
     try:
         first = seat_index(first_text)
     except ValueError as exc:
         raise InvalidDealError(str(exc)) from None
     parts = rest.split()
     if len(parts) != 4:
-        raise InvalidDealError(f"deal needs 4 hands; got {len(parts)}")
+        raise InvalidDealError(_("deal needs 4 hands; got {count}").format(count=len(parts)))
     deal = np.full(DECK_SIZE, 255, dtype=np.uint8)
     unknown = []
     for k, hand in enumerate(parts):
@@ -163,25 +164,25 @@ def from_pbn(text: str) -> DealArray:
     if len(unknown) == 1:
         deal[deal == 255] = unknown[0]
     elif unknown:
-        raise InvalidDealError("more than one hand is unknown ('-')")
+        raise InvalidDealError(_("more than one hand is unknown ('-')"))
     if (deal == 255).any():
         missing = " ".join(card_name(int(c)) for c in np.flatnonzero(deal == 255))
-        raise InvalidDealError(f"cards in no hand: {missing}")
+        raise InvalidDealError(_("cards in no hand: {cards}").format(cards=missing))
     return check_deals(deal)
 
 
 def _place_hand(deal: DealArray, seat: int, hand: str) -> None:
     suits = hand.split(".")
     if len(suits) != 4:
-        raise InvalidDealError(f"hand {hand!r} needs 4 suits separated by '.'")
+        raise InvalidDealError(_("hand {hand} needs 4 suits separated by '.'").format(hand=repr(hand)))
     for s, ranks in enumerate(suits):
         for ch in ranks.upper():
             r = RANKS.find(ch)
             if r < 0:
-                raise InvalidDealError(f"hand {hand!r}: {ch!r} is not a rank")
+                raise InvalidDealError(_("hand {hand}: {rank} is not a rank").format(hand=repr(hand), rank=repr(ch)))
             card = s * 13 + r
             if deal[card] != 255:
-                raise InvalidDealError(f"{card_name(card)} appears twice")
+                raise InvalidDealError(_("{card} appears twice").format(card=card_name(card)))
             deal[card] = seat
 
 
@@ -197,7 +198,7 @@ def unpack(packed: npt.ArrayLike) -> DealArray:
     """Deals from the packed 13-byte form; raises `InvalidDealError` if a seat has not 13 cards."""
     arr = np.asarray(packed, dtype=np.uint8)
     if arr.shape[-1:] != (PACKED_SIZE,):
-        raise InvalidDealError(f"a packed deal is 13 bytes; got shape {arr.shape}")
+        raise InvalidDealError(_("a packed deal is 13 bytes; got shape {shape}").format(shape=arr.shape))
     seats = (arr[..., :, None] >> _SHIFTS) & 3
     return check_deals(seats.reshape(*arr.shape[:-1], DECK_SIZE).astype(np.uint8))
 

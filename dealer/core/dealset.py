@@ -17,6 +17,7 @@ import numpy.typing as npt
 from dealer.core.boards import Vulnerability, dealers_of, vulnerabilities_of
 from dealer.core.cards import DealArray, check_deals, pack
 from dealer.core.errors import InvalidDealError
+from dealer.language import _
 
 IntArray = npt.NDArray[np.int64]
 SeatArray = npt.NDArray[np.uint8]
@@ -52,9 +53,9 @@ class DealSet:
             if len(getattr(self, name)) != n:
                 raise InvalidDealError(f"{n} deals but {len(getattr(self, name))} {name}")
         if n and self.boards.min() < 1:
-            raise InvalidDealError("board numbers start at 1")
+            raise InvalidDealError(_("board numbers start at 1"))
         if n and (self.dealers.max() > 3 or self.vulnerabilities.max() > 3):
-            raise InvalidDealError("dealer and vulnerability must be 0..3")
+            raise InvalidDealError(_("dealer and vulnerability must be 0..3"))
 
     @classmethod
     def from_deals(

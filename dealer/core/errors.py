@@ -79,11 +79,11 @@ class FormatError(DealerError, ValueError):
         if self.path is not None:
             where.append(self.path)
         if self.line is not None:
-            where.append(f"line {self.line}")
+            where.append(_("line {line}").format(line=self.line))
         if self.offset is not None:
-            where.append(f"byte {self.offset}")
+            where.append(_("byte {offset}").format(offset=self.offset))
         if self.board is not None:
-            where.append(f"board {self.board}")
+            where.append(_("board {board}").format(board=self.board))
         return f"{', '.join(where)}: {self.reason}" if where else self.reason
 
 

@@ -6,6 +6,7 @@ import importlib
 from types import ModuleType
 
 from dealer.core.errors import UsageError
+from dealer.language import _
 
 DISTRIBUTION = "duplicate-bridge-dealer"
 """The name this project is installed under (the import package and the command are `dealer`)."""
@@ -20,8 +21,8 @@ def require(module: str, extra: str, purpose: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise MissingExtraError(f"{purpose} needs the optional extra '{extra}': "
-                                f"pip install '{DISTRIBUTION}[{extra}]'") from None
+        raise MissingExtraError(_("{purpose} needs the optional extra '{extra}': pip install '{distribution}[{extra}]'")
+                                .format(purpose=purpose, extra=extra, distribution=DISTRIBUTION)) from None
 
 
 def available(module: str) -> bool:

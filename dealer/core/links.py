@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from dealer.core.osys import NOFOLLOW
+from dealer.language import _
 
 SQLITE_SIDE_FILES: Final = ("-journal", "-wal", "-shm")
 """The files SQLite writes beside a database ``X`` (``X-journal``, ``X-wal``, ``X-shm``), as it needs them."""
@@ -41,9 +42,10 @@ def first_link(paths: Iterable[str | Path]) -> Path | None:
 def link_text(path: str | Path) -> str:
     """One line naming a link that is refused, and where it points."""
     with contextlib.suppress(OSError):
-        return (f"{path}: is a symbolic link (to {os.readlink(path)}); dealer does not write through a link: "
-                "name the file itself, or remove the link")
-    return f"{path}: is a symbolic link; dealer does not write through a link: name the file itself, or remove the link"
+        return _("{path}: is a symbolic link (to {target}); dealer does not write through a link: name the file "
+                 "itself, or remove the link").format(path=path, target=os.readlink(path))
+    return _("{path}: is a symbolic link; dealer does not write through a link: name the file itself, or remove the "
+             "link").format(path=path)
 
 
 def create_private(path: str | Path, mode: int = 0o600) -> bool:

@@ -17,6 +17,7 @@ from dealer.core import osys
 from dealer.core.errors import DealerError, OutputError, OutputExistsError
 from dealer.core.links import is_link, link_text
 from dealer.core.osys import process_umask
+from dealer.language import _
 
 SECRET_MODE = 0o600
 """The mode asked for by a file holding deals, seeds or keys: its owner alone reads it."""
@@ -35,14 +36,14 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
     if is_link(target):
         raise OutputError(link_text(target))
     if target.exists() and not force:
-        raise OutputExistsError(f"{target}: exists; use --force to replace it")
+        raise OutputExistsError(_("{path}: exists; use --force to replace it").format(path=target))
     if target.is_dir():
-        raise OutputError(f"{target}: is a directory")
+        raise OutputError(_("{path}: is a directory").format(path=target))
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        raise OutputError(f"{target}: folder {folder} does not exist")
+        raise OutputError(_("{path}: folder {folder} does not exist").format(path=target, folder=folder))
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputError(f"{target}: folder {folder} is not writable")
+        raise OutputError(_("{path}: folder {folder} is not writable").format(path=target, folder=folder))
     return target
 
 
@@ -76,7 +77,8 @@ def atomic_output(path: str | Path, *, force: bool = False, mode: int = SECRET_M
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
         if isinstance(exc, OSError) and not isinstance(exc, DealerError):  # a full disk, a failing write
-            raise OutputError(f"{target}: cannot be written: {exc.strerror or exc}") from exc
+            raise OutputError(_("{path}: cannot be written: {why}").format(path=target, why=exc.strerror or exc)) \
+                from exc
         raise
 
 
@@ -116,7 +118,7 @@ def _commit(tmp: Path, target: Path, force: bool) -> None:
     except FileExistsError as exc:
         if is_link(target):
             raise OutputError(link_text(target)) from exc
-        raise OutputExistsError(f"{target}: exists; use --force to replace it") from exc
+        raise OutputExistsError(_("{path}: exists; use --force to replace it").format(path=target)) from exc
     except OSError as exc:
         raise OutputError(f"{target}: {exc.strerror}") from exc
 

@@ -9,6 +9,8 @@ import math
 import tomllib
 from typing import Any, Final
 
+from dealer.language import _
+
 MAX_DEPTH: Final = 32
 """How deep the lists and tables of a plan, a fault plan, a history export or a request body may nest."""
 
@@ -18,7 +20,7 @@ class StructureError(ValueError):
 
 
 def _no_constant(name: str) -> Any:
-    raise StructureError(f"{name} is not a number this program takes (only finite numbers)")
+    raise StructureError(_("{number} is not a number this program takes (only finite numbers)").format(number=name))
 
 
 def load_json(text: str | bytes) -> Any:
@@ -27,7 +29,7 @@ def load_json(text: str | bytes) -> Any:
     try:
         value = json.loads(text, parse_constant=_no_constant)
     except RecursionError:
-        raise StructureError(f"nested deeper than {MAX_DEPTH} levels") from None
+        raise StructureError(_("nested deeper than {levels} levels").format(levels=MAX_DEPTH)) from None
     check(value)
     return value
 
@@ -37,11 +39,11 @@ def load_toml(text: str) -> dict[str, Any]:
     one past a bound. A dotted key deeper than the bound is refused before the document is parsed: the
     parser's memory grows with the square of a key's depth (a 20 KB key of 10,000 parts takes a gigabyte)."""
     if _deepest_key(text) > MAX_DEPTH:
-        raise StructureError(f"nested deeper than {MAX_DEPTH} levels")
+        raise StructureError(_("nested deeper than {levels} levels").format(levels=MAX_DEPTH))
     try:
         value = tomllib.loads(text)
     except RecursionError:
-        raise StructureError(f"nested deeper than {MAX_DEPTH} levels") from None
+        raise StructureError(_("nested deeper than {levels} levels").format(levels=MAX_DEPTH)) from None
     check(value)
     return value
 
@@ -53,10 +55,11 @@ def check(value: Any) -> None:
         item, depth = level.pop()
         if isinstance(item, dict | list):
             if depth > MAX_DEPTH:
-                raise StructureError(f"nested deeper than {MAX_DEPTH} levels")
+                raise StructureError(_("nested deeper than {levels} levels").format(levels=MAX_DEPTH))
             level.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
         elif isinstance(item, float) and not math.isfinite(item):
-            raise StructureError(f"{item} is not a number this program takes (only finite numbers)")
+            raise StructureError(_("{number} is not a number this program takes (only finite numbers)").format(
+                number=item))
 
 
 def _deepest_key(text: str) -> int:

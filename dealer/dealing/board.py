@@ -25,7 +25,7 @@ from dealer.dealing.progress import FIX_PACK_ACTIONS, LineKind
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
-from dealer.language import _
+from dealer.language import _, n_
 from dealer.verify import (
     Action,
     BoardFault,
@@ -51,8 +51,11 @@ class DoubleFeedError(Exception):
     def __init__(self, cards_dealt: int, in_board: int) -> None:
         self.cards_dealt = cards_dealt
         self.in_board = in_board
-        super().__init__(f"the pack ran out after {cards_dealt} cards but the board holds {in_board}: "
-                         "two cards went in at once (a double feed the machine did not see)")
+        super().__init__(n_("the pack ran out after {count} cards but the board holds {in_board}: two cards went "
+                            "in at once (a double feed the machine did not see)",
+                            "the pack ran out after {count} cards but the board holds {in_board}: two cards went "
+                            "in at once (a double feed the machine did not see)", cards_dealt).format(
+            count=cards_dealt, in_board=in_board))
 
 
 class BoardGivenUpError(Exception):
@@ -243,16 +246,17 @@ class BoardLife:
         kind, expected = fault.kind, self._expected(job)
         prompt = put_right_prompt(kind)
         if kind is MachineFaultKind.BOARD_REMOVED:
-            self.machine.display(OperatorPrompt.INSERT_BOARD, job.board, expected, "put the board back to go on")
+            self.machine.display(OperatorPrompt.INSERT_BOARD, job.board, expected, _("put the board back to go on"))
             if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
-                raise DeviceTimeout(f"{self.name}: board {job.board} was not put back in time")
+                raise DeviceTimeout(_("{machine}: board {board} was not put back in time").format(
+                    machine=self.name, board=job.board))
             if self.board_fault(job, self.machine.read_board()) is not None:
                 raise fault.final(job.board)
         elif kind is MachineFaultKind.EMPTY_HOPPER:
             self.machine.display(OperatorPrompt.FIX_PACK, job.board, expected,
-                                 "the pack is short: put back the missing cards")
+                                 _("the pack is short: put back the missing cards"))
         elif prompt is not None:
-            self.machine.display(prompt, job.board, expected, f"clear the card path: {fault}"[:80])
+            self.machine.display(prompt, job.board, expected, _("clear the card path: {fault}").format(fault=fault))
 
     def resume_after_fault(self, job: Job, fault: DealingFault) -> None:
         """Deal on once the operator has put the fault right (the machine refuses while its cause is there).
@@ -261,7 +265,8 @@ class BoardLife:
         deadline = self.machine.clock() + self.ctx.limits.board_timeout
         while not (going := self.machine.resume_deal(wire_job(job))):
             if self.machine.clock() > deadline:
-                raise DeviceTimeout(f"{self.name}: board {job.board}: the machine fault was not put right in time")
+                raise DeviceTimeout(_("{machine}: board {board}: the machine fault was not put right in time").format(
+                    machine=self.name, board=job.board))
             if going is None:
                 if self.board_fault(job, self.machine.read_board()) is not None:
                     raise fault.final(job.board)
@@ -303,8 +308,8 @@ class BoardLife:
         try:
             report = self._recount_report(job)
             if report.ok and announced is not None and tuple(announced) != report.counts:
-                raise ProtocolFaultError(f"the machine counted {list(announced)} cards into the pockets but the "
-                                         f"recount found {list(report.counts)}")
+                raise ProtocolFaultError.of(events.PROTOCOL_PROBLEMS["miscounted"], announced=list(announced),
+                                            counts=list(report.counts))
         except ProtocolFaultError as fault:
             self.protocol_fault(job, fault)
             return
@@ -329,10 +334,12 @@ class BoardLife:
         """Have the operator put things right and redeal the same deal on this machine (a new attempt)."""
         job = self.ctx.journal.job(job.id)
         if job.attempt >= self.ctx.limits.max_attempts:
-            self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: left FAULTED after "
-                                  f"{job.attempt} attempts: the director must see to it", LineKind.FAULT)
+            self.ctx.progress.say(self.name, n_(
+                "board {board}{copy}: left FAULTED after {count} attempts: the director must see to it",
+                "board {board}{copy}: left FAULTED after {count} attempts: the director must see to it",
+                job.attempt).format(board=job.board, copy=copy_text(job), count=job.attempt), LineKind.FAULT)
             return
-        text = "make the pack whole, empty the board, put it back" if fix_pack else "empty the board, put it back"
+        text = _("make the pack whole, empty the board, put it back") if fix_pack else _("empty the board, put it back")
         self._have_emptied(job, text)
         redeal = events.Redeal(fix_pack=fix_pack, busy=self.busy_lap(job))
         self.next_job = self.ctx.journal.redeal(job.id, self.name, redeal)
@@ -343,7 +350,8 @@ class BoardLife:
         self.machine.board_moved()  # forget the movements so far: another board put in before the prompt
         self.machine.display(OperatorPrompt.EMPTY_BOARD, job.board, self._expected(job), text)
         if not self.machine.wait_board(True, self.ctx.limits.board_timeout):
-            raise DeviceTimeout(f"{self.name}: board {job.board} did not come back after emptying")
+            raise DeviceTimeout(_("{machine}: board {board} did not come back after emptying").format(
+                machine=self.name, board=job.board))
 
     def _recount_report(self, job: Job) -> VerificationReport:
         """Recount and verify; an unidentified card (F11) gets up to two more recounts."""
@@ -389,18 +397,20 @@ class BoardLife:
         on the display until a board goes in."""
         m, ctx = self.machine, self.ctx
         if m.board_present() and not (m.board_left_in and m.take_board_out(
-                job.board, self._expected(job), "take the board out", ctx.limits.board_timeout)):
+                job.board, self._expected(job), _("take the board out"), ctx.limits.board_timeout)):
             return  # (a board this station finished with, left in a machine that cannot push it out, goes first)
         set_name = ctx.set_of(job)
-        text = why or f"insert board {set_name} {job.board}"
+        text = why or _("insert board {set} {board}").format(set=set_name, board=job.board)
         if m.has_display:
             m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
             ctx.progress.say(self.name, _("insert board {set} {board}").format(set=set_name, board=job.board)
                              + copy_text(job), LineKind.PROMPT)
         else:  # nothing on the machine tells its operator which board: any board still to deal is dealt
-            ctx.progress.say(self.name, f"put in any board still to deal: {ctx.wanted_text(job)}", LineKind.PROMPT)
+            ctx.progress.say(self.name, _("put in any board still to deal: {boards}").format(
+                boards=ctx.wanted_text(job)), LineKind.PROMPT)
         if not m.wait_board(True, ctx.limits.board_timeout):
-            raise DeviceTimeout(f"{self.name}: board {job.board} was not inserted in time")
+            raise DeviceTimeout(_("{machine}: board {board} was not inserted in time").format(
+                machine=self.name, board=job.board))
 
     def await_board(self, job: Job, checks: list[BoardFault] | None = None, *,
                     any_wanted: bool = False) -> BoardReading:
@@ -421,9 +431,10 @@ class BoardLife:
             if any_wanted and fault.code is FaultCategory.F8:
                 self._take_instead(job, reading.label)
             self._refuse(job, fault, checks, reading.label)
-            board = f"board {self.ctx.set_of(job)} {job.board}"
-            why = f"{fault.name()}: insert {board}" + (" straight" if fault.code is FaultCategory.F6 else "")
-            self._take_out(job, f"{fault.name()}: take the board out", why)
+            why = (_("{fault}: insert board {set} {board} straight") if fault.code is FaultCategory.F6
+                   else _("{fault}: insert board {set} {board}")).format(fault=fault.name(), set=self.ctx.set_of(job),
+                                                                          board=job.board)
+            self._take_out(job, _("{fault}: take the board out").format(fault=fault.name()), why)
 
     def _take_instead(self, job: Job, label: str | None) -> None:
         """The board read is another one still to deal: give `job` back and take that board's job in one
@@ -475,9 +486,12 @@ class BoardLife:
 
     @staticmethod
     def moved_fault(job: Job, moves: int) -> BoardFault:
-        return BoardFault.make(FaultCategory.F8, f"board {job.board} moved {moves} times between the check of its "
-                               "label and the start of dealing: it was never checked just before dealing",
-                               action=Action.REFUSE_BOARD, problem="moved")
+        return BoardFault.make(FaultCategory.F8, n_(
+            "board {board} moved {count} times between the check of its label and the start of dealing: it was "
+            "never checked just before dealing",
+            "board {board} moved {count} times between the check of its label and the start of dealing: it was "
+            "never checked just before dealing", moves).format(board=job.board, count=moves),
+            action=Action.REFUSE_BOARD, problem="moved")
 
     def give_up(self, job: Job, checks: list[BoardFault], *, halt: bool = False) -> NoReturn:
         """Stop asking: the job is FAULTED with the count of failed checks, one line says why; raises
@@ -488,7 +502,7 @@ class BoardLife:
                                        busy=self.busy_lap(job, done=True))
         self.ctx.journal.advance(job.id, JobState.FAULTED, given_up, seen=fault)
         if halt:
-            self.ctx.halt(f"board {job.board}: {fault.text()}")
+            self.ctx.halt(_("board {board}: {fault}").format(board=job.board, fault=fault.text()))
         self.machine.eject_board()
         raise BoardGivenUpError(fault.text())
 

@@ -23,7 +23,7 @@ from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.journal.history import PRACTICE_FILE, DealHistory, practice_note
 from dealer.journal.narrative import incidents
 from dealer.journal.store import Journal
-from dealer.language import N_, _, n_
+from dealer.language import N_, _, decimal, n_
 
 # Faults per machine (hil fault plans): `board` is the k-th dealing on that machine, `insertion` the
 # operator's n-th insertion of a board.
@@ -132,9 +132,9 @@ def _session(work: Path, boards: int, say: Any) -> DealSet:
 
 
 def _machines(work: Path, count: int, speed: float, say: Any) -> list[str]:
-    say(n_("2. Machines: {count} simulated dealing machine (speed x{speed:g}), each with its own faults:",
-           "2. Machines: {count} simulated dealing machines (speed x{speed:g}), each with its own faults:",
-           count).format(count=count, speed=speed))
+    say(n_("2. Machines: {count} simulated dealing machine (speed x{speed}), each with its own faults:",
+           "2. Machines: {count} simulated dealing machines (speed x{speed}), each with its own faults:",
+           count).format(count=count, speed=decimal(speed, None)))
     ports = []
     for k in range(count):
         plan = work / f"faults-m{k + 1}.json"

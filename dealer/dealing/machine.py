@@ -19,7 +19,8 @@ from typing import Final, TypeVar, cast
 from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, MachineFaultError, MachineReplaced
 from dealer.dealing.ports import open_transport
 from dealer.dealing.transport import BAUDRATE, Transport
-from dealer.journal.events import machine_fault_title
+from dealer.journal.events import PROTOCOL_PROBLEMS, machine_fault_title, title_said
+from dealer.language import N_, _, in_latin_letters, n_
 from dealer.verify import BoardRecount, PocketReading
 from firmware_protocol import (
     PROTOCOL_VERSION,
@@ -93,21 +94,29 @@ SENSORLESS_LOOK: Final = 1.0
 GARBLED_GRACE: Final = 30.0
 """Seconds a wait for the machine's report goes on past its deadline after the last damaged frame: the
 machine is speaking and the line garbles it (the report may be the very frame being retransmitted)."""
-_EVENT_WORDS: Final = {"DealDone": "the end of dealing", "Fault": "the end of dealing",
-                       "RecountReport": "the recount", "BoardScanned": "the board's label",
-                       "BoardChanged": "a board going in or out", "Boot": "its start"}
+_EVENT_WORDS: Final = {"DealDone": N_("the end of dealing"), "Fault": N_("the end of dealing"),
+                       "RecountReport": N_("the recount"), "BoardScanned": N_("the board's label"),
+                       "BoardChanged": N_("a board going in or out"), "Boot": N_("its start")}
 """What the operator is told the machine did not report, by the report awaited."""
-_COMMAND_WORDS: Final = {"Hello": "connect", "GetStatus": "tell its state", "ScanBoard": "read the board's label",
-                         "LoadDeal": "load the deal", "StartDeal": "deal", "Abort": "stop dealing",
-                         "Recount": "recount the board", "Eject": "push the board out", "Reset": "reset",
-                         "Display": "show the operator's prompt"}
-_REFUSAL_WORDS: Final = {"HANDSHAKE_REQUIRED": "it restarted", "WRONG_STATE": "not now (it is in another state)",
-                         "BUSY": "it is busy", "NO_BOARD": "there is no board in it",
-                         "BAD_DEAL": "the deal is not 13 cards a hand", "BAD_HASH": "the deal arrived damaged",
-                         "WRONG_JOB": "another deal is loaded", "FAULT_PRESENT": "its fault is still there",
-                         "UNSUPPORTED": "it cannot do that", "NOT_SCANNED": "the board was not read since it went in"}
+_COMMAND_WORDS: Final = {"Hello": N_("connect"), "GetStatus": N_("tell its state"),
+                         "ScanBoard": N_("read the board's label"), "LoadDeal": N_("load the deal"),
+                         "StartDeal": N_("deal"), "Abort": N_("stop dealing"), "Recount": N_("recount the board"),
+                         "Eject": N_("push the board out"), "Reset": N_("reset"),
+                         "Display": N_("show the operator's prompt")}
+_REFUSAL_WORDS: Final = {"HANDSHAKE_REQUIRED": N_("it restarted"),
+                         "WRONG_STATE": N_("not now (it is in another state)"), "BUSY": N_("it is busy"),
+                         "NO_BOARD": N_("there is no board in it"),
+                         "BAD_DEAL": N_("the deal is not 13 cards a hand"), "BAD_HASH": N_("the deal arrived damaged"),
+                         "WRONG_JOB": N_("another deal is loaded"), "FAULT_PRESENT": N_("its fault is still there"),
+                         "UNSUPPORTED": N_("it cannot do that"),
+                         "NOT_SCANNED": N_("the board was not read since it went in")}
 """What a refusal says, by the command refused and the machine's reason."""
-_REPORT_WORDS: Final = {"DealDone": "the end of dealing", "Fault": "a fault", "RecountReport": "the recount"}
+
+
+def _said(words: dict[str, str], key: str, otherwise: str) -> str:
+    """A table's words for `key` in the language spoken, or `otherwise` for a key it does not hold."""
+    found = words.get(key)
+    return _(found) if found is not None else otherwise
 
 
 class Cancelled(Exception):
@@ -243,8 +252,9 @@ class CommandRefused(MachineFaultError):
         self.detail = detail
         name = RefuseReason(reason).name if reason in RefuseReason._value2member_map_ else str(reason)
         self.command = command
-        super().__init__(f"the machine refused to {_COMMAND_WORDS.get(command, command)}: "
-                         f"{_REFUSAL_WORDS.get(name, name.lower().replace('_', ' '))}", code=reason, board=board)
+        super().__init__(_("the machine refused to {command}: {reason}").format(
+            command=_said(_COMMAND_WORDS, command, command),
+            reason=_said(_REFUSAL_WORDS, name, name.lower().replace("_", " "))), code=reason, board=board)
 
 
 class DealingFault(MachineFaultError):
@@ -260,7 +270,8 @@ class DealingFault(MachineFaultError):
         self.resumable = resumable
         self.wire_code = code
         self.name = kind.value if kind is not MachineFaultKind.UNKNOWN else str(code)
-        super().__init__(f"{machine_fault_title(self.name)} after {cards_dealt} cards", code=code, board=board)
+        super().__init__(n_("{fault} after {count} cards", "{fault} after {count} cards", cards_dealt).format(
+            fault=title_said(machine_fault_title(self.name)), count=cards_dealt), code=code, board=board)
 
     def final(self, board: int | None = None) -> DealingFault:
         """The same fault, no longer resumable (its cause cannot be put right where the board is)."""
@@ -284,9 +295,18 @@ class ProtocolFaultError(MachineFaultError):
     """The machine's report does not match what was asked (another job, another number of pockets, counts
     that do not add up): a fault of the machine or its firmware; nothing may be verified on it."""
 
-    def __init__(self, problem: str, board: int | None = None) -> None:
+    def __init__(self, problem: str, board: int | None = None, *, said: str | None = None) -> None:
+        """`problem` in English (the journal keeps it); `said`: the same in the language spoken (by default
+        `problem`), for the message."""
         self.problem = problem
-        super().__init__(f"the machine's report did not match the request: {problem}", board=board)
+        super().__init__(_("the machine's report did not match the request: {problem}").format(
+            problem=problem if said is None else said), board=board)
+
+    @classmethod
+    def of(cls, template: str, **values: object) -> ProtocolFaultError:
+        """The fault of a problem `template` marked for the catalogue (`PROTOCOL_PROBLEMS`), filled with `values`:
+        in English for the journal, in the language spoken for the message."""
+        return cls(template.format(**values), said=_(template).format(**values))
 
 
 class DeviceRestarted(DealerError):
@@ -446,16 +466,18 @@ class Machine:
         if self._restarted and self._boot_seen == reply.boot_id and (first or restart_reported):
             self._restarted = False  # the Boot of the run that answered: its power-on notice or the restart in hand
         if self._hello is not None and reply.serial != self._hello.serial:
-            raise MachineReplaced(
-                f"{self.name}: another machine answered on this port (serial {_serial(reply)}, where this run's "
-                f"machine is serial {_serial(self._hello)}): nothing was sent to it; to go on, put the run's machine "
-                "back on the port, or keep this one")
+            raise MachineReplaced(_(
+                "{machine}: another machine answered on this port (serial {serial}, where this run's machine is "
+                "serial {run_serial}): nothing was sent to it; to go on, put the run's machine back on the port, or "
+                "keep this one").format(machine=self.name, serial=_serial(reply), run_serial=_serial(self._hello)))
         if SPOKEN.get(reply.protocol_version) != reply.schema_hash:
-            spoken = " and ".join(str(v) for v in sorted(SPOKEN))
-            raise MachineFaultError(
-                f"{self.name}: the machine's firmware speaks protocol version {reply.protocol_version} "
-                f"(messages {reply.schema_hash:08x}) and this program versions {spoken} (messages "
-                f"{SCHEMA_HASH:08x} in version {PROTOCOL_VERSION}): update the one that is older")
+            spoken = _(" and ").join(str(v) for v in sorted(SPOKEN))
+            raise MachineFaultError(_(
+                "{machine}: the machine's firmware speaks protocol version {version} (messages {schema:08x}) and "
+                "this program versions {versions} (messages {own_schema:08x} in version {own_version}): update the "
+                "one that is older").format(machine=self.name, version=reply.protocol_version,
+                                            schema=reply.schema_hash, versions=spoken, own_schema=SCHEMA_HASH,
+                                            own_version=PROTOCOL_VERSION))
         self._hello = reply
         return reply
 
@@ -473,11 +495,12 @@ class Machine:
 
     def display(self, prompt: OperatorPrompt, board: int = 0, label: str = "", text: str = "",
                 timeout: float = 5.0) -> None:
-        """Show a prompt to the operator at the machine (if it has a display; else nothing is sent)."""
+        """Show a prompt to the operator at the machine (if it has a display; else nothing is sent). `text` is
+        said in the director's language and sent in Latin letters: the wire carries ASCII (PROTOCOL.md)."""
         if not self.has_display:
             return
         self._request(Display(Prompt[prompt.value], board, label.encode("ascii", "replace")[:64],
-                              text.encode("ascii", "replace")[:80]), None, timeout)
+                              in_latin_letters(text).encode("ascii", "replace")[:80]), None, timeout)
 
     def status(self, timeout: float = 5.0) -> MachineStatus:
         """The machine's whole state: loaded job, progress, fault, sensors."""
@@ -605,17 +628,17 @@ class Machine:
         while True:
             msg = self._wait_any((DealDone, Fault), deadline)
             assert isinstance(msg, DealDone | Fault)
-            if not self._matches(msg, job, "dealing"):
+            if not self._matches(msg, job):
                 continue
             if isinstance(msg, Fault):
                 raise DealingFault.of_event(msg)
             counts = tuple(msg.pocket_counts)
             if len(counts) != self.pockets or sum(counts) != msg.cards_dealt:
-                raise ProtocolFaultError(f"the end of dealing job {job} counts {list(counts)} in {len(counts)} pockets "
-                                         f"for {msg.cards_dealt} cards dealt; the machine has {self.pockets} pockets")
+                raise ProtocolFaultError.of(PROTOCOL_PROBLEMS["dealt"], job=job, counts=list(counts),
+                                            pockets=len(counts), cards=msg.cards_dealt, machine_pockets=self.pockets)
             return DealResult(msg.job, msg.outcome == DealOutcome.COMPLETE, msg.cards_dealt, counts)
 
-    def _matches(self, msg: DealDone | Fault | RecountReport, job: int, asked: str) -> bool:
+    def _matches(self, msg: DealDone | Fault | RecountReport, job: int) -> bool:
         """True for the report of `job`; False for a repeat of a report already taken, or for a Fault with
         job 0 (the machine's, noticed outside dealing: no report of any request, PROTOCOL.md 7.2); else
         ProtocolFaultError."""
@@ -627,8 +650,7 @@ class Machine:
             return True
         if key in self._reported or msg.job in self._issued:
             return False  # a repeat, or a report of an earlier dealing held back over a new Hello (PROTOCOL.md 9)
-        raise ProtocolFaultError(f"{_REPORT_WORDS[type(msg).__name__]} of job {msg.job} came while waiting for the "
-                                 f"{asked} of job {job}")
+        raise ProtocolFaultError.of(PROTOCOL_PROBLEMS[type(msg).__name__], other=msg.job, job=job)
 
     def deal(self, job: int, timeout: float) -> DealResult:
         """Start dealing `job` and wait for its end (the board must have been read since it went in)."""
@@ -657,14 +679,14 @@ class Machine:
         while True:
             report = self._wait_any((RecountReport,), deadline)
             assert isinstance(report, RecountReport)
-            if self._matches(report, job, "recount"):
+            if self._matches(report, job):
                 break
         if not report.pockets:
             return None
         if len(report.pockets) != self.pockets or self.pockets != 4:
             cards = [len(p.cards) + p.unidentified for p in report.pockets]
-            raise ProtocolFaultError(f"the recount of job {job} has {len(report.pockets)} pockets {cards}; the "
-                                     f"machine has {self.pockets}")
+            raise ProtocolFaultError.of(PROTOCOL_PROBLEMS["recounted"], job=job, pockets=len(report.pockets),
+                                        counts=cards, machine_pockets=self.pockets)
         read = [PocketReading(tuple(p.cards), p.unidentified) for p in report.pockets]
         board = [read[(q - turns) % 4] for q in range(4)]
         return BoardRecount((board[0], board[1], board[2], board[3]))
@@ -682,7 +704,8 @@ class Machine:
         deadline = self._clock() + timeout
         while self.status().busy:
             if self._clock() >= deadline:
-                raise DeviceTimeout(f"{self.name}: the machine did not finish pushing the board out in time")
+                raise DeviceTimeout(_("{machine}: the machine did not finish pushing the board out in time").format(
+                    machine=self.name))
             self.sleep(EJECT_LOOK)
 
     def abort(self, timeout: float = 5.0) -> None:
@@ -749,8 +772,9 @@ class Machine:
                 deadline = max(deadline, garbled + GARBLED_GRACE)
             now = self._clock()
             if now >= deadline:
-                words = " or ".join(dict.fromkeys(_EVENT_WORDS.get(k.__name__, k.__name__) for k in kinds))
-                raise DeviceTimeout(f"{self.name}: the machine did not report {words} in time")
+                words = _(" or ").join(dict.fromkeys(_said(_EVENT_WORDS, k.__name__, k.__name__) for k in kinds))
+                raise DeviceTimeout(_("{machine}: the machine did not report {what} in time").format(
+                    machine=self.name, what=words))
             probe_at = self._last_sign(now) + LIVENESS_PROBE
             if now >= probe_at:
                 self._probe()
@@ -790,8 +814,8 @@ class Machine:
                 self._recover_restart()
             raise CommandRefused(type(msg).__name__, reply.reason, reply.detail, board)
         if expect is not None and not isinstance(reply, expect):
-            raise MachineFaultError(f"{self.name}: the machine gave a wrong answer when asked to "
-                                    f"{_COMMAND_WORDS.get(type(msg).__name__, type(msg).__name__)}")
+            raise MachineFaultError(_("{machine}: the machine gave a wrong answer when asked to {command}").format(
+                machine=self.name, command=_said(_COMMAND_WORDS, type(msg).__name__, type(msg).__name__)))
         return cast(M, reply)
 
     def _exchange(self, msg: Message, deadline: float, timeout: float, handshake: bool) -> Message:
@@ -810,7 +834,8 @@ class Machine:
                 if handshake:
                     raise DeviceTimeout(self._nobody_answered())
                 self._resync = True
-                raise MachineSilent(f"{self.name}: the machine was not heard for {silent:.0f} s", silent)
+                raise MachineSilent(_("{machine}: the machine was not heard for {seconds:.0f} s").format(
+                    machine=self.name, seconds=silent), silent)
             if self._restarted and not handshake:
                 self._recover_restart()
             if handshake:  # `timeout` counts from the last sign of life (a frame, even a damaged one)
@@ -834,14 +859,14 @@ class Machine:
 
     def _nobody_answered(self) -> str:
         """The handshake got no answer: in words a director knows, naming the port once."""
-        text = f"no dealing machine answered on {self.url} (is it on, and is this its port?)"
+        text = _("no dealing machine answered on {port} (is it on, and is this its port?)").format(port=self.url)
         return text if self.name == self.url else f"{self.name}: {text}"
 
     def _count_retries(self, before: int, now: float) -> None:
         """Keep the times of the link's retries of the last minute; tell the run when the line is noisy
         (retries, and damaged frames arriving: a machine gone silent is not a noisy line)."""
         counters = self._link.counters
-        for _ in range(counters.retransmits + counters.nak_retransmits - before):
+        for _retry in range(counters.retransmits + counters.nak_retransmits - before):
             self._retries.append(now)
         while self._retries and self._retries[0] < now - NOISE_WINDOW:
             self._retries.popleft()
@@ -857,7 +882,7 @@ class Machine:
             raise Cancelled(self.name)
         transport = self._transport
         if transport is None:
-            raise DeviceDisconnected(f"{self.name}: not connected")
+            raise DeviceDisconnected(_("{machine}: not connected").format(machine=self.name))
         try:
             self._flush(transport)
             now = self._clock()
@@ -884,7 +909,7 @@ class Machine:
             if self._cancel.is_set():  # the port was closed by `abandon`, not lost
                 raise Cancelled(self.name) from None
             self._reconnect()
-            raise Reconnected(f"{self.name}: the port was lost and opened again") from None
+            raise Reconnected(_("{machine}: the port was lost and opened again").format(machine=self.name)) from None
         for event in events:
             self._on_link_event(event)
 
@@ -925,8 +950,8 @@ class Machine:
         try:
             hello = self._handshake(timeout)
         except DeviceTimeout:
-            raise DeviceTimeout(f"{self.name}: the machine stopped answering and does not answer a new "
-                                "connection (is it switched on, and its cable in?)") from None
+            raise DeviceTimeout(_("{machine}: the machine stopped answering and does not answer a new connection (is "
+                                  "it switched on, and its cable in?)").format(machine=self.name)) from None
         if hello.boot_id != before:
             self._restarted = False  # reported here, once
             self.restarts += 1
@@ -954,5 +979,6 @@ class Machine:
 def _restarted(name: str, boot_reason: int | None) -> DeviceRestarted:
     """The restart of a machine whose Boot gave `boot_reason` (None: no Boot was heard)."""
     if boot_reason in (BootReason.POWER_ON, BootReason.BROWN_OUT):
-        return DeviceRestarted(f"{name}: the machine lost power and restarted; its loaded deal is gone", power_cut=True)
-    return DeviceRestarted(f"{name}: the machine restarted and lost its loaded deal")
+        return DeviceRestarted(_("{machine}: the machine lost power and restarted; its loaded deal is gone").format(
+            machine=name), power_cut=True)
+    return DeviceRestarted(_("{machine}: the machine restarted and lost its loaded deal").format(machine=name))

@@ -19,6 +19,7 @@ from dealer.core import osys
 from dealer.core.errors import DeviceDisconnected
 from dealer.dealing import sim_ports
 from dealer.dealing.transport import SerialTransport, Transport
+from dealer.language import _
 
 
 def check_url(url: str) -> None:
@@ -34,7 +35,8 @@ def open_transport(url: str) -> Transport:
         transport = SerialTransport.open(path, name=url)
         if not sim_ports.still_serves(url, path):
             transport.close()
-            raise DeviceDisconnected(f"{url}: the simulated machine was unplugged while its port was opened")
+            raise DeviceDisconnected(_("{port}: the simulated machine was unplugged while its port was opened").format(
+                port=url))
         return transport
     return SerialTransport.open(url)
 
@@ -101,7 +103,7 @@ def running_sims() -> list[str]:
             port = entry.read_text(encoding="utf-8").strip()
             if port:
                 found.append((entry.stat().st_mtime, port))
-    return [port for _, port in sorted(found)]
+    return [port for _when, port in sorted(found)]
 
 
 def _own_folder(folder: Path) -> bool:

@@ -21,12 +21,12 @@ from typing import IO, Any, Protocol, assert_never
 
 from dealer.dealing.machine import HOST_PROTOCOL
 from dealer.journal import events
-from dealer.journal.events import Event, FaultGroup
+from dealer.journal.events import Event, FaultGroup, fault_text
 from dealer.journal.run_report import MachineFigures, RunReport, SessionFigures, build, fold
 from dealer.journal.store import Job, Journal, Recorded
-from dealer.language import _, n_
+from dealer.language import _, decimal, n_
 from dealer.verify.board_check import BoardFault, VerificationReport
-from dealer.verify.fault_table import CARD_FREE_DETAILS, Action, FaultCategory
+from dealer.verify.fault_table import CARD_FREE_DETAILS, Action, FaultCategory, fault_name
 
 
 @dataclass(frozen=True)
@@ -129,10 +129,10 @@ def redeal_words(action: Action | None) -> str:
     """What a run does about a recount's faults, once: the pack made whole if it must be, the board emptied,
     the same deal dealt again."""
     if action is Action.FIX_PACK_AND_REDEAL:
-        return f"{action.value} the same deal"
+        return _("replace the foreign cards by the pack's own and redeal the same deal")
     if action in FIX_PACK_ACTIONS:
-        return f"{action.value}, then empty the board and redeal the same deal"
-    return "empty the board and redeal the same deal"
+        return _("{action}, then empty the board and redeal the same deal").format(action=action.said)
+    return _("empty the board and redeal the same deal")
 
 
 @dataclass(frozen=True)
@@ -239,19 +239,23 @@ class RunProgress:
             case events.RecountFault():
                 stops = FaultCategory.F7.value in event.faults_found
                 if report is None:
-                    return head + f"FAULT: {event.text()} -> {event.action()}", LineKind.FAULT
+                    return head + _("FAULT: {fault} -> {action}").format(fault=event.text(), action=event.action()), \
+                        LineKind.FAULT
                 then = event.action() if stops else redeal_words(report.action)
                 return f"{report.summary(blind=not self.show_cards, advice=False)} -> {then}", LineKind.FAULT
             case events.RecountUnverified():
                 said = report.summary(blind=True, advice=False) if report is not None else head + event.text()
                 return f"{said} -> {event.action()}", LineKind.FAULT
             case events.BoardRefused():
-                return head + f"REFUSED {fault.text() if fault is not None else event.text()}", LineKind.FAULT
+                return head + _("REFUSED {fault}").format(fault=fault.text() if fault is not None else event.text()), \
+                    LineKind.FAULT
             case events.BoardGivenUp():
                 why = fault.text() if fault is not None else event.text()
-                checks = f"{event.checks} failed check{'s' if event.checks > 1 else ''}"
-                return (head + f"NOT DEALT after {checks}: {why}: left for the director (put it right, then run "
-                        "again with --resume)", LineKind.FAULT)
+                return (head + n_("NOT DEALT after {count} failed check: {fault}: left for the director (put it "
+                                  "right, then run again with --resume)",
+                                  "NOT DEALT after {count} failed checks: {fault}: left for the director (put it "
+                                  "right, then run again with --resume)", event.checks).format(
+                    count=event.checks, fault=why), LineKind.FAULT)
             case (events.MachineFault() | events.MachineFaultResumed() | events.DoubleFeed()
                   | events.ProtocolFault() | events.LinkResync() | events.ResumeUncertain()
                   | events.InterruptedDeal() | events.StartCancelled() | events.BoardMoved()):
@@ -382,9 +386,9 @@ class RunProgress:
         """The lines printed when the run ends, from the fold (the whole run, a resumed one too); a machine
         that left the run is named, with its port and why."""
         wall = self.clock() - self.started
-        lines = [n_("{verified}/{total} boards verified in {seconds:.1f} s",  # (English has one form: a ratio)
-                    "{verified}/{total} boards verified in {seconds:.1f} s", self.total_jobs).format(
-            verified=self.verified, total=self.total_jobs, seconds=wall)]
+        lines = [n_("{verified}/{total} boards verified in {seconds} s",  # (English has one form: a ratio)
+                    "{verified}/{total} boards verified in {seconds} s", self.total_jobs).format(
+            verified=self.verified, total=self.total_jobs, seconds=decimal(wall, 1))]
         with self._lock:
             machines = sorted({*self.figures.machines, *self.lost})
             for name in machines:
@@ -401,10 +405,10 @@ class RunProgress:
                         else n_("stopped after {n} board", "stopped after {n} boards", dealt).format(n=dealt))
                 who = "" if name in why else _("machine {machine}").format(machine=name + at) + " "  # the port once
                 lines.append(f"  {who}{when}: {why}")
-            caught = self.faults_by_code()
+            caught = self.figures.fault_totals()
         if caught:
             lines.append("  " + _("faults caught: {faults}").format(
-                faults=", ".join(f"{code} x{n}" for code, n in sorted(caught.items()))))
+                faults=", ".join(f"{fault_text(title, law)} x{n}" for (title, law), n in sorted(caught.items()))))
         return "\n".join(lines)
 
     def faults_by_code(self) -> dict[str, int]:
@@ -435,8 +439,9 @@ def blind_fault(fault: dict[str, Any]) -> dict[str, Any]:
         return {"code": fault["code"], "name": fault.get("name", "")}
     code = FaultCategory(fault["code"])
     details = fault.get("details") or {}
-    return {"code": code.value, "title": code.title, "law": fault.get("law", ""), "action": fault.get("action", ""),
-            "blocking": fault.get("blocking"), "cards_named": len(fault.get("cards") or ()),
+    return {"code": code.value, "title": fault_name(code), "law": fault.get("law", ""),
+            "action": fault.get("action", ""), "blocking": fault.get("blocking"),
+            "cards_named": len(fault.get("cards") or ()),
             "details": {k: v for k, v in details.items() if k in CARD_FREE_DETAILS}}
 
 

@@ -19,6 +19,7 @@ from dealer.dealing import ports
 from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import BoardReading, Machine, OperatorPrompt
 from dealer.journal.lock import JournalLock
+from dealer.language import _
 from dealer.verify import PRECEDENCE, BoardFault, BoardRecount, VerificationReport, check_label, verify_board
 from dealer.verify.board_check import check_orientation
 from firmware_protocol.labels import BoardLabel
@@ -30,14 +31,15 @@ MAX_REFUSALS = 3
 def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = RunLimits.board_timeout,
                  show_cards: bool = False, quiet: bool = False, out: IO[str] | None = None,
                  machine: Machine | None = None, journal: Path | None = None,
-                 source: str = "the deal file") -> list[VerificationReport]:
+                 source: str | None = None) -> list[VerificationReport]:
     """Recount every board of `deals` (one copy, set `set_name`) on the machine at `port`, holding the lock of
     `journal` (the journal of a run that deals these boards) meanwhile: the lock, not the file, which a
     check never writes; never while a run deals the same boards (`JournalBusy` naming that run). A board
     that is not the one asked for is ejected and the right one asked for. Each board's line goes to `out`
     (standard error as it is when called); a board holding a deal that is none of `source`'s (the file's
-    name) is said to, with the question it raises, never with a redeal."""
+    name; None: "the deal file") is said to, with the question it raises, never with a redeal."""
     out = out if out is not None else sys.stderr
+    source = source if source is not None else _("the deal file")
     if machine is None:
         ports.check_url(port)  # a sim:// port the simulator refuses: refused before the journal is held
     with _hold(journal):
@@ -84,14 +86,14 @@ def board_line(report: VerificationReport, source: str, *, blind: bool) -> str:
     """A board's line: its faults and what to do; for a board holding another deal than `source`'s, that
     and the question it raises (which file and set it came from), never a redeal from `source`."""
     if other_deal(report):
-        return (f"board {report.board} holds a different deal from {source}: is this the file and board set "
-                "these boards were dealt from?")
+        return _("board {board} holds a different deal from {source}: is this the file and board set these "
+                 "boards were dealt from?").format(board=report.board, source=source)
     return report.summary(blind=blind)
 
 
 def _check_one(m: Machine, deals: DealSet, board: int, set_name: str, timeout: float,
                out: IO[str] | None) -> VerificationReport:
-    for _ in range(MAX_REFUSALS):
+    for _attempt in range(MAX_REFUSALS):
         reading = _insert(m, board, set_name, timeout, out)
         recount = m.recount(0, reading.turns)
         if recount is not None:
@@ -120,11 +122,13 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
     refusals = 0
     while True:
         if m.board_left_in and m.board_present():  # the board checked before, in a machine that cannot push it out
-            m.take_board_out(board, expected, "take the board out", timeout)
+            m.take_board_out(board, expected, _("take the board out"), timeout)
         if not m.board_present():
-            m.display(OperatorPrompt.INSERT_BOARD, board, expected, f"insert board {set_name} {board} for a recount")
+            m.display(OperatorPrompt.INSERT_BOARD, board, expected,
+                      _("insert board {set} {board} for a recount").format(set=set_name, board=board))
             if not m.wait_board(True, timeout):
-                raise DeviceTimeout(f"{m.name}: board {board} was not inserted in time")
+                raise DeviceTimeout(_("{machine}: board {board} was not inserted in time").format(
+                    machine=m.name, board=board))
         reading = m.read_board()
         if not reading.present:
             continue  # taken out again before it could be read
@@ -140,5 +144,7 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
             return reading
         refusals += 1
         if out is not None:
-            out.write(f"[{m.name}] board {board}: REFUSED {fault.text()}\n")
-        m.take_board_out(board, expected, f"{fault.name()}: take board {set_name} {board} out", timeout)
+            out.write(f"[{m.name}] " + _("board {board}: ").format(board=board)
+                      + _("REFUSED {fault}").format(fault=fault.text()) + "\n")
+        m.take_board_out(board, expected, _("{fault}: take board {set} {board} out").format(
+            fault=fault.name(), set=set_name, board=board), timeout)

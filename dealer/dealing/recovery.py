@@ -22,6 +22,7 @@ from dealer.dealing.machine import CommandRefused, DealingFault, MachineState, M
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
+from dealer.language import _, n_
 from dealer.verify import BoardRecount
 
 
@@ -70,8 +71,8 @@ class Recovery:
         life = self.life
         job = self.ctx.journal.job(job.id)
         if job.state is JobState.FAULTED:
-            self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: faulted before the stop: "
-                                  "the board will be emptied and redealt")
+            self.ctx.progress.say(self.name, _("board {board}{copy}: faulted before the stop: the board will be "
+                                               "emptied and redealt").format(board=job.board, copy=copy_text(job)))
             life.send_back(job, fix_pack=False)
         elif job.state in (JobState.LOADED, JobState.SCANNED):
             life.next_job = job  # the redeal was recorded before a reconnection
@@ -124,7 +125,7 @@ class Recovery:
     def _find_board(self, job: Job) -> BoardRecount:
         """The job's board in the machine, read by its label and lying straight, and its recount. Never
         judged by what the machine holds: the board in it may not be the one it was when the run stopped."""
-        for _ in range(MAX_BOARD_CHECKS):
+        for _check in range(MAX_BOARD_CHECKS):
             reading = self.life.await_board(job)
             recount = self.machine.recount(wire_job(job), reading.turns)
             if recount is not None and not self.machine.board_moved():
@@ -182,10 +183,14 @@ class Recovery:
         held = all(deal[card] == seat for seat, pocket in enumerate(recount.pockets) for card in pocket.cards)
         if held and not recount.unidentified and recount.counts == tuple(st.pocket_counts):
             return None
-        self.ctx.progress.say(self.name, f"board {job.board}{copy_text(job)}: the board does not hold what the "
-                              f"machine dealt into it ({sum(recount.counts)} cards for {st.cards_dealt}): it "
-                              "cannot be dealt on")
-        return sum(recount.counts)
+        cards = sum(recount.counts)
+        self.ctx.progress.say(self.name, n_(
+            "board {board}{copy}: the board does not hold what the machine dealt into it ({count} cards for "
+            "{dealt}): it cannot be dealt on",
+            "board {board}{copy}: the board does not hold what the machine dealt into it ({count} cards for "
+            "{dealt}): it cannot be dealt on", cards).format(board=job.board, copy=copy_text(job), count=cards,
+                                                               dealt=st.cards_dealt))
+        return cards
 
     def _interrupted(self, job: Job, cards: int, cause: Interruption) -> None:
         """Dealing stopped partway (`cause`) and the machine lost the job: empty the board and redeal."""

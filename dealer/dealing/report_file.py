@@ -15,6 +15,7 @@ from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, write_text
 from dealer.dealing.progress import RunProgress
 from dealer.journal.run_report import add_deal_statistics, build, summary_text, to_csv, to_dict
 from dealer.journal.store import Journal
+from dealer.language import _
 
 
 def fault_text_rows(progress: RunProgress) -> list[tuple[str, str, str, str, str, str]]:
@@ -35,7 +36,7 @@ def write_run_report(path: str | Path, journal: Journal, run_ids: Sequence[int],
     `deals`, the report has their statistics too."""
     rep = build(journal, run_ids)
     if deals is not None:
-        add_deal_statistics(rep, deals, "the deals of this run")
+        add_deal_statistics(rep, deals, _("the deals of this run"))
     suffix = Path(path).suffix.lower()
     if suffix == ".csv":
         text = to_csv(rep, fault_text_rows(progress) if show_cards else ())

@@ -18,7 +18,6 @@ from typing import IO, Any, Final
 from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalDamaged, JournalError, UsageError, VerificationError
-from dealer.core.words import count
 from dealer.dealing import report_file
 from dealer.dealing.context import RunContext, RunLimits
 from dealer.dealing.machine import Cancelled, Machine
@@ -30,8 +29,8 @@ from dealer.journal.events import Released
 from dealer.journal.history import DealHistory, HistoryChoice, check_named, check_reuse, practice_history, practice_note
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
-from dealer.journal.store import LOST_ADVICE, JobState, Journal, Run
-from dealer.language import _, n_
+from dealer.journal.store import LOST_ADVICE, Job, JobState, Journal, Run
+from dealer.language import N_, _, n_
 
 
 @dataclass
@@ -98,6 +97,8 @@ class RunResult:
         return self.verified == self.jobs
 
 
+RESUME_ADVICE: Final = N_("continue it with --resume")
+"""How a refusal of an unfinished run not resumed names the choice that would change it, on the command line."""
 GIVE_UP_LOOK: Final = 0.25
 """Seconds between looks at `RunOptions.give_up` while the stations deal (only when one is given)."""
 
@@ -148,8 +149,9 @@ class Advice:
     """How a refusal names the choices that would change it: the command line's options, or another
     front's words for the same choices (the console's boxes)."""
 
-    resume: str = "continue it with --resume"
-    replay: str = "if this event is a replay of those deals, say so with --replay"
+    resume: str = RESUME_ADVICE
+    replay: str = N_("if this event is a replay of those deals, say so with --replay")
+    """(Each said through the catalogue where a refusal names it.)"""
 
 
 def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Advice = Advice()) -> list[DealerError]:
@@ -176,16 +178,18 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
     except DealerError as exc:
         return [exc]
     if unfinished is not None and not options.resume:
-        return [JournalError(f"{journal}: run {unfinished} of this deal set is unfinished; {advice.resume}")]
+        return [JournalError(_("{journal}: run {run} of this deal set is unfinished; {advice}").format(
+            journal=journal, run=unfinished, advice=_(advice.resume)))]
     if options.resume:
         if not journal.exists():  # said as the journal says it, with its advice
-            return [JournalError(f"{journal}: no such journal, so no run to resume{LOST_ADVICE}")]
+            return [JournalError(_("{journal}: no such journal, so no run to resume{advice}").format(
+                journal=journal, advice=_(LOST_ADVICE)))]
         if unfinished is None and not finished:
-            return [JournalError(f"{journal}: no unfinished run of this deal set to resume")]
+            return [JournalError(_("{journal}: no unfinished run of this deal set to resume").format(journal=journal))]
         return []  # a resume is checked against the history as it starts (its own entries apart)
     try:
         with DealHistory.open(options.history) as history:
-            check_reuse(history, deals, name=name, replay=options.replay, hint=advice.replay)
+            check_reuse(history, deals, name=name, replay=options.replay, hint=_(advice.replay))
     except DealerError as exc:
         return [exc]
     return []
@@ -249,15 +253,16 @@ def check_run_options(options: RunOptions) -> None:
     limits = options.limits
     for name, value in (("--board-timeout", limits.board_timeout), ("--deal-timeout", limits.deal_timeout)):
         if not (math.isfinite(value) and value > 0):
-            raise UsageError(f"{name} must be a number of seconds above 0; got {value}")
+            raise UsageError(_("{option} must be a number of seconds above 0; got {value}").format(
+                option=name, value=value))
     if limits.max_attempts < 1:
-        raise UsageError(f"--max-attempts must be at least 1; got {limits.max_attempts}")
+        raise UsageError(_("--max-attempts must be at least 1; got {value}").format(value=limits.max_attempts))
     if options.machine_factory is None:
         for url in options.ports:
             check_url(url)
     if len(set(options.ports)) < len(options.ports):
-        raise UsageError(f"--port {next(u for u in options.ports if options.ports.count(u) > 1)} is given twice: "
-                         "one machine a port")
+        raise UsageError(_("--port {port} is given twice: one machine a port").format(
+            port=next(u for u in options.ports if options.ports.count(u) > 1)))
     check_named(options.history)
 
 
@@ -271,8 +276,10 @@ def _finished_already(journal: Journal, deals: DealSet, options: RunOptions) -> 
         return None
     run = done[-1]
     jobs = len(journal.jobs(run.id))
-    return RunResult(run.id, jobs, jobs, [], [], [], f"every board of run {run.id} ({run.name}) was verified "
-                     f"already ({count(jobs, 'board')}): nothing left to resume", (run.id,))
+    return RunResult(run.id, jobs, jobs, [], [], [], n_(
+        "every board of run {run} ({name}) was verified already ({count} board): nothing left to resume",
+        "every board of run {run} ({name}) was verified already ({count} boards): nothing left to resume",
+        jobs).format(run=run.id, name=run.name, count=jobs), (run.id,))
 
 
 def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan], options: RunOptions,
@@ -280,14 +287,15 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
     unfinished = journal.unfinished_run(deals.set_hash())
     if options.resume:
         if unfinished is None:
-            raise JournalError(f"{journal.path}: no unfinished run of this deal set to resume")
+            raise JournalError(_("{journal}: no unfinished run of this deal set to resume").format(
+                journal=journal.path))
         with DealHistory.open(options.history) as history:
             remember(history, journal, unfinished, deals, options)
         release_loaded(journal, unfinished.id)
         return unfinished.id
     if unfinished is not None:  # this process holds the journal: no other controller is dealing it
-        raise JournalError(f"{journal.path}: run {unfinished.id} of this deal set is unfinished; "
-                           f"continue it with --resume")
+        raise JournalError(_("{journal}: run {run} of this deal set is unfinished; {advice}").format(
+            journal=journal.path, run=unfinished.id, advice=_(RESUME_ADVICE)))
     with DealHistory.open(options.history) as history:
         _tell(options, check_reuse(history, deals, name=name, replay=options.replay))
     run = journal.begin_run(name, source, deals, plan, replay=options.replay)
@@ -307,7 +315,7 @@ def remember(history: DealHistory, journal: Journal, run: Run, deals: DealSet, o
 
 def _tell(options: RunOptions, warnings: Sequence[Any]) -> None:
     for fault in warnings:
-        options.out.write(f"note: {fault.text()}\n")
+        options.out.write(_("note: {fault}").format(fault=fault.text()) + "\n")
 
 
 def release_loaded(journal: Journal, run_id: int) -> None:
@@ -346,8 +354,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     progress.open()
     try:
         if options.resume:
-            progress.note(f"resuming {_runs_text(sessions)}: {progress.verified} of {len(jobs)} boards verified "
-                          "already")
+            progress.note(_resuming_text(sessions, progress.verified, len(jobs)))
         machines = ctx.machines = _machines(options, names)
         stations = [StationThread(Station(m, ctx), errors) for m in machines]
         try:
@@ -389,11 +396,16 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     return result
 
 
-def _runs_text(sessions: dict[int, str]) -> str:
+def _resuming_text(sessions: dict[int, str], verified: int, total: int) -> str:
+    """The line a resumed run begins with: its runs, and how many of their boards were verified already."""
     if len(sessions) == 1:
         ((run, name),) = sessions.items()
-        return f"run {run} ({name})"
-    return "runs " + ", ".join(f"{run} ({name})" for run, name in sessions.items())
+        return n_("resuming run {run} ({name}): {verified} of {total} boards verified already",  # (English: a ratio)
+                  "resuming run {run} ({name}): {verified} of {total} boards verified already", total).format(
+            run=run, name=name, verified=verified, total=total)
+    return n_("resuming runs {runs}: {verified} of {total} boards verified already",
+              "resuming runs {runs}: {verified} of {total} boards verified already", total).format(
+        runs=", ".join(f"{run} ({name})" for run, name in sessions.items()), verified=verified, total=total)
 
 
 def _machines(options: RunOptions, names: list[str]) -> list[Machine]:
@@ -463,7 +475,8 @@ def _station_thread(station: Station, errors: list[tuple[str, DealerError]]) -> 
         ctx.progress.machine_lost(station.name, str(exc).removeprefix(f"{station.name}: "))
         _release(station, errors)
     except Exception as exc:  # a bug: the run stops and reports it (its traceback with --debug)
-        failure = DealerError(f"{station.name}: unexpected error: {type(exc).__name__}: {exc}")
+        failure = DealerError(_("{machine}: unexpected error: {kind}: {error}").format(
+            machine=station.name, kind=type(exc).__name__, error=exc))
         failure.__cause__ = exc
         errors.append((station.name, failure))
         ctx.abandon()
@@ -489,9 +502,8 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
         jobs = journal.jobs(run_id)
         done = sum(1 for j in jobs if j.state is JobState.VERIFIED)
         verified, total = verified + done, total + len(jobs)
-        where = f"{journal.run(run_id).name} " if several else ""
-        unresolved += [f"{where}board {j.board} copy {j.copy}: {j.state}" for j in jobs
-                       if j.state is not JobState.VERIFIED]
+        session = journal.run(run_id).name if several else None
+        unresolved += [_unresolved_text(session, j) for j in jobs if j.state is not JobState.VERIFIED]
         exhausted += sum(1 for j in jobs if j.state is JobState.FAULTED and j.attempt >= options.limits.max_attempts)
         if done == len(jobs) and not journal.run(run_id).finished:
             journal.finish_run(run_id)
@@ -507,24 +519,45 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
                      exhausted, options.limits.max_attempts)
 
 
+_STATE_WORDS: Final = {JobState.PLANNED: N_("planned"), JobState.LOADED: N_("loaded"),
+                       JobState.SCANNED: N_("scanned"), JobState.DEALING: N_("dealing"), JobState.DEALT: N_("dealt"),
+                       JobState.VERIFIED: N_("verified"), JobState.FAULTED: N_("faulted")}
+"""A job's state as a board left unverified names it."""
+
+
+def _unresolved_text(session: str | None, job: Job) -> str:
+    """A board a run left unverified and where it is: 'board 2 copy 1: faulted' (its session first in a congress)."""
+    state = _(_STATE_WORDS[job.state])
+    if session is None:
+        return _("board {board} copy {copy}: {state}").format(board=job.board, copy=job.copy, state=state)
+    return _("{session} board {board} copy {copy}: {state}").format(session=session, board=job.board, copy=job.copy,
+                                                                    state=state)
+
+
 def raise_for(result: RunResult) -> None:
     """Turn a run that did not end well into the error its cause calls for: a stop on a fault (F7), then a
     machine that left the run (its own error, so a port that never answered exits as it does in every
     command, even when the other machines dealt every board), then boards left unverified. A journal that
     could not be written comes before all of them: the run stopped for it, and its error names the file
     and the cause. A run that lost a machine is no success even if the others dealt every board."""
-    journal_failures = [exc for _, exc in result.failures if isinstance(exc, JournalError)]
+    journal_failures = [exc for _name, exc in result.failures if isinstance(exc, JournalError)]
     damaged = [exc for exc in journal_failures if isinstance(exc, JournalDamaged)]
     if damaged:
-        raise JournalDamaged(f"{damaged[0]}; {result.verified} of {count(result.jobs, 'board')} had been verified; "
-                             "it cannot be resumed: recount the boards with dealer check (the deal file and --port) "
-                             "to see what each holds") from damaged[0]
+        raise JournalDamaged(n_(
+            "{error}; {verified} of {count} board had been verified; it cannot be resumed: recount the boards with "
+            "dealer check (the deal file and --port) to see what each holds",
+            "{error}; {verified} of {count} boards had been verified; it cannot be resumed: recount the boards with "
+            "dealer check (the deal file and --port) to see what each holds", result.jobs).format(
+            error=damaged[0], verified=result.verified, count=result.jobs)) from damaged[0]
     if journal_failures:
-        raise JournalError(f"{journal_failures[0]}; the run stopped with {len(result.unresolved)} of "
-                           f"{count(result.jobs, 'board')} left: once it can be written, continue with --resume") \
-            from journal_failures[0]
+        raise JournalError(n_(
+            "{error}; the run stopped with {left} of {count} board left: once it can be written, continue with "
+            "--resume",
+            "{error}; the run stopped with {left} of {count} boards left: once it can be written, continue with "
+            "--resume", result.jobs).format(error=journal_failures[0], left=len(result.unresolved),
+                                            count=result.jobs)) from journal_failures[0]
     if result.stopped:
-        raise VerificationError("the run stopped: " + "; ".join(result.stopped))
+        raise VerificationError(_("the run stopped: {reasons}").format(reasons="; ".join(result.stopped)))
     if result.failures:
         name, exc = result.failures[0]
         others = len(result.failures) - 1
@@ -536,8 +569,10 @@ def raise_for(result: RunResult) -> None:
         text = str(exc) if name in str(exc) else f"{name}: {exc}"  # the machine named once
         raise _retold(exc, f"{text}{more} ({left})") from exc
     if not result.complete:
-        raise VerificationError(f"{count(len(result.unresolved), 'board')} not verified: "
-                                + "; ".join(result.unresolved[:5]) + _what_next(result))
+        unverified = len(result.unresolved)
+        boards = "; ".join(["; ".join(result.unresolved[:5]), *_what_next(result)])
+        raise VerificationError(n_("{count} board not verified: {boards}", "{count} boards not verified: {boards}",
+                                   unverified).format(count=unverified, boards=boards))
 
 
 def _retold(exc: DealerError, text: str) -> DealerError:
@@ -548,15 +583,20 @@ def _retold(exc: DealerError, text: str) -> DealerError:
     return told
 
 
-def _what_next(result: RunResult) -> str:
+def _what_next(result: RunResult) -> list[str]:
     """What the director does about the boards a run left unverified: a resume deals again those with
     attempts left; those out of attempts need the director, then more attempts."""
     left = len(result.unresolved) - result.exhausted
     if not result.exhausted:
-        return "; continue with --resume"
+        return [_("continue with --resume")]
     more = f"--resume --max-attempts {result.max_attempts + 1}"
-    one = result.exhausted == 1
-    tried = (f"{count(result.exhausted, 'board')} {'was' if one else 'were'} dealt "
-             f"{count(result.max_attempts, 'time')}, all --max-attempts allows: see to {'it' if one else 'them'} "
-             f"(the report names the faults), then deal {'it' if one else 'them'} again with {more}")
-    return f"; {tried}" + (f"; the other {count(left, 'board')} continue with --resume" if left else "")
+    times = n_("{count} time", "{count} times", result.max_attempts).format(count=result.max_attempts)
+    tried = n_("{count} board was dealt {times}, all --max-attempts allows: see to it (the report names the faults), "
+               "then deal it again with {option}",
+               "{count} boards were dealt {times}, all --max-attempts allows: see to them (the report names the "
+               "faults), then deal them again with {option}", result.exhausted).format(
+        count=result.exhausted, times=times, option=more)
+    if not left:
+        return [tried]
+    return [tried, n_("the other {count} board continue with --resume",
+                      "the other {count} boards continue with --resume", left).format(count=left)]

@@ -41,7 +41,7 @@ def serve(url: str) -> str:
                 raise UsageError(str(exc)) from None
             _SIMULATORS[url] = sim
         if not sim.plugged:
-            raise DeviceDisconnected(f"{url}: the simulated machine's cable is out")
+            raise DeviceDisconnected(_("{port}: the simulated machine's cable is out").format(port=url))
         return sim.path
 
 

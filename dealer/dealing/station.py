@@ -22,6 +22,7 @@ from dealer.dealing.recovery import Recovery
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
+from dealer.language import _, n_
 
 
 class Station:
@@ -37,8 +38,10 @@ class Station:
         machine.on_noisy_line = self._noisy_line
 
     def _noisy_line(self, retries: int) -> None:
-        self.ctx.progress.say(self.name, f"the line to the machine is noisy: {retries} retries in the last "
-                              "minute; dealing goes on, more slowly")
+        self.ctx.progress.say(self.name, n_(
+            "the line to the machine is noisy: {count} retries in the last minute; dealing goes on, more slowly",
+            "the line to the machine is noisy: {count} retries in the last minute; dealing goes on, more slowly",
+            retries).format(count=retries))
 
     def run(self) -> None:
         """Deal jobs until none is left, the run stops, or the machine is lost."""
@@ -104,7 +107,8 @@ class Station:
                     with contextlib.suppress(Reconnected, DeviceRestarted, MachineSilent):
                         self.machine.status()
                     return
-        raise DeviceTimeout(f"{self.name}: board {job.board}: the connection to the machine kept failing")
+        raise DeviceTimeout(_("{machine}: board {board}: the connection to the machine kept failing").format(
+            machine=self.name, board=job.board))
 
 
 def interruption_of(exc: Reconnected | DeviceRestarted | MachineSilent) -> Interruption:

@@ -101,7 +101,8 @@ class SerialTransport:
             else:
                 port = _open_waiting_while_busy(url, settings)
         except IsALinkError as exc:
-            raise DeviceDisconnected(f"{url}: cannot write the wire trace: {exc}") from None
+            raise DeviceDisconnected(_("{port}: cannot write the wire trace: {reason}").format(
+                port=url, reason=exc)) from None
         except (serial.SerialException, OSError, ValueError, NotImplementedError) as exc:
             why = _reason(exc)
             raise DeviceDisconnected(_("{port}: cannot open the port: {reason}").format(port=url, reason=why)) from exc
@@ -119,7 +120,8 @@ class SerialTransport:
             else:
                 self._port.write(data)
         except (serial.SerialException, OSError) as exc:
-            raise DeviceDisconnected(f"{self.name}: write failed ({_reason(exc)})") from exc
+            raise DeviceDisconnected(_("{port}: write failed ({reason})").format(
+                port=self.name, reason=_reason(exc))) from exc
 
     def read(self, timeout: float) -> bytes:
         timeout = max(0.0, math.ceil(timeout * 1000) / 1000)  # whole ms, never rounded down to "no wait"
@@ -139,13 +141,14 @@ class SerialTransport:
             return bytes(data)
         except (serial.SerialException, OSError, TypeError, AttributeError, ValueError) as exc:
             # pyserial raises TypeError/AttributeError on a port closed under a blocked read
-            raise DeviceDisconnected(f"{self.name}: read failed ({_reason(exc)})") from exc
+            raise DeviceDisconnected(_("{port}: read failed ({reason})").format(
+                port=self.name, reason=_reason(exc))) from exc
 
     def _read_file(self, fd: int, timeout: float) -> bytes:
         """What the port's file holds within `timeout` seconds, as pyserial's read waits for it: on the
         file and on the port's abort pipe (`cancel_read`)."""
         abort = self._port.pipe_abort_read_r
-        ready, _, _ = select.select([fd, abort], [], [], timeout)
+        ready, _writable, _failed = select.select([fd, abort], [], [], timeout)
         if abort in ready:
             os.read(abort, 1000)
             return b""
@@ -156,7 +159,7 @@ class SerialTransport:
         except (BlockingIOError, InterruptedError):
             return b""
         if not data:  # ready but empty: the device is gone (as pyserial reports it)
-            raise serial.SerialException("the device reports data but returned none (disconnected?)")
+            raise serial.SerialException(_("the device reports data but returned none (disconnected?)"))
         return data
 
     def _write_file(self, fd: int, data: bytes) -> None:
@@ -170,8 +173,8 @@ class SerialTransport:
                 now = time.monotonic()
                 deadline = deadline if deadline is not None else now + WRITE_TIMEOUT
                 if now >= deadline:
-                    raise serial.SerialTimeoutException("the port took no data for "
-                                                        f"{WRITE_TIMEOUT:g} s")
+                    raise serial.SerialTimeoutException(_("the port took no data for {seconds:g} s").format(
+                        seconds=WRITE_TIMEOUT))
                 select.select([], [fd], [], deadline - now)
 
     def _read_in_slices(self, timeout: float) -> bytes:
@@ -215,7 +218,8 @@ def check_traces(urls: Iterable[str]) -> None:
     for url in urls:
         trace = trace_file(url)
         if trace is not None and is_link(trace):
-            raise OutputError(f"{url}: cannot write the wire trace: {link_text(trace)}")
+            raise OutputError(_("{port}: cannot write the wire trace: {reason}").format(
+                port=url, reason=link_text(trace)))
 
 
 def open_spy(url: str, settings: dict[str, Any]) -> tuple[Any, IO[str] | None]:

@@ -7,7 +7,7 @@ A format module defines ``NAME``, ``EXTENSIONS`` (the first the usual one), ``MA
 ``write_parts`` (any size, bounded memory). Readers raise only `FormatError`, naming the file and the line,
 byte offset or board.
 
-May import: `dealer.core`.
+May import: `dealer.core`, `dealer.language` (the words a person reads).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.core.outfile import atomic_output, check_writable
-from dealer.core.words import count
 from dealer.formats import board_sets
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 from dealer.formats.repeats import one_board_per_number
+from dealer.language import _, n_
 
 # format name -> module; the order is the order shown to users
 _MODULES: Final = {
@@ -58,7 +58,8 @@ def get_format(name: str) -> ModuleType:
     try:
         return importlib.import_module(_MODULES[name.lower()])
     except KeyError:
-        raise UsageError(f"unknown format {name!r}; choose from {', '.join(_MODULES)}") from None
+        raise UsageError(_("unknown format {name}; choose from {formats}").format(
+            name=repr(name), formats=", ".join(_MODULES))) from None
 
 
 def format_for_path(path: str | Path, override: str | None = None) -> ModuleType:
@@ -70,7 +71,8 @@ def format_for_path(path: str | Path, override: str | None = None) -> ModuleType
         module = get_format(name)
         if ext in module.EXTENSIONS:
             return module
-    raise UsageError(f"{path}: cannot tell the format from extension {ext!r}; use --format")
+    raise UsageError(_("{path}: cannot tell the format from extension {extension}; use --format").format(
+        path=path, extension=repr(ext)))
 
 
 def iter_file(path: str | Path, fmt: str | None = None, options: ReadOptions = DEFAULT_OPTIONS,
@@ -80,7 +82,7 @@ def iter_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
     try:
         stream = open(path, "rb")  # noqa: SIM115 - closed below, generator-owned
     except OSError as exc:
-        raise FormatError(f"cannot open: {exc.strerror}", path) from exc
+        raise FormatError(_("cannot open: {reason}").format(reason=exc.strerror), path) from exc
     with stream:
         yield from module.read(stream, str(path), options, report)
 
@@ -95,11 +97,13 @@ def read_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
     report = ReadReport() if report is None else report
     deals = DealSet.concat(iter_file(path, module.NAME, options, report))
     if not len(deals):
-        raise FormatError("holds no boards" + _why_none(report), path, offset=_size(path))
+        why = _why_none(report)
+        raise FormatError(_("holds no boards ({why})").format(why=why) if why else _("holds no boards"), path,
+                          offset=_size(path))
 
     def places() -> list[str] | None:  # read again, noting where each board is: only to name an error
         tracked = ReadReport.tracking()
-        for _ in iter_file(path, module.NAME, options, tracked):
+        for _chunk in iter_file(path, module.NAME, options, tracked):
             pass
         return tracked.places
 
@@ -117,11 +121,14 @@ def read_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
 
 
 def _why_none(report: ReadReport) -> str:
-    """Why a file gave no board: its games skipped as partial deals, or as results without a deal."""
-    why = [f"{count(len(report.partial), 'game')} with fewer than 52 cards" if report.partial else "",
-           f"{count(len(report.results_only), 'game')} without a deal" if report.results_only else ""]
-    told = " and ".join(w for w in why if w)
-    return f" ({told})" if told else ""
+    """Why a file gave no board (empty if nothing tells): its games skipped as partial deals, or as results
+    without a deal."""
+    partial, results_only = len(report.partial), len(report.results_only)
+    why = [n_("{count} game with fewer than 52 cards", "{count} games with fewer than 52 cards",
+              partial).format(count=partial) if partial else "",
+           n_("{count} game without a deal", "{count} games without a deal",
+              results_only).format(count=results_only) if results_only else ""]
+    return _(" and ").join(w for w in why if w)
 
 
 def _size(path: str | Path) -> int | None:
@@ -135,12 +142,14 @@ def _skipped_notes(path: str, report: ReadReport) -> list[str]:
     notes = []
     if report.partial:
         boards = [str(s.board) if s.board is not None else s.place for s in report.partial]
-        notes.append(f"{path}: skipped {len(boards)} board{'s' if len(boards) > 1 else ''} with a partial deal: "
-                     f"{_listed(boards)}")
+        notes.append(n_("{path}: skipped {count} board with a partial deal: {boards}",
+                        "{path}: skipped {count} boards with a partial deal: {boards}", len(boards)).format(
+            path=path, count=len(boards), boards=_listed(boards)))
     if report.results_only:
         places = [s.place for s in report.results_only]
-        notes.append(f"{path}: skipped {len(places)} game{'s' if len(places) > 1 else ''} without a deal "
-                     f"(at {_listed(places)})")
+        notes.append(n_("{path}: skipped {count} game without a deal (at {places})",
+                        "{path}: skipped {count} games without a deal (at {places})", len(places)).format(
+            path=path, count=len(places), places=_listed(places)))
     return notes
 
 
@@ -148,12 +157,18 @@ def _unnumbered_note(path: str, report: ReadReport, options: ReadOptions) -> lis
     if not report.unnumbered:
         return []
     count = len(report.unnumbered)
-    start = f"from {options.first_board}" if options.first_board else "from 1"
+    first = options.first_board or 1
     if options.number_in_order:
-        return [f"{path}: {count} game{'s' if count > 1 else ''} numbered in the file's order {start} "
-                "(--number-in-order: the file's Board tags are not taken as board numbers)"]
-    return [f"{path}: {count} game{'s' if count > 1 else ''} without a board number (no Board tag, or '?'), "
-            f"numbered as the board before + 1 ({start} for the first): at {_listed(report.unnumbered)}"]
+        return [n_("{path}: {count} game numbered in the file's order from {first} (--number-in-order: the file's "
+                   "Board tags are not taken as board numbers)",
+                   "{path}: {count} games numbered in the file's order from {first} (--number-in-order: the "
+                   "file's Board tags are not taken as board numbers)", count).format(
+            path=path, count=count, first=first)]
+    return [n_("{path}: {count} game without a board number (no Board tag, or '?'), numbered as the board before "
+               "+ 1 (from {first} for the first): at {places}",
+               "{path}: {count} games without a board number (no Board tag, or '?'), numbered as the board "
+               "before + 1 (from {first} for the first): at {places}", count).format(
+        path=path, count=count, first=first, places=_listed(report.unnumbered))]
 
 
 def same_deal_notes(path: str, deals: DealSet) -> list[str]:
@@ -163,43 +178,49 @@ def same_deal_notes(path: str, deals: DealSet) -> list[str]:
         return []
     packed = np.ascontiguousarray(pack(deals.deals))
     keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
-    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    _unique, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     if not (counts > 1).any():
         return []
     groups = [deals.boards[np.flatnonzero(inverse == k)].tolist() for k in np.flatnonzero(counts > 1)]
     groups.sort(key=lambda g: int(g[0]))
-    shown = _listed([" and ".join(str(b) for b in group) for group in groups], most=6)
-    return [f"{path}: the same deal is on more than one board (Law 6: a deal is dealt for one board of a "
-            f"session): boards {shown}"]
+    shown = _listed([_(" and ").join(str(b) for b in group) for group in groups], most=6)
+    return [_("{path}: the same deal is on more than one board (Law 6: a deal is dealt for one board of a "
+              "session): boards {boards}").format(path=path, boards=shown)]
 
 
 def _listed(items: list[str], most: int = 12) -> str:
     shown = ", ".join(items[:most])
-    return shown + (f" and {len(items) - most} more" if len(items) > most else "")
+    return shown + (_(" and {count} more").format(count=len(items) - most) if len(items) > most else "")
 
 
 def _count_note(path: str, module: ModuleType, deals: DealSet, options: ReadOptions, report: ReadReport) -> str:
     """For a format that holds no board numbers or no count: how many boards were read, and as which."""
-    text = f"{path}: {len(deals)} board{'s' if len(deals) != 1 else ''} read ({_short_range(deals)})"
+    text = n_("{path}: {count} board read ({boards})", "{path}: {count} boards read ({boards})", len(deals)).format(
+        path=path, count=len(deals), boards=_short_range(deals))
     name = module.NAME.upper()
     if not module.NUMBERED and options.first_board is None:
         if report.by_position:
-            text += f"; {name} holds no board numbers: numbered by the file's line positions"
+            text += "; " + _("{format} holds no board numbers: numbered by the file's line positions").format(
+                format=name)
         elif module.NAME == "dup":
-            text += f"; {name} holds no board numbers: numbered from {int(deals.boards[0])} (--first-board N to " \
-                    "start at N)"
+            text += "; " + _("{format} holds no board numbers: numbered from {first} (--first-board N to start at "
+                             "N)").format(format=name, first=int(deals.boards[0]))
         else:
             first = int(deals.boards[0])
-            text += f"; {name} holds no board numbers: numbered from {first}, a guess the file cannot confirm"
+            text += "; " + _("{format} holds no board numbers: numbered from {first}, a guess the file cannot "
+                             "confirm").format(format=name, first=first)
             if module.NAME == "bhg":
-                text += " (a line's hands are turned by its board number: a wrong first board turns them too)"
-            certain = _what_makes_it_certain(Path(path), module, deals)
+                text += " " + _("(a line's hands are turned by its board number: a wrong first board turns them "
+                                "too)")
+            certain, confirmed = _what_makes_it_certain(Path(path), module, deals)
             text += "; " + certain
-            if not certain.endswith(f"--first-board {first}"):  # no file beside it confirms the guess
-                report.guessed = (f"{path}: {name} holds no board numbers, so boards {_short_range(deals)} would be "
-                                  f"dealt under a guess; {certain}")
+            if confirmed != first:  # no file beside it confirms the guess
+                report.guessed = _("{path}: {format} holds no board numbers, so boards {boards} would be dealt "
+                                   "under a guess; {certain}").format(path=path, format=name,
+                                                                      boards=_short_range(deals), certain=certain)
     if not module.COUNTED:
-        text += f"; {name} does not record how many boards a file holds: check that none is missing"
+        text += "; " + _("{format} does not record how many boards a file holds: check that none is "
+                         "missing").format(format=name)
     return text
 
 
@@ -213,16 +234,19 @@ def _marked_count_note(path: str, deals: DealSet) -> list[str] | None:
         return None
     if marked == len(deals):
         return []
-    return [f"{path}: written holding {marked} board{'s' if marked != 1 else ''} but {len(deals)} read "
-            f"({_short_range(deals)}): it was changed since; check that no board is missing"]
+    return [n_("{path}: written holding {marked} board but {count} read ({boards}): it was changed since; check "
+               "that no board is missing",
+               "{path}: written holding {marked} boards but {count} read ({boards}): it was changed since; check "
+               "that no board is missing", marked).format(path=path, marked=marked, count=len(deals),
+                                                          boards=_short_range(deals))]
 
 
 _COMPANION_MOST: Final = 1 << 24  # bytes of a file beside it worth reading to find the run's first board
 
 
-def _what_makes_it_certain(path: Path, module: ModuleType, deals: DealSet) -> str:
+def _what_makes_it_certain(path: Path, module: ModuleType, deals: DealSet) -> tuple[str, int | None]:
     """The first board a file of the same deals beside `path` (same name, a format with board numbers)
-    gives, or what would make the numbering certain."""
+    gives, or what would make the numbering certain; and that first board (None if no file gives one)."""
     for name in _MODULES:
         other = get_format(name)
         companion = path.with_suffix("." + other.EXTENSIONS[0])
@@ -236,8 +260,9 @@ def _what_makes_it_certain(path: Path, module: ModuleType, deals: DealSet) -> st
             continue
         first = _same_run_from(module, deals, known)
         if first is not None:
-            return f"{companion} beside it holds the same deals from board {first}: read with --first-board {first}"
-    return "--first-board N makes it certain (the file's PBN or DLM, if kept, names N)"
+            return _("{companion} beside it holds the same deals from board {first}: read with --first-board "
+                     "{first}").format(companion=companion, first=first), first
+    return _("--first-board N makes it certain (the file's PBN or DLM, if kept, names N)"), None
 
 
 def _same_run_from(module: ModuleType, guessed: DealSet, known: DealSet) -> int | None:
@@ -267,8 +292,8 @@ def write_file(path: str | Path, deals: DealSet, fmt: str | None = None, *, forc
     check_writable(path, force=force)
     limit = module.MAX_BOARD
     if limit is not None and len(deals) and int(deals.boards.max()) > limit:
-        raise FormatError(f"{module.NAME.upper()} holds boards 1-{limit} only; "
-                          f"this run reaches board {int(deals.boards.max())}", path)
+        raise FormatError(_("{format} holds boards 1-{limit} only; this run reaches board {board}").format(
+            format=module.NAME.upper(), limit=limit, board=int(deals.boards.max())), path)
     why = board_sets.problem(module, board_sets.spans_of(deals.boards)) or board_sets.law2_problem(module, deals)
     if why is not None:
         raise FormatError(why, path)
@@ -307,11 +332,12 @@ def notes_on_written(path: str | Path, target: ModuleType, *, first: int, count:
     `one_run` says whether the boards are one run (a BHG file of another set carries their positions)."""
     notes = []
     if blind and target.NAME == "dup" and first != 1:
-        notes.append(f"{path}: blind DUP blanks board 1's cards only (as Big Deal's does); board 1 is not in "
-                     "this run, so every board's cards show")
+        notes.append(_("{path}: blind DUP blanks board 1's cards only (as Big Deal's does); board 1 is not in this "
+                       "run, so every board's cards show").format(path=path))
     if not target.NUMBERED and first != 1 and one_run:
-        notes.append(f"{path}: {target.NAME.upper()} holds no board numbers: boards "
-                     f"{boards()} read back as 1-{count} unless read with --first-board {first}")
+        notes.append(_("{path}: {format} holds no board numbers: boards {boards} read back as 1-{count} unless "
+                       "read with --first-board {first}").format(path=path, format=target.NAME.upper(),
+                                                                 boards=boards(), count=count, first=first))
     return notes
 
 

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from dealer.core.cards import RANKS, SEATS, SUITS, card_name
 from dealer.formats._records import UNSET, ByteArray, RecordFault, check_batch, duplicate_card
+from dealer.language import _
 
 DGE_SYMBOLS: Final = bytes([6, 3, 4, 5])  # spade, heart, diamond, club in the DOS code page
 BRI_PART: Final = 78
@@ -56,13 +57,14 @@ def decode_bri_part(part: ByteArray) -> ByteArray:
     bad = (digits < 0) | (digits > 9)
     if bad.any():
         row, slot, k = (int(v[0]) for v in np.nonzero(bad))
-        raise RecordFault(row, 2 * slot + k, f"byte {int(part[row, 2 * slot + k]):#04x} is not a digit "
-                                             "(card numbers are 01-52)")
+        raise RecordFault(row, 2 * slot + k, _("byte {byte:#04x} is not a digit (card numbers are 01-52)").format(
+            byte=int(part[row, 2 * slot + k])))
     numbers = digits[:, :, 0] * 10 + digits[:, :, 1]
     bad = (numbers < 1) | (numbers > 52)
     if bad.any():
         row, slot = (int(v[0]) for v in np.nonzero(bad))
-        raise RecordFault(row, 2 * slot, f"card number {int(numbers[row, slot]):02d} is not 01-52")
+        raise RecordFault(row, 2 * slot, _("card number {number:02d} is not 01-52").format(
+            number=int(numbers[row, slot])))
     deals = np.full((n, 52), 3, dtype=np.uint8)
     deals[np.arange(n)[:, None], numbers - 1] = _SEAT_OF_SLOT
     try:
@@ -73,7 +75,7 @@ def decode_bri_part(part: ByteArray) -> ByteArray:
         if twice is None:  # cannot happen: 39 distinct cards leave West exactly 13
             raise
         slot = int(np.flatnonzero(numbers[row] == twice)[1])
-        reason = f"card {twice:02d} ({card_name(twice - 1)}) is given twice"
+        reason = _("card {number:02d} ({card}) is given twice").format(number=twice, card=card_name(twice - 1))
         raise RecordFault(row, 2 * slot, reason) from None
     return deals
 
@@ -127,15 +129,15 @@ def decode_dge_part(part: ByteArray) -> ByteArray:
     bad = code == 255
     if bad.any():
         row, hand, k = (int(v[0]) for v in np.nonzero(bad))
-        raise RecordFault(row, hand * 17 + k, f"byte {int(part[row, hand * 17 + k]):#04x} is neither a "
-                                              "suit symbol nor a rank")
+        raise RecordFault(row, hand * 17 + k, _("byte {byte:#04x} is neither a suit symbol nor a rank").format(
+            byte=int(part[row, hand * 17 + k])))
     is_mark = code >= 16
     suit_no = np.cumsum(is_mark, axis=2, dtype=np.int16) - 1
     ok = is_mark[:, :, 0] & (suit_no[:, :, -1] == 3) & (~is_mark | (code == suit_no + 16)).all(axis=2)
     if not ok.all():
         row, hand = (int(v[0]) for v in np.nonzero(~ok))
-        raise RecordFault(row, hand * 17, f"hand {'NESW'[hand]}: the suit symbols must be spade, heart, "
-                                          "diamond, club, once each and in that order")
+        raise RecordFault(row, hand * 17, _("hand {hand}: the suit symbols must be spade, heart, diamond, club, "
+                                            "once each and in that order").format(hand="NESW"[hand]))
     cards = (suit_no * 13 + code)[~is_mark].reshape(n, 4, 13)
     deals = np.full((n, 52), UNSET, dtype=np.uint8)
     deals[np.arange(n)[:, None, None], cards] = np.arange(4, dtype=np.uint8)[None, :, None]
@@ -143,7 +145,7 @@ def decode_dge_part(part: ByteArray) -> ByteArray:
         check_batch(deals)
     except RecordFault as fault:
         twice = duplicate_card(cards[fault.row].ravel())
-        reason = fault.reason if twice is None else f"{card_name(twice)} is given twice"
+        reason = fault.reason if twice is None else _("{card} is given twice").format(card=card_name(twice))
         raise RecordFault(fault.row, None, reason) from None
     return deals
 
@@ -161,9 +163,9 @@ def place_suit(deal: bytearray, seat: int, suit: int, ranks: str) -> str | None:
     for ch in text:
         r = _RANK_OF_CHAR.get(ch)
         if r is None:
-            return f"{ch!r} is not a rank"
+            return _("{character} is not a rank").format(character=repr(ch))
         if deal[base + r] != UNSET:
-            return f"{card_name(base + r)} is given twice"
+            return _("{card} is given twice").format(card=card_name(base + r))
         deal[base + r] = seat
     return None
 
@@ -175,7 +177,7 @@ def parse_hand(deal: bytearray, seat: int, text: str, marks: str | None = None) 
     if marks is None:
         suits = text.split(".")
         if len(suits) != 4:
-            return f"hand {text!r} needs 4 suits separated by '.'"
+            return _("hand {hand} needs 4 suits separated by '.'").format(hand=repr(text))
         for suit, ranks in enumerate(suits):
             why = place_suit(deal, seat, suit, ranks)
             if why:
@@ -190,17 +192,17 @@ def parse_hand(deal: bytearray, seat: int, text: str, marks: str | None = None) 
             continue
         if current is None:
             if i:
-                return f"hand {text!r} does not start with a suit letter"
+                return _("hand {hand} does not start with a suit letter").format(hand=repr(text))
         else:
             why = place_suit(deal, seat, current, text[start:i])
             if why:
                 return why
         if s in seen:
-            return f"hand {text!r} names suit {SUITS[s]} twice"
+            return _("hand {hand} names suit {suit} twice").format(hand=repr(text), suit=SUITS[s])
         seen.add(s)
         current, start = s, i + 1
     if current is None:
-        return f"hand {text!r} does not start with a suit letter" if text else None
+        return _("hand {hand} does not start with a suit letter").format(hand=repr(text)) if text else None
     return place_suit(deal, seat, current, text[start:])
 
 
@@ -209,10 +211,10 @@ def parse_deal_string(out: bytearray, text: str) -> str | None:
     cannot, or None. Hands clockwise from seat F, each 'S.H.D.C'; any case, '10' for ten."""
     first, sep, rest = text.strip().partition(":")
     if not sep or len(first) != 1 or first.upper() not in SEATS:
-        return f"{text[:20]!r} does not start with a seat and ':'"
+        return _("{text} does not start with a seat and ':'").format(text=repr(text[:20]))
     hands = rest.split()
     if len(hands) != 4:
-        return f"needs 4 hands; got {len(hands)}"
+        return _("needs 4 hands; got {count}").format(count=len(hands))
     deal = bytearray([UNSET] * 52)
     start = SEATS.index(first.upper())
     for k, hand in enumerate(hands):
@@ -222,7 +224,8 @@ def parse_deal_string(out: bytearray, text: str) -> str | None:
     deal_counts = [deal.count(seat) for seat in range(4)]
     if deal_counts != [13] * 4:
         missing = [card_name(c) for c in range(52) if deal[c] == UNSET]
-        return f"no hand holds {' '.join(missing[:4])}" if missing else "every hand needs 13 cards"
+        return (_("no hand holds {cards}").format(cards=" ".join(missing[:4])) if missing
+                else _("every hand needs 13 cards"))
     out += deal
     return None
 

@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from dealer.core.cards import SEATS, card_name
 from dealer.core.errors import FormatError, UsageError
+from dealer.language import _
 
 CHUNK_BOARDS: Final = 8192
 HIGHEST_BOARD: Final = 999_999_999  # board numbers in text formats: at most 9 digits
@@ -70,8 +71,9 @@ def iter_records(
         rest = data[whole * size:]
         if len(data) < size * chunk:  # end of stream
             if rest and not (tail_ok and tail_ok(rest)):
-                raise FormatError(f"file ends {len(rest)} bytes into record {index + 1} "
-                                  f"(records are {size} bytes)", path, offset=start + index * size)
+                raise FormatError(_("file ends {count} bytes into record {record} (records are {size} "
+                                    "bytes)").format(count=len(rest), record=index + 1, size=size),
+                                  path, offset=start + index * size)
             return
 
 
@@ -84,7 +86,7 @@ def iter_lines(stream: BinaryIO, path: str) -> Iterator[tuple[int, bytes]]:
             return
         number += 1
         if len(line) > MAX_LINE:
-            raise FormatError(f"line longer than {MAX_LINE} bytes", path, line=number)
+            raise FormatError(_("line longer than {most} bytes").format(most=MAX_LINE), path, line=number)
         yield number, line.rstrip(b"\r\n")
 
 
@@ -110,8 +112,9 @@ def describe_counts(deal: ByteArray, counts: npt.NDArray[np.intp]) -> str:
     missing = [card_name(int(c)) for c in np.flatnonzero(deal == UNSET)]
     sizes = ", ".join(f"{SEATS[s]} {int(counts[s])}" for s in range(4))
     if missing:
-        return f"no hand holds {' '.join(missing[:4])}{' ...' if len(missing) > 4 else ''} ({sizes} cards)"
-    return f"every hand needs 13 cards ({sizes})"
+        return _("no hand holds {cards} ({sizes} cards)").format(
+            cards=" ".join(missing[:4]) + (" ..." if len(missing) > 4 else ""), sizes=sizes)
+    return _("every hand needs 13 cards ({sizes})").format(sizes=sizes)
 
 
 def duplicate_card(cards: npt.NDArray[np.integer]) -> int | None:
@@ -137,10 +140,12 @@ def filler_fault(block: ByteArray, begin: int, allowed: bytes, what: str) -> Non
     bad = ~np.isin(filler, np.frombuffer(allowed, dtype=np.uint8))
     if bad.any():
         row, k = (int(v[0]) for v in np.nonzero(bad))
-        raise RecordFault(row, begin + k, f"byte {int(filler[row, k]):#04x} in the filler; {what}")
+        raise RecordFault(row, begin + k, _("byte {byte:#04x} in the filler; {why}").format(
+            byte=int(filler[row, k]), why=what))
 
 
 def reject_options(name: str, options: dict[str, object]) -> None:
     """Writers without options refuse any they are given (`UsageError`), rather than ignore them."""
     if options:
-        raise UsageError(f"{name.upper()} files take no options; got {', '.join(sorted(options))}")
+        raise UsageError(_("{format} files take no options; got {options}").format(
+            format=name.upper(), options=", ".join(sorted(options))))

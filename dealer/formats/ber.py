@@ -27,6 +27,7 @@ from dealer.formats._records import (
     reject_options,
 )
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "ber"
 EXTENSIONS: Final = ("ber",)
@@ -51,7 +52,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
             bad = deals > 3
             if bad.any():
                 row, k = (int(v[0]) for v in np.nonzero(bad))
-                raise RecordFault(row, k, f"byte {int(block[row, k]):#04x} is not a hand 1-4")
+                raise RecordFault(row, k, _("byte {byte:#04x} is not a hand 1-4").format(byte=int(block[row, k])))
             check_batch(deals)
         except RecordFault as fault:
             raise fault_error(fault, path, first, RECORD, first_board=first_board) from None

@@ -46,6 +46,7 @@ from dealer.formats._records import (
     reject_options,
 )
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "bhg"
 EXTENSIONS: Final = ("bhg",)
@@ -84,15 +85,17 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
                 report.by_position = True
             if (seen and first_line != first_board + 1) or (
                     not seen and options.first_board is not None and options.first_board != number - 1):
-                where = f"board {number - 1}" if not seen else "the boards before it"
-                raise FormatError(f"the file's empty lines place {where} at its line position, which "
-                                  f"disagrees with the first board {first_board}", path, line=number)
+                said = (_("the file's empty lines place board {board} at its line position, which disagrees with "
+                          "the first board {first}") if not seen
+                        else _("the file's empty lines place the boards before it at its line position, which "
+                               "disagrees with the first board {first}"))
+                raise FormatError(said.format(board=number - 1, first=first_board), path, line=number)
         if not seen:
             first_line = number
         board = number - 1 if positional else first_board + seen
         empty_before = 0
         if len(line) != 52:
-            raise FormatError(f"a board is 52 letters; this line has {len(line)} bytes", path,
+            raise FormatError(_("a board is 52 letters; this line has {count} bytes").format(count=len(line)), path,
                               line=number, board=board)
         lines.append(line)
         numbers.append(number)
@@ -115,7 +118,7 @@ def _decode(lines: list[bytes], numbers: list[int], boards: list[int], path: str
     except RecordFault as fault:
         raise FormatError(fault.reason, path, line=numbers[fault.row], board=boards[fault.row]) from None
     if report is not None:
-        report.place_all([f"line {n}" for n in numbers])
+        report.place_all([_("line {line}").format(line=n) for n in numbers])
     return DealSet.from_deals(deals, board_array)
 
 
@@ -123,7 +126,7 @@ def _deals_of(cards: np.ndarray, boards: np.ndarray) -> ByteArray:
     bad = cards < 0
     if bad.any():
         row, k = (int(v[0]) for v in np.nonzero(bad))
-        raise RecordFault(row, k, f"character {k + 1} is not a letter A-Z or a-z")
+        raise RecordFault(row, k, _("character {position} is not a letter A-Z or a-z").format(position=k + 1))
     n = len(cards)
     seats = ((boards[:, None] - 1 + np.arange(52)[None, :] // 13) % 4).astype(np.uint8)
     deals = np.full((n, 52), UNSET, dtype=np.uint8)
@@ -133,7 +136,7 @@ def _deals_of(cards: np.ndarray, boards: np.ndarray) -> ByteArray:
     except RecordFault as fault:
         twice = duplicate_card(cards[fault.row])
         raise RecordFault(fault.row, None, fault.reason if twice is None
-                          else f"{card_name(twice)} is given twice") from None
+                          else _("{card} is given twice").format(card=card_name(twice))) from None
     return deals
 
 

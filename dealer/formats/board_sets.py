@@ -13,6 +13,7 @@ import numpy as np
 
 from dealer.core.boards import format_board_spans
 from dealer.core.dealset import DealSet
+from dealer.language import _, n_
 
 NUMBERS: Final = "numbers"
 """Every board's number, dealer and vulnerability: PBN, CSV, LIN, JSON."""
@@ -92,20 +93,22 @@ def set_problem(kind: str, format_name: str, spans: Spans) -> str | None:
     shown = format_board_spans(runs)
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
     if kind == ONE_RUN and len(runs) > 1:
-        return (f"{name} holds one run of consecutive boards (it numbers no board); boards {shown} are not one "
-                f"run: write {ANY_SET}, BHG, or one file a run")
+        return _("{format} holds one run of consecutive boards (it numbers no board); boards {boards} are not one "
+                 "run: write {formats}, BHG, or one file a run").format(format=name, boards=shown, formats=ANY_SET)
     if kind == POSITIONS and len(runs) > 1:
         if not ascending(runs):
-            return (f"{name} holds boards in ascending order (a line's place is its number); boards {shown} "
-                    f"are not: write {ANY_SET}")
+            return _("{format} holds boards in ascending order (a line's place is its number); boards {boards} are "
+                     "not: write {formats}").format(format=name, boards=shown, formats=ANY_SET)
         if runs[-1][1] > POSITIONS_MAX:
-            return (f"{name} holds a set with gaps by line position, one line a board number, up to board "
-                    f"{POSITIONS_MAX:,}; boards {shown} reach {runs[-1][1]:,}: write {ANY_SET}, or one file a run")
+            return _("{format} holds a set with gaps by line position, one line a board number, up to board "
+                     "{most:,}; boards {boards} reach {last:,}: write {formats}, or one file a run").format(
+                format=name, most=POSITIONS_MAX, boards=shown, last=runs[-1][1], formats=ANY_SET)
     if kind == BYTE_NUMBERS:
         wrong = cds_reading(runs)
         if wrong is not None:
-            return (f"{name} holds a board's number as one byte (mod 256), counting each wrap from 255 to 0; "
-                    f"board {wrong} of boards {shown} would read back under another number: write {ANY_SET}")
+            return _("{format} holds a board's number as one byte (mod 256), counting each wrap from 255 to 0; "
+                     "board {board} of boards {boards} would read back under another number: write {formats}").format(
+                format=name, board=wrong, boards=shown, formats=ANY_SET)
     return None
 
 
@@ -118,5 +121,8 @@ def law2_problem(module: ModuleType, deals: DealSet) -> str | None:
     if not off.size:
         return None
     board = int(deals.boards[off[0]])
-    return (f"{module.NAME.upper()} gives every board Law 2's dealer and vulnerability; board {board} has another "
-            f"({off.size} board{'s' if off.size > 1 else ''} in all): write {ANY_SET}, which keep them")
+    return n_("{format} gives every board Law 2's dealer and vulnerability; board {board} has another ({count} board "
+              "in all): write {formats}, which keep them",
+              "{format} gives every board Law 2's dealer and vulnerability; board {board} has another ({count} boards "
+              "in all): write {formats}, which keep them", int(off.size)).format(
+        format=module.NAME.upper(), board=board, count=int(off.size), formats=ANY_SET)

@@ -22,6 +22,7 @@ from dealer.core.errors import FormatError
 from dealer.formats import _kops, board_sets
 from dealer.formats._records import CHUNK_BOARDS, RecordFault, check_batch, fault_error, iter_records, reject_options
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "cds"
 EXTENSIONS: Final = ("cds",)
@@ -45,7 +46,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
         zero = np.flatnonzero((numbers == 0) & ~wrap)
         if zero.size:
             row = int(zero[0])
-            raise FormatError("board number 0 (a run that wraps goes 255, 0, 1, ...)", path,
+            raise FormatError(_("board number 0 (a run that wraps goes 255, 0, 1, ...)"), path,
                               offset=(first + row) * RECORD)
         boards = numbers + 256 * (wraps + np.cumsum(wrap))
         wraps += int(wrap.sum())
@@ -57,7 +58,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
             fault = RecordFault(fault.row, None if fault.column is None else fault.column + 1, fault.reason)
             raise fault_error(fault, path, first, RECORD, boards=boards) from None
         if report is not None:
-            report.place_all([f"byte {(first + k) * RECORD}" for k in range(len(block))])
+            report.place_all([_("byte {offset}").format(offset=(first + k) * RECORD) for k in range(len(block))])
         yield DealSet.from_deals(deals, boards)
 
 

@@ -30,6 +30,7 @@ from dealer.formats import board_sets
 from dealer.formats._codes import hand_layout, parse_deal_strings, place_suit
 from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, UNSET, RecordFault, reject_options
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "csv"
 EXTENSIONS: Final = ("csv",)
@@ -56,7 +57,7 @@ class _CsvChunk:
 
     def deal_set(self, path: str, report: ReadReport | None) -> DealSet:
         if report is not None:
-            report.place_all([f"line {n}" for n in self.lines])
+            report.place_all([_("line {line}").format(line=n) for n in self.lines])
         try:
             deals = parse_deal_strings(self.texts)
         except RecordFault as fault:
@@ -111,19 +112,21 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
             except StopIteration:
                 break
             except csv.Error as exc:
-                raise FormatError(f"not CSV: {exc}", path, line=rows.line_num) from None
+                raise FormatError(_("not CSV: {reason}").format(reason=exc), path, line=rows.line_num) from None
             if not row or row == [""]:
                 continue
             if len(row) not in (FIELDS, HOLDINGS):
-                raise FormatError(f"a board is {FIELDS} fields (or the {HOLDINGS} holdings alone); this line "
-                                  f"has {len(row)}", path, line=rows.line_num)
+                raise FormatError(_("a board is {fields} fields (or the {holdings} holdings alone); this line has "
+                                    "{count}").format(fields=FIELDS, holdings=HOLDINGS, count=len(row)),
+                                  path, line=rows.line_num)
             if len(row) == HOLDINGS and not lines.ended:
-                raise FormatError("the file ends inside a line (a line of holdings alone ends with a line end)",
+                raise FormatError(_("the file ends inside a line (a line of holdings alone ends with a line end)"),
                                   path, line=rows.line_num)
             if layout is None:
                 layout = len(row)
             elif len(row) != layout:
-                raise FormatError(f"a line of {len(row)} fields after lines of {layout}", path, line=rows.line_num)
+                raise FormatError(_("a line of {count} fields after lines of {layout}").format(
+                    count=len(row), layout=layout), path, line=rows.line_num)
             previous = _take(chunk, row, rows.line_num, path, previous)
             if len(chunk.boards) == CHUNK_BOARDS:
                 yield chunk.deal_set(path, report)
@@ -137,14 +140,15 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
 def _take(chunk: _CsvChunk, row: list[str], line: int, path: str, previous: int) -> int:
     """Add one line's board (of 18 or 16 fields) to the chunk; returns its board number."""
     if any(len(field) > MAX_LINE for field in row):
-        raise FormatError("field too long", path, line=line)
+        raise FormatError(_("field too long"), path, line=line)
     if len(row) == HOLDINGS:
         board = previous + 1
         _add(chunk, row, line, board, int(dealers_of(board)), int(vulnerabilities_of(board)))
         return board
     board_text = row[16].strip()
     if not (board_text.isascii() and board_text.isdigit() and len(board_text) <= 9) or int(board_text) < 1:
-        raise FormatError(f"board number {row[16]!r} is not a number from 1", path, line=line)
+        raise FormatError(_("board number {board} is not a number from 1").format(board=repr(row[16])), path,
+                          line=line)
     board = int(board_text)
     dealer_text, slash, vul_text = row[17].partition("/")
     dealer = SEATS.find(dealer_text.strip().upper()) if len(dealer_text.strip()) == 1 else -1
@@ -153,8 +157,8 @@ def _take(chunk: _CsvChunk, row: list[str], line: int, path: str, previous: int)
     except ValueError:
         vul = None
     if not slash or dealer < 0 or vul is None:
-        raise FormatError(f"{row[17]!r} is not dealer/vulnerability such as 'N/-' or 'E/NS'", path,
-                          line=line, board=board)
+        raise FormatError(_("{text} is not dealer/vulnerability such as 'N/-' or 'E/NS'").format(text=repr(row[17])),
+                          path, line=line, board=board)
     _add(chunk, row, line, board, dealer, int(vul))
     return board
 

@@ -29,6 +29,7 @@ from dealer.formats._records import (
     reject_options,
 )
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "dge"
 EXTENSIONS: Final = ("dge",)
@@ -45,7 +46,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     first_board = options.first_board or 1
     for first, block in iter_records(stream, path, RECORD):
         try:
-            filler_fault(block, DGE_PART, b"\0 ", "DGE fills a board with NUL bytes")
+            filler_fault(block, DGE_PART, b"\0 ", _("DGE fills a board with NUL bytes"))
             deals = decode_dge_part(block[:, :DGE_PART])
         except RecordFault as fault:
             raise fault_error(fault, path, first, RECORD, first_board=first_board) from None

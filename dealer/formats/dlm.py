@@ -34,6 +34,7 @@ from dealer.core.errors import FormatError, UsageError
 from dealer.formats import board_sets
 from dealer.formats._records import ByteArray, RecordFault, check_batch, iter_lines
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "dlm"
 EXTENSIONS: Final = ("dlm",)
@@ -64,22 +65,22 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     """The boards From-To of a DLM file, checked."""
     doc = _parse(stream, path)
     if not doc.seen:
-        raise FormatError("no [Document] section", path, line=doc.end)
+        raise FormatError(_("no [Document] section"), path, line=doc.end)
     status = _text(doc, "status", path).lower()
     if status not in ("show", "sealed"):
-        raise FormatError(f"Status must be Show or Sealed, not {doc.header['status'][0]!r}", path,
-                          line=doc.header["status"][1])
+        raise FormatError(_("Status must be Show or Sealed, not {status}").format(status=repr(doc.header["status"][0])),
+                          path, line=doc.header["status"][1])
     low, high = _number(doc, "from board", path), _number(doc, "to board", path)
     if not 1 <= low <= high <= MAX_BOARD:
-        raise FormatError(f"boards {low}-{high} are not a range within 1-99", path,
+        raise FormatError(_("boards {low}-{high} are not a range within 1-99").format(low=low, high=high), path,
                           line=doc.header["to board"][1])
     _check_header(doc, low, high, status == "show", path)
     deals = _board_deals(doc, path)
     chosen = list(range(low, high + 1))
     missing = [b for b in chosen if b not in deals]
     if missing:
-        raise FormatError(f"no 'Board {missing[0]:02d}' line (the file ends here)", path, line=doc.end,
-                          board=missing[0])
+        raise FormatError(_("no 'Board {board:02d}' line (the file ends here)").format(board=missing[0]), path,
+                          line=doc.end, board=missing[0])
     headline = doc.header.get("headline", ("", 0))[0]
     yield DealSet.from_deals(np.stack([deals[b] for b in chosen]), chosen, event=headline,
                              metadata={"sealed": "yes"} if status == "sealed" else None)
@@ -99,11 +100,11 @@ def _parse(stream: BinaryIO, path: str) -> _Document:
             section = line[1:-1].strip().lower()
             if section == "document":
                 if doc.seen:
-                    raise FormatError("a second [Document] section", path, line=number)
+                    raise FormatError(_("a second [Document] section"), path, line=number)
                 doc.seen = True
             continue
         if not section:
-            raise FormatError("text before the [Document] section", path, line=number)
+            raise FormatError(_("text before the [Document] section"), path, line=number)
         if section == "document":
             _take(doc, line, number, path)
     return doc
@@ -112,7 +113,7 @@ def _parse(stream: BinaryIO, path: str) -> _Document:
 def _take(doc: _Document, line: str, number: int, path: str) -> None:
     key, sep, value = line.partition("=")
     if not sep:
-        raise FormatError(f"{line[:40]!r} is not 'name=value'", path, line=number)
+        raise FormatError(_("{text} is not 'name=value'").format(text=repr(line[:40])), path, line=number)
     key = " ".join(key.split()).lower()
     value = value.strip()
     numbered = _NUMBERED_KEY.fullmatch(key)
@@ -121,36 +122,38 @@ def _take(doc: _Document, line: str, number: int, path: str) -> None:
             return
         board = int(numbered.group(2))
         if not 1 <= board <= MAX_BOARD:
-            raise FormatError(f"board {board} outside 1-99", path, line=number)
+            raise FormatError(_("board {board} outside 1-99").format(board=board), path, line=number)
         if board in doc.boards:
-            raise FormatError(f"board {board} listed twice", path, line=number, board=board)
+            raise FormatError(_("board {board} listed twice").format(board=board), path, line=number, board=board)
         doc.boards[board] = (value, number)
     elif key in _HEADER_KEYS:
         if key in doc.header:
-            raise FormatError(f"{key!r} given twice", path, line=number)
+            raise FormatError(_("{key} given twice").format(key=repr(key)), path, line=number)
         doc.header[key] = (value, number)
 
 
 def _text(doc: _Document, key: str, path: str) -> str:
     if key not in doc.header:
-        raise FormatError(f"the [Document] section has no {key!r} line (the file ends here)", path, line=doc.end)
+        raise FormatError(_("the [Document] section has no {key} line (the file ends here)").format(key=repr(key)),
+                          path, line=doc.end)
     return doc.header[key][0]
 
 
 def _number(doc: _Document, key: str, path: str) -> int:
     text = _text(doc, key, path)
     if not (text.isascii() and text.isdigit()) or len(text) > 6:
-        raise FormatError(f"{key} {text!r} is not a number", path, line=doc.header[key][1])
+        raise FormatError(_("{key} {text} is not a number").format(key=key, text=repr(text)), path,
+                          line=doc.header[key][1])
     return int(text)
 
 
 def _check_header(doc: _Document, low: int, high: int, show: bool, path: str) -> None:
     expected = _number(doc, "duplicates", path) ^ low ^ high ^ (1 if show else 0)
     if _number(doc, "checksum", path) != expected:
-        raise FormatError(f"header checksum is {doc.header['checksum'][0]}, the header gives {expected}",
-                          path, line=doc.header["checksum"][1])
+        raise FormatError(_("header checksum is {checksum}, the header gives {expected}").format(
+            checksum=doc.header["checksum"][0], expected=expected), path, line=doc.header["checksum"][1])
     if "crypto key" in doc.header and _number(doc, "crypto key", path) != 0:
-        raise FormatError("boards are encrypted (Crypto key is not 0); cannot read them", path,
+        raise FormatError(_("boards are encrypted (Crypto key is not 0); cannot read them"), path,
                           line=doc.header["crypto key"][1])
 
 
@@ -162,11 +165,11 @@ def _board_deals(doc: _Document, path: str) -> dict[int, ByteArray]:
         value, line = doc.boards[board]
         m = _BOARD_VALUE.fullmatch(value)
         if not m:
-            raise FormatError("a board is 26 letters a-p and a 3-digit checksum", path, line=line,
+            raise FormatError(_("a board is 26 letters a-p and a 3-digit checksum"), path, line=line,
                               board=board)
         if board_checksum(board, m.group(1)) != int(m.group(2)):
-            raise FormatError(f"board checksum is {m.group(2)}, the letters give "
-                              f"{board_checksum(board, m.group(1)):03d}", path, line=line, board=board)
+            raise FormatError(_("board checksum is {checksum}, the letters give {expected:03d}").format(
+                checksum=m.group(2), expected=board_checksum(board, m.group(1))), path, line=line, board=board)
         letters.append(m.group(1).encode("ascii"))
     if not numbers:
         return {}
@@ -209,17 +212,19 @@ def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, headline: st
     header (Big Deal writes 0); `newline` is LF as Big Deal writes on Unix, or CRLF as on Windows.
     """
     if options:
-        raise UsageError(f"DLM files take blind, headline, duplicates and newline; got "
-                         f"{', '.join(sorted(options))}")
+        raise UsageError(_("DLM files take blind, headline, duplicates and newline; got {options}").format(
+            options=", ".join(sorted(options))))
     if newline not in ("\r\n", "\n"):
-        raise UsageError("DLM newline must be CRLF or LF")
+        raise UsageError(_("DLM newline must be CRLF or LF"))
     if not len(deals):
-        raise FormatError("a DLM file needs at least one board")
+        raise FormatError(_("a DLM file needs at least one board"))
     boards = deals.boards
     if (np.diff(boards) != 1).any():
-        raise FormatError("DLM holds consecutive boards only, in order; this set is not one run")
+        raise FormatError(_("{format} holds consecutive boards only, in order; this set is not one run").format(
+            format="DLM"))
     if boards[-1] > MAX_BOARD:
-        raise FormatError(f"DLM holds boards 1-{MAX_BOARD} only; this run reaches board {boards[-1]}")
+        raise FormatError(_("{format} holds boards 1-{limit} only; this run reaches board {board}").format(
+            format="DLM", limit=MAX_BOARD, board=boards[-1]))
     low, high = int(boards[0]), int(boards[-1])
     text = " ".join((deals.event if headline is None else headline).split())
     lines = ["[Document]", f"Headline={text}", f"Status={'Sealed' if blind else 'Show'}",

@@ -53,6 +53,7 @@ from dealer.formats._codes import (
 )
 from dealer.formats._records import CHUNK_BOARDS, ByteArray, RecordFault, fault_error, iter_records, read_full
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import N_, _
 
 NAME: Final = "dup"
 EXTENSIONS: Final = ("dup",)
@@ -88,18 +89,20 @@ class Trailer:
         """Parse the first board's trailer; `FormatError` naming the byte if it is not one."""
         flags = raw[:2]
         if any(b not in b"YN" for b in flags):
-            raise FormatError(f"trailer flags {flags!r} must be Y or N", path, offset=TRAILER_AT, board=1)
+            raise FormatError(_("trailer flags {flags} must be Y or N").format(flags=repr(flags)), path,
+                              offset=TRAILER_AT, board=1)
         fields = []
-        for begin, end, what in ((2, 5, "lowest board"), (5, 7, "copies"), (7, 10, "highest board")):
+        for begin, end, what in ((2, 5, N_("trailer lowest board {value} is not a left-aligned number")),
+                                 (5, 7, N_("trailer copies {value} is not a left-aligned number")),
+                                 (7, 10, N_("trailer highest board {value} is not a left-aligned number"))):
             text = raw[begin:end].rstrip(b" ")
             if not text.isdigit() or not text.isascii():
-                raise FormatError(f"trailer {what} {raw[begin:end]!r} is not a left-aligned number",
-                                  path, offset=TRAILER_AT + begin)
+                raise FormatError(_(what).format(value=repr(raw[begin:end])), path, offset=TRAILER_AT + begin)
             fields.append(int(text))
         lowest, copies, highest = fields
         if not 1 <= lowest <= highest:
-            raise FormatError(f"trailer board range {lowest}-{highest} is empty or starts at 0",
-                              path, offset=TRAILER_AT + 2)
+            raise FormatError(_("trailer board range {lowest}-{highest} is empty or starts at 0").format(
+                lowest=lowest, highest=highest), path, offset=TRAILER_AT + 2)
         return cls(flags[0:1] == b"Y", flags[1:2] == b"Y", lowest, copies, highest)
 
 
@@ -110,8 +113,8 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     head = read_full(stream, LINE_RECORD)
     if head[BRI_PART:LINE_RECORD] == b"\r\n":
         if report is not None:
-            report.notes.append(f"{path}: an early DUP of BRI lines, which does not record how many boards it "
-                                "holds: check that none is missing")
+            report.notes.append(_("{path}: an early DUP of BRI lines, which does not record how many boards it "
+                                  "holds: check that none is missing").format(path=path))
         yield from _read_lines(stream, path, head, options.first_board or 1)
     else:
         yield from _read_records(stream, path, head, options.first_board)
@@ -128,8 +131,9 @@ def _read_records(stream: BinaryIO, path: str, head: bytes, first_board: int | N
             trailer = Trailer.parse(first_ends, path)
         count = trailer.highest - trailer.lowest + 1
         if first + len(block) > count:
-            raise FormatError(f"the trailer gives boards {trailer.lowest}-{trailer.highest} but the file "
-                              "holds more", path, offset=count * RECORD, board=trailer.highest + 1)
+            raise FormatError(_("the trailer gives boards {lowest}-{highest} but the file holds more").format(
+                lowest=trailer.lowest, highest=trailer.highest), path, offset=count * RECORD,
+                board=trailer.highest + 1)
         later = _check_trailers(block, first, first_ends, later, path, trailer.lowest)
         blind = first == 0 and block[0, BRI_PART:TRAILER_AT].tobytes() == _BLIND_DGE
         lowest = first_board or trailer.lowest
@@ -141,8 +145,9 @@ def _read_records(stream: BinaryIO, path: str, head: bytes, first_board: int | N
         yield DealSet.from_deals(deals, boards, metadata={"sealed": "yes"} if blind else None)
         seen = first + len(block)
     if trailer is not None and seen != trailer.highest - trailer.lowest + 1:
-        raise FormatError(f"the trailer gives boards {trailer.lowest}-{trailer.highest} but the file "
-                          f"ends after {seen} boards", path, offset=seen * RECORD)
+        raise FormatError(_("the trailer gives boards {lowest}-{highest} but the file ends after {count} "
+                            "boards").format(lowest=trailer.lowest, highest=trailer.highest, count=seen),
+                          path, offset=seen * RECORD)
 
 
 def _check_trailers(block: ByteArray, first: int, first_ends: bytes, later: bytes | None, path: str,
@@ -156,13 +161,14 @@ def _check_trailers(block: ByteArray, first: int, first_ends: bytes, later: byte
     if later is None:
         later = ends[begin].tobytes()
         if later not in (first_ends, _NO_TRAILER):
-            raise FormatError(f"trailer {later!r} neither repeats the first board's nor is ten NUL bytes",
-                              path, offset=RECORD + TRAILER_AT, board=lowest + 1)
+            raise FormatError(_("trailer {trailer} neither repeats the first board's nor is ten NUL bytes").format(
+                trailer=repr(later)), path, offset=RECORD + TRAILER_AT, board=lowest + 1)
     bad = np.flatnonzero((ends[begin:] != np.frombuffer(later, dtype=np.uint8)).any(axis=1))
     if bad.size:
         row = begin + int(bad[0])
-        raise FormatError(f"trailer {ends[row].tobytes()!r} differs from the earlier boards' {later!r}",
-                          path, offset=(first + row) * RECORD + TRAILER_AT, board=lowest + first + row)
+        raise FormatError(_("trailer {trailer} differs from the earlier boards' {earlier}").format(
+            trailer=repr(ends[row].tobytes()), earlier=repr(later)),
+            path, offset=(first + row) * RECORD + TRAILER_AT, board=lowest + first + row)
     return later
 
 
@@ -174,13 +180,14 @@ def _decode_checked(block: ByteArray, blind: bool) -> ByteArray:
         shown = decode_dge_part(block[skip:, BRI_PART:TRAILER_AT])
     except RecordFault as fault:
         column = None if fault.column is None else BRI_PART + fault.column
-        raise RecordFault(fault.row + skip, column, f"DGE part: {fault.reason}") from None
+        raise RecordFault(fault.row + skip, column, _("DGE part: {reason}").format(reason=fault.reason)) from None
     differ = np.flatnonzero((shown != deals[skip:]).any(axis=1))
     if differ.size:
         row = skip + int(differ[0])
         card = int(np.flatnonzero(shown[row - skip] != deals[row])[0])
-        held = f"{SEATS[deals[row, card]]} in the BRI part, {SEATS[shown[row - skip, card]]} in the DGE part"
-        raise RecordFault(row, BRI_PART, f"the BRI and DGE parts disagree: {card_name(card)} is with {held}")
+        raise RecordFault(row, BRI_PART, _("the BRI and DGE parts disagree: {card} is with {bri} in the BRI part, "
+                                           "{dge} in the DGE part").format(
+            card=card_name(card), bri=SEATS[deals[row, card]], dge=SEATS[shown[row - skip, card]]))
     return deals
 
 
@@ -204,7 +211,7 @@ def _read_lines(stream: BinaryIO, path: str, head: bytes, first_board: int) -> I
         ends = np.flatnonzero((block[:, BRI_PART:] != np.frombuffer(b"\r\n", dtype=np.uint8)).any(axis=1))
         if ends.size:
             row = first + int(ends[0])
-            raise FormatError("a BRI line must be 78 digits and CRLF", path,
+            raise FormatError(_("a BRI line must be 78 digits and CRLF"), path,
                               offset=row * LINE_RECORD + BRI_PART, board=row + first_board)
         yield decode(block, first)
         seen = first + len(block)
@@ -221,18 +228,21 @@ def write(stream: BinaryIO, deals: DealSet, *, blind: bool = False, copies: int 
     current Big Deal writes) or ``first`` (board 1 only, NUL bytes after, as Big Deal 1.2 wrote).
     """
     if options:
-        raise UsageError(f"DUP files take blind, copies and trailer; got {', '.join(sorted(options))}")
+        raise UsageError(_("DUP files take blind, copies and trailer; got {options}").format(
+            options=", ".join(sorted(options))))
     if trailer not in ("every", "first"):
-        raise UsageError(f"DUP trailer must be 'every' or 'first'; got {trailer!r}")
+        raise UsageError(_("DUP trailer must be 'every' or 'first'; got {trailer}").format(trailer=repr(trailer)))
     if not 0 <= copies <= 99:
-        raise UsageError(f"DUP copies must be 0-99; got {copies}")
+        raise UsageError(_("DUP copies must be 0-99; got {copies}").format(copies=copies))
     if not len(deals):
         return
     boards = deals.boards
     if (np.diff(boards) != 1).any():
-        raise FormatError("DUP holds consecutive boards only, in order; this set is not one run")
+        raise FormatError(_("{format} holds consecutive boards only, in order; this set is not one run").format(
+            format="DUP"))
     if boards[-1] > MAX_BOARD:
-        raise FormatError(f"DUP holds boards 1-{MAX_BOARD} only; this run reaches board {boards[-1]}")
+        raise FormatError(_("{format} holds boards 1-{limit} only; this run reaches board {board}").format(
+            format="DUP", limit=MAX_BOARD, board=boards[-1]))
     ends = Trailer(True, False, 1, copies, len(deals)).encode()
     blank = int(np.flatnonzero(boards == 1)[0]) if blind and boards[0] == 1 else None
     for start in range(0, len(deals), CHUNK_BOARDS):

@@ -29,6 +29,7 @@ from dealer.core.errors import FormatError
 from dealer.formats import board_sets
 from dealer.formats._records import CHUNK_BOARDS, MAX_LINE, reject_options
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "goe"
 EXTENSIONS: Final = ("goe",)
@@ -50,20 +51,21 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     while raw := stream.readline(MAX_LINE + 1):
         line_number += 1
         if len(raw) > MAX_LINE:
-            raise FormatError(f"line longer than {MAX_LINE} bytes", path, line=line_number)
+            raise FormatError(_("line longer than {most} bytes").format(most=MAX_LINE), path, line=line_number)
         line = raw.rstrip(b"\r\n")
         if not line.strip():
             continue
         if line == raw:  # a number without its line end: cut short, or another number than written
-            raise FormatError("the file ends inside a line (every number ends with a line end)", path,
+            raise FormatError(_("the file ends inside a line (every number ends with a line end)"), path,
                               line=line_number, board=next_board + len(numbers))
         m = _NUMBER.fullmatch(line)
         if m is None or len(m.group(1)) > WIDTH:
-            raise FormatError("a line is one deal number: digits, commas between groups of three", path,
+            raise FormatError(_("a line is one deal number: digits, commas between groups of three"), path,
                               line=line_number, board=next_board + len(numbers))
         value = int(m.group(1).replace(b",", b""))
         if value >= godel.DEAL_COUNT:
-            raise FormatError(f"{value} is not a deal number (there are {godel.DEAL_COUNT:,} deals)", path,
+            raise FormatError(_("{value} is not a deal number (there are {deals:,} deals)").format(
+                value=value, deals=godel.DEAL_COUNT), path,
                               line=line_number, board=next_board + len(numbers))
         numbers.append(value)
         lines.append(line_number)
@@ -77,7 +79,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
 
 def _deal_set(numbers: list[int], lines: list[int], first_board: int, report: ReadReport | None) -> DealSet:
     if report is not None:
-        report.place_all([f"line {n}" for n in lines])
+        report.place_all([_("line {line}").format(line=n) for n in lines])
     return DealSet.from_deals(godel.numbers_to_deals(numbers), np.arange(len(numbers)) + first_board)
 
 

@@ -39,6 +39,7 @@ from dealer.formats import board_sets
 from dealer.formats._codes import hand_layout, parse_deal_strings
 from dealer.formats._records import CHUNK_BOARDS, HIGHEST_BOARD, RecordFault, read_full, reject_options
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "json"
 EXTENSIONS: Final = ("json",)
@@ -91,7 +92,7 @@ class _Scanner:
         try:
             self.text += self.decoder.decode(data, final=not data)
         except UnicodeDecodeError as exc:
-            raise self.error(f"not UTF-8 text: {exc.reason}") from None
+            raise self.error(_("not UTF-8 text: {reason}").format(reason=exc.reason)) from None
         self.eof = not data
         return True
 
@@ -106,8 +107,9 @@ class _Scanner:
     def expect(self, chars: str, what: str) -> str:
         ch = self.peek()
         if not ch or ch not in chars:
-            found = repr(ch) if ch else "the end"
-            raise self.error(f"expected {what}, found {found}")
+            said = (_("expected {what}, found {found}").format(what=what, found=repr(ch)) if ch
+                    else _("expected {what}, found the end").format(what=what))
+            raise self.error(said)
         self.pos += 1
         return ch
 
@@ -120,13 +122,13 @@ class _Scanner:
                 obj, end = self.json.raw_decode(self.text, self.pos)
             except json.JSONDecodeError as exc:
                 if len(self.text) - self.pos > MAX_VALUE:
-                    raise self.error(f"not JSON ({exc.msg}) or a value over 16 MB") from None
+                    raise self.error(_("not JSON ({reason}) or a value over 16 MB").format(reason=exc.msg)) from None
                 if not self._fill(size):
-                    raise self.error(f"not JSON: {exc.msg}") from None
+                    raise self.error(_("not JSON: {reason}").format(reason=exc.msg)) from None
                 size *= 2
                 continue
             except RecursionError:
-                raise self.error(f"nested deeper than {structured.MAX_DEPTH} levels") from None
+                raise self.error(_("nested deeper than {most} levels").format(most=structured.MAX_DEPTH)) from None
             if end == len(self.text) and self._fill(READ_SIZE):
                 continue  # a number may go on in the next block
             try:
@@ -141,7 +143,7 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
          report: ReadReport | None = None) -> Iterator[DealSet]:
     """Boards of a JSON deal file in chunks."""
     scan = _Scanner(stream, path)
-    scan.expect("{", "'{' starting the document")
+    scan.expect("{", _("'{' starting the document"))
     header: dict[str, Any] = {}
     seen_boards = False
     if scan.peek() == "}":
@@ -150,35 +152,36 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
         while True:
             key = scan.value()
             if not isinstance(key, str):
-                raise scan.error("an object key must be a string")
+                raise scan.error(_("an object key must be a string"))
             if key in header or (key == "boards" and seen_boards):
-                raise scan.error(f"key {key!r} given twice")
+                raise scan.error(_("key {key} given twice").format(key=repr(key)))
             scan.expect(":", "':'")
             if key == "boards":
                 seen_boards = True
                 yield from _boards(scan, _check_header(scan, header), report)
             else:
                 header[key] = scan.value()
-            if scan.expect(",}", "',' or '}'") == "}":
+            if scan.expect(",}", _("',' or '}'")) == "}":
                 break
     if scan.peek():
-        raise scan.error("text after the JSON document")
+        raise scan.error(_("text after the JSON document"))
     if not seen_boards:
-        raise scan.error("no 'boards' list")
+        raise scan.error(_("no 'boards' list"))
 
 
 def _check_header(scan: _Scanner, header: dict[str, Any]) -> tuple[str, dict[str, str]]:
     if header.get("format") != FORMAT_ID:
-        raise scan.error(f"'format' must be {FORMAT_ID!r} and come before 'boards'")
+        raise scan.error(_("'format' must be {format} and come before 'boards'").format(format=repr(FORMAT_ID)))
     version = header.get("version")
     if type(version) is not int or version != VERSION:
-        raise scan.error(f"'version' must be {VERSION} and come before 'boards'; got {version!r}")
+        raise scan.error(_("'version' must be {version} and come before 'boards'; got {given}").format(
+            version=VERSION, given=repr(version)))
     event = header.get("event", "")
     metadata = header.get("metadata", {})
     if not isinstance(event, str):
-        raise scan.error("'event' must be a string")
+        raise scan.error(_("'event' must be a string"))
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-        raise scan.error("'metadata' must be an object of strings")
+        raise scan.error(_("'metadata' must be an object of strings"))
     return event, metadata
 
 
@@ -193,7 +196,7 @@ class _JsonChunk:
 
 def _boards(scan: _Scanner, header: tuple[str, dict[str, str]], report: ReadReport | None,
             ) -> Iterator[DealSet]:
-    scan.expect("[", "'[' starting the boards")
+    scan.expect("[", _("'[' starting the boards"))
     chunk = _JsonChunk()
     if scan.peek() == "]":
         scan.pos += 1
@@ -205,7 +208,7 @@ def _boards(scan: _Scanner, header: tuple[str, dict[str, str]], report: ReadRepo
         if len(chunk.boards) == CHUNK_BOARDS:
             yield _deal_set(chunk, header, scan.path, report)
             chunk = _JsonChunk()
-        if scan.expect(",]", "',' or ']'") == "]":
+        if scan.expect(",]", _("',' or ']'")) == "]":
             break
     if chunk.boards:
         yield _deal_set(chunk, header, scan.path, report)
@@ -213,19 +216,19 @@ def _boards(scan: _Scanner, header: tuple[str, dict[str, str]], report: ReadRepo
 
 def _take(chunk: _JsonChunk, item: Any, line: int, path: str) -> None:
     if not isinstance(item, dict):
-        raise FormatError("a board must be an object", path, line=line)
+        raise FormatError(_("a board must be an object"), path, line=line)
     board = item.get("board")
     if type(board) is not int or not 1 <= board <= HIGHEST_BOARD:
-        raise FormatError(f"'board' must be an integer from 1 to {HIGHEST_BOARD}; got {board!r}"[:120],
-                          path, line=line)
+        raise FormatError(_("'board' must be an integer from 1 to {most}; got {board}").format(
+            most=HIGHEST_BOARD, board=repr(board))[:120], path, line=line)
     extra = item.keys() - BOARD_KEYS
     if extra:
-        raise FormatError(f"unknown key {sorted(extra)[0]!r}", path, line=line, board=board)
+        raise FormatError(_("unknown key {key}").format(key=repr(sorted(extra)[0])), path, line=line, board=board)
     dealer = _choice(item, "dealer", _SEAT_NUMBER, dealer_of(board), path, line, board)
     vul = _choice(item, "vulnerable", _VUL_NUMBER, int(vulnerability_of(board)), path, line, board)
     deal = item.get("deal")
     if not isinstance(deal, str):
-        raise FormatError("'deal' must be a PBN deal string", path, line=line, board=board)
+        raise FormatError(_("'deal' must be a PBN deal string"), path, line=line, board=board)
     chunk.texts.append(deal)
     chunk.boards.append(board)
     chunk.dealers.append(dealer)
@@ -240,18 +243,19 @@ def _choice(item: dict[str, Any], key: str, names: dict[str, int], default: int,
         return default
     value = item[key]
     if not isinstance(value, str) or value not in names:
-        raise FormatError(f"{key!r} must be {', '.join(names)}; got {value!r}", path, line=line, board=board)
+        raise FormatError(_("{key} must be {names}; got {value}").format(
+            key=repr(key), names=", ".join(names), value=repr(value)), path, line=line, board=board)
     return names[value]
 
 
 def _deal_set(chunk: _JsonChunk, header: tuple[str, dict[str, str]], path: str,
               report: ReadReport | None) -> DealSet:
     if report is not None:
-        report.place_all([f"line {n}" for n in chunk.lines])
+        report.place_all([_("line {line}").format(line=n) for n in chunk.lines])
     try:
         deals = parse_deal_strings(chunk.texts)
     except RecordFault as fault:
-        raise FormatError(f"deal: {fault.reason}", path, line=chunk.lines[fault.row],
+        raise FormatError(_("deal: {reason}").format(reason=fault.reason), path, line=chunk.lines[fault.row],
                           board=chunk.boards[fault.row]) from None
     event, metadata = header
     return DealSet(np.array(chunk.boards, dtype=np.int64), deals, np.array(chunk.dealers),

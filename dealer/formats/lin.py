@@ -43,6 +43,7 @@ from dealer.formats._records import (
     reject_options,
 )
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "lin"
 EXTENSIONS: Final = ("lin",)
@@ -87,7 +88,7 @@ def _pairs(stream: BinaryIO, path: str) -> Iterator[tuple[str, str, int]]:
         parts[0] = carry + parts[0]
         carry = parts.pop()
         if len(carry) > MAX_LINE:
-            raise FormatError(f"no '|' in over {MAX_LINE} bytes", path, line=number)
+            raise FormatError(_("no '|' in over {most} bytes").format(most=MAX_LINE), path, line=number)
         for part in parts:
             if key is None:
                 key = part.strip().lower()
@@ -97,7 +98,7 @@ def _pairs(stream: BinaryIO, path: str) -> Iterator[tuple[str, str, int]]:
     if key is not None:
         yield key, carry, number
     elif carry.strip():
-        raise FormatError(f"text {carry[:20]!r} after the last '|'", path, line=number)
+        raise FormatError(_("text {text} after the last '|'").format(text=repr(carry[:20])), path, line=number)
 
 
 def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
@@ -158,7 +159,7 @@ class _LinChunk:
 
     def add(self, board: _Board) -> None:
         if board.md is None:
-            raise FormatError("a board without md (its deal)", self.path, line=board.line)
+            raise FormatError(_("a board without md (its deal)"), self.path, line=board.line)
         number = self._number(board)
         row = len(self.boards)
         self.boards.append(number)
@@ -194,15 +195,16 @@ class _LinChunk:
                 continue
             m = pattern.match(text.strip()) if what == "qx" else pattern.fullmatch(text)
             if m is None and what == "qx":
-                raise FormatError(f"qx {text!r} is not a room and board number", self.path, line=board.line)
+                raise FormatError(_("qx {text} is not a room and board number").format(text=repr(text)), self.path,
+                                  line=board.line)
             if m is not None:
                 numbers.append(int(m.group(1)))
         if len(set(numbers)) > 1:
-            raise FormatError(f"qx and ah give different board numbers {numbers[0]} and {numbers[1]}",
-                              self.path, line=board.line)
+            raise FormatError(_("qx and ah give different board numbers {first} and {second}").format(
+                first=numbers[0], second=numbers[1]), self.path, line=board.line)
         number = numbers[0] if numbers else self.previous + 1
         if number < 1:
-            raise FormatError("board number 0", self.path, line=board.line)
+            raise FormatError(_("board number 0"), self.path, line=board.line)
         return number
 
     def _deal(self, md: str, line: int, number: int) -> bytearray:
@@ -211,16 +213,16 @@ class _LinChunk:
             text = text[1:]
         hands = text.split(",")
         if len(hands) > 4:
-            raise FormatError(f"md has {len(hands)} hands", self.path, line=line, board=number)
+            raise FormatError(_("md has {count} hands").format(count=len(hands)), self.path, line=line, board=number)
         hands += [""] * (4 - len(hands))
         deal = bytearray([UNSET] * 52)
         empty = [seat for seat, hand in zip(MD_SEATS, hands, strict=True) if not hand.strip()]
         if len(empty) > 1:
-            raise FormatError("md needs at least three hands", self.path, line=line, board=number)
+            raise FormatError(_("md needs at least three hands"), self.path, line=line, board=number)
         for seat, hand in zip(MD_SEATS, hands, strict=True):
             why = parse_hand(deal, seat, hand.strip(), "SHDC")
             if why:
-                raise FormatError(f"md: {why}", self.path, line=line, board=number)
+                raise FormatError(_("md: {reason}").format(reason=why), self.path, line=line, board=number)
         if empty:
             deal = bytearray(empty[0] if c == UNSET else c for c in deal)
         return deal
@@ -230,7 +232,8 @@ class _LinChunk:
         if not digit.isdigit():
             return None
         if digit not in SEAT_OF_DIGIT:
-            raise FormatError(f"dealer digit {digit} is not 1-4", self.path, line=line, board=number)
+            raise FormatError(_("dealer digit {digit} is not 1-4").format(digit=digit), self.path, line=line,
+                              board=number)
         return SEAT_OF_DIGIT[digit]
 
     def _vul(self, sv: str | None, line: int, number: int) -> int | None:
@@ -239,7 +242,7 @@ class _LinChunk:
         try:
             return int(Vulnerability.from_text(sv))
         except ValueError:
-            raise FormatError(f"sv {sv!r} is not a vulnerability (o, n, e, b)", self.path,
+            raise FormatError(_("sv {text} is not a vulnerability (o, n, e, b)").format(text=repr(sv)), self.path,
                               line=line, board=number) from None
 
     def take(self) -> DealSet:
@@ -248,7 +251,7 @@ class _LinChunk:
         try:
             check_batch(deals)
         except RecordFault as fault:
-            raise FormatError(f"md: {fault.reason}", self.path, line=self.lines[fault.row],
+            raise FormatError(_("md: {reason}").format(reason=fault.reason), self.path, line=self.lines[fault.row],
                               board=self.boards[fault.row]) from None
         boards = np.array(self.boards, dtype=np.int64)
         law_dealers, law_vuls = dealers_of(boards), vulnerabilities_of(boards)
@@ -256,7 +259,7 @@ class _LinChunk:
         vuls = [law if v is None else v for v, law in zip(self.vuls, law_vuls, strict=True)]
         result = DealSet(boards, deals, np.array(dealers), np.array(vuls))
         if self.report is not None:
-            self.report.place_all([f"line {n}" for n in self.lines])
+            self.report.place_all([_("line {line}").format(line=n) for n in self.lines])
         self._reset()
         return result
 

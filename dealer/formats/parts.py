@@ -14,6 +14,7 @@ import numpy as np
 
 from dealer.core.boards import format_board_range
 from dealer.core.dealset import DealSet
+from dealer.language import _
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,16 @@ class Part:
 
     def describe(self) -> str:
         """'boards 1-99', or 'boards 100-120 as boards 1-21'."""
-        text = f"board{'s' if len(self.session_boards) > 1 else ''} {format_board_range(self.session_boards)}"
+        text = _boards(self.session_boards)
         if self.renumbered:
-            text += f" as board{'s' if len(self.deals) > 1 else ''} {format_board_range(self.deals.boards.tolist())}"
+            text = _("{boards} as {written}").format(boards=text, written=_boards(self.deals.boards.tolist()))
         return text
+
+
+def _boards(boards: list[int]) -> str:
+    """'board 7' or 'boards 1-16' (the noun by how many, not by the last number: no count is shown)."""
+    said = _("board {boards}") if len(boards) == 1 else _("boards {boards}")
+    return said.format(boards=format_board_range(boards))
 
 
 def fits(deals: DealSet, highest: int) -> bool:

@@ -56,6 +56,7 @@ from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.formats.pbn_deals import BLANK_DEAL_TEXT, put_deal_texts
+from dealer.language import _
 
 EXPORT_HEADER: Final = b"% PBN 2.1\r\n% EXPORT\r\n"
 COUNT_MARK: Final = "% dealer: {} boards in this file, which ends here"
@@ -99,7 +100,8 @@ def write_parts(stream: BinaryIO, parts: Iterable[DealSet], *, threads: int | No
     Chunks of games are built on `threads` threads (default: one a CPU) and written in file order."""
     unknown = set(options) - set(OPTIONS)
     if unknown:
-        raise UsageError(f"PBN has no option {', '.join(sorted(unknown))}; options: {', '.join(OPTIONS)}")
+        raise UsageError(_("PBN has no option {unknown}; options: {options}").format(
+            unknown=", ".join(sorted(unknown)), options=", ".join(OPTIONS)))
     workers = parallel.thread_count(threads)
     stream.write(EXPORT_HEADER)
     layout: GameLayout | None = None
@@ -255,11 +257,13 @@ def _export_value(value: str, what: str, *, strict: bool) -> str:
     text = "".join(" " if ord(c) < 32 else c for c in value).strip()
     fits = "".join(c if 32 <= ord(c) <= 126 or 160 <= ord(c) <= 255 else "?" for c in text)
     if strict and fits != text:
-        raise UsageError(f"{what} {_short(text)} has characters PBN cannot hold (ISO 8859-1 only)")
+        raise UsageError(_("{what} {value} has characters PBN cannot hold (ISO 8859-1 only)").format(
+            what=what, value=_short(text)))
     escaped = _escape(fits)
     if len(escaped) > _MAX_VALUE:
         if strict:
-            raise UsageError(f"{what} is longer than PBN's lines allow ({_MAX_VALUE} characters, escaped)")
+            raise UsageError(_("{what} is longer than PBN's lines allow ({most} characters, escaped)").format(
+                what=what, most=_MAX_VALUE))
         fits = fits[:_MAX_VALUE]
         while len(_escape(fits)) > _MAX_VALUE:
             fits = fits[:-1]
@@ -286,5 +290,5 @@ def _export_date(value: Any, *, strict: bool) -> str:
     if m:
         return ".".join(m.groups())
     if strict:
-        raise UsageError(f"date {_short(text)} is not YYYY.MM.DD")
+        raise UsageError(_("date {value} is not YYYY.MM.DD").format(value=_short(text)))
     return "?"

@@ -26,6 +26,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, InvalidDealError
 from dealer.formats.pbn_deals import DEAL_TEXT_LENGTH, parse_deal_texts
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport, Skipped
+from dealer.language import N_, _, n_
 
 BLOCK_SIZE: Final = 1 << 20  # bytes read at a time
 MAX_PENDING: Final = 32 << 20  # longest text without a game boundary, or inside one comment
@@ -55,12 +56,13 @@ _LEXER = re.compile(
 )
 _Token = tuple[str, str, str, str, str, str]
 _BAD_TOKEN: Final = {
-    "[": 'malformed tag pair (expected [Name "value"] on at most two lines)',
-    "]": "']' outside a tag pair",
-    "{": "comment '{' is never closed",
-    "}": "'}' outside a comment",
-    '"': "string without its closing quote on the same line",
+    "[": N_('malformed tag pair (expected [Name "value"] on at most two lines)'),
+    "]": N_("']' outside a tag pair"),
+    "{": N_("comment '{' is never closed"),
+    "}": N_("'}' outside a comment"),
+    '"': N_("string without its closing quote on the same line"),
 }
+"""The reason a character that starts nothing legal is refused (said with `_`)."""
 _EXERCISE_NUMBER = re.compile(r"\d{1,4}[-.]\d{1,4}")  # '1-1', '4.2': an exercise file's numbers, not boards
 _BLANK_WITH_SPACES = re.compile(r"\n[ \t\v\f]+\n")
 _ESCAPE = re.compile(r'\\([\\"])')  # the two escapes of a string: \" and \\
@@ -123,7 +125,8 @@ def _blocks(stream: BinaryIO, path: str, block_size: int, max_pending: int,
         cut = len(pending) if final else _last_game_end(pending, start)
         if cut <= 0 and not final:
             if len(pending) > max_pending:
-                raise FormatError(f"no empty line between games in {_size(max_pending)}", path, line)
+                raise FormatError(_("no empty line between games in {size}").format(size=_size(max_pending)), path,
+                                  line)
             continue
         text, pending = pending[:cut], pending[cut:]
         yield text, line, final
@@ -133,14 +136,16 @@ def _blocks(stream: BinaryIO, path: str, block_size: int, max_pending: int,
 
 
 def _size(chars: int) -> str:
-    return f"{chars >> 20} MiB" if chars >= 1 << 20 else f"{chars} characters"
+    if chars >= 1 << 20:
+        return _("{size} MiB").format(size=chars >> 20)
+    return n_("{count} characters", "{count} characters", chars).format(count=chars)  # English: one form, as ever
 
 
 def _read(stream: BinaryIO, path: str, block_size: int) -> bytes:
     try:
         return stream.read(block_size) or b""
     except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", path) from exc
+        raise FormatError(_("cannot read: {reason}").format(reason=exc.strerror or exc), path) from exc
 
 
 def _last_game_end(text: str, start: int) -> int:
@@ -200,7 +205,8 @@ class _GameReader:
 
     def _defer(self, text: str, line: int) -> None:
         if len(text) > self.max_pending:
-            raise FormatError(f"comment '{{' not closed within {_size(self.max_pending)}", self.path, line)
+            raise FormatError(_("comment '{{' not closed within {size}").format(size=_size(self.max_pending)),
+                              self.path, line)
         self.pending, self.pending_line = text, line
 
     def _state(self) -> tuple[Any, ...]:
@@ -272,7 +278,8 @@ class _Block:
                 if name not in tags:
                     tags[name] = k
                 elif name in ("Board", "Deal") and tokens[tags[name]][1] != value:
-                    self.fail(k, f"a second {name} tag in one game; games are separated by an empty line")
+                    self.fail(k, _("a second {tag} tag in one game; games are separated by an empty line").format(
+                        tag=name))
                 start = k if start is None else start
             elif others:
                 start = k if start is None else start
@@ -283,9 +290,9 @@ class _Block:
             elif open_brace:
                 if not final:
                     raise _NeedMore(k)
-                self.fail(k, _BAD_TOKEN["{"])
+                self.fail(k, _(_BAD_TOKEN["{"]))
             elif bad:
-                self.fail(k, _BAD_TOKEN[bad])
+                self.fail(k, _(_BAD_TOKEN[bad]))
         if start is not None and final:
             self.finish_game(tags, tokens, start)
 
@@ -342,11 +349,12 @@ class _Block:
         board_text = values.get("Board", "").strip()
         board = int(board_text) if board_text.isascii() and board_text.isdigit() and len(board_text) < 19 else None
         if reader.options.skip_results_only:
-            reader.report.results_only.append(Skipped(board, f"line {self.token_line(start)}", "no deal"))
+            reader.report.results_only.append(Skipped(board, _("line {line}").format(line=self.token_line(start)),
+                                                      "no deal"))
             reader.seen_board = True
             return
-        self.fail(start, "a game with tags but no deal (results only, or the file is cut short); "
-                         "--skip-results-only passes over games without a deal", board)
+        self.fail(start, _("a game with tags but no deal (results only, or the file is cut short); "
+                           "--skip-results-only passes over games without a deal"), board)
 
     def resolve(self, values: dict[str, str]) -> dict[str, str]:
         """Tag values after unescaping and inheritance (PBN standard 4.8: '#' and '##')."""
@@ -370,29 +378,27 @@ class _Block:
 
     def board_number(self, value: str, token: int) -> int:
         text = value.strip()
-        if text in ("", "?"):
-            self.reader.report.unnumbered.append(f"line {self.token_line(token)}")
-            return self.reader.previous_board + 1
-        if self.reader.options.number_in_order:
-            self.reader.report.unnumbered.append(f"line {self.token_line(token)}")
+        if text in ("", "?") or self.reader.options.number_in_order:
+            self.reader.report.unnumbered.append(_("line {line}").format(line=self.token_line(token)))
             return self.reader.previous_board + 1
         if not (text.isascii() and text.isdigit() and len(text) < 20 and 0 < int(text) <= _MAX_BOARD_NUMBER):
-            self.fail(token, f"board number {_shown(value)} is not a positive integer"
-                             + ("; if the file's numbers name exercises, not boards, --number-in-order numbers its "
-                                "games 1, 2, 3 … in the file's order (from --first-board N)"
-                                if _EXERCISE_NUMBER.fullmatch(text) else ""))
+            said = (_("board number {value} is not a positive integer; if the file's numbers name exercises, not "
+                      "boards, --number-in-order numbers its games 1, 2, 3 … in the file's order (from --first-board "
+                      "N)") if _EXERCISE_NUMBER.fullmatch(text)
+                    else _("board number {value} is not a positive integer"))
+            self.fail(token, said.format(value=_shown(value)))
         return int(text)
 
     def dealer(self, value: str, token: int, board: int) -> int:
         code = _DEALER_CODES.get(value.strip())
         if code is None:
-            self.fail(token, f"dealer {_shown(value)} is not N, E, S or W", board)
+            self.fail(token, _("dealer {value} is not N, E, S or W").format(value=_shown(value)), board)
         return code
 
     def vulnerability(self, value: str, token: int, board: int) -> int:
         code = _VULNERABILITY_SPELLINGS.get(value.strip().lower())
         if code is None:
-            self.fail(token, f"vulnerability {_shown(value)} is not None, NS, EW or All", board)
+            self.fail(token, _("vulnerability {value} is not None, NS, EW or All").format(value=_shown(value)), board)
         return code
 
     def deal_set(self) -> DealSet | None:
@@ -415,8 +421,8 @@ class _Block:
         vuls = np.where(given_vuls == _LAW2, vulnerabilities_of(boards), given_vuls).astype(np.uint8)
         reader = self.reader
         if reader.report.places is not None:
-            reader.report.place_all([f"line {self.token_line(t)}" for t, k in zip(self.deal_tokens, keep,
-                                                                                 strict=True) if k])
+            reader.report.place_all([_("line {line}").format(line=self.token_line(t))
+                                     for t, k in zip(self.deal_tokens, keep, strict=True) if k])
         return DealSet(boards[keep], deals[keep], dealers[keep], vuls[keep], reader.event or "",
                        dict(reader.metadata))
 
@@ -431,12 +437,13 @@ class _Block:
         partial = partial_deal(text)
         if partial is None:
             reason = reason if len(reason) <= 160 else reason[:157] + "..."
-            self.fail(self.deal_tokens[i], f"not a full deal: {reason}", self.boards[i])
+            self.fail(self.deal_tokens[i], _("not a full deal: {reason}").format(reason=reason), self.boards[i])
         reader = self.reader
         if not reader.options.skip_partial:
-            self.fail(self.deal_tokens[i], f"a partial deal ({partial}): every board needs all 52 cards",
-                      self.boards[i])
-        reader.report.partial.append(Skipped(self.boards[i], f"line {self.token_line(self.deal_tokens[i])}",
+            self.fail(self.deal_tokens[i], _("a partial deal ({what}): every board needs all 52 cards").format(
+                what=partial), self.boards[i])
+        reader.report.partial.append(Skipped(self.boards[i],
+                                             _("line {line}").format(line=self.token_line(self.deal_tokens[i])),
                                              partial))
         return None
 
@@ -446,7 +453,7 @@ def partial_deal(text: str) -> str | None:
     a partial deal. None if the text is not a deal at all (bad syntax, a card twice, a hand over 13)."""
     body = text.strip()
     if body == "?":
-        return "the deal is unknown ('?')"
+        return _("the deal is unknown ('?')")
     first, sep, rest = body.partition(":")
     hands = rest.split()
     if not sep or len(first.strip()) != 1 or first.strip().upper() not in SEATS or len(hands) != 4:
@@ -457,7 +464,7 @@ def partial_deal(text: str) -> str | None:
     for k, hand in enumerate(hands):
         seat = SEATS[(seat0 + k) % 4]
         if hand == "-":
-            short.append(f"{seat} unknown")
+            short.append(_("{seat} unknown").format(seat=seat))
             continue
         suits = hand.split(".")
         if len(suits) != 4:
@@ -473,7 +480,8 @@ def partial_deal(text: str) -> str | None:
         if count > 13:
             return None
         if count < 13:
-            short.append(f"{seat} {count} cards")
+            short.append(n_("{seat} {count} cards", "{seat} {count} cards",  # English: one form, as ever
+                            count).format(seat=seat, count=count))
     return f"{', '.join(short)}" if short and len(seen) < 52 else None
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
+from dealer.language import _
+
 
 @dataclass(frozen=True)
 class ReadOptions:
@@ -34,9 +36,9 @@ class ReadOptions:
 
     def __post_init__(self) -> None:
         if self.first_board is not None and self.first_board < 1:
-            raise ValueError("the first board is 1 or more")
+            raise ValueError(_("the first board is 1 or more"))
         if self.game is not None and self.game < 1:
-            raise ValueError("games are counted from 1")
+            raise ValueError(_("games are counted from 1"))
 
 
 DEFAULT_OPTIONS: Final = ReadOptions()

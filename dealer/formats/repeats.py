@@ -18,6 +18,7 @@ import numpy.typing as npt
 from dealer.core.boards import format_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError
+from dealer.language import _, n_
 
 IntArray = npt.NDArray[np.int64]
 
@@ -49,8 +50,11 @@ def one_board_per_number(deals: DealSet, path: str, *, game: int | None = None,
     for k in differing.tolist():
         rows = np.flatnonzero(inverse == k)
         if game is not None and game > len(rows):
-            raise FormatError(f"board {int(numbers[k])} comes {len(rows)} times with different deals; there "
-                              f"is no game {game} of it", path, board=int(numbers[k]))
+            raise FormatError(n_("board {board} comes {count} time with different deals; there is no game {game} of "
+                                 "it",
+                                 "board {board} comes {count} times with different deals; there is no game {game} of "
+                                 "it", len(rows)).format(board=int(numbers[k]), count=len(rows), game=game),
+                              path, board=int(numbers[k]))
         kept[k] = rows[(game or 1) - 1]
     order = np.argsort(first_index, kind="stable")  # numbers in the order they first appear
     rows = kept[order]
@@ -72,12 +76,15 @@ def _refuse(deals: DealSet, path: str, numbers: IntArray, inverse: IntArray, k: 
     board = int(numbers[k])
     where = places() if places is not None else None
     if where is not None and len(where) == len(deals):
-        games = f"{where[first]} and {where[other]}"
+        games = _("{first} and {second}").format(first=where[first], second=where[other])
     else:
-        games = f"its games {int(np.flatnonzero(rows == first)[0]) + 1} and {int(np.flatnonzero(rows == other)[0]) + 1}"
-    what = "deals" if not np.array_equal(deals.deals[first], deals.deals[other]) else "dealers or vulnerabilities"
-    raise FormatError(f"board {board} comes with different {what} ({games}); keep one game of each board with "
-                      "--first-game or --game N", path, board=board)
+        games = _("its games {first} and {second}").format(first=int(np.flatnonzero(rows == first)[0]) + 1,
+                                                          second=int(np.flatnonzero(rows == other)[0]) + 1)
+    said = (_("board {board} comes with different deals ({games}); keep one game of each board with --first-game or "
+              "--game N") if not np.array_equal(deals.deals[first], deals.deals[other])
+            else _("board {board} comes with different dealers or vulnerabilities ({games}); keep one game of each "
+                   "board with --first-game or --game N"))
+    raise FormatError(said.format(board=board, games=games), path, board=board)
 
 
 def _notes(path: str, numbers: IntArray, counts: IntArray, differing: IntArray,
@@ -89,13 +96,16 @@ def _notes(path: str, numbers: IntArray, counts: IntArray, differing: IntArray,
         boards = numbers[repeated].tolist()
         times = counts[repeated]
         if len(boards) == 1:
-            notes.append(f"{path}: board {boards[0]} appears {int(times[0])} times with the same deal; kept once")
+            notes.append(n_("{path}: board {board} appears {times} time with the same deal; kept once",
+                            "{path}: board {board} appears {times} times with the same deal; kept once",
+                            int(times[0])).format(path=path, board=boards[0], times=int(times[0])))
         else:
             span = f"{int(times.min())}" if times.min() == times.max() else f"{int(times.min())}-{int(times.max())}"
-            notes.append(f"{path}: boards {format_board_range(sorted(boards))} appear {span} times each with "
-                         "the same deal; each kept once")
+            notes.append(_("{path}: boards {boards} appear {times} times each with the same deal; each kept "
+                           "once").format(path=path, boards=format_board_range(sorted(boards)), times=span))
     if differing.size:
         boards = sorted(numbers[differing].tolist())
-        notes.append(f"{path}: board{'s' if len(boards) > 1 else ''} {format_board_range(boards)} "
-                     f"{'come' if len(boards) > 1 else 'comes'} with different deals: kept game {game} of each")
+        said = (_("{path}: board {boards} comes with different deals: kept game {game} of each") if len(boards) == 1
+                else _("{path}: boards {boards} come with different deals: kept game {game} of each"))
+        notes.append(said.format(path=path, boards=format_board_range(boards), game=game))
     return notes

@@ -30,6 +30,7 @@ from dealer.formats._records import (
     reject_options,
 )
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
+from dealer.language import _
 
 NAME: Final = "rzd"
 EXTENSIONS: Final = ("rzd",)
@@ -48,11 +49,12 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
     first_board = options.first_board or 1
     header = read_full(stream, HEADER)
     if len(header) < HEADER:
-        raise FormatError(f"a KoPS file starts with a {HEADER}-byte header; the file has {len(header)} bytes",
-                          path, offset=len(header))
+        raise FormatError(_("a KoPS file starts with a {size}-byte header; the file has {count} bytes").format(
+            size=HEADER, count=len(header)), path, offset=len(header))
     if header[2:] != _FILLER:
         at = next(k for k in range(2, HEADER) if header[k:k + 1] != b" ")
-        raise FormatError(f"byte {header[at]:#04x} in the header, where KoPS has 11 spaces", path, offset=at)
+        raise FormatError(_("byte {byte:#04x} in the header, where KoPS has 11 spaces").format(byte=header[at]), path,
+                          offset=at)
     count = header[0] | header[1] << 8
     seen = 0
     for first, block in iter_records(stream, path, RECORD, start=HEADER):
@@ -64,7 +66,8 @@ def read(stream: BinaryIO, path: str, options: ReadOptions = DEFAULT_OPTIONS,
         yield DealSet.from_deals(deals, np.arange(first, first + len(deals)) + first_board)
         seen = first + len(deals)
     if seen % 65536 != count:
-        raise FormatError(f"the header says {count} boards but the file holds {seen}", path,
+        raise FormatError(_("the header says {count} boards but the file holds {seen}").format(count=count, seen=seen),
+                          path,
                           offset=HEADER + seen * RECORD)
 
 

@@ -14,6 +14,7 @@ from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError
 from dealer.journal.store import Journal, Run
+from dealer.language import _
 
 Lookup = Callable[[Run], DealSet | None]
 
@@ -38,7 +39,7 @@ def dealt_deals(journal: Journal, lookup: Lookup | None = None) -> list[RunDeals
 
 def _found(journal: Journal, run: Run, lookup: Lookup | None) -> RunDeals:
     if run.replay:
-        return RunDeals(run, None, "a replay: its deals are those of an earlier run")
+        return RunDeals(run, None, _("a replay: its deals are those of an earlier run"))
     hashes = journal.deal_hashes(run.id)
     source = Path(run.source)
     try:
@@ -47,13 +48,14 @@ def _found(journal: Journal, run: Run, lookup: Lookup | None) -> RunDeals:
         elif lookup is not None and (looked := lookup(run)) is not None:
             held = looked
         else:
-            return RunDeals(run, None, f"its deals are not at hand (source: {run.source})")
+            return RunDeals(run, None, _("its deals are not at hand (source: {source})").format(source=run.source))
         deals = held.select(sorted(hashes))
     except KeyError as exc:
-        return RunDeals(run, None, f"its source no longer holds board {exc.args[0]}")
+        return RunDeals(run, None, _("its source no longer holds board {board}").format(board=exc.args[0]))
     except DealerError as exc:
-        return RunDeals(run, None, f"its source cannot be read: {exc}")
+        return RunDeals(run, None, _("its source cannot be read: {error}").format(error=exc))
     for board, digest in zip(deals.boards, deals.deal_hashes(), strict=True):
         if digest != hashes[int(board)]:
-            return RunDeals(run, None, f"its source has changed since: board {int(board)} is not the deal dealt")
+            return RunDeals(run, None, _("its source has changed since: board {board} is not the deal dealt").format(
+                board=int(board)))
     return RunDeals(run, deals)

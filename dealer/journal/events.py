@@ -2,11 +2,12 @@
 
 One frozen dataclass per `EventKind`, registered in `EVENTS` (as `firmware_protocol.messages` is for the
 wire): every output (terminal, `dealer report`, the narrative, the console) takes its words from here.
-Imports `dealer.verify` only.
+Imports `dealer.verify` and the words of `dealer.language` only.
 """
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -14,7 +15,8 @@ from dataclasses import Field, dataclass, field, fields
 from enum import Enum, StrEnum
 from typing import Any, ClassVar, Final, TypeVar, Union
 
-from dealer.verify.fault_table import FaultCategory, named
+from dealer.language import N_, _, n_
+from dealer.verify.fault_table import FaultCategory, fault_name, law_said
 
 
 class EventKind(StrEnum):
@@ -60,29 +62,34 @@ class Interruption(StrEnum):
     CONTROLLER_STOPPED = "controller-stopped"  # the controller stopped (a signal, a crash) and was resumed
 
     @property
-    def named(self) -> str:
-        """The interruption named as what it was: 'power cut'."""
+    def counted_as(self) -> str:
+        """The interruption named as what it was, in English (the key it is counted by): 'power cut'."""
         return _CAUSE_TITLES[self]
+
+    @property
+    def named(self) -> str:
+        """`counted_as` in the language spoken."""
+        return _(_CAUSE_TITLES[self])
 
     @property
     def story(self) -> str:
         """What happened, in a few words."""
-        return _CAUSE_STORIES[self]
+        return _(_CAUSE_STORIES[self])
 
 
 _CAUSE_TITLES: Final = {
-    Interruption.POWER_CUT: "power cut",
-    Interruption.MACHINE_RESTARTED: "machine restarted",
-    Interruption.CABLE_PULLED: "cable pulled",
-    Interruption.SILENT_LINE: "machine stopped answering",
-    Interruption.CONTROLLER_STOPPED: "controller stopped",
+    Interruption.POWER_CUT: N_("power cut"),
+    Interruption.MACHINE_RESTARTED: N_("machine restarted"),
+    Interruption.CABLE_PULLED: N_("cable pulled"),
+    Interruption.SILENT_LINE: N_("machine stopped answering"),
+    Interruption.CONTROLLER_STOPPED: N_("controller stopped"),
 }
 _CAUSE_STORIES: Final = {
-    Interruption.POWER_CUT: "the machine lost power and restarted",
-    Interruption.MACHINE_RESTARTED: "the machine restarted (not from a power cut)",
-    Interruption.CABLE_PULLED: "the port to the machine was lost and opened again",
-    Interruption.SILENT_LINE: "the machine was not heard for a while; the connection was started again",
-    Interruption.CONTROLLER_STOPPED: "the controller was stopped and started again",
+    Interruption.POWER_CUT: N_("the machine lost power and restarted"),
+    Interruption.MACHINE_RESTARTED: N_("the machine restarted (not from a power cut)"),
+    Interruption.CABLE_PULLED: N_("the port to the machine was lost and opened again"),
+    Interruption.SILENT_LINE: N_("the machine was not heard for a while; the connection was started again"),
+    Interruption.CONTROLLER_STOPPED: N_("the controller was stopped and started again"),
 }
 
 
@@ -97,53 +104,108 @@ class FaultGroup(StrEnum):
 
 @dataclass(frozen=True)
 class FaultSeen:
-    """One fault an event found: its title (the F-code and its name, or the machine's fault), its Law
-    ('' for none) and its group."""
+    """One fault an event found: its title (the F-code and its name, or the machine's fault: English, the
+    key every count and file keeps it by), its Law ('' for none) and its group; `said` and `text` say it."""
 
     title: str
     law: str
     group: FaultGroup
 
+    @property
+    def said(self) -> str:
+        """The title in the language spoken."""
+        return title_said(self.title)
+
     def text(self) -> str:
-        """'F2 card in wrong pocket (Law 13A1)', 'power cut'."""
-        return f"{self.title} ({self.law})" if self.law else self.title
+        """'F2 card in wrong pocket (Law 13A1)', 'power cut', in the language spoken."""
+        return fault_text(self.title, self.law)
+
+
+def title_said(title: str) -> str:
+    """A fault's English title (`FaultSeen.title`) in the language spoken: 'F1 missing card' -> 'F1
+    отсутствующая карта'."""
+    code, _space, name = title.partition(" ")
+    if code in FaultCategory.__members__ and name:
+        return f"{code} {_(name)}"
+    unknown = re.fullmatch(re.escape(_UNKNOWN_MACHINE_FAULT).replace(re.escape("{number}"), r"(\d+)"), title)
+    if unknown:
+        return _(_UNKNOWN_MACHINE_FAULT).format(number=unknown.group(1))
+    return _(title)
+
+
+def fault_text(title: str, law: str) -> str:
+    """A fault's English title and its Law ('' for none) said: 'F2 карта не в том кармане (Правило 13A1)'."""
+    return f"{title_said(title)} ({law_said(law)})" if law else title_said(title)
 
 
 MACHINE_FAULT_WORDS: Final = {
-    "JAM": "card jam", "EMPTY_HOPPER": "pack ran out", "MISFEED": "card misfed",
-    "UNREADABLE_CARD": "unreadable card", "DUPLICATE_CARD": "card read twice",
-    "FOREIGN_CARD": "card of another pack", "BOARD_REMOVED": "board taken out while dealing",
-    "DOOR_OPEN": "machine's door opened", "POWER_LOSS": "dealing stopped by a power cut",
-    "HARDWARE": "machine's hardware failed", "INTERNAL": "machine's own program failed",
-    "DOUBLE_FEED": "two cards fed at once",
+    "JAM": N_("card jam"), "EMPTY_HOPPER": N_("pack ran out"), "MISFEED": N_("card misfed"),
+    "UNREADABLE_CARD": N_("unreadable card"), "DUPLICATE_CARD": N_("card read twice"),
+    "FOREIGN_CARD": N_("card of another pack"), "BOARD_REMOVED": N_("board taken out while dealing"),
+    "DOOR_OPEN": N_("machine's door opened"), "POWER_LOSS": N_("dealing stopped by a power cut"),
+    "HARDWARE": N_("machine's hardware failed"), "INTERNAL": N_("machine's own program failed"),
+    "DOUBLE_FEED": N_("two cards fed at once"),
 }
 """The machine's fault names (`dealer.dealing.machine.MachineFaultKind`) as a director says them: the title
 each is counted under, never the wire name."""
-PUT_RIGHT_WORDS: Final = {"CLEAR_PATH": "clear the card path", "FIX_PACK": "make the pack whole",
-                          "INSERT_BOARD": "put the board back"}
+PUT_RIGHT_WORDS: Final = {"CLEAR_PATH": N_("clear the card path"), "FIX_PACK": N_("make the pack whole"),
+                          "INSERT_BOARD": N_("put the board back")}
 """What each put-right prompt asks of the operator."""
-BEFORE_DEALING: Final = {"F8": "board refused by its label, another asked for",
-                         "F6": "board refused: turned in the machine, asked for straight",
-                         "F4": "board refused: cards in it before dealing, emptied",
-                         "F7": "board refused: another board's deal in it before dealing, the run stopped"}
+BEFORE_DEALING: Final = {"F8": N_("board refused by its label, another asked for"),
+                         "F6": N_("board refused: turned in the machine, asked for straight"),
+                         "F4": N_("board refused: cards in it before dealing, emptied"),
+                         "F7": N_("board refused: another board's deal in it before dealing, the run stopped")}
 """What the run did about a board refused before dealing, by the fault it named: the one table the live
 lines, the console and `dealer report` say it from (`BoardRefused.action`)."""
 
 
-PROTOCOL_FAULT_TITLE: Final = "the machine's report did not match the request (protocol fault)"
+PROTOCOL_FAULT_TITLE: Final = N_("the machine's report did not match the request (protocol fault)")
+
+
+_UNKNOWN_MACHINE_FAULT: Final = N_("machine fault number {number} (see the machine's manual)")
+_UNKNOWN_NUMBER_FAULT: Final = N_("machine fault of a number not known (see the machine's manual)")
+
+
+PROTOCOL_PROBLEMS: Final = {
+    "DealDone": N_("the end of dealing of job {other} came while waiting for the dealing of job {job}"),
+    "Fault": N_("a fault of job {other} came while waiting for the dealing of job {job}"),
+    "RecountReport": N_("the recount of job {other} came while waiting for the recount of job {job}"),
+    "dealt": N_("the end of dealing job {job} counts {counts} in {pockets} pockets for {cards} cards dealt; the "
+                "machine has {machine_pockets} pockets"),
+    "recounted": N_("the recount of job {job} has {pockets} pockets {counts}; the machine has {machine_pockets}"),
+    "miscounted": N_("the machine counted {announced} cards into the pockets but the recount found {counts}"),
+}
+"""A protocol fault's problem (`ProtocolFaultError.problem`), by what did not match: a report of another job, by
+the report, or counts that do not add up (or that the recount does not find). Formatted in English, as the
+journal keeps it; marked for the catalogue, so that what shows the journal's problem can say it (by its
+template) in the language spoken (`problem_of_protocol_said`)."""
+
+
+def problem_of_protocol_said(problem: str) -> str:
+    """A protocol fault's problem as the journal keeps it (English, made from a template of
+    `PROTOCOL_PROBLEMS`) in the language spoken; a problem of no template as it is."""
+    for template in PROTOCOL_PROBLEMS.values():
+        shape = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(template))
+        found = re.fullmatch(shape, problem)
+        if found:
+            return _(template).format(**found.groupdict())
+    return problem
 
 
 def machine_fault_title(name: str) -> str:
-    """A machine's fault as a director says it: 'card jam'; a fault number this program does not know, as
-    'machine fault number 42 (see the machine's manual)'."""
+    """A machine's fault as a director says it, in English (the key it is counted by; `title_said` says it):
+    'card jam'; a fault number this program does not know, as 'machine fault number 42 (see the machine's
+    manual)'."""
     words = MACHINE_FAULT_WORDS.get(name)
     if words is not None:
         return words
-    number = name if name.isdigit() else "unknown"
-    return f"machine fault number {number} (see the machine's manual)"
+    if name.isdigit():
+        return _UNKNOWN_MACHINE_FAULT.format(number=name)
+    return _UNKNOWN_NUMBER_FAULT
 
 
-_SEAT_WORDS: Final = ("North", "East", "South", "West")
+_POCKET_WORDS: Final = (N_(" into the North pocket"), N_(" into the East pocket"), N_(" into the South pocket"),
+                        N_(" into the West pocket"))
 
 
 def machine_fault_detail(name: str, detail: int | None) -> str:
@@ -153,13 +215,13 @@ def machine_fault_detail(name: str, detail: int | None) -> str:
     if detail is None:
         return ""
     if name in ("JAM", "UNREADABLE_CARD"):
-        return f" after {detail} card{'' if detail == 1 else 's'}"
+        return n_(" after {count} card", " after {count} cards", detail).format(count=detail)
     if name == "MISFEED" and 0 <= detail < 4:
-        return f" into the {_SEAT_WORDS[detail]} pocket"
+        return _(_POCKET_WORDS[detail])
     if name == "DOOR_OPEN" and detail:
-        return f" (door {detail})"
+        return _(" (door {door})").format(door=detail)
     if name in ("HARDWARE", "INTERNAL"):
-        return f" (the maker's fault number {detail}: see the machine's manual)"
+        return _(" (the maker's fault number {number}: see the machine's manual)").format(number=detail)
     return ""
 
 
@@ -169,11 +231,28 @@ def code_fault(code: str, group: FaultGroup, problem: str | None = None) -> Faul
     category = FaultCategory.__members__.get(code)
     if category is None:
         return FaultSeen(code, "", group)
-    return FaultSeen(f"{category.value} {named(category, problem)}", category.law, group)
+    return FaultSeen(f"{category.value} {fault_name(category, problem)}", category.law, group)
 
 
 def _codes_text(codes: tuple[str, ...]) -> str:
-    return ", ".join(code_fault(c, FaultGroup.RECOUNT).text() for c in codes) or "no fault code"
+    return ", ".join(code_fault(c, FaultGroup.RECOUNT).text() for c in codes) or _("no fault code")
+
+
+_KIND_WORDS: Final = {
+    EventKind.LOADED: N_("loaded"), EventKind.SCANNED: N_("scanned"), EventKind.DEALING: N_("dealing"),
+    EventKind.DEALT: N_("dealt"), EventKind.RECOUNT_INTERRUPTED: N_("recount interrupted"),
+    EventKind.RESUME_EMPTY_BOARD: N_("resume empty board"),
+    EventKind.RESUME_DEALT: N_("resume dealt"),
+}
+"""How an event that says nothing more is named."""
+_PROBLEM_WORDS: Final = (N_("no read"), N_("unreadable"), N_("wrong board"), N_("breaks Law 2"), N_("turned"),
+                         N_("moved"), N_("not empty"), N_("another board's deal"), N_("another deal"))
+"""The problems a check before dealing names (`BoardFault.details` ``problem``), as the catalogue holds them."""
+
+
+def problem_said(problem: str) -> str:
+    """A check's problem ('wrong board, breaks Law 2') in the language spoken."""
+    return ", ".join(_(part) for part in problem.split(", ")) if problem else ""
 
 
 # --- the events ----------------------------------------------------------------------------------
@@ -190,7 +269,8 @@ class Event:
 
     def text(self) -> str:
         """What happened, in words, naming no card."""
-        return self.KIND.value.replace("-", " ")
+        words = _KIND_WORDS.get(self.KIND)
+        return _(words) if words is not None else self.KIND.value.replace("-", " ")
 
     def faults(self) -> tuple[FaultSeen, ...]:
         """The faults this event found (none for a plain step)."""
@@ -252,7 +332,9 @@ class RunStarted(Event):
     replay: bool = False
 
     def text(self) -> str:
-        return f"run {self.name} begun: {self.jobs} boards to deal" + (" (a replay)" if self.replay else "")
+        begun = n_("run {name} begun: {count} board to deal", "run {name} begun: {count} boards to deal",
+                   self.jobs).format(name=self.name, count=self.jobs)
+        return begun + (_(" (a replay)") if self.replay else "")
 
 
 @_register
@@ -261,7 +343,7 @@ class RunFinished(Event):
     KIND = EventKind.RUN_FINISHED
 
     def text(self) -> str:
-        return "run finished: every board verified"
+        return _("run finished: every board verified")
 
 
 @_register
@@ -308,13 +390,15 @@ class Verified(Event):
     warnings: tuple[str, ...] = ()
 
     def text(self) -> str:
-        return "verified" + (f" with warning {_codes_text(self.warnings)}" if self.warnings else "")
+        if self.warnings:
+            return _("verified with warning {codes}").format(codes=_codes_text(self.warnings))
+        return _("verified")
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return tuple(code_fault(c, FaultGroup.RECOUNT) for c in self.warnings)
 
     def action(self) -> str:
-        return "verified" if self.warnings else ""
+        return _("verified") if self.warnings else ""
 
 
 @_register
@@ -326,7 +410,7 @@ class Released(Event):
     why: str = ""
 
     def text(self) -> str:
-        return f"given back to the queue ({self.why})" if self.why else "given back to the queue"
+        return _("given back to the queue ({why})").format(why=self.why) if self.why else _("given back to the queue")
 
 
 @_register
@@ -338,7 +422,7 @@ class Redeal(Event):
     fix_pack: bool = False
 
     def text(self) -> str:
-        return "redeal: board emptied, the same deal dealt again"
+        return _("redeal: board emptied, the same deal dealt again")
 
 
 @_register
@@ -353,15 +437,15 @@ class LinkResync(Event):
 
     def text(self) -> str:
         if self.why is Interruption.SILENT_LINE and self.silent:
-            return (f"{self.why.named}: the machine was not heard for {self.silent:.0f} s; the connection was "
-                    "started again")
+            return _("{cause}: the machine was not heard for {seconds:.0f} s; the connection was started again").format(
+                cause=self.why.named, seconds=self.silent)
         return f"{self.why.named}: {self.why.story}"
 
     def faults(self) -> tuple[FaultSeen, ...]:
-        return (FaultSeen(self.why.named, "", FaultGroup.INTERRUPTION),)
+        return (FaultSeen(self.why.counted_as, "", FaultGroup.INTERRUPTION),)
 
     def action(self) -> str:
-        return "finding out where the board stands"
+        return _("finding out where the board stands")
 
 
 @_register
@@ -371,10 +455,10 @@ class StartCancelled(Event):
     why: str = ""
 
     def text(self) -> str:
-        return "start cancelled: the board moved after its check"
+        return _("start cancelled: the board moved after its check")
 
     def action(self) -> str:
-        return "not dealt; checking it again"
+        return _("not dealt; checking it again")
 
 
 @_register
@@ -388,13 +472,14 @@ class MachineFault(Event):
     cards_dealt: int = 0
 
     def text(self) -> str:
-        return f"{machine_fault_title(self.name)} after {self.cards_dealt} cards"
+        return title_said(machine_fault_title(self.name)) + n_(" after {count} card", " after {count} cards",
+                                                    self.cards_dealt).format(count=self.cards_dealt)
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return (FaultSeen(machine_fault_title(self.name), "", FaultGroup.MACHINE),)
 
     def action(self) -> str:
-        return "the board will be emptied and redealt"
+        return _("the board will be emptied and redealt")
 
 
 @_register
@@ -413,10 +498,11 @@ class MachineFaultResumed(Event):
 
     def text(self) -> str:
         if self.name == "POWER_LOSS":  # the machine says its power went, and that it kept its deal through it
-            return "the machine kept its deal through the power cut"
-        after = f" (after the {self.after.named})" if self.after is not None else ""
-        return f"{machine_fault_title(self.name)}{machine_fault_detail(self.name, self.machine_detail)} while " \
-               f"dealing{after}"
+            return _("the machine kept its deal through the power cut")
+        after = _(" (after the {cause})").format(cause=self.after.named) if self.after is not None else ""
+        return _("{fault} while dealing").format(
+            fault=title_said(machine_fault_title(self.name)) + machine_fault_detail(self.name, self.machine_detail)) \
+            + after
 
     def faults(self) -> tuple[FaultSeen, ...]:
         if self.after is not None:
@@ -425,7 +511,9 @@ class MachineFaultResumed(Event):
 
     def action(self) -> str:
         prompt = PUT_RIGHT_WORDS.get(self.prompt or "")
-        return f"{prompt}, going on" if prompt else "dealing goes on where it stopped"
+        if prompt is None:
+            return _("dealing goes on where it stopped")
+        return _("{put_right}, going on").format(put_right=_(prompt))
 
 
 
@@ -439,14 +527,14 @@ class DoubleFeed(Event):
     in_board: int = 0
 
     def text(self) -> str:
-        return (f"{machine_fault_title('DOUBLE_FEED')}: the pack ran out after {self.cards_dealt} cards but the "
-                f"board holds {self.in_board}")
+        return _("{fault}: the pack ran out after {dealt} cards but the board holds {held}").format(
+            fault=title_said(machine_fault_title("DOUBLE_FEED")), dealt=self.cards_dealt, held=self.in_board)
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return (FaultSeen(machine_fault_title("DOUBLE_FEED"), "", FaultGroup.MACHINE),)
 
     def action(self) -> str:
-        return "recounting the board"
+        return _("recounting the board")
 
 
 @_register
@@ -458,13 +546,13 @@ class ProtocolFault(Event):
     problem: str = ""
 
     def text(self) -> str:
-        return f"{PROTOCOL_FAULT_TITLE}: {self.problem}"
+        return f"{_(PROTOCOL_FAULT_TITLE)}: {problem_of_protocol_said(self.problem)}"
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return (FaultSeen(PROTOCOL_FAULT_TITLE, "", FaultGroup.MACHINE),)
 
     def action(self) -> str:
-        return "nothing is verified on it; the board will be emptied and redealt"
+        return _("nothing is verified on it; the board will be emptied and redealt")
 
 
 @_register
@@ -479,15 +567,15 @@ class RecountFault(Event):
     announced: tuple[int, ...] | None = None
 
     def text(self) -> str:
-        return f"recount found {_codes_text(self.faults_found)}"
+        return _("recount found {faults}").format(faults=_codes_text(self.faults_found))
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return tuple(code_fault(c, FaultGroup.RECOUNT) for c in self.faults_found)
 
     def action(self) -> str:
         if FaultCategory.F7.value in self.faults_found:
-            return "the run stops: re-synchronise the boards"
-        return "redeal the same deal"
+            return _("the run stops: re-synchronise the boards")
+        return _("redeal the same deal")
 
 
 
@@ -500,13 +588,13 @@ class RecountUnverified(Event):
     faults_found: tuple[str, ...] = _renamed("faults", ())
 
     def text(self) -> str:
-        return f"recount could not identify every card: {_codes_text(self.faults_found)}"
+        return _("recount could not identify every card: {faults}").format(faults=_codes_text(self.faults_found))
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return tuple(code_fault(c, FaultGroup.RECOUNT) for c in self.faults_found)
 
     def action(self) -> str:
-        return "recounting"
+        return _("recounting")
 
 
 
@@ -527,7 +615,7 @@ class CardsShown(Event):
     faults_found: tuple[str, ...] = _renamed("faults", ())
 
     def text(self) -> str:
-        return "the cards of the faults were shown to the operator"
+        return _("the cards of the faults were shown to the operator")
 
 
 
@@ -539,10 +627,10 @@ class BoardMoved(Event):
     KIND = EventKind.BOARD_MOVED
 
     def text(self) -> str:
-        return "the board moved while it was checked"
+        return _("the board moved while it was checked")
 
     def action(self) -> str:
-        return "checking it again"
+        return _("checking it again")
 
 
 @_register
@@ -558,14 +646,15 @@ class BoardRefused(Event):
 
     def text(self) -> str:
         fault = code_fault(self.code, FaultGroup.BOARD_CHECK, self.problem)
-        problem = f" ({self.problem})" if self.problem and self.problem not in fault.title else ""
-        return f"{fault.text()}{problem} caught before dealing"
+        said = problem_said(self.problem or "")
+        problem = f" ({said})" if said and said not in fault.said else ""
+        return _("{fault} caught before dealing").format(fault=fault.text() + problem)
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return (code_fault(self.code, FaultGroup.BOARD_CHECK, self.problem),)
 
     def action(self) -> str:
-        return BEFORE_DEALING.get(self.code, BEFORE_DEALING[FaultCategory.F8.value])
+        return _(BEFORE_DEALING.get(self.code, BEFORE_DEALING[FaultCategory.F8.value]))
 
 
 @_register
@@ -579,10 +668,12 @@ class BoardGivenUp(Event):
     problem: str | None = None
 
     def text(self) -> str:
-        return f"the board failed its checks before dealing {self.checks} times: not dealt"
+        return n_("the board failed its check before dealing {count} time: not dealt",
+                  "the board failed its checks before dealing {count} times: not dealt", self.checks).format(
+            count=self.checks)
 
     def action(self) -> str:
-        return "left for the director"
+        return _("left for the director")
 
 
 @_register
@@ -595,7 +686,9 @@ class ResumeUncertain(Event):
     cause: Interruption | None = None
 
     def text(self) -> str:
-        return "resuming after an interruption" + (f" ({self.cause.named})" if self.cause is not None else "")
+        if self.cause is not None:
+            return _("resuming after an interruption ({cause})").format(cause=self.cause.named)
+        return _("resuming after an interruption")
 
 
 @_register
@@ -627,16 +720,18 @@ class InterruptedDeal(Event):
     cause: Interruption | None = None
 
     def text(self) -> str:
-        cause = self.cause.named if self.cause is not None else "dealing interrupted"
-        return f"{cause}: dealing was interrupted after {self.cards} cards (the machine lost its job)"
+        cause = self.cause.named if self.cause is not None else _("dealing interrupted")
+        return _("{cause}: dealing was interrupted after {count} cards (the machine lost its job)").format(
+            cause=cause, count=self.cards)
 
     def faults(self) -> tuple[FaultSeen, ...]:
         if self.cause not in (None, Interruption.CONTROLLER_STOPPED):
             return ()
-        return (FaultSeen(self.cause.named if self.cause else "dealing interrupted", "", FaultGroup.INTERRUPTION),)
+        title = self.cause.counted_as if self.cause else N_("dealing interrupted")
+        return (FaultSeen(title, "", FaultGroup.INTERRUPTION),)
 
     def action(self) -> str:
-        return "the board will be emptied and redealt"
+        return _("the board will be emptied and redealt")
 
 
 @_register
@@ -652,8 +747,9 @@ class MachineMet(Event):
     simulated: bool = False
 
     def text(self) -> str:
-        kind = "simulated machine" if self.simulated else "machine"
-        return f"{kind} {self.serial or '(no serial)'} answered (firmware {self.firmware}, protocol {self.protocol})"
+        said = (_("simulated machine {serial} answered (firmware {firmware}, protocol {protocol})") if self.simulated
+                else _("machine {serial} answered (firmware {firmware}, protocol {protocol})"))
+        return said.format(serial=self.serial or _("(no serial)"), firmware=self.firmware, protocol=self.protocol)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -20,12 +20,13 @@ from typing import Final
 
 from dealer.core import osys
 from dealer.core.errors import JournalError
+from dealer.language import N_, _
 
-_FULL: Final = "disk full (free some space on its disk)"
-_READ_ONLY: Final = "read-only (the file or its folder cannot be written)"
-_READ_ONLY_FS: Final = "read-only (its disk is mounted read-only)"
-_PERMISSION: Final = "permission denied (the file or its folder)"
-_IO: Final = "an input/output error (the disk or its connection may be failing)"
+_FULL: Final = N_("disk full (free some space on its disk)")
+_READ_ONLY: Final = N_("read-only (the file or its folder cannot be written)")
+_READ_ONLY_FS: Final = N_("read-only (its disk is mounted read-only)")
+_PERMISSION: Final = N_("permission denied (the file or its folder)")
+_IO: Final = N_("an input/output error (the disk or its connection may be failing)")
 _MARGIN: Final = 1 << 20
 """A journal file within this many bytes of the file-size limit is taken to have reached it (a write
 that failed added a page or a few hundred pages to the -wal, at most `journal.MAX_WAL_BYTES`)."""
@@ -40,15 +41,19 @@ _SQLITE_CANTOPEN: Final = 14
 _SQLITE_NOTADB: Final = 26
 _SQLITE_AUTH: Final = 23
 
-_BY_ERRNO: Final = {errno.ENOSPC: _FULL, errno.EDQUOT: "disk full (the user's disk quota is used up)",
+_BY_ERRNO: Final = {errno.ENOSPC: _FULL, errno.EDQUOT: N_("disk full (the user's disk quota is used up)"),
                     errno.EROFS: _READ_ONLY_FS, errno.EACCES: _PERMISSION, errno.EPERM: _PERMISSION,
                     errno.EIO: _IO}
+_CANNOT: Final = {"opened": N_("{path}: the journal cannot be opened: {cause}"),
+                  "read": N_("{path}: the journal cannot be read: {cause}"),
+                  "written": N_("{path}: the journal cannot be written: {cause}"),
+                  "closed": N_("{path}: the journal cannot be closed: {cause}")}
 
 
 def journal_failure(path: str, exc: BaseException, action: str) -> JournalError:
     """The `JournalError` for `exc`, met while the journal at `path` was being `action` ("written",
     "read", "opened"): ``PATH: the journal cannot be ACTION: CAUSE``."""
-    return JournalError(f"{path}: the journal cannot be {action}: {plain_cause(path, exc)}")
+    return JournalError(_(_CANNOT[action]).format(path=path, cause=plain_cause(path, exc)))
 
 
 def is_damage(exc: BaseException) -> bool:
@@ -63,17 +68,19 @@ def plain_cause(path: str, exc: BaseException) -> str:
     """The cause of `exc`, met on the SQLite file at `path`, in words an operator can act on."""
     if isinstance(exc, OSError):
         if exc.errno == errno.EFBIG:
-            return _too_large(path) or "file too large (the limit on a file's size: ulimit -f)"
-        return _BY_ERRNO.get(exc.errno or 0) or _disk(path) or _access(path) or (exc.strerror or str(exc))
+            return _too_large(path) or _("file too large (the limit on a file's size: ulimit -f)")
+        known = _BY_ERRNO.get(exc.errno or 0)
+        return _(known) if known else _disk(path) or _access(path) or (exc.strerror or str(exc))
     code = _primary(exc)
     if code == _SQLITE_FULL:
-        return _FULL
+        return _(_FULL)
     if code == _SQLITE_READONLY:
-        return _disk(path) or _READ_ONLY
+        return _disk(path) or _(_READ_ONLY)
     if code in (_SQLITE_PERM, _SQLITE_AUTH):
-        return _PERMISSION
+        return _(_PERMISSION)
     if code in (_SQLITE_IOERR, _SQLITE_CANTOPEN):
-        return _disk(path) or _access(path) or (_IO if code == _SQLITE_IOERR else f"it cannot be opened ({exc})")
+        return _disk(path) or _access(path) or (
+            _(_IO) if code == _SQLITE_IOERR else _("it cannot be opened ({error})").format(error=exc))
     return str(exc)
 
 
@@ -93,8 +100,8 @@ def _disk(path: str) -> str | None:
     except OSError:  # no folder
         return None
     if disk.read_only:
-        return _READ_ONLY_FS
-    return _FULL if disk.free_bytes == 0 else None
+        return _(_READ_ONLY_FS)
+    return _(_FULL) if disk.free_bytes == 0 else None
 
 
 def _access(path: str) -> str | None:
@@ -102,7 +109,7 @@ def _access(path: str) -> str | None:
     folder = os.path.dirname(os.path.abspath(path))
     existing = [f for f in (path, f"{path}-wal") if os.path.exists(f)]
     if any(not os.access(f, os.W_OK) for f in existing) or not os.access(folder, os.W_OK | os.X_OK):
-        return _PERMISSION
+        return _(_PERMISSION)
     return None
 
 
@@ -113,5 +120,6 @@ def _too_large(path: str) -> str | None:
         return None
     sizes = [os.path.getsize(f) for f in (path, f"{path}-wal") if os.path.exists(f)]
     if sizes and max(sizes) + _MARGIN >= limit:
-        return f"file too large (this process may not write files over {limit} bytes: ulimit -f)"
+        return _("file too large (this process may not write files over {limit} bytes: ulimit -f)").format(
+            limit=limit)
     return None

@@ -27,7 +27,7 @@ from dealer.core.links import IsALinkError, create_private, database_files, firs
 from dealer.core.outfile import SECRET_MODE, write_text
 from dealer.core.structured import load_json
 from dealer.journal.failure import is_damage, plain_cause
-from dealer.language import _
+from dealer.language import _, n_
 from dealer.verify import BoardFault, FaultCategory, check_deal_set
 
 ENV_VAR: Final = "DEALER_HISTORY"
@@ -158,11 +158,12 @@ def _refuse_unmade(where: Path, named_by: str) -> None:
     """A history named by `named_by` (--history or $DEALER_HISTORY) must exist: a mistyped name would
     otherwise make an empty one, and the run would be checked against nothing (Law 6D2)."""
     if not where.parent.is_dir():
-        raise JournalError(f"{where}: no folder {where.parent} for the deal history {named_by} names; check the "
-                           "name, or make a new history there with: dealer history init " + str(where))
+        raise JournalError(_("{path}: no folder {folder} for the deal history {named_by} names; check the name, or "
+                             "make a new history there with: dealer history init {path}").format(
+            path=where, folder=where.parent, named_by=named_by))
     if not where.exists():
-        raise JournalError(f"{where}: no deal history there ({named_by} names it); check the name, or make a new "
-                           f"one with: dealer history init {where}")
+        raise JournalError(_("{path}: no deal history there ({named_by} names it); check the name, or make a new one "
+                             "with: dealer history init {path}").format(path=where, named_by=named_by))
 
 
 @dataclass(frozen=True)
@@ -180,8 +181,9 @@ class Entry:
 
     def where(self) -> str:
         """Where the deal was dealt, for a message: run, journal, host, date."""
-        replay = ", a replay" if self.replay else ""
-        return f"run {self.run_name} of journal {self.journal} (host {self.host}, {self.recorded[:10]}{replay})"
+        said = (_("run {name} of journal {journal} (host {host}, {date}, a replay)") if self.replay
+                else _("run {name} of journal {journal} (host {host}, {date})"))
+        return said.format(name=self.run_name, journal=self.journal, host=self.host, date=self.recorded[:10])
 
     def to_json(self) -> dict[str, Any]:
         return {"deal_hash": self.deal_hash, "run": self.run_uid, "board": self.board, "name": self.run_name,
@@ -202,13 +204,14 @@ class RunEntries:
 
     def where(self) -> str:
         """The run in words, for a list or a message: name, journal, host, time."""
-        replay = ", a replay" if self.replay else ""
+        said = (_("run {name} of journal {journal} (host {host}, {when} UTC, a replay)") if self.replay
+                else _("run {name} of journal {journal} (host {host}, {when} UTC)"))
         when = self.recorded[:16].replace("T", " ")
-        return f"run {self.run_name} of journal {self.journal} (host {self.host}, {when} UTC{replay})"
+        return said.format(name=self.run_name, journal=self.journal, host=self.host, when=when)
 
     def count(self) -> str:
         """How many deals, in words."""
-        return f"{self.deals} deal{'' if self.deals == 1 else 's'}"
+        return n_("{count} deal", "{count} deals", self.deals).format(count=self.deals)
 
 
 class DealHistory:
@@ -256,7 +259,8 @@ class DealHistory:
         except IsALinkError as exc:
             raise JournalError(str(exc)) from None
         except (OSError, sqlite3.Error) as exc:
-            raise JournalError(f"{where}: the deal history cannot be opened: {plain_cause(str(where), exc)}") from exc
+            raise JournalError(_("{path}: the deal history cannot be opened: {cause}").format(
+                path=where, cause=plain_cause(str(where), exc))) from exc
         try:
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(_SCHEMA)
@@ -264,9 +268,9 @@ class DealHistory:
         except sqlite3.Error as exc:
             db.close()
             if not is_damage(exc):
-                raise JournalError(f"{where}: the deal history cannot be opened: {plain_cause(str(where), exc)}") \
-                    from exc
-            raise JournalError(f"{where}: not a usable deal history ({exc})") from exc
+                raise JournalError(_("{path}: the deal history cannot be opened: {cause}").format(
+                    path=where, cause=plain_cause(str(where), exc))) from exc
+            raise JournalError(_("{path}: not a usable deal history ({error})").format(path=where, error=exc)) from exc
         return cls(db, where)
 
     def close(self) -> None:
@@ -314,7 +318,8 @@ class DealHistory:
             return self._db.execute(sql, args).fetchall()
         except sqlite3.Error as exc:
             cause = f"({exc})" if is_damage(exc) else f"{plain_cause(str(self.path), exc)}"
-            raise JournalError(f"{self.path}: the deal history cannot be read: {cause}") from exc
+            raise JournalError(_("{path}: the deal history cannot be read: {cause}").format(
+                path=self.path, cause=cause)) from exc
 
     # --- writing ------------------------------------------------------------------------------
 
@@ -347,8 +352,8 @@ class DealHistory:
                         self._db.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: the deal history cannot be written: "
-                               f"{plain_cause(str(self.path), exc)}") from exc
+            raise JournalError(_("{path}: the deal history cannot be written: {cause}").format(
+                path=self.path, cause=plain_cause(str(self.path), exc))) from exc
         return added
 
     def forget(self, run_uid: str) -> int:
@@ -365,8 +370,8 @@ class DealHistory:
                         self._db.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: the deal history cannot be written: "
-                               f"{plain_cause(str(self.path), exc)}") from exc
+            raise JournalError(_("{path}: the deal history cannot be written: {cause}").format(
+                path=self.path, cause=plain_cause(str(self.path), exc))) from exc
         return int(removed)
 
     # --- moving between computers ---------------------------------------------------------------
@@ -390,37 +395,38 @@ def read_export(path: str | Path) -> list[Entry]:
     try:
         data = load_json(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise FormatError("no such file", path) from None
+        raise FormatError(_("no such file"), path) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # not JSON, or past a bound (StructureError)
-        raise FormatError(f"not an exported deal history ({exc})", path) from None
+        raise FormatError(_("not an exported deal history ({error})").format(error=exc), path) from None
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-        raise FormatError(f"not an exported deal history (no \"format\": \"{EXPORT_FORMAT}\")", path)
+        raise FormatError(_("not an exported deal history (no \"format\": \"{format}\")").format(
+            format=EXPORT_FORMAT), path)
     if data.get("version") != EXPORT_VERSION:
-        raise FormatError(f"deal history version {data.get('version')!r}: this dealer reads version "
-                          f"{EXPORT_VERSION}", path)
+        raise FormatError(_("deal history version {version}: this dealer reads version {readable}").format(
+            version=repr(data.get("version")), readable=EXPORT_VERSION), path)
     deals = data.get("deals")
     if not isinstance(deals, list):
-        raise FormatError("\"deals\" is not a list", path)
+        raise FormatError(_("\"deals\" is not a list"), path)
     return [_entry(item, path, i) for i, item in enumerate(deals, 1)]
 
 
 def _entry(item: Any, path: str | Path, i: int) -> Entry:
     def bad(why: str) -> FormatError:
-        return FormatError(f"entry {i}: {why}", path)
+        return FormatError(_("entry {number}: {why}").format(number=i, why=why), path)
 
     if not isinstance(item, dict):
-        raise bad("not an object")
+        raise bad(_("not an object"))
     text_fields = ("deal_hash", "run", "name", "journal", "host", "recorded")
     for key in text_fields:
         if not isinstance(item.get(key), str):
-            raise bad(f"{key!r} missing or not text")
+            raise bad(_("{key} missing or not text").format(key=repr(key)))
     if not _HASH.fullmatch(item["deal_hash"]):
-        raise bad("'deal_hash' is not 64 lowercase hex digits (a SHA-256)")
+        raise bad(_("'deal_hash' is not 64 lowercase hex digits (a SHA-256)"))
     board, replay = item.get("board"), item.get("replay")
     if not isinstance(board, int) or isinstance(board, bool) or board < 1:
-        raise bad("'board' is not a board number")
+        raise bad(_("'board' is not a board number"))
     if not isinstance(replay, bool):
-        raise bad("'replay' is not true or false")
+        raise bad(_("'replay' is not true or false"))
     return Entry(item["deal_hash"], item["run"], board, item["name"], item["journal"], item["host"],
                  item["recorded"], replay)
 
@@ -440,7 +446,8 @@ def check_reuse(history: DealHistory, deals: DealSet, *, name: str, replay: bool
     faults = [f for f in check_deal_set(deals, labels, replay=replay) if f.code is FaultCategory.F10]
     blocking = [f for f in faults if f.blocking]
     if blocking:
-        advice = hint or "if this event is a replay of those deals, say so with --replay"
-        raise DealReused(f"{name}: {blocking[0].text()} (deal history {history.path}); a deal may not be "
-                         f"imported from another session: nothing was dealt ({advice})")
+        advice = hint or _("if this event is a replay of those deals, say so with --replay")
+        raise DealReused(_("{name}: {fault} (deal history {path}); a deal may not be imported from another session: "
+                           "nothing was dealt ({advice})").format(
+            name=name, fault=blocking[0].text(), path=history.path, advice=advice))
     return faults

@@ -34,6 +34,7 @@ from typing import Final
 from dealer.core.errors import JournalBusy, JournalError
 from dealer.core.links import IsALinkError, open_nofollow
 from dealer.core.osys import process_running, try_lock, unlock
+from dealer.language import _
 
 RECORD_SIZE: Final = 1024
 """Bytes at the start of the lock file that hold the holder's record (JSON, padded with spaces)."""
@@ -52,9 +53,11 @@ class Holder:
     command: str
 
     def text(self) -> str:
-        here = self.host == socket.gethostname()
-        where = "on this computer" if here else f"on host {self.host}"
-        return f"{self.command} (process {self.pid} {where}, since {self.since})"
+        if self.host == socket.gethostname():
+            said = _("{command} (process {pid} on this computer, since {since})")
+        else:
+            said = _("{command} (process {pid} on host {host}, since {since})")
+        return said.format(command=self.command, pid=self.pid, host=self.host, since=self.since)
 
 
 def lock_path(journal: str | Path) -> Path:
@@ -76,16 +79,18 @@ class JournalLock:
         path = lock_path(journal)
         folder = Path(journal).parent
         if not folder.is_dir():  # named as the user gave it, before anything is created
-            what = "is not a folder" if folder.exists() else "does not exist"
-            raise JournalError(f"{journal}: the journal's folder {folder} {what}")
+            said = (_("{journal}: the journal's folder {folder} is not a folder") if folder.exists()
+                    else _("{journal}: the journal's folder {folder} does not exist"))
+            raise JournalError(said.format(journal=journal, folder=folder))
         if Path(journal).is_dir():
-            raise JournalError(f"{journal}: is a folder, not a journal file")
+            raise JournalError(_("{journal}: is a folder, not a journal file").format(journal=journal))
         try:
             fd = open_nofollow(path, os.O_RDWR | os.O_CREAT, 0o600)
         except IsALinkError as exc:
             raise JournalError(str(exc)) from None
         except OSError as exc:
-            raise JournalError(f"{path}: cannot open the journal's lock file ({exc.strerror or exc})") from exc
+            raise JournalError(_("{path}: cannot open the journal's lock file ({why})").format(
+                path=path, why=exc.strerror or exc)) from exc
         try:
             _lock_or_refuse(journal, fd)
             holder = Holder(os.getpid(), socket.gethostname(), _now(), command)
@@ -132,11 +137,11 @@ def _lock_or_refuse(journal: str | Path, fd: int) -> None:
         if holder is not None and holder.host == socket.gethostname() and not process_running(holder.pid):
             holder = None
         if holder is not None or time.monotonic() >= deadline:
-            who = holder.text() if holder else "another process (it is just starting)"
-            raise JournalBusy(
-                f"{journal}: in use by {who}. One controller per journal: wait until it ends, or stop "
-                f"that process, before running another command on this journal (a read-only "
-                f"`dealer report` may run meanwhile)")
+            who = holder.text() if holder else _("another process (it is just starting)")
+            raise JournalBusy(_(
+                "{journal}: in use by {who}. One controller per journal: wait until it ends, or stop that process, "
+                "before running another command on this journal (a read-only `dealer report` may run meanwhile)"
+            ).format(journal=journal, who=who))
         time.sleep(HOLDER_POLL)
 
 

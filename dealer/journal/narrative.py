@@ -11,6 +11,7 @@ from typing import assert_never
 from dealer.journal import events
 from dealer.journal.events import AnyEvent
 from dealer.journal.store import Job, JobState, Journal
+from dealer.language import N_, _
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,9 @@ class Incident:
     resolved: str
 
     def text(self) -> str:
-        copy = f" copy {self.copy}" if self.copy > 1 else ""
-        return f"board {self.board}{copy} on {self.machine}: {self.caught} -> {self.resolved}"
+        where = (_("board {board} copy {copy} on {machine}") if self.copy > 1 else _("board {board} on {machine}"))
+        return where.format(board=self.board, copy=self.copy, machine=self.machine) + \
+            f": {self.caught} -> {self.resolved}"
 
 
 def incidents(journal: Journal, run_id: int) -> list[Incident]:
@@ -50,13 +52,13 @@ def _fixed(event: AnyEvent) -> str | None:
     to be verified ('' when nothing needs saying)."""
     match event:
         case events.BoardRefused():
-            return "the right board, checked straight and empty, was dealt; "
+            return _("the right board, checked straight and empty, was dealt; ")
         case events.MachineFaultResumed():  # after an interruption: its outcome, told by the interruption's incident
-            return "the operator put it right and dealing went on; " if event.faults() else None
+            return _("the operator put it right and dealing went on; ") if event.faults() else None
         case events.RecountUnverified():
-            return "recounted again; "
+            return _("recounted again; ")
         case events.LinkResync():
-            return "the board was taken up where it stood; "
+            return _("the board was taken up where it stood; ")
         case events.InterruptedDeal():  # after a power cut, a cable pulled...: told by the interruption's incident
             return "" if event.faults() else None
         case (events.BoardGivenUp() | events.ProtocolFault() | events.DoubleFeed() | events.MachineFault()
@@ -73,6 +75,13 @@ def _fixed(event: AnyEvent) -> str | None:
 
 def _outcome(job: Job, fixed: str) -> str:
     if job.state is JobState.VERIFIED:
-        redealt = " after a redeal of the same deal" if job.attempt > 1 else ""
-        return f"{fixed}verified{redealt} (attempt {job.attempt})"
-    return f"still {job.state.value}: the director must see to it"
+        verified = (_("verified after a redeal of the same deal (attempt {attempt})") if job.attempt > 1
+                    else _("verified (attempt {attempt})"))
+        return fixed + verified.format(attempt=job.attempt)
+    return _("still {state}: the director must see to it").format(state=_(_STATE_WORDS[job.state]))
+
+
+_STATE_WORDS = {JobState.PLANNED: N_("planned"), JobState.LOADED: N_("loaded"), JobState.SCANNED: N_("scanned"),
+                JobState.DEALING: N_("dealing"), JobState.DEALT: N_("dealt"), JobState.VERIFIED: N_("verified"),
+                JobState.FAULTED: N_("faulted")}
+"""A board's state as said to a person (`JobState` is the journal's word for it)."""

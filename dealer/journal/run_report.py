@@ -18,8 +18,9 @@ from typing import Any, Final, assert_never
 
 from dealer.core.dealset import DealSet
 from dealer.journal import events
-from dealer.journal.events import PUT_RIGHT_WORDS, FaultGroup
+from dealer.journal.events import PUT_RIGHT_WORDS, FaultGroup, fault_text
 from dealer.journal.store import JobState, Journal, Recorded
+from dealer.language import N_, _
 from dealer.stats import SampleStats, analyse
 from dealer.stats.stats_report import wild_line
 from dealer.stats.summary import director_sentence
@@ -93,13 +94,13 @@ class RunReport:
     def fault_totals(self) -> Counter[tuple[str, str]]:
         """(fault type, Law) -> count over every session and machine."""
         out: Counter[tuple[str, str]] = Counter()
-        for (_, _, kind, law), n in self.faults.items():
+        for (_session, _machine, kind, law), n in self.faults.items():
             out[kind, law] += n
         return out
 
     def action_totals(self) -> Counter[str]:
         out: Counter[str] = Counter()
-        for (_, _, action), n in self.actions.items():
+        for (_session, _machine, action), n in self.actions.items():
             out[action] += n
         return out
 
@@ -156,20 +157,21 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
         case events.RecountFault():
             m.recount_faults += 1
         case events.MachineFaultResumed(prompt=prompt):
-            actions[session.name, where, f"put-right prompt: {PUT_RIGHT_WORDS.get(prompt or '', NO_PROMPT)}"] += 1
+            asked = _(PUT_RIGHT_WORDS.get(prompt or "", NO_PROMPT))
+            actions[session.name, where, _("put-right prompt: {asked}").format(asked=asked)] += 1
         case events.BoardRefused():
             m.refused_boards += 1
             actions[session.name, where, event.action()] += 1
         case events.BoardGivenUp():
-            actions[session.name, where, "board refused too often: left for the director"] += 1
+            actions[session.name, where, _("board refused too often: left for the director")] += 1
         case events.StartCancelled():
             actions[session.name, where, event.text()] += 1
         case events.Redeal(fix_pack=fix_pack):
             actions[session.name, where, event.text()] += 1
             if fix_pack:
-                actions[session.name, where, "pack made whole before a redeal"] += 1
+                actions[session.name, where, _("pack made whole before a redeal")] += 1
         case events.MachineMet(serial=serial, simulated=simulated):
-            who = f"{serial or '(no serial)'}{', simulated' if simulated else ''}"
+            who = (serial or _("(no serial)")) + (_(", simulated") if simulated else "")
             if not m.met or m.met[-1] != who:
                 m.met.append(who)
         case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealt()
@@ -182,7 +184,7 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
             assert_never(event)
 
 
-NO_PROMPT: Final = "none needed (the machine went on)"
+NO_PROMPT: Final = N_("none needed (the machine went on)")
 """A resumable machine fault that asked nothing of the operator."""
 
 
@@ -192,29 +194,35 @@ NO_PROMPT: Final = "none needed (the machine went on)"
 def summary_text(rep: RunReport) -> str:
     """The report as a director reads it (no deal, no card)."""
     jobs, verified = sum(s.jobs for s in rep.sessions), sum(s.verified for s in rep.sessions)
-    lines = [f"Run report of {rep.journal}: {len(rep.sessions)} run(s), {jobs} boards to deal "
-             f"(copies counted), {verified} verified"]
-    lines.append("Sessions")
+    lines = [_("Run report of {journal}: {runs} run(s), {jobs} boards to deal (copies counted), {verified} "
+               "verified").format(journal=rep.journal, runs=len(rep.sessions), jobs=jobs, verified=verified)]
+    lines.append(_("Sessions"))
     for s in rep.sessions:
-        state = "finished" if s.finished else f"{s.left} left ({s.faulted} faulted)"
-        lines.append(f"  {s.name} (run {s.run}{', replay' if s.replay else ''}): {s.jobs} boards, "
-                     f"{s.verified} verified, {s.dealings} dealings; {state}")
-    lines.append("Machines")
+        state = (_("finished") if s.finished
+                 else _("{left} left ({faulted} faulted)").format(left=s.left, faulted=s.faulted))
+        run = (_("run {run}, replay") if s.replay else _("run {run}")).format(run=s.run)
+        said = _("{name} ({run}): {jobs} boards, {verified} verified, {dealings} dealings; {state}")
+        lines.append("  " + said.format(
+            name=s.name, run=run, jobs=s.jobs, verified=s.verified, dealings=s.dealings, state=state))
+    lines.append(_("Machines"))
     for name, m in sorted(rep.machines.items()):
-        who = f" (machine {', then '.join(m.met)})" if m.met else ""
-        lines.append(f"  {name}{who}: {m.verified} boards verified, {m.dealings} dealings, {_clock(m.busy)} on "
-                     f"boards, {m.boards_per_hour:.0f} boards/hour; {m.recount_faults} recount faults, "
-                     f"{m.machine_faults} machine faults, {m.interruptions} interruptions")
-    lines.append("Faults by type and Law")
+        who = " (" + _("machine {serials}").format(serials=_(", then ").join(m.met)) + ")" if m.met else ""
+        lines.append(f"  {name}{who}: " + _(
+            "{verified} boards verified, {dealings} dealings, {busy} on boards, {rate:.0f} boards/hour; "
+            "{recount_faults} recount faults, {machine_faults} machine faults, {interruptions} interruptions").format(
+            verified=m.verified, dealings=m.dealings, busy=_clock(m.busy), rate=m.boards_per_hour,
+            recount_faults=m.recount_faults, machine_faults=m.machine_faults, interruptions=m.interruptions))
+    lines.append(_("Faults by type and Law"))
     lines += _breakdown({(k, law): n for (k, law), n in rep.fault_totals().items()},
-                        lambda key: f"{key[0]} ({key[1]})" if key[1] else key[0],
-                        lambda key: _per_machine((m, n) for (_, m, k, law), n in rep.faults.items() if (k, law) == key))
-    lines.append("Operator actions")
+                        lambda key: fault_text(key[0], key[1]),
+                        lambda key: _per_machine((m, n) for (_session, m, k, law), n in rep.faults.items()
+                                                 if (k, law) == key))
+    lines.append(_("Operator actions"))
     lines += _breakdown(dict(rep.action_totals()), str,
-                        lambda key: _per_machine((m, n) for (_, m, a), n in rep.actions.items() if a == key))
+                        lambda key: _per_machine((m, n) for (_session, m, a), n in rep.actions.items() if a == key))
     if rep.deal_stats is not None:
-        lines += [f"Deal statistics ({rep.deal_stats.name})", f"  {director_sentence(rep.deal_stats)}",
-                  f"  {wild_line(rep.deal_stats)}"]
+        lines += [_("Deal statistics ({name})").format(name=rep.deal_stats.name),
+                  f"  {director_sentence(rep.deal_stats)}", f"  {wild_line(rep.deal_stats)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -234,7 +242,7 @@ def _clock(seconds: float) -> str:
 
 def _breakdown(totals: dict[Any, int], name: Any, per_machine: Any) -> list[str]:
     if not totals:
-        return ["  none"]
+        return ["  " + _("none")]
     out = []
     for key, n in sorted(totals.items(), key=lambda item: (-item[1], str(item[0]))):
         machines: Counter[str] = per_machine(key)

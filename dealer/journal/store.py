@@ -23,7 +23,6 @@ from typing import Any, Final, cast
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalDamaged, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
-from dealer.core.words import count
 from dealer.journal.events import (
     AnyEvent,
     Dealing,
@@ -42,6 +41,7 @@ from dealer.journal.events import (
 from dealer.journal.failure import is_damage, journal_failure
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
+from dealer.language import N_, _, n_
 
 SCHEMA_VERSION: Final = 3
 """The version of `_SCHEMA`, in the journal's ``meta`` table. A journal of another version is refused
@@ -273,7 +273,8 @@ class Journal:
                 lock.release()
             if link is not None:
                 raise JournalError(link_text(link))
-            raise JournalError(f"{path}: no such journal, so no run to resume{LOST_ADVICE}")
+            raise JournalError(_("{journal}: no such journal, so no run to resume{advice}").format(
+                journal=path, advice=_(LOST_ADVICE)))
         try:
             lock = lock or JournalLock.acquire(path, command)
         except OSError as exc:  # the lock file could be opened but not written (a full disk)
@@ -302,7 +303,7 @@ class Journal:
         if link is not None:
             raise JournalError(link_text(link))
         if not os.path.isfile(path):
-            raise JournalError(f"{path}: no such journal")
+            raise JournalError(_("{journal}: no such journal").format(journal=path))
         uri = Path(path).absolute().as_uri() + "?mode=ro"
         db: sqlite3.Connection | None = None
         try:
@@ -313,14 +314,26 @@ class Journal:
             if db is not None:
                 db.close()
             if is_damage(exc):
-                raise JournalError(f"{path}: not a usable journal ({exc}){DAMAGED_ADVICE}") from exc
+                raise JournalError(_("{path}: not a usable journal ({error}){advice}").format(
+                    path=path, error=exc, advice=_(DAMAGED_ADVICE))) from exc
             raise journal_failure(path, exc, "read") from exc
         if problem is None and "runs" not in tables:
-            problem = f"{path}: the journal is empty (it holds no run)"
+            problem = _("{path}: the journal is empty (it holds no run)").format(path=path)
         if problem is not None:
             db.close()
             raise JournalError(problem)
         return cls(db, path, read_only=True)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Within the block, every read sees the journal as it stood at the block's first read (one read
+        transaction): the figures and the grid of one reading agree while a run writes."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._db.execute("COMMIT")
 
     def close(self) -> None:
         """Close the database and let go of the journal's lock."""
@@ -365,8 +378,8 @@ class Journal:
                         listener(recorded, job, seen)
             except sqlite3.Error as exc:
                 if is_damage(exc) and self._identity is not None:
-                    raise JournalDamaged(f"{self.path}: the journal was damaged while the run was dealing ({exc})") \
-                        from exc
+                    raise JournalDamaged(_("{path}: the journal was damaged while the run was dealing ({error})")
+                                         .format(path=self.path, error=exc)) from exc
                 raise journal_failure(self.path, exc, "written") from exc
 
     def listen(self, listener: Listener) -> Callable[[], None]:
@@ -398,14 +411,14 @@ class Journal:
         survives is a consistent later state."""
         self._own_file()
         try:
-            busy, _, _ = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            busy, _log, _checkpointed = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         except sqlite3.Error:  # it may have written part of the main file first (a file-size limit reached)
             self._written = None
             self._written = self._own_file()  # as this checkpoint left it: its frames are still in the -wal
             raise
         if busy:
-            raise JournalError(f"{self.path}: the journal's main file could not be brought up to date (kept "
-                               "busy by a reader); nothing more is dealt until it can")
+            raise JournalError(_("{path}: the journal's main file could not be brought up to date (kept busy by a "
+                                 "reader); nothing more is dealt until it can").format(path=self.path))
         self._written = None  # as this checkpoint left it
         self._written = self._own_file()
 
@@ -419,23 +432,27 @@ class Journal:
             return
         with self._lock:
             self._own_file()
-            where = f"{self.path}: the journal on disk"
             try:
                 db = sqlite3.connect(Path(self.path).absolute().as_uri() + "?mode=ro", uri=True, timeout=30)
             except sqlite3.Error as exc:
-                raise JournalDamaged(f"{where} cannot be opened again ({exc})") from exc
+                raise JournalDamaged(_("{path}: the journal on disk cannot be opened again ({error})").format(
+                    path=self.path, error=exc)) from exc
             try:
                 problems = [r[0] for r in db.execute("PRAGMA integrity_check(3)")]
                 if problems != ["ok"]:
-                    raise JournalDamaged(f"{where} is damaged ({one_line(problems)})")
+                    raise JournalDamaged(_("{path}: the journal on disk is damaged ({problems})").format(
+                        path=self.path, problems=one_line(problems)))
                 for run_id, wanted in verified.items():
                     held = db.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ? AND state = ?",
                                       (run_id, JobState.VERIFIED.value)).fetchone()[0]
                     if held != wanted:
-                        raise JournalDamaged(f"{where} holds {held} of the {count(wanted, 'board')} run {run_id} "
-                                             "verified")
+                        raise JournalDamaged(n_(
+                            "{path}: the journal on disk holds {held} of the {wanted} board run {run} verified",
+                            "{path}: the journal on disk holds {held} of the {wanted} boards run {run} verified",
+                            wanted).format(path=self.path, held=held, wanted=wanted, run=run_id))
             except sqlite3.Error as exc:
-                raise JournalDamaged(f"{where} cannot be read ({exc})") from exc
+                raise JournalDamaged(_("{path}: the journal on disk cannot be read ({error})").format(
+                    path=self.path, error=exc)) from exc
             finally:
                 db.close()
 
@@ -456,16 +473,18 @@ class Journal:
         try:
             found = os.stat(self.path)
         except FileNotFoundError:
-            raise JournalDamaged(f"{self.path}: the journal was removed while the run was dealing") from None
+            raise JournalDamaged(_("{path}: the journal was removed while the run was dealing").format(
+                path=self.path)) from None
         if (found.st_dev, found.st_ino) != self._identity:
-            raise JournalDamaged(f"{self.path}: the journal was replaced by another file while the run was dealing")
+            raise JournalDamaged(_("{path}: the journal was replaced by another file while the run was dealing").format(
+                path=self.path))
         try:
             wal = _identity(f"{self.path}-wal")
         except FileNotFoundError:
             wal = None
         if wal != self._wal_identity:
-            raise JournalDamaged(f"{self.path}: the journal's -wal was removed or replaced while the run was dealing "
-                                 "(by another program)")
+            raise JournalDamaged(_("{path}: the journal's -wal was removed or replaced while the run was dealing (by "
+                                   "another program)").format(path=self.path))
         try:
             with open(self.path, "rb") as main:
                 header = main.read(100)
@@ -473,8 +492,8 @@ class Journal:
             header = b""
         now = found.st_size, found.st_mtime_ns, header
         if self._written is not None and now != self._written:
-            raise JournalDamaged(f"{self.path}: the journal was cut or overwritten while the run was dealing (by "
-                                 "another program: this run writes it only through its checkpoints)")
+            raise JournalDamaged(_("{path}: the journal was cut or overwritten while the run was dealing (by another "
+                                   "program: this run writes it only through its checkpoints)").format(path=self.path))
         return now
 
     def _bound_wal(self) -> None:
@@ -494,7 +513,8 @@ class Journal:
                 return self._db.execute(sql, args).fetchall()
         except sqlite3.Error as exc:
             if is_damage(exc):
-                raise JournalError(f"{self.path}: the journal cannot be read ({exc})") from exc
+                raise JournalError(_("{path}: the journal cannot be read ({error})").format(
+                    path=self.path, error=exc)) from exc
             raise journal_failure(self.path, exc, "read") from exc
 
     # --- runs ---------------------------------------------------------------------------------
@@ -518,7 +538,7 @@ class Journal:
             boards = {int(b) for b in spec.deals.boards}
             missing = sorted({p.board for p in spec.plan} - boards)
             if missing:
-                raise JournalError(f"the plan names boards not in the deal set: {missing[:5]}")
+                raise JournalError(_("the plan names boards not in the deal set: {boards}").format(boards=missing[:5]))
         with self._transaction(checkpoint=True) as db:
             ids = [self._insert_run(db, spec, hint) for spec in specs]
         return [self.run(i) for i in ids]
@@ -548,18 +568,19 @@ class Journal:
             f"SELECT s.board, r.name, r.id, r.finished FROM seen_deals s JOIN runs r ON r.id = s.run_id "
             f"WHERE s.deal_hash IN ({marks}) LIMIT 1", list(hashes.values())).fetchone()
         if row:
-            resume = "" if row[3] else f"continue run {row[2]} with --resume, or "
-            advice = hint or f"{resume}mark a replay event with --replay"
-            raise DealReused(
-                f"{name}: Law 6D2: a deal of this set was already dealt as board {row[0]} of run "
-                f"{row[2]} ({row[1]}) of this journal; a deal may not be imported from another session "
-                f"({advice})")
+            advice = hint or (_("mark a replay event with --replay") if row[3] else
+                              _("continue run {run} with --resume, or mark a replay event with --replay").format(
+                                  run=row[2]))
+            raise DealReused(_(
+                "{name}: Law 6D2: a deal of this set was already dealt as board {board} of run {run} ({run_name}) of "
+                "this journal; a deal may not be imported from another session ({advice})").format(
+                name=name, board=row[0], run=row[2], run_name=row[1], advice=advice))
 
     def run(self, run_id: int) -> Run:
         """A run by id; `JournalError` if there is none."""
         rows = self._query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,))
         if not rows:
-            raise JournalError(f"{self.path}: no run {run_id}")
+            raise JournalError(_("{path}: no run {run}").format(path=self.path, run=run_id))
         return _run(rows[0])
 
     def runs(self) -> list[Run]:
@@ -584,7 +605,8 @@ class Journal:
             left = db.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ? AND state != ?",
                               (run_id, JobState.VERIFIED.value)).fetchone()[0]
             if left:
-                raise JournalError(f"run {run_id} has {count(left, 'board')} not verified")
+                raise JournalError(n_("run {run} has {count} board not verified",
+                                      "run {run} has {count} boards not verified", left).format(run=run_id, count=left))
             db.execute("UPDATE runs SET finished = ? WHERE id = ?", (_now(), run_id))
             self._event(db, run_id, None, None, RunFinished(), None)
 
@@ -779,16 +801,17 @@ class Journal:
             try:
                 return state_problems(self._db, run_id)
             except sqlite3.Error as exc:
-                raise JournalError(f"{self.path}: the journal cannot be read ({exc})") from exc
+                raise JournalError(_("{path}: the journal cannot be read ({error})").format(
+                    path=self.path, error=exc)) from exc
 
 
 _JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt, wire_job"
 _RUN_COLUMNS: Final = "id, name, source, set_hash, replay, finished, uid"
-DAMAGED_ADVICE: Final = ("; it can be neither resumed nor added to: keep it aside. If boards of this deal set may "
-                          "hold cards, recount them with `dealer check` before dealing anything")
+DAMAGED_ADVICE: Final = N_("; it can be neither resumed nor added to: keep it aside. If boards of this deal set may "
+                            "hold cards, recount them with `dealer check` before dealing anything")
 """What a damaged journal's one line says to do, whichever command met it (a run, a resume, a report)."""
-LOST_ADVICE: Final = (". If boards of this deal set may hold cards (a journal lost, moved or replaced), "
-                       "recount them with `dealer check` before dealing anything")
+LOST_ADVICE: Final = N_(". If boards of this deal set may hold cards (a journal lost, moved or replaced), "
+                         "recount them with `dealer check` before dealing anything")
 
 
 def one_line(problems: Sequence[str]) -> str:
@@ -813,10 +836,12 @@ def state_problems(db: sqlite3.Connection, run_id: int | None = None) -> list[st
         for event_id, value in steps.get(job_id, []):
             nxt = JobState(value)
             if nxt not in TRANSITIONS[state]:
-                problems.append(f"board {board} copy {copy}: {state} -> {nxt} at event {event_id}")
+                problems.append(_("board {board} copy {copy}: {state} -> {next} at event {event}").format(
+                    board=board, copy=copy, state=state, next=nxt, event=event_id))
             state = nxt
         if state is not JobState(recorded):
-            problems.append(f"board {board} copy {copy}: state {JobState(recorded)} but events end at {state}")
+            problems.append(_("board {board} copy {copy}: state {recorded} but events end at {state}").format(
+                board=board, copy=copy, recorded=JobState(recorded), state=state))
     return problems
 
 
@@ -838,14 +863,17 @@ def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
             torn = [problem for run, in db.execute("SELECT id FROM runs WHERE finished IS NULL")
                     for problem in state_problems(db, run)] if "runs" in tables else []
             if torn:  # refused before anything is written to it, so that a -wal found later still mends it
-                more = f" (and {len(torn) - 1} more)" if len(torn) > 1 else ""
-                raise JournalDamaged(
-                    f"{path}: the journal disagrees with itself ({torn[0]}{more}): its main file was left "
-                    "part-written, as a checkpoint cut short leaves it when its -wal is then lost or cut; it can "
-                    f"be neither resumed nor added to: keep it aside (with its -wal, if a copy is found){LOST_ADVICE}")
+                found = (torn[0] if len(torn) == 1 else _("{problem} (and {more} more)").format(
+                    problem=torn[0], more=len(torn) - 1))
+                raise JournalDamaged(_(
+                    "{path}: the journal disagrees with itself ({found}): its main file was left part-written, as a "
+                    "checkpoint cut short leaves it when its -wal is then lost or cut; it can be neither resumed nor "
+                    "added to: keep it aside (with its -wal, if a copy is found){advice}").format(
+                    path=path, found=found, advice=_(LOST_ADVICE)))
         if not create and ("runs" not in tables or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone()):
-            raise JournalError(f"{path}: the journal is empty (it holds no run), so there is no run to "
-                               f"resume; it may have lost its data (a truncated or replaced file){LOST_ADVICE}")
+            raise JournalError(_("{path}: the journal is empty (it holds no run), so there is no run to resume; it may "
+                                 "have lost its data (a truncated or replaced file){advice}").format(
+                path=path, advice=_(LOST_ADVICE)))
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA wal_autocheckpoint=0")  # the journal checkpoints itself (`Journal._checkpoint`)
@@ -861,7 +889,8 @@ def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
         db.close()
         if not is_damage(exc):  # the file is sound; the disk, its folder or a limit refused a write
             raise journal_failure(path, exc, "opened") from exc
-        raise JournalError(f"{path}: not a usable journal ({exc}){DAMAGED_ADVICE}") from exc
+        raise JournalError(_("{path}: not a usable journal ({error}){advice}").format(
+            path=path, error=exc, advice=_(DAMAGED_ADVICE))) from exc
     return db
 
 
@@ -873,19 +902,21 @@ def schema_problem(db: sqlite3.Connection, path: str) -> str | None:
     migrates it. A file without any of the journal's tables is not a journal at all."""
     found = {name: {r[1] for r in db.execute(f"PRAGMA table_info({name})")} for name in _schema_columns()}
     if not any(found.values()):
-        return f"{path}: not a journal (an SQLite file without the journal's tables)"
+        return _("{path}: not a journal (an SQLite file without the journal's tables)").format(path=path)
     row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() if found["meta"] else None
     version = str(row[0]) if row is not None else None
     if version is not None and version.isdigit() and int(version) > SCHEMA_VERSION:
-        return (f"{path}: the journal's schema is version {version}, newer than this dealer's (version "
-                f"{SCHEMA_VERSION}): open it with the newer dealer that wrote it")
+        return _("{path}: the journal's schema is version {version}, newer than this dealer's (version {ours}): "
+                 "open it with the newer dealer that wrote it").format(path=path, version=version, ours=SCHEMA_VERSION)
     missing = [f"{name}.{column}" for name, columns in _schema_columns().items()
                for column in sorted(columns - found[name])]
     if version != str(SCHEMA_VERSION) or missing:
-        what = f"schema version {version}" if version is not None else "no schema version"
-        lacks = f", no {missing[0]}" if missing else ""
-        return (f"{path}: written by an earlier development version of dealer ({what}{lacks}; this dealer's is "
-                f"{SCHEMA_VERSION}): it cannot be resumed or reported")
+        what = (_("schema version {version}").format(version=version) if version is not None
+                else _("no schema version"))
+        if missing:
+            what = _("{what}, no {column}").format(what=what, column=missing[0])
+        return _("{path}: written by an earlier development version of dealer ({what}; this dealer's is {ours}): it "
+                 "cannot be resumed or reported").format(path=path, what=what, ours=SCHEMA_VERSION)
     return None
 
 

@@ -1,10 +1,11 @@
 """The director's language: which one a command or a page speaks, and the catalogue's words for it.
 
-Messages are English in the code, marked `_()`, `n_()` (a count) or `N_()` (said later), and said from the
-gettext catalogue (``locale/LANG/LC_MESSAGES/dealer.po``, compiled to ``.mo``) of the language chosen:
-``--lang``, else the environment as gettext reads it; argparse's words too. `speaking` sets a request's.
+Messages are English in the code, marked `_()`, `n_()` (a count), `p_()` (in a context) or `N_()` (said
+later), and said from the gettext catalogue (``locale/LANG/LC_MESSAGES/dealer.po``, compiled to ``.mo``) of
+the language chosen: ``--lang``, else the environment as gettext reads it; argparse's words too. `speaking`
+sets a request's.
 
-May import: the standard library (Babel in `dealer.language.catalogue`); nothing else of this project.
+May import: the standard library and Babel (the catalogues, a decimal sign); nothing else of this project.
 """
 
 from __future__ import annotations
@@ -102,6 +103,45 @@ def _(message: str) -> str:
 def n_(singular: str, plural: str, count: int) -> str:
     """The form of a message for `count`, by the language's plural rules (Russian has three)."""
     return _now().ngettext(singular, plural, count)
+
+
+def p_(context: str, message: str) -> str:
+    """`message` in the language spoken, as said in `context` (a word another language says two ways:
+    'North' the seat, 'North' the pocket)."""
+    return _now().pgettext(context, message)
+
+
+def decimal(value: float, places: int | None = 1) -> str:
+    """`value` to `places` decimals (None: as few as it needs, Python's ``g``) as the language spoken writes it:
+    7.1 in English, 7,1 in Russian (the digits Python's, the decimal sign the language's, from Babel's locale
+    data)."""
+    text = f"{value:g}" if places is None else f"{value:.{places}f}"
+    language = spoken_language()
+    if language == "en" or "." not in text:
+        return text
+    from babel.numbers import get_decimal_symbol
+
+    return text.replace(".", get_decimal_symbol(language))
+
+
+_LATIN: Final = dict(zip(
+    "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+    ["a", "b", "v", "g", "d", "e", "yo", "zh", "z", "i", "j", "k", "l", "m", "n", "o", "p", "r", "s", "t", "u", "f",
+     "x", "cz", "ch", "sh", "shh", "``", "y`", "`", "e`", "yu", "ya"], strict=True))
+"""Cyrillic in Latin letters, GOST 7.79-2000 system B (the Russian standard for writing Russian in ASCII)."""
+
+
+def in_latin_letters(text: str) -> str:
+    """`text` with its Cyrillic written in Latin letters (GOST 7.79-2000 B), for a wire or a display that
+    carries ASCII only: 'вставьте сдачу 3' -> 'vstav`te sdachu 3'. Other text is left as it is."""
+    out = []
+    for char in text:
+        latin = _LATIN.get(char.lower())
+        if latin is None:
+            out.append(char)
+        else:
+            out.append(latin.capitalize() if char.isupper() else latin)
+    return "".join(out)
 
 
 def N_(message: str) -> str:  # noqa: N802 - gettext's name for a mark that translates later

@@ -24,7 +24,7 @@ from babel.messages.pofile import read_po, write_po
 from dealer.language import DOMAIN, LANGUAGES, LOCALE_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
-KEYWORDS = {"_": None, "N_": None, "n_": (1, 2), "gettext": None, "ngettext": (1, 2)}
+KEYWORDS = {"_": None, "N_": None, "n_": (1, 2), "p_": ((1, "c"), 2), "gettext": None, "ngettext": (1, 2)}
 SOURCES = ("dealer", "hil")
 ARGPARSE = "argparse.py"
 ARGPARSE_OF = (3, 11)
@@ -32,22 +32,22 @@ ARGPARSE_OF = (3, 11)
 those are not asked of the catalogue there, and argparse's words are never called stale)."""
 
 
-MessageId = str | tuple[str, ...]
-"""A message, or a message's singular and plural."""
+MessageId = tuple[str | tuple[str, ...], str | None]
+"""A message (or a message's singular and plural) and its context (None for none: `p_` gives one)."""
 
 
 def extracted() -> dict[MessageId, list[tuple[str, int]]]:
     """Every message the code marks, with where it stands (argparse's too)."""
     found: dict[MessageId, list[tuple[str, int]]] = {}
     for folder in SOURCES:
-        for name, line, message, _comments, _context in extract_from_dir(
+        for name, line, message, _comments, context in extract_from_dir(
                 ROOT / folder, [("**.py", "python")], keywords=KEYWORDS, strip_comment_tags=True):
-            found.setdefault(message, []).append((f"{folder}/{name}", line))
-    for name, line, message, _comments, _context in extract_from_dir(
+            found.setdefault((message, context), []).append((f"{folder}/{name}", line))
+    for name, line, message, _comments, context in extract_from_dir(
             ROOT / "dealer" / "serve" / "static", [("**.js", "javascript")], keywords={"t": None, "N_": None}):
-        found.setdefault(message, []).append((f"dealer/serve/static/{name}", line))
-    for line, message, _comments, _context in extract_from_file("python", argparse.__file__, keywords=KEYWORDS):
-        found.setdefault(message, []).append((ARGPARSE, line))
+        found.setdefault((message, context), []).append((f"dealer/serve/static/{name}", line))
+    for line, message, _comments, context in extract_from_file("python", argparse.__file__, keywords=KEYWORDS):
+        found.setdefault((message, context), []).append((ARGPARSE, line))
     return found
 
 
@@ -65,22 +65,27 @@ def problems(language: str) -> Iterator[str]:
     longer has, one untranslated, one fuzzy, a compiled file behind its source."""
     catalogue = read(language)
     wanted = extracted()
-    have: dict[MessageId, Message] = {tuple(m.id) if isinstance(m.id, list | tuple) else m.id: m
+    have: dict[MessageId, Message] = {(tuple(m.id) if isinstance(m.id, list | tuple) else m.id, m.context): m
                                       for m in catalogue if m.id}
-    for message_id, places in wanted.items():
-        if message_id not in have and (places[0][0] != ARGPARSE or sys.version_info[:2] == ARGPARSE_OF):
+    for key, places in wanted.items():
+        if key not in have and (places[0][0] != ARGPARSE or sys.version_info[:2] == ARGPARSE_OF):
             file, line = places[0]
-            yield f"{language}: not in the catalogue: {message_id!r} ({file}:{line})"
-    for message_id, message in have.items():
-        if message_id not in wanted and not any(file == ARGPARSE for file, _ in message.locations):
-            yield f"{language}: the code no longer says {message_id!r}"
+            yield f"{language}: not in the catalogue: {_named(key)} ({file}:{line})"
+    for key, message in have.items():
+        if key not in wanted and not any(file == ARGPARSE for file, _ in message.locations):
+            yield f"{language}: the code no longer says {_named(key)}"
         elif message.fuzzy:
-            yield f"{language}: fuzzy: {message_id!r}"
+            yield f"{language}: fuzzy: {_named(key)}"
         elif not (all(message.string) if isinstance(message.string, tuple) else message.string):
-            yield f"{language}: not translated: {message_id!r}"
+            yield f"{language}: not translated: {_named(key)}"
     if compiled(catalogue) != (po_path(language).with_suffix(".mo")).read_bytes():
         yield (f"{language}: {DOMAIN}.mo is not compiled from {DOMAIN}.po (run: python -m "
                "dealer.language.catalogue compile)")
+
+
+def _named(key: MessageId) -> str:
+    message_id, context = key
+    return f"{message_id!r}" + (f" (context {context!r})" if context else "")
 
 
 def compiled(catalogue: Catalog) -> bytes:
@@ -92,8 +97,8 @@ def compiled(catalogue: Catalog) -> bytes:
 def update(language: str) -> None:
     catalogue = read(language)
     template = Catalog(locale=language, domain=DOMAIN)
-    for message_id, places in extracted().items():
-        template.add(message_id, locations=places)
+    for (message_id, context), places in extracted().items():
+        template.add(message_id, locations=places, context=context)
     catalogue.update(template, no_fuzzy_matching=True)
     catalogue.obsolete.clear()
     catalogue.project, catalogue.version = "dealer", ""

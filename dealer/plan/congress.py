@@ -12,6 +12,7 @@ from pathlib import Path
 
 from dealer.core.dealset import DealSet
 from dealer.journal.jobplan import JobPlan
+from dealer.language import _
 from dealer.plan import sources
 from dealer.plan.model import (
     EngineSource,
@@ -58,7 +59,7 @@ class Plan:
         for session in self.sessions:
             if session.name.casefold() == name.casefold():
                 return session
-        raise PlanError(f"no session {name!r} in the plan", self.path)
+        raise PlanError(_("no session {name} in the plan").format(name=repr(name)), self.path)
 
     def deal_file(self, session: Session) -> Path | None:
         """The file holding the session's deals: generated (engine) or given (file); None otherwise."""
@@ -88,7 +89,8 @@ class Plan:
             try:
                 self._deal_sets[session.name] = held.select(session.boards)
             except KeyError as exc:
-                raise self._error(session, "source", f"the deals hold no board {exc.args[0]}") from None
+                raise self._error(session, "source", _("the deals hold no board {board}").format(
+                    board=exc.args[0])) from None
         return self._deal_sets[session.name]
 
     def _source_deals(self, session: Session) -> DealSet:
@@ -181,9 +183,9 @@ class Plan:
             faults = check_deal_set(deals, seen, replay=session.replay)
             blocking = [f for f in faults if f.blocking]
             if blocking:
-                hint = "; only a replay session (replay = true) may deal them again" \
-                    if blocking[0].details.get("session") else ""
-                raise self._error(session, "source", blocking[0].text() + hint)
+                said = (_("{fault}; only a replay session (replay = true) may deal them again").format(
+                    fault=blocking[0].text()) if blocking[0].details.get("session") else blocking[0].text())
+                raise self._error(session, "source", said)
             notes.extend(faults)
             for h in deals.deal_hashes():
                 seen.setdefault(h, session.name)

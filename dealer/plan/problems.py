@@ -13,11 +13,13 @@ from dealer.core.errors import DealerError, DealReused, JournalError, UsageError
 from dealer.dealing import ports
 from dealer.journal.history import DealHistory, check_reuse, named_path, never_made_practice, own_path
 from dealer.journal.store import Journal, Run
+from dealer.language import N_, _
 from dealer.plan.congress import Plan
 from dealer.plan.model import PlanError, Session
 from dealer.verify import BoardFault
 
-REPLAY_HINT = "mark the session replay = true in the plan if it is a replay of those deals"
+REPLAY_HINT = N_("mark the session replay = true in the plan if it is a replay of those deals")
+"""The advice a Law 6D2 refusal of a plan's session gives (said with `_`)."""
 
 
 def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequence[Run] = (), *,
@@ -66,7 +68,7 @@ def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run
                 continue
             try:
                 notes += check_reuse(found, plan.deal_set(session), name=session.name, replay=session.replay,
-                                     run_uid=mine.uid if mine else None, hint=REPLAY_HINT)
+                                     run_uid=mine.uid if mine else None, hint=_(REPLAY_HINT))
             except DealReused as exc:
                 refused.append(exc)
     return refused, notes
@@ -76,12 +78,12 @@ def machines_problem(plan: Plan) -> PlanError | None:
     """A plan without machines cannot be dealt, nor one with a ``sim://`` port the simulator refuses: the
     plan is not valid (exit 3), as the README's table says of a plan."""
     if not plan.machines:
-        return PlanError("the plan names no machines ([[machines]] with name and port)", plan.path)
+        return PlanError(_("the plan names no machines ([[machines]] with name and port)"), plan.path)
     for machine in plan.machines:
         try:
             ports.check_url(machine.url)
         except UsageError as exc:
-            return PlanError(f"machine {machine.name}: {exc}", plan.path)
+            return PlanError(_("machine {machine}: {problem}").format(machine=machine.name, problem=exc), plan.path)
     return None
 
 
@@ -108,11 +110,16 @@ def board_clashes(sessions: Sequence[Session]) -> list[PlanError]:
     for (first, later), boards in shared.items():
         set_name, numbers = next(iter(boards.items()))
         also = sum(len(b) for b in boards.values()) - 1
-        more = f" (and {also} more boards of sets {', '.join(boards)})" if also else ""
-        out.append(PlanError(
-            f"sessions {first} and {later} both deal into board {numbers[0]} of set {set_name}{more}: one run "
-            f"cannot deal both (the board is needed again only after {first} is played); deal them one at a "
-            f"time with --session, or give the sessions different board sets"))
+        if also:
+            said = _("sessions {first} and {later} both deal into board {board} of set {set} (and {more} more boards "
+                     "of sets {sets}): one run cannot deal both (the board is needed again only after {first} is "
+                     "played); deal them one at a time with --session, or give the sessions different board sets")
+        else:
+            said = _("sessions {first} and {later} both deal into board {board} of set {set}: one run cannot deal both "
+                     "(the board is needed again only after {first} is played); deal them one at a time with "
+                     "--session, or give the sessions different board sets")
+        out.append(PlanError(said.format(first=first, later=later, board=numbers[0], set=set_name, more=also,
+                                         sets=", ".join(boards))))
     return out
 
 
@@ -121,9 +128,10 @@ def unfinished_problems(held: dict[str, Run | None], *, resume: bool, journal: s
     journal with no unfinished run of these sessions."""
     unfinished = [(name, run) for name, run in held.items() if run is not None and not run.finished]
     if resume:
-        return [] if unfinished else [JournalError(f"{journal}: no unfinished run of this plan's sessions to resume")]
-    return [JournalError(f"{journal}: run {run.id} of session {name} is unfinished; continue it with --resume")
-            for name, run in unfinished]
+        return [] if unfinished else [JournalError(_("{journal}: no unfinished run of this plan's sessions to "
+                                                     "resume").format(journal=journal))]
+    return [JournalError(_("{journal}: run {run} of session {session} is unfinished; continue it with --resume").format(
+        journal=journal, run=run.id, session=name)) for name, run in unfinished]
 
 
 def session_run(plan: Plan, session: Session, runs: Sequence[Run]) -> Run | None:

@@ -17,15 +17,16 @@ from urllib.parse import urlsplit
 from dealer import engines, formats, squaredeal
 from dealer.core.boards import (
     MAX_COPIES,
-    SET_NAME_RULE,
     copy_set_names,
     format_board_range,
     parse_board_range,
     set_name_problem,
+    set_name_rule,
 )
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.core.structured import StructureError, load_toml
+from dealer.language import N_, _
 from dealer.plan import sources
 from dealer.plan.model import (
     DealingOrder,
@@ -66,8 +67,14 @@ _WINDOWS_PORT = re.compile(r"^(COM[1-9][0-9]*|\\\\\.\\COM[1-9][0-9]*)$", re.IGNO
 URL_SCHEMES: Final = ("rfc2217", "socket", "loop", "spy", "alt", "hwgrep", "cp2110", "sim")
 """pyserial's URL handlers, and ``sim`` for the built-in simulated machine."""
 _NETWORK_SCHEMES: Final = ("rfc2217", "socket")
-_TYPE_NAMES: Final = {str: "text in quotes", int: "a whole number", bool: "true or false",
-                      list: "a list [...]", dict: "a table"}
+_TYPE_NAMES: Final = {str: N_("text in quotes"), int: N_("a whole number"), bool: N_("true or false"),
+                      list: N_("a list [...]"), dict: N_("a table")}
+_NAME_RULES: Final = {
+    "machine": N_("machine name {name} must be 1-32 letters, digits, '-' or '_', starting with a letter or digit"),
+    "session": N_("session name {name} must be 1-32 letters, digits, '-' or '_', starting with a letter or digit"),
+    "section": N_("section name {name} must be 1-32 letters, digits, '-' or '_', starting with a letter or digit"),
+}
+"""What a name of each kind must be (`_PlanChecker.name`), said with `_`."""
 
 
 @dataclass
@@ -86,11 +93,11 @@ def read_plan(path: str | Path) -> PlanContent:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise PlanError(f"cannot read the plan: {exc.strerror}", path) from exc
+        raise PlanError(_("cannot read the plan: {why}").format(why=exc.strerror), path) from exc
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise PlanError("not UTF-8 text", path, data.count(b"\n", 0, exc.start) + 1) from exc
+        raise PlanError(_("not UTF-8 text"), path, data.count(b"\n", 0, exc.start) + 1) from exc
     return parse_plan(text, str(path), Path(path).resolve().parent)
 
 
@@ -101,7 +108,7 @@ def parse_plan(text: str, path: str, base: Path) -> PlanContent:
     except tomllib.TOMLDecodeError as exc:
         raise _syntax_error(exc, path, text) from exc
     except StructureError as exc:
-        raise PlanError(f"not a plan: {exc}", path) from None
+        raise PlanError(_("not a plan: {problem}").format(problem=exc), path) from None
     return _PlanChecker(path, base).plan(doc)
 
 
@@ -109,9 +116,10 @@ def _syntax_error(exc: tomllib.TOMLDecodeError, path: str, text: str) -> PlanErr
     message = str(exc)
     m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
     if m:
-        return PlanError(f"not valid TOML: {message[:m.start()]} (column {m.group(2)})", path, int(m.group(1)))
+        return PlanError(_("not valid TOML: {problem} (column {column})").format(
+            problem=message[:m.start()], column=m.group(2)), path, int(m.group(1)))
     line = text.count("\n") + 1 if "end of document" in message else None
-    return PlanError(f"not valid TOML: {message.split(' (at ')[0]}", path, line)
+    return PlanError(_("not valid TOML: {problem}").format(problem=message.split(" (at ")[0]), path, line)
 
 
 def port_problem(url: str) -> str | None:
@@ -120,8 +128,8 @@ def port_problem(url: str) -> str | None:
     if m:
         scheme = m.group(1).lower()
         if scheme not in URL_SCHEMES:
-            return (f"unknown URL scheme {scheme}://; use one of "
-                    f"{', '.join(s + '://' for s in URL_SCHEMES)}")
+            return _("unknown URL scheme {scheme}://; use one of {schemes}").format(
+                scheme=scheme, schemes=", ".join(s + "://" for s in URL_SCHEMES))
         if scheme in _NETWORK_SCHEMES:
             try:
                 parts = urlsplit(url)
@@ -129,14 +137,15 @@ def port_problem(url: str) -> str | None:
             except ValueError:
                 host = port = None
             if not host or port is None:
-                return f"{scheme}:// needs a host and a port number, e.g. {scheme}://dealroom.local:4001"
+                return _("{scheme}:// needs a host and a port number, e.g. {scheme}://dealroom.local:4001").format(
+                    scheme=scheme)
         return None
     if url.startswith("/") and len(url) > 1 and not url.endswith("/"):
         return None
     if _WINDOWS_PORT.match(url):
         return None
-    return (f"{url!r} is neither a serial device (/dev/ttyUSB0, COM3) nor a port URL "
-            "(rfc2217://host:port, socket://host:port, sim://...)")
+    return _("{port} is neither a serial device (/dev/ttyUSB0, COM3) nor a port URL (rfc2217://host:port, "
+             "socket://host:port, sim://...)").format(port=repr(url))
 
 
 class _PlanChecker:
@@ -156,15 +165,15 @@ class _PlanChecker:
     def table(self, value: object, where: KeyPath, keys: dict[str, bool]) -> dict[str, Any]:
         """`value` as a table with only `keys`, holding each required one."""
         if not isinstance(value, dict):
-            self.fail(where, f"must be {_TYPE_NAMES[dict]}")
+            self.fail(where, _("must be {kind}").format(kind=_(_TYPE_NAMES[dict])))
         for key in value:
             if key not in keys:
                 close = difflib.get_close_matches(key, list(keys), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else f"; known keys: {', '.join(keys)}"
-                self.fail(where + (key,), f"unknown key{hint}")
+                self.fail(where + (key,), _("unknown key (did you mean {key}?)").format(key=repr(close[0])) if close
+                          else _("unknown key; known keys: {keys}").format(keys=", ".join(keys)))
         for key, required in keys.items():
             if required and key not in value:
-                self.fail(where, f"missing required key {key!r}")
+                self.fail(where, _("missing required key {key}").format(key=repr(key)))
         return value
 
     def get(self, table: dict[str, Any], where: KeyPath, key: str, kind: type, default: Any = None) -> Any:
@@ -173,42 +182,42 @@ class _PlanChecker:
             return default
         value = table[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            self.fail(where + (key,), f"must be {_TYPE_NAMES[kind]}")
+            self.fail(where + (key,), _("must be {kind}").format(kind=_(_TYPE_NAMES[kind])))
         return value
 
     def owner(self, table: dict[str, Any], where: KeyPath, name: str) -> bytes:
         """The owner's bytes: ``owner`` in UTF-8 (the plan is UTF-8 text), or ``owner_hex`` for any bytes
         (an owner typed in another code page, as Big Deal on Windows takes it); default the event name."""
         if "owner" in table and "owner_hex" in table:
-            self.fail(where + ("owner_hex",), "give owner or owner_hex, not both")
+            self.fail(where + ("owner_hex",), _("give owner or owner_hex, not both"))
         hex_text = self.get(table, where, "owner_hex", str)
         if hex_text is None:
             return str(self.get(table, where, "owner", str, name)).encode("utf-8")
         try:
             return bytes.fromhex(hex_text)
         except ValueError:
-            self.fail(where + ("owner_hex",), "must be hex digits, two a byte (spaces between bytes allowed)")
+            self.fail(where + ("owner_hex",), _("must be hex digits, two a byte (spaces between bytes allowed)"))
 
     def text(self, table: dict[str, Any], where: KeyPath, key: str, default: str | None = None) -> str:
         value = self.get(table, where, key, str, default)
         if value is None or not value.strip():
-            self.fail(where + (key,), "must not be empty")
+            self.fail(where + (key,), _("must not be empty"))
         return str(value).strip()
 
     def name(self, table: dict[str, Any], where: KeyPath, what: str) -> str:
+        """The entry's name; `what` is the kind of entry (a key of `_NAME_RULES`)."""
         value = self.text(table, where, "name")
         if not _NAME.match(value):
-            self.fail(where + ("name",), f"{what} name {value!r} must be 1-32 letters, digits, '-' or '_', "
-                                         "starting with a letter or digit")
+            self.fail(where + ("name",), _(_NAME_RULES[what]).format(name=repr(value)))
         return value
 
     def items(self, value: object, where: KeyPath) -> list[Any]:
         """An array of tables (``[[where]]``), at least one."""
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
             header = ".".join(p for p in where if isinstance(p, str))
-            self.fail(where, f"must be a list of tables: write each entry under [[{header}]]")
+            self.fail(where, _("must be a list of tables: write each entry under [[{header}]]").format(header=header))
         if not value:
-            self.fail(where, "must hold at least one entry")
+            self.fail(where, _("must hold at least one entry"))
         return value
 
     def local_path(self, text: str, where: KeyPath) -> Path:
@@ -218,24 +227,25 @@ class _PlanChecker:
         if sys.platform == "win32":
             return self.base / text
         if _WINDOWS_ABSOLUTE.match(text):
-            self.fail(where, f"{text!r} is a Windows path; on this computer give a path of its own, or one "
-                             "relative to the plan's folder")
+            self.fail(where, _("{path} is a Windows path; on this computer give a path of its own, or one relative to "
+                               "the plan's folder").format(path=repr(text)))
         return self.base / text.replace("\\", "/")
 
     def file(self, table: dict[str, Any], where: KeyPath, key: str) -> Path:
         """A path to an existing file, relative to the plan's folder."""
         path = self.local_path(self.text(table, where, key), where + (key,))
         if not path.is_file():
-            self.fail(where + (key,), f"no such file: {path}")
+            self.fail(where + (key,), _("no such file: {path}").format(path=path))
         return path
 
     def board_list(self, value: object, where: KeyPath) -> tuple[int, ...]:
         """Boards from range text ('1-32', '1-16,17-32') or a count (32 = boards 1-32)."""
         if isinstance(value, int) and not isinstance(value, bool):
             if value < 1:
-                self.fail(where, "a board count must be at least 1")
+                self.fail(where, _("a board count must be at least 1"))
             if value > MAX_BOARD:
-                self.fail(where, f"board {value} is beyond {MAX_BOARD}, the highest a board label carries")
+                self.fail(where, _("board {board} is beyond {most}, the highest a board label carries").format(
+                    board=value, most=MAX_BOARD))
             boards = list(range(1, value + 1))
         elif isinstance(value, str):
             try:
@@ -243,7 +253,7 @@ class _PlanChecker:
             except DealerError as exc:
                 self.fail(where, str(exc).removeprefix(f"board range {value!r}: "))
         else:
-            self.fail(where, "must be a board range in quotes ('1-32') or a board count")
+            self.fail(where, _("must be a board range in quotes ('1-32') or a board count"))
         return tuple(boards)
 
     def read_deals(self, path: Path, fmt: str | None, where: KeyPath) -> DealSet:
@@ -274,7 +284,7 @@ class _PlanChecker:
         owner = self.owner(table, where, name)
         folder = self.local_path(self.text(table, where, "deal_folder", DEFAULT_DEAL_FOLDER), where + ("deal_folder",))
         if folder.exists() and not folder.is_dir():
-            self.fail(where + ("deal_folder",), f"{folder} is not a folder")
+            self.fail(where + ("deal_folder",), _("{folder} is not a folder").format(folder=folder))
         journal = self.local_path(self.text(table, where, "journal", f"{Path(self.path).stem}.journal"),
                                   where + ("journal",))
         order = self.order(table, where, DealingOrder.SET)
@@ -286,8 +296,9 @@ class _PlanChecker:
         try:
             return DealingOrder(value)
         except ValueError:
-            self.fail(where + ("order",), f"{value!r} is not a dealing order: use 'set' (each board set "
-                                          "in turn) or 'board' (every copy of a board before the next)")
+            self.fail(where + ("order",), _("{order} is not a dealing order: use 'set' (each board set in turn) or "
+                                            "'board' (every copy of a board before the next)").format(
+                order=repr(value)))
 
     def machines(self, value: object) -> list[MachineSpec]:
         if value == []:
@@ -303,16 +314,19 @@ class _PlanChecker:
             problem = port_problem(url)
             if problem:
                 self.fail(where + ("port",), problem)
-            self.unique(names, name.casefold(), i, where + ("name",), f"machine name {name!r}")
-            self.unique(ports, url, i, where + ("port",), f"port {url!r}")
+            self.unique(names, name.casefold(), i, where + ("name",),
+                        N_("machine name {name} is already used by {earlier}"), name=repr(name))
+            self.unique(ports, url, i, where + ("port",), N_("port {port} is already used by {earlier}"),
+                        port=repr(url))
             machines.append(MachineSpec(name, url))
         return machines
 
-    def unique(self, seen: dict[str, int], key: str, index: int, where: KeyPath, what: str) -> None:
-        """Record `key` for item `index` of a list; fail if an earlier item had it."""
+    def unique(self, seen: dict[str, int], key: str, index: int, where: KeyPath, message: str, **values: str) -> None:
+        """Record `key` for item `index` of a list; fail if an earlier item had it, with `message` (marked `N_`,
+        its {earlier} the earlier item, its other names `values`)."""
         if key in seen:
             earlier = where[:-2] + (seen[key],)
-            self.fail(where, f"{what} is already used by {field_name(earlier)}")
+            self.fail(where, _(message).format(earlier=field_name(earlier), **values))
         seen[key] = index
 
     # --- sessions -----------------------------------------------------------------------------
@@ -322,12 +336,13 @@ class _PlanChecker:
         name = self.name(table, where, "session")
         for other in earlier:
             if other.name.casefold() == name.casefold():
-                self.fail(where + ("name",), f"session name {name!r} is already used by sessions[{other.number}]")
+                self.fail(where + ("name",), _("session name {name} is already used by sessions[{number}]").format(
+                    name=repr(name), number=other.number))
         replay = self.get(table, where, "replay", bool, False)
         source = self.source(table.get("source", engines.DEFAULT_ENGINE), where + ("source",), name, earlier)
         if isinstance(source, SessionSource) and not replay:
-            self.fail(where + ("source",), f"only a replay session may deal the deals of session "
-                                           f"{source.session} again (Law 6D2): add replay = true")
+            self.fail(where + ("source",), _("only a replay session may deal the deals of session {session} again "
+                                             "(Law 6D2): add replay = true").format(session=source.session))
         boards = self.session_boards(table, where, name, source, event, earlier)
         order = self.order(table, where, event.order)
         sections = self.sections(table["sections"], where + ("sections",), boards)
@@ -338,20 +353,21 @@ class _PlanChecker:
         if written_as_name:
             value = {"engine": value}
         if not isinstance(value, dict):
-            self.fail(where, "must be an engine name ('bigdeal', 'shuffle') or a table "
-                             "({ file = ... }, { squaredeal = ... }, { deals_of = ... })")
+            self.fail(where, _("must be an engine name ('bigdeal', 'shuffle') or a table ({ file = ... }, "
+                               "{ squaredeal = ... }, { deals_of = ... })"))
         kinds = [k for k in _SOURCE if k in value]
         if not kinds:  # name a misspelt key if there is one
             self.table(value, where, dict.fromkeys([*_SOURCE, *(k for ks in _SOURCE.values() for k in ks)], False))
         if len(kinds) != 1:
-            self.fail(where, f"give exactly one of {', '.join(_SOURCE)}")
+            self.fail(where, _("give exactly one of {keys}").format(keys=", ".join(_SOURCE)))
         kind = kinds[0]
         self.table(value, where, {kind: True} | {k: False for k in _SOURCE[kind]})
         if kind == "engine":
             engine = self.text(value, where, "engine")
             if engine not in engines.engine_names():
                 self.fail(where if written_as_name else where + ("engine",),
-                          f"unknown engine {engine!r}; choose from {', '.join(engines.engine_names())}")
+                          _("unknown engine {engine}; choose from {engines}").format(
+                              engine=repr(engine), engines=", ".join(engines.engine_names())))
             return EngineSource(engine)
         if kind == "file":
             return self.file_source(value, where)
@@ -372,7 +388,8 @@ class _PlanChecker:
         sqd = self.file(value, where, "squaredeal")
         sqk = self.file(value, where, "sqk") if "sqk" in value else sqd.with_suffix(".sqk")
         if not sqk.is_file():
-            self.fail(where + ("squaredeal",), f"no key file {sqk} beside it; name the revealed keys with sqk = ...")
+            self.fail(where + ("squaredeal",), _("no key file {sqk} beside it; name the revealed keys with "
+                                                 "sqk = ...").format(sqk=sqk))
         name = self.text(value, where, "session", session)
         source = SquareDealSource(sqd, sqk, name, self.get(value, where, "reserve", bool, False))
         try:
@@ -386,8 +403,10 @@ class _PlanChecker:
         try:
             found = sources.squaredeal_session(event, keys, name, source.reserve)
         except DealerError as exc:
-            default = "" if "session" in value else " (the session's own name; give session = ... for another)"
-            self.fail(where + ("session",) if "session" in value else where, f"{exc}{default}")
+            if "session" in value:
+                self.fail(where + ("session",), str(exc))
+            self.fail(where, _("{problem} (the session's own name; give session = ... for another)").format(
+                problem=exc))
         self.squaredeal[source] = found
         return source
 
@@ -396,7 +415,7 @@ class _PlanChecker:
         for other in earlier:
             if other.name.casefold() == name.casefold():
                 return SessionSource(other.name)
-        self.fail(where + ("deals_of",), f"no session {name!r} before this one in the plan")
+        self.fail(where + ("deals_of",), _("no session {name} before this one in the plan").format(name=repr(name)))
 
     def session_boards(self, table: dict[str, Any], where: KeyPath, name: str, source: Source, event: PlanEvent,
                        earlier: list[Session]) -> tuple[int, ...]:
@@ -405,13 +424,13 @@ class _PlanChecker:
         held, what = self.held_boards(source, where, name, event, earlier)
         if boards is None:
             if held is None:
-                self.fail(where, "missing required key 'boards' (e.g. boards = '1-32')")
+                self.fail(where, _("missing required key 'boards' (e.g. boards = '1-32')"))
             return held
         if held is not None:
             missing = [b for b in boards if b not in set(held)]
             if missing:
-                self.fail(where + ("boards",), f"{what} holds boards {format_board_range(list(held))}, "
-                                               f"not {format_board_range(missing)}")
+                self.fail(where + ("boards",), _("{source} holds boards {held}, not {missing}").format(
+                    source=what, held=format_board_range(list(held)), missing=format_board_range(missing)))
         return boards
 
     def held_boards(self, source: Source, where: KeyPath, name: str, event: PlanEvent,
@@ -422,19 +441,20 @@ class _PlanChecker:
             if not path.exists():
                 return None, ""
             held = self.read_deals(path, sources.GENERATED_FORMAT, where + ("source",))
-            return tuple(int(b) for b in held.boards), (
-                f"{path}, generated earlier and the record of what was dealt (never regenerated),")
+            return tuple(int(b) for b in held.boards), _(
+                "{path}, generated earlier and the record of what was dealt (never regenerated),").format(path=path)
         if isinstance(source, FileSource):
             held = self.read_deals(source.path, source.format, where + ("source", "file"))
             return tuple(int(b) for b in held.boards), str(source.path)
         if isinstance(source, SessionSource):
             other = next(s for s in earlier if s.name == source.session)
-            return other.boards, f"session {other.name}"
+            return other.boards, _("session {session}").format(session=other.name)
         return self.squaredeal_boards(source)
 
     def squaredeal_boards(self, source: SquareDealSource) -> tuple[tuple[int, ...], str]:
         found = self.squaredeal[source]
-        return found.boards, f"SquareDeal session {source.session} of {source.sqd.name}"
+        return found.boards, _("SquareDeal session {session} of {file}").format(session=source.session,
+                                                                               file=source.sqd.name)
 
     # --- sections -----------------------------------------------------------------------------
 
@@ -445,12 +465,13 @@ class _PlanChecker:
         for i, raw in enumerate(self.items(value, where)):
             here = where + (i,)
             section = self.section(raw, here, boards)
-            self.unique(names, section.name.casefold(), i, here + ("name",), f"section name {section.name!r}")
+            self.unique(names, section.name.casefold(), i, here + ("name",),
+                        N_("section name {name} is already used by {earlier}"), name=repr(section.name))
             sets_at = here + (("sets",) if "sets" in raw else ("name",))
             for set_name in section.sets:
                 if set_name in set_owner:
-                    self.fail(sets_at, f"board set {set_name} is already used by section "
-                                       f"{set_owner[set_name]} of this session")
+                    self.fail(sets_at, _("board set {set} is already used by section {section} of this "
+                                         "session").format(set=set_name, section=set_owner[set_name]))
                 set_owner[set_name] = section.name
             sections.append(section)
         return tuple(sections)
@@ -460,13 +481,15 @@ class _PlanChecker:
         name = self.name(table, where, "section")
         copies = self.get(table, where, "copies", int)
         if copies is not None and copies < 1:
-            self.fail(where + ("copies",), "a section needs at least 1 copy of each board")
+            self.fail(where + ("copies",), _("a section needs at least 1 copy of each board"))
         if copies is not None and copies > MAX_COPIES:
-            self.fail(where + ("copies",), f"{copies} copies: a section deals at most {MAX_COPIES} copies of a board")
+            self.fail(where + ("copies",), _("{copies} copies: a section deals at most {most} copies of a "
+                                             "board").format(copies=copies, most=MAX_COPIES))
         if "sets" in table:
             sets = self.set_names(table["sets"], where + ("sets",))
             if copies is not None and copies != len(sets):
-                self.fail(where + ("sets",), f"{len(sets)} board sets for {copies} copies: give one set per copy")
+                self.fail(where + ("sets",), _("{sets} board sets for {copies} copies: give one set per "
+                                               "copy").format(sets=len(sets), copies=copies))
         else:
             sets = self.default_sets(name, copies or 1, where)
         boards = None
@@ -474,21 +497,23 @@ class _PlanChecker:
             own = set(self.board_list(table["boards"], where + ("boards",)))
             extra = sorted(own - set(session_boards))
             if extra:
-                self.fail(where + ("boards",), f"boards {format_board_range(extra)} are not boards of the session")
+                self.fail(where + ("boards",), _("boards {boards} are not boards of the session").format(
+                    boards=format_board_range(extra)))
             boards = tuple(b for b in session_boards if b in own)
         return Section(name, sets, boards)
 
     def set_names(self, value: object, where: KeyPath) -> tuple[str, ...]:
         if not isinstance(value, list) or not value:
-            self.fail(where, "must be a list of board set names, one per copy, e.g. ['A1', 'A2']")
+            self.fail(where, _("must be a list of board set names, one per copy, e.g. ['A1', 'A2']"))
         names: list[str] = []
         for i, item in enumerate(value):
-            problem = set_name_problem(item) if isinstance(item, str) else f"board set name {item!r} must be text"
+            problem = set_name_problem(item) if isinstance(item, str) else _(
+                "board set name {name} must be text").format(name=repr(item))
             if problem is not None:
                 self.fail(where + (i,), problem)
             name = item.strip().upper()
             if name in names:
-                self.fail(where + (i,), f"board set {name} is listed twice")
+                self.fail(where + (i,), _("board set {set} is listed twice").format(set=name))
             names.append(name)
         return tuple(names)
 
@@ -496,5 +521,6 @@ class _PlanChecker:
         try:
             return copy_set_names(section, copies, numbered=True)
         except UsageError:
-            self.fail(where + ("name",), f"board sets cannot be named after section {section!r} "
-                                         f"(a set name is {SET_NAME_RULE}): give sets = [...]")
+            self.fail(where + ("name",), _("board sets cannot be named after section {section} (a set name is "
+                                           "{rule}): give sets = [...]").format(section=repr(section),
+                                                                               rule=set_name_rule()))

@@ -25,6 +25,7 @@ from dealer.dealing.transport import check_traces
 from dealer.journal.history import DealHistory, check_reuse
 from dealer.journal.lock import JournalLock
 from dealer.journal.store import Journal, Run, RunSpec
+from dealer.language import _
 from dealer.plan import Plan, Session
 from dealer.plan import problems as check
 
@@ -84,7 +85,8 @@ def _open_runs(journal: Journal, plan: Plan, chosen: list[Session], deal_sets: d
     unfinished = [(name, run) for name, run in found.items() if run is not None and not run.finished]
     for name, done in found.items():
         if done is not None and done.finished:
-            options.out.write(f"session {name}: dealt already (run {done.id}, finished)\n")
+            options.out.write(_("session {session}: dealt already (run {run}, finished)").format(
+                session=name, run=done.id) + "\n")
     dealt_now = [s for s in chosen if not _finished(found[s.name])]
     clashes = check.board_clashes(dealt_now)
     if clashes:
@@ -92,13 +94,13 @@ def _open_runs(journal: Journal, plan: Plan, chosen: list[Session], deal_sets: d
     fresh = [s for s in dealt_now if found[s.name] is None]
     with DealHistory.open(options.history) as history:
         for s in fresh:
-            for fault in check_reuse(history, deal_sets[s.name], name=s.name, replay=s.replay, hint=REPLAY_HINT):
-                options.out.write(f"note: {fault.text()}\n")
+            for fault in check_reuse(history, deal_sets[s.name], name=s.name, replay=s.replay, hint=_(REPLAY_HINT)):
+                options.out.write(_("note: {note}").format(note=fault.text()) + "\n")
         for name, run in unfinished:
-            remember(history, journal, run, deal_sets[name], options, hint=REPLAY_HINT)
+            remember(history, journal, run, deal_sets[name], options, hint=_(REPLAY_HINT))
         # their deals go into the history one by one, as each one's dealing begins
         begun = journal.begin_runs([RunSpec(s.name, _source_text(plan, s), deal_sets[s.name], s.jobs(), s.replay)
-                                    for s in fresh], hint=REPLAY_HINT)
+                                    for s in fresh], hint=_(REPLAY_HINT))
     run_of = {run.name: run.id for run in begun}
     for name, run in unfinished:
         release_loaded(journal, run.id)
@@ -120,6 +122,7 @@ def _nothing_left(journal: Journal, plan: Plan, chosen: list[Session], options: 
     found = [check.session_run(plan, s, runs) for s in chosen]
     ids = tuple(r.id for r in found if r is not None)
     jobs = sum(len(journal.jobs(i)) for i in ids)
-    summary = f"every session asked for is dealt already ({len(ids)} runs, {jobs} boards verified)"
+    summary = _("every session asked for is dealt already ({runs} runs, {jobs} boards verified)").format(
+        runs=len(ids), jobs=jobs)
     options.out.write(summary + "\n")
     return RunResult(ids[0], jobs, jobs, [], [], [], summary, ids)

@@ -16,6 +16,7 @@ from dealer.core.boards import format_board_range
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, OutputExistsError, UsageError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes
+from dealer.language import _
 
 GENERATED_FORMAT: Final = "pbn"
 
@@ -57,7 +58,7 @@ def generate(path: Path, engine: str, boards: tuple[int, ...], *, owner: bytes, 
         write_bytes(seed_file, engines.seed_record(engine, seed, owner), mode=SECRET_MODE)
     written = read_deals(path, GENERATED_FORMAT)
     if not np.array_equal(written.deals, deals.deals) or not np.array_equal(written.boards, deals.boards):
-        raise FormatError("does not hold the deals just generated for it", path)
+        raise FormatError(_("does not hold the deals just generated for it"), path)
     return written
 
 
@@ -89,7 +90,8 @@ def read_sqd(path: Path) -> squaredeal.SquareDealEvent:
     """The SquareDeal event in a .sqd file; it must be published and have its delayed value."""
     event = squaredeal.read_sqd(path)
     if event.delayed_value is None:
-        raise UsageError(f"{path}: the delayed value DV is not set yet, so the deals cannot be made")
+        raise UsageError(_("{file}: the delayed value DV is not set yet, so the deals cannot be made").format(
+            file=path))
     return event
 
 
@@ -99,14 +101,16 @@ def squaredeal_session(event: squaredeal.SquareDealEvent, keys: dict[str, str], 
     try:
         ref = squaredeal.resolve_session(event, name)
     except UsageError as exc:
-        phases = ", ".join(f"{p.prefix} ({p.sessions or 'open-ended'} sessions)" for p in event.phases)
-        raise UsageError(f"{exc}; its phases are {phases}") from None
+        phases = ", ".join(_("{prefix} ({count} sessions)").format(prefix=p.prefix, count=p.sessions) if p.sessions
+                           else _("{prefix} (open-ended sessions)").format(prefix=p.prefix) for p in event.phases)
+        raise UsageError(_("{problem}; its phases are {phases}").format(problem=exc, phases=phases)) from None
     if reserve:
         ref = replace(ref, reserve=True)
     phase = event.phases[ref.phase - 1]
     try:
         boards = tuple(b for s in ref.sessions() for b in phase.session_boards(s))
     except UsageError:
-        raise UsageError(f"the .sqd gives the boards of phase {phase.prefix} as '?'; make the session's "
-                         "deal file with `dealer squaredeal generate --boards` and use it as a file source") from None
+        raise UsageError(_("the .sqd gives the boards of phase {phase} as '?'; make the session's deal file with "
+                           "`dealer squaredeal generate --boards` and use it as a file source").format(
+            phase=phase.prefix)) from None
     return SquareDealSession(event, keys, ref, boards)

@@ -13,7 +13,7 @@ from typing import Final
 from dealer.core.boards import Vulnerability
 from dealer.core.cards import SEATS
 from dealer.core.errors import UsageError
-from dealer.language import N_, _
+from dealer.language import N_, _, decimal
 from dealer.printing.drawing import A4, POINT_MM, Item, Page, RectItem, TextItem, place
 from dealer.printing.handview import chunks
 from dealer.printing.words import seats_shown, vulnerability_name
@@ -86,7 +86,8 @@ def label_items(label: BoardLabel, bars: Sequence[int], w: float, h: float) -> l
         return _side_by_side(label, bars, w, h, beside)
     above = module_width(bars, w - 2 * PAD)
     if above < MIN_MODULE:
-        raise UsageError(f"label {label.payload()!r} is too long for {w:g} mm labels; use a shorter set name")
+        raise UsageError(_("label {label} is too long for {width} mm labels; use a shorter set name").format(
+            label=repr(label.payload()), width=decimal(w, None)))
     return _stacked(label, bars, w, h, above)
 
 

@@ -12,6 +12,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.extras import require
 from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, atomic_output, check_writable
+from dealer.language import N_, _
 from dealer.printing import curtains_layout, doubledummy, labels_layout, records_html, records_layout, stats_layout, svg
 from dealer.printing.code128 import bar_widths
 from dealer.printing.drawing import Page
@@ -26,6 +27,11 @@ MAX_PER_PAGE: Final = 12
 RECORD_KINDS: Final = {"pdf": True, "html": False}
 LABEL_KINDS: Final = {"pdf": True, "svg": True}  # SVG bars come from reportlab's Code 128 encoder too
 STATS_KINDS: Final = {"pdf": True, "html": False}
+HAND_RECORDS: Final = N_("hand records")
+CURTAIN_CARDS: Final = N_("curtain cards")
+BOARD_LABELS: Final = N_("board labels")
+STATISTICS_REPORTS: Final = N_("statistics reports")
+"""What each output is, as its messages name it (said through `_`)."""
 
 
 def prepare(path: str | Path, kinds: Mapping[str, bool], purpose: str, *, force: bool) -> str:
@@ -33,9 +39,10 @@ def prepare(path: str | Path, kinds: Mapping[str, bool], purpose: str, *, force:
     extra is installed: commands call this before any work."""
     kind = Path(path).suffix.lower().lstrip(".")
     if kind not in kinds:
-        raise UsageError(f"{path}: {purpose} are written as {' or '.join('.' + k for k in kinds)}")
+        raise UsageError(_("{path}: {purpose} are written as {kinds}").format(
+            path=path, purpose=_(purpose), kinds=_(" or ").join("." + k for k in kinds)))
     if kinds[kind]:
-        require("reportlab", "print", f"{purpose} as {kind.upper()}")
+        require("reportlab", "print", _("{purpose} as {kind}").format(purpose=_(purpose), kind=kind.upper()))
     check_writable(path, force=force)
     return kind
 
@@ -54,43 +61,43 @@ def write_records(path: str | Path, views: Sequence[BoardView], title: str, *, p
                   force: bool = False) -> None:
     """A hand-record sheet as PDF or HTML."""
     if not 1 <= per_page <= MAX_PER_PAGE:
-        raise UsageError(f"--per-page must be 1 to {MAX_PER_PAGE}; got {per_page}")
-    kind = prepare(path, RECORD_KINDS, "hand records", force=force)
+        raise UsageError(_("--per-page must be 1 to {most}; got {given}").format(most=MAX_PER_PAGE, given=per_page))
+    kind = prepare(path, RECORD_KINDS, HAND_RECORDS, force=force)
     if kind == "html":
         _write_text(path, records_html.records_html(views, title, per_page), force, SECRET_MODE)
     else:
-        _write_pdf(path, records_layout.record_pages(views, title, per_page), title, "hand records", force)
+        _write_pdf(path, records_layout.record_pages(views, title, per_page), title, HAND_RECORDS, force)
 
 
 def write_curtains(path: str | Path, views: Sequence[BoardView], title: str, *, force: bool = False) -> None:
     """Curtain cards as PDF or HTML."""
-    kind = prepare(path, RECORD_KINDS, "curtain cards", force=force)
+    kind = prepare(path, RECORD_KINDS, CURTAIN_CARDS, force=force)
     if kind == "html":
         _write_text(path, records_html.curtains_html(views, title), force, SECRET_MODE)
     else:
-        _write_pdf(path, curtains_layout.curtain_pages(views, title), title, "curtain cards", force)
+        _write_pdf(path, curtains_layout.curtain_pages(views, title), title, CURTAIN_CARDS, force)
 
 
 def write_labels(path: str | Path, labels: Sequence[BoardLabel], stock: labels_layout.LabelStock, *,
                  force: bool = False) -> None:
     """Board labels as PDF or SVG (one SVG canvas with the sheets one under another)."""
-    kind = prepare(path, LABEL_KINDS, "board labels", force=force)
+    kind = prepare(path, LABEL_KINDS, BOARD_LABELS, force=force)
     pages = labels_layout.label_pages(labels, stock, bar_widths)
-    title = "Board labels"
+    title = _("Board labels")
     if kind == "svg":
         _write_text(path, svg.svg_document(pages, title), force, PUBLIC_MODE)
     else:
-        _write_pdf(path, pages, title, "board labels", force, PUBLIC_MODE)
+        _write_pdf(path, pages, title, BOARD_LABELS, force, PUBLIC_MODE)
 
 
 def write_stats(path: str | Path, samples: Sequence[SampleStats], title: str, notes: Sequence[str] = (), *,
                 model: bool = False, force: bool = False) -> None:
     """A statistics report (charts and tests, no deal) as HTML or PDF; public (0644 under umask 022)."""
-    kind = prepare(path, STATS_KINDS, "statistics reports", force=force)
+    kind = prepare(path, STATS_KINDS, STATISTICS_REPORTS, force=force)
     if kind == "html":
         _write_text(path, stats_layout.stats_html(samples, title, notes, model=model), force, PUBLIC_MODE)
     else:
-        _write_pdf(path, stats_layout.stats_pages(samples, title, notes, model=model), title, "statistics reports",
+        _write_pdf(path, stats_layout.stats_pages(samples, title, notes, model=model), title, STATISTICS_REPORTS,
                    force, PUBLIC_MODE)
 
 
@@ -102,4 +109,4 @@ def _write_text(path: str | Path, text: str, force: bool, mode: int) -> None:
 def _write_pdf(path: str | Path, pages: Sequence[Page], title: str, purpose: str, force: bool,
                mode: int = SECRET_MODE) -> None:
     with atomic_output(path, force=force, mode=mode) as out:
-        write_pdf(pages, out, title, purpose)
+        write_pdf(pages, out, title, _(purpose))

@@ -14,6 +14,7 @@ from typing import Any, BinaryIO, Final
 
 from dealer.core.errors import UsageError
 from dealer.core.extras import require
+from dealer.language import _
 from dealer.printing.drawing import Color, Font, Item, LineItem, Page, RectItem, TextItem
 
 MM: Final = 72.0 / 25.4
@@ -48,8 +49,9 @@ def write_pdf(pages: Sequence[Page], stream: BinaryIO, title: str, purpose: str)
     for page in pages:
         for item in page.items:
             if isinstance(item, TextItem) and (lacking := missing_glyphs(item.text, item.font)):
-                raise UsageError(f"{purpose}: the printed font has no {' '.join(lacking)} "
-                                 f"(in {item.text[:60]!r}): write it with other characters")
+                raise UsageError(_("{purpose}: the printed font has no {characters} (in {text}): write it with "
+                                   "other characters").format(purpose=purpose, characters=" ".join(lacking),
+                                                              text=repr(item.text[:60])))
     canvas = canvas_mod.Canvas(stream, invariant=1, pageCompression=1, initialFontName=font_name("regular"))
     canvas.setTitle(title)
     canvas.setCreator("dealer")

@@ -60,13 +60,14 @@ CSS: Final = PAGE_CSS + BOARD_CSS
 def records_html(views: Sequence[BoardView], title: str, per_page: int = 6) -> str:
     """A hand-record sheet: `per_page` boards a printed page, each in its compass diagram."""
     pages = chunks(views, per_page)
-    cols, _ = grid(per_page)
+    cols, _rows = grid(per_page)
     body = []
     for number, boards in enumerate(pages, start=1):
         blocks = "\n".join(board_html(v) for v in boards)
+        footer = escape(_("Page {page} of {pages}").format(page=number, pages=len(pages)))
         body.append(f'<section class="page">\n<h1>{escape(title)}</h1>\n'
                     f'<div class="sheet" style="grid-template-columns: repeat({cols}, 1fr)">\n{blocks}\n</div>\n'
-                    f'<p class="footer">Page {number} of {len(pages)}</p>\n</section>')
+                    f'<p class="footer">{footer}</p>\n</section>')
     return _document(title, "\n".join(body))
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Final
 
+from dealer.language import _, decimal, n_, spoken_language
 from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, RectItem, TextItem, place, prose_chars
 from dealer.printing.svg import svg_element
 from dealer.stats.stats_report import figure_line, method_notes, wild_line
@@ -47,7 +48,7 @@ def chart_bars(figure: Figure) -> list[Bar]:
         common = [i for i, e in enumerate(expected) if e >= RARE_PATTERN]
         rest = [i for i in range(len(expected)) if i not in common]
         bars = [Bar(q.labels[i], shares[i], expected[i]) for i in common]
-        return bars + [Bar("other", sum(shares[i] for i in rest), sum(expected[i] for i in rest))]
+        return bars + [Bar(_("other"), sum(shares[i] for i in rest), sum(expected[i] for i in rest))]
     if q.key in ("wild", "shortest_in_hand"):
         return [Bar(label, s, e) for label, s, e in zip(q.labels, shares, expected, strict=True)]
     peak = expected.index(max(expected))
@@ -74,7 +75,9 @@ def nice_top(value: float) -> tuple[float, float]:
 def percent(share: float) -> str:
     """A share as a tick label: '20 %', '2.5 %', '0.4 %'."""
     value = share * 100
-    return f"{value:.0f} %" if abs(value - round(value)) < 1e-9 else f"{value:.1f} %".replace(".0 %", " %")
+    if abs(value - round(value)) < 1e-9:
+        return f"{value:.0f} %"
+    return decimal(value, 1).removesuffix("0").rstrip(".,") + " %"  # 2.0 as 2
 
 
 def chart_items(figure: Figure, width: float = CHART_WIDTH, height: float = CHART_HEIGHT) -> list[Item]:
@@ -88,10 +91,10 @@ def chart_items(figure: Figure, width: float = CHART_WIDTH, height: float = CHAR
     base, ceiling = height - PLOT_BOTTOM, PLOT_TOP
     scale = (base - ceiling) / top
     items: list[Item] = [
-        TextItem(1, 4.5, q.title, 9, "bold"),
-        RectItem(left, 7, 3, 3, "grey"), TextItem(left + 4, 9.6, "perfect shuffle (exact)", 7),
+        TextItem(1, 4.5, _(q.title), 9, "bold"),
+        RectItem(left, 7, 3, 3, "grey"), TextItem(left + 4, 9.6, _("perfect shuffle (exact)"), 7),
         RectItem(left + 40, 7, 3, 3, "blue"),
-        TextItem(left + 44, 9.6, f"counted ({figure.units} {q.unit}{'' if figure.units == 1 else 's'})", 7),
+        TextItem(left + 44, 9.6, _("counted ({units})").format(units=units_text(figure.units, q.unit)), 7),
     ]
     ticks = round(top / step)
     for k in range(ticks + 1):
@@ -111,6 +114,13 @@ def chart_items(figure: Figure, width: float = CHART_WIDTH, height: float = CHAR
         items.append(TextItem(middle, base + 4, b.label, size, anchor="middle"))
     items.append(LineItem(left, base, right, base, "black", 0.2))
     return items
+
+
+def units_text(count: int, unit: str) -> str:
+    """'2000 hands', '1 deal': `count` of the statistics' `unit` (hand, deal, partnership) in the language spoken."""
+    forms = {"hand": n_("{count} hand", "{count} hands", count), "deal": n_("{count} deal", "{count} deals", count),
+             "partnership": n_("{count} partnership", "{count} partnerships", count)}
+    return forms.get(unit, f"{{count}} {unit}").format(count=count)
 
 
 def chart_page(figure: Figure) -> Page:
@@ -136,17 +146,18 @@ def stats_html(samples: Sequence[SampleStats], title: str, notes: Sequence[str] 
     """The whole report as one self-contained HTML page."""
     body = [f"<h1>{escape(title)}</h1>"]
     for sample in samples:
-        body.append(f"<section class=\"sample\">\n<h2>{escape(sample.name)}: {sample.deals} "
-                    f"deal{'' if sample.deals == 1 else 's'}</h2>")
+        body.append(f"<section class=\"sample\">\n<h2>{escape(sample.name)}: "
+                    f"{escape(units_text(sample.deals, 'deal'))}</h2>")
         body.append(f"<p class=\"verdict\">{escape(sample.sentence)}</p>")
-        body.append(f"<p>{escape(wild_line(sample).capitalize())}. Overall chance: {escape(sample.chance_method)}.</p>")
+        body.append("<p>" + escape(_("{wild}. Overall chance: {method}.").format(
+            wild=wild_line(sample).capitalize(), method=sample.chance_method)) + "</p>")
         for figure in sample.figures:
             body.append(_figure_html(figure))
         body.append("</section>")
-    body.append('<section class="notes"><h2>How these figures are made</h2>')
+    body.append('<section class="notes"><h2>' + escape(_("How these figures are made")) + "</h2>")
     body.extend(f"<p>{escape(text)}</p>" for text in [*notes, *method_notes(samples, model)])
     body.append("</section>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    return (f"<!DOCTYPE html>\n<html lang=\"{spoken_language()}\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")
 
@@ -154,22 +165,23 @@ def stats_html(samples: Sequence[SampleStats], title: str, notes: Sequence[str] 
 def _figure_html(figure: Figure) -> str:
     q = figure.quantity
     rows = "\n".join(
-        f"<tr><td>{escape(label)}</td><td>{count}</td><td>{share * 100:.2f} %</td><td>{float(p) * 100:.4f} %</td>"
-        f"<td>{expected:.1f}</td></tr>"
+        f"<tr><td>{escape(label)}</td><td>{count}</td><td>{decimal(share * 100, 2)} %</td>"
+        f"<td>{decimal(float(p) * 100, 4)} %</td><td>{decimal(expected, 1)}</td></tr>"
         for label, count, share, p, expected in zip(q.labels, figure.counts, figure.observed_shares,
                                                    q.probabilities, figure.expected_counts, strict=True))
     test = figure.test
-    bins = "".join(f"<tr><td>{escape(b)}</td><td>{o}</td><td>{e:.1f}</td></tr>"
+    bins = "".join(f"<tr><td>{escape(b)}</td><td>{o}</td><td>{decimal(e, 1)}</td></tr>"
                    for b, o, e in zip(test.bins, test.observed, test.expected, strict=True))
-    chart = svg_element([chart_page(figure)], q.title).replace('id="page1"', f'id="chart-{q.key}"')
-    return (f'<h3>{escape(q.title)}</h3>\n<figure class="chart" data-key="{q.key}">\n'
+    chart = svg_element([chart_page(figure)], _(q.title)).replace('id="page1"', f'id="chart-{q.key}"')
+    return (f'<h3>{escape(_(q.title))}</h3>\n<figure class="chart" data-key="{q.key}">\n'
             f"{chart}</figure>\n"
             f'<p class="test">{escape(figure_line(figure))}</p>\n'
-            f"<details><summary>Table: every category</summary>\n<table><thead><tr><th>{escape(q.unit)}</th>"
-            "<th>counted</th><th>share</th><th>perfect shuffle (exact)</th><th>expected count</th></tr></thead>\n"
-            f"<tbody>\n{rows}\n</tbody></table>\n"
-            f"<table><thead><tr><th>test bin</th><th>counted</th><th>expected</th></tr></thead><tbody>{bins}"
-            f"</tbody></table></details>")
+            f"<details><summary>{escape(_('Table: every category'))}</summary>\n<table><thead><tr>"
+            + "".join(f"<th>{escape(heading)}</th>" for heading in (
+                _("category"), _("counted"), _("share"), _("perfect shuffle (exact)"), _("expected count")))
+            + f"</tr></thead>\n<tbody>\n{rows}\n</tbody></table>\n<table><thead><tr>"
+            + "".join(f"<th>{escape(heading)}</th>" for heading in (_("test bin"), _("counted"), _("expected")))
+            + f"</tr></thead><tbody>{bins}</tbody></table></details>")
 
 
 # --- PDF -------------------------------------------------------------------------------------------------
@@ -183,7 +195,7 @@ def stats_pages(samples: Sequence[SampleStats], title: str, notes: Sequence[str]
     pages: list[Page] = []
     lines: list[tuple[str, float, bool]] = [(title, 14, True)]
     for sample in samples:
-        lines += [("", 6, False), (f"{sample.name}: {sample.deals} deal{'' if sample.deals == 1 else 's'}", 12, True)]
+        lines += [("", 6, False), (f"{sample.name}: {units_text(sample.deals, 'deal')}", 12, True)]
         lines += [(text, 10, True) for text in textwrap.wrap(sample.sentence, prose_chars(line, 10, "bold"))]
         lines += [(text, 9, False) for text in textwrap.wrap(wild_line(sample).capitalize(), prose_chars(line, 9))]
         for figure in sample.figures:
@@ -192,11 +204,12 @@ def stats_pages(samples: Sequence[SampleStats], title: str, notes: Sequence[str]
     for sample in samples:
         figures = list(sample.figures)
         for start in range(0, len(figures), 3):
-            page = Page(width, height, [TextItem(MARGIN, MARGIN, f"{sample.name}: charts", 9, "bold")])
+            page = Page(width, height, [TextItem(MARGIN, MARGIN, _("{name}: charts").format(name=sample.name), 9,
+                                                 "bold")])
             for row, figure in enumerate(figures[start:start + 3]):
                 page.items.extend(place(chart_items(figure), MARGIN, MARGIN + 6 + row * (CHART_HEIGHT + 10)))
             pages.append(page)
-    closing: list[tuple[str, float, bool]] = [("How these figures are made", 12.0, True)]
+    closing: list[tuple[str, float, bool]] = [(_("How these figures are made"), 12.0, True)]
     for text in [*notes, *method_notes(samples, model)]:
         closing += [(wrapped, 8, False) for wrapped in textwrap.wrap(text, prose_chars(line, 8))] + [("", 3, False)]
     pages.extend(_text_pages(closing, width, height))

@@ -30,6 +30,7 @@ from dealer.core.structured import StructureError, load_json
 from dealer.journal import run_report as report
 from dealer.journal.dealt import dealt_deals
 from dealer.journal.store import Journal
+from dealer.language import _, speaking
 from dealer.printing.code128 import bar_widths
 from dealer.printing.handview import board_views
 from dealer.printing.labels_layout import STOCKS, label_pages
@@ -87,8 +88,8 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
         yield
         hub.close_all()
         if console.runs.stop_for_shutdown():
-            sys.stderr.write("dealer serve: stopping the run: each machine finishes its board (resume it from the "
-                             "Start page; a second signal ends it at once)\n")
+            sys.stderr.write(_("dealer serve: stopping the run: each machine finishes its board (resume it from the "
+                               "Start page; a second signal ends it at once)") + "\n")
         await asyncio.to_thread(console.runs.wait)
 
     routes = [
@@ -133,8 +134,8 @@ async def _events(request: Request) -> Response:
     ``?until=end`` ends the stream when the run ends (for scripts)."""
     console = _console(request)
     if console.hub.subscribers >= MAX_STREAMS:
-        return JSONResponse({"error": f"the console has {MAX_STREAMS} event streams open, the most it serves: close "
-                                      "a page or a script that watches the room, then reload"},
+        return JSONResponse({"error": _("the console has {most} event streams open, the most it serves: close a page "
+                                        "or a script that watches the room, then reload").format(most=MAX_STREAMS)},
                             status_code=503, headers={"Retry-After": "10"})
     until_end = request.query_params.get("until") == "end"
 
@@ -178,12 +179,13 @@ def _request_of(body: dict[str, Any], console: Console) -> RunRequest:
     """The run a client asks for: a file of the work folder by its name, machines by their ids."""
     source = str(body.get("source", "")).strip()
     if not source:
-        raise UsageError("give a deal file or a plan of the console's work folder (or upload one)")
+        raise UsageError(_("give a deal file or a plan of the console's work folder (or upload one)"))
     path = given.chosen_file(console.workdir, source)
     try:
         copies = int(body.get("copies", 1))
     except (TypeError, ValueError):
-        raise UsageError(f"copies: {str(body.get('copies'))[:20]!r} is not a number") from None
+        raise UsageError(_("copies: {value} is not a number").format(value=repr(str(body.get("copies"))[:20]))) \
+            from None
     set_name = str(body.get("set", "A")).strip().upper()[:40] or "A"  # (checked by the label rule)
     chosen = body.get("machines", body.get("ports", []))
     ids = tuple(str(m).strip() for m in (chosen if isinstance(chosen, list) else [chosen]) if str(m).strip())
@@ -196,7 +198,7 @@ async def _json_body(request: Request) -> dict[str, Any]:
     try:
         body = load_json(await request.body())
     except StructureError as exc:
-        raise UsageError(f"the request: {exc}") from None
+        raise UsageError(_("the request: {problem}").format(problem=exc)) from None
     except ValueError:
         body = {}
     return body if isinstance(body, dict) else {}
@@ -232,7 +234,7 @@ async def _stop(request: Request) -> Response:
         live = _console(request).runs.stop()
     except DealerError as exc:
         return _refused(exc, _console(request).workdir)
-    return JSONResponse({"ok": True, "run": live.key, "lines": ["stopping: each machine finishes its board"],
+    return JSONResponse({"ok": True, "run": live.key, "lines": [_("stopping: each machine finishes its board")],
                          "problems": []})
 
 
@@ -240,7 +242,7 @@ async def _resume(request: Request) -> Response:
     console = _console(request)
     last = console.runs.current
     if last is None:
-        return _refused(UsageError("no run of this console to resume: check the file with 'resume' ticked"),
+        return _refused(UsageError(_("no run of this console to resume: check the file with 'resume' ticked")),
                         console.workdir)
     try:
         live = await asyncio.to_thread(console.runs.start, replace(last.request, resume=True))
@@ -294,7 +296,8 @@ def _report_data(path: Path, run: int, workdir: Path) -> dict[str, Any]:
         key = f"{law}: {kind}" if law else kind
         by_law[key] = by_law.get(key, 0) + n
     actions = sorted(((m, a, n) for (_, m, a), n in rep.actions.items()), key=lambda t: (t[0], t[1]))
-    return {"name": f"{path.name} run {run}: {name}", "summary": given.shown(report.summary_text(rep), workdir),
+    return {"name": _("{journal} run {run}: {name}").format(journal=path.name, run=run, name=name),
+            "summary": given.shown(report.summary_text(rep), workdir),
             "rate_chart": charts.rate_chart(charts.rate_series(events)), "law_chart": charts.law_chart(by_law),
             "actions": actions}
 
@@ -327,22 +330,23 @@ def _download_body(path: Path, run: int, kind: str, unlocked: bool) -> tuple[byt
             return svg.encode(), "image/svg+xml", f"{stem}-labels.svg"
         if kind == "records":
             if not unlocked:
-                raise PermissionError("hand records show the deals: unlock the director's page first")
+                raise PermissionError(_("hand records show the deals: unlock the director's page first"))
             if not held.finished:
-                raise PermissionError("hand records of a run still dealing stay locked")
+                raise PermissionError(_("hand records of a run still dealing stay locked"))
             found = next((rd for rd in dealt_deals(journal) if rd.run.id == run), None)
             if found is None or found.deals is None:
-                raise UsageError(f"the deals of run {run} are not at hand: {found.reason if found else 'no such run'}")
+                raise UsageError(_("the deals of run {run} are not at hand: {why}").format(
+                    run=run, why=found.reason if found else _("no such run")))
             html = records_html(board_views(found.deals), held.name)
             return html.encode(), "text/html", f"{stem}-records.html"
-    raise UsageError(f"no download {kind!r}")
+    raise UsageError(_("no download {kind}").format(kind=repr(kind)))
 
 
 async def _download(request: Request) -> Response:
     console = _console(request)
     chosen = _chosen(console, request)
     if chosen is None:
-        return Response("no such run\n", status_code=404, media_type="text/plain")
+        return Response(_("no such run") + "\n", status_code=404, media_type="text/plain")
     unlocked = console.director.unlocked(request.cookies.get(director.COOKIE))
     try:
         body, media, filename = await asyncio.to_thread(_download_body, *chosen, request.query_params.get("as", ""),
@@ -378,10 +382,13 @@ def _session_cookie(request: Request) -> str:
 
 def _client(request: Request) -> str:
     """Who asks, as far as the PIN's limits go: the browser session the director's page gave it, else
-    (a client that keeps no cookie) its address."""
+    (a client that keeps no cookie) its address. Said in the console's language, not the request's: the
+    console's terminal names it, and a client is counted by it in whatever language it asks."""
     session = _console(request).director.session(request.cookies.get(_session_cookie(request)))
-    address = request.client.host if request.client is not None else "a client"
-    return f"browser session {session} at {address}" if session else address
+    with speaking(None):
+        address = request.client.host if request.client is not None else _("a client")
+        return _("browser session {session} at {address}").format(session=session, address=address) if session \
+            else address
 
 
 async def _unlock(request: Request) -> Response:
@@ -390,9 +397,9 @@ async def _unlock(request: Request) -> Response:
     attempt = console.director.unlock(form.get("pin", "")[:64], _client(request))
     if attempt.key is None:
         if attempt.wait > 0:
-            return HTMLResponse(pages.director_page(False, attempt.wait, "wrong PIN"), status_code=429,
+            return HTMLResponse(pages.director_page(False, attempt.wait, _("wrong PIN")), status_code=429,
                                 headers={"Retry-After": f"{attempt.wait:.0f}"})
-        return HTMLResponse(pages.director_page(False, 0.0, "wrong PIN"), status_code=403)
+        return HTMLResponse(pages.director_page(False, 0.0, _("wrong PIN")), status_code=403)
     response = RedirectResponse("/director", status_code=303)
     response.set_cookie(director.COOKIE, attempt.key, max_age=director.UNLOCK_SECONDS, httponly=True,
                         samesite="strict")
@@ -403,8 +410,9 @@ async def _once(request: Request) -> Response:
     """The one-time link the console's terminal printed: the director's cookie, without a PIN."""
     attempt = _console(request).director.use_once(request.query_params.get("key", "")[:64])
     if attempt.key is None:
-        return HTMLResponse(pages.director_page(False, 0.0, "that link was used or is too old: ask the console's "
-                                                "terminal for another (press Enter there)"), status_code=403)
+        return HTMLResponse(pages.director_page(False, 0.0, _("that link was used or is too old: ask the console's "
+                                                              "terminal for another (press Enter there)")),
+                            status_code=403)
     response = RedirectResponse("/director", status_code=303)
     response.set_cookie(director.COOKIE, attempt.key, max_age=director.UNLOCK_SECONDS, httponly=True,
                         samesite="strict")
@@ -421,7 +429,7 @@ async def _lock(request: Request) -> Response:
 async def _board(request: Request) -> Response:
     console = _console(request)
     if not _unlocked(request):
-        return HTMLResponse(pages.director_page(False, console.director.waiting(_client(request)), "unlock first"),
+        return HTMLResponse(pages.director_page(False, console.director.waiting(_client(request)), _("unlock first")),
                             status_code=403)
     label = (await _form(request)).get("label", "")
     try:
@@ -431,8 +439,8 @@ async def _board(request: Request) -> Response:
     dealings = await asyncio.to_thread(director.find_board, console.runs.journals(), set_name, board,
                                        console.workdir)
     if not dealings:
-        return HTMLResponse(pages.director_page(True, 0.0, f"set {set_name} board {board}: no run of this console "
-                                                           "dealt into it", label=label),
+        return HTMLResponse(pages.director_page(True, 0.0, _("set {set} board {board}: no run of this console dealt "
+                                                             "into it").format(set=set_name, board=board), label=label),
                             status_code=404, headers={"Cache-Control": "no-store"})
     return HTMLResponse(pages.director_page(True, 0.0, "", director.dealings_html(dealings), label),
                         headers={"Cache-Control": "no-store"})

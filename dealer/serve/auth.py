@@ -28,6 +28,8 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from dealer.language import _
+
 COOKIE: Final = "dealer_token"
 """The access cookie's name, followed by the console's port."""
 CSP: Final = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -106,12 +108,12 @@ class AccessMiddleware:
         host = headers.get("host", "")
         hosts = self.access.hosts
         if hosts is not None and host.rsplit(":", 1)[0].strip("[]") not in hosts and host not in hosts:
-            await _plain(send, 400, f"this console does not answer to the host {host!r}")
+            await _plain(send, 400, _("this console does not answer to the host {host}").format(host=repr(host)))
             return
         if scope["method"] not in SAFE_METHODS:
             origin = headers.get("origin")
             if origin is not None and urlsplit(origin).netloc != host:
-                await _plain(send, 403, "a change must come from this console's own pages")
+                await _plain(send, 403, _("a change must come from this console's own pages"))
                 return
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
         given_query = query.get("token")
@@ -121,8 +123,8 @@ class AccessMiddleware:
         bearer = headers.get("authorization", "")
         given = bearer.removeprefix("Bearer ").strip() if bearer.startswith("Bearer ") else cookie_value(scope)
         if not self.access.token_ok(given):
-            await _plain(send, 401, "401: this console needs its access token (the address printed when "
-                                    "dealer serve started)", [(b"www-authenticate", b"Bearer")])
+            await _plain(send, 401, _("401: this console needs its access token (the address printed when dealer "
+                                      "serve started)"), [(b"www-authenticate", b"Bearer")])
             return
         await self.app(scope, receive, send)
 

@@ -10,6 +10,7 @@ from html import escape
 from typing import Final
 
 from dealer.journal.store import JobState, Recorded
+from dealer.language import _, decimal
 
 COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 WIDTH: Final = 400
@@ -46,7 +47,7 @@ def rate_chart(series: Mapping[str, Sequence[tuple[float, float]]]) -> str:
     """Lines of boards per hour against minutes, one a machine, with a legend."""
     points = [p for line in series.values() for p in line]
     if not points:
-        return '<p class="empty">No board verified yet.</p>'
+        return '<p class="empty">' + escape(_("No board verified yet.")) + "</p>"
     x_max = max(x for x, _ in points) or 1.0
     y_max = max(y for _, y in points) * 1.1 or 1.0
     plot_w, plot_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
@@ -54,26 +55,28 @@ def rate_chart(series: Mapping[str, Sequence[tuple[float, float]]]) -> str:
     def xy(x: float, y: float) -> str:
         return f"{PAD + x / x_max * plot_w:.1f},{HEIGHT - PAD - y / y_max * plot_h:.1f}"
 
-    parts = [_axes(plot_w, plot_h, f"{x_max:.1f} min", f"{y_max:.0f} boards/hour")]
+    parts = [_axes(plot_w, plot_h, _("{minutes} min").format(minutes=decimal(x_max, 1)),
+                   _("{rate:.0f} boards/hour").format(rate=y_max))]
     for k, (machine, line) in enumerate(sorted(series.items())):
         colour = COLOURS[k % len(COLOURS)]
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
                      f'points="{" ".join(xy(x, y) for x, y in line)}"/>')
         parts.append(f'<text x="{WIDTH - PAD + 4}" y="{PAD + 14 * k}" fill="{colour}" font-size="{TEXT}">'
                      f"{escape(machine)}</text>")
-    return _svg("Boards per hour per machine over the run", "".join(parts))
+    return _svg(_("Boards per hour per machine over the run"), "".join(parts))
 
 
 def law_chart(counts: Mapping[str, int]) -> str:
     """One bar a Law (or machine stop), longest first: a table of HTML, so that its words wrap and keep the
     page's size at any width (a drawing scaled down to a phone shrinks its words with it)."""
     if not counts:
-        return '<p class="empty">No fault.</p>'
+        return '<p class="empty">' + escape(_("No fault.")) + "</p>"
     items = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     top = max(n for _, n in items)
     rows = "".join(f'<tr><th scope="row">{escape(law)}</th><td><span class="bar" style="width: {80 * n / top:.0f}%">'
                    f'</span> {n}</td></tr>' for law, n in items)
-    return f'<table class="bars" aria-label="Faults by Law"><tbody>{rows}</tbody></table>'
+    label = escape(_("Faults by Law"), quote=True)
+    return f'<table class="bars" aria-label="{label}"><tbody>{rows}</tbody></table>'
 
 
 def _axes(plot_w: float, plot_h: float, x_label: str, y_label: str) -> str:

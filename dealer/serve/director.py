@@ -35,6 +35,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError
 from dealer.journal.dealt import Lookup, dealt_deals
 from dealer.journal.store import JobState, Journal, Run
+from dealer.language import _, speaking
 from dealer.plan import Plan
 from dealer.plan.model import SessionSource
 from dealer.printing.handview import board_views
@@ -127,15 +128,21 @@ class DirectorLock:
             tries = self._wrong.setdefault(client, deque())
             tries.append(now)
             self._all.append(now)
-            self._tell(f"dealer serve: a wrong director's PIN from {client or 'a client'} ({len(tries)} in the "
-                       f"last minute, {len(self._all)} from all clients)")
+            with speaking(None):  # the console's terminal: its language, not the request's
+                self._tell(_("dealer serve: a wrong director's PIN from {client} ({mine} in the last minute, {all} "
+                             "from all clients)").format(client=client or _("a client"), mine=len(tries),
+                                                         all=len(self._all)))
             wait = self._wait(client, now)
             if wait > 0:
-                everyone = len(self._all) >= OVERALL
-                self._tell("dealer serve: the director's PIN is being guessed: "
-                           + ("every client" if everyone else client or "a client")
-                           + f" waits {wait:.0f} s before its next try"
-                           + ("; press Enter here for a one-time link that lets the director in" if everyone else ""))
+                with speaking(None):
+                    if len(self._all) >= OVERALL:
+                        self._tell(_("dealer serve: the director's PIN is being guessed: every client waits "
+                                     "{seconds:.0f} s before its next try; press Enter here for a one-time link that "
+                                     "lets the director in").format(seconds=wait))
+                    else:
+                        self._tell(_("dealer serve: the director's PIN is being guessed: {client} waits "
+                                     "{seconds:.0f} s before its next try").format(client=client or _("a client"),
+                                                                                   seconds=wait))
             return Attempt(None, wait)
 
     def _wait(self, client: str, now: float) -> float:
@@ -238,7 +245,7 @@ def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Pat
             for run_id, (run, at, digest) in held.items():
                 if not run.finished:
                     found.append(BoardDealing(path, run, set_name, board, at, digest, None,
-                                         "the run has not finished: its deals stay locked until it has"))
+                                              _("the run has not finished: its deals stay locked until it has")))
                     continue
                 rd = deals[run_id]
                 if rd.deals is not None:
@@ -296,15 +303,16 @@ def _why(run: Run, reason: str, where: Path | None) -> str:
     """Why a finished run's deal is not shown; for a plan's session, where its deals are."""
     if not run.source.startswith("plan "):
         return reason
-    plan, _, source = run.source.removeprefix("plan ").partition(": ")
-    session = f"session {run.name} of plan {plan}"
+    plan, _colon, source = run.source.removeprefix("plan ").partition(": ")
     if where is None:
-        return (f"{session}: its deals ({source}) are kept beside the plan, which is not in the console's work "
-                f"folder now: put the plan back to show this board")
+        return _("session {session} of plan {plan}: its deals ({source}) are kept beside the plan, which is not in "
+                 "the console's work folder now: put the plan back to show this board").format(
+            session=run.name, plan=plan, source=source)
     if not where.is_file():
-        return (f"{session}: its deals are kept in {where}, which is not there now: put that file back to show "
-                "this board")
-    return f"{session}, dealt from {where}: {reason}"
+        return _("session {session} of plan {plan}: its deals are kept in {where}, which is not there now: put that "
+                 "file back to show this board").format(session=run.name, plan=plan, where=where)
+    return _("session {session} of plan {plan}, dealt from {where}: {reason}").format(
+        session=run.name, plan=plan, where=where, reason=reason)
 
 
 def _replays_shown(found: list[BoardDealing]) -> None:
@@ -314,7 +322,7 @@ def _replays_shown(found: list[BoardDealing]) -> None:
             continue
         same = next((d for d in found if d.deals is not None and d.deals.deal_hashes()[0] == dealing.deal_hash), None)
         if same is not None:
-            found[k] = replace(dealing, deals=same.deals, why=f"a replay of {same.run.name}")
+            found[k] = replace(dealing, deals=same.deals, why=_("a replay of {session}").format(session=same.run.name))
 
 
 def dealings_html(dealings: Sequence[BoardDealing]) -> str:
@@ -324,15 +332,16 @@ def dealings_html(dealings: Sequence[BoardDealing]) -> str:
     parts = []
     for k, dealing in enumerate(dealings):
         state = "now" if k == 0 else "older"
-        heading = ("In the board now" if k == 0 else "Older, no longer in the board") + (
-            f": {escape(dealing.run.name)} (run {dealing.run.id} of {escape(dealing.journal.name)}), dealt "
-            f"{dealing.when}")
+        tag = _("now") if k == 0 else _("older")
+        heading = (_("In the board now: {name} (run {run} of {journal}), dealt {when}") if k == 0
+                   else _("Older, no longer in the board: {name} (run {run} of {journal}), dealt {when}")).format(
+            name=escape(dealing.run.name), run=dealing.run.id, journal=escape(dealing.journal.name), when=dealing.when)
         if dealing.deals is not None:
             shown = board_html(board_views(dealing.deals)[0])
             more = f'<p class="note">{escape(dealing.why)}</p>' if dealing.why else ""
         else:
-            shown, more = "", f'<p class="note">Not shown: {escape(dealing.why)}</p>'
+            shown, more = "", '<p class="note">' + escape(_("Not shown: {why}").format(why=dealing.why)) + "</p>"
         parts.append(f'<section class="dealing {state}" data-run="{dealing.run.id}" data-when="{dealing.at}">'
-                     f'<h2><span class="tag">{"now" if k == 0 else "older"}</span> {heading}</h2>'
+                     f'<h2><span class="tag">{tag}</span> {heading}</h2>'
                      f"{more}{shown}</section>")
     return "".join(parts)

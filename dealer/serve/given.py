@@ -15,6 +15,7 @@ from typing import Any, Final
 from dealer import formats
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.core.structured import StructureError, load_toml
+from dealer.language import _
 from dealer.plan.model import PlanError, field_name
 
 UPLOADS: Final = "uploads"
@@ -51,8 +52,8 @@ def chosen_file(workdir: Path, name: str) -> Path:
     not such a file exists anywhere)."""
     path = offered_files(workdir).get(name.strip())
     if path is None:
-        raise UsageError(f"source: {name.strip()[:80]!r} is not a deal file or plan of the console's work folder: "
-                         "choose one it lists, or upload it")
+        raise UsageError(_("source: {name} is not a deal file or plan of the console's work folder: choose one it "
+                           "lists, or upload it").format(name=repr(name.strip()[:80])))
     return path
 
 
@@ -81,9 +82,11 @@ def plan_reach(plan: Path, workdir: Path, machine_ok: Callable[[str], str | None
         if not isinstance(value, str):
             return
         if not inside(base / value, workdir):
-            problems.append(f"{field_name(where)}: the console reads and writes files in its work folder only")
+            problems.append(_("{field}: the console reads and writes files in its work folder only").format(
+                field=field_name(where)))
         elif inside(base / value, workdir / OWN_FOLDER):
-            problems.append(f"{field_name(where)}: {OWN_FOLDER} holds the console's own files, not a plan's")
+            problems.append(_("{field}: {folder} holds the console's own files, not a plan's").format(
+                field=field_name(where), folder=OWN_FOLDER))
         elif where[-1] != "deal_folder" and where[-1] != "journal":
             files.append(base / value)
             if where[-1] == "squaredeal":
@@ -122,10 +125,10 @@ def told(exc: DealerError, workdir: Path, files: Iterable[Path]) -> str:
     file's content, its place only (the file's text is the operator's)."""
     if isinstance(exc, FormatError) and not all(uploaded(f, workdir) for f in files):
         where = [shown(exc.path, workdir)] if exc.path else []
-        where += [f"line {exc.line}"] if exc.line is not None else []
+        where += [_("line {line}").format(line=exc.line)] if exc.line is not None else []
         where += [exc.field] if isinstance(exc, PlanError) and exc.field else []
-        what = ", ".join(where) or "a file"
+        what = ", ".join(where) or _("a file")
         command = "dealer plan" if any(f.suffix == PLAN_SUFFIX for f in files) else "dealer convert"
-        return (f"{what}: cannot be read; the console quotes only files uploaded to it ({command} on its "
-                "computer says why)")
+        return _("{what}: cannot be read; the console quotes only files uploaded to it ({command} on its computer "
+                 "says why)").format(what=what, command=command)
     return shown(str(exc), workdir)

@@ -2,14 +2,14 @@
 
 The journal is the one truth of where each board is, so the grid shown live and the grid shown by a
 server restarted later are the same reading. `GridWatcher` re-reads it while a run deals (woken by the
-run's events, at most a few times a second) and publishes only the boards whose state changed.
+run's events, at most twice a second) and publishes the boards whose state changed with the run's figures of
+the same reading (`room_reading`): what a page shows of one message agrees with itself.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -28,10 +28,8 @@ SHOWN: Final = {
     JobState.FAULTED: "faulted",
 }
 """What the room calls each journal state."""
-REFRESH_SECONDS: Final = 0.2
-FIGURES_SECONDS: Final = 1.0
-"""Shortest time between two readings of the run's figures (every event of the run) while it deals."""
-"""Shortest time between two readings of the journal while a run deals."""
+READ_SECONDS: Final = 0.5
+"""Shortest time between two readings of the journal (the grid and the run's figures) while a run deals."""
 
 Cell = tuple[int, str, str, int, int]
 """A grid cell's key: run id, session, board set, board, copy."""
@@ -57,28 +55,41 @@ def grid_of(journal: Journal, run_ids: Sequence[int] | None = None) -> list[dict
     return cells
 
 
+def room_reading(journal: Journal, run_ids: Sequence[int] | None = None) -> tuple[list[dict[str, Any]],
+                                                                                 dict[str, Any]]:
+    """The grid and the run's figures read in one transaction of the journal: the boards verified the
+    figures count are the grid's verified cells."""
+    with journal.reading():
+        return grid_of(journal, run_ids), run_figures(journal, run_ids)
+
+
+def read_room(journal_path: Path, run_ids: Sequence[int] | None = None) -> tuple[list[dict[str, Any]],
+                                                                                dict[str, Any]]:
+    """`room_reading` of a journal file."""
+    with Journal.open_read_only(journal_path) as journal:
+        return room_reading(journal, run_ids)
+
+
 def cell_id(cell: dict[str, Any]) -> str:
     """A cell's id in the page: 'r1-A2-26-2'."""
     return f"r{cell['run']}-{cell['set']}-{cell['board']}-{cell['copy']}"
 
 
 class GridWatcher:
-    """Re-reads a live run's grid when told something happened; publishes the cells that changed."""
+    """Re-reads a live run's journal when told something happened; publishes the cells that changed with the
+    figures of the same reading."""
 
-    def __init__(self, journal_path: Path, publish: Callable[[list[dict[str, Any]]], None],
-                 publish_figures: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(self, journal_path: Path,
+                 publish: Callable[[list[dict[str, Any]], dict[str, Any]], None]) -> None:
         self.journal_path = journal_path
         self.publish = publish
-        self.publish_figures = publish_figures
-        """Given the run's figures (`dealer.serve.figures`) whenever a board's state changed."""
+        """Given the cells that changed and the run's figures (`dealer.serve.figures`) of one reading."""
         self.run_ids: list[int] | None = None
         self._known: dict[str, str] = {}
         self._dirty = threading.Event()
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._journal: Journal | None = None
-        self._figures_at = -FIGURES_SECONDS
-        self._figures_due = False
         """Open for reading while the run deals (each reading its own short transaction)."""
         self._thread = threading.Thread(target=self._loop, name="grid", daemon=True)
 
@@ -95,54 +106,47 @@ class GridWatcher:
         self._dirty.set()
         if self._thread.ident is not None:
             self._thread.join()
-        self.refresh(last=True)
+        self.refresh()
         with self._lock:
             journal, self._journal = self._journal, None
         if journal is not None:
             journal.close()
 
-    def cells(self) -> list[dict[str, Any]]:
-        """The grid now, read fresh (for a browser's snapshot: what the others were sent is unchanged)."""
+    def room(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """The grid and the figures now, of one fresh reading (for a browser's snapshot: what the others were
+        sent is unchanged)."""
         try:
-            return read_grid(self.journal_path, self.run_ids) if self.journal_path.is_file() else []
+            if self.journal_path.is_file():
+                return read_room(self.journal_path, self.run_ids)
         except DealerError:
-            return []
+            pass
+        return [], None
 
-    def refresh(self, last: bool = False) -> None:
-        """Read the journal; publish the cells whose state changed since the last reading, and the figures
-        when a board changed (at most once a second, and at the `last` reading)."""
+    def refresh(self) -> None:
+        """Read the journal; publish the cells whose state changed since the last reading with the figures
+        of the same reading (the figures also when only they changed: a machine's time on a board)."""
         try:
             if self._journal is None:
                 if not self.journal_path.is_file():
                     return
                 self._journal = Journal.open_read_only(self.journal_path)
-            cells = grid_of(self._journal, self.run_ids)
-            with self._lock:
-                changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
-            self._figures_due |= bool(changed)
-            now = time.monotonic()
-            shown = None
-            if self._figures_due and self.publish_figures and (last or now - self._figures_at >= FIGURES_SECONDS):
-                shown = run_figures(self._journal, self.run_ids)
-                self._figures_due, self._figures_at = False, now
+            cells, shown = room_reading(self._journal, self.run_ids)
         except (DealerError, sqlite3.Error):  # read again at the next event
             return
         with self._lock:
+            changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
             for c in changed:
                 self._known[cell_id(c)] = c["state"]
-        if changed:
-            self.publish(changed)
-        if shown is not None and self.publish_figures is not None:
-            self.publish_figures(shown)
+        self.publish(changed, shown)
 
     def _loop(self) -> None:
         while not self._done.is_set():
-            self._dirty.wait(FIGURES_SECONDS if self._figures_due else None)  # (figures held back: read soon)
+            self._dirty.wait()
             if self._done.is_set():
                 return
             self._dirty.clear()
             self.refresh()
-            self._done.wait(REFRESH_SECONDS)
+            self._done.wait(READ_SECONDS)
 
 
 def unfinished_runs(journal_path: Path) -> list[int] | None:

@@ -78,10 +78,10 @@ class Offer:
         urls: list[str] = []
         for given in ids:
             if given in by_id and by_id[given] in urls:
-                raise UsageError(f"machine {given}: chosen twice")
+                raise UsageError(_("machine {machine}: chosen twice").format(machine=given))
             if given not in by_id:
-                raise UsageError(f"machine {given[:80]!r}: not one the console offers (choose among "
-                                 f"{', '.join(by_id)})")
+                raise UsageError(_("machine {machine}: not one the console offers (choose among {offered})").format(
+                    machine=repr(given[:80]), offered=", ".join(by_id)))
             urls.append(by_id[given])
         return tuple(urls)
 
@@ -95,6 +95,6 @@ class Offer:
             keys = {k for k, _ in parse_qsl(parts.query, keep_blank_values=True)}
             if keys <= PLAN_SIM_KEYS:
                 return None
-            return (f"a simulated machine here takes only {', '.join(sorted(PLAN_SIM_KEYS))} (not "
-                    f"{', '.join(sorted(keys - PLAN_SIM_KEYS))})")
-        return "the console deals on the serial ports it found and on simulated machines (sim://) only"
+            return _("a simulated machine here takes only {allowed} (not {given})").format(
+                allowed=", ".join(sorted(PLAN_SIM_KEYS)), given=", ".join(sorted(keys - PLAN_SIM_KEYS)))
+        return _("the console deals on the serial ports it found and on simulated machines (sim://) only")

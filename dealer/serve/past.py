@@ -14,11 +14,12 @@ from typing import Any
 
 from dealer.journal.events import Event
 from dealer.journal.store import Journal
+from dealer.verify.fault_table import law_said
 
 
 def fault_entries(event: Event) -> list[dict[str, str]]:
     """The room's entries of an event's faults: text, Law and action, one a fault (the live list's too)."""
-    return [{"text": fault.title, "law": fault.law, "action": event.action()} for fault in event.faults()]
+    return [{"text": fault.said, "law": law_said(fault.law), "action": event.action()} for fault in event.faults()]
 
 
 def journal_faults(path: Path, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:

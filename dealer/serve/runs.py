@@ -23,6 +23,7 @@ from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.journal import run_report as report
 from dealer.journal.store import Journal
+from dealer.language import _
 from dealer.serve import figures, given, grid, past, sources
 from dealer.serve.hub import EventHub
 from dealer.serve.machines import Offer
@@ -101,13 +102,13 @@ class RunManager:
             raise UsageError(checked.told(checked.problems[0]))
         with self._lock:
             if self.current is not None and self.current.status in ("starting", "dealing", "stopping"):
-                raise UsageError(f"a run is dealing already ({self.current.title}): stop it first")
+                raise UsageError(_("a run is dealing already ({title}): stop it first").format(
+                    title=self.current.title))
             self._count += 1
             key = f"{self._count}-{int(time.time())}"
             view = HubView(self.hub, key)
-            watcher = grid.GridWatcher(checked.journal, lambda cells: self.hub.publish(
-                {"type": "grid", "run": key, "cells": cells}), lambda shown: self.hub.publish(
-                {"type": "figures", "run": key, "figures": shown}))
+            watcher = grid.GridWatcher(checked.journal, lambda cells, shown: self.hub.publish(
+                {"type": "grid", "run": key, "cells": cells, "figures": shown}))
             live = LiveRun(key, request, checked.journal, checked.title, view, watcher, plan=checked.plan is not None,
                            history=checked.history)
             self.current = live
@@ -121,7 +122,7 @@ class RunManager:
                              out=cast(IO[str], _Notes(self.hub, key)))
         live.thread = threading.Thread(target=self._deal, args=(live, checked, options), name="run", daemon=True)
         live.status = "dealing"
-        live.message = "resumed: the boards left are dealt" if request.resume else ""
+        live.message = _("resumed: the boards left are dealt") if request.resume else ""
         self.hub.publish({"type": "status", "run": key, "status": live.status, "title": live.title,
                           "message": live.message})
         live.thread.start()
@@ -132,13 +133,13 @@ class RunManager:
         with self._lock:
             live = self.current
             if live is not None and live.status == "stopping":
-                raise UsageError("the run is stopping already: each machine finishes its board")
+                raise UsageError(_("the run is stopping already: each machine finishes its board"))
             if live is None or live.status not in ("starting", "dealing"):
-                raise UsageError("no run is dealing")
+                raise UsageError(_("no run is dealing"))
             live.status = "stopping"
             live.stop.set()
         self.hub.publish({"type": "status", "run": live.key, "status": live.status, "title": live.title,
-                          "message": "each machine finishes its board, then the run stops"})
+                          "message": _("each machine finishes its board, then the run stops")})
         threading.Thread(target=self._stop_within, args=(live,), name="stop-within", daemon=True).start()
         return live
 
@@ -151,8 +152,9 @@ class RunManager:
         thread.join(self.stop_within)
         if not thread.is_alive():
             return
-        self.give_up(live, f"a machine did not finish its board within {self.stop_within:g} s of the stop: the run "
-                     "ended without it; the resume recounts that board before dealing on")
+        self.give_up(live, _("a machine did not finish its board within {seconds:g} s of the stop: the run ended "
+                             "without it; the resume recounts that board before dealing on").format(
+            seconds=self.stop_within))
 
     def give_up(self, live: LiveRun | None = None, why: str = "") -> None:
         """End the run now (a second signal, or a stop that took too long): every machine is given up."""
@@ -189,15 +191,15 @@ class RunManager:
                 assert checked.deals is not None
                 result = deal_session(checked.deals, str(checked.source.resolve()), options)
             raise_for(result)
-            live.status, live.message = "finished", "every board verified"
+            live.status, live.message = "finished", _("every board verified")
         except DealerError as exc:  # (the run sets its stop event as it ends: the status says who stopped it)
             asked = live.status == "stopping"
             live.status = "stopped" if asked else "failed"
-            finished = "ended" if live.give_up.is_set() else "each machine finished the board it had"
-            live.message = (f"stopped as asked: {finished}{_left(result)}" if asked
+            live.message = (_stopped(live.give_up.is_set(), result) if asked
                             else given.shown(str(exc), self.workdir))
         except Exception as exc:  # a bug: shown, and the server goes on
-            live.status, live.message = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
+            live.status, live.message = "failed", _("unexpected error: {kind}: {error}").format(
+                kind=type(exc).__name__, error=exc)
         finally:
             live.watcher.stop()
             live.summary = self._summary(live) or (result.summary if result is not None else "")
@@ -239,7 +241,7 @@ class RunManager:
         if live is not None:
             progress = live.view.progress
             machines = [machine_dict(r) for r in progress.rows()] if progress is not None else []
-            shown = self._figures(live)
+            cells, shown = live.watcher.room()
             ended = live.status not in ("starting", "dealing", "stopping")
             if ended:
                 machines = [at_rest(m, live.status) for m in machines]
@@ -247,20 +249,21 @@ class RunManager:
                     "message": live.message, "summary": live.summary,
                     "journal": given.shown(str(live.journal), self.workdir),
                     "total": progress.total_jobs if progress is not None else 0,
-                    "verified": progress.verified if progress is not None else 0,
+                    "verified": shown["verified"] if shown is not None else 0,
                     "figures": shown, "resume": self._how_to_resume(live) if ended else None,
-                    "machines": machines, "grid": live.watcher.cells(), "faults": live.view.fault_list(),
+                    "machines": machines, "grid": cells, "faults": live.view.fault_list(),
                     "t": time.time()}
         for journal in reversed(self.journals()):
-            cells = grid.read_grid(journal)
+            cells, read = _journal_room(journal)
             done = sum(1 for c in cells if c["state"] == "verified")
-            return {"type": "snapshot", "run": "", "title": f"{journal.name} (from the journal)", "status": "idle",
+            return {"type": "snapshot", "run": "",
+                    "title": _("{journal} (from the journal)").format(journal=journal.name), "status": "idle",
                     "message": _resting(journal), "summary": "",
                     "journal": given.shown(str(journal), self.workdir), "total": len(cells), "verified": done,
-                    "figures": _journal_figures(journal), "resume": None, "machines": [],
+                    "figures": read, "resume": None, "machines": [],
                     "grid": cells, "faults": past.journal_faults(journal), "t": time.time()}
-        return {"type": "snapshot", "run": "", "title": "no run yet", "status": "idle",
-                "message": "start a run on the Start page", "summary": "", "journal": "", "total": 0,
+        return {"type": "snapshot", "run": "", "title": _("no run yet"), "status": "idle",
+                "message": _("start a run on the Start page"), "summary": "", "journal": "", "total": 0,
                 "verified": 0, "figures": None, "resume": None, "machines": [], "grid": [], "faults": [],
                 "t": time.time()}
 
@@ -274,25 +277,36 @@ def at_rest(machine: dict[str, Any], status: str) -> dict[str, Any]:
             if kept else "note"}
 
 
-def _left(result: RunResult | None) -> str:
-    """'; 13 of 16 boards left' after a run's result (nothing when there is none)."""
-    return "" if result is None else f"; {result.jobs - result.verified} of {result.jobs} boards left"
+def _stopped(gave_up: bool, result: RunResult | None) -> str:
+    """What a run stopped as asked says: its machines ended (`gave_up`) or each finished its board, and the
+    boards left after its result ('; 13 of 16 boards left'; nothing when there is none)."""
+    if result is None:
+        return (_("stopped as asked: ended") if gave_up
+                else _("stopped as asked: each machine finished the board it had"))
+    left, jobs = result.jobs - result.verified, result.jobs
+    if gave_up:
+        return _("stopped as asked: ended; {left} of {jobs} boards left").format(left=left, jobs=jobs)
+    return _("stopped as asked: each machine finished the board it had; {left} of {jobs} boards left").format(
+        left=left, jobs=jobs)
 
 
 def _resting(journal: Path) -> str:
     """What the room says of a journal no run of this console is dealing (the console was started again)."""
     unfinished = grid.unfinished_runs(journal)
     if not unfinished:
-        return "no run is dealing; the journal's runs are shown"
-    return (f"no run is dealing; run {unfinished[0]} of {journal.name} is unfinished: to go on, tick 'resume the "
-            "unfinished run' on the Start page (or type the dealer deal command that dealt it, with --resume)")
+        return _("no run is dealing; the journal's runs are shown")
+    return _("no run is dealing; run {run} of {journal} is unfinished: to go on, tick 'resume the unfinished run' "
+             "on the Start page (or type the dealer deal command that dealt it, with --resume)").format(
+        run=unfinished[0], journal=journal.name)
 
 
-def _journal_figures(journal: Path) -> dict[str, Any] | None:
+def _journal_room(journal: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The grid and the figures of a journal no run of this console deals, of one reading (a journal that
+    cannot be read: its grid, as `read_grid` refuses it, and no figures)."""
     try:
-        return figures.read_figures(journal)
+        return grid.read_room(journal)
     except DealerError:
-        return None
+        return grid.read_grid(journal), None
 
 
 def resume_command(request: RunRequest, plan: bool, history: Path | None, workdir: Path) -> str:

@@ -27,6 +27,7 @@ from dealer.dealing.run import Advice, RunOptions, journal_held, session_problem
 from dealer.formats.reading import ReadReport
 from dealer.journal.history import DealHistory, check_reuse, practice_history, practice_note
 from dealer.journal.store import Journal
+from dealer.language import N_, _, n_
 from dealer.plan import Plan
 from dealer.plan import problems as plan_check
 from dealer.serve import given
@@ -91,7 +92,8 @@ def check(request: RunRequest, workdir: Path, offer: Offer) -> Checked:
     checked = Checked(request.source, workdir, title=request.source.name, machines=request.machines,
                       files=[request.source])
     if not (request.source.is_file() and given.inside(request.source, workdir)):
-        checked.problems.append(UsageError(f"{request.source.name}: not a file of the console's work folder"))
+        checked.problems.append(UsageError(_("{file}: not a file of the console's work folder").format(
+            file=request.source.name)))
         return checked
     try:
         if request.source.suffix.lower() == ".toml":
@@ -103,48 +105,57 @@ def check(request: RunRequest, workdir: Path, offer: Offer) -> Checked:
     return checked
 
 
-ADVICE = Advice(resume="tick 'resume the unfinished run'",
-                replay="if this event is a replay of those deals, tick 'a replay of deals dealt before'")
-"""The console's words for the choices a refusal names: its boxes, not the command line's options."""
+ADVICE = Advice(resume=N_("tick 'resume the unfinished run'"),
+                replay=N_("if this event is a replay of those deals, tick 'a replay of deals dealt before'"))
+"""The console's words for the choices a refusal names: its boxes, not the command line's options (said with
+`advice`)."""
+
+
+def advice() -> Advice:
+    """`ADVICE` in the language spoken."""
+    return Advice(resume=_(ADVICE.resume), replay=_(ADVICE.replay))
 
 
 def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
     if not request.ports:
-        checked.problems.append(UsageError("choose at least one machine"))
+        checked.problems.append(UsageError(_("choose at least one machine")))
     report = ReadReport()
     deals = formats.read_file(request.source, report=report)
     if report.guessed is not None:  # never dealt under a guess: a PBN beside it, or converted, names the boards
         raise UsageError(report.guessed)
     if len(np.unique(deals.boards)) != len(deals):
-        raise UsageError(f"{request.source}: a board number comes twice")
+        raise UsageError(_("{file}: a board number comes twice").format(file=request.source))
     checked.deals = deals
     checked.ports = request.ports
     checked.journal = Path(str(request.source) + ".journal")
     checked.history = history_for(request.ports, workdir)
     boards = [int(b) for b in deals.boards]
-    checked.lines.append(f"{len(boards)} boards ({boards[0]}-{boards[-1]}) in {request.source.name}; "
-                         f"{request.copies} cop{'y' if request.copies == 1 else 'ies'}, board set "
-                         f"{request.set_name}; {len(request.ports)} machine{'s' if len(request.ports) != 1 else ''}"
-                         + ("; a replay" if request.replay else ""))
-    checked.lines.append(f"journal: {checked.journal}")
+    copies = n_("{n} copy", "{n} copies", request.copies).format(n=request.copies)
+    machines = n_("{n} machine", "{n} machines", len(request.ports)).format(n=len(request.ports))
+    told = (_("{boards} boards ({first}-{last}) in {file}; {copies}, board set {set}; {machines}; a replay")
+            if request.replay
+            else _("{boards} boards ({first}-{last}) in {file}; {copies}, board set {set}; {machines}"))
+    checked.lines.append(told.format(boards=len(boards), first=boards[0], last=boards[-1], file=request.source.name,
+                                     copies=copies, set=request.set_name, machines=machines))
+    checked.lines.append(_("journal: {journal}").format(journal=checked.journal))
     if checked.history is not None:
         checked.lines.append(practice_note(checked.history))
     options = RunOptions(ports=request.ports, journal=checked.journal, copies=request.copies,
                          set_name=request.set_name, resume=request.resume, replay=request.replay,
                          history=checked.history)
-    checked.problems += session_problems(deals, options, request.source.stem, ADVICE)
+    checked.problems += session_problems(deals, options, request.source.stem, advice())
     unfinished = _unfinished(checked.journal, deals)
     if unfinished is not None and request.resume:
-        checked.lines.append(f"resumes run {unfinished}")
+        checked.lines.append(_("resumes run {run}").format(run=unfinished))
     if unfinished is None and not request.resume and not checked.problems:
         with DealHistory.open(checked.history) as history:  # a replay's notes (Law 6D2, F10)
             for fault in check_reuse(history, deals, name=request.source.stem, replay=request.replay):
-                checked.lines.append(f"note: {fault.text()}")
+                checked.lines.append(_("note: {note}").format(note=fault.text()))
 
 
 def _check_journal_free(checked: Checked) -> None:
     """Name the run's journal, and a problem if another controller holds it."""
-    checked.lines.append(f"journal: {checked.journal}")
+    checked.lines.append(_("journal: {journal}").format(journal=checked.journal))
     held = journal_held(checked.journal)
     if held is not None:
         checked.problems.append(held)
@@ -167,19 +178,22 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path, offer: Off
     plan = Plan.load(request.source)
     outside = [p for p in (plan.event.journal, plan.event.deal_folder) if not given.inside(p, workdir)]
     if outside:  # (a default place, through a link)
-        raise UsageError(f"{request.source.name}: the console reads and writes files in its work folder only")
+        raise UsageError(_("{file}: the console reads and writes files in its work folder only").format(
+            file=request.source.name))
     if request.replay:
-        checked.problems.append(UsageError(f"{request.source.name}: a plan marks its replay sessions itself "
-                                           "(replay = true): untick 'a replay of deals dealt before'"))
+        checked.problems.append(UsageError(_("{file}: a plan marks its replay sessions itself (replay = true): "
+                                             "untick 'a replay of deals dealt before'").format(
+            file=request.source.name)))
     checked.plan = plan
     checked.title = plan.event.name
     checked.journal = Path(plan.event.journal)
     checked.ports = tuple(m.url for m in plan.machines)
     checked.machines = tuple(m.name for m in plan.machines)
     checked.history = history_for(checked.ports, workdir)
-    checked.lines.append(f"congress plan {plan.event.name}: {len(plan.sessions)} sessions, "
-                         f"{sum(len(s.jobs()) for s in plan.sessions)} jobs, on the plan's "
-                         f"{len(plan.machines)} machines ({', '.join(m.name for m in plan.machines)})")
+    checked.lines.append(_("congress plan {name}: {sessions} sessions, {jobs} jobs, on the plan's {count} machines "
+                           "({machines})").format(
+        name=plan.event.name, sessions=len(plan.sessions), jobs=sum(len(s.jobs()) for s in plan.sessions),
+        count=len(plan.machines), machines=", ".join(m.name for m in plan.machines)))
     if checked.history is not None:
         checked.lines.append(practice_note(checked.history))
     _check_journal_free(checked)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Final
 
 from dealer.core.errors import UsageError
+from dealer.language import _, decimal, n_
 from dealer.serve import given
 
 MAX_NAME_BYTES: Final = 255
@@ -42,23 +43,25 @@ class UploadLimits:
 
 
 def _mb(n: int) -> str:
-    return f"{n / (1 << 20):g} MB" if n >= 1 << 20 else f"{n} bytes"
+    if n >= 1 << 20:
+        return _("{size} MB").format(size=decimal(n / (1 << 20), None))
+    return n_("{n} bytes", "{n} bytes", n).format(n=n)  # (English has one form here)
 
 
 def upload_name(raw: str) -> str:
     """The name an upload is kept under; `UsageError` for a name that is too long, a path, or not a deal
     file or plan."""
     if len(raw.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
-        raise UsageError(f"upload name: longer than {MAX_NAME_BYTES} bytes")
+        raise UsageError(_("upload name: longer than {most} bytes").format(most=MAX_NAME_BYTES))
     if any(part in raw for part in ("/", "\\", "\x00")) or raw.strip() in ("", ".", ".."):
-        raise UsageError("upload name: give a file's name, not a path")
+        raise UsageError(_("upload name: give a file's name, not a path"))
     name = UNSAFE.sub("_", raw.strip()).lstrip(".")
     stem, suffix = Path(name).stem, Path(name).suffix
     name = stem[:KEPT_STEM] + suffix  # room for '-2' and the like within the file system's 255
     suffixes = given.offered_suffixes()
     if Path(name).suffix.lower() not in suffixes:
-        raise UsageError(f"upload name {name[:60]!r}: not a deal file or plan (the extensions read: "
-                         f"{', '.join(sorted(suffixes))})")
+        raise UsageError(_("upload name {name}: not a deal file or plan (the extensions read: {extensions})").format(
+            name=repr(name[:60]), extensions=", ".join(sorted(suffixes))))
     return name
 
 
@@ -80,18 +83,18 @@ class Uploads:
     def _reserve(self, n: int, stored: int) -> None:
         with self._lock:
             if stored + self._in_flight + n > self.limits.quota_bytes:
-                raise TooLarge(f"upload: the console's uploads would pass their quota of "
-                               f"{_mb(self.limits.quota_bytes)} (remove files from its work folder's uploads)")
+                raise TooLarge(_("upload: the console's uploads would pass their quota of {quota} (remove files from "
+                                 "its work folder's uploads)").format(quota=_mb(self.limits.quota_bytes)))
             self._in_flight += n
 
     async def receive(self, name: str, declared: int | None, body: AsyncIterator[bytes]) -> Path:
         """Keep the body under `name` (checked by `upload_name`); the path kept."""
         if declared is not None and declared > self.limits.file_bytes:
-            raise TooLarge(f"upload: larger than the {_mb(self.limits.file_bytes)} a file may be")
+            raise TooLarge(_("upload: larger than the {most} a file may be").format(most=_mb(self.limits.file_bytes)))
         kept = self._kept()
         if sum(not p.name.startswith(".") for p in kept) >= self.limits.files:  # (not the uploads in flight)
-            raise TooLarge(f"upload: the console keeps at most {self.limits.files} uploaded files (remove files "
-                           "from its work folder's uploads)")
+            raise TooLarge(_("upload: the console keeps at most {most} uploaded files (remove files from its work "
+                             "folder's uploads)").format(most=self.limits.files))
         self.folder.mkdir(mode=0o700, exist_ok=True)
         stored = sum(p.stat().st_size for p in kept)
         temp = self.folder / f".incoming-{os.getpid()}-{threading.get_ident()}-{id(body)}"
@@ -101,7 +104,8 @@ class Uploads:
                 temp.chmod(0o600)
                 async for chunk in body:
                     if size + len(chunk) > self.limits.file_bytes:
-                        raise TooLarge(f"upload: larger than the {_mb(self.limits.file_bytes)} a file may be")
+                        raise TooLarge(_("upload: larger than the {most} a file may be").format(
+                            most=_mb(self.limits.file_bytes)))
                     self._reserve(len(chunk), stored)
                     size += len(chunk)
                     out.write(chunk)

@@ -1,11 +1,11 @@
 """A dealing run's progress as blind messages for the browsers: the `ProgressView` the server runs with.
 
 Each event becomes one message: the machine, the kind (step, prompt, fault, note, stopped), the step's
-words, the job in hand (session, board set, board, copy, attempt), the run's count of boards verified,
-the machine's boards per hour, and for each fault of the journal's event it shows, the fault's title,
-Law and action as the event gives them (`dealer.serve.past.fault_entries`, as the list read back from a
-journal). The server deals blind (``show_cards`` is never set), so the words name no card, as on the
-terminal. Faults are kept in the order they happened, for a browser that opens the room later.
+words, the job in hand (session, board set, board, copy, attempt), the machine's boards per hour, and for
+each fault of the journal's event it shows, the fault's title, Law and action as the event gives them
+(`dealer.serve.past.fault_entries`, as the list read back from a journal). The server deals blind
+(``show_cards`` is never set), so the words name no card, as on the terminal. Faults are kept in the order
+they happened, for a browser that opens the room later.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from dealer.dealing.progress import LineKind, MachineRow, ProgressEvent, RunProgress
 from dealer.journal.events import Dealing, Verified
+from dealer.language import _
 from dealer.serve.hub import EventHub
 from dealer.serve.past import fault_entries
 
@@ -47,9 +48,9 @@ def machine_dict(row: MachineRow) -> dict[str, Any]:
     """One machine as the room shows it."""
     job = row.job or (row.last.job if row.last is not None else None)
     if row.lost is not None:
-        state, step = "stopped", f"stopped: {row.lost}"
+        state, step = "stopped", _("stopped: {why}").format(why=row.lost)
     elif row.last is None:
-        state, step = "connecting", "connecting"
+        state, step = "connecting", _("connecting")
     else:
         state, step = state_of(row.last), row.last.step()
     kind = "stopped" if row.lost is not None else str(row.last.kind) if row.last is not None else "note"
@@ -80,11 +81,8 @@ class HubView:
         message: dict[str, Any] = {"type": "event", "run": self.run_key, "t": self.clock(),
                                    "machine": event.machine, "kind": str(event.kind), "text": event.step(),
                                    "state": state_of(event), "job": job_dict(event.job)}
-        if progress is not None:
-            message["verified"] = progress.verified
-            message["total"] = progress.total_jobs
-            if event.machine:
-                message["rate"] = round(progress.rate(event.machine))
+        if progress is not None and event.machine:  # (the run's counts come with the grid: `dealer.serve.grid`)
+            message["rate"] = round(progress.rate(event.machine))
         if event.recorded is not None:
             faults: list[dict[str, Any]] = []
             for entry in fault_entries(event.recorded):

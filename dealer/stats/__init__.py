@@ -2,7 +2,7 @@
 exact probabilities (`exact`), tested (`goodness`, `special`), with a verdict in words (`summary`,
 `report`), and a model of hand shuffling (`shuffling`). Pure; never shows a deal.
 
-May import: `dealer.core`, numpy.
+May import: `dealer.core`, `dealer.language` (the words a director reads), numpy.
 """
 
 from __future__ import annotations

@@ -18,6 +18,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from dealer.language import N_
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
@@ -40,13 +42,14 @@ class Quantity:
 
     key: str
     title: str
+    """In English (the JSON's), marked for the catalogue: said with `_`."""
     unit: str
     per_deal: int
     labels: tuple[str, ...]
     probabilities: tuple[Fraction, ...]
     covariance: FloatArray
     computed: str
-    """How the probabilities are counted, in a sentence."""
+    """How the probabilities are counted, in a sentence (English, marked: said with `_`)."""
 
     @property
     def shares(self) -> FloatArray:
@@ -183,26 +186,26 @@ def _patterns() -> Quantity:
     probs = _hand_distribution(_pattern_category, 39)
     joint = _hand_pair_joint(_pattern_category, 39)
     shares = np.array([float(p) for p in probs])
-    return Quantity("patterns", "Hand patterns", "hand", 4, tuple(pattern_label(p) for p in patterns()), probs,
+    return Quantity("patterns", N_("Hand patterns"), "hand", 4, tuple(pattern_label(p) for p in patterns()), probs,
                     _covariance(4, shares, [(12, joint)]),
-                    "hands counted by their suit lengths: Π C(13, a_s) of the C(52, 13) hands, summed by pattern")
+                    N_("hands counted by their suit lengths: Π C(13, a_s) of the C(52, 13) hands, summed by pattern"))
 
 
 def _longest_in_hand() -> Quantity:
     probs = _hand_distribution(_longest_category, 10)
     shares = np.array([float(p) for p in probs])
-    return Quantity("longest_in_hand", "Longest suit in a hand", "hand", 4, tuple(str(m) for m in range(4, 14)),
+    return Quantity("longest_in_hand", N_("Longest suit in a hand"), "hand", 4, tuple(str(m) for m in range(4, 14)),
                     probs, _covariance(4, shares, [(12, _hand_pair_joint(_longest_category, 10))]),
-                    "hands counted by their suit lengths, summed by the longest")
+                    N_("hands counted by their suit lengths, summed by the longest"))
 
 
 def _shortest_in_hand() -> Quantity:
     probs = _hand_distribution(_shortest_category, 4)
     shares = np.array([float(p) for p in probs])
-    return Quantity("shortest_in_hand", "Voids and singletons: shortest suit in a hand", "hand", 4,
+    return Quantity("shortest_in_hand", N_("Voids and singletons: shortest suit in a hand"), "hand", 4,
                     ("void", "singleton", "doubleton", "three (4-3-3-3)"), probs,
                     _covariance(4, shares, [(12, _hand_pair_joint(_shortest_category, 4))]),
-                    "hands counted by their suit lengths, summed by the shortest")
+                    N_("hands counted by their suit lengths, summed by the shortest"))
 
 
 def _suit_lengths() -> Quantity:
@@ -220,8 +223,8 @@ def _suit_lengths() -> Quantity:
     # 16 holdings a deal; ordered pairs: 4 hands x 3 x 4 suits of one hand, 4 suits x 4 x 3 hands of one
     # suit, 4 x 3 hands x 4 x 3 suits of neither
     cov = _covariance(16, shares, [(48, same_hand), (48, same_suit), (144, neither)])
-    return Quantity("suit_lengths", "Suit lengths", "suit holding", 16, tuple(str(k) for k in range(14)), probs,
-                    cov, "C(13, k) C(39, 13 - k) / C(52, 13): k cards of a suit in a hand")
+    return Quantity("suit_lengths", N_("Suit lengths"), "suit holding", 16, tuple(str(k) for k in range(14)), probs,
+                    cov, N_("C(13, k) C(39, 13 - k) / C(52, 13): k cards of a suit in a hand"))
 
 
 def _hcp_counts() -> list[int]:
@@ -259,10 +262,10 @@ def _hcp_pair_joint() -> FloatArray:
 def _hcp() -> Quantity:
     probs = tuple(Fraction(c, HANDS) for c in _hcp_counts())
     shares = np.array([float(p) for p in probs])
-    return Quantity("hcp", "High-card points in a hand", "hand", 4, tuple(str(p) for p in range(38)), probs,
+    return Quantity("hcp", N_("High-card points in a hand"), "hand", 4, tuple(str(p) for p in range(38)), probs,
                     _covariance(4, shares, [(12, _hcp_pair_joint())]),
-                    "hands counted by their aces, kings, queens and jacks, Π C(4, x), times C(36, 13 - honours) "
-                    "spot cards")
+                    N_("hands counted by their aces, kings, queens and jacks, Π C(4, x), times C(36, 13 - honours) "
+                       "spot cards"))
 
 
 def _longest_fit() -> Quantity:
@@ -280,9 +283,9 @@ def _longest_fit() -> Quantity:
         joint[mine - 7, theirs - 7] += ways / total
     probs = tuple(Fraction(c, total) for c in counts)
     shares = np.array([float(p) for p in probs])
-    return Quantity("longest_fit", "Longest fit of a partnership", "partnership", 2,
+    return Quantity("longest_fit", N_("Longest fit of a partnership"), "partnership", 2,
                     tuple(str(k) for k in range(7, 14)), probs, _covariance(2, shares, [(2, joint)]),
-                    "the 26 cards of a partnership counted by suit lengths: Π C(13, f_s) / C(52, 26)")
+                    N_("the 26 cards of a partnership counted by suit lengths: Π C(13, f_s) / C(52, 26)"))
 
 
 def deals_where_every_hand(allowed: Callable[[Sequence[int]], bool]) -> int:
@@ -320,22 +323,22 @@ def _longest_in_deal() -> Quantity:
     counts = [at_most[0]] + [hi - lo for lo, hi in itertools.pairwise(at_most)]
     probs = tuple(Fraction(c, DEALS) for c in counts)
     shares = np.array([float(p) for p in probs])
-    return Quantity("longest_in_deal", "Longest suit in the deal", "deal", 1, tuple(str(m) for m in range(4, 14)),
+    return Quantity("longest_in_deal", N_("Longest suit in the deal"), "deal", 1, tuple(str(m) for m in range(4, 14)),
                     probs, _covariance(1, shares, []),
-                    "counted over whole deals: the deals in which no hand has a suit longer than m are the "
-                    "coefficient of x♠¹³x♥¹³x♦¹³x♣¹³ in (Σ 13!/Π a_s! x^a)⁴, the sum over the suit lengths a with "
-                    "no suit longer than m; then differences over m")
+                    N_("counted over whole deals: the deals in which no hand has a suit longer than m are the "
+                       "coefficient of x♠¹³x♥¹³x♦¹³x♣¹³ in (Σ 13!/Π a_s! x^a)⁴, the sum over the suit lengths a with "
+                       "no suit longer than m; then differences over m"))
 
 
 def _wild() -> Quantity:
     tame = deals_where_every_hand(lambda a: not is_wild_hand(a))
     probs = (Fraction(DEALS - tame, DEALS), Fraction(tame, DEALS))
     shares = np.array([float(p) for p in probs])
-    return Quantity("wild", "Wild deals: a 7+ card suit, a 6-5 or a void in some hand", "deal", 1,
+    return Quantity("wild", N_("Wild deals: a 7+ card suit, a 6-5 or a void in some hand"), "deal", 1,
                     ("wild", "not wild"), probs, _covariance(1, shares, []),
-                    "counted over whole deals: the deals in which no hand has a 7+ suit, a 6-5 or a void are the "
-                    "coefficient of x♠¹³x♥¹³x♦¹³x♣¹³ in (Σ 13!/Π a_s! x^a)⁴, the sum over the suit lengths a of "
-                    "such hands")
+                    N_("counted over whole deals: the deals in which no hand has a 7+ suit, a 6-5 or a void are the "
+                       "coefficient of x♠¹³x♥¹³x♦¹³x♣¹³ in (Σ 13!/Π a_s! x^a)⁴, the sum over the suit lengths a of "
+                       "such hands"))
 
 
 _BUILDERS: Final[dict[str, Callable[[], Quantity]]] = {

@@ -15,6 +15,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from dealer.language import N_
 from dealer.stats import special
 from dealer.stats.analysis import Counts, count_sets
 from dealer.stats.exact import FIGURE_KEYS, Quantity, quantity
@@ -24,6 +25,8 @@ LARGE_SAMPLE: Final = 1000
 MONTE_CARLO_SETS: Final = 999
 ORDERED: Final = frozenset({"hcp", "suit_lengths", "longest_in_hand", "shortest_in_hand", "longest_in_deal",
                             "longest_fit"})
+TOO_FEW: Final = N_("too few deals to test")
+"""The law of a figure left untested (English in the JSON; said with `_` on the screen)."""
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -139,7 +142,7 @@ def large_sample_test(key: str, counts: npt.NDArray[np.int64], deals: int) -> Fi
         return wild_test(counts, deals)
     b = _bins(quantity(key), deals)
     if len(b.groups) < 2:
-        return _result(b, counts, "none", 1.0, None, "too few deals to test")
+        return _result(b, counts, "none", 1.0, None, TOO_FEW)
     statistic = float(pearson(b.observed(counts), b.expected))
     if b.quantity.per_deal == 1:
         bins = len(b.groups) - 1
@@ -209,7 +212,7 @@ def _monte_carlo(counts: Counts, deals: int, sets: int) -> SampleTests:
             continue
         b = _bins(quantity(key), deals)
         if len(b.groups) < 2:
-            tests[key] = _result(b, counts[key], "none", 1.0, None, "too few deals to test")
+            tests[key] = _result(b, counts[key], "none", 1.0, None, TOO_FEW)
             continue
         statistics = pearson(b.observed(np.vstack([counts[key], simulated[key]])), b.expected)
         # p-value of every set by its rank among all sets (ties at the observed value count as extreme)

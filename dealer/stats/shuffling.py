@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from dealer.core.cards import DECK_SIZE, DealArray
 from dealer.core.errors import UsageError
+from dealer.language import _
 
 MAX_SHUFFLES: Final = 10
 DEFAULT_CHAINS: Final = 1000
@@ -55,7 +56,7 @@ def deal_out(packs: Packs) -> DealArray:
 def next_deals(deals: DealArray, shuffles: int, rng: np.random.Generator) -> DealArray:
     """The deals made from `deals` by gathering, `shuffles` riffle shuffles and dealing round robin."""
     packs = gather(deals)
-    for _ in range(shuffles):
+    for _shuffle in range(shuffles):
         packs = riffle(packs, rng)
     return deal_out(packs)
 
@@ -66,9 +67,10 @@ def model_deals(count: int, shuffles: int, rng: np.random.Generator, *, chains: 
     a chain, made from the deal before it: `chains` chains run side by side (vectorised over them), each
     starting from a uniformly random deal that is not itself returned; the deals come chain after chain."""
     if not 1 <= shuffles <= MAX_SHUFFLES:
-        raise UsageError(f"the shuffle model takes 1 to {MAX_SHUFFLES} riffle shuffles; got {shuffles}")
+        raise UsageError(_("the shuffle model takes 1 to {most} riffle shuffles; got {shuffles}").format(
+            most=MAX_SHUFFLES, shuffles=shuffles))
     if count < 1:
-        raise UsageError(f"the shuffle model needs at least one deal; got {count}")
+        raise UsageError(_("the shuffle model needs at least one deal; got {count}").format(count=count))
     chains = max(1, min(chains, count))
     length = -(-count // chains)
     base = np.repeat(np.arange(4, dtype=np.uint8), 13)

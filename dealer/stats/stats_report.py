@@ -8,31 +8,39 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
+from dealer.language import N_, _, decimal, n_
 from dealer.stats.exact import quantities
 from dealer.stats.goodness import LARGE_SAMPLE, MIN_EXPECTED, MONTE_CARLO_SETS
 from dealer.stats.summary import Figure, SampleStats
 
-TEST_RULE: Final = (
-    f"Each figure is tested with Pearson's X² over its categories pooled so that each is expected at least "
-    f"{MIN_EXPECTED:g} times. From {LARGE_SAMPLE} deals the p-value comes from the chi-square law, corrected "
-    f"(Rao-Scott) where a deal gives several hands, suits or partnerships, which are not independent; with "
-    f"fewer deals from {MONTE_CARLO_SETS} sets of as many perfectly random deals (Monte Carlo). Wild deals take "
-    f"the exact binomial test. The overall chance is, under {LARGE_SAMPLE} deals, that of the most uneven "
-    f"figure among the Monte Carlo sets; from {LARGE_SAMPLE} deals the smallest p-value times the number of "
-    f"figures (an upper bound).")
-MODEL_RULE: Final = (
+TEST_RULE: Final = N_(
+    "Each figure is tested with Pearson's X² over its categories pooled so that each is expected at least "
+    "{min_expected:g} times. From {large} deals the p-value comes from the chi-square law, corrected "
+    "(Rao-Scott) where a deal gives several hands, suits or partnerships, which are not independent; with "
+    "fewer deals from {sets} sets of as many perfectly random deals (Monte Carlo). Wild deals take "
+    "the exact binomial test. The overall chance is, under {large} deals, that of the most uneven "
+    "figure among the Monte Carlo sets; from {large} deals the smallest p-value times the number of "
+    "figures (an upper bound).")
+"""How every figure is tested (said with `_`, then formatted by `said_test_rule`)."""
+MODEL_RULE: Final = N_(
     "The hand-shuffling model: the four hands of the deal before, each sorted by suit (spades, hearts, diamonds, "
     "clubs; ace to two), are stacked North on top, then East, South, West; the pack gets k riffle shuffles "
     "(Gilbert-Shannon-Reeds: a binomial cut, every interleaving equally likely) and is dealt one card at a time "
     "from the top, to North, East, South and West in turn.")
+"""The hand-shuffling model, in a paragraph (said with `_`)."""
+
+
+def said_test_rule() -> str:
+    """`TEST_RULE` in the language spoken, with its numbers."""
+    return _(TEST_RULE).format(min_expected=MIN_EXPECTED, large=LARGE_SAMPLE, sets=MONTE_CARLO_SETS)
 
 
 def method_notes(samples: Sequence[SampleStats], model: bool = False) -> list[str]:
     """The paragraphs on method: how each probability is counted, the test rule, the model if used."""
-    notes = [f"{q.title}: {q.computed}." for q in quantities()]
-    notes.append(TEST_RULE)
+    notes = [_("{title}: {computed}.").format(title=_(q.title), computed=_(q.computed)) for q in quantities()]
+    notes.append(said_test_rule())
     if model:
-        notes.append(MODEL_RULE)
+        notes.append(_(MODEL_RULE))
     return notes
 
 
@@ -77,25 +85,41 @@ def p_text(p: float) -> str:
 def figure_line(figure: Figure, *, law: bool = True) -> str:
     """One line per figure: what it counts and its test (with the law its p-value comes from, if `law`)."""
     q, test = figure.quantity, figure.test
+    counted = f"{_(q.title)} ({units_text(q.unit, figure.units)})"
     if not test.tested:
-        return f"{q.title} ({figure.units} {q.unit}s): {test.law}"
+        return f"{counted}: {_(test.law) if test.law else test.law}"
     how = f"{test.method}; {test.law}" if law else test.method
-    return f"{q.title} ({figure.units} {q.unit}s): p = {p_text(test.p_value)} ({how})"
+    return f"{counted}: p = {p_text(test.p_value)} ({how})"
+
+
+def units_text(unit: str, count: int) -> str:
+    """How many units of a figure were counted: '96 hands' (English has said the plural for any count)."""
+    if unit == "hand":
+        return n_("{count} hands", "{count} hands", count).format(count=count)
+    if unit == "suit holding":
+        return n_("{count} suit holdings", "{count} suit holdings", count).format(count=count)
+    if unit == "partnership":
+        return n_("{count} partnerships", "{count} partnerships", count).format(count=count)
+    if unit == "deal":
+        return n_("{count} deals", "{count} deals", count).format(count=count)
+    return f"{count} {unit}s"
 
 
 def wild_line(sample: SampleStats) -> str:
     wild = sample.figure("wild").counts[0]
-    return (f"wild deals: {wild} of {sample.deals} ({sample.wild_share * 100:.1f} %; a perfect shuffle gives "
-            f"{sample.wild_expected * 100:.1f} %)")
+    return _("wild deals: {wild} of {deals} ({share} %; a perfect shuffle gives {expected} %)").format(
+        wild=wild, deals=sample.deals, share=decimal(sample.wild_share * 100, 1),
+        expected=decimal(sample.wild_expected * 100, 1))
 
 
 def summary_text(samples: Sequence[SampleStats], notes: Sequence[str] = ()) -> str:
     """The report for the screen: per sample the verdict, the wild deals and one line per figure."""
     lines: list[str] = []
     for sample in samples:
-        lines.append(f"{sample.name}: {sample.deals} deal{'' if sample.deals == 1 else 's'}")
+        lines.append(n_("{name}: {count} deal", "{name}: {count} deals", sample.deals).format(
+            name=sample.name, count=sample.deals))
         lines.append(f"  {sample.sentence}")
         lines.append(f"  {wild_line(sample)}")
         lines.extend(f"  {figure_line(f, law=False)}" for f in sample.figures)
-    lines.extend(f"note: {note}" for note in notes)
+    lines.extend(_("note: {note}").format(note=note) for note in notes)
     return "\n".join(lines) + "\n"

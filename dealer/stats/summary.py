@@ -9,6 +9,7 @@ from typing import Final
 import numpy as np
 
 from dealer.core.cards import DealArray, check_deals
+from dealer.language import _, decimal, n_
 from dealer.stats.analysis import count_deals
 from dealer.stats.exact import FIGURE_KEYS, Quantity, quantity
 from dealer.stats.goodness import MONTE_CARLO_SETS, FitTest, check_sample
@@ -92,19 +93,40 @@ def director_sentence(stats: SampleStats) -> str:
     the chance that a perfect shuffle looks at least this uneven in any of the figures (the family of tests
     taken together) at or below `DIRECTOR_ALARM`; then the figures Holm's step-down over that family names at
     that level (the most uneven, if none does alone). Otherwise it says the deals are a perfect shuffle's."""
-    these = f"These {stats.deals} deals are" if stats.deals != 1 else "This one deal is"
-    if stats.deals == 0:
-        return "There are no deals to judge."
+    n = stats.deals
+    if n == 0:
+        return _("There are no deals to judge.")
     if stats.chance > DIRECTOR_ALARM:
-        return f"{these} what a perfect shuffle would give: nothing in them calls for a second look."
-    they = "They are" if stats.deals != 1 else "It is"
+        if n == 1:
+            return _("This one deal is what a perfect shuffle would give: nothing in them calls for a second look.")
+        return n_("These {count} deals are what a perfect shuffle would give: nothing in them calls for a second "
+                  "look.",
+                  "These {count} deals are what a perfect shuffle would give: nothing in them calls for a second "
+                  "look.", n).format(count=n)  # English: one form (the one deal has its own sentence)
     named = holm(stats, DIRECTOR_ALARM) or ([quantity(stats.smallest).title] if stats.smallest else [])
+    shown = ", ".join(_(title).lower() for title in named)
+    chance = chance_text(stats.chance, bound=stats.bound)
+    if n == 1:
+        first = _("This one deal is not what a perfect shuffle gives ({named}): a result this uneven happens by "
+                  "chance {chance} of the time.")
+    else:
+        first = n_("These {count} deals are not what a perfect shuffle gives ({named}): a result this uneven "
+                   "happens by chance {chance} of the time.",
+                   "These {count} deals are not what a perfect shuffle gives ({named}): a result this uneven "
+                   "happens by chance {chance} of the time.", n)  # English: one form
     wild = stats.figure("wild")
-    shape = "flatter" if stats.wild_share < stats.wild_expected else "wilder"
-    return (f"{these} not what a perfect shuffle gives ({', '.join(n.lower() for n in named)}): a result this "
-            f"uneven happens by chance {chance_text(stats.chance, bound=stats.bound)} of the time. {they} "
-            f"{shape} than random: {wild.counts[0]} wild deals where a perfect shuffle gives "
-            f"{stats.wild_expected * stats.deals:.1f}. Ask who shuffled or dealt them, and how.")
+    wild_text = _("{count} wild deals where a perfect shuffle gives {expected}").format(
+        count=wild.counts[0], expected=decimal(stats.wild_expected * n, 1))
+    return " ".join([first.format(count=n, named=shown, chance=chance),
+                     _shape_sentence(n, stats.wild_share < stats.wild_expected, wild_text),
+                     _("Ask who shuffled or dealt them, and how.")])
+
+
+def _shape_sentence(deals: int, flatter: bool, wild: str) -> str:
+    """'They are flatter than random: WILD.' (or 'It is', or 'wilder')."""
+    shape = _("flatter") if flatter else _("wilder")
+    said = _("It is {shape} than random: {wild}.") if deals == 1 else _("They are {shape} than random: {wild}.")
+    return said.format(shape=shape, wild=wild)
 
 
 def holm(stats: SampleStats, level: float) -> list[str]:
@@ -122,34 +144,60 @@ def holm(stats: SampleStats, level: float) -> list[str]:
 def chance_text(p: float, *, bound: bool = False) -> str:
     """A chance in words for the verdict: '41 %', '2.3 %', '0.15 %', '0.1 % or less'."""
     if p <= NOT_RANDOM:
-        return "0.1 % or less"
+        return _("0.1 % or less")
     if p >= 0.1:
         text = f"{p * 100:.0f} %"
     elif p >= 0.01:
         text = f"{p * 100:.1f} %"
     else:
         text = f"{p * 100:.2f} %"
-    return f"at most {text}" if bound and p < 1 else text
+    return _("at most {chance}").format(chance=text) if bound and p < 1 else text
 
 
 def verdict(deals: int, chance: float, *, bound: bool, most: str, wild_share: float, wild_expected: float) -> str:
-    """The plain sentence of a sample's verdict."""
-    these = f"These {deals} deals are" if deals != 1 else "This one deal is"
+    """The plain sentence of a sample's verdict (`most`: the English title of the most uneven figure)."""
     if deals == 0:
-        return "There are no deals to judge."
+        return _("There are no deals to judge.")
+    one = deals == 1
     how_often = chance_text(chance, bound=bound)
     if bound and chance >= 1:  # a bound capped at 1 says nothing of how often: no "100 % of the time"
-        return (f"{these} as random as a perfect shuffle would give: a result at least this uneven is common by "
-                "chance (the bound on its chance, taken over every figure, reaches 100 % and says no more).")
+        if one:
+            return _("This one deal is as random as a perfect shuffle would give: a result at least this uneven is "
+                     "common by chance (the bound on its chance, taken over every figure, reaches 100 % and says no "
+                     "more).")
+        return n_("These {count} deals are as random as a perfect shuffle would give: a result at least this uneven "
+                  "is common by chance (the bound on its chance, taken over every figure, reaches 100 % and says no "
+                  "more).",
+                  "These {count} deals are as random as a perfect shuffle would give: a result at least this uneven "
+                  "is common by chance (the bound on its chance, taken over every figure, reaches 100 % and says no "
+                  "more).", deals).format(count=deals)  # English: one form (the one deal has its own sentence)
     if chance >= UNEVEN:
-        return (f"{these} as random as a perfect shuffle would give: a result at least this uneven happens by "
-                f"chance {how_often} of the time.")
-    shape = "flatter" if wild_share < wild_expected else "wilder"
-    wild = (f"{wild_share * 100:.1f} % wild deals where a perfect shuffle gives {wild_expected * 100:.1f} %")
+        said = (_("This one deal is as random as a perfect shuffle would give: a result at least this uneven happens "
+                  "by chance {chance} of the time.") if one
+                else n_("These {count} deals are as random as a perfect shuffle would give: a result at least this "
+                        "uneven happens by chance {chance} of the time.",
+                        "These {count} deals are as random as a perfect shuffle would give: a result at least this "
+                        "uneven happens by chance {chance} of the time.", deals))  # English: one form
+        return said.format(count=deals, chance=how_often)
+    wild = _("{share} % wild deals where a perfect shuffle gives {expected} %").format(
+        share=decimal(wild_share * 100, 1), expected=decimal(wild_expected * 100, 1))
+    most_in = _(most).lower() if most else ""  # (`_` of '' is the catalogue's header)
     if chance > NOT_RANDOM:
-        return (f"{these} a little uneven for a perfect shuffle, most in {most.lower()}: a result at least this "
-                f"uneven happens by chance only {how_often} of the time (about one set in {round(1 / chance)}), "
-                f"worth a second look but no proof of a biased shuffle ({wild}).")
-    they = "They are" if deals != 1 else "It is"
-    return (f"{these} not what a perfect shuffle gives, most in {most.lower()}: a result this uneven happens by "
-            f"chance {how_often} of the time. {they} {shape} than random: {wild}.")
+        said = (_("This one deal is a little uneven for a perfect shuffle, most in {most}: a result at least this "
+                  "uneven happens by chance only {chance} of the time (about one set in {sets}), worth a second look "
+                  "but no proof of a biased shuffle ({wild}).") if one
+                else n_("These {count} deals are a little uneven for a perfect shuffle, most in {most}: a result at "
+                        "least this uneven happens by chance only {chance} of the time (about one set in {sets}), "
+                        "worth a second look but no proof of a biased shuffle ({wild}).",
+                        "These {count} deals are a little uneven for a perfect shuffle, most in {most}: a result at "
+                        "least this uneven happens by chance only {chance} of the time (about one set in {sets}), "
+                        "worth a second look but no proof of a biased shuffle ({wild}).", deals))  # English: one form
+        return said.format(count=deals, most=most_in, chance=how_often, sets=round(1 / chance), wild=wild)
+    said = (_("This one deal is not what a perfect shuffle gives, most in {most}: a result this uneven happens by "
+              "chance {chance} of the time.") if one
+            else n_("These {count} deals are not what a perfect shuffle gives, most in {most}: a result this uneven "
+                    "happens by chance {chance} of the time.",
+                    "These {count} deals are not what a perfect shuffle gives, most in {most}: a result this uneven "
+                    "happens by chance {chance} of the time.", deals))  # English: one form
+    return " ".join([said.format(count=deals, most=most_in, chance=how_often),
+                     _shape_sentence(deals, wild_share < wild_expected, wild)])

@@ -2,7 +2,7 @@
 of the four pockets -> faults with their Law and action; the checks before dealing (label, lie, empty)
 and of the deal set (Law 6D2). Pure: no serial, protocol, clock or I/O.
 
-May import: `dealer.core`, numpy, `firmware_protocol.labels`.
+May import: `dealer.core`, `dealer.language` (the words of a fault), numpy, `firmware_protocol.labels`.
 """
 
 from dealer.verify.board_check import (

@@ -19,9 +19,10 @@ import numpy.typing as npt
 
 from dealer.core import cards
 from dealer.core.boards import Vulnerability, format_board_range
-from dealer.core.cards import CARDS_PER_SEAT, DECK_SIZE, SEATS, DealArray, check_deals
+from dealer.core.cards import CARDS_PER_SEAT, DECK_SIZE, DealArray, check_deals
 from dealer.core.dealset import DealSet
 from dealer.core.errors import VerificationError
+from dealer.language import N_, _, n_, p_
 from dealer.verify.fault_table import PRECEDENCE, Action, BoardFault, CardPlace, DetailValue, FaultCategory, card_text
 from firmware_protocol.labels import BoardLabel
 
@@ -31,7 +32,13 @@ __all__ = [
     "deal_hash", "verify_board",
 ]
 
-SEAT_NAMES: Final = ("North", "East", "South", "West")
+
+
+def _pocket(q: int) -> str:
+    """Pocket `q` (0..3 = N E S W) named in a fault's line: 'North' ('С' in Russian, which writes pockets as
+    letters)."""
+    return (p_("pocket", "North"), p_("pocket", "East"), p_("pocket", "South"), p_("pocket", "West"))[q]
+
 MIN_OTHER_BOARD_MATCH: Final = 40
 """Cards that must sit where another board's deal has them before the board is called F7."""
 _MAX_CARDS_SHOWN: Final = 13
@@ -170,10 +177,11 @@ class VerificationReport:
     def summary(self, blind: bool = False, advice: bool = True) -> str:
         """One line: 'board 7: OK' or 'board 7 copy 2: F1 ...; F6 ...' (no cards named if blind; blind
         without `advice`, the faults' titles alone, for a line that says what is done after them)."""
-        head = f"board {self.board}" + (f" copy {self.copy}" if self.copy > 1 else "")
+        head = (_("board {board} copy {copy}") if self.copy > 1 else _("board {board}")).format(
+            board=self.board, copy=self.copy)
         if not self.faults:
-            return f"{head}: OK"
-        status = "OK with warnings" if self.ok else ("UNVERIFIED" if self.unverified else "FAULT")
+            return f"{head}: " + _("OK")
+        status = _("OK with warnings") if self.ok else (_("UNVERIFIED") if self.unverified else _("FAULT"))
         parts = [(f.blind_text() if advice else f.title()) if blind else f.text() for f in self.faults]
         return f"{head}: {status}: " + "; ".join(parts)
 
@@ -201,24 +209,27 @@ def deal_hash(deal: DealArray) -> str:
 def check_label(label: str | None, board: int, set_name: str) -> BoardFault | None:
     """Barcode check before dealing: F8 unless `label` names board `board` of set `set_name` and the
     dealer and vulnerability it marks are those of Law 2. `label` is the payload read, None if none."""
-    expected = f"board {board} of set {set_name.upper()}"
+    expected = _("board {board} of set {set}").format(board=board, set=set_name.upper())
     base: dict[str, DetailValue] = {"expected_board": board, "expected_set": set_name.upper(), "read": label}
     if label is None:
-        return BoardFault.make(FaultCategory.F8, f"board label not read; expected {expected}",
+        return BoardFault.make(FaultCategory.F8, _("board label not read; expected {expected}").format(
+                                   expected=expected),
                           problem="no read", details=base)
     try:
         read = BoardLabel.parse(label)
     except ValueError as exc:
-        return BoardFault.make(FaultCategory.F8, f"{exc}; expected {expected}", problem="unreadable", details=base)
+        return BoardFault.make(FaultCategory.F8, _("{problem}; expected {expected}").format(
+            problem=exc, expected=expected), problem="unreadable", details=base)
     base |= {"read_board": read.board, "read_set": read.set_name}
     problems = []
     if read.board != board or read.set_name != set_name.upper():
-        problems.append(f"the board is board {read.board} of set {read.set_name}, not {expected}: "
-                        f"never deal board {board}'s deal into it")
+        problems.append(_("the board is board {read} of set {read_set}, not {expected}: never deal board "
+                          "{board}'s deal into it").format(read=read.board, read_set=read.set_name,
+                                                           expected=expected, board=board))
     if not read.conforms:
         law2 = BoardLabel.for_board(read.set_name, read.board)
-        problems.append(f"board {read.board} is marked {_marking(read)} but Law 2 gives "
-                        f"{_marking(law2)}: take it out of use")
+        problems.append(_("board {board} is marked {marked} but Law 2 gives {law2}: take it out of use").format(
+            board=read.board, marked=_marking(read), law2=_marking(law2)))
     if not problems:
         return None
     kind = "wrong board" if read.board != board or read.set_name != set_name.upper() else "breaks Law 2"
@@ -227,7 +238,7 @@ def check_label(label: str | None, board: int, set_name: str) -> BoardFault | No
     return BoardFault.make(FaultCategory.F8, "; ".join(problems), problem=kind, details=base)
 
 
-TURN_WORDS: Final = ("straight", "a quarter anticlockwise", "half round", "a quarter clockwise")
+TURN_WORDS: Final = (N_("straight"), N_("a quarter anticlockwise"), N_("half round"), N_("a quarter clockwise"))
 """How a board lies turned `turns` quarter turns anticlockwise (seen from above), by `turns` 0..3."""
 
 
@@ -240,10 +251,11 @@ def check_orientation(turns: int, board: int) -> BoardFault | None:
     k = turns % 4
     if k == 0:
         return None
-    north_under = SEAT_NAMES[(-k) % 4]
+    north_under = _pocket((-k) % 4)
     return BoardFault.make(
-        FaultCategory.F6, f"board {board} lies turned {TURN_WORDS[k]} in the machine (its North pocket under "
-        f"the machine's {north_under}); turn it so that its North pocket is under the machine's North",
+        FaultCategory.F6, _("board {board} lies turned {turn} in the machine (its North pocket under the machine's "
+                            "{pocket}); turn it so that its North pocket is under the machine's North").format(
+            board=board, turn=_(TURN_WORDS[k]), pocket=north_under),
         action=Action.REFUSE_BOARD, problem="turned",
         turns=k)
 
@@ -262,23 +274,28 @@ def check_empty(recount: BoardRecount, deal: DealArray, *, board: int,
     ref = _choose_reference(deal, board, _entries(recount), _other_deals(session, board))
     if ref.board != board:
         fault = _other_board_fault(ref, board)
-        return BoardFault.make(FaultCategory.F7, f"before dealing: {fault.message}", details=fault.details,
+        return BoardFault.make(FaultCategory.F7, _("before dealing: {fault}").format(fault=fault.message),
+                               details=fault.details,
                                problem="another board's deal", counts=counts)
-    what = (f"board {board} already holds its own deal" if _holds_exactly(deal, recount, None)
-            else f"board {board} holds {total} card(s) before dealing")
-    return BoardFault.make(FaultCategory.F4, f"{what} ({_counts_text(counts)}): dealt on top they would be "
-                           "surplus; take every card out", action=Action.REFUSE_BOARD, problem="not empty",
+    what = (_("board {board} already holds its own deal").format(board=board)
+            if _holds_exactly(deal, recount, None)
+            else n_("board {board} holds {count} card before dealing", "board {board} holds {count} cards before "
+                    "dealing", total).format(board=board, count=total))
+    said = _("{what} ({counts}): dealt on top they would be surplus; take every card out").format(
+        what=what, counts=_counts_text(counts))
+    return BoardFault.make(FaultCategory.F4, said, action=Action.REFUSE_BOARD, problem="not empty",
                            counts=counts)
 
 
 def _boards_text(boards: list[int]) -> str:
     if len(boards) == 1:
-        return f"the deal of board {boards[0]} was"
-    return f"the deals of boards {format_board_range(boards)} were each"
+        return _("the deal of board {board} was").format(board=boards[0])
+    return _("the deals of boards {boards} were each").format(boards=format_board_range(boards))
 
 
 def _marking(label: BoardLabel) -> str:
-    return f"dealer {SEATS[label.dealer]}, vulnerability {Vulnerability(label.vulnerability).pbn}"
+    return _("dealer {dealer}, vulnerability {vulnerability}").format(
+        dealer=_("N E S W").split()[label.dealer], vulnerability=Vulnerability(label.vulnerability).pbn)
 
 
 def check_deal_set(deals: DealSet, seen: Mapping[str, str], *, replay: bool = False) -> tuple[BoardFault, ...]:
@@ -296,9 +313,10 @@ def check_deal_set(deals: DealSet, seen: Mapping[str, str], *, replay: bool = Fa
         if h in seen:
             by_session.setdefault(seen[h], []).append(board)
     for session, reused in by_session.items():
-        note = "allowed: the event is a replay" if replay else "no result on it may stand"
+        note = _("allowed: the event is a replay") if replay else _("no result on it may stand")
         faults.append(BoardFault.make(
-            FaultCategory.F10, f"{_boards_text(reused)} already dealt in session {session!r}: {note}",
+            FaultCategory.F10, _("{boards} already dealt in session {session}: {note}").format(
+                boards=_boards_text(reused), session=repr(session), note=note),
             action=Action.WARN if replay else None, blocking=not replay,
             session=session, boards=tuple(reused)))
     by_hash: dict[str, list[int]] = {}
@@ -306,7 +324,8 @@ def check_deal_set(deals: DealSet, seen: Mapping[str, str], *, replay: bool = Fa
         by_hash.setdefault(h, []).append(board)
     for same in (b for b in by_hash.values() if len(b) > 1):
         faults.append(BoardFault.make(
-            FaultCategory.F7, f"boards {', '.join(map(str, same))} of the set hold the same deal",
+            FaultCategory.F7,
+            _("boards {boards} of the set hold the same deal").format(boards=", ".join(map(str, same))),
             action=Action.REFUSE_DEAL_SET, boards=tuple(same)))
     return tuple(sorted(faults, key=lambda f: PRECEDENCE.index(f.code)))
 
@@ -366,8 +385,8 @@ def verify_board(
     if copy > 1:
         faults += _copy_faults(faults, board, copy)
     if operator_exposed:
-        faults.append(BoardFault.make(FaultCategory.F12, f"the deal of board {board} was shown to an operator: "
-                                 "tell the director if they play it"))
+        faults.append(BoardFault.make(FaultCategory.F12, _("the deal of board {board} was shown to an operator: "
+                                                           "tell the director if they play it").format(board=board)))
     faults.sort(key=lambda f: PRECEDENCE.index(f.code))
     return _report(deal, recount, board, copy, label, board_pack, faults)
 
@@ -532,19 +551,20 @@ def _sort_cards(entries: list[_CardPlace], pockets: DealArray, board_pack: str |
 def _cards_text(items: Sequence[str]) -> str:
     shown = ", ".join(items[:_MAX_CARDS_SHOWN])
     more = len(items) - _MAX_CARDS_SHOWN
-    return shown + (f" and {more} more" if more > 0 else "")
+    return shown + (_(" and {count} more").format(count=more) if more > 0 else "")
 
 
 def _counts_text(counts: Sequence[int]) -> str:
-    return " ".join(f"{SEATS[q]}{n}" for q, n in enumerate(counts))
+    letters = _("N E S W").split()
+    return " ".join(f"{letters[q]}{n}" for q, n in enumerate(counts))
 
 
 def _home_text(ref: _Reference, card: int) -> str:
     """Where a card belongs as the board stands, naming its hand when hands are out of place."""
     seat, pocket = int(ref.deal[card]), int(ref.pockets[card])
     if seat == pocket:
-        return SEAT_NAMES[pocket]
-    return f"{SEAT_NAMES[pocket]} (with {SEAT_NAMES[seat]}'s hand)"
+        return _pocket(pocket)
+    return _("{pocket} (with {seat}'s hand)").format(pocket=_pocket(pocket), seat=_pocket(seat))
 
 
 def _unidentified_faults(recount: BoardRecount, unseen: list[int]) -> list[BoardFault]:
@@ -552,10 +572,12 @@ def _unidentified_faults(recount: BoardRecount, unseen: list[int]) -> list[Board
     total = sum(per_pocket)
     if not total:
         return []
-    where = ", ".join(f"{n} in {SEAT_NAMES[q]}" for q, n in enumerate(per_pocket) if n)
-    msg = f"{total} card(s) not identified ({where}): board UNVERIFIED"
+    where = ", ".join(_("{count} in {pocket}").format(count=n, pocket=_pocket(q)) for q, n in enumerate(per_pocket)
+                      if n)
+    msg = n_("{count} card not identified ({where}): board UNVERIFIED",
+             "{count} cards not identified ({where}): board UNVERIFIED", total).format(count=total, where=where)
     if unseen:
-        msg += f"; not seen: {_cards_text([card_text(c) for c in unseen])}"
+        msg += _("; not seen: {cards}").format(cards=_cards_text([card_text(c) for c in unseen]))
     return [BoardFault.make(FaultCategory.F11, msg, unidentified=per_pocket, unseen=tuple(unseen),
                        counts=recount.counts)]
 
@@ -603,37 +625,42 @@ def _foreign_fault(pairs: list[tuple[tuple[_CardPlace, str], int]], ref: _Refere
                    counts: Sequence[int]) -> BoardFault:
     texts, places = [], []
     for (entry, why), card in pairs:
-        pack = f", pack {entry.pack}" if why == "other pack" else ", duplicate"
+        pack = _("pack {pack}").format(pack=entry.pack) if why == "other pack" else _("duplicate")
         if entry.card == card:
-            texts.append(f"{card_text(card)} in {SEAT_NAMES[entry.pocket]} is of pack {entry.pack}: this "
-                         f"pack's {card_text(card)} is missing (from {_home_text(ref, card)})")
+            texts.append(_("{card} in {pocket} is of pack {pack}: this pack's {card} is missing (from {home})").format(
+                card=card_text(card), pocket=_pocket(entry.pocket), pack=entry.pack, home=_home_text(ref, card)))
         else:
-            texts.append(f"{card_text(entry.card)} ({pack[2:]}) in {SEAT_NAMES[entry.pocket]} in place of "
-                         f"{card_text(card)} (missing from {_home_text(ref, card)})")
+            texts.append(_("{card} ({pack}) in {pocket} in place of {missing} (missing from {home})").format(
+                card=card_text(entry.card), pack=pack, pocket=_pocket(entry.pocket), missing=card_text(card),
+                home=_home_text(ref, card)))
         places += [CardPlace(entry.card, entry.pocket, None, entry.pack),
                    CardPlace(card, None, int(ref.pockets[card]))]
-    return BoardFault.make(FaultCategory.F5, "foreign card(s): " + _cards_text(texts), places, counts=tuple(counts))
+    return BoardFault.make(FaultCategory.F5, _("foreign card(s): {cards}").format(cards=_cards_text(texts)), places,
+                           counts=tuple(counts))
 
 
 def _surplus_fault(surplus: list[tuple[_CardPlace, str]], total: int, counts: Sequence[int]) -> BoardFault:
-    texts = [f"{card_text(e.card)} in {SEAT_NAMES[e.pocket]} ("
-             + (f"pack {e.pack}" if why == "other pack" else "duplicate") + ")" for e, why in surplus]
-    msg = f"{total} cards in the board ({_counts_text(counts)})"
+    texts = [_("{card} in {pocket} ({pack})").format(
+        card=card_text(e.card), pocket=_pocket(e.pocket),
+        pack=_("pack {pack}").format(pack=e.pack) if why == "other pack" else _("duplicate")) for e, why in surplus]
+    msg = n_("{count} card in the board ({counts})", "{count} cards in the board ({counts})", total).format(
+        count=total, counts=_counts_text(counts))
     if texts:
-        msg = "surplus " + _cards_text(texts) + "; " + msg
+        msg = _("surplus {cards}; {total}").format(cards=_cards_text(texts), total=msg)
     elif total > DECK_SIZE:
-        msg += f": {total - DECK_SIZE} surplus card(s) among the unidentified"
+        msg += _(": {count} surplus card(s) among the unidentified").format(count=total - DECK_SIZE)
     places = [CardPlace(e.card, e.pocket, None, e.pack) for e, _ in surplus]
     return BoardFault.make(FaultCategory.F4, msg, places, counts=tuple(counts))
 
 
 def _missing_fault(missing: list[int], ref: _Reference, counts: Sequence[int],
                    at_least: int | None = None) -> BoardFault:
-    texts = [f"{card_text(c)} from {_home_text(ref, c)}" for c in missing]
-    head = "missing " if at_least is None else f"at least {at_least} missing of "
+    texts = [_("{card} from {home}").format(card=card_text(c), home=_home_text(ref, c)) for c in missing]
+    said = (_("missing {cards} ({counts})") if at_least is None
+            else _("at least {count} missing of {cards} ({counts})"))
     places = [CardPlace(c, None, int(ref.pockets[c])) for c in missing]
-    return BoardFault.make(FaultCategory.F1, head + _cards_text(texts) + f" ({_counts_text(counts)})", places,
-                      counts=tuple(counts))
+    return BoardFault.make(FaultCategory.F1, said.format(count=at_least, cards=_cards_text(texts),
+                                                         counts=_counts_text(counts)), places, counts=tuple(counts))
 
 
 def _placement_faults(ref: _Reference, misplaced: list[CardPlace], counts: Sequence[int],
@@ -650,23 +677,26 @@ def _placement_faults(ref: _Reference, misplaced: list[CardPlace], counts: Seque
 
 def _perm_text(perm: tuple[int, ...]) -> str:
     rotation = _rotation_of(perm)
-    moved = [f"{SEAT_NAMES[s]}'s hand is in {SEAT_NAMES[q]}" for s, q in enumerate(perm) if s != q]
-    head = f"hands rotated by {rotation}" if rotation is not None else "hands in the wrong pockets"
+    moved = [_("{seat}'s hand is in {pocket}").format(seat=_pocket(s), pocket=_pocket(q))
+             for s, q in enumerate(perm) if s != q]
+    head = (_("hands rotated by {turns}").format(turns=rotation) if rotation is not None
+            else _("hands in the wrong pockets"))
     return f"{head}: " + ", ".join(moved)
 
 
 def _hands_fault(perm: tuple[int, ...]) -> BoardFault:
-    return BoardFault.make(FaultCategory.F6, _perm_text(perm) + " (the dealer and vulnerability changed with them)",
+    return BoardFault.make(FaultCategory.F6, _("{hands} (the dealer and vulnerability changed with them)").format(
+                               hands=_perm_text(perm)),
                       rotation=_rotation_of(perm), permutation=perm)
 
 
 def _other_board_fault(ref: _Reference, board: int) -> BoardFault:
-    msg = (f"board {board} holds the deal of board {ref.board} (sequence offset {ref.board - board:+d}): "
-           "stop and check every later board")
+    msg = _("board {board} holds the deal of board {other} (sequence offset {offset:+d}): stop and check every "
+            "later board").format(board=board, other=ref.board, offset=ref.board - board)
     if ref.perm != (0, 1, 2, 3):
         msg += "; " + _perm_text(ref.perm)
     if ref.agreement < DECK_SIZE:
-        msg += f"; {DECK_SIZE - ref.agreement} card(s) differ from it"
+        msg += _("; {count} card(s) differ from it").format(count=DECK_SIZE - ref.agreement)
     return BoardFault.make(FaultCategory.F7, msg, matched_board=ref.board, offset=ref.board - board,
                       agreement=ref.agreement, rotation=_rotation_of(ref.perm), permutation=ref.perm)
 
@@ -682,8 +712,9 @@ def _another_deal_fault(ref: _Reference, board: int, seen: int) -> BoardFault:
     """F7 for a board holding a deal the file does not hold: never a redeal from the file (it may be the
     wrong file, or the boards of another set), but the question which file and set they came from."""
     return BoardFault.make(
-        FaultCategory.F7, f"board {board} holds a different deal from the file's: only {ref.agreement} of its "
-        f"{seen} cards lie where the file's deal has them, however its hands are arranged",
+        FaultCategory.F7, _("board {board} holds a different deal from the file's: only {agreeing} of its {seen} cards "
+                            "lie where the file's deal has them, however its hands are arranged").format(
+            board=board, agreeing=ref.agreement, seen=seen),
         action=Action.CHECK_SOURCE, problem="another deal", agreement=ref.agreement)
 
 
@@ -695,12 +726,13 @@ def _misplaced_fault(misplaced: list[CardPlace], ref: _Reference, counts: Sequen
         found, belongs = int(m.found or 0), int(m.belongs or 0)  # both set for a misplaced card
         net[found] += 1
         net[belongs] -= 1
-        texts.append(f"{m.text} is in {SEAT_NAMES[found]}, belongs in {_home_text(ref, m.card)}")
+        texts.append(_("{card} is in {pocket}, belongs in {home}").format(
+            card=m.text, pocket=_pocket(found), home=_home_text(ref, m.card)))
     if any(net):
-        return BoardFault.make(FaultCategory.F2, _cards_text(texts) + f" ({_counts_text(counts)})", misplaced,
-                          counts=tuple(counts))
-    return BoardFault.make(FaultCategory.F3, "cards exchanged between pockets: " + _cards_text(texts), misplaced,
-                      counts=tuple(counts))
+        return BoardFault.make(FaultCategory.F2, f"{_cards_text(texts)} ({_counts_text(counts)})", misplaced,
+                               counts=tuple(counts))
+    return BoardFault.make(FaultCategory.F3, _("cards exchanged between pockets: {cards}").format(
+        cards=_cards_text(texts)), misplaced, counts=tuple(counts))
 
 
 _CONTENT_FAULTS: Final = frozenset(FaultCategory[c] for c in ("F1", "F2", "F3", "F4", "F5", "F6", "F7"))
@@ -711,6 +743,7 @@ def _copy_faults(faults: list[BoardFault], board: int, copy: int) -> list[BoardF
     if not codes:
         return []
     names = tuple(c.value for c in codes)
-    return [BoardFault.make(FaultCategory.F9, f"copy {copy} of board {board} differs from the original deal "
-                       f"({', '.join(names)}): restore the original deal, never a new one",
+    return [BoardFault.make(FaultCategory.F9, _("copy {copy} of board {board} differs from the original deal "
+                                              "({faults}): restore the original deal, never a new one").format(
+                                copy=copy, board=board, faults=", ".join(names)),
                        copy=copy, faults=names)]

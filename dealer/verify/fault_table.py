@@ -58,23 +58,29 @@ from types import MappingProxyType
 from typing import Final, NamedTuple
 
 from dealer.core.cards import RANKS, SEATS, SUIT_SYMBOLS, card_name
+from dealer.language import N_, _
 
 
 class Action(Enum):
     """What the controller does about a fault."""
 
-    REDEAL_SAME_DEAL = "redeal the same deal from the file"
-    REPOCKET = "move each card or hand to its own pocket"
-    SEARCH_AND_RESTORE = "search for the missing cards and restore them"
-    REMOVE_SURPLUS = "remove the surplus cards"
-    FIX_PACK_AND_REDEAL = "replace the foreign cards by the pack's own and redeal"
-    REFUSE_BOARD = "refuse the board; insert the board expected"
-    STOP_BATCH = "stop the batch and re-synchronise the boards"
-    CHECK_SOURCE = ("find the deal file and board set these boards were dealt from: nothing is to be redealt "
-                    "from this file until then")
-    REFUSE_DEAL_SET = "refuse the deal set"
-    RECOUNT = "recount the board or check it by hand"
-    WARN = "warn the director"
+    REDEAL_SAME_DEAL = N_("redeal the same deal from the file")
+    REPOCKET = N_("move each card or hand to its own pocket")
+    SEARCH_AND_RESTORE = N_("search for the missing cards and restore them")
+    REMOVE_SURPLUS = N_("remove the surplus cards")
+    FIX_PACK_AND_REDEAL = N_("replace the foreign cards by the pack's own and redeal")
+    REFUSE_BOARD = N_("refuse the board; insert the board expected")
+    STOP_BATCH = N_("stop the batch and re-synchronise the boards")
+    CHECK_SOURCE = N_("find the deal file and board set these boards were dealt from: nothing is to be "
+                      "redealt from this file until then")
+    REFUSE_DEAL_SET = N_("refuse the deal set")
+    RECOUNT = N_("recount the board or check it by hand")
+    WARN = N_("warn the director")
+
+    @property
+    def said(self) -> str:
+        """What is done, in the language spoken (`value` is the English a report file keeps)."""
+        return _(self.value)
 
 
 class FaultCategory(Enum):
@@ -95,8 +101,8 @@ class FaultCategory(Enum):
 
     @property
     def title(self) -> str:
-        """Short name of the fault category."""
-        return _RULES[self].title
+        """Short name of the fault category, in the language spoken."""
+        return _(_RULES[self].title)
 
     @property
     def law(self) -> str:
@@ -112,18 +118,18 @@ class _Rule(NamedTuple):
 
 
 _RULES: Final = {
-    FaultCategory.F1: _Rule("missing card", "Law 14A", Action.SEARCH_AND_RESTORE, True),
-    FaultCategory.F2: _Rule("card in wrong pocket", "Law 13A1", Action.REPOCKET, True),
-    FaultCategory.F3: _Rule("swapped cards", "Law 6D1/6F, Law 87", Action.REDEAL_SAME_DEAL, True),
-    FaultCategory.F4: _Rule("surplus card", "Law 13C, Law 1", Action.REMOVE_SURPLUS, True),
-    FaultCategory.F5: _Rule("foreign card replacing own", "Law 13C, Law 14A", Action.FIX_PACK_AND_REDEAL, True),
-    FaultCategory.F6: _Rule("hands in wrong pockets", "Law 6D1/6F, Law 87", Action.REPOCKET, True),
-    FaultCategory.F7: _Rule("another board's deal", "Law 6D1/6F, Law 87", Action.STOP_BATCH, True),
-    FaultCategory.F8: _Rule("wrong board", "Law 2", Action.REFUSE_BOARD, True),
-    FaultCategory.F9: _Rule("copy mismatch", "Law 6F, Law 87", Action.REDEAL_SAME_DEAL, True),
-    FaultCategory.F10: _Rule("reused deal", "Law 6D2", Action.REFUSE_DEAL_SET, True),
-    FaultCategory.F11: _Rule("unidentified card", "Law 6D1", Action.RECOUNT, True),
-    FaultCategory.F12: _Rule("operator exposure", "Law 16D", Action.WARN, False),
+    FaultCategory.F1: _Rule(N_("missing card"), "Law 14A", Action.SEARCH_AND_RESTORE, True),
+    FaultCategory.F2: _Rule(N_("card in wrong pocket"), "Law 13A1", Action.REPOCKET, True),
+    FaultCategory.F3: _Rule(N_("swapped cards"), "Law 6D1/6F, Law 87", Action.REDEAL_SAME_DEAL, True),
+    FaultCategory.F4: _Rule(N_("surplus card"), "Law 13C, Law 1", Action.REMOVE_SURPLUS, True),
+    FaultCategory.F5: _Rule(N_("foreign card replacing own"), "Law 13C, Law 14A", Action.FIX_PACK_AND_REDEAL, True),
+    FaultCategory.F6: _Rule(N_("hands in wrong pockets"), "Law 6D1/6F, Law 87", Action.REPOCKET, True),
+    FaultCategory.F7: _Rule(N_("another board's deal"), "Law 6D1/6F, Law 87", Action.STOP_BATCH, True),
+    FaultCategory.F8: _Rule(N_("wrong board"), "Law 2", Action.REFUSE_BOARD, True),
+    FaultCategory.F9: _Rule(N_("copy mismatch"), "Law 6F, Law 87", Action.REDEAL_SAME_DEAL, True),
+    FaultCategory.F10: _Rule(N_("reused deal"), "Law 6D2", Action.REFUSE_DEAL_SET, True),
+    FaultCategory.F11: _Rule(N_("unidentified card"), "Law 6D1", Action.RECOUNT, True),
+    FaultCategory.F12: _Rule(N_("operator exposure"), "Law 16D", Action.WARN, False),
 }
 
 PRECEDENCE: Final = tuple(FaultCategory[c] for c in
@@ -171,10 +177,23 @@ class CardPlace:
                 "belongs": None if self.belongs is None else SEATS[self.belongs], "pack": self.pack}
 
 
+def fault_name(code: FaultCategory, problem: object = None) -> str:
+    """The English name of a fault of `code` whose problem is `problem` (the key it is counted by, and the
+    catalogue's message): the code's title, or "board turned" for an F6 that is a board lying turned (its
+    hands not yet in question)."""
+    return N_("board turned") if code is FaultCategory.F6 and problem == "turned" else _RULES[code].title
+
+
 def named(code: FaultCategory, problem: object = None) -> str:
-    """The name of a fault of `code` whose problem is `problem`: the code's title, or "board turned" for an
-    F6 that is a board lying turned (its hands not yet in question)."""
-    return "board turned" if code is FaultCategory.F6 and problem == "turned" else code.title
+    """`fault_name` in the language spoken."""
+    return _(fault_name(code, problem))
+
+
+def law_said(law: str) -> str:
+    """A Law reference as the language spoken says it: 'Law 6D1/6F, Law 87' -> 'Правило 6D1/6F, Правило 87'
+    in Russian (the Russian text we hold calls a Law «Правило» and keeps its sections' Latin letters)."""
+    return ", ".join(_("Law {number}").format(number=part.removeprefix("Law ")) if part.startswith("Law ")
+                     else part for part in law.split(", "))
 
 
 @dataclass(frozen=True)
@@ -215,12 +234,12 @@ class BoardFault:
 
     def title(self) -> str:
         """The fault named, with no detail: 'F2 card in wrong pocket (Law 13A1)' (`name` and the Law)."""
-        return f"{self.name()} ({self.law})"
+        return f"{self.name()} ({law_said(self.law)})"
 
     def name(self) -> str:
         """The fault's code and name: 'F2 card in wrong pocket'; an F7 whose deal is no board's of the file
         says so, and an F6 that is a board lying turned (its hands not yet in question)."""
-        name = ("a deal the file does not hold" if self.action is Action.CHECK_SOURCE
+        name = (_("a deal the file does not hold") if self.action is Action.CHECK_SOURCE
                 else named(self.code, self.details.get("problem")))
         return f"{self.code.value} {name}"
 
@@ -233,8 +252,8 @@ class BoardFault:
         """What to do about it. Blind (no card shown), a card or hand to move cannot be found by the person
         told, so the board is emptied and its deal dealt again instead."""
         if blind and self.action is Action.REPOCKET:
-            return "empty the board and deal the same deal again"
-        return self.action.value
+            return _("empty the board and deal the same deal again")
+        return self.action.said
 
     def blind_text(self) -> str:
         """One line naming no card: code, Law and what to do (for an operator's screen)."""

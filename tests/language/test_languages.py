@@ -241,3 +241,27 @@ def test_the_demo_in_russian_tells_its_story_and_its_steps_in_russian(tmp_path: 
     english_step = re.compile(r": (?:insert board |board \d+: dealing$|board \d+: verified \()")
     assert len([line for line in err.splitlines() if russian_step.search(line)]) >= 16 * 3
     assert not [line for line in err.splitlines() if english_step.search(line)]
+
+
+def test_the_machines_display_is_told_in_the_directors_language_in_latin_letters(tmp_path: Path) -> None:
+    """A jam and a wrong board dealt in Russian: what the machine's display is sent is ASCII (the protocol's),
+    the Russian prompts written in Latin letters by GOST 7.79-2000 B, never as question marks."""
+    from dealer.language import choose, in_latin_letters, spoken_while_running
+    from hil.loopback import Loopback
+    from hil.scenarios import SCENARIOS
+    from tests.support.loopback_run import deals_for, run_on_loopback
+
+    shown: list[bytes] = []
+    with spoken_while_running():
+        choose("ru")
+        for number, name in enumerate(("jam", "wrong_board")):
+            (scenario,) = [s for s in SCENARIOS if s.name == name]
+            with Loopback(scenario.sim_config(seed=3)) as loop:
+                told = loop.device.on_display
+                loop.device.on_display = lambda msg, t, told=told: (shown.append(msg.text), told(msg, t))[-1]
+                result, _lines = run_on_loopback(loop, deals_for(scenario.boards, seed=40 + number),
+                                                 tmp_path / f"{name}.journal")
+            assert result.complete
+    assert shown and all(text.isascii() and b"?" not in text for text in shown), shown
+    assert in_latin_letters("освободите тракт карт").encode() in b"\n".join(shown)
+    assert any(text.startswith(b"F8 ne ta korobka: vstav`te korobku") for text in shown), shown

@@ -395,3 +395,29 @@ def test_the_command_line_a_stopped_room_shows_resumes_the_run(client: TestClien
     assert journal_states(session) == [JobState.VERIFIED] * 16
     room = client.get("/api/room").json()  # the console's room counts the part dealt from the command line too
     assert room["figures"]["verified"] == 16 and sum(m["verified"] for m in room["figures"]["machines"]) == 16
+
+
+def test_every_frame_of_the_room_agrees_with_itself_at_speed_200(client: TestClient, session: Path,
+                                                                 tmp_path: Path) -> None:
+    """Two machines at speed 200: the page takes the run's count, the machines' counts and the grid from one
+    message of one reading, so after every message the page applies, its headline, the sum of its machines and
+    its grid's verified cells are one number; the events between readings carry no count of their own."""
+    start(client, session, sims(client, tmp_path, speed=200, plans=[[], []]))
+    messages = follow(client)
+    grid: dict[str, str] = {}
+    frames = 0
+    for message in messages:
+        if message["type"] == "snapshot":
+            grid = {f"{c['run']}-{c['set']}-{c['board']}-{c['copy']}": c["state"] for c in message["grid"]}
+        elif message["type"] == "grid":
+            grid.update({f"{c['run']}-{c['set']}-{c['board']}-{c['copy']}": c["state"] for c in message["cells"]})
+        else:
+            assert "verified" not in message or message["type"] in ("opened",), message
+            continue
+        figures = message["figures"]
+        if figures is None:
+            continue
+        cells = sum(state == "verified" for state in grid.values())
+        assert figures["verified"] == sum(m["verified"] for m in figures["machines"]) == cells, message
+        frames += 1
+    assert frames >= 3 and grid and set(grid.values()) == {"verified"}

@@ -135,5 +135,5 @@ def test_an_interruption_is_counted_once_and_named_as_what_it_was() -> None:
 def test_the_module_imports_only_what_it_may() -> None:
     tree = ast.parse((ROOT / "dealer/journal/events.py").read_text(encoding="utf-8"))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert {m for m in imported if m.startswith("dealer")} <= {"dealer.verify.fault_table"}, imported
+    assert {m for m in imported if m.startswith("dealer")} <= {"dealer.verify.fault_table", "dealer.language"}, imported
     assert events.__doc__

@@ -135,8 +135,7 @@ function snapshot(s) {
   text($("summary"), s.summary);
 }
 
-function event(e) {
-  if (e.verified !== undefined) setCount(e.verified, e.total);
+function event(e) {  // a machine's step: its figures come with the grid's reading, not with each event
   if (e.machine) {
     const row = machineRow(e.machine);
     row.className = e.kind;
@@ -149,8 +148,7 @@ function apply(m) {
   switch (m.type) {
     case "snapshot": snapshot(m); break;
     case "event": event(m); break;
-    case "grid": m.cells.forEach(gridCell); break;
-    case "figures": showFigures(m.figures); break;
+    case "grid": m.cells.forEach(gridCell); showFigures(m.figures); break;  // one reading, one frame
     case "opened": text($("title"), m.title); setCount(m.verified, m.total); break;
     case "status": setStatus(m.status, m.message); if (m.title) text($("title"), m.title); break;
     case "ended":
