@@ -42,7 +42,8 @@ def register(sub: Any) -> None:
                        deals=DEFAULT_MODEL_DEALS))
     p.add_argument("--seed", type=int, metavar="N", help=_("seed of the model's random shuffles (default: fresh)"))
     p.add_argument("-o", "--output", metavar="OUT", help=_("write the report: OUT.html, OUT.pdf or OUT.json"))
-    p.add_argument("--title", default="Deal statistics", metavar="TEXT", help=_("report title (default: %(default)s)"))
+    p.add_argument("--title", default=_("Deal statistics"), metavar="TEXT",
+                   help=_("report title (default: %(default)s)"))
     p.add_argument("--force", action="store_true", help=_("replace an existing output file"))
     teach(p, [("dealer stats examples/session.pbn", _("the verdict and the figures on the screen")),
               ("dealer stats examples/session.pbn -o stats.html",

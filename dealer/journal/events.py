@@ -7,7 +7,6 @@ Imports `dealer.verify` and the words of `dealer.language` only.
 
 from __future__ import annotations
 
-import re
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -15,7 +14,7 @@ from dataclasses import Field, dataclass, field, fields
 from enum import Enum, StrEnum
 from typing import Any, ClassVar, Final, TypeVar, Union
 
-from dealer.language import N_, _, n_
+from dealer.language import N_, _, n_, said_from
 from dealer.verify.fault_table import FaultCategory, fault_name, law_said
 
 
@@ -127,10 +126,8 @@ def title_said(title: str) -> str:
     code, _space, name = title.partition(" ")
     if code in FaultCategory.__members__ and name:
         return f"{code} {_(name)}"
-    unknown = re.fullmatch(re.escape(_UNKNOWN_MACHINE_FAULT).replace(re.escape("{number}"), r"(\d+)"), title)
-    if unknown:
-        return _(_UNKNOWN_MACHINE_FAULT).format(number=unknown.group(1))
-    return _(title)
+    unknown = said_from(title, (_UNKNOWN_MACHINE_FAULT,))
+    return unknown if unknown != title else _(title)
 
 
 def fault_text(title: str, law: str) -> str:
@@ -184,12 +181,7 @@ template) in the language spoken (`problem_of_protocol_said`)."""
 def problem_of_protocol_said(problem: str) -> str:
     """A protocol fault's problem as the journal keeps it (English, made from a template of
     `PROTOCOL_PROBLEMS`) in the language spoken; a problem of no template as it is."""
-    for template in PROTOCOL_PROBLEMS.values():
-        shape = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(template))
-        found = re.fullmatch(shape, problem)
-        if found:
-            return _(template).format(**found.groupdict())
-    return problem
+    return said_from(problem, PROTOCOL_PROBLEMS.values())
 
 
 def machine_fault_title(name: str) -> str:

@@ -14,7 +14,8 @@ import contextlib
 import contextvars
 import gettext
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
 
@@ -111,17 +112,34 @@ def p_(context: str, message: str) -> str:
     return _now().pgettext(context, message)
 
 
+def said_from(text: str, templates: Iterable[str]) -> str:
+    """`text`, made in English from one of `templates` (messages marked `N_` with named fields: the English a
+    file or a journal keeps), in the language spoken: the template's translation, filled with what `text`
+    holds in its fields. A text of no template is returned as it is."""
+    for template in templates:
+        shape = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(template))
+        found = re.fullmatch(shape, text)
+        if found:
+            return _(template).format(**found.groupdict())
+    return text
+
+
 def decimal(value: float, places: int | None = 1) -> str:
     """`value` to `places` decimals (None: as few as it needs, Python's ``g``) as the language spoken writes it:
     7.1 in English, 7,1 in Russian (the digits Python's, the decimal sign the language's, from Babel's locale
     data)."""
     text = f"{value:g}" if places is None else f"{value:.{places}f}"
+    return text.replace(".", decimal_sign())
+
+
+def decimal_sign() -> str:
+    """The decimal sign of the language spoken: '.' in English, ',' in Russian (Babel's locale data)."""
     language = spoken_language()
-    if language == "en" or "." not in text:
-        return text
+    if language == "en":
+        return "."
     from babel.numbers import get_decimal_symbol
 
-    return text.replace(".", get_decimal_symbol(language))
+    return get_decimal_symbol(language)
 
 
 _LATIN: Final = dict(zip(

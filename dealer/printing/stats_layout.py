@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from html import escape
 from typing import Final
 
-from dealer.language import _, decimal, n_, spoken_language
+from dealer.language import _, decimal, spoken_language
 from dealer.printing.drawing import A4, POINT_MM, Item, LineItem, Page, RectItem, TextItem, place, prose_chars
 from dealer.printing.svg import svg_element
-from dealer.stats.stats_report import figure_line, method_notes, wild_line
+from dealer.stats.goodness import label_said
+from dealer.stats.stats_report import figure_line, method_notes, units_text, wild_line
 from dealer.stats.summary import Figure, SampleStats
 
 CHART_WIDTH: Final = 180.0
@@ -47,15 +48,15 @@ def chart_bars(figure: Figure) -> list[Bar]:
     if q.key == "patterns":
         common = [i for i, e in enumerate(expected) if e >= RARE_PATTERN]
         rest = [i for i in range(len(expected)) if i not in common]
-        bars = [Bar(q.labels[i], shares[i], expected[i]) for i in common]
+        bars = [Bar(label_said(q.labels[i]), shares[i], expected[i]) for i in common]
         return bars + [Bar(_("other"), sum(shares[i] for i in rest), sum(expected[i] for i in rest))]
     if q.key in ("wild", "shortest_in_hand"):
-        return [Bar(label, s, e) for label, s, e in zip(q.labels, shares, expected, strict=True)]
+        return [Bar(label_said(label), s, e) for label, s, e in zip(q.labels, shares, expected, strict=True)]
     peak = expected.index(max(expected))
     tail = next((i for i in range(peak, len(expected)) if expected[i] < RARE_TAIL), len(expected))
     bars = [Bar(q.labels[i], shares[i], expected[i]) for i in range(tail)]
     if tail < len(expected):
-        label = q.labels[tail] if tail == len(expected) - 1 else f"{q.labels[tail]}+"
+        label = label_said(q.labels[tail]) + ("" if tail == len(expected) - 1 else "+")
         bars.append(Bar(label, sum(shares[tail:]), sum(expected[tail:])))
     return bars
 
@@ -94,7 +95,7 @@ def chart_items(figure: Figure, width: float = CHART_WIDTH, height: float = CHAR
         TextItem(1, 4.5, _(q.title), 9, "bold"),
         RectItem(left, 7, 3, 3, "grey"), TextItem(left + 4, 9.6, _("perfect shuffle (exact)"), 7),
         RectItem(left + 40, 7, 3, 3, "blue"),
-        TextItem(left + 44, 9.6, _("counted ({units})").format(units=units_text(figure.units, q.unit)), 7),
+        TextItem(left + 44, 9.6, _("counted ({units})").format(units=units_text(q.unit, figure.units)), 7),
     ]
     ticks = round(top / step)
     for k in range(ticks + 1):
@@ -114,13 +115,6 @@ def chart_items(figure: Figure, width: float = CHART_WIDTH, height: float = CHAR
         items.append(TextItem(middle, base + 4, b.label, size, anchor="middle"))
     items.append(LineItem(left, base, right, base, "black", 0.2))
     return items
-
-
-def units_text(count: int, unit: str) -> str:
-    """'2000 hands', '1 deal': `count` of the statistics' `unit` (hand, deal, partnership) in the language spoken."""
-    forms = {"hand": n_("{count} hand", "{count} hands", count), "deal": n_("{count} deal", "{count} deals", count),
-             "partnership": n_("{count} partnership", "{count} partnerships", count)}
-    return forms.get(unit, f"{{count}} {unit}").format(count=count)
 
 
 def chart_page(figure: Figure) -> Page:
@@ -147,7 +141,7 @@ def stats_html(samples: Sequence[SampleStats], title: str, notes: Sequence[str] 
     body = [f"<h1>{escape(title)}</h1>"]
     for sample in samples:
         body.append(f"<section class=\"sample\">\n<h2>{escape(sample.name)}: "
-                    f"{escape(units_text(sample.deals, 'deal'))}</h2>")
+                    f"{escape(units_text('deal', sample.deals))}</h2>")
         body.append(f"<p class=\"verdict\">{escape(sample.sentence)}</p>")
         body.append("<p>" + escape(_("{wild}. Overall chance: {method}.").format(
             wild=wild_line(sample).capitalize(), method=sample.chance_method)) + "</p>")
@@ -165,18 +159,19 @@ def stats_html(samples: Sequence[SampleStats], title: str, notes: Sequence[str] 
 def _figure_html(figure: Figure) -> str:
     q = figure.quantity
     rows = "\n".join(
-        f"<tr><td>{escape(label)}</td><td>{count}</td><td>{decimal(share * 100, 2)} %</td>"
+        f"<tr><td>{escape(label_said(label))}</td><td>{count}</td><td>{decimal(share * 100, 2)} %</td>"
         f"<td>{decimal(float(p) * 100, 4)} %</td><td>{decimal(expected, 1)}</td></tr>"
         for label, count, share, p, expected in zip(q.labels, figure.counts, figure.observed_shares,
                                                    q.probabilities, figure.expected_counts, strict=True))
     test = figure.test
-    bins = "".join(f"<tr><td>{escape(b)}</td><td>{o}</td><td>{decimal(e, 1)}</td></tr>"
+    bins = "".join(f"<tr><td>{escape(label_said(b))}</td><td>{o}</td><td>{decimal(e, 1)}</td></tr>"
                    for b, o, e in zip(test.bins, test.observed, test.expected, strict=True))
+    table = _("Table: every category")
     chart = svg_element([chart_page(figure)], _(q.title)).replace('id="page1"', f'id="chart-{q.key}"')
     return (f'<h3>{escape(_(q.title))}</h3>\n<figure class="chart" data-key="{q.key}">\n'
             f"{chart}</figure>\n"
             f'<p class="test">{escape(figure_line(figure))}</p>\n'
-            f"<details><summary>{escape(_('Table: every category'))}</summary>\n<table><thead><tr>"
+            f"<details><summary>{escape(table)}</summary>\n<table><thead><tr>"
             + "".join(f"<th>{escape(heading)}</th>" for heading in (
                 _("category"), _("counted"), _("share"), _("perfect shuffle (exact)"), _("expected count")))
             + f"</tr></thead>\n<tbody>\n{rows}\n</tbody></table>\n<table><thead><tr>"
@@ -195,7 +190,7 @@ def stats_pages(samples: Sequence[SampleStats], title: str, notes: Sequence[str]
     pages: list[Page] = []
     lines: list[tuple[str, float, bool]] = [(title, 14, True)]
     for sample in samples:
-        lines += [("", 6, False), (f"{sample.name}: {units_text(sample.deals, 'deal')}", 12, True)]
+        lines += [("", 6, False), (f"{sample.name}: {units_text('deal', sample.deals)}", 12, True)]
         lines += [(text, 10, True) for text in textwrap.wrap(sample.sentence, prose_chars(line, 10, "bold"))]
         lines += [(text, 9, False) for text in textwrap.wrap(wild_line(sample).capitalize(), prose_chars(line, 9))]
         for figure in sample.figures:

@@ -203,7 +203,7 @@ def _shortest_in_hand() -> Quantity:
     probs = _hand_distribution(_shortest_category, 4)
     shares = np.array([float(p) for p in probs])
     return Quantity("shortest_in_hand", N_("Voids and singletons: shortest suit in a hand"), "hand", 4,
-                    ("void", "singleton", "doubleton", "three (4-3-3-3)"), probs,
+                    (N_("void"), N_("singleton"), N_("doubleton"), N_("three (4-3-3-3)")), probs,
                     _covariance(4, shares, [(12, _hand_pair_joint(_shortest_category, 4))]),
                     N_("hands counted by their suit lengths, summed by the shortest"))
 
@@ -335,7 +335,7 @@ def _wild() -> Quantity:
     probs = (Fraction(DEALS - tame, DEALS), Fraction(tame, DEALS))
     shares = np.array([float(p) for p in probs])
     return Quantity("wild", N_("Wild deals: a 7+ card suit, a 6-5 or a void in some hand"), "deal", 1,
-                    ("wild", "not wild"), probs, _covariance(1, shares, []),
+                    (N_("wild"), N_("not wild")), probs, _covariance(1, shares, []),
                     N_("counted over whole deals: the deals in which no hand has a 7+ suit, a 6-5 or a void are the "
                        "coefficient of x♠¹³x♥¹³x♦¹³x♣¹³ in (Σ 13!/Π a_s! x^a)⁴, the sum over the suit lengths a of "
                        "such hands"))

@@ -15,7 +15,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.language import N_
+from dealer.language import N_, _, said_from
 from dealer.stats import special
 from dealer.stats.analysis import Counts, count_sets
 from dealer.stats.exact import FIGURE_KEYS, Quantity, quantity
@@ -26,6 +26,13 @@ MONTE_CARLO_SETS: Final = 999
 ORDERED: Final = frozenset({"hcp", "suit_lengths", "longest_in_hand", "shortest_in_hand", "longest_in_deal",
                             "longest_fit"})
 TOO_FEW: Final = N_("too few deals to test")
+WILD_LAW: Final = N_("exact two-sided binomial test of {wild} wild deals in {deals}")
+CHI_SQUARE_LAW: Final = N_("chi-square with {bins} degrees of freedom")
+RAO_SCOTT_LAW: Final = N_("X²/{scale} against chi-square with {df} degrees of freedom (Rao-Scott, {per_deal} {unit}s "
+                          "a deal)")
+MONTE_CARLO_LAW: Final = N_("X² against {sets} sets of {deals} uniformly random deals")
+LAWS: Final = (TOO_FEW, WILD_LAW, CHI_SQUARE_LAW, RAO_SCOTT_LAW, MONTE_CARLO_LAW)
+"""The laws a p-value comes from, in English as the JSON keeps them; said with `dealer.language.said_from`."""
 """The law of a figure left untested (English in the JSON; said with `_` on the screen)."""
 
 FloatArray = npt.NDArray[np.float64]
@@ -75,7 +82,25 @@ def bin_label(q: Quantity, group: Sequence[int]) -> str:
         return q.labels[group[0]]
     if q.key in ORDERED:
         return f"{q.labels[group[0]]}–{q.labels[group[-1]]}"
-    return f"{len(group)} rarer {q.unit} patterns" if q.key == "patterns" else " / ".join(q.labels[i] for i in group)
+    if q.key == "patterns":
+        return RARER_PATTERNS.format(count=len(group), unit=q.unit)
+    return " / ".join(q.labels[i] for i in group)
+
+
+RARER_PATTERNS: Final = N_("{count} rarer {unit} patterns")
+"""A bin pooling the rarer hand patterns (English, as the JSON keeps it: said by `label_said`)."""
+
+
+def label_said(label: str) -> str:
+    """A category's or a bin's label (English, as the JSON keeps it: 'void', 'void–singleton', '37 rarer hand
+    patterns', '4-3-3-3') in the language spoken."""
+    pooled = said_from(label, (RARER_PATTERNS,))
+    if pooled != label:
+        return pooled
+    for joint in ("–", " / "):
+        if joint in label:
+            return joint.join(label_said(part) for part in label.split(joint))
+    return _(label) if label else label
 
 
 def _grouping(bins: list[list[int]], size: int) -> FloatArray:
@@ -132,8 +157,8 @@ def wild_test(counts: npt.NDArray[np.int64], deals: int) -> FitTest:
     q = quantity("wild")
     p = special.binomial_two_sided(int(counts[0]), deals, float(q.probabilities[0])) if deals else 1.0
     b = _Bins(q, [[0], [1]], _grouping([[0], [1]], 2), deals * q.shares)
-    return _result(b, counts, "exact binomial", p, None,
-                   f"exact two-sided binomial test of {int(counts[0])} wild deals in {deals}")
+    return _result(b, counts, N_("exact binomial"), p, None,
+                   WILD_LAW.format(wild=int(counts[0]), deals=deals))
 
 
 def large_sample_test(key: str, counts: npt.NDArray[np.int64], deals: int) -> FitTest:
@@ -146,12 +171,12 @@ def large_sample_test(key: str, counts: npt.NDArray[np.int64], deals: int) -> Fi
     statistic = float(pearson(b.observed(counts), b.expected))
     if b.quantity.per_deal == 1:
         bins = len(b.groups) - 1
-        return _result(b, counts, "chi-square", special.chi_square_sf(statistic, bins), statistic,
-                       f"chi-square with {bins} degrees of freedom")
+        return _result(b, counts, N_("chi-square"), special.chi_square_sf(statistic, bins), statistic,
+                       CHI_SQUARE_LAW.format(bins=bins))
     p, scale, df = special.weighted_chi_square_sf(statistic, rao_scott_weights(b.quantity, b.grouping))
-    return _result(b, counts, "chi-square (Rao-Scott)", p, statistic,
-                   f"X²/{scale:.3f} against chi-square with {df:.1f} degrees of freedom "
-                   f"(Rao-Scott, {b.quantity.per_deal} {b.quantity.unit}s a deal)")
+    return _result(b, counts, N_("chi-square (Rao-Scott)"), p, statistic,
+                   RAO_SCOTT_LAW.format(scale=f"{scale:.3f}", df=f"{df:.1f}", per_deal=b.quantity.per_deal,
+                                        unit=b.quantity.unit))
 
 
 def uniform_deals(count: int, rng: np.random.Generator) -> npt.NDArray[np.uint8]:
@@ -220,8 +245,8 @@ def _monte_carlo(counts: Counts, deals: int, sets: int) -> SampleTests:
         at_least = len(statistics) - np.searchsorted(order, statistics * (1 - 1e-12), side="left")
         p_values = at_least / len(statistics)
         p_by_set.append(p_values)
-        tests[key] = _result(b, counts[key], "Monte Carlo", float(p_values[0]), float(statistics[0]),
-                             f"X² against {sets} sets of {deals} uniformly random deals")
+        tests[key] = _result(b, counts[key], N_("Monte Carlo"), float(p_values[0]), float(statistics[0]),
+                             MONTE_CARLO_LAW.format(sets=sets, deals=deals))
     tested = {k: t for k, t in tests.items() if t.tested}
     if not p_by_set:
         return SampleTests(tests, 1.0, "none", None)

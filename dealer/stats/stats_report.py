@@ -8,9 +8,9 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
-from dealer.language import N_, _, decimal, n_
+from dealer.language import N_, _, decimal, decimal_sign, n_, said_from
 from dealer.stats.exact import quantities
-from dealer.stats.goodness import LARGE_SAMPLE, MIN_EXPECTED, MONTE_CARLO_SETS
+from dealer.stats.goodness import LARGE_SAMPLE, LAWS, MIN_EXPECTED, MONTE_CARLO_SETS
 from dealer.stats.summary import Figure, SampleStats
 
 TEST_RULE: Final = N_(
@@ -79,7 +79,7 @@ def to_json(samples: Sequence[SampleStats], notes: Sequence[str] = (), *, model:
 
 def p_text(p: float) -> str:
     """A p-value for a table: three significant figures, or '< 1e-300'."""
-    return f"{p:.3g}" if p >= 1e-300 else "< 1e-300"
+    return f"{p:.3g}".replace(".", decimal_sign()) if p >= 1e-300 else "< 1e-300"
 
 
 def figure_line(figure: Figure, *, law: bool = True) -> str:
@@ -87,21 +87,21 @@ def figure_line(figure: Figure, *, law: bool = True) -> str:
     q, test = figure.quantity, figure.test
     counted = f"{_(q.title)} ({units_text(q.unit, figure.units)})"
     if not test.tested:
-        return f"{counted}: {_(test.law) if test.law else test.law}"
-    how = f"{test.method}; {test.law}" if law else test.method
+        return f"{counted}: {said_from(test.law, LAWS)}"
+    how = f"{_(test.method)}; {said_from(test.law, LAWS)}" if law else _(test.method)  # (English: the JSON's)
     return f"{counted}: p = {p_text(test.p_value)} ({how})"
 
 
 def units_text(unit: str, count: int) -> str:
-    """How many units of a figure were counted: '96 hands' (English has said the plural for any count)."""
+    """How many units of a figure were counted: '96 hands', '1 deal'."""
     if unit == "hand":
-        return n_("{count} hands", "{count} hands", count).format(count=count)
+        return n_("{count} hand", "{count} hands", count).format(count=count)
     if unit == "suit holding":
-        return n_("{count} suit holdings", "{count} suit holdings", count).format(count=count)
+        return n_("{count} suit holding", "{count} suit holdings", count).format(count=count)
     if unit == "partnership":
-        return n_("{count} partnerships", "{count} partnerships", count).format(count=count)
+        return n_("{count} partnership", "{count} partnerships", count).format(count=count)
     if unit == "deal":
-        return n_("{count} deals", "{count} deals", count).format(count=count)
+        return n_("{count} deal", "{count} deals", count).format(count=count)
     return f"{count} {unit}s"
 
 

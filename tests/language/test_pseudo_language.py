@@ -133,12 +133,13 @@ def test_a_refusal_is_the_catalogues(argv: list[str], locale_folder: Path, tmp_p
 
 
 def test_the_printouts_words_come_from_the_catalogue(locale_folder: Path, tmp_path: Path) -> None:
-    """Hand records and curtain cards (HTML) and board labels (SVG): their text as a person reads it."""
+    """Hand records, curtain cards and the deals' statistics (HTML) and board labels (SVG): their text as a
+    person reads it."""
     pbn = tmp_path / "s.pbn"
     assert main(["generate", "--boards", "1-4", "-o", str(pbn)]) == 0
     tags = re.compile(r"<style.*?</style>|<script.*?</script>|<[^>]+>", re.S)
     for command, kind in ((["records", str(pbn), "--no-dd"], "html"), (["curtains", str(pbn)], "html"),
-                          (["labels", "--set", "A", "--boards", "1-4"], "svg")):
+                          (["labels", "--set", "A", "--boards", "1-4"], "svg"), (["stats", str(pbn)], "html")):
         out = tmp_path / f"{command[0]}.{kind}"
         code, _out, err = pseudo_command(locale_folder, *command, "-o", str(out))
         assert code == 0, err
