@@ -2,7 +2,7 @@
 
 The journal is the one truth of where each board is, so the grid shown live and the grid shown by a
 server restarted later are the same reading. `GridWatcher` re-reads it while a run deals (woken by the
-run's events, at most twice a second) and publishes the boards whose state changed with the run's figures of
+run's events, at most once a second) and publishes the boards whose state changed with the run's figures of
 the same reading (`room_reading`): what a page shows of one message agrees with itself.
 """
 
@@ -28,7 +28,7 @@ SHOWN: Final = {
     JobState.FAULTED: "faulted",
 }
 """What the room calls each journal state."""
-READ_SECONDS: Final = 0.5
+READ_SECONDS: Final = 1.0
 """Shortest time between two readings of the journal (the grid and the run's figures) while a run deals."""
 
 Cell = tuple[int, str, str, int, int]
