@@ -171,6 +171,7 @@ def _run(arguments: list[str], args: argparse.Namespace) -> int:
                 args = parser.parse_args(arguments)
             except UsageError as exc:
                 return _fail(args, exc, exc.exit_code)
+            args.lang = language_named(arguments)  # wherever it stood (a command's own default would hide it)
             code: int | None = args.func(args)
         return code or 0
     except DealerError as exc:

@@ -12,7 +12,7 @@ import numpy as np
 
 from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, run_view
-from dealer.cli.options import board_range, board_set, count_from_1, seconds
+from dealer.cli.options import board_range, board_set, count_from_1, seconds, speak_the_plans
 from dealer.cli.reading import add_reading_options, read_deals_for_dealing, reading_options, show
 from dealer.cli.teaching import teach
 from dealer.core.boards import copy_set_names, parse_file_boards
@@ -177,5 +177,6 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
         raise UsageError(_("dealer deal --plan: {option} does not go with a plan (the plan names the sessions, their "
                            "boards, copies, board sets, replays and machines)").format(option=given[0]))
     plan = Plan.load(args.plan)
+    speak_the_plans(args, plan.event.lang)
     journal = Path(args.journal) if args.journal else plan.event.journal
     return deal_plan(plan, _common(args, journal, [], plan.event.name), args.session)

@@ -2,7 +2,8 @@
 before a command opens, reads or writes anything: one rule an option kind, the same in every command.
 
 A value that breaks its rule is a usage error (exit 2) in one line naming the option. The board set rule
-is the label grammar's, shared with congress plans (`dealer.core.boards.set_name_problem`).
+is the label grammar's, shared with congress plans (`dealer.core.boards.set_name_problem`). A plan's
+language (`speak_the_plans`) is spoken where --lang names none.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from dealer.language import N_, _
+from dealer.language import N_, _, choose
 
 
 def count_from_1(text: str) -> int:
@@ -74,3 +75,9 @@ def board_range(text: str) -> str:
     except UsageError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def speak_the_plans(args: argparse.Namespace, language: str | None) -> None:
+    """Speak the plan's `lang` from here on, unless the command line named one (--lang goes first)."""
+    if language is not None and getattr(args, "lang", None) is None:
+        choose(language)

@@ -14,11 +14,13 @@ from typing import Any
 
 from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, task_progress
+from dealer.cli.options import speak_the_plans
 from dealer.core.boards import format_board_range
 from dealer.journal.history import practice_history, practice_note
-from dealer.language import N_, _, n_
+from dealer.language import N_, _, n_, said_from
 from dealer.plan import DealingOrder, Plan, PlanError, Session
 from dealer.plan import problems as check
+from dealer.plan.model import SOURCE_WORDS
 
 _ORDER_TEXT = {DealingOrder.SET: N_("set by set"), DealingOrder.BOARD: N_("all copies of a board, board by board")}
 
@@ -55,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     the line and the field. What `dealer deal --plan` refuses: no machine, reused deals, two sessions in
     one physical board, a run to resume, deals this computer's deal history holds from another run."""
     plan = Plan.load(args.plan)
+    speak_the_plans(args, plan.event.lang)
     if args.generate:
         _generate(plan, args.plain)
     try:
@@ -127,7 +130,7 @@ def describe(plan: Plan) -> list[str]:
 
 
 def _session_lines(plan: Plan, session: Session) -> list[str]:
-    source = session.source.describe()
+    source = said_from(session.source.describe(), SOURCE_WORDS)
     path = plan.deal_file(session)
     if path is not None:
         state = _("to be generated") if plan.needs_generation(session) else _("exists")

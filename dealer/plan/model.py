@@ -10,10 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Final
 
 from dealer.core.boards import format_board_range
 from dealer.core.errors import FormatError
 from dealer.journal.jobplan import JobPlan
+from dealer.language import N_
 
 KeyPath = tuple[str | int, ...]
 """Where a value is in a plan document: keys and array positions (from 0), e.g. ``("sessions", 2, "boards")``."""
@@ -57,6 +59,7 @@ class PlanEvent:
     journal: Path        # the journal of the runs of this plan
     order: DealingOrder  # default dealing order of the sessions
     keep_seeds: bool     # also write <session>.seed (0600) when generating
+    lang: str | None = None  # the language spoken for the event (`lang`), unless the command line names one
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ class EngineSource:
         return self.engine
 
     def describe(self) -> str:
-        return f"{self.engine} (fresh deals)"
+        return FRESH_DEALS.format(engine=self.engine)
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ class FileSource:
         return "file"
 
     def describe(self) -> str:
-        return f"file {self.path}" + (f" ({self.format})" if self.format else "")
+        return (FILE_IN_FORMAT if self.format else FILE).format(path=self.path, format=self.format)
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ class SquareDealSource:
         return "squaredeal"
 
     def describe(self) -> str:
-        return f"SquareDeal {self.sqd.name} {self.session} ({'reserve' if self.reserve else 'original'} set)"
+        return (SQUAREDEAL_RESERVE if self.reserve else SQUAREDEAL).format(sqd=self.sqd.name, session=self.session)
 
 
 @dataclass(frozen=True)
@@ -116,10 +119,20 @@ class SessionSource:
         return "replay"
 
     def describe(self) -> str:
-        return f"deals of session {self.session}"
+        return DEALS_OF.format(session=self.session)
 
 
 Source = EngineSource | FileSource | SquareDealSource | SessionSource
+
+FRESH_DEALS: Final = N_("{engine} (fresh deals)")
+FILE: Final = N_("file {path}")
+FILE_IN_FORMAT: Final = N_("file {path} ({format})")
+SQUAREDEAL: Final = N_("SquareDeal {sqd} {session} (original set)")
+SQUAREDEAL_RESERVE: Final = N_("SquareDeal {sqd} {session} (reserve set)")
+DEALS_OF: Final = N_("deals of session {session}")
+SOURCE_WORDS: Final = (FRESH_DEALS, FILE_IN_FORMAT, FILE, SQUAREDEAL, SQUAREDEAL_RESERVE, DEALS_OF)
+"""How a session's source is described (`describe`: in English, as the journal keeps it); said in the language
+spoken with `dealer.language.said_from`."""
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dealer.core.boards import (
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.core.structured import StructureError, load_toml
-from dealer.language import N_, _
+from dealer.language import LANGUAGES, N_, _, language_of
 from dealer.plan import sources
 from dealer.plan.model import (
     DealingOrder,
@@ -50,7 +50,7 @@ DEFAULT_DEAL_FOLDER: Final = "deals"
 # key -> required?
 _TOP: Final = {"event": True, "sessions": True, "machines": False}
 _EVENT: Final = {"name": True, "owner": False, "owner_hex": False, "deal_folder": False, "journal": False,
-                 "order": False, "keep_seeds": False}
+                 "order": False, "keep_seeds": False, "lang": False}
 _SESSION: Final = {"name": True, "boards": False, "source": False, "replay": False, "order": False,
                    "sections": True}
 _SECTION: Final = {"name": True, "copies": False, "sets": False, "boards": False}
@@ -289,7 +289,18 @@ class _PlanChecker:
                                   where + ("journal",))
         order = self.order(table, where, DealingOrder.SET)
         keep_seeds = self.get(table, where, "keep_seeds", bool, False)
-        return PlanEvent(name, owner, folder, journal, order, keep_seeds)
+        return PlanEvent(name, owner, folder, journal, order, keep_seeds, self.language(table, where))
+
+    def language(self, table: dict[str, Any], where: KeyPath) -> str | None:
+        """The event's language (`lang`), one this program speaks; None where the plan names none."""
+        named = self.get(table, where, "lang", str, "")
+        if not named:
+            return None
+        code = language_of(named)
+        if code is None:
+            self.fail(where + ("lang",), _("{language} is not a language of dealer; it speaks {languages}").format(
+                language=repr(named), languages=", ".join(LANGUAGES)))
+        return code
 
     def order(self, table: dict[str, Any], where: KeyPath, default: DealingOrder) -> DealingOrder:
         value = self.get(table, where, "order", str, default.value)

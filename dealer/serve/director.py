@@ -35,9 +35,9 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError
 from dealer.journal.dealt import Lookup, dealt_deals
 from dealer.journal.store import JobState, Journal, Run
-from dealer.language import _, speaking
+from dealer.language import _, said_from, speaking
 from dealer.plan import Plan
-from dealer.plan.model import SessionSource
+from dealer.plan.model import SOURCE_WORDS, SessionSource
 from dealer.printing.handview import board_views
 from dealer.printing.records_html import board_html
 from dealer.serve import given
@@ -307,7 +307,7 @@ def _why(run: Run, reason: str, where: Path | None) -> str:
     if where is None:
         return _("session {session} of plan {plan}: its deals ({source}) are kept beside the plan, which is not in "
                  "the console's work folder now: put the plan back to show this board").format(
-            session=run.name, plan=plan, source=source)
+            session=run.name, plan=plan, source=said_from(source, SOURCE_WORDS))
     if not where.is_file():
         return _("session {session} of plan {plan}: its deals are kept in {where}, which is not there now: put that "
                  "file back to show this board").format(session=run.name, plan=plan, where=where)

@@ -265,3 +265,20 @@ def test_the_machines_display_is_told_in_the_directors_language_in_latin_letters
     assert shown and all(text.isascii() and b"?" not in text for text in shown), shown
     assert in_latin_letters("освободите тракт карт").encode() in b"\n".join(shown)
     assert any(text.startswith(b"F8 ne ta korobka: vstav`te korobku") for text in shown), shown
+
+
+def test_a_plans_lang_is_spoken_unless_the_command_line_names_one(tmp_path: Path) -> None:
+    """`lang = "ru"` in a plan's [event]: `dealer plan` speaks Russian; `--lang en` goes first; a language dealer
+    does not speak is refused naming the plan's line, as every bad field is."""
+    from tests.support.plan_texts import BASE
+
+    plan = tmp_path / "congress.toml"
+    plan.write_text(BASE.replace('owner = "Test Owner"\n', 'owner = "Test Owner"\nlang = "ru"\n'), encoding="utf-8")
+    code, out, err = dealer("plan", str(plan))
+    assert code == 0, err
+    assert "сессия 1 MON1" in out and "свежие расклады" in out, out
+    code, english, err = dealer("--lang", "en", "plan", str(plan))
+    assert code == 0 and not CYRILLIC.search(english), english
+    plan.write_text(BASE.replace('owner = "Test Owner"\n', 'owner = "Test Owner"\nlang = "xx"\n'), encoding="utf-8")
+    code, out, err = dealer("plan", str(plan))
+    assert code != 0 and err.count("\n") == 1 and "lang" in err and "'xx' is not a language of dealer" in err, err
