@@ -116,7 +116,9 @@ function addFault(f) {
   const board = job.board === undefined ? "" : t("board {board}", { board: job.board })
                 + (job.copy > 1 ? ", " + t("copy {copy}", { copy: job.copy }) : "");
   [f.n, f.machine, board, f.law || t("(a machine stop)"), f.text, f.action].forEach((v, i) => {
-    const td = document.createElement("td"); text(td, v); if (i === 3) td.className = "law"; row.appendChild(td);
+    const td = document.createElement("td"); text(td, v); if (i === 3) td.className = "law";
+    if (i === 0) td.dataset.fault = t("fault");  // its heading on a phone (style.css)
+    row.appendChild(td);
   });
   labelled(row, $("faults"));
   $("faults").tBodies[0].appendChild(row);
