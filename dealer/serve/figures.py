@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from dealer.journal import run_report
@@ -38,12 +37,6 @@ def run_figures(journal: Journal, run_ids: Sequence[int] | None = None) -> dict[
     return {"total": sum(s.jobs for s in rep.sessions), "verified": verified, "dealing": round(dealing, 3),
             "rate": round(verified * 3600.0 / dealing) if dealing > 0 else 0,
             "faults": sum(faults.values()), "machines": machines}
-
-
-def read_figures(path: Path, run_ids: Sequence[int] | None = None) -> dict[str, Any]:
-    """`run_figures` of a journal file."""
-    with Journal.open_read_only(path) as journal:
-        return run_figures(journal, run_ids)
 
 
 def union_length(spans: Sequence[tuple[float, float]]) -> float:

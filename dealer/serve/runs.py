@@ -24,7 +24,7 @@ from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.journal import run_report as report
 from dealer.journal.store import Journal
 from dealer.language import _
-from dealer.serve import figures, given, grid, past, sources
+from dealer.serve import given, grid, past, sources
 from dealer.serve.hub import EventHub
 from dealer.serve.machines import Offer
 from dealer.serve.sources import RunRequest
@@ -203,19 +203,13 @@ class RunManager:
         finally:
             live.watcher.stop()
             live.summary = self._summary(live) or (result.summary if result is not None else "")
-            self.hub.publish(self.snapshot())  # the machines at rest
+            at_rest = self.snapshot()  # the machines at rest, and the run's last reading
+            self.hub.publish(at_rest)
             self.hub.publish({"type": "ended", "run": live.key, "status": live.status, "message": live.message,
-                              "summary": live.summary, "figures": self._figures(live),
+                              "summary": live.summary, "figures": at_rest["figures"],
                               "resume": self._how_to_resume(live)})
 
     # --- after a stop --------------------------------------------------------------------------
-
-    def _figures(self, live: LiveRun) -> dict[str, Any] | None:
-        """The whole run's figures from the journal (every part of it, across stops and resumes)."""
-        try:
-            return figures.read_figures(live.journal, live.watcher.run_ids) if live.journal.is_file() else None
-        except DealerError:
-            return None
 
     def _summary(self, live: LiveRun) -> str:
         """The run report's summary of the runs dealt (`dealer.journal.run_report`): every part of them."""
