@@ -119,9 +119,15 @@ def run_show(args: argparse.Namespace) -> int:
     with DealHistory.open(history_path(args)) as history:
         entries = history.entries()
         runs = {e.run_uid for e in entries}
-        print(_("deal history {path}: {deals} deals of {runs} runs").format(
-            path=history.path, deals=len(entries), runs=len(runs)))
+        print(_head(history.path, len(entries), len(runs)))
     return 0
+
+
+def _head(path: Path, deals: int, runs: int) -> str:
+    """'deal history PATH: 8 deals of 1 run', the first line of `show` and `list`."""
+    return _("deal history {path}: {deals} {of_runs}").format(
+        path=path, deals=n_("{count} deal", "{count} deals", deals).format(count=deals),
+        of_runs=n_("of {count} run", "of {count} runs", runs).format(count=runs))
 
 
 SHOWN_DIGITS = 8
@@ -135,8 +141,7 @@ def run_list(args: argparse.Namespace) -> int:
         return 0
     with DealHistory.open(history_path(args)) as history:
         runs = history.runs()
-        print(_("deal history {path}: {deals} deals of {runs} runs").format(
-            path=history.path, deals=sum(r.deals for r in runs), runs=len(runs)))
+        print(_head(history.path, sum(r.deals for r in runs), len(runs)))
         for run in runs:
             print(f"  {run.run_uid[:SHOWN_DIGITS]}  {run.where()}: {run.count()}")
     return 0

@@ -15,7 +15,7 @@ def test_show_export_and_import(tmp_path: Path, capsys: pytest.CaptureFixture[st
     with DealHistory.open() as h:
         h.record(deal_set(1, 5), run_uid="r1", run_name="club", journal="s.journal")
     assert main(["history"]) == 0
-    assert capsys.readouterr().out.strip() == f"deal history {deal_history}: 5 deals of 1 runs"
+    assert capsys.readouterr().out.strip() == f"deal history {deal_history}: 5 deals of 1 run"
     out = tmp_path / "h.json"
     assert main(["history", "export", str(out)]) == 0
     assert main(["history", "export", str(out)]) == 4  # exists: --force to replace it
@@ -26,7 +26,7 @@ def test_show_export_and_import(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["history", "import", str(out), "--history", str(other)]) == 0
     assert "5 new deals, 0 known already" in capsys.readouterr().out
     assert main(["history", "--history", str(other)]) == 0
-    assert "5 deals of 1 runs" in capsys.readouterr().out
+    assert "5 deals of 1 run" in capsys.readouterr().out
 
 
 def test_importing_a_file_that_is_no_history_changes_nothing(tmp_path: Path,
