@@ -286,10 +286,20 @@ class Event:
     @classmethod
     def from_detail(cls, detail: Mapping[str, Any]) -> Event:
         """The event of a journal's ``detail`` (keys it does not know are left out)."""
+        return cls(**{name: _typed(hint, detail[key]) for name, key, hint in _fields_of(cls) if key in detail})
+
+
+_FIELDS: Final[dict[type[Event], tuple[tuple[str, str, Any], ...]]] = {}
+
+
+def _fields_of(cls: type[Event]) -> tuple[tuple[str, str, Any], ...]:
+    """Each field of an event class: its name, its journal key and its type (resolved once a class: resolving
+    the annotations was most of the time of reading a journal)."""
+    found = _FIELDS.get(cls)
+    if found is None:
         hints = typing.get_type_hints(cls)
-        values = {f.name: _typed(hints[f.name], detail[journal_key(f)]) for f in fields(cls)
-                  if journal_key(f) in detail}
-        return cls(**values)
+        found = _FIELDS[cls] = tuple((f.name, journal_key(f), hints[f.name]) for f in fields(cls))
+    return found
 
 
 def journal_key(f: Field[Any]) -> str:

@@ -14,18 +14,19 @@ from datetime import datetime
 from typing import Any
 
 from dealer.journal import run_report
-from dealer.journal.store import Journal
+from dealer.journal.store import Journal, Recorded
 
 
 def run_figures(journal: Journal, run_ids: Sequence[int] | None = None) -> dict[str, Any]:
     """The figures of runs `run_ids` (default: every run of the journal), for the room."""
-    rep = run_report.build(journal, run_ids)
     spans: list[tuple[float, float]] = []
-    for session in rep.sessions:
-        for recorded in journal.events(session.run):
-            if recorded.machine and recorded.event.busy > 0:
-                end = datetime.fromisoformat(recorded.at).timestamp()
-                spans.append((end - recorded.event.busy, end))
+
+    def span(recorded: Recorded) -> None:
+        if recorded.machine and recorded.event.busy > 0:
+            end = datetime.fromisoformat(recorded.at).timestamp()
+            spans.append((end - recorded.event.busy, end))
+
+    rep = run_report.build(journal, run_ids, also=span)
     dealing = union_length(spans)
     faults: Counter[str] = Counter()
     for (_, machine, _, _), n in rep.faults.items():
