@@ -11,7 +11,11 @@ the rounds (the median is shown):
   from its class's annotations at every event read (as the reader did before);
 * ``rows and JSON alone``: the events' rows read and their JSON parsed, nothing decoded or folded (the floor).
 
-Figures: milliseconds per thousand events, and each against ours.
+Then the Room's reading once a second while a run deals (the grid and the figures, `dealer.serve.grid`), with
+one board's steps written between two readings: ours keeps its fold and folds what was written since;
+the baseline ``every event folded afresh`` folds the whole run at every reading.
+
+Figures: milliseconds per thousand events, and each against ours; milliseconds per Room reading.
 """
 
 from __future__ import annotations
@@ -39,17 +43,21 @@ from dealer.core.dealset import DealSet  # noqa: E402
 from dealer.journal import events, run_report  # noqa: E402
 from dealer.journal.jobplan import JobPlan  # noqa: E402
 from dealer.journal.store import JobState, Journal  # noqa: E402
+from dealer.serve.figures import FiguresFold  # noqa: E402
+from dealer.serve.grid import room_reading  # noqa: E402
 
 OURS = "ours"
 BASELINE = "annotations resolved each decode"
 FLOOR = "rows and JSON alone"
+AFRESH = "every event folded afresh"
 BASELINES = {BASELINE: "each event's field types resolved from its class's annotations at every event read "
                        "(the reader before)",
-             FLOOR: "the events' rows read and their JSON parsed, nothing decoded or folded"}
+             FLOOR: "the events' rows read and their JSON parsed, nothing decoded or folded",
+             AFRESH: "the Room's reading folding the whole run each time (the reading before)"}
 
 
-def write_journal(path: Path, boards: int) -> int:
-    """A journal of `boards` verified boards; returns how many events it holds."""
+def write_journal(path: Path, boards: int, between: Callable[[], None] = lambda: None) -> int:
+    """A journal of `boards` verified boards (`between` called after each); returns how many events it holds."""
     rng = np.random.default_rng(boards)
     deals = DealSet.from_deals(np.stack([(rng.permutation(52) // 13).astype(np.uint8) for _ in range(boards)]))
     with Journal.open(path) as journal:
@@ -62,8 +70,31 @@ def write_journal(path: Path, boards: int) -> int:
             journal.advance(job.id, JobState.DEALT, events.Dealt(counts=(13, 13, 13, 13), busy=11.0), machine="m1")
             journal.advance(job.id, JobState.VERIFIED, events.Verified(layout="straight", busy=2.0), machine="m1")
             journal.note(run.id, events.BoardMoved(), job_id=job.id, machine="m1")
+            between()
         journal.finish_run(run.id)
         return len(journal.events(run.id))
+
+
+def room_readings(folder: Path, boards: int, kept: bool) -> list[float]:
+    """Seconds of each Room reading of a run of `boards` boards, one reading after each board."""
+    path = folder / f"room-{kept}.sqlite"
+    took: list[float] = []
+    reader: list[Journal] = []
+    fold = FiguresFold() if kept else None
+
+    def read() -> None:
+        if not reader:
+            reader.append(Journal.open_read_only(path))
+        start = time.perf_counter()
+        room_reading(reader[0], None, fold)
+        took.append(time.perf_counter() - start)
+
+    try:
+        write_journal(path, boards, read)
+    finally:
+        for journal in reader:
+            journal.close()
+    return took
 
 
 def resolved_each_time(cls: type[events.Event]) -> tuple[tuple[str, str, Any], ...]:
@@ -126,6 +157,18 @@ def main(argv: list[str] | None = None) -> int:
     for name in ways:
         took = statistics.median(seconds[name])
         print(f"{name:<34} {took * 1000 / count * 1000:>19.1f} {took / ours:>12.2f}x")
+    print()
+    folder = Path(tempfile.mkdtemp(prefix="dealer-room-reading-"))
+    try:
+        readings = {"ours (the fold kept)": room_readings(folder, args.boards, True),
+                    AFRESH: room_readings(folder, args.boards, False)}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"the Room's reading after each of {args.boards} boards, in ms: first tenth, last tenth (medians), all")
+    for name, each in readings.items():
+        tenth = max(1, len(each) // 10)
+        first, last = statistics.median(each[:tenth]) * 1000, statistics.median(each[-tenth:]) * 1000
+        print(f"{name:<34} {first:>8.2f} {last:>8.2f} {sum(each) * 1000:>10.1f}")
     return 0
 
 

@@ -30,7 +30,7 @@ BASELINES: dict[str, list[str]] = {
     "generate_threads.py": ["one thread", "AES-256-CTR keystream", "bigdealx", "32-board run"],
     "hil_device.py": ["bare link exchange"],
     "journal.py": ["sync-dealing", "rollback"],
-    "journal_reading.py": ["annotations resolved each decode", "rows and JSON alone"],
+    "journal_reading.py": ["annotations resolved each decode", "rows and JSON alone", "every event folded afresh"],
     "noise.py": ["no noise", "8 retries"],
     "protocol.py": ["crc_hqx only", "byte-at-a-time decoder"],
     "records.py": ["one deal at a time, one thread", "one deal at a time, DDS's threads"],

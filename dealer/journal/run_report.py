@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final, assert_never
@@ -108,10 +108,8 @@ class RunReport:
 # --- reading the journal ----------------------------------------------------------------------------
 
 
-def build(journal: Journal, run_ids: Sequence[int] | None = None,
-          also: Callable[[Recorded], None] | None = None) -> RunReport:
-    """The report of runs `run_ids` (default: every run of the journal), from its events alone; `also` is
-    handed each event as it is folded (what else a reader counts, in the same pass)."""
+def build(journal: Journal, run_ids: Sequence[int] | None = None) -> RunReport:
+    """The report of runs `run_ids` (default: every run of the journal), from its events alone."""
     runs = journal.runs() if run_ids is None else [journal.run(r) for r in run_ids]
     rep = RunReport(journal.path)
     for run in runs:
@@ -121,8 +119,6 @@ def build(journal: Journal, run_ids: Sequence[int] | None = None,
         rep.sessions.append(figures)
         for event in journal.events(run.id):
             fold(rep, figures, event)
-            if also is not None:
-                also(event)
     return rep
 
 

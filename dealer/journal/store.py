@@ -766,14 +766,21 @@ class Journal:
 
     def events(self, run_id: int, job_id: int | None = None) -> list[Recorded]:
         """A run's events (or one job's), oldest first."""
-        sql = "SELECT id, job_id, at, machine, kind, state, detail FROM events WHERE run_id = ?"
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ?"
         args: list[Any] = [run_id]
         if job_id is not None:
             sql += " AND job_id = ?"
             args.append(job_id)
-        rows = self._query(sql + " ORDER BY id", args)
-        return [Recorded(r[0], run_id, r[1], r[2], r[3], JobState(r[5]) if r[5] else None,
-                         decode(r[4], json.loads(r[6]))) for r in rows]
+        return [_recorded(r) for r in self._query(sql + " ORDER BY id", args)]
+
+    def events_since(self, after: int, run_ids: Sequence[int]) -> list[Recorded]:
+        """The events of runs `run_ids` written after the event numbered `after` (events are numbered in the
+        order they are written), oldest first."""
+        if not run_ids:
+            return []
+        rows = self._query(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND run_id IN "
+                           f"({', '.join('?' * len(run_ids))}) ORDER BY id", [after, *run_ids])
+        return [_recorded(r) for r in rows]
 
     def _event(self, db: sqlite3.Connection, run_id: int, job: Job | int | None, machine: str | None,
                event: Event, state: JobState | None, seen: object = None) -> None:
@@ -939,6 +946,14 @@ def wire_job_number(dealing: int) -> int:
 
 def _run(row: tuple[Any, ...]) -> Run:
     return Run(row[0], row[1], row[2], row[3], bool(row[4]), row[5] is not None, row[6] or "")
+
+
+_EVENT_COLUMNS: Final = "id, run_id, job_id, at, machine, kind, state, detail"
+
+
+def _recorded(row: tuple[Any, ...]) -> Recorded:
+    return Recorded(row[0], row[1], row[2], row[3], row[4], JobState(row[6]) if row[6] else None,
+                    decode(row[5], json.loads(row[7])))
 
 
 def _job(row: tuple[Any, ...]) -> Job:

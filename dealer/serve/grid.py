@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from dealer.core.errors import DealerError
 from dealer.journal.store import JobState, Journal
-from dealer.serve.figures import run_figures
+from dealer.serve.figures import FiguresFold
 
 SHOWN: Final = {
     JobState.PLANNED: "planned",
@@ -55,12 +55,13 @@ def grid_of(journal: Journal, run_ids: Sequence[int] | None = None) -> list[dict
     return cells
 
 
-def room_reading(journal: Journal, run_ids: Sequence[int] | None = None) -> tuple[list[dict[str, Any]],
-                                                                                 dict[str, Any]]:
+def room_reading(journal: Journal, run_ids: Sequence[int] | None = None,
+                 figures: FiguresFold | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The grid and the run's figures read in one transaction of the journal: the boards verified the
-    figures count are the grid's verified cells."""
+    figures count are the grid's verified cells. `figures`: the fold of the readings before (of the same
+    runs), which this one goes on from; by default every event is folded afresh."""
     with journal.reading():
-        return grid_of(journal, run_ids), run_figures(journal, run_ids)
+        return grid_of(journal, run_ids), (figures or FiguresFold(run_ids)).read(journal)
 
 
 def read_room(journal_path: Path, run_ids: Sequence[int] | None = None) -> tuple[list[dict[str, Any]],
@@ -91,6 +92,8 @@ class GridWatcher:
         self._lock = threading.Lock()
         self._journal: Journal | None = None
         """Open for reading while the run deals (each reading its own short transaction)."""
+        self._figures: FiguresFold | None = None
+        """The figures folded so far, of `run_ids` (each reading folds what was written since the last)."""
         self._thread = threading.Thread(target=self._loop, name="grid", daemon=True)
 
     def start(self) -> None:
@@ -130,7 +133,9 @@ class GridWatcher:
                 if not self.journal_path.is_file():
                     return
                 self._journal = Journal.open_read_only(self.journal_path)
-            cells, shown = room_reading(self._journal, self.run_ids)
+            if self._figures is None or self._figures.run_ids != self.run_ids:
+                self._figures = FiguresFold(self.run_ids)
+            cells, shown = room_reading(self._journal, self.run_ids, self._figures)
         except (DealerError, sqlite3.Error):  # read again at the next event
             return
         with self._lock:
