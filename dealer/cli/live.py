@@ -152,15 +152,6 @@ def short_names(rows: list[MachineRow]) -> dict[str, str]:
     return shown
 
 
-_FIGURES = re.compile(r" \(\d+/\d+\b[^()]*\)")
-
-
-def row_step(event: ProgressEvent) -> str:
-    """An event as a machine's row shows it: its step without the figures the head line gives for the run
-    (a verified board's count, rate and time left)."""
-    return _FIGURES.sub("", event.step())
-
-
 def render_run(progress: RunProgress) -> RenderableType:
     """The live view of a run, as it stands: at 80 columns too, every column shown, the step column the
     widest (machines by their short names, `short_names`); once every board is verified, each row says done."""
@@ -193,7 +184,7 @@ def render_run(progress: RunProgress) -> RenderableType:
         elif row.last is None:
             step, style = Text(_("connecting"), style="dim"), ""
         else:
-            step, style = bold_laws(Text(row_step(row.last), style=STYLES[row.last.kind]), row.last), ""
+            step, style = bold_laws(Text(row.last.row(), style=STYLES[row.last.kind]), row.last), ""
         cells = [job.session, job.set_name, str(job.board), str(job.copy), str(job.attempt)] if job else [""] * 5
         table.add_row(Text(names[row.name], style="bold"), *cells, step, style=style)
     return Group(head, table)

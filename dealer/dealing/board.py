@@ -335,9 +335,9 @@ class BoardLife:
         job = self.ctx.journal.job(job.id)
         if job.attempt >= self.ctx.limits.max_attempts:
             self.ctx.progress.say(self.name, n_(
-                "board {board}{copy}: left FAULTED after {count} attempts: the director must see to it",
-                "board {board}{copy}: left FAULTED after {count} attempts: the director must see to it",
-                job.attempt).format(board=job.board, copy=copy_text(job), count=job.attempt), LineKind.FAULT)
+                "left FAULTED after {count} attempt: the director must see to it",
+                "left FAULTED after {count} attempts: the director must see to it",
+                job.attempt).format(count=job.attempt), LineKind.FAULT, board=job)
             return
         text = _("make the pack whole, empty the board, put it back") if fix_pack else _("empty the board, put it back")
         self._have_emptied(job, text)

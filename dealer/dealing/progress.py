@@ -57,7 +57,8 @@ class LineKind(StrEnum):
 
 @dataclass(frozen=True)
 class ProgressEvent:
-    """One thing that happened on a machine (or to the run, when `machine` is empty)."""
+    """One thing that happened on a machine (or to the run, when `machine` is empty): `text`, what happened,
+    told after the board it is about (`board`)."""
 
     machine: str
     text: str
@@ -65,21 +66,25 @@ class ProgressEvent:
     job: JobInHand | None = None
     recorded: Event | None = None
     """The journal's event this line shows, if any: its faults, Law and action, as data."""
+    board: str = ""
+    """The board the line is about, as a line begins: 'board 26 copy 2: ' ('' for none)."""
+    figures: str = ""
+    """The run's figures `text` tells (a board verified: the boards verified, the rate, the time left), which
+    a view showing them apart leaves out (`row`)."""
 
     def line(self) -> str:
         """The event as one line: '[M1] FRI1 set A2: board 26 copy 2: verified (...)'."""
         head = f"[{self.machine}] " if self.machine else ""
         where = f"{self.job.where()}: " if self.job is not None else ""
-        return f"{head}{where}{self.text}"
+        return f"{head}{where}{self.board}{self.text}"
 
     def step(self) -> str:
-        """The text without the board it is about (the live view shows the board in its own column)."""
-        if self.job is None:
-            return self.text
-        for prefix in (board_head(self.job.board, self.job.copy), board_head(self.job.board, 1)):
-            if self.text.startswith(prefix):
-                return self.text[len(prefix):]
+        """What happened, without the board it is about (a view that shows the board in a column of its own)."""
         return self.text
+
+    def row(self) -> str:
+        """`step` without the run's figures too (the live view gives those in its head line)."""
+        return self.text.replace(self.figures, "", 1) if self.figures else self.text
 
 
 class ProgressView(Protocol):
@@ -208,60 +213,62 @@ class RunProgress:
             self._log(recorded, job, seen)
             said = self._line(recorded, job, seen)
         if said is not None and recorded.machine is not None:
-            self._emit(recorded.machine, said[0], said[1], recorded.event)
+            text, kind, figures = said
+            self._emit(recorded.machine, text, kind, recorded.event, board=job, figures=figures)
 
-    def _line(self, recorded: Recorded, job: Job | None, seen: object) -> tuple[str, LineKind] | None:
-        """The line an event is told in (None: a step nobody watching needs), in the journal's words or, for
-        a recount, the verifier's (its pockets; its cards only with show_cards)."""
+    def _line(self, recorded: Recorded, job: Job | None, seen: object) -> tuple[str, LineKind, str] | None:
+        """The line an event is told in after its board (None: a step nobody watching needs), and the run's
+        figures it tells, in the journal's words or, for a recount, the verifier's (its pockets; its cards only
+        with show_cards)."""
         event = recorded.event
         if isinstance(event, events.MachineMet) and recorded.run_id == next(iter(self._sessions)):
             if event.protocol >= HOST_PROTOCOL:  # said once a machine, under the run's first session
                 return None
             return (_("the machine speaks protocol version {version}, an earlier one than this program's: dealing "
-                      "goes on in its version").format(version=event.protocol), LineKind.NOTE)
+                      "goes on in its version").format(version=event.protocol), LineKind.NOTE, "")
         if job is None or recorded.machine is None:
             return None
-        head = board_head(job.board, job.copy)
         report = seen if isinstance(seen, VerificationReport) else None
         fault = seen if isinstance(seen, BoardFault) else None
         match event:
             case events.Dealing():
-                return head + _("dealing"), LineKind.STEP
+                return _("dealing"), LineKind.STEP, ""
             case events.Verified():
                 done, left = self.verified, self.time_left()
                 ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
                 warnings = ([f.text() for f in report.faults] if report is not None
                             else [f.text() for f in event.faults()])
                 rate = _rate_text(self.rate(recorded.machine), " " + _("on this machine"))
-                return (head + _("verified ({done}/{total} boards{rate}{ahead})").format(
+                figures = " " + _("({done}/{total} boards{rate}{ahead})").format(
                     done=done, total=self.total_jobs, rate=rate, ahead=ahead)
-                        + "".join("; " + _("warning: {fault}").format(fault=w) for w in warnings), LineKind.STEP)
+                return (_("verified") + figures + "".join("; " + _("warning: {fault}").format(fault=w)
+                                                          for w in warnings), LineKind.STEP, figures)
             case events.RecountFault():
                 stops = FaultCategory.F7.value in event.faults_found
                 if report is None:
-                    return head + _("FAULT: {fault} -> {action}").format(fault=event.text(), action=event.action()), \
-                        LineKind.FAULT
+                    return _("FAULT: {fault} -> {action}").format(fault=event.text(), action=event.action()), \
+                        LineKind.FAULT, ""
                 then = event.action() if stops else redeal_words(report.action)
-                return f"{report.summary(blind=not self.show_cards, advice=False)} -> {then}", LineKind.FAULT
+                return f"{report.verdict(blind=not self.show_cards, advice=False)} -> {then}", LineKind.FAULT, ""
             case events.RecountUnverified():
-                said = report.summary(blind=True, advice=False) if report is not None else head + event.text()
-                return f"{said} -> {event.action()}", LineKind.FAULT
+                said = report.verdict(blind=True, advice=False) if report is not None else event.text()
+                return f"{said} -> {event.action()}", LineKind.FAULT, ""
             case events.BoardRefused():
-                return head + _("REFUSED {fault}").format(fault=fault.text() if fault is not None else event.text()), \
-                    LineKind.FAULT
+                return _("REFUSED {fault}").format(fault=fault.text() if fault is not None else event.text()), \
+                    LineKind.FAULT, ""
             case events.BoardGivenUp():
                 why = fault.text() if fault is not None else event.text()
-                return (head + n_("NOT DEALT after {count} failed check: {fault}: left for the director (put it "
-                                  "right, then run again with --resume)",
-                                  "NOT DEALT after {count} failed checks: {fault}: left for the director (put it "
-                                  "right, then run again with --resume)", event.checks).format(
-                    count=event.checks, fault=why), LineKind.FAULT)
+                return (n_("NOT DEALT after {count} failed check: {fault}: left for the director (put it "
+                           "right, then run again with --resume)",
+                           "NOT DEALT after {count} failed checks: {fault}: left for the director (put it "
+                           "right, then run again with --resume)", event.checks).format(
+                    count=event.checks, fault=why), LineKind.FAULT, "")
             case (events.MachineFault() | events.MachineFaultResumed() | events.DoubleFeed()
                   | events.ProtocolFault() | events.LinkResync() | events.ResumeUncertain()
                   | events.InterruptedDeal() | events.StartCancelled() | events.BoardMoved()):
                 then = event.action()
-                return (head + event.text() + (f": {then}" if then else ""),
-                        LineKind.FAULT if event.faults() else LineKind.NOTE)
+                return (event.text() + (f": {then}" if then else ""),
+                        LineKind.FAULT if event.faults() else LineKind.NOTE, "")
             case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned()
                   | events.Dealt() | events.Released() | events.Redeal() | events.RecountInterrupted()
                   | events.CardsShown() | events.ResumeEmptyBoard() | events.ResumeDealt() | events.MachineMet()
@@ -319,9 +326,11 @@ class RunProgress:
             self._opened = False
             self._view.close()
 
-    def _emit(self, machine: str, text: str, kind: LineKind, recorded: Event | None = None) -> None:
+    def _emit(self, machine: str, text: str, kind: LineKind, recorded: Event | None = None, *,
+              board: Job | None = None, figures: str = "") -> None:
+        head = board_head(board.board, board.copy) if board is not None else ""
         with self._lock:
-            event = ProgressEvent(machine, text, kind, self._in_hand.get(machine), recorded)
+            event = ProgressEvent(machine, text, kind, self._in_hand.get(machine), recorded, head, figures)
             if machine:
                 self._last[machine] = event
         if not self.quiet:
@@ -339,9 +348,10 @@ class RunProgress:
         with self._lock:
             self._in_hand.pop(machine, None)
 
-    def say(self, machine: str, text: str, kind: LineKind = LineKind.NOTE) -> None:
-        """A line no journal event tells: a prompt to the operator ('[m1] insert board A 5'), a noisy line."""
-        self._emit(machine, text, kind)
+    def say(self, machine: str, text: str, kind: LineKind = LineKind.NOTE, *, board: Job | None = None) -> None:
+        """A line no journal event tells: a prompt to the operator ('[m1] insert board A 5'), a noisy line;
+        told after the board it is about, if `board`."""
+        self._emit(machine, text, kind, board=board)
 
     def note(self, text: str) -> None:
         """A line of the run as a whole (not of one machine): 'resuming run 3: ...'."""

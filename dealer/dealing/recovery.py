@@ -14,7 +14,6 @@ from dealer.dealing.board import (
     BoardGivenUpError,
     BoardLife,
     DoubleFeedError,
-    copy_text,
     fault_note,
     wire_job,
 )
@@ -71,8 +70,8 @@ class Recovery:
         life = self.life
         job = self.ctx.journal.job(job.id)
         if job.state is JobState.FAULTED:
-            self.ctx.progress.say(self.name, _("board {board}{copy}: faulted before the stop: the board will be "
-                                               "emptied and redealt").format(board=job.board, copy=copy_text(job)))
+            self.ctx.progress.say(self.name, _("faulted before the stop: the board will be emptied and redealt"),
+                                  board=job)
             life.send_back(job, fix_pack=False)
         elif job.state in (JobState.LOADED, JobState.SCANNED):
             life.next_job = job  # the redeal was recorded before a reconnection
@@ -185,11 +184,10 @@ class Recovery:
             return None
         cards = sum(recount.counts)
         self.ctx.progress.say(self.name, n_(
-            "board {board}{copy}: the board does not hold what the machine dealt into it ({count} cards for "
-            "{dealt}): it cannot be dealt on",
-            "board {board}{copy}: the board does not hold what the machine dealt into it ({count} cards for "
-            "{dealt}): it cannot be dealt on", cards).format(board=job.board, copy=copy_text(job), count=cards,
-                                                               dealt=st.cards_dealt))
+            "the board does not hold what the machine dealt into it ({count} card for {dealt}): it cannot be "
+            "dealt on",
+            "the board does not hold what the machine dealt into it ({count} cards for {dealt}): it cannot be "
+            "dealt on", cards).format(count=cards, dealt=st.cards_dealt), board=job)
         return cards
 
     def _interrupted(self, job: Job, cards: int, cause: Interruption) -> None:

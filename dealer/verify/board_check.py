@@ -179,11 +179,15 @@ class VerificationReport:
         without `advice`, the faults' titles alone, for a line that says what is done after them)."""
         head = (_("board {board} copy {copy}") if self.copy > 1 else _("board {board}")).format(
             board=self.board, copy=self.copy)
+        return f"{head}: {self.verdict(blind, advice)}"
+
+    def verdict(self, blind: bool = False, advice: bool = True) -> str:
+        """`summary` without the board: 'OK', 'FAULT: F1 ...; F6 ...'."""
         if not self.faults:
-            return f"{head}: " + _("OK")
+            return _("OK")
         status = _("OK with warnings") if self.ok else (_("UNVERIFIED") if self.unverified else _("FAULT"))
         parts = [(f.blind_text() if advice else f.title()) if blind else f.text() for f in self.faults]
-        return f"{head}: {status}: " + "; ".join(parts)
+        return f"{status}: " + "; ".join(parts)
 
     def require_ok(self) -> None:
         """Raise `VerificationError` (holding this report) unless the board is ok."""

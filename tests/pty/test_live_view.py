@@ -35,6 +35,8 @@ def test_the_live_view_keeps_its_step_column_at_80_columns(tmp_path: Path) -> No
     for seen in framed:
         (head,) = [line for line in seen if line.startswith("machine ")]
         assert head.split() == ["machine", "session", "set", "board", "copy", "attempt", "step"], "\n".join(seen)
+        steps = [line for line in seen if line.startswith(("speed=100", "faults.json"))]
+        assert not [s for s in steps if re.search(r"/12 boards|\bboard \d+:", s)], "\n".join(seen)  # in their columns
     rows = [line for line in last if line.split()[:1] in (["speed=100"], ["faults.json"])]
     assert len(rows) == 2 and all(re.fullmatch(r"\S+ +done: \d+ boards verified", line) for line in rows), last
     assert not any("minute left" in line for line in rows)
