@@ -9,6 +9,7 @@ Slow (a build, and an environment made from nothing); pip fetches what it needs 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -36,10 +37,19 @@ def run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None,
     return done
 
 
+NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", "venv", "*.egg-info", "build", "dist", "__pycache__", "*.pyc",
+                                    ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis")
+"""What a checkout holds that is not the project's (.gitignore's entries)."""
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    run(sys.executable, "-m", "build", "--outdir", out, ROOT, cwd=out)
+    """The wheel and sdist, built from a copy of the project: a build writes its egg-info and stages the sdist
+    in the tree it builds, which in the checkout another process of the suite may be building at the same
+    moment (each deletes what the other stages)."""
+    out, source = tmp_path_factory.mktemp("dist"), tmp_path_factory.mktemp("source") / "project"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCE)
+    run(sys.executable, "-m", "build", "--outdir", out, source, cwd=out)
     return out
 
 
