@@ -20,14 +20,10 @@ from gettext import ngettext
 from typing import TYPE_CHECKING, TextIO
 
 from hil.config import DEFAULT_SET, SimConfig, SimConfigError, format_boards
+from hil.words import N_
 
 if TYPE_CHECKING:
     from hil.served import ServedMachine
-
-def N_(message: str) -> str:  # noqa: N802 - gettext's mark for a message said later (`dealer.language.N_`)
-    """`message`, marked for the catalogue."""
-    return message
-
 
 DESCRIPTION = N_("Serve a simulated duplicate-bridge dealing machine on a pseudo-terminal (Linux, macOS) or, with "
                "--tcp, on a local TCP port (any system). A host opens the printed port with pyserial as it "

@@ -73,10 +73,7 @@ from gettext import gettext as _
 from pathlib import Path
 from typing import Any, Final
 
-
-def N_(message: str) -> str:  # noqa: N802 - gettext's mark for a message said later (`dealer.language.N_`)
-    """`message`, marked for the catalogue."""
-    return message
+from hil.words import N_
 
 
 class FaultPlanError(ValueError):

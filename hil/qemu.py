@@ -21,11 +21,7 @@ from gettext import gettext as _
 from pathlib import Path
 from typing import IO, Any, Final
 
-
-def N_(message: str) -> str:  # noqa: N802 - gettext's mark for a message said later (`dealer.language.N_`)
-    """`message`, marked for the catalogue."""
-    return message
-
+from hil.words import N_
 
 QEMU: Final = "qemu-system-arm"
 NO_QEMU: Final = N_("no QEMU (qemu-system-arm) on PATH: the firmware cannot run here")
