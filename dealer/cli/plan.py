@@ -121,10 +121,15 @@ def describe(plan: Plan) -> list[str]:
     else:
         out.append(_("machines: none (a dealing run needs at least one)"))
     pending = sum(plan.needs_generation(s) and plan.deal_file(s) is not None for s in plan.sessions)
-    total = _("total: {sessions} sessions, {boards} boards, {jobs} jobs, {machines} machines").format(
-        sessions=len(plan.sessions), boards=plan.board_count, jobs=plan.job_count, machines=len(plan.machines))
+    sessions, machines = len(plan.sessions), len(plan.machines)
+    total = _("total: {sessions}, {boards}, {jobs}, {machines}").format(
+        sessions=n_("{count} session", "{count} sessions", sessions).format(count=sessions),
+        boards=n_("{count} board", "{count} boards", plan.board_count).format(count=plan.board_count),
+        jobs=n_("{count} job", "{count} jobs", plan.job_count).format(count=plan.job_count),
+        machines=n_("{count} machine", "{count} machines", machines).format(count=machines))
     if pending:
-        total += _("; {count} deal files to generate (--generate)").format(count=pending)
+        total += n_("; {count} deal file to generate (--generate)", "; {count} deal files to generate (--generate)",
+                    pending).format(count=pending)
     out.append(total)
     return out
 
@@ -137,9 +142,9 @@ def _session_lines(plan: Plan, session: Session) -> list[str]:
         source += f", {_shown(path)} ({state})"
     elif plan.needs_generation(session):
         source += " (" + _("to be generated") + ")"
-    head = _("session {number} {name}: boards {boards} ({count}), {source}, {jobs} jobs").format(
+    head = _("session {number} {name}: boards {boards} ({count}), {source}, {jobs}").format(
         number=session.number, name=session.name, boards=session.board_text, count=len(session.boards),
-        source=source, jobs=session.job_count)
+        source=source, jobs=n_("{count} job", "{count} jobs", session.job_count).format(count=session.job_count))
     if session.replay:
         head += _(", replay")
     if session.order is not plan.event.order:

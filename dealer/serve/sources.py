@@ -190,10 +190,12 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path, offer: Off
     checked.ports = tuple(m.url for m in plan.machines)
     checked.machines = tuple(m.name for m in plan.machines)
     checked.history = history_for(checked.ports, workdir)
-    checked.lines.append(_("congress plan {name}: {sessions} sessions, {jobs} jobs, on the plan's {count} machines "
-                           "({machines})").format(
-        name=plan.event.name, sessions=len(plan.sessions), jobs=sum(len(s.jobs()) for s in plan.sessions),
-        count=len(plan.machines), machines=", ".join(m.name for m in plan.machines)))
+    sessions, jobs, machines = len(plan.sessions), sum(len(s.jobs()) for s in plan.sessions), len(plan.machines)
+    checked.lines.append(_("congress plan {name}: {sessions}, {jobs}, on the plan's {machines} ({names})").format(
+        name=plan.event.name, sessions=n_("{count} session", "{count} sessions", sessions).format(count=sessions),
+        jobs=n_("{count} job", "{count} jobs", jobs).format(count=jobs),
+        machines=n_("{count} machine", "{count} machines", machines).format(count=machines),
+        names=", ".join(m.name for m in plan.machines)))
     if checked.history is not None:
         checked.lines.append(practice_note(checked.history))
     _check_journal_free(checked)

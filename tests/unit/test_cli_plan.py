@@ -33,6 +33,35 @@ def test_the_plan_is_shown_session_by_session(tmp_path: Path, capsys: pytest.Cap
     assert out[-1] == f"ready to deal: dealer deal --plan {path}"
 
 
+ONE_OF_EACH = '''\
+[event]
+name = "Club Night"
+
+[[machines]]
+name = "M1"
+port = "/dev/ttyUSB0"
+
+[[sessions]]
+name = "TUE"
+boards = "1"
+
+[[sessions.sections]]
+name = "A"
+'''
+
+
+@pytest.mark.parametrize(("language", "total"), [
+    ("en", "total: 1 session, 1 board, 1 job, 1 machine; 1 deal file to generate (--generate)"),
+    ("ru", "всего: 1 сессия, 1 сдача, 1 задание, 1 машина; нужно создать 1 файл раскладов (--generate)")])
+def test_a_plan_of_one_of_each_counts_in_words_that_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          language: str, total: str) -> None:
+    path = write(tmp_path, ONE_OF_EACH)
+    assert main(["--lang", language, "plan", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2] == total
+    assert out[2].endswith((", 1 job", ", 1 задание")), out[2]
+
+
 def test_showing_a_plan_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, BASE)
     assert main(["plan", str(path)]) == 0
