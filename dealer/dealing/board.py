@@ -337,7 +337,7 @@ class BoardLife:
             self.ctx.progress.say(self.name, n_(
                 "left FAULTED after {count} attempt: the director must see to it",
                 "left FAULTED after {count} attempts: the director must see to it",
-                job.attempt).format(count=job.attempt), LineKind.FAULT, board=job)
+                job.attempt).format(count=job.attempt), LineKind.FAULT, about=job)
             return
         text = _("make the pack whole, empty the board, put it back") if fix_pack else _("empty the board, put it back")
         self._have_emptied(job, text)

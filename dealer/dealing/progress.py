@@ -214,7 +214,7 @@ class RunProgress:
             said = self._line(recorded, job, seen)
         if said is not None and recorded.machine is not None:
             text, kind, figures = said
-            self._emit(recorded.machine, text, kind, recorded.event, board=job, figures=figures)
+            self._emit(recorded.machine, text, kind, recorded.event, about=job, figures=figures)
 
     def _line(self, recorded: Recorded, job: Job | None, seen: object) -> tuple[str, LineKind, str] | None:
         """The line an event is told in after its board (None: a step nobody watching needs), and the run's
@@ -327,8 +327,8 @@ class RunProgress:
             self._view.close()
 
     def _emit(self, machine: str, text: str, kind: LineKind, recorded: Event | None = None, *,
-              board: Job | None = None, figures: str = "") -> None:
-        head = board_head(board.board, board.copy) if board is not None else ""
+              about: Job | None = None, figures: str = "") -> None:
+        head = board_head(about.board, about.copy) if about is not None else ""
         with self._lock:
             event = ProgressEvent(machine, text, kind, self._in_hand.get(machine), recorded, head, figures)
             if machine:
@@ -348,10 +348,10 @@ class RunProgress:
         with self._lock:
             self._in_hand.pop(machine, None)
 
-    def say(self, machine: str, text: str, kind: LineKind = LineKind.NOTE, *, board: Job | None = None) -> None:
+    def say(self, machine: str, text: str, kind: LineKind = LineKind.NOTE, *, about: Job | None = None) -> None:
         """A line no journal event tells: a prompt to the operator ('[m1] insert board A 5'), a noisy line;
-        told after the board it is about, if `board`."""
-        self._emit(machine, text, kind, board=board)
+        told after the board of the job it is `about`, if any."""
+        self._emit(machine, text, kind, about=about)
 
     def note(self, text: str) -> None:
         """A line of the run as a whole (not of one machine): 'resuming run 3: ...'."""

@@ -71,7 +71,7 @@ class Recovery:
         job = self.ctx.journal.job(job.id)
         if job.state is JobState.FAULTED:
             self.ctx.progress.say(self.name, _("faulted before the stop: the board will be emptied and redealt"),
-                                  board=job)
+                                  about=job)
             life.send_back(job, fix_pack=False)
         elif job.state in (JobState.LOADED, JobState.SCANNED):
             life.next_job = job  # the redeal was recorded before a reconnection
@@ -187,7 +187,7 @@ class Recovery:
             "the board does not hold what the machine dealt into it ({count} card for {dealt}): it cannot be "
             "dealt on",
             "the board does not hold what the machine dealt into it ({count} cards for {dealt}): it cannot be "
-            "dealt on", cards).format(count=cards, dealt=st.cards_dealt), board=job)
+            "dealt on", cards).format(count=cards, dealt=st.cards_dealt), about=job)
         return cards
 
     def _interrupted(self, job: Job, cards: int, cause: Interruption) -> None:

@@ -46,7 +46,7 @@ def test_a_line_said_of_a_board_shows_its_step_without_the_board(language: str, 
     view = Kept()
     with speaking(language):
         run = progress(view)
-        run.say("m1", "emptied", LineKind.FAULT, board=job(5, 2))
+        run.say("m1", "emptied", LineKind.FAULT, about=job(5, 2))
         run.say("m1", "insert board A 6", LineKind.PROMPT)
     said, prompt = view.shown
     assert said.line() == f"[m1] {head}emptied" and said.step() == said.row() == "emptied"
