@@ -68,6 +68,8 @@ class ProgressEvent:
     """The journal's event this line shows, if any: its faults, Law and action, as data."""
     board: str = ""
     """The board the line is about, as a line begins: 'board 26 copy 2: ' ('' for none)."""
+    about: tuple[int, int] | None = None
+    """That board's number and copy."""
     figures: str = ""
     """The run's figures `text` tells (a board verified: the boards verified, the rate, the time left), which
     a view showing them apart leaves out (`row`)."""
@@ -79,12 +81,15 @@ class ProgressEvent:
         return f"{head}{where}{self.board}{self.text}"
 
     def step(self) -> str:
-        """What happened, without the board it is about (a view that shows the board in a column of its own)."""
-        return self.text
+        """What happened, and the board it is about unless that is the job the machine holds (`job`, which a
+        view shows in columns of its own)."""
+        held = self.job is not None and self.about == (self.job.board, self.job.copy)
+        return self.text if held else self.board + self.text
 
     def row(self) -> str:
         """`step` without the run's figures too (the live view gives those in its head line)."""
-        return self.text.replace(self.figures, "", 1) if self.figures else self.text
+        step = self.step()
+        return step.replace(self.figures, "", 1) if self.figures else step
 
 
 class ProgressView(Protocol):
@@ -329,8 +334,9 @@ class RunProgress:
     def _emit(self, machine: str, text: str, kind: LineKind, recorded: Event | None = None, *,
               about: Job | None = None, figures: str = "") -> None:
         head = board_head(about.board, about.copy) if about is not None else ""
+        where = (about.board, about.copy) if about is not None else None
         with self._lock:
-            event = ProgressEvent(machine, text, kind, self._in_hand.get(machine), recorded, head, figures)
+            event = ProgressEvent(machine, text, kind, self._in_hand.get(machine), recorded, head, where, figures)
             if machine:
                 self._last[machine] = event
         if not self.quiet:

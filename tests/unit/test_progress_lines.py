@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from dealer.dealing.progress import LineKind, ProgressEvent, RunProgress
+from dealer.dealing.progress import JobInHand, LineKind, ProgressEvent, RunProgress
 from dealer.journal import events
 from dealer.journal.run_report import RunReport, SessionFigures
 from dealer.journal.store import Job, JobState, Recorded
@@ -42,15 +42,22 @@ def progress(view: Kept) -> RunProgress:
 
 
 @pytest.mark.parametrize(("language", "head"), [("en", "board 5 copy 2: "), ("ru", "сдача 5, копия 2: ")])
-def test_a_line_said_of_a_board_shows_its_step_without_the_board(language: str, head: str) -> None:
+def test_a_line_said_of_the_board_in_hand_shows_its_step_without_the_board(language: str, head: str) -> None:
+    """The machine's job in hand is shown in columns of their own: a line about it leaves its board out of its
+    step; a line about another board (or none in hand) keeps it."""
     view = Kept()
     with speaking(language):
         run = progress(view)
+        run.say("m1", "emptied", LineKind.FAULT, about=job(5, 2))  # nothing in hand yet
+        run.job_taken("m1", JobInHand("club", "A", 5, 2, 1))
         run.say("m1", "emptied", LineKind.FAULT, about=job(5, 2))
+        run.say("m1", "emptied", LineKind.FAULT, about=job(5, 1))  # the first copy: another board
         run.say("m1", "insert board A 6", LineKind.PROMPT)
-    said, prompt = view.shown
-    assert said.line() == f"[m1] {head}emptied" and said.step() == said.row() == "emptied"
-    assert prompt.line() == "[m1] insert board A 6" and prompt.step() == "insert board A 6"
+    free, held, other, prompt = view.shown
+    assert free.step() == f"{head}emptied" and free.line() == f"[m1] {head}emptied"
+    assert held.step() == held.row() == "emptied" and held.line().endswith(f": {head}emptied")
+    assert other.step().endswith(": emptied") and other.step() != "emptied"
+    assert prompt.step() == "insert board A 6" and prompt.line().endswith(": insert board A 6")
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
@@ -63,5 +70,4 @@ def test_a_verified_boards_row_leaves_out_the_runs_figures_its_line_tells(langua
     (verified,) = view.shown
     assert verified.figures.startswith(" (1/2 ") and verified.figures in verified.line()
     assert "1/2" not in verified.row() and "F12" in verified.row()  # the warning stays, the figures go
-    assert not verified.row().startswith(("board", "сдача")) and verified.line().startswith(("[m1] board 7: ",
-                                                                                              "[m1] сдача 7: "))
+    assert verified.line().startswith(("[m1] board 7: ", "[m1] сдача 7: "))
