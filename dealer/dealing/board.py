@@ -21,7 +21,7 @@ from dealer.dealing.machine import (
     OperatorPrompt,
     ProtocolFaultError,
 )
-from dealer.dealing.progress import FIX_PACK_ACTIONS, LineKind
+from dealer.dealing.progress import LineKind
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
@@ -328,16 +328,17 @@ class BoardLife:
         if report.fault(FaultCategory.F7) is not None:
             ctx.halt(report.summary(blind=True))
             return
-        self.send_back(job, fix_pack=report.action in FIX_PACK_ACTIONS)
+        self.send_back(job, fix_pack=report.action in events.FIX_PACK_ACTIONS)
 
     def send_back(self, job: Job, *, fix_pack: bool) -> None:
         """Have the operator put things right and redeal the same deal on this machine (a new attempt)."""
         job = self.ctx.journal.job(job.id)
         if job.attempt >= self.ctx.limits.max_attempts:
-            self.ctx.progress.say(self.name, n_(
+            attempts = job.attempt
+            self.ctx.progress.say(self.name, lambda: n_(
                 "left FAULTED after {count} attempt: the director must see to it",
                 "left FAULTED after {count} attempts: the director must see to it",
-                job.attempt).format(count=job.attempt), LineKind.FAULT, about=job)
+                attempts).format(count=attempts), LineKind.FAULT, about=job)
             return
         text = _("make the pack whole, empty the board, put it back") if fix_pack else _("empty the board, put it back")
         self._have_emptied(job, text)
@@ -403,11 +404,12 @@ class BoardLife:
         text = why or _("insert board {set} {board}").format(set=set_name, board=job.board)
         if m.has_display:
             m.display(OperatorPrompt.INSERT_BOARD, job.board, self._expected(job), text[:80])
-            ctx.progress.say(self.name, _("insert board {set} {board}").format(set=set_name, board=job.board)
+            ctx.progress.say(self.name, lambda: _("insert board {set} {board}").format(set=set_name, board=job.board)
                              + copy_text(job), LineKind.PROMPT)
         else:  # nothing on the machine tells its operator which board: any board still to deal is dealt
-            ctx.progress.say(self.name, _("put in any board still to deal: {boards}").format(
-                boards=ctx.wanted_text(job)), LineKind.PROMPT)
+            wanted = ctx.wanted_text(job)
+            ctx.progress.say(self.name, lambda: _("put in any board still to deal: {boards}").format(boards=wanted),
+                             LineKind.PROMPT)
         if not m.wait_board(True, ctx.limits.board_timeout):
             raise DeviceTimeout(_("{machine}: board {board} was not inserted in time").format(
                 machine=self.name, board=job.board))

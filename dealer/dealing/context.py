@@ -22,7 +22,7 @@ from dealer.dealing.machine import Machine, MachineIdentity
 from dealer.dealing.progress import RunProgress
 from dealer.journal.history import PRACTICE_FILE, DealHistory, HistoryChoice, check_reuse
 from dealer.journal.store import Job, JobState, Journal
-from dealer.language import _
+from dealer.language import N_, _
 from firmware_protocol.labels import BoardLabel
 
 _IN_A_MACHINE = (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT)
@@ -115,11 +115,11 @@ class RunContext:
                 check_reuse(history, self._deal_sets[run_id], name=run.name, replay=run.replay, run_uid=run.uid)
             where = history.path
         if identity.simulated:
-            said = _("a simulated machine: its deals are kept in a practice history ({path}), not the club's")
+            said = N_("a simulated machine: its deals are kept in a practice history ({path}), not the club's")
         else:
-            said = _("a real dealing machine (it does not say it is simulated): its deals go into this computer's "
-                     "deal history ({path})")
-        self.progress.say(name, said.format(path=where))
+            said = N_("a real dealing machine (it does not say it is simulated): its deals go into this computer's "
+                      "deal history ({path})")
+        self.progress.say(name, lambda: _(said).format(path=where))
 
     def dealing_began(self, job: Job) -> None:
         """The job's step into DEALING is in the journal: its deal goes into the deal history (Law 6D2) of the

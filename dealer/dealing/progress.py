@@ -1,11 +1,7 @@
-"""What a dealing run shows: a fold of the journal's events as they are recorded, told as lines, counted
-for the summary and the report file.
-
-`RunProgress` listens to the run's journal (`follow`): each event recorded is folded into the figures
-with the counting code of `dealer report` (`dealer.journal.run_report.fold`), then told as one line
-(`ProgressEvent`) to a `ProgressView` (`PlainView`, or the terminal's `dealer.cli.live`). What no journal
-event holds is told directly: the job a machine holds (`JobInHand`), a prompt to the operator, a machine
-that left the run. Nothing shown names a card unless the run was asked to.
+"""What a dealing run shows: the fold of its journal's events (`RunProgress`), each handed as data
+(`ProgressEvent`) to a `ProgressView` that says it in its own language (`Event.told`), with the run's own
+lines (a prompt, the job in hand, a machine lost) in the same order; and the summary and report file made of
+the same figures. Nothing shown names a card unless the run was asked to.
 """
 
 from __future__ import annotations
@@ -17,16 +13,29 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import IO, Any, Protocol, assert_never
+from typing import IO, Any, Protocol
 
-from dealer.dealing.machine import HOST_PROTOCOL
-from dealer.journal import events
-from dealer.journal.events import Event, FaultGroup, fault_text
+from dealer.journal.events import (
+    BoardGivenUp,
+    BoardRefused,
+    Dealing,
+    Event,
+    FaultGroup,
+    MachineMet,
+    RecountFault,
+    RecountUnverified,
+    Verified,
+    fault_text,
+)
+from dealer.journal.listeners import Delivery
 from dealer.journal.run_report import MachineFigures, RunReport, SessionFigures, build, fold
 from dealer.journal.store import Job, Journal, Recorded
 from dealer.language import _, decimal, n_
 from dealer.verify.board_check import BoardFault, VerificationReport
-from dealer.verify.fault_table import CARD_FREE_DETAILS, Action, FaultCategory, fault_name
+from dealer.verify.fault_table import CARD_FREE_DETAILS, FaultCategory, fault_name
+
+Words = Callable[[], str]
+"""Words said when they are shown, in the language spoken there."""
 
 
 @dataclass(frozen=True)
@@ -56,23 +65,49 @@ class LineKind(StrEnum):
 
 
 @dataclass(frozen=True)
+class LineFigures:
+    """The run's figures a verified board's line tells: boards verified of all, the machine's boards per hour
+    (0: none yet) and the seconds left at the pace so far (None: not known, or nothing left)."""
+
+    done: int
+    total: int
+    rate: float
+    left: float | None
+
+    def said(self) -> str:
+        """' (3/12 boards, 412 boards/hour on this machine; about 5 min left)'."""
+        ahead = f"; {time_left_text(self.left)}" if self.left is not None and self.done < self.total else ""
+        rate = _rate_text(self.rate, " " + _("on this machine"))
+        return " " + _("({done}/{total} boards{rate}{ahead})").format(done=self.done, total=self.total, rate=rate,
+                                                                       ahead=ahead)
+
+
+@dataclass(frozen=True)
 class ProgressEvent:
-    """One thing that happened on a machine (or to the run, when `machine` is empty): `text`, what happened,
-    told after the board it is about (`board`)."""
+    """One thing that happened on a machine (or to the run, when `machine` is empty), as data: its words are
+    said when a view shows them (`text`, `line`, `step`, `row`), in the language spoken there."""
 
     machine: str
-    text: str
+    say: Callable[[str], str]
+    """What happened, given the words of the run's figures it tells ('' to leave them out)."""
     kind: LineKind
     job: JobInHand | None = None
     recorded: Event | None = None
     """The journal's event this line shows, if any: its faults, Law and action, as data."""
-    board: str = ""
-    """The board the line is about, as a line begins: 'board 26 copy 2: ' ('' for none)."""
     about: tuple[int, int] | None = None
-    """That board's number and copy."""
-    figures: str = ""
-    """The run's figures `text` tells (a board verified: the boards verified, the rate, the time left), which
-    a view showing them apart leaves out (`row`)."""
+    """The board the line is about: its number and copy."""
+    figures: LineFigures | None = None
+    """The run's figures the line tells (a board verified), which a view showing them apart leaves out (`row`)."""
+
+    @property
+    def text(self) -> str:
+        """What happened, with the run's figures it tells."""
+        return self.say(self.figures.said() if self.figures is not None else "")
+
+    @property
+    def board(self) -> str:
+        """The board the line is about, as a line begins: 'board 26 copy 2: ' ('' for none)."""
+        return board_head(*self.about) if self.about is not None else ""
 
     def line(self) -> str:
         """The event as one line: '[M1] FRI1 set A2: board 26 copy 2: verified (...)'."""
@@ -80,16 +115,23 @@ class ProgressEvent:
         where = f"{self.job.where()}: " if self.job is not None else ""
         return f"{head}{where}{self.board}{self.text}"
 
+    def _held(self) -> bool:
+        return self.job is not None and self.about == (self.job.board, self.job.copy)
+
     def step(self) -> str:
         """What happened, and the board it is about unless that is the job the machine holds (`job`, which a
         view shows in columns of its own)."""
-        held = self.job is not None and self.about == (self.job.board, self.job.copy)
-        return self.text if held else self.board + self.text
+        return self.text if self._held() else self.board + self.text
 
     def row(self) -> str:
-        """`step` without the run's figures too (the live view gives those in its head line)."""
-        step = self.step()
-        return step.replace(self.figures, "", 1) if self.figures else step
+        """`step` without the run's figures (the live view gives those in its head line)."""
+        text = self.say("")
+        return text if self._held() else self.board + text
+
+
+def words(text: str) -> Callable[[str], str]:
+    """A line's words that are the same in every language (a machine's own text)."""
+    return lambda _figures: text
 
 
 class ProgressView(Protocol):
@@ -129,20 +171,6 @@ def time_left_text(seconds: float) -> str:
     if minutes < 60:
         return _("about {minutes} min left").format(minutes=minutes)
     return _("about {hours} h {minutes:02d} min left").format(hours=minutes // 60, minutes=minutes % 60)
-
-
-FIX_PACK_ACTIONS = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
-"""Faults whose fix includes making the pack whole before the redeal."""
-
-
-def redeal_words(action: Action | None) -> str:
-    """What a run does about a recount's faults, once: the pack made whole if it must be, the board emptied,
-    the same deal dealt again."""
-    if action is Action.FIX_PACK_AND_REDEAL:
-        return _("replace the foreign cards by the pack's own and redeal the same deal")
-    if action in FIX_PACK_ACTIONS:
-        return _("{action}, then empty the board and redeal the same deal").format(action=action.said)
-    return _("empty the board and redeal the same deal")
 
 
 @dataclass(frozen=True)
@@ -187,6 +215,9 @@ class RunProgress:
     fault_log: list[dict[str, Any]] = field(default_factory=list)
     """The faults as the live run saw them, for the report file (their full texts only with show_cards)."""
 
+    host_protocol: int = 0
+    """The protocol version this program speaks: a machine that speaks an earlier one is told of once."""
+
     def __post_init__(self) -> None:
         self._lock = threading.RLock()
         self._view: ProgressView = self.view if self.view is not None else PlainView(self.out)
@@ -196,91 +227,77 @@ class RunProgress:
         self.lost: dict[str, str] = {}
         """Machines that left the run, with why."""
         self._opened = False
+        self._delivery: Delivery | None = None
+        """While following a journal: the queue its events come by, which the run's own lines join."""
 
     # --- the record it folds ---------------------------------------------------------------------------
 
     def follow(self, journal: Journal, run_ids: Sequence[int]) -> Callable[[], None]:
         """Fold what the journal holds of runs `run_ids` (a resumed run's earlier events too, so the figures
-        cover the whole run), then every event it records of them; returns what stops the listening."""
+        cover the whole run), then every event it records of them, as the journal hands them over (after
+        each write, in the order written, on a thread of their own); the run's own lines (`say`, `job_taken`,
+        ...) join the same queue, so they are told in the order they happened. Returns what stops the
+        listening, once everything queued is told."""
         with self._lock:
             self.figures = build(journal, run_ids)
             self._sessions = {s.run: s for s in self.figures.sessions}
-        return journal.listen(self.recorded)
+        delivery = self._delivery = journal.listen(self.recorded, failed=self._view_failed)
+
+        def stop() -> None:
+            delivery.stop()
+            self._delivery = None
+        return stop
+
+    def _view_failed(self, exc: BaseException) -> None:
+        """A view failed (told once; the run, its journal and the other views go on)."""
+        self.out.write(_("a view of the run failed and is left behind ({kind}: {error}); the run and its journal go "
+                         "on").format(kind=type(exc).__name__, error=exc) + "\n")
+
+    def _in_order(self, told: Callable[[], None]) -> None:
+        """Do `told` after every event the journal has handed over so far (now, when following none)."""
+        delivery = self._delivery
+        if delivery is None:
+            told()
+        else:
+            delivery.post(told)
 
     def recorded(self, recorded: Recorded, job: Job | None, seen: object = None) -> None:
         """An event the journal recorded (of `job`, as it is after it), with what the live run saw of it
-        (`seen`: the verifier's report of a recount, the fault of a board refused): folded, then told."""
+        (`seen`: the verifier's report of a recount, the fault of a board refused): folded, then shown."""
         with self._lock:
             session = self._sessions.get(recorded.run_id)
             if session is None:
                 return  # a run this one does not deal
             fold(self.figures, session, recorded)
             self._log(recorded, job, seen)
-            said = self._line(recorded, job, seen)
-        if said is not None and recorded.machine is not None:
-            text, kind, figures = said
-            self._emit(recorded.machine, text, kind, recorded.event, about=job, figures=figures)
+            shown = self._shown(recorded, job, seen)
+        if shown is not None and recorded.machine is not None:
+            say, kind, figures = shown
+            self._emit(recorded.machine, say, kind, recorded.event, about=job, figures=figures)
 
-    def _line(self, recorded: Recorded, job: Job | None, seen: object) -> tuple[str, LineKind, str] | None:
-        """The line an event is told in after its board (None: a step nobody watching needs), and the run's
-        figures it tells, in the journal's words or, for a recount, the verifier's (its pockets; its cards only
-        with show_cards)."""
+    def _shown(self, recorded: Recorded, job: Job | None,
+               seen: object) -> tuple[Callable[[str], str], LineKind, LineFigures | None] | None:
+        """How an event is shown after its board (None: a step the lines around it tell): the event's own
+        words (`Event.told`, said when shown), its kind of line, and the run's figures it tells."""
         event = recorded.event
-        if isinstance(event, events.MachineMet) and recorded.run_id == next(iter(self._sessions)):
-            if event.protocol >= HOST_PROTOCOL:  # said once a machine, under the run's first session
+        if isinstance(event, MachineMet):  # said once a machine, under the run's first session
+            if recorded.run_id != next(iter(self._sessions)) or event.told(self.host_protocol) is None:
                 return None
-            return (_("the machine speaks protocol version {version}, an earlier one than this program's: dealing "
-                      "goes on in its version").format(version=event.protocol), LineKind.NOTE, "")
-        if job is None or recorded.machine is None:
+            return (lambda _f: event.told(self.host_protocol) or ""), LineKind.NOTE, None
+        if job is None or recorded.machine is None or event.told(seen) is None:
             return None
-        report = seen if isinstance(seen, VerificationReport) else None
-        fault = seen if isinstance(seen, BoardFault) else None
-        match event:
-            case events.Dealing():
-                return _("dealing"), LineKind.STEP, ""
-            case events.Verified():
-                done, left = self.verified, self.time_left()
-                ahead = f"; {time_left_text(left)}" if left is not None and done < self.total_jobs else ""
-                warnings = ([f.text() for f in report.faults] if report is not None
-                            else [f.text() for f in event.faults()])
-                rate = _rate_text(self.rate(recorded.machine), " " + _("on this machine"))
-                figures = " " + _("({done}/{total} boards{rate}{ahead})").format(
-                    done=done, total=self.total_jobs, rate=rate, ahead=ahead)
-                return (_("verified") + figures + "".join("; " + _("warning: {fault}").format(fault=w)
-                                                          for w in warnings), LineKind.STEP, figures)
-            case events.RecountFault():
-                stops = FaultCategory.F7.value in event.faults_found
-                if report is None:
-                    return _("FAULT: {fault} -> {action}").format(fault=event.text(), action=event.action()), \
-                        LineKind.FAULT, ""
-                then = event.action() if stops else redeal_words(report.action)
-                return f"{report.verdict(blind=not self.show_cards, advice=False)} -> {then}", LineKind.FAULT, ""
-            case events.RecountUnverified():
-                said = report.verdict(blind=True, advice=False) if report is not None else event.text()
-                return f"{said} -> {event.action()}", LineKind.FAULT, ""
-            case events.BoardRefused():
-                return _("REFUSED {fault}").format(fault=fault.text() if fault is not None else event.text()), \
-                    LineKind.FAULT, ""
-            case events.BoardGivenUp():
-                why = fault.text() if fault is not None else event.text()
-                return (n_("NOT DEALT after {count} failed check: {fault}: left for the director (put it "
-                           "right, then run again with --resume)",
-                           "NOT DEALT after {count} failed checks: {fault}: left for the director (put it "
-                           "right, then run again with --resume)", event.checks).format(
-                    count=event.checks, fault=why), LineKind.FAULT, "")
-            case (events.MachineFault() | events.MachineFaultResumed() | events.DoubleFeed()
-                  | events.ProtocolFault() | events.LinkResync() | events.ResumeUncertain()
-                  | events.InterruptedDeal() | events.StartCancelled() | events.BoardMoved()):
-                then = event.action()
-                return (event.text() + (f": {then}" if then else ""),
-                        LineKind.FAULT if event.faults() else LineKind.NOTE, "")
-            case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned()
-                  | events.Dealt() | events.Released() | events.Redeal() | events.RecountInterrupted()
-                  | events.CardsShown() | events.ResumeEmptyBoard() | events.ResumeDealt() | events.MachineMet()
-                  | events.Unknown()):
-                return None  # steps told by the lines around them
-            case _:
-                assert_never(event)
+        blind = not self.show_cards
+        figures = None
+        if isinstance(event, Verified):
+            figures = LineFigures(self.verified, self.total_jobs, self.rate(recorded.machine), self.time_left())
+            kind = LineKind.STEP
+        elif isinstance(event, Dealing):
+            kind = LineKind.STEP
+        elif event.faults() or isinstance(event, RecountFault | RecountUnverified | BoardRefused | BoardGivenUp):
+            kind = LineKind.FAULT
+        else:
+            kind = LineKind.NOTE
+        return (lambda said: event.told(seen, blind=blind, figures=said) or ""), kind, figures
 
     def _log(self, recorded: Recorded, job: Job | None, seen: object) -> None:
         """Keep the faults of an event as the live run saw them, for the report file."""
@@ -288,14 +305,13 @@ class RunProgress:
         if job is None or machine is None:
             return
         where = {"machine": machine, "board": job.board, "copy": job.copy}
-        told = isinstance(event, events.Verified | events.RecountFault)
+        told = isinstance(event, Verified | RecountFault)
         if isinstance(seen, VerificationReport) and told and seen.faults:
-            stage = "verified" if isinstance(event, events.Verified) else "recount"
+            stage = "verified" if isinstance(event, Verified) else "recount"
             self.fault_log.append({**where, "stage": stage, "faults": [f.to_dict() for f in seen.faults]})
-        elif isinstance(seen, BoardFault) and isinstance(event, events.BoardRefused):
+        elif isinstance(seen, BoardFault) and isinstance(event, BoardRefused):
             self.fault_log.append({**where, "stage": "label", "faults": [seen.to_dict()]})
-        elif event.faults() and not isinstance(event, events.Verified | events.RecountFault | events.RecountUnverified
-                                                 | events.BoardRefused):
+        elif event.faults() and not isinstance(event, Verified | RecountFault | RecountUnverified | BoardRefused):
             self.fault_log.append({**where, "stage": "dealing", "faults": [
                 {"code": f.group.value, "name": f.title, "text": event.text()} for f in event.faults()]})
 
@@ -331,44 +347,49 @@ class RunProgress:
             self._opened = False
             self._view.close()
 
-    def _emit(self, machine: str, text: str, kind: LineKind, recorded: Event | None = None, *,
-              about: Job | None = None, figures: str = "") -> None:
-        head = board_head(about.board, about.copy) if about is not None else ""
+    def _emit(self, machine: str, say: Callable[[str], str], kind: LineKind, recorded: Event | None = None, *,
+              about: Job | None = None, figures: LineFigures | None = None) -> None:
         where = (about.board, about.copy) if about is not None else None
         with self._lock:
-            event = ProgressEvent(machine, text, kind, self._in_hand.get(machine), recorded, head, where, figures)
+            event = ProgressEvent(machine, say, kind, self._in_hand.get(machine), recorded, where, figures)
             if machine:
                 self._last[machine] = event
         if not self.quiet:
             self._view.show(event)
 
-    # --- what no journal event holds -----------------------------------------------------------
+    # --- what no journal event holds (told in order with the events) -------------------------------
 
     def job_taken(self, machine: str, job: JobInHand) -> None:
         """`machine` takes up a job: its lines name it until `job_left`."""
-        with self._lock:
-            self._in_hand[machine] = job
+        def taken() -> None:
+            with self._lock:
+                self._in_hand[machine] = job
+        self._in_order(taken)
 
     def job_left(self, machine: str) -> None:
         """`machine` has done with its job (verified, given back or left to the director)."""
-        with self._lock:
-            self._in_hand.pop(machine, None)
+        def left() -> None:
+            with self._lock:
+                self._in_hand.pop(machine, None)
+        self._in_order(left)
 
-    def say(self, machine: str, text: str, kind: LineKind = LineKind.NOTE, *, about: Job | None = None) -> None:
+    def say(self, machine: str, said: Words, kind: LineKind = LineKind.NOTE, *, about: Job | None = None) -> None:
         """A line no journal event tells: a prompt to the operator ('[m1] insert board A 5'), a noisy line;
-        told after the board of the job it is `about`, if any."""
-        self._emit(machine, text, kind, about=about)
+        told after the board of the job it is `about`, if any. `said` gives its words when it is shown."""
+        self._in_order(lambda: self._emit(machine, lambda _figures: said(), kind, about=about))
 
-    def note(self, text: str) -> None:
+    def note(self, said: Words) -> None:
         """A line of the run as a whole (not of one machine): 'resuming run 3: ...'."""
-        self._emit("", text, LineKind.NOTE)
+        self._in_order(lambda: self._emit("", lambda _figures: said(), LineKind.NOTE))
 
     def machine_lost(self, machine: str, why: str) -> None:
         """`machine` left the run for good (its port failed, it stopped answering)."""
-        with self._lock:
-            self.lost[machine] = why
-            self._in_hand.pop(machine, None)
-        self._emit(machine, _("stopped: {why}").format(why=why), LineKind.STOPPED)
+        def lost() -> None:
+            with self._lock:
+                self.lost[machine] = why
+                self._in_hand.pop(machine, None)
+            self._emit(machine, lambda _figures: _("stopped: {why}").format(why=why), LineKind.STOPPED)
+        self._in_order(lost)
 
     # --- what the live view reads ----------------------------------------------------------------
 

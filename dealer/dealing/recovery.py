@@ -70,8 +70,8 @@ class Recovery:
         life = self.life
         job = self.ctx.journal.job(job.id)
         if job.state is JobState.FAULTED:
-            self.ctx.progress.say(self.name, _("faulted before the stop: the board will be emptied and redealt"),
-                                  about=job)
+            self.ctx.progress.say(self.name, lambda: _("faulted before the stop: the board will be emptied and "
+                                                       "redealt"), about=job)
             life.send_back(job, fix_pack=False)
         elif job.state in (JobState.LOADED, JobState.SCANNED):
             life.next_job = job  # the redeal was recorded before a reconnection
@@ -183,11 +183,12 @@ class Recovery:
         if held and not recount.unidentified and recount.counts == tuple(st.pocket_counts):
             return None
         cards = sum(recount.counts)
-        self.ctx.progress.say(self.name, n_(
+        dealt = st.cards_dealt
+        self.ctx.progress.say(self.name, lambda: n_(
             "the board does not hold what the machine dealt into it ({count} card for {dealt}): it cannot be "
             "dealt on",
             "the board does not hold what the machine dealt into it ({count} cards for {dealt}): it cannot be "
-            "dealt on", cards).format(count=cards, dealt=st.cards_dealt), about=job)
+            "dealt on", cards).format(count=cards, dealt=dealt), about=job)
         return cards
 
     def _interrupted(self, job: Job, cards: int, cause: Interruption) -> None:

@@ -20,7 +20,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, Interrupted, JournalDamaged, JournalError, UsageError, VerificationError
 from dealer.dealing import report_file
 from dealer.dealing.context import RunContext, RunLimits
-from dealer.dealing.machine import Cancelled, Machine
+from dealer.dealing.machine import HOST_PROTOCOL, Cancelled, Machine
 from dealer.dealing.ports import check_url
 from dealer.dealing.progress import ProgressView, RunProgress
 from dealer.dealing.station import Station
@@ -343,7 +343,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     names = list(options.machine_names or options.ports)
     progress = RunProgress(total_jobs=len(jobs), out=options.out, show_cards=options.show_cards,
                            quiet=options.quiet, view=options.view, ports=dict(zip(names, options.ports, strict=True)),
-                           title=options.title)
+                           title=options.title, host_protocol=HOST_PROTOCOL)
     stop_following = progress.follow(journal, run_ids)
     ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
                      limits=options.limits, machine_names=set(names), later_runs=tuple(runs[1:]),
@@ -354,7 +354,8 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     progress.open()
     try:
         if options.resume:
-            progress.note(_resuming_text(sessions, progress.verified, len(jobs)))
+            verified = progress.verified
+            progress.note(lambda: _resuming_text(sessions, verified, len(jobs)))
         machines = ctx.machines = _machines(options, names)
         stations = [StationThread(Station(m, ctx), errors) for m in machines]
         try:

@@ -38,7 +38,7 @@ class Station:
         machine.on_noisy_line = self._noisy_line
 
     def _noisy_line(self, retries: int) -> None:
-        self.ctx.progress.say(self.name, n_(
+        self.ctx.progress.say(self.name, lambda: n_(
             "the line to the machine is noisy: {count} retries in the last minute; dealing goes on, more slowly",
             "the line to the machine is noisy: {count} retries in the last minute; dealing goes on, more slowly",
             retries).format(count=retries))

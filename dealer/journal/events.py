@@ -15,7 +15,8 @@ from enum import Enum, StrEnum
 from typing import Any, ClassVar, Final, TypeVar, Union
 
 from dealer.language import N_, _, n_, said_from
-from dealer.verify.fault_table import FaultCategory, fault_name, law_said
+from dealer.verify.board_check import BoardFault, VerificationReport
+from dealer.verify.fault_table import Action, FaultCategory, fault_name, law_said
 
 
 class EventKind(StrEnum):
@@ -156,6 +157,25 @@ BEFORE_DEALING: Final = {"F8": N_("board refused by its label, another asked for
 lines, the console and `dealer report` say it from (`BoardRefused.action`)."""
 
 
+FIX_PACK_ACTIONS: Final = {Action.SEARCH_AND_RESTORE, Action.FIX_PACK_AND_REDEAL, Action.REMOVE_SURPLUS}
+"""Faults whose fix includes making the pack whole before the redeal."""
+
+
+def redeal_words(action: Action | None) -> str:
+    """What a run does about a recount's faults, once: the pack made whole if it must be, the board emptied,
+    the same deal dealt again."""
+    if action is Action.FIX_PACK_AND_REDEAL:
+        return _("replace the foreign cards by the pack's own and redeal the same deal")
+    if action in FIX_PACK_ACTIONS:
+        return _("{action}, then empty the board and redeal the same deal").format(action=action.said)
+    return _("empty the board and redeal the same deal")
+
+
+REDEAL: Final = N_("redeal: board emptied, the same deal dealt again")
+START_CANCELLED: Final = N_("start cancelled: the board moved after its check")
+"""What a redeal and a cancelled start are called, in their events' lines and the report's operator actions."""
+
+
 PROTOCOL_FAULT_TITLE: Final = N_("the machine's report did not match the request (protocol fault)")
 
 
@@ -257,7 +277,20 @@ class Event:
     machine's seconds on the job since the last step that recorded them."""
 
     KIND: ClassVar[EventKind]
+    TOLD: ClassVar[bool] = False
+    """A run's progress tells this event in a line of its own (its text, then its action); else the lines around
+    it tell it."""
     busy: float = 0.0
+
+    def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
+        """The event as a run's progress tells it in the language spoken, after the board it is about (None: a
+        step told by the lines around it). `seen`: what the live run saw beside the event (the verifier's
+        report of a recount, the fault of a board refused), said instead of the journal's codes, naming cards
+        only when not `blind`. `figures`: the run's figures a verified board's line tells ('' for none)."""
+        if not self.TOLD:
+            return None
+        then = self.action()
+        return self.text() + (f": {then}" if then else "")
 
     def text(self) -> str:
         """What happened, in words, naming no card."""
@@ -372,6 +405,9 @@ class Dealing(Event):
 
     KIND = EventKind.DEALING
 
+    def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
+        return _("dealing")
+
 
 @_register
 @dataclass(frozen=True, kw_only=True)
@@ -390,6 +426,11 @@ class Verified(Event):
     KIND = EventKind.VERIFIED
     layout: str | None = None
     warnings: tuple[str, ...] = ()
+
+    def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
+        warned = ([f.text() for f in seen.faults] if isinstance(seen, VerificationReport)
+                  else [f.text() for f in self.faults()])
+        return _("verified") + figures + "".join("; " + _("warning: {fault}").format(fault=w) for w in warned)
 
     def text(self) -> str:
         if self.warnings:
@@ -424,7 +465,7 @@ class Redeal(Event):
     fix_pack: bool = False
 
     def text(self) -> str:
-        return _("redeal: board emptied, the same deal dealt again")
+        return _(REDEAL)
 
 
 @_register
@@ -433,6 +474,7 @@ class LinkResync(Event):
     """The connection to the machine was cut during a board and started again (`why`)."""
 
     KIND = EventKind.LINK_RESYNC
+    TOLD = True
     why: Interruption = Interruption.MACHINE_RESTARTED
     silent: float | None = None
     """For a silent line: for how many seconds the machine was not heard."""
@@ -454,10 +496,11 @@ class LinkResync(Event):
 @dataclass(frozen=True, kw_only=True)
 class StartCancelled(Event):
     KIND = EventKind.START_CANCELLED
+    TOLD = True
     why: str = ""
 
     def text(self) -> str:
-        return _("start cancelled: the board moved after its check")
+        return _(START_CANCELLED)
 
     def action(self) -> str:
         return _("not dealt; checking it again")
@@ -469,6 +512,7 @@ class MachineFault(Event):
     """Dealing stopped for good on the machine's fault `name` after `cards_dealt` cards."""
 
     KIND = EventKind.MACHINE_FAULT
+    TOLD = True
     code: int = 0
     name: str = "?"
     cards_dealt: int = 0
@@ -492,6 +536,7 @@ class MachineFaultResumed(Event):
     interruption that caused it, counted by its own event (a power cut the machine kept its job over)."""
 
     KIND = EventKind.MACHINE_FAULT_RESUMED
+    TOLD = True
     code: int = 0
     name: str = "?"
     prompt: str | None = None
@@ -525,6 +570,7 @@ class DoubleFeed(Event):
     """The pack ran out after `cards_dealt` cards with `in_board` in the board: two went in at once."""
 
     KIND = EventKind.DOUBLE_FEED
+    TOLD = True
     cards_dealt: int = 0
     in_board: int = 0
 
@@ -545,6 +591,7 @@ class ProtocolFault(Event):
     """The machine's report did not match the request (`problem`): nothing is verified on it."""
 
     KIND = EventKind.PROTOCOL_FAULT
+    TOLD = True
     problem: str = ""
 
     def text(self) -> str:
@@ -571,6 +618,13 @@ class RecountFault(Event):
     def text(self) -> str:
         return _("recount found {faults}").format(faults=_codes_text(self.faults_found))
 
+    def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
+        if not isinstance(seen, VerificationReport):
+            return _("FAULT: {fault} -> {action}").format(fault=self.text(), action=self.action())
+        stops = FaultCategory.F7.value in self.faults_found
+        then = self.action() if stops else redeal_words(seen.action)
+        return f"{seen.verdict(blind=blind, advice=False)} -> {then}"
+
     def faults(self) -> tuple[FaultSeen, ...]:
         return tuple(code_fault(c, FaultGroup.RECOUNT) for c in self.faults_found)
 
@@ -591,6 +645,10 @@ class RecountUnverified(Event):
 
     def text(self) -> str:
         return _("recount could not identify every card: {faults}").format(faults=_codes_text(self.faults_found))
+
+    def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
+        said = seen.verdict(blind=True, advice=False) if isinstance(seen, VerificationReport) else self.text()
+        return f"{said} -> {self.action()}"
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return tuple(code_fault(c, FaultGroup.RECOUNT) for c in self.faults_found)
@@ -627,6 +685,7 @@ class BoardMoved(Event):
     """The board moved between the read of its label and its check: checked again."""
 
     KIND = EventKind.BOARD_MOVED
+    TOLD = True
 
     def text(self) -> str:
         return _("the board moved while it was checked")
@@ -658,6 +717,9 @@ class BoardRefused(Event):
     def action(self) -> str:
         return _(BEFORE_DEALING.get(self.code, BEFORE_DEALING[FaultCategory.F8.value]))
 
+    def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
+        return _("REFUSED {fault}").format(fault=seen.text() if isinstance(seen, BoardFault) else self.text())
+
 
 @_register
 @dataclass(frozen=True, kw_only=True)
@@ -674,6 +736,13 @@ class BoardGivenUp(Event):
                   "the board failed its checks before dealing {count} times: not dealt", self.checks).format(
             count=self.checks)
 
+    def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
+        why = seen.text() if isinstance(seen, BoardFault) else self.text()
+        return n_("NOT DEALT after {count} failed check: {fault}: left for the director (put it right, then run "
+                  "again with --resume)",
+                  "NOT DEALT after {count} failed checks: {fault}: left for the director (put it right, then run "
+                  "again with --resume)", self.checks).format(count=self.checks, fault=why)
+
     def action(self) -> str:
         return _("left for the director")
 
@@ -684,6 +753,7 @@ class ResumeUncertain(Event):
     """A job that may hold cards (`state`) is taken up again after an interruption (`cause`)."""
 
     KIND = EventKind.RESUME_UNCERTAIN
+    TOLD = True
     state: str = ""
     cause: Interruption | None = None
 
@@ -718,6 +788,7 @@ class InterruptedDeal(Event):
     counted, by its own `LinkResync`: this is its outcome."""
 
     KIND = EventKind.INTERRUPTED_DEAL
+    TOLD = True
     cards: int = 0
     cause: Interruption | None = None
 
@@ -747,6 +818,13 @@ class MachineMet(Event):
     firmware: str = ""
     protocol: int = 0
     simulated: bool = False
+
+    def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
+        """Said only of a machine that speaks an earlier protocol than the host's (`seen`, an int)."""
+        if not isinstance(seen, int) or self.protocol >= seen:
+            return None
+        return _("the machine speaks protocol version {version}, an earlier one than this program's: dealing goes "
+                 "on in its version").format(version=self.protocol)
 
     def text(self) -> str:
         said = (_("simulated machine {serial} answered (firmware {firmware}, protocol {protocol})") if self.simulated

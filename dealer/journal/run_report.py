@@ -18,12 +18,13 @@ from typing import Any, Final, assert_never
 
 from dealer.core.dealset import DealSet
 from dealer.journal import events
-from dealer.journal.events import PUT_RIGHT_WORDS, FaultGroup, fault_text
+from dealer.journal.events import BEFORE_DEALING, PUT_RIGHT_WORDS, REDEAL, START_CANCELLED, FaultGroup, fault_text
 from dealer.journal.store import JobState, Journal, Recorded
-from dealer.language import N_, _
+from dealer.language import N_, Message, _
 from dealer.stats import SampleStats, analyse
 from dealer.stats.stats_report import wild_line
 from dealer.stats.summary import director_sentence
+from dealer.verify.fault_table import FaultCategory
 
 CSV_COLUMNS: Final = ("table", "session", "machine", "item", "law", "value")
 
@@ -43,7 +44,7 @@ class MachineFigures:
     interruptions: int = 0
     refused_boards: int = 0
     """Boards refused by a check before dealing (`BoardRefused`)."""
-    met: list[str] = field(default_factory=list)
+    met: list[str | Message] = field(default_factory=list)
     """The machines that answered on this station (serial, and whether simulated), in order, each once."""
 
     @property
@@ -83,7 +84,7 @@ class RunReport:
     machines: dict[str, MachineFigures] = field(default_factory=dict)
     faults: Counter[tuple[str, str, str, str]] = field(default_factory=Counter)
     """(session, machine, fault type, Law) -> how many times it was found."""
-    actions: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    actions: Counter[tuple[str, str, Message]] = field(default_factory=Counter)
     """(session, machine, operator action) -> how many times."""
     deal_stats: SampleStats | None = None
     """The statistics of the deals, when they are at hand (see `add_deal_statistics`)."""
@@ -98,8 +99,8 @@ class RunReport:
             out[kind, law] += n
         return out
 
-    def action_totals(self) -> Counter[str]:
-        out: Counter[str] = Counter()
+    def action_totals(self) -> Counter[Message]:
+        out: Counter[Message] = Counter()
         for (_session, _machine, action), n in self.actions.items():
             out[action] += n
         return out
@@ -157,21 +158,23 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
         case events.RecountFault():
             m.recount_faults += 1
         case events.MachineFaultResumed(prompt=prompt):
-            asked = _(PUT_RIGHT_WORDS.get(prompt or "", NO_PROMPT))
-            actions[session.name, where, _("put-right prompt: {asked}").format(asked=asked)] += 1
+            asked = Message.of(PUT_RIGHT_WORDS.get(prompt or "", NO_PROMPT))
+            actions[session.name, where, Message.of(N_("put-right prompt: {asked}"), asked=asked)] += 1
         case events.BoardRefused():
             m.refused_boards += 1
-            actions[session.name, where, event.action()] += 1
+            actions[session.name, where, Message.of(BEFORE_DEALING.get(event.code,
+                                                                       BEFORE_DEALING[FaultCategory.F8.value]))] += 1
         case events.BoardGivenUp():
-            actions[session.name, where, _("board refused too often: left for the director")] += 1
+            actions[session.name, where, Message.of(N_("board refused too often: left for the director"))] += 1
         case events.StartCancelled():
-            actions[session.name, where, event.text()] += 1
+            actions[session.name, where, Message.of(START_CANCELLED)] += 1
         case events.Redeal(fix_pack=fix_pack):
-            actions[session.name, where, event.text()] += 1
+            actions[session.name, where, Message.of(REDEAL)] += 1
             if fix_pack:
-                actions[session.name, where, _("pack made whole before a redeal")] += 1
+                actions[session.name, where, Message.of(N_("pack made whole before a redeal"))] += 1
         case events.MachineMet(serial=serial, simulated=simulated):
-            who = (serial or _("(no serial)")) + (_(", simulated") if simulated else "")
+            named: str | Message = serial or Message.of(N_("(no serial)"))
+            who = Message.of(N_("{serial}, simulated"), serial=named) if simulated else named
             if not m.met or m.met[-1] != who:
                 m.met.append(who)
         case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealt()
@@ -206,7 +209,8 @@ def summary_text(rep: RunReport) -> str:
             name=s.name, run=run, jobs=s.jobs, verified=s.verified, dealings=s.dealings, state=state))
     lines.append(_("Machines"))
     for name, m in sorted(rep.machines.items()):
-        who = " (" + _("machine {serials}").format(serials=_(", then ").join(m.met)) + ")" if m.met else ""
+        serials = _(", then ").join(str(w) for w in m.met)
+        who = " (" + _("machine {serials}").format(serials=serials) + ")" if m.met else ""
         lines.append(f"  {name}{who}: " + _(
             "{verified} boards verified, {dealings} dealings, {busy} on boards, {rate:.0f} boards/hour; "
             "{recount_faults} recount faults, {machine_faults} machine faults, {interruptions} interruptions").format(
@@ -265,11 +269,11 @@ def csv_rows(rep: RunReport) -> list[tuple[str, str, str, str, str, str]]:
                             ("recount faults", str(m.recount_faults)), ("machine faults", str(m.machine_faults)),
                             ("interruptions", str(m.interruptions))):
             rows.append(("machine", "", name, item, "", value))
-        rows += [("machine", "", name, "machine that answered", "", who) for who in m.met]
+        rows += [("machine", "", name, "machine that answered", "", str(who)) for who in m.met]
     for (session, machine, kind, law), n in sorted(rep.faults.items()):
         rows.append(("fault", session, machine, kind, law, str(n)))
     for (session, machine, action), n in sorted(rep.actions.items()):
-        rows.append(("operator action", session, machine, action, "", str(n)))
+        rows.append(("operator action", session, machine, str(action), "", str(n)))
     if rep.deal_stats is not None:
         rows += [("deal statistics", "", "", item, "", value) for item, value in _stats_items(rep.deal_stats).items()]
     return rows
@@ -297,11 +301,12 @@ def to_dict(rep: RunReport) -> dict[str, Any]:
     return {
         "journal": rep.journal,
         "sessions": [{**asdict(s), "left": s.left} for s in rep.sessions],
-        "machines": {name: {**asdict(m), "busy": round(m.busy, 3), "boards_per_hour": round(m.boards_per_hour, 1)}
+        "machines": {name: {**asdict(m), "met": [str(w) for w in m.met], "busy": round(m.busy, 3),
+                            "boards_per_hour": round(m.boards_per_hour, 1)}
                      for name, m in sorted(rep.machines.items())},
         "faults": [{"session": s, "machine": m, "type": k, "law": law, "count": n}
                    for (s, m, k, law), n in sorted(rep.faults.items())],
-        "operator_actions": [{"session": s, "machine": m, "action": a, "count": n}
+        "operator_actions": [{"session": s, "machine": m, "action": str(a), "count": n}
                              for (s, m, a), n in sorted(rep.actions.items())],
         "deal_statistics": None if rep.deal_stats is None else {"of": rep.deal_stats.name,
                                                                 **_stats_items(rep.deal_stats)},

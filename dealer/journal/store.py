@@ -16,7 +16,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -40,6 +40,7 @@ from dealer.journal.events import (
 )
 from dealer.journal.failure import is_damage, journal_failure
 from dealer.journal.jobplan import JobPlan
+from dealer.journal.listeners import Delivery, Failed
 from dealer.journal.lock import JournalLock, lock_path
 from dealer.language import N_, _, n_
 
@@ -248,7 +249,7 @@ class Journal:
         """Its -wal (kept, emptied at each checkpoint, never removed while this journal is open)."""
         self._written: tuple[int, int, bytes] | None = None
         self._written = self._own_file()
-        self._listeners: list[Listener] = []
+        self._listeners: list[tuple[Listener, Delivery]] = []
         self._told: list[tuple[Recorded, Job | None, object]] = []
         """The events of the transaction in hand, handed to the listeners once it is committed."""
 
@@ -338,6 +339,10 @@ class Journal:
     def close(self) -> None:
         """Close the database and let go of the journal's lock."""
         with self._lock:
+            listening, self._listeners = self._listeners, []
+        for _listener, delivery in listening:
+            delivery.stop()
+        with self._lock:
             try:
                 self._db.close()
             except sqlite3.Error as exc:
@@ -373,25 +378,29 @@ class Journal:
                     else:
                         self._bound_wal()
                 told, self._told = self._told, []
-                for recorded, job, seen in told:
-                    for listener in self._listeners:
-                        listener(recorded, job, seen)
+                for recorded, job, seen in told:  # queued in commit order, handed over on each listener's thread
+                    for listener, delivery in self._listeners:
+                        delivery.post(partial(listener, recorded, job, seen))
             except sqlite3.Error as exc:
                 if is_damage(exc) and self._identity is not None:
                     raise JournalDamaged(_("{path}: the journal was damaged while the run was dealing ({error})")
                                          .format(path=self.path, error=exc)) from exc
                 raise journal_failure(self.path, exc, "written") from exc
 
-    def listen(self, listener: Listener) -> Callable[[], None]:
-        """Hand `listener` every event recorded from now on (see the class docstring); returns what stops it."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def stop() -> None:
+    def listen(self, listener: Listener, failed: Failed | None = None) -> Delivery:
+        """Hand `listener` every event recorded from now on, after its commit, in commit order, on a thread of
+        its own (`dealer.journal.listeners`): a slow listener delays only itself, and one that raises is
+        reported once (`failed`, else a line on standard error) and never reaches the writer. The `Delivery`
+        returned takes what else the listener must see in the same order (`post`); its `stop` hands over what
+        is queued and ends the listening."""
+        def forget() -> None:
             with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return stop
+                self._listeners = [(each, d) for each, d in self._listeners if d is not delivery]
+
+        delivery = Delivery(failed, on_stop=forget)
+        with self._lock:
+            self._listeners.append((listener, delivery))
+        return delivery
 
     def _roll_back(self) -> None:
         """Undo the transaction in hand, if SQLite has not already (it rolls back by itself after some

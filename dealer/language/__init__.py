@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import gettext
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Final
 
@@ -160,6 +161,46 @@ def in_latin_letters(text: str) -> str:
         else:
             out.append(latin.capitalize() if char.isupper() else latin)
     return "".join(out)
+
+
+class Later:
+    """Words said when they are read, in the language spoken there: what a message for many readers carries
+    (each browser watching a run reads it in its own language). ``str()`` says them."""
+
+    __slots__ = ("_say",)
+
+    def __init__(self, say: Callable[[], str]) -> None:
+        self._say = say
+
+    def __str__(self) -> str:
+        return self._say()
+
+    def __repr__(self) -> str:
+        return f"Later({self._say()!r})"
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Message:
+    """A sentence of the catalogue and its fields, kept as data (a count's key, a figure's name) and said when
+    read (``str()``), in the language spoken there; a field that is a `Message` is said too."""
+
+    template: str
+    fields: tuple[tuple[str, str | Message], ...] = ()
+
+    @classmethod
+    def of(cls, template: str, **fields: str | Message) -> Message:
+        """`template` (marked `N_`) with its fields."""
+        return cls(template, tuple(sorted(fields.items())))
+
+    def __str__(self) -> str:
+        return _(self.template).format(**{name: str(value) for name, value in self.fields})
+
+
+def said_now(value: object) -> str:
+    """`value` said in the language spoken, for a JSON encoder's ``default``: `Later` words, or a refusal."""
+    if isinstance(value, Later | Message):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 def N_(message: str) -> str:  # noqa: N802 - gettext's name for a mark that translates later

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -29,6 +28,7 @@ from dealer.core.errors import DealerError, UsageError
 from dealer.core.structured import StructureError, load_json
 from dealer.journal import run_report as report
 from dealer.journal.dealt import dealt_deals
+from dealer.journal.events import title_said
 from dealer.journal.store import Journal
 from dealer.language import _, speaking
 from dealer.printing.code128 import bar_widths
@@ -38,11 +38,12 @@ from dealer.printing.records_html import BOARD_CSS, records_html
 from dealer.printing.svg import svg_document
 from dealer.serve import auth, charts, director, given, machines, pages
 from dealer.serve.auth import Access, AccessMiddleware
-from dealer.serve.hub import MAX_STREAMS, EventHub, TooManyStreams
+from dealer.serve.hub import MAX_STREAMS, EventHub, TooManyStreams, said_json
 from dealer.serve.languages import LanguageMiddleware
 from dealer.serve.runs import STOP_WITHIN, RunManager
 from dealer.serve.sources import RunRequest, check
 from dealer.serve.uploads import TooLarge, UploadLimits, Uploads, upload_name
+from dealer.verify.fault_table import law_said
 from firmware_protocol.labels import BoardLabel
 
 HEARTBEAT_SECONDS: Final = 15.0
@@ -95,7 +96,7 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
     routes = [
         Route("/", lambda r: HTMLResponse(pages.room_page())),
         Route("/events", _events),
-        Route("/api/room", lambda r: JSONResponse(_console(r).runs.snapshot())),
+        Route("/api/room", lambda r: SaidJSONResponse(_console(r).runs.snapshot())),
         Route("/start", lambda r: HTMLResponse(pages.start_page(
             [(m.id, m.text) for m in offer.machines()], list(given.offered_files(workdir))))),
         Route("/api/sources", lambda r: JSONResponse({"files": list(given.offered_files(workdir))})),
@@ -119,6 +120,13 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
     app.add_middleware(LanguageMiddleware)  # inside the access check: a stranger is refused in no language
     app.add_middleware(AccessMiddleware, access=access)
     return app
+
+
+class SaidJSONResponse(JSONResponse):
+    """JSON whose `Later` words are said in the request's language."""
+
+    def render(self, content: Any) -> bytes:
+        return said_json(content).encode("utf-8")
 
 
 def _console(request: Request) -> Console:
@@ -147,7 +155,7 @@ async def _events(request: Request) -> Response:
             return
         try:
             snap = await asyncio.to_thread(console.runs.snapshot)
-            yield f"data: [{json.dumps(snap, separators=(',', ':'))}]\n\n"
+            yield f"data: [{said_json(snap)}]\n\n"
             if until_end and snap["status"] not in ("starting", "dealing", "stopping"):
                 return
             while not sub.closed:
@@ -155,15 +163,15 @@ async def _events(request: Request) -> Response:
                 if sub.lagging:  # too far behind: the room as it stands now, then on from there
                     sub.catch_up()
                     snap = await asyncio.to_thread(console.runs.snapshot)
-                    yield f"data: [{json.dumps(snap, separators=(',', ':'))}]\n\n"
+                    yield f"data: [{said_json(snap)}]\n\n"
                     if until_end and snap["status"] not in ("starting", "dealing", "stopping"):
                         return
                     continue
                 if not batch:
                     yield ": still here\n\n"
                     continue
-                yield "data: [" + ",".join(batch) + "]\n\n"
-                if until_end and any('"type":"ended"' in m for m in batch):
+                yield "data: [" + ",".join(m.said() for m in batch) + "]\n\n"
+                if until_end and any(m.kind == "ended" for m in batch):
                     return
         finally:
             console.hub.unsubscribe(sub)
@@ -293,9 +301,9 @@ def _report_data(path: Path, run: int, workdir: Path) -> dict[str, Any]:
         name = journal.run(run).name
     by_law: dict[str, int] = {}
     for (kind, law), n in rep.fault_totals().items():
-        key = f"{law}: {kind}" if law else kind
+        key = f"{law_said(law)}: {title_said(kind)}" if law else title_said(kind)
         by_law[key] = by_law.get(key, 0) + n
-    actions = sorted(((m, a, n) for (_, m, a), n in rep.actions.items()), key=lambda t: (t[0], t[1]))
+    actions = sorted(((m, str(a), n) for (_, m, a), n in rep.actions.items()), key=lambda t: (t[0], t[1]))
     return {"name": _("{journal} run {run}: {name}").format(journal=path.name, run=run, name=name),
             "summary": given.shown(report.summary_text(rep), workdir),
             "rate_chart": charts.rate_chart(charts.rate_series(events)), "law_chart": charts.law_chart(by_law),

@@ -1,6 +1,7 @@
 """The event hub: messages published by run threads, delivered to every browser watching.
 
-A message is serialised to JSON once, when it is published, and kept in a short backlog. Each
+A message is data with its words said later (`dealer.language.Later`): each stream says it in its own
+reader's language, and it is serialised to JSON once a language (`Published.said`). Each
 subscriber (one server-sent-event stream) gets the messages queued since it last woke, as one batch:
 the run's threads never wait for a browser, and a burst of events costs one wake-up of the event loop.
 A subscriber that falls too far behind is cut off (`lagging`) instead of growing without end; its stream then
@@ -15,6 +16,8 @@ import json
 import threading
 from typing import Any, Final
 
+from dealer.language import said_now, spoken_language
+
 MAX_QUEUED: Final = 1000
 """Messages a subscriber may have waiting before it is cut off (it reloads its snapshot)."""
 MAX_STREAMS: Final = 256
@@ -25,19 +28,46 @@ class TooManyStreams(Exception):  # noqa: N818 - a refusal the route answers 503
     """The hub holds `MAX_STREAMS` streams already."""
 
 
+class Published:
+    """A message as published: its number, its data, and its JSON once said in each language asked."""
+
+    __slots__ = ("message", "_said")
+
+    def __init__(self, message: dict[str, Any]) -> None:
+        self.message = message
+        self._said: dict[str, str] = {}
+
+    @property
+    def kind(self) -> str:
+        return str(self.message.get("type", ""))
+
+    def said(self) -> str:
+        """The message's JSON, its words said in the language spoken (the reader's)."""
+        language = spoken_language()
+        text = self._said.get(language)
+        if text is None:
+            text = self._said[language] = said_json(self.message)
+        return text
+
+
+def said_json(value: Any) -> str:
+    """`value` as compact JSON, its `Later` words said in the language spoken."""
+    return json.dumps(value, separators=(",", ":"), default=said_now)
+
+
 class Subscriber:
     """One stream's queue, filled from any thread, drained on its event loop."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._lock = threading.Lock()
-        self._pending: list[str] = []
+        self._pending: list[Published] = []
         self._woken = False
         self._ready = asyncio.Event()
         self.lagging = False
         self.closed = False
 
-    def put(self, data: str) -> None:
+    def put(self, data: Published) -> None:
         """Queue one message (any thread)."""
         with self._lock:
             if self.closed or self.lagging:
@@ -72,7 +102,7 @@ class Subscriber:
         with contextlib.suppress(RuntimeError):  # the loop is closed: the stream is gone
             self._loop.call_soon_threadsafe(self._ready.set)
 
-    async def next_batch(self, timeout: float) -> list[str]:
+    async def next_batch(self, timeout: float) -> list[Published]:
         """The messages queued since the last batch; empty after `timeout` seconds with none."""
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
@@ -94,11 +124,11 @@ class EventHub:
         self.seq = 0
 
     def publish(self, message: dict[str, Any]) -> None:
-        """Number the message, serialise it once and queue it for every subscriber."""
+        """Number the message and queue it for every subscriber (each says its words in its own language)."""
         with self._lock:
             self.seq += 1
             message["seq"] = self.seq
-            data = json.dumps(message, separators=(",", ":"))
+            data = Published(message)
             subscribers = list(self._subscribers)
         for sub in subscribers:
             sub.put(data)

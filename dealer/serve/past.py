@@ -9,17 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from dealer.journal.events import Event
+from dealer.journal.events import Event, title_said
 from dealer.journal.store import Journal
+from dealer.language import Later
 from dealer.verify.fault_table import law_said
 
 
-def fault_entries(event: Event) -> list[dict[str, str]]:
-    """The room's entries of an event's faults: text, Law and action, one a fault (the live list's too)."""
-    return [{"text": fault.said, "law": law_said(fault.law), "action": event.action()} for fault in event.faults()]
+def fault_entries(event: Event) -> list[dict[str, Later]]:
+    """The room's entries of an event's faults: text, Law and action, one a fault (the live list's too), said in
+    the language of whoever reads them."""
+    return [{"text": Later(partial(title_said, fault.title)), "law": Later(partial(law_said, fault.law)),
+             "action": Later(event.action)} for fault in event.faults()]
 
 
 def journal_faults(path: Path, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.journal import run_report as report
 from dealer.journal.store import Journal
-from dealer.language import _
+from dealer.language import N_, Later, Message, _
 from dealer.serve import given, grid, past, sources
 from dealer.serve.hub import EventHub
 from dealer.serve.machines import Offer
@@ -50,8 +50,9 @@ class LiveRun:
     give_up: threading.Event = field(default_factory=threading.Event)
     """Set when a stop took longer than `RunManager.stop_within`: every machine is given up at once."""
     status: str = "starting"
-    message: str = ""
-    summary: str = ""
+    message: str | Later = ""
+    """What the room says of the run's state, in each browser's language."""
+    summary: str | Later = ""
     thread: threading.Thread | None = None
     started: float = field(default_factory=time.time)
     plan: bool = False
@@ -122,7 +123,7 @@ class RunManager:
                              out=cast(IO[str], _Notes(self.hub, key)))
         live.thread = threading.Thread(target=self._deal, args=(live, checked, options), name="run", daemon=True)
         live.status = "dealing"
-        live.message = _("resumed: the boards left are dealt") if request.resume else ""
+        live.message = Later(lambda: _("resumed: the boards left are dealt")) if request.resume else ""
         self.hub.publish({"type": "status", "run": key, "status": live.status, "title": live.title,
                           "message": live.message})
         live.thread.start()
@@ -139,7 +140,7 @@ class RunManager:
             live.status = "stopping"
             live.stop.set()
         self.hub.publish({"type": "status", "run": live.key, "status": live.status, "title": live.title,
-                          "message": _("each machine finishes its board, then the run stops")})
+                          "message": Later(lambda: _("each machine finishes its board, then the run stops"))})
         threading.Thread(target=self._stop_within, args=(live,), name="stop-within", daemon=True).start()
         return live
 
@@ -152,11 +153,12 @@ class RunManager:
         thread.join(self.stop_within)
         if not thread.is_alive():
             return
-        self.give_up(live, _("a machine did not finish its board within {seconds:g} s of the stop: the run ended "
-                             "without it; the resume recounts that board before dealing on").format(
-            seconds=self.stop_within))
+        seconds = self.stop_within
+        self.give_up(live, Later(lambda: _(
+            "a machine did not finish its board within {seconds:g} s of the stop: the run ended without it; the "
+            "resume recounts that board before dealing on").format(seconds=seconds)))
 
-    def give_up(self, live: LiveRun | None = None, why: str = "") -> None:
+    def give_up(self, live: LiveRun | None = None, why: str | Later = "") -> None:
         """End the run now (a second signal, or a stop that took too long): every machine is given up."""
         live = live or self.current
         if live is None or live.give_up.is_set() or live.status not in ("starting", "dealing", "stopping"):
@@ -191,15 +193,17 @@ class RunManager:
                 assert checked.deals is not None
                 result = deal_session(checked.deals, str(checked.source.resolve()), options)
             raise_for(result)
-            live.status, live.message = "finished", _("every board verified")
+            live.status, live.message = "finished", Later(lambda: _("every board verified"))
         except DealerError as exc:  # (the run sets its stop event as it ends: the status says who stopped it)
             asked = live.status == "stopping"
             live.status = "stopped" if asked else "failed"
-            live.message = (_stopped(live.give_up.is_set(), result) if asked
+            gave_up = live.give_up.is_set()
+            live.message = (Later(lambda: _stopped(gave_up, result)) if asked
                             else given.shown(str(exc), self.workdir))
         except Exception as exc:  # a bug: shown, and the server goes on
-            live.status, live.message = "failed", _("unexpected error: {kind}: {error}").format(
-                kind=type(exc).__name__, error=exc)
+            kind, error = type(exc).__name__, str(exc)
+            live.status, live.message = "failed", Later(lambda: _("unexpected error: {kind}: {error}").format(
+                kind=kind, error=error))
         finally:
             live.watcher.stop()
             live.summary = self._summary(live) or (result.summary if result is not None else "")
@@ -211,13 +215,16 @@ class RunManager:
 
     # --- after a stop --------------------------------------------------------------------------
 
-    def _summary(self, live: LiveRun) -> str:
-        """The run report's summary of the runs dealt (`dealer.journal.run_report`): every part of them."""
+    def _summary(self, live: LiveRun) -> Later | None:
+        """The run report's summary of the runs dealt (`dealer.journal.run_report`): every part of them, said in
+        each reader's language (None: the journal cannot be read)."""
         try:
             with Journal.open_read_only(live.journal) as journal:
-                return given.shown(report.summary_text(report.build(journal, live.watcher.run_ids)), self.workdir)
+                figures = report.build(journal, live.watcher.run_ids)
         except DealerError:
-            return ""
+            return None
+        workdir = self.workdir
+        return Later(lambda: given.shown(report.summary_text(figures), workdir))
 
     def _how_to_resume(self, live: LiveRun) -> dict[str, Any] | None:
         """How a run that ended with boards left goes on: the Room's Resume button, and the command line
@@ -251,13 +258,13 @@ class RunManager:
             cells, read = _journal_room(journal)
             done = sum(1 for c in cells if c["state"] == "verified")
             return {"type": "snapshot", "run": "",
-                    "title": _("{journal} (from the journal)").format(journal=journal.name), "status": "idle",
-                    "message": _resting(journal), "summary": "",
+                    "title": Message.of(N_("{journal} (from the journal)"), journal=journal.name),
+                    "status": "idle", "message": _resting(journal), "summary": "",
                     "journal": given.shown(str(journal), self.workdir), "total": len(cells), "verified": done,
                     "figures": read, "resume": None, "machines": [],
                     "grid": cells, "faults": past.journal_faults(journal), "t": time.time()}
-        return {"type": "snapshot", "run": "", "title": _("no run yet"), "status": "idle",
-                "message": _("start a run on the Start page"), "summary": "", "journal": "", "total": 0,
+        return {"type": "snapshot", "run": "", "title": Later(lambda: _("no run yet")), "status": "idle",
+                "message": Later(lambda: _("start a run on the Start page")), "summary": "", "journal": "", "total": 0,
                 "verified": 0, "figures": None, "resume": None, "machines": [], "grid": [], "faults": [],
                 "t": time.time()}
 
@@ -284,14 +291,15 @@ def _stopped(gave_up: bool, result: RunResult | None) -> str:
         left=left, jobs=jobs)
 
 
-def _resting(journal: Path) -> str:
+def _resting(journal: Path) -> Later:
     """What the room says of a journal no run of this console is dealing (the console was started again)."""
     unfinished = grid.unfinished_runs(journal)
     if not unfinished:
-        return _("no run is dealing; the journal's runs are shown")
-    return _("no run is dealing; run {run} of {journal} is unfinished: to go on, tick 'resume the unfinished run' "
-             "on the Start page (or type the dealer deal command that dealt it, with --resume)").format(
-        run=unfinished[0], journal=journal.name)
+        return Later(lambda: _("no run is dealing; the journal's runs are shown"))
+    return Later(lambda: _(
+        "no run is dealing; run {run} of {journal} is unfinished: to go on, tick 'resume the unfinished run' "
+        "on the Start page (or type the dealer deal command that dealt it, with --resume)").format(
+        run=unfinished[0], journal=journal.name))
 
 
 def _journal_room(journal: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:

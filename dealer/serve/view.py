@@ -1,11 +1,9 @@
 """A dealing run's progress as blind messages for the browsers: the `ProgressView` the server runs with.
 
-Each event becomes one message: the machine, the kind (step, prompt, fault, note, stopped), the step's
-words, the job in hand (session, board set, board, copy, attempt), the machine's boards per hour, and for
-each fault of the journal's event it shows, the fault's title, Law and action as the event gives them
-(`dealer.serve.past.fault_entries`, as the list read back from a journal). The server deals blind
-(``show_cards`` is never set), so the words name no card, as on the terminal. Faults are kept in the order
-they happened, for a browser that opens the room later.
+Each event becomes one message: the machine, its kind and state, the step's words, the job in hand, the
+machine's boards per hour, and each fault of the journal's event with its title, Law and action
+(`dealer.serve.past.fault_entries`); every word is said by each browser's stream in its own language. The
+server deals blind, so no word names a card. Faults are kept in order, for a browser that opens the room later.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from typing import Any
 
 from dealer.dealing.progress import LineKind, MachineRow, ProgressEvent, RunProgress
 from dealer.journal.events import Dealing, Verified
-from dealer.language import _
+from dealer.language import Later, _
 from dealer.serve.hub import EventHub
 from dealer.serve.past import fault_entries
 
@@ -48,11 +46,12 @@ def machine_dict(row: MachineRow) -> dict[str, Any]:
     """One machine as the room shows it."""
     job = row.job or (row.last.job if row.last is not None else None)
     if row.lost is not None:
-        state, step = "stopped", _("stopped: {why}").format(why=row.lost)
+        lost = row.lost
+        state, step = "stopped", Later(lambda: _("stopped: {why}").format(why=lost))
     elif row.last is None:
-        state, step = "connecting", _("connecting")
+        state, step = "connecting", Later(lambda: _("connecting"))
     else:
-        state, step = state_of(row.last), row.last.step()
+        state, step = state_of(row.last), Later(row.last.step)
     kind = "stopped" if row.lost is not None else str(row.last.kind) if row.last is not None else "note"
     return {"name": row.name, "port": row.port, "state": state, "kind": kind, "step": step, "job": job_dict(job),
             "prompt": step if kind == "prompt" else "", "rate": round(row.rate),
@@ -79,7 +78,7 @@ class HubView:
     def show(self, event: ProgressEvent) -> None:
         progress = self.progress
         message: dict[str, Any] = {"type": "event", "run": self.run_key, "t": self.clock(),
-                                   "machine": event.machine, "kind": str(event.kind), "text": event.step(),
+                                   "machine": event.machine, "kind": str(event.kind), "text": Later(event.step),
                                    "state": state_of(event), "job": job_dict(event.job)}
         if progress is not None and event.machine:  # (the run's counts come with the grid: `dealer.serve.grid`)
             message["rate"] = round(progress.rate(event.machine))

@@ -61,8 +61,9 @@ def report_faults(journal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def console_faults(journal: Path) -> Counter[str]:
-    """The console's list of a journal's past faults, counted by their words."""
-    return Counter(f"{f['text']} ({f['law']})" if f["law"] else f["text"] for f in journal_faults(journal))
+    """The console's list of a journal's past faults, counted by their words (said as a browser's stream says them)."""
+    said = [{key: str(f[key]) for key in ("text", "law")} for f in journal_faults(journal)]
+    return Counter(f"{f['text']} ({f['law']})" if f["law"] else f["text"] for f in said)
 
 
 def test_the_demo_names_and_counts_every_fault_alike_everywhere(tmp_path: Path,
@@ -154,18 +155,19 @@ def test_the_live_view_prints_a_fault_in_the_plain_lines_words_its_law_in_bold()
         progress = RunProgress(total_jobs=2, out=io.StringIO(), view=view)
         with Journal.open(":memory:") as journal:  # the line is the journal's event, as it is recorded
             run = journal.begin_run("club", "s.pbn", deals_for((1, 2)), [JobPlan(1, 1), JobPlan(2, 1)])
-            progress.follow(journal, [run.id])
+            stop_following = progress.follow(journal, [run.id])
             progress.open()
             journal.note(run.id, LinkResync(why=Interruption.POWER_CUT), job_id=journal.jobs(run.id)[0].id,
                          machine="m1")
+            stop_following()
             progress.close()
     (line,) = plain.getvalue().splitlines()
     assert line == ("[m1] board 1: power cut: the machine lost power and restarted: finding "
                     "out where the board stands")
     assert line in console.export_text()
-    from dealer.dealing.progress import LineKind, ProgressEvent
+    from dealer.dealing.progress import LineKind, ProgressEvent, words
 
-    shown = styled_line(ProgressEvent("m1", "board 2: F11 unidentified card (Law 6D1) -> recounting", LineKind.FAULT,
+    shown = styled_line(ProgressEvent("m1", words("board 2: F11 unidentified card (Law 6D1) -> recounting"), LineKind.FAULT,
                                       recorded=RecountUnverified(faults_found=("F11",))))
     bold = [shown.plain[s.start:s.end] for s in shown.spans if "bold" in str(s.style)]
     assert bold == ["Law 6D1"]

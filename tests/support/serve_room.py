@@ -109,8 +109,8 @@ def served(workdir: Path, *extra: str) -> Iterator[Served]:
     try:
         assert process.stderr is not None
         lines = [process.stderr.readline() for _ in range(3)]
-        address = re.search(r"the room at (http://\S+/)(?:\?token=(\S+))?", lines[0])
-        pin = re.search(r"PIN is (\d+)", lines[1])
+        address = re.search(r"(http://\S+/)(?:\?token=(\S+))?", lines[0])  # in the console's language, whichever
+        pin = re.search(r"PIN\D*?(\d+)", lines[1])
         assert address and pin, lines
         yield Served(process, address.group(1), pin.group(1), lines, address.group(2))
     finally:

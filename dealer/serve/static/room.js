@@ -8,7 +8,7 @@ const STATES = [N_("planned"), N_("loaded"), N_("label checked"), N_("dealing"),
                 N_("faulted")];
 const STATUSES = [N_("idle"), N_("starting"), N_("dealing"), N_("stopping"), N_("stopped"), N_("finished"), N_("failed")];
 const MACHINE_STATES = [N_("connecting"), N_("dealing"), N_("board verified"), N_("waiting for the operator"),
-                        N_("fault"), N_("stopped"), N_("working"), N_("not dealing")];
+                        N_("fault"), N_("stopped"), N_("working"), N_("not dealing"), N_("done")];
 const COLUMNS = 8;
 const $ = (id) => document.getElementById(id);
 const shown = [];  // [seq, event time, time shown] of the last events (read by benchmarks/serve.py)
