@@ -91,7 +91,7 @@ class FrameView:
         self.taken = True
         for event in self.lines[-6:]:
             self.console.print(styled_line(event))
-        self.console.print(render_run(self.progress))
+        self.console.print(render_run(self.progress, self.console.width, self.console.height))
 
     def close(self) -> None:
         if not self.taken:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import IO, Final
 
-from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.progress_bar import ProgressBar
@@ -32,7 +32,7 @@ from dealer.dealing.progress import (
     RunProgress,
     time_left_text,
 )
-from dealer.language import _, n_
+from dealer.language import N_, _, n_
 from dealer.verify.fault_table import law_said
 
 STYLES = {
@@ -76,35 +76,61 @@ class LiveRunView:
     """A dealing run on a terminal, with `rich`: a line per machine (session, board set, board, copy,
     attempt, step), redrawn in place, under a head line with the boards verified, boards per hour and the
     time left; faults (in colour, with their Law and action), notes and stopped machines printed above it
-    as they come, and a machine waiting for the operator stands out."""
+    as they come, and a machine waiting for the operator stands out.
+
+    The view is never taller than the terminal and none of its lines wraps (`render_run`), and one lock
+    keeps each line printed above it and each redraw whole: rich moves the view by the height it drew last,
+    so the log above it is never written over."""
 
     def __init__(self, console: Console, refresh_per_second: float = 4.0) -> None:
         self.console = console
         self.refresh_per_second = refresh_per_second
         self._progress: RunProgress | None = None
         self._live: Live | None = None
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
 
     def open(self, progress: RunProgress) -> None:
         self._progress = progress
-        self._live = Live(self, console=self.console, refresh_per_second=self.refresh_per_second,
-                          transient=False, redirect_stdout=False, redirect_stderr=False)
-        self._live.start()
+        self._live = Live(self, console=self.console, auto_refresh=False, transient=False, redirect_stdout=False,
+                          redirect_stderr=False, vertical_overflow="crop")
+        with self._lock:
+            self._live.start(refresh=True)
+        self._stop.clear()
+        self._ticker = threading.Thread(target=self._tick, name="live view", daemon=True)
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        """Redraw a few times a second (the time left goes on between events)."""
+        while not self._stop.wait(1 / self.refresh_per_second):
+            self._refresh()
+
+    def _refresh(self) -> None:
+        with self._lock:
+            if self._live is not None:
+                self._live.refresh()
 
     def show(self, event: ProgressEvent) -> None:
-        if event.kind in (LineKind.FAULT, LineKind.NOTE, LineKind.STOPPED):
-            names = short_names(self._progress.rows()) if self._progress is not None else {}
-            self.console.print(styled_line(event, names.get(event.machine)))
-        if self._live is not None:
-            self._live.refresh()
+        with self._lock:
+            if event.kind in (LineKind.FAULT, LineKind.NOTE, LineKind.STOPPED):
+                names = short_names(self._progress.rows()) if self._progress is not None else {}
+                self.console.print(styled_line(event, names.get(event.machine)))  # above the view, which moves
+            self._refresh()
 
     def close(self) -> None:
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self._ticker = None
+        with self._lock:
+            if self._live is not None:
+                self._live.stop()
+                self._live = None
 
-    def __rich__(self) -> RenderableType:
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         assert self._progress is not None
-        return render_run(self._progress)
+        yield render_run(self._progress, options.max_width, options.size.height)
 
 
 def styled_line(event: ProgressEvent, name: str | None = None) -> Text:
@@ -137,57 +163,135 @@ SHORT_NAME: Final = 14
 
 
 def short_names(rows: list[MachineRow]) -> dict[str, str]:
-    """Each machine's name as the live view shows it: a plan's name as it is; a machine named by its port,
-    the end of the URL ('ttyUSB0', '127.0.0.1:4000', 'speed=200'), its last characters if still long; names
-    that come out alike are told apart by their place in the run ('1 speed=200')."""
+    """Each machine's name as the live view shows it: a plan's name as it is; a simulated machine (a
+    ``sim://`` port) 'sim1', 'sim2'... in the run's order; a machine named by another port, its device or
+    address ('ttyUSB0' for /dev/ttyUSB0 or spy:///dev/ttyUSB0?file=t.txt, '127.0.0.1:4000'), its last
+    characters if still long; names that come out alike are told apart by their place in the run."""
     shown = {}
+    simulated = 0
     for row in rows:
         name = row.name
         if name == row.port or "://" in name or name.startswith("/"):
-            pieces = [p for p in re.split(r"[/?&]", name.split("://", 1)[-1]) if p]
-            name = pieces[-1] if pieces else name
+            port = name.removeprefix(SPY)
+            if port.startswith(SIM):
+                simulated += 1
+                name = f"sim{simulated}"
+            else:
+                pieces = [p for p in re.split(r"[/\\]", port.split("://", 1)[-1].split("?", 1)[0]) if p]
+                name = pieces[-1] if pieces else name
         shown[row.name] = name if len(name) <= SHORT_NAME else "…" + name[-(SHORT_NAME - 1):]
     if len(set(shown.values())) < len(shown):
         shown = {full: f"{i} {short}"[:SHORT_NAME] for i, (full, short) in enumerate(shown.items(), 1)}
     return shown
 
 
-def render_run(progress: RunProgress) -> RenderableType:
-    """The live view of a run, as it stands: at 80 columns too, every column shown, the step column the
-    widest (machines by their short names, `short_names`); once every board is verified, each row says done."""
-    bar = ProgressBar(total=max(progress.total_jobs, 1), completed=progress.verified)
-    head = Table.grid(padding=(0, 2))
-    if progress.title:
-        head.add_row(Text(progress.title, style="bold cyan"))
-    line = Table.grid(padding=(0, 2), expand=True)
-    line.add_column(no_wrap=True)
-    line.add_column(ratio=1, min_width=8)  # the bar takes what the figures leave
-    line.add_row(head_text(progress), bar)
-    head.add_row(line)
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for column, right in ((_("machine"), False), (_("session"), False), (_("set"), False), (_("board"), True),
-                          (_("copy"), True), (_("attempt"), True)):
-        table.add_column(column, no_wrap=True, overflow="ellipsis", max_width=SHORT_NAME,
-                         justify="right" if right else "left")
-    table.add_column(_("step"), overflow="fold", min_width=24, ratio=1)
+SIM: Final = "sim://"
+SPY: Final = "spy://"
+
+GAP: Final = "  "
+"""Between two columns of the live view."""
+STEP_ROOM: Final = 28
+"""What the step column keeps at least, when the terminal is narrow, before the names are cut."""
+NAME_ROOM: Final = 8
+"""The least a machine, session or set name is cut to for the step column."""
+
+
+HEADS: Final = (N_("machine"), N_("session"), N_("set"), N_("board"), N_("copy"), N_("attempt"), N_("step"))
+RIGHT: Final = {3, 4, 5}
+"""The columns of numbers, set to the right."""
+
+
+def render_run(progress: RunProgress, width: int = 80, height: int = 24) -> RenderableType:
+    """The live view of a run, as it stands, `width` columns wide and shorter than `height`: every line one
+    row of the terminal (a long one cut, with an ellipsis), so the view never wraps. At 80 columns too every
+    column is shown, the step column the widest (machines by their short names, `short_names`); once every
+    board is verified, each row says done. Where not every machine has a row, those that need a person come
+    first and a last line counts the others."""
     rows = progress.rows()
     names = short_names(rows)
     finished = progress.verified >= progress.total_jobs
+    table = [[Text(_(h)) for h in HEADS]]
+    attention = []
     for row in rows:
         job = row.job or (row.last.job if row.last is not None else None)
         if row.lost is not None:
-            step, style = Text(_("stopped: {why}").format(why=row.lost), style=STYLES[LineKind.STOPPED]), ""
+            step = Text(_("stopped: {why}").format(why=row.lost), style=STYLES[LineKind.STOPPED])
         elif finished and row.job is None:
-            step, style = Text(n_("done: {n} board verified", "done: {n} boards verified", row.verified).format(
-                n=row.verified), style="green"), ""
+            step = Text(n_("done: {n} board verified", "done: {n} boards verified", row.verified).format(
+                n=row.verified), style="green")
             job = None
         elif row.last is None:
-            step, style = Text(_("connecting"), style="dim"), ""
+            step = Text(_("connecting"), style="dim")
         else:
-            step, style = bold_laws(Text(row.last.row(), style=STYLES[row.last.kind]), row.last), ""
+            step = bold_laws(Text(row.last.row(), style=STYLES[row.last.kind]), row.last)
         cells = [job.session, job.set_name, str(job.board), str(job.copy), str(job.attempt)] if job else [""] * 5
-        table.add_row(Text(names[row.name], style="bold"), *cells, step, style=style)
-    return Group(head, table)
+        table.append([Text(names[row.name], style="bold"), *map(Text, cells), step])
+        attention.append(row.lost is not None or (row.last is not None and row.last.kind is not LineKind.STEP))
+    title = [one_row(Text(progress.title, style="bold cyan"))] if progress.title else []
+    room = height - 1 - len(title) - 3  # the terminal's height less a row, the head line and the column names
+    shown = list(range(len(rows)))
+    if len(rows) > room and title:  # the title goes first
+        title, room = [], room + 1
+    if len(rows) > room:
+        shown = sorted(sorted(shown, key=lambda i: not attention[i])[:max(room - 1, 0)])
+    widths = column_widths(table, width)
+    lines: list[RenderableType] = [*title, head_line(progress, width), table_line(table[0], widths, style="bold"),
+                                   one_row(Text("─" * min(width, sum(widths) + len(GAP) * (len(widths) - 1))))]
+    lines.extend(table_line(table[i + 1], widths) for i in shown)
+    if len(shown) < len(rows):
+        more = len(rows) - len(shown)
+        lines.append(one_row(Text(n_("… and {n} more machine", "… and {n} more machines", more).format(n=more),
+                                  style="dim")))
+    return Group(*lines)
+
+
+def one_row(text: Text) -> Text:
+    """`text` kept to one row of the terminal: cut, with an ellipsis, where it would wrap."""
+    text.no_wrap, text.overflow, text.end = True, "ellipsis", "\n"
+    return text
+
+
+def head_line(progress: RunProgress, width: int) -> RenderableType:
+    """The head line: the boards verified, the rate and the time left, and a bar in what they leave."""
+    text = head_text(progress)
+    bar = width - text.cell_len - len(GAP)
+    if bar < 8:
+        return one_row(text)
+    line = Table.grid(padding=(0, len(GAP), 0, 0))
+    line.add_column(width=text.cell_len, no_wrap=True)
+    line.add_column(width=bar, no_wrap=True)
+    line.add_row(text, ProgressBar(total=max(progress.total_jobs, 1), completed=progress.verified, width=bar))
+    return line
+
+
+def column_widths(table: list[list[Text]], width: int) -> list[int]:
+    """Each column's width: as wide as its widest cell (a name at most SHORT_NAME); when they do not fit,
+    the names are cut (down to NAME_ROOM) until the step column has STEP_ROOM; the step column the rest."""
+    widths = [max(row[i].cell_len for row in table) for i in range(len(HEADS))]
+    for i in (0, 1, 2):
+        widths[i] = min(widths[i], SHORT_NAME)
+    others = len(GAP) * (len(HEADS) - 1)
+    step_wants = min(widths[-1], STEP_ROOM)
+    while sum(widths[:-1]) + others + step_wants > width:
+        widest = max((0, 1, 2), key=lambda i: widths[i])
+        if widths[widest] <= NAME_ROOM:
+            break
+        widths[widest] -= 1
+    widths[-1] = max(width - sum(widths[:-1]) - others, 1)
+    return widths
+
+
+def table_line(cells: list[Text], widths: list[int], style: str = "") -> Text:
+    """One row of the live view's table, each cell cut to its column (with an ellipsis) and set in it."""
+    line = one_row(Text(style=style))
+    for i, (cell, w) in enumerate(zip(cells, widths, strict=True)):
+        cell = cell.copy()
+        cell.truncate(w, overflow="ellipsis")
+        if i < len(cells) - 1:
+            cell.align("right" if i in RIGHT else "left", w)
+            cell.append(GAP)
+        line.append_text(cell)
+    return line
 
 
 @contextmanager

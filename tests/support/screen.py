@@ -58,3 +58,20 @@ class Screen:
     def text(self) -> list[str]:
         """The screen's lines as they stand, trailing spaces dropped."""
         return ["".join(line).rstrip() for line in self.lines]
+
+
+def compact(text: str) -> str:
+    """The text without its whitespace: a line the terminal or the program wrapped reads as the line."""
+    return re.sub(r"\s+", "", text)
+
+
+def whole(line: str, rows: list[str], starts: tuple[str, ...] = ("",)) -> bool:
+    """True if `line` begins one of `rows` (after one of `starts`) and goes on whole over the rows after it:
+    wrapped onto further rows, by the terminal or by the program, but not cut or written over."""
+    want = compact(line)
+    span = len(line) // 20 + 2  # rows enough for the line at any width from 20 columns
+    for i, row in enumerate(rows):
+        for start in starts:
+            if row.startswith(start) and compact("".join(rows[i:i + span]))[len(compact(start)):].startswith(want):
+                return True
+    return False

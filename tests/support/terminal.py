@@ -1,11 +1,14 @@
-"""A `dealer` command run with its standard error on a pseudo-terminal of the size people use (80×24), the screen
-rebuilt from every byte it wrote (`tests.support.screen`): what a person at the terminal saw, frame by frame."""
+"""A `dealer` command run with its standard error on a pseudo-terminal of a size people use (80×24 unless told),
+the screen rebuilt from every byte it wrote (`tests.support.screen`): what a person at the terminal saw, frame by
+frame, and the lines that scrolled off its top."""
 
 from __future__ import annotations
 
+import codecs
 import fcntl
 import os
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -18,13 +21,14 @@ from tests.support.screen import Screen
 COLUMNS, ROWS = 80, 24
 
 
-def terminal_writes(args: list[str], cwd: Path, *, stdout_too: bool = False,
+def terminal_writes(args: list[str], cwd: Path, *, stdout_too: bool = False, size: tuple[int, int] = (COLUMNS, ROWS),
                     timeout: float = 240) -> tuple[list[bytes], str, int]:
-    """Run `dealer ARGS` with standard error (and with `stdout_too` standard output) on a COLUMNS×ROWS
-    pseudo-terminal: what it wrote there, write by write; standard output when it was not on the terminal; the
-    exit code."""
+    """Run `dealer ARGS` with standard error (and with `stdout_too` standard output) on a pseudo-terminal of
+    `size` (columns, rows): what it wrote there, write by write; standard output when it was not on the terminal;
+    the exit code."""
     master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    columns, rows = size
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
     env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color")
     proc = subprocess.Popen([sys.executable, "-m", "dealer", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
@@ -48,7 +52,7 @@ def terminal_writes(args: list[str], cwd: Path, *, stdout_too: bool = False,
     finally:
         os.close(master)
         if proc.poll() is None:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)  # its machines' processes too
             proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
@@ -59,8 +63,21 @@ def on_a_terminal(args: list[str], cwd: Path, timeout: float = 240) -> tuple[lis
     """Run `dealer ARGS` with standard error on a COLUMNS×ROWS pseudo-terminal: the screens seen after each
     write, standard output, and the exit code."""
     writes, out, code = terminal_writes(args, cwd, timeout=timeout)
-    screen, screens = Screen(COLUMNS, ROWS), []
+    return frames(writes), out, code
+
+
+def frames(writes: list[bytes], size: tuple[int, int] = (COLUMNS, ROWS)) -> list[list[str]]:
+    """The screens seen after each write, on a terminal of `size` (columns, rows)."""
+    screen, screens = Screen(*size), []
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a letter may come in two writes
     for chunk in writes:
-        screen.feed(chunk.decode("utf-8", "replace"))
+        screen.feed(decoder.decode(chunk))
         screens.append(screen.text())
-    return screens, out, code
+    return screens
+
+
+def final_screen(writes: list[bytes], size: tuple[int, int] = (COLUMNS, ROWS)) -> Screen:
+    """The terminal of `size` (columns, rows) once every write has come: its screen and its scrollback."""
+    screen = Screen(*size)
+    screen.feed(b"".join(writes).decode("utf-8", "replace"))
+    return screen
