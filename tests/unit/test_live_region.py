@@ -39,8 +39,8 @@ def test_lines_from_two_machines_at_once_are_never_written_over(size: tuple[int,
     def machine(name: str) -> None:
         for i in range(60):
             progress.job_taken(name, JobInHand("club", "A", i % 12 + 1, 1, 1))
-            progress.say(name, LONG.format(i=i), LineKind.FAULT)
-            progress.say(name, "dealing", LineKind.STEP)  # the row's step goes from long to short
+            progress.say(name, lambda i=i: LONG.format(i=i), LineKind.FAULT)
+            progress.say(name, lambda: "dealing", LineKind.STEP)  # the row's step goes from long to short
 
     threads = [threading.Thread(target=machine, args=(name,)) for name in ports]
     for thread in threads:
@@ -67,7 +67,7 @@ def test_the_region_is_shorter_than_the_terminal_and_never_wraps(size: tuple[int
     progress = RunProgress(total_jobs=400, ports=ports, title="club.pbn")
     for k, name in enumerate(ports):
         progress.job_taken(name, JobInHand("a session with a long name", "A", k + 1, 1, 1))
-    progress.say("sim://?seed=7", LONG.format(i=7), LineKind.FAULT)
+    progress.say("sim://?seed=7", lambda: LONG.format(i=7), LineKind.FAULT)
     lines = console.render_lines(render_run(progress, *size), console.options, pad=False)
     assert len(lines) < size[1]
     assert all(sum(len(s.text) for s in line) <= size[0] for line in lines)
