@@ -84,10 +84,14 @@ class Script:
     actions: list[ScriptAction] = field(default_factory=list)
     prints: list[str] = field(default_factory=list)
     variables: dict[str, Node] = field(default_factory=dict)
+    condition_text: str = ""
+    definitions: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
-        """The script's condition in one line of its own words (comments dropped): for the file's tag."""
-        return " ".join(_condition_text(self.text).split())
+        """The condition in one line of the script's own words, after the definitions it stands on (comments
+        dropped): what a file made under it says it was made under."""
+        parts = [f"{name} = {text}" for name, text in self.definitions.items()] + [self.condition_text or "1"]
+        return "; ".join(" ".join(_condition_text(part).split()) for part in parts)
 
 
 UNSUPPORTED: Final = {
@@ -226,12 +230,18 @@ class _Reader:
 
     def s_condition(self, t: Tree[Any]) -> None:
         self.script.condition = self.expr(t.children[0])
+        self.script.condition_text = self.source(t.children[0])
+
+    def source(self, t: Any) -> str:
+        meta = t if isinstance(t, Token) else t.meta
+        return self.script.text[meta.start_pos:meta.end_pos]
 
     def s_define(self, t: Tree[Any]) -> None:
         name = str(t.children[0])
         if name in self.script.variables:
             raise self.error(_("the variable {name} is defined twice").format(name=name), t.children[0])
         self.script.variables[name] = self.expr(t.children[1])
+        self.script.definitions[name] = self.source(t.children[1])
 
     def s_actions(self, t: Tree[Any]) -> None:
         self.script.actions = []
