@@ -31,7 +31,8 @@ DEFAULT_MAX_DEALS: Final = 100_000_000
 MAX_DEALS_BOUND: Final = 10 ** 12
 """The largest `--max-deals`."""
 BATCH: Final = 1 << 16
-"""Deals examined at a time."""
+"""Deals examined at a time, at most; the first batch is FIRST_BATCH and each after it twice the last."""
+FIRST_BATCH: Final = 1 << 12
 TOTAL_DEALS: Final = godel.C52 * godel.C39 * godel.C26
 
 
@@ -112,8 +113,10 @@ def search(compiled: Compiled, engine: Engine, wanted: int, *, max_deals: int,
     if `max_deals` deals are examined first (counting engine deals, those passed over by predeal included)."""
     kept: list[DealArray] = []
     found = examined = 0
+    step = FIRST_BATCH
     while found < wanted:
-        size = min(BATCH, max_deals - examined)
+        size = min(step, max_deals - examined)
+        step = min(2 * step, BATCH)
         if size <= 0:
             rate = found / examined if examined else 0.0
             raise ConditionNotMet(_("{found} of {wanted} deals met the condition in {examined} deals examined "
