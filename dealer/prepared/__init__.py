@@ -1,8 +1,8 @@
 """Prepared boards: deals for teaching and practice that meet a condition written in the language of Hans van
-Staveren's `dealer` (a grammar read by Lark, `dealer.lark`), compiled once into numpy operations over batches
+Staveren's `dealer` (a grammar read by Lark, the file dealer.lark), compiled once into numpy operations over batches
 of deals from the project's engines. Such deals are not the "wholly random" deals Law 6E4 asks of an event.
 
-May import: `dealer.core`, `dealer.engines`, numpy, lark.
+May import: `dealer.core`, `dealer.engines`, `dealer.language`, numpy, lark.
 """
 
 from __future__ import annotations

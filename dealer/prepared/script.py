@@ -1,6 +1,6 @@
 """A script in the `dealer` language read into a `Script`: its condition as a tree of `Node`s (variables
 already put in place, as the reference program does), and its other statements. The grammar is
-``dealer.lark`` beside this module, read by Lark (LALR); a syntax error, an unknown or redefined variable
+the file dealer.lark beside this module, read by Lark (LALR); a syntax error, an unknown or redefined variable
 and a feature this project does not evaluate are each one `ScriptError` naming the script, line and column.
 """
 
