@@ -32,6 +32,7 @@ BASELINES: dict[str, list[str]] = {
     "journal.py": ["sync-dealing", "rollback"],
     "journal_reading.py": ["annotations resolved each decode", "rows and JSON alone", "every event folded afresh"],
     "noise.py": ["no noise", "8 retries"],
+    "prepared.py": ["the dealer program"],
     "protocol.py": ["crc_hqx only", "byte-at-a-time decoder"],
     "records.py": ["one deal at a time, one thread", "one deal at a time, DDS's threads"],
     "serve.py": ["plain terminal view"],

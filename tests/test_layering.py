@@ -23,6 +23,7 @@ LAYERS: dict[str, set[str]] = {
     "dealer.language": set(),
     "dealer.core": set(),
     "dealer.engines": {"dealer.core"},
+    "dealer.prepared": {"dealer.core", "dealer.engines"},
     "dealer.formats": {"dealer.core"},
     "dealer.verify": {"dealer.core"},
     "dealer.stats": {"dealer.core"},
@@ -35,8 +36,8 @@ LAYERS: dict[str, set[str]] = {
                     "dealer.journal", "dealer.dealing"},
     "dealer.serve": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
                      "dealer.stats", "dealer.printing", "dealer.journal", "dealer.dealing", "dealer.plan"},
-    "dealer.cli": {"dealer", "dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
-                   "dealer.stats", "dealer.printing", "dealer.journal", "dealer.dealing", "dealer.plan", "dealer.serve",
+    "dealer.cli": {"dealer", "dealer.core", "dealer.engines", "dealer.prepared", "dealer.formats", "dealer.squaredeal",
+                   "dealer.verify", "dealer.stats", "dealer.printing", "dealer.journal", "dealer.dealing", "dealer.plan", "dealer.serve",
                    "hil"},
     "dealer": {"dealer.cli"},  # dealer/__init__.py (the version, imported by any) and __main__.py
 }
@@ -52,7 +53,8 @@ PYSERIAL_ONLY_IN = {"dealer.dealing.transport"}
 WIRE_ONLY_IN = {"dealer.dealing.machine"}
 """Nothing above the machine driver sees a wire message, code or flag."""
 SIMULATOR_ONLY_IN = {"dealer.dealing.sim_ports", "dealer.dealing.demo", "dealer.cli.sim"}
-THIRD_PARTY = {"numpy", "serial", "cryptography", "platformdirs", "reportlab", "endplay", "pytest", "hypothesis"}
+THIRD_PARTY = {"numpy", "lark", "serial", "cryptography", "platformdirs", "reportlab", "endplay", "pytest",
+               "hypothesis"}
 PROJECT = ("dealer", "hil", "firmware_protocol")
 """The packages whose modules import one another in no cycle."""
 

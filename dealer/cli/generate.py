@@ -16,6 +16,7 @@ from typing import Any, Final
 import numpy as np
 
 from dealer import engines, formats
+from dealer.cli import prepared
 from dealer.cli.options import board_range, seed_text
 from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_spans, parse_board_spans
@@ -64,10 +65,14 @@ def register(sub: Any) -> None:
     p.add_argument("--threads", type=thread_count, metavar="N",
                    help=_("threads to make and write the deals on (default: one a CPU, at most {most}); the deals "
                           "are the same for any N").format(most=MAX_THREADS))
+    prepared.register_options(p)
     teach(p, [("dealer generate --boards 1-32 -o session.pbn", _("32 fresh deals, seed from the OS, none printed")),
               ("dealer generate --count 24 -o club.dlm", _("boards 1-24 for a Duplimate")),
               ("dealer generate --boards 1-32 -o s.pbn --seed-out s.seed", _("keep the seed (mode 0600) to redo it")),
-              ("dealer generate --boards 1-16 --seed HEX --owner TEXT -o s.pbn", _("as bigdealx -h HEX -W TEXT"))],
+              ("dealer generate --boards 1-16 --seed HEX --owner TEXT -o s.pbn", _("as bigdealx -h HEX -W TEXT")),
+              ("dealer generate --boards 1-24 --where lesson.dlr -o lesson.pbn",
+               _("prepared boards for a lesson: only deals meeting the script")),
+              ("dealer generate --count 8 --where 'hcp(north) >= 20' -o big.pbn", _("a condition given inline"))],
           _("RANGE is boards like 1-32, 5-20, 7 or 1-16,21; N a count of boards; HEX a seed in hexadecimal "
           "(bigdeal: 40\ndigits); FILE's extension picks the format (.pbn .dup .dlm .bri .dge .csv .ber .bhg .lin "
           ".rzd .cds .goe .json)."))
@@ -105,13 +110,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(_("--count must be 1 or more; got {count}").format(count=args.count))
     spans = parse_board_spans(args.boards) if args.boards is not None else [(1, args.count)]
     count = sum(last - first + 1 for first, last in spans)
+    prepared.check_options(args)
     seed = engines.parse_seed(args.engine, args.seed) if args.seed else engines.fresh_seed(args.engine)
     outputs = _outputs(args, spans)
     if args.seed_out:
         check_writable(args.seed_out, force=args.force)
     owner = owner_of(args)
-    for path, module in outputs:  # each file from the same seed: the same deals, made again, never held whole
-        engine = engines.make_engine(args.engine, seed, owner, threads=args.threads)
+    if args.where is not None:  # prepared boards: the deals meeting a script, held whole (boards are few)
+        prepared.run(args, spans, seed, owner, outputs)
+    for path, module in outputs if args.where is None else ():  # each file from the same seed: the same deals,
+        engine = engines.make_engine(args.engine, seed, owner, threads=args.threads)  # made again, never held whole
         parts = pieces(engine, spans, event=args.event, metadata={"generator": f"dealer {args.engine}"})
         options = {"blind": True} if args.blind and module.NAME in BLIND_FORMATS else {}
         formats.write_file_parts(path, parts, module.NAME, force=args.force, threads=args.threads, **options)

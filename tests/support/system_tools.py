@@ -38,6 +38,7 @@ TIERS: Final = (
     Tier("serve/test_room_browser.py", "Chromium", ("chromium",)),
     Tier("serve/test_pictures_browser.py", "Chromium", ("chromium",)),
     Tier("serve/test_languages_browser.py", "Chromium", ("chromium",)),
+    Tier("reference_dealer", "the dealer program", ("dealer",)),
 )
 PACKAGES: Final = tuple(dict.fromkeys(p for tier in TIERS for p in tier.packages))
 COMMAND: Final = "python -m pytest -q -n 2 --system-tools"

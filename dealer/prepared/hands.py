@@ -1,0 +1,113 @@
+"""The hand functions over a batch of deals, in numpy: each hand's suits as 13-bit masks (bit 0 the ace, bit 12
+the two), and every function of one suit a table of its 8192 holdings, looked up for the whole batch at
+once. `Batch` computes what a condition asks for once and keeps it while the condition is evaluated.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from dealer.core.cards import DealArray
+
+HOLDINGS: Final = 1 << 13
+IntArray = npt.NDArray[np.int32]
+
+HCP: Final = (4, 3, 2, 1) + (0,) * 9
+CONTROLS: Final = (2, 1) + (0,) * 11
+ALT_COUNTS: Final = (
+    (0, 0, 0, 0, 1) + (0,) * 8,  # pt0 tens
+    (0, 0, 0, 1) + (0,) * 9,  # pt1 jacks
+    (0, 0, 1) + (0,) * 10,  # pt2 queens
+    (0, 1) + (0,) * 11,  # pt3 kings
+    (1,) + (0,) * 12,  # pt4 aces
+    (1, 1) + (0,) * 11,  # pt5 top2
+    (1, 1, 1) + (0,) * 10,  # pt6 top3
+    (1, 1, 1, 1) + (0,) * 9,  # pt7 top4
+    (1, 1, 1, 1, 1) + (0,) * 8,  # pt8 top5
+    (6, 4, 2, 1) + (0,) * 9,  # pt9 c13
+)
+"""The ten alternate counts as the reference program sets them, ace first."""
+
+_BITS: Final = (np.arange(HOLDINGS)[:, None] >> np.arange(13)) & 1
+LENGTH_TABLE: Final = _BITS.sum(axis=1).astype(np.int32)
+
+
+def points_table(weights: tuple[int, ...]) -> IntArray:
+    """Each holding's sum of `weights` (ace first) over the cards it holds."""
+    table: IntArray = (_BITS @ np.asarray(weights, dtype=np.int64)).astype(np.int32)
+    return table
+
+
+def _losers(holding: int) -> int:
+    length = bin(holding).count("1")
+    ace, king, queen = holding & 1, (holding >> 1) & 1, (holding >> 2) & 1
+    if length == 0:
+        return 0
+    if length == 1:
+        return 1 - ace
+    if length == 2:
+        return 2 - ace - king
+    return 3 - ace - king - queen
+
+
+LOSER_TABLE: Final = np.array([_losers(h) for h in range(HOLDINGS)], dtype=np.int32)
+SHAPE_CODES: Final = 14 ** 4
+
+
+def shape_table(shapes: frozenset[tuple[int, ...]]) -> npt.NDArray[np.bool_]:
+    """A table by shape code (see `shape_codes`) of the shapes in `shapes`."""
+    table = np.zeros(SHAPE_CODES, dtype=np.bool_)
+    for s, h, d, c in shapes:
+        table[((s * 14 + h) * 14 + d) * 14 + c] = True
+    return table
+
+
+class Batch:
+    """A batch of deals (n, 52) and what has been computed on it, each computed at most once."""
+
+    def __init__(self, deals: DealArray) -> None:
+        self.deals = deals
+        self.size = len(deals)
+        self._masks: dict[int, npt.NDArray[np.uint16]] = {}
+        self._values: dict[tuple[int, int, int | None], IntArray] = {}
+        self._codes: dict[int, npt.NDArray[np.intp]] = {}
+
+    def masks(self, seat: int) -> npt.NDArray[np.uint16]:
+        """(n, 4) the seat's holding in each suit (spades first) as a 13-bit mask, ace at bit 0."""
+        found = self._masks.get(seat)
+        if found is None:
+            held = (self.deals == seat).reshape(self.size, 4, 13)
+            packed = np.packbits(held, axis=2, bitorder="little")  # (n, 4, 2) bytes, little end first
+            found = packed.view("<u2").reshape(self.size, 4)
+            self._masks[seat] = found
+        return found
+
+    def suit_values(self, table: IntArray, seat: int, suit: int | None) -> IntArray:
+        """A holding table's value for a seat in one suit, or summed over the hand (suit None)."""
+        key = (id(table), seat, suit)
+        found = self._values.get(key)
+        if found is None:
+            masks = self.masks(seat)
+            if suit is None:
+                per_suit = table[masks]
+                found = per_suit.sum(axis=1, dtype=np.int32)
+            else:
+                found = table[masks[:, suit]]
+            self._values[key] = found
+        return found
+
+    def shape_codes(self, seat: int) -> npt.NDArray[np.intp]:
+        """Each deal's shape of a seat as one number: ((spades * 14 + hearts) * 14 + diamonds) * 14 + clubs."""
+        found = self._codes.get(seat)
+        if found is None:
+            lengths = LENGTH_TABLE[self.masks(seat)]
+            found = ((lengths[:, 0] * 14 + lengths[:, 1]) * 14 + lengths[:, 2]) * 14 + lengths[:, 3]
+            self._codes[seat] = found
+        return found
+
+    def hascard(self, seat: int, card: int) -> IntArray:
+        held: IntArray = (self.deals[:, card] == seat).astype(np.int32)
+        return held
