@@ -20,7 +20,7 @@ from dealer.core.dealset import DealSet
 from dealer.journal import events
 from dealer.journal.events import BEFORE_DEALING, PUT_RIGHT_WORDS, REDEAL, START_CANCELLED, FaultGroup, fault_text
 from dealer.journal.store import JobState, Journal, Recorded
-from dealer.language import N_, Message, _
+from dealer.language import N_, Sentence, _
 from dealer.stats import SampleStats, analyse
 from dealer.stats.stats_report import wild_line
 from dealer.stats.summary import director_sentence
@@ -44,7 +44,7 @@ class MachineFigures:
     interruptions: int = 0
     refused_boards: int = 0
     """Boards refused by a check before dealing (`BoardRefused`)."""
-    met: list[str | Message] = field(default_factory=list)
+    met: list[str | Sentence] = field(default_factory=list)
     """The machines that answered on this station (serial, and whether simulated), in order, each once."""
 
     @property
@@ -84,7 +84,7 @@ class RunReport:
     machines: dict[str, MachineFigures] = field(default_factory=dict)
     faults: Counter[tuple[str, str, str, str]] = field(default_factory=Counter)
     """(session, machine, fault type, Law) -> how many times it was found."""
-    actions: Counter[tuple[str, str, Message]] = field(default_factory=Counter)
+    actions: Counter[tuple[str, str, Sentence]] = field(default_factory=Counter)
     """(session, machine, operator action) -> how many times."""
     deal_stats: SampleStats | None = None
     """The statistics of the deals, when they are at hand (see `add_deal_statistics`)."""
@@ -99,8 +99,8 @@ class RunReport:
             out[kind, law] += n
         return out
 
-    def action_totals(self) -> Counter[Message]:
-        out: Counter[Message] = Counter()
+    def action_totals(self) -> Counter[Sentence]:
+        out: Counter[Sentence] = Counter()
         for (_session, _machine, action), n in self.actions.items():
             out[action] += n
         return out
@@ -158,23 +158,23 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
         case events.RecountFault():
             m.recount_faults += 1
         case events.MachineFaultResumed(prompt=prompt):
-            asked = Message.of(PUT_RIGHT_WORDS.get(prompt or "", NO_PROMPT))
-            actions[session.name, where, Message.of(N_("put-right prompt: {asked}"), asked=asked)] += 1
+            asked = Sentence.of(PUT_RIGHT_WORDS.get(prompt or "", NO_PROMPT))
+            actions[session.name, where, Sentence.of(N_("put-right prompt: {asked}"), asked=asked)] += 1
         case events.BoardRefused():
             m.refused_boards += 1
-            actions[session.name, where, Message.of(BEFORE_DEALING.get(event.code,
+            actions[session.name, where, Sentence.of(BEFORE_DEALING.get(event.code,
                                                                        BEFORE_DEALING[FaultCategory.F8.value]))] += 1
         case events.BoardGivenUp():
-            actions[session.name, where, Message.of(N_("board refused too often: left for the director"))] += 1
+            actions[session.name, where, Sentence.of(N_("board refused too often: left for the director"))] += 1
         case events.StartCancelled():
-            actions[session.name, where, Message.of(START_CANCELLED)] += 1
+            actions[session.name, where, Sentence.of(START_CANCELLED)] += 1
         case events.Redeal(fix_pack=fix_pack):
-            actions[session.name, where, Message.of(REDEAL)] += 1
+            actions[session.name, where, Sentence.of(REDEAL)] += 1
             if fix_pack:
-                actions[session.name, where, Message.of(N_("pack made whole before a redeal"))] += 1
+                actions[session.name, where, Sentence.of(N_("pack made whole before a redeal"))] += 1
         case events.MachineMet(serial=serial, simulated=simulated):
-            named: str | Message = serial or Message.of(N_("(no serial)"))
-            who = Message.of(N_("{serial}, simulated"), serial=named) if simulated else named
+            named: str | Sentence = serial or Sentence.of(N_("(no serial)"))
+            who = Sentence.of(N_("{serial}, simulated"), serial=named) if simulated else named
             if not m.met or m.met[-1] != who:
                 m.met.append(who)
         case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealt()

@@ -180,15 +180,15 @@ class Later:
 
 
 @dataclasses.dataclass(frozen=True, order=True)
-class Message:
+class Sentence:
     """A sentence of the catalogue and its fields, kept as data (a count's key, a figure's name) and said when
-    read (``str()``), in the language spoken there; a field that is a `Message` is said too."""
+    read (``str()``), in the language spoken there; a field that is a `Sentence` is said too."""
 
     template: str
-    fields: tuple[tuple[str, str | Message], ...] = ()
+    fields: tuple[tuple[str, str | Sentence], ...] = ()
 
     @classmethod
-    def of(cls, template: str, **fields: str | Message) -> Message:
+    def of(cls, template: str, **fields: str | Sentence) -> Sentence:
         """`template` (marked `N_`) with its fields."""
         return cls(template, tuple(sorted(fields.items())))
 
@@ -198,7 +198,7 @@ class Message:
 
 def said_now(value: object) -> str:
     """`value` said in the language spoken, for a JSON encoder's ``default``: `Later` words, or a refusal."""
-    if isinstance(value, Later | Message):
+    if isinstance(value, Later | Sentence):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 

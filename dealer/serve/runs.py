@@ -23,7 +23,7 @@ from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.journal import run_report as report
 from dealer.journal.store import Journal
-from dealer.language import N_, Later, Message, _
+from dealer.language import N_, Later, Sentence, _
 from dealer.serve import given, grid, past, sources
 from dealer.serve.hub import EventHub
 from dealer.serve.machines import Offer
@@ -258,7 +258,7 @@ class RunManager:
             cells, read = _journal_room(journal)
             done = sum(1 for c in cells if c["state"] == "verified")
             return {"type": "snapshot", "run": "",
-                    "title": Message.of(N_("{journal} (from the journal)"), journal=journal.name),
+                    "title": Sentence.of(N_("{journal} (from the journal)"), journal=journal.name),
                     "status": "idle", "message": _resting(journal), "summary": "",
                     "journal": given.shown(str(journal), self.workdir), "total": len(cells), "verified": done,
                     "figures": read, "resume": None, "machines": [],
