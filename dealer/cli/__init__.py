@@ -190,10 +190,12 @@ def _run(arguments: list[str], args: argparse.Namespace) -> int:
         sys.stderr.write(interrupted_line(exc, arguments, resumable=args.command == "deal") + "\n")
         return 130
     except OSError as exc:
-        return _fail(args, exc, 1)
+        from dealer.language.system import os_error_text
+
+        return _fail(args, os_error_text(exc), 1)
 
 
-def _fail(args: argparse.Namespace, exc: BaseException, code: int) -> int:
+def _fail(args: argparse.Namespace, exc: BaseException | str, code: int) -> int:
     if getattr(args, "debug", False):
         import traceback
 

@@ -29,6 +29,7 @@ from dealer.formats import board_sets
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 from dealer.formats.repeats import one_board_per_number
 from dealer.language import _, n_
+from dealer.language.system import os_reason
 
 # format name -> module; the order is the order shown to users
 _MODULES: Final = {
@@ -82,7 +83,7 @@ def iter_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
     try:
         stream = open(path, "rb")  # noqa: SIM115 - closed below, generator-owned
     except OSError as exc:
-        raise FormatError(_("cannot open: {reason}").format(reason=exc.strerror), path) from exc
+        raise FormatError(_("cannot open: {reason}").format(reason=os_reason(exc)), path) from exc
     with stream:
         yield from module.read(stream, str(path), options, report)
 
