@@ -124,6 +124,14 @@ def said_from(text: str, templates: Iterable[str]) -> str:
     return text
 
 
+def listed(items: Iterable[str], style: str = "standard") -> str:
+    """`items` joined as the language spoken joins a list (Babel's list patterns): 'a, b, and c' in English,
+    'a, b и c' in Russian; style 'or' for alternatives ('a, b или c'), 'unit' for values without a conjunction."""
+    from babel.lists import format_list
+
+    return format_list(list(items), style=style, locale=spoken_language())  # type: ignore[arg-type]
+
+
 def decimal(value: float, places: int | None = 1) -> str:
     """`value` to `places` decimals (None: as few as it needs, Python's ``g``) as the language spoken writes it:
     7.1 in English, 7,1 in Russian (the digits Python's, the decimal sign the language's, from Babel's locale
