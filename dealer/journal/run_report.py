@@ -20,7 +20,7 @@ from dealer.core.dealset import DealSet
 from dealer.journal import events
 from dealer.journal.events import PUT_RIGHT_WORDS, FaultGroup, fault_text
 from dealer.journal.store import JobState, Journal, Recorded
-from dealer.language import N_, _
+from dealer.language import N_, _, listed, n_
 from dealer.stats import SampleStats, analyse
 from dealer.stats.stats_report import wild_line
 from dealer.stats.summary import director_sentence
@@ -171,7 +171,8 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
             if fix_pack:
                 actions[session.name, where, _("pack made whole before a redeal")] += 1
         case events.MachineMet(serial=serial, simulated=simulated):
-            who = (serial or _("(no serial)")) + (_(", simulated") if simulated else "")
+            who = _("{serial}, simulated").format(serial=serial or _("(no serial)")) if simulated \
+                else serial or _("(no serial)")
             if not m.met or m.met[-1] != who:
                 m.met.append(who)
         case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealt()
@@ -206,7 +207,8 @@ def summary_text(rep: RunReport) -> str:
             name=s.name, run=run, jobs=s.jobs, verified=s.verified, dealings=s.dealings, state=state))
     lines.append(_("Machines"))
     for name, m in sorted(rep.machines.items()):
-        who = " (" + _("machine {serials}").format(serials=_(", then ").join(m.met)) + ")" if m.met else ""
+        who = " (" + n_("machine {serials}", "machines {serials}, one after the other", len(m.met)).format(
+            serials=listed(m.met)) + ")" if m.met else ""
         lines.append(f"  {name}{who}: " + _(
             "{verified} boards verified, {dealings} dealings, {busy} on boards, {rate:.0f} boards/hour; "
             "{recount_faults} recount faults, {machine_faults} machine faults, {interruptions} interruptions").format(
@@ -246,7 +248,7 @@ def _breakdown(totals: dict[Any, int], name: Any, per_machine: Any) -> list[str]
     out = []
     for key, n in sorted(totals.items(), key=lambda item: (-item[1], str(item[0]))):
         machines: Counter[str] = per_machine(key)
-        out.append(f"  {name(key)}: {n} (" + ", ".join(f"{m} {c}" for m, c in sorted(machines.items())) + ")")
+        out.append(f"  {name(key)}: {n} (" + listed(f"{m} {c}" for m, c in sorted(machines.items())) + ")")
     return out
 
 
