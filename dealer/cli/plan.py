@@ -17,7 +17,7 @@ from dealer.cli.live import add_view_option, task_progress
 from dealer.cli.options import speak_the_plans
 from dealer.core.boards import format_board_range
 from dealer.journal.history import practice_history, practice_note
-from dealer.language import N_, _, listed, n_, said_from
+from dealer.language import N_, _, n_, said_from
 from dealer.plan import DealingOrder, Plan, PlanError, Session
 from dealer.plan import problems as check
 from dealer.plan.model import SOURCE_WORDS
@@ -114,7 +114,7 @@ def describe(plan: Plan) -> list[str]:
         out.extend(_session_lines(plan, session))
     sets = plan.board_sets()
     out.append(_("board sets ({count}): {sets}").format(
-        count=len(sets), sets=listed(f"{name} {format_board_range(list(boards))}" for name, boards in sets.items())))
+        count=len(sets), sets=", ".join(f"{name} {format_board_range(list(boards))}" for name, boards in sets.items())))
     if plan.machines:
         out.append(_("machines ({count}): {machines}").format(
             count=len(plan.machines), machines="; ".join(f"{m.name} {m.url}" for m in plan.machines)))

@@ -248,7 +248,7 @@ def _breakdown(totals: dict[Any, int], name: Any, per_machine: Any) -> list[str]
     out = []
     for key, n in sorted(totals.items(), key=lambda item: (-item[1], str(item[0]))):
         machines: Counter[str] = per_machine(key)
-        out.append(f"  {name(key)}: {n} (" + listed(f"{m} {c}" for m, c in sorted(machines.items())) + ")")
+        out.append(f"  {name(key)}: {n} (" + ", ".join(f"{m} {c}" for m, c in sorted(machines.items())) + ")")
     return out
 
 
