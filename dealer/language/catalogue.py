@@ -1,6 +1,7 @@
 """The catalogues kept up to date with the code, for the people who write and translate its words.
 
-    python -m dealer.language.catalogue check     # exit 1 naming what is missing, stale, untranslated or fuzzy
+    python -m dealer.language.catalogue check     # exit 1 naming what is missing, stale, untranslated, fuzzy
+                                                  # or against the glossary (dealer.language.glossary)
     python -m dealer.language.catalogue update    # each LANG's dealer.po gains the new messages, loses the gone
     python -m dealer.language.catalogue compile   # each dealer.po into its dealer.mo
     python -m dealer.language.catalogue init LANG # start a language: LANG's dealer.po, every message untranslated
@@ -26,7 +27,7 @@ from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from dealer.language import DOMAIN, LANGUAGES, LOCALE_DIR
+from dealer.language import DOMAIN, LANGUAGES, LOCALE_DIR, glossary
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYWORDS = {"_": None, "N_": None, "n_": (1, 2), "p_": ((1, "c"), 2), "gettext": None, "ngettext": (1, 2)}
@@ -83,6 +84,9 @@ def problems(language: str) -> Iterator[str]:
             yield f"{language}: fuzzy: {_named(key)}"
         elif not (all(message.string) if isinstance(message.string, tuple) else message.string):
             yield f"{language}: not translated: {_named(key)}"
+    for breach in glossary.breaches(glossary.translations(catalogue), glossary.TERMS.get(language, ())):
+        yield (f"{language}: {breach.message!r} says a form the glossary forbids for {breach.term!r}: "
+               f"{breach.translation!r}")
     if compiled(catalogue) != (po_path(language).with_suffix(".mo")).read_bytes():
         yield (f"{language}: {DOMAIN}.mo is not compiled from {DOMAIN}.po (run: python -m "
                "dealer.language.catalogue compile)")
