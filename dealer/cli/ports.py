@@ -64,11 +64,11 @@ def run(args: argparse.Namespace) -> int:
     if not present and not sims and not args.urls:
         print(_("no serial ports found"), file=out)
     for port in present:
-        maker = _("; made by {maker}").format(maker=port.maker) if port.maker else ""
-        serial_no = _("; serial number {number}").format(number=port.serial_number) if port.serial_number else ""
-        usb = f"; USB {port.usb_id}" if port.usb_id else ""
-        description = port.description or _("serial port")
-        print(f"{port.device}: {description}{maker}{serial_no}{usb}", file=out)
+        said = [port.description or _("serial port"),
+                _("made by {maker}").format(maker=port.maker) if port.maker else "",
+                _("serial number {number}").format(number=port.serial_number) if port.serial_number else "",
+                f"USB {port.usb_id}" if port.usb_id else ""]
+        print(f"{port.device}: " + "; ".join(part for part in said if part), file=out)
     for sim in sims:
         print(_("{port}: a simulated machine (dealer sim)").format(port=sim), file=out)
     if not (args.probe or args.urls):

@@ -29,7 +29,8 @@ GLUED = (" and ", " or ", " and {count} more", ", then ", ", simulated", "; ")
 """Pieces that were glued to other messages: a conjunction, a clause's tail."""
 
 WHOLE_NOW = ("dealer/journal/narrative.py", "dealer/journal/run_report.py", "dealer/cli/generate.py",
-             "dealer/cli/stats.py", "dealer/cli/ports.py", "dealer/formats/__init__.py", "dealer/dealing/machine.py",
+             "dealer/cli/stats.py", "dealer/cli/ports.py", "dealer/cli/plan.py", "dealer/formats/__init__.py",
+             "dealer/dealing/machine.py",
              "dealer/printing/outputs.py", "dealer/verify/board_check.py")
 
 
