@@ -119,13 +119,15 @@ def run(args: argparse.Namespace) -> int:
         write_bytes(args.seed_out, engines.seed_record(args.engine, seed, owner), force=args.force,
                     mode=SECRET_MODE)
     first = spans[0][0]
-    hint = ""
-    if args.boards and count == 1 and first > 1 and args.boards.strip().isdigit():
-        hint = _(" (--count {first} makes boards 1-{first}, as bigdealx -n {first} does)").format(first=first)
-    said = (_("wrote 1 board: board {boards} to {files} with engine {engine}{hint}") if count == 1
-            else n_("wrote {count} board: boards {boards} to {files} with engine {engine}{hint}",
-                    "wrote {count} boards: boards {boards} to {files} with engine {engine}{hint}", count))
-    print(said.format(count=count, boards=format_board_spans(spans), engine=args.engine, hint=hint,
+    if args.boards and count == 1 and first > 1 and args.boards.strip().isdigit():  # 'bigdealx -n 16' meant?
+        said = _("wrote 1 board: board {boards} to {files} with engine {engine} (--count {first} makes boards "
+                 "1-{first}, as bigdealx -n {first} does)")
+    elif count == 1:
+        said = _("wrote 1 board: board {boards} to {files} with engine {engine}")
+    else:
+        said = n_("wrote {count} board: boards {boards} to {files} with engine {engine}",
+                  "wrote {count} boards: boards {boards} to {files} with engine {engine}", count)
+    print(said.format(count=count, first=first, boards=format_board_spans(spans), engine=args.engine,
                       files=listed(path for path, _module in outputs)))
     for path, module in outputs:
         for note in formats.notes_on_written(path, module, first=first, count=count,
