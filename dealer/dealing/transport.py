@@ -290,6 +290,7 @@ _ERRNO_WORDS: Final = {errno.ENOENT: N_("no such port"), errno.ENODEV: N_("no su
                        errno.EACCES: N_("permission denied (may this user open serial ports?)"),
                        errno.EPERM: N_("permission denied (may this user open serial ports?)"),
                        errno.EBUSY: N_("the port is in use by another program"),
+                       errno.EAGAIN: N_("the port is in use by another program"),
                        errno.EIO: N_("the port stopped working (unplugged?)"),
                        errno.ENOTTY: N_("not a serial port")}
 
