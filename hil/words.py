@@ -27,7 +27,10 @@ def os_reason(exc: BaseException) -> str:
                errno.ENAMETOOLONG: N_("the name is too long"),
                errno.EAGAIN: N_("temporarily unavailable; try again"),
                errno.EIO: N_("input/output error (the disk or the device failed)"),
-               errno.ENXIO: N_("no such device"), errno.ENODEV: N_("no such device")}
+               errno.ENXIO: N_("no such device"), errno.ENODEV: N_("no such device"),
+               errno.EADDRINUSE: N_("the address is in use by another program"),
+               errno.EADDRNOTAVAIL: N_("the address is not one of this computer's"),
+               errno.ECONNREFUSED: N_("the connection was refused (nothing listens there)")}
     code, given = getattr(exc, "errno", None), getattr(exc, "strerror", None)
     if code in reasons and (given is None or given == os.strerror(code) or getattr(exc, "winerror", None)):
         return gettext(reasons[code])

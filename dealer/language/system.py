@@ -33,6 +33,9 @@ REASONS: Final = {
     errno.EIO: N_("input/output error (the disk or the device failed)"),
     errno.ENXIO: N_("no such device"),
     errno.ENODEV: N_("no such device"),
+    errno.EADDRINUSE: N_("the address is in use by another program"),
+    errno.EADDRNOTAVAIL: N_("the address is not one of this computer's"),
+    errno.ECONNREFUSED: N_("the connection was refused (nothing listens there)"),
 }
 """Words for the errno values a person meets most, said through the catalogue."""
 

@@ -53,11 +53,12 @@ def test_the_simulators_words_are_the_same_messages() -> None:
 
 
 def english_words(line: str, *paths: str) -> list[str]:
-    """The Latin-letter words of an error line, the program's name, paths, file names and options set aside."""
+    """The Latin-letter words of an error line, the program's name, paths, file names, options and acronyms set
+    aside."""
     for path in paths:
         line = line.replace(path, " ")
     line = re.sub(r"^dealer: |--[\w-]+|\S+\.(?:pbn|dup|sqd|toml|json|journal|sqlite)\b|/dev/\w+", " ", line)
-    return re.findall(r"[A-Za-z]{2,}", line)
+    return [word for word in re.findall(r"[A-Za-z]{2,}", line) if not word.isupper()]  # TCP, USB: names
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +94,17 @@ def test_a_russian_refusal_holds_no_english_but_names(argv: list[str], files: Pa
     assert english_words(line, *paths) == [], line
     code, _, english = dealer("--lang", "en", *argv)
     assert english_words(english.strip().splitlines()[-1], *paths), english  # the check sees English
+
+
+@pytest.mark.parametrize("argv", [["serve", "--port", "{port}"], ["sim", "--tcp", "{port}"]], ids=["serve", "sim"])
+def test_a_port_another_program_listens_on_is_said_in_russian(argv: list[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        code, _, err = dealer("--lang", "ru", *(arg.format(port=port) for arg in argv))
+    line = err.strip().splitlines()[-1]
+    assert code == 2 and "адрес занят другой программой" in line, err
+    assert english_words(line.replace("127.0.0.1", " ").replace(port, " ")) == [], line
