@@ -53,7 +53,8 @@ def test_a_catalogue_with_forbidden_words_is_refused(monkeypatch: pytest.MonkeyP
         assert message is not None, message_id
         message.string = text
     (plural,) = [m for m in spoiled if isinstance(m.id, tuple) and m.id[0].startswith("hand shuffling model")]
-    plural.string = (plural.string[0], plural.string[1], "модель: {shuffles} тасовок врезкой на расклад")
+    assert isinstance(plural.string, list | tuple)
+    plural.string = (*plural.string[:2], "модель: {shuffles} тасовок врезкой на расклад")
     written = io.BytesIO()
     write_po(written, spoiled)
     found = glossary.breaches(glossary.translations(read_po(io.BytesIO(written.getvalue()), locale="ru")))

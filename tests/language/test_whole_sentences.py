@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dealer.language import catalogue, listed, speaking
+from dealer.language import ListStyle, catalogue, listed, speaking
 from tests.language.test_languages import dealer
 
 
@@ -20,7 +20,8 @@ from tests.language.test_languages import dealer
     ("en", [".pdf", ".html"], "or", ".pdf or .html"),
     ("ru", [".pdf", ".html"], "or", ".pdf или .html"),
 ])
-def test_a_list_is_joined_as_the_language_joins_it(language: str, items: list[str], style: str, said: str) -> None:
+def test_a_list_is_joined_as_the_language_joins_it(language: str, items: list[str], style: ListStyle,
+                                                   said: str) -> None:
     with speaking(language):
         assert listed(items, style) == said
 
