@@ -39,6 +39,8 @@ from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, UsageError, VerificationError
 from dealer.engines import bigdeal
+from dealer.language import _
+from dealer.language.system import os_reason
 
 KEY_LENGTH: Final = 60
 KEY_ALPHABET: Final = string.ascii_lowercase + string.ascii_uppercase + string.digits
@@ -485,7 +487,7 @@ def read_sqd(path: str | Path) -> SquareDealEvent:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+        raise FormatError(_("cannot read: {reason}").format(reason=os_reason(exc)), path) from exc
     return parse_sqd(data.decode("utf-8", "surrogateescape"), str(path))
 
 
@@ -494,5 +496,5 @@ def read_sqk(event: SquareDealEvent, path: str | Path) -> dict[str, str]:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror}", path) from exc
+        raise FormatError(_("cannot read: {reason}").format(reason=os_reason(exc)), path) from exc
     return check_keys(event, data, str(path))

@@ -20,7 +20,7 @@ from gettext import ngettext
 from typing import TYPE_CHECKING, TextIO
 
 from hil.config import DEFAULT_SET, SimConfig, SimConfigError, format_boards
-from hil.words import N_
+from hil.words import N_, os_reason
 
 if TYPE_CHECKING:
     from hil.served import ServedMachine
@@ -129,7 +129,7 @@ def serve(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | Non
         except OSError as exc:
             if args.tcp is not None:
                 raise SimConfigError(_("--tcp {port}: cannot listen on {where}: {reason}").format(
-                    port=args.tcp, where=sim.where, reason=exc.strerror or exc)) from None
+                    port=args.tcp, where=sim.where, reason=os_reason(exc))) from None
             raise
         if on_ready is not None:  # before the port is printed: whoever reads it finds the machine registered
             on_ready(path)
@@ -183,5 +183,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_("hil: error: {message}").format(message=exc), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(_("hil: error: {message}").format(message=exc), file=sys.stderr)
+        said = os_reason(exc) if exc.filename is None else f"{exc.filename}: {os_reason(exc)}"
+        print(_("hil: error: {message}").format(message=said), file=sys.stderr)
         return 1

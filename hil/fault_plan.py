@@ -73,7 +73,7 @@ from gettext import gettext as _
 from pathlib import Path
 from typing import Any, Final
 
-from hil.words import N_
+from hil.words import N_, os_reason
 
 
 class FaultPlanError(ValueError):
@@ -352,7 +352,7 @@ class FaultPlan:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
-            raise FaultPlanError(f"{source}: {exc.strerror or exc}") from None
+            raise FaultPlanError(f"{source}: {os_reason(exc)}") from None
         try:
             obj = json.loads(text, parse_constant=_not_finite)
         except json.JSONDecodeError as exc:

@@ -102,7 +102,7 @@ def test_the_wheel_installed_by_pipx_in_an_environment_of_its_own_runs_help_vers
     run(sys.executable, "-m", "pipx", "install", wheel, cwd=tmp_path, env=env)
     command = tmp_path / "bin" / ("dealer.exe" if sys.platform == "win32" else "dealer")
     assert "dealer deal" in run(command, "--help", cwd=tmp_path, env=env).stdout
-    assert run(command, "--lang", "ru", "--help", cwd=tmp_path, env=env).stdout.startswith("вызов: dealer")
+    assert run(command, "--lang", "ru", "--help", cwd=tmp_path, env=env).stdout.startswith("использование: dealer")
     assert run(command, "--version", cwd=tmp_path, env=env).stdout == f"dealer {dealer.__version__}\n"
     demo = run(command, "demo", "--plain", cwd=tmp_path, env=env, timeout=600)
     assert "Traceback" not in demo.stderr

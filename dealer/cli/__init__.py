@@ -99,7 +99,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         importlib.import_module(f"{__name__}.{command}").register(sub)
         parser.command = command  # type: ignore[attr-defined]
         for each in sub.choices.values():
-            _add_lang(each)
+            _add_lang_to_all(each)
     else:
         for name, summary in COMMANDS.items():
             sub.add_parser(name, help=_(summary))
@@ -113,6 +113,15 @@ def _add_lang(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", metavar="LANG",
                         help=_("the language of what the command says: {languages} (default: the environment's "
                                "LANGUAGE, LC_ALL, LC_MESSAGES or LANG)").format(languages=", ".join(LANGUAGES)))
+
+
+def _add_lang_to_all(parser: argparse.ArgumentParser) -> None:
+    """--lang on `parser` and on every parser below it (history list, squaredeal create)."""
+    _add_lang(parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for each in action.choices.values():
+                _add_lang_to_all(each)
 
 
 def language_named(argv: Sequence[str]) -> str | None:
@@ -181,10 +190,12 @@ def _run(arguments: list[str], args: argparse.Namespace) -> int:
         sys.stderr.write(interrupted_line(exc, arguments, resumable=args.command == "deal") + "\n")
         return 130
     except OSError as exc:
-        return _fail(args, exc, 1)
+        from dealer.language.system import os_error_text
+
+        return _fail(args, os_error_text(exc), 1)
 
 
-def _fail(args: argparse.Namespace, exc: BaseException, code: int) -> int:
+def _fail(args: argparse.Namespace, exc: BaseException | str, code: int) -> int:
     if getattr(args, "debug", False):
         import traceback
 

@@ -25,7 +25,7 @@ from dealer.core.errors import FormatError, UsageError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes
 from dealer.core.parallel import MAX_THREADS
 from dealer.formats import board_sets
-from dealer.language import _, n_
+from dealer.language import _, listed, n_
 
 PIECE: Final = 1 << 18
 """Deals made and written at a time (about 14 MB of deals)."""
@@ -127,12 +127,16 @@ def run(args: argparse.Namespace) -> int:
         write_bytes(args.seed_out, engines.seed_record(args.engine, seed, owner), force=args.force,
                     mode=SECRET_MODE)
     first = spans[0][0]
-    hint = ""
-    if args.boards and count == 1 and first > 1 and args.boards.strip().isdigit():
-        hint = _(" (--count {first} makes boards 1-{first}, as bigdealx -n {first} does)").format(first=first)
-    print(_("wrote {what} to {files} with engine {engine}{hint}").format(
-        what=made(count, spans), files=_(" and ").join(path for path, _module in outputs), engine=args.engine,
-        hint=hint))
+    if args.boards and count == 1 and first > 1 and args.boards.strip().isdigit():  # 'bigdealx -n 16' meant?
+        said = _("wrote 1 board: board {boards} to {files} with engine {engine} (--count {first} makes boards "
+                 "1-{first}, as bigdealx -n {first} does)")
+    elif count == 1:
+        said = _("wrote 1 board: board {boards} to {files} with engine {engine}")
+    else:
+        said = n_("wrote {count} board: boards {boards} to {files} with engine {engine}",
+                  "wrote {count} boards: boards {boards} to {files} with engine {engine}", count)
+    print(said.format(count=count, first=first, boards=format_board_spans(spans), engine=args.engine,
+                      files=listed(path for path, _module in outputs)))
     for path, module in outputs:
         for note in formats.notes_on_written(path, module, first=first, count=count,
                                              boards=lambda: shortened(format_board_spans(spans)),
@@ -159,7 +163,7 @@ def _outputs(args: argparse.Namespace, spans: list[tuple[int, int]]) -> list[tup
         raise UsageError(_("-o {file} is given twice: each -o names a file of its own").format(file=twice))
     outputs = [(path, formats.format_for_path(path, args.format)) for path in paths]
     if args.blind and not any(module.NAME in BLIND_FORMATS for _, module in outputs):
-        names = _(" and ").join(module.NAME.upper() for _path, module in outputs)
+        names = listed(module.NAME.upper() for _path, module in outputs)
         raise UsageError(_("--blind applies to DUP and DLM files, not {formats}").format(formats=names))
     last = max(last for _, last in spans)
     for path, module in outputs:
@@ -178,14 +182,6 @@ def pieces(engine: engines.Engine, spans: list[tuple[int, int]], *, event: str,
         for start in range(first, last + 1, PIECE):
             boards = np.arange(start, min(start + PIECE, last + 1), dtype=np.int64)
             yield DealSet.from_deals(engine.deals(len(boards)), boards, event=event, metadata=metadata)
-
-
-def made(count: int, spans: list[tuple[int, int]]) -> str:
-    """What was made, in words that cannot be misread: '1 board: board 16', '16 boards: boards 1-16'."""
-    if count == 1:
-        return _("1 board: board {board}").format(board=spans[0][0])
-    return n_("{count} board: boards {boards}", "{count} boards: boards {boards}", count).format(
-        count=count, boards=format_board_spans(spans))
 
 
 def shortened(text: str) -> str:

@@ -128,8 +128,9 @@ def describe(plan: Plan) -> list[str]:
         jobs=n_("{count} job", "{count} jobs", plan.job_count).format(count=plan.job_count),
         machines=n_("{count} machine", "{count} machines", machines).format(count=machines))
     if pending:
-        total += n_("; {count} deal file to generate (--generate)", "; {count} deal files to generate (--generate)",
-                    pending).format(count=pending)
+        total = _("{total}; {generate}").format(total=total, generate=n_(
+            "{count} deal file to generate (--generate)", "{count} deal files to generate (--generate)",
+            pending).format(count=pending))
     out.append(total)
     return out
 
@@ -146,16 +147,16 @@ def _session_lines(plan: Plan, session: Session) -> list[str]:
         number=session.number, name=session.name, boards=session.board_text, count=len(session.boards),
         source=source, jobs=n_("{count} job", "{count} jobs", session.job_count).format(count=session.job_count))
     if session.replay:
-        head += _(", replay")
+        head = _("{session}, replay").format(session=head)
     if session.order is not plan.event.order:
-        head += _(", dealt {order}").format(order=_(_ORDER_TEXT[session.order]))
+        head = _("{session}, dealt {order}").format(session=head, order=_(_ORDER_TEXT[session.order]))
     lines = [head]
     for section in session.sections:
         copies = n_("{count} copy", "{count} copies", section.copies).format(count=section.copies)
         line = "  " + _("section {name}: {copies}, sets {sets}").format(
             name=section.name, copies=copies, sets=" ".join(section.sets))
         if section.boards is not None:
-            line += _(", boards {boards}").format(boards=format_board_range(list(section.boards)))
+            line = _("{section}, boards {boards}").format(section=line, boards=format_board_range(list(section.boards)))
         lines.append(line)
     return lines
 

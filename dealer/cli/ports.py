@@ -8,7 +8,7 @@ import textwrap
 from typing import Any
 
 from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout
-from dealer.language import N_, _
+from dealer.language import N_, _, listed
 
 EPILOG = N_("""examples:
   dealer ports                      list the serial ports (device, description, USB maker, serial number)
@@ -20,6 +20,20 @@ Copy the device of the machine (e.g. /dev/ttyUSB0 or COM3) into dealer deal --po
 that cannot be opened (not there) ends the command with exit code 5, once every port is probed.
 --probe sends a handshake to every port listed: use it when no other serial device (a modem, a
 programmer) would mind a few bytes it does not understand.""")
+
+
+CAPABILITIES = {"BARCODE_READER": N_("barcode reader"), "CARD_RECOUNT": N_("card recount"),
+                "BOARD_SENSOR": N_("board sensor"), "DOOR_SENSOR": N_("door sensor"), "EJECT": N_("board eject"),
+                "RESUME_AFTER_FAULT": N_("resume after a fault"),
+                "KEEPS_JOB_OVER_POWER_LOSS": N_("keeps its job over a power cut"), "DISPLAY": N_("display")}
+"""A machine's capabilities (firmware_protocol.codes.Capability) as `dealer ports --probe` says them."""
+
+
+def capabilities_said(names: frozenset[str]) -> str:
+    """A machine's capabilities in the language spoken, in the protocol's order of names (a name this dealer
+    does not know in its own words)."""
+    return listed(_(CAPABILITIES[name]) if name in CAPABILITIES else name.lower().replace("_", " ")
+                  for name in sorted(names - {"SIMULATED"}))
 
 
 def register(sub: Any) -> None:
@@ -50,17 +64,17 @@ def run(args: argparse.Namespace) -> int:
     if not present and not sims and not args.urls:
         print(_("no serial ports found"), file=out)
     for port in present:
-        maker = _("; made by {maker}").format(maker=port.maker) if port.maker else ""
-        serial_no = _("; serial number {number}").format(number=port.serial_number) if port.serial_number else ""
-        usb = f"; USB {port.usb_id}" if port.usb_id else ""
-        description = port.description or _("serial port")
-        print(f"{port.device}: {description}{maker}{serial_no}{usb}", file=out)
+        said = [port.description or _("serial port"),
+                _("made by {maker}").format(maker=port.maker) if port.maker else "",
+                _("serial number {number}").format(number=port.serial_number) if port.serial_number else "",
+                f"USB {port.usb_id}" if port.usb_id else ""]
+        print(f"{port.device}: " + "; ".join(part for part in said if part), file=out)
     for sim in sims:
         print(_("{port}: a simulated machine (dealer sim)").format(port=sim), file=out)
     if not (args.probe or args.urls):
         return 0
-    listed = [p.device for p in present] + sims if args.probe else []
-    targets = list(dict.fromkeys(listed + list(args.urls)))
+    known = [p.device for p in present] + sims if args.probe else []
+    targets = list(dict.fromkeys(known + list(args.urls)))
     if targets:
         print("", file=out)
     missing: list[str] = []
@@ -71,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             missing.append(url)
     if missing:
         raise DeviceDisconnected(_("{ports}: cannot be opened (see above); dealer ports lists the ports this computer "
-                                   "has").format(ports=", ".join(missing)))
+                                   "has").format(ports=listed(missing)))
     return 0
 
 
@@ -90,7 +104,7 @@ def probe(url: str, timeout: float) -> tuple[str, bool]:
         return _("not a dealing machine here: {why}").format(why=str(exc).removeprefix(url + ": ")), True
     finally:
         machine.close()
-    caps = ", ".join(sorted(who.capabilities - {"SIMULATED"})).lower().replace("_", " ")
+    caps = capabilities_said(who.capabilities)
     said = (_("simulated dealing machine (practice) {serial}, firmware {firmware}, protocol {protocol}, {pockets} "
               "pockets; {capabilities}") if who.simulated
             else _("dealing machine {serial}, firmware {firmware}, protocol {protocol}, {pockets} pockets; "

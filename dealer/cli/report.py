@@ -12,7 +12,7 @@ from typing import Any
 
 from dealer.cli.teaching import teach
 from dealer.core.errors import JournalError, UsageError
-from dealer.language import _, speaking
+from dealer.language import _, listed, speaking
 
 
 def register(sub: Any) -> None:
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             runs = [r for r in runs if r.name.casefold() in wanted]
             if not runs:
                 raise UsageError(_("{journal}: no run of session {sessions}").format(
-                    journal=args.journal, sessions=", ".join(args.session)))
+                    journal=args.journal, sessions=listed(args.session, style="or")))
         machine_read = args.output and Path(args.output).suffix.lower() in (".csv", ".json")
         with speaking("en" if machine_read else None):  # a file for programs keeps its words as they are
             rep = report.build(journal, [r.id for r in runs])

@@ -22,6 +22,7 @@ from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
 from dealer.core.outfile import SECRET_MODE, write_text
 from dealer.language import N_, _
+from dealer.language.system import os_reason
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         sock = _listen(args.host, args.port)
     except OSError as exc:
-        why = exc.strerror or exc
+        why = os_reason(exc)
         raise UsageError(_("--host {host} --port {port}: cannot listen there ({why})").format(
             host=args.host, port=args.port, why=why)) from None
     try:

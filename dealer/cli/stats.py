@@ -14,7 +14,7 @@ from typing import Any
 from dealer import formats
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
-from dealer.language import _, n_, speaking
+from dealer.language import _, listed, n_, speaking
 
 DEFAULT_MODEL_DEALS = 1000
 
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             _write(args, kind, samples, notes)
     if args.output:
         print(_("wrote the statistics of {samples} to {file}").format(
-            samples=_(" and ").join(s.name for s in samples), file=args.output))
+            samples=listed(s.name for s in samples), file=args.output))
     return 0
 
 

@@ -18,6 +18,7 @@ from dealer.core.errors import DealerError, OutputError, OutputExistsError
 from dealer.core.links import is_link, link_text
 from dealer.core.osys import process_umask
 from dealer.language import _
+from dealer.language.system import os_reason
 
 SECRET_MODE = 0o600
 """The mode asked for by a file holding deals, seeds or keys: its owner alone reads it."""
@@ -64,7 +65,7 @@ def atomic_output(path: str | Path, *, force: bool = False, mode: int = SECRET_M
             try:
                 fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
             except OSError as exc:
-                raise OutputError(f"{target}: {exc.strerror}") from exc
+                raise OutputError(f"{target}: {os_reason(exc)}") from exc
             tmp = Path(tmp_name)
         osys.set_mode(fd, file_mode(mode))
         with io.BufferedWriter(_EarlyWriteback(fd)) as stream:
@@ -77,7 +78,7 @@ def atomic_output(path: str | Path, *, force: bool = False, mode: int = SECRET_M
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
         if isinstance(exc, OSError) and not isinstance(exc, DealerError):  # a full disk, a failing write
-            raise OutputError(_("{path}: cannot be written: {why}").format(path=target, why=exc.strerror or exc)) \
+            raise OutputError(_("{path}: cannot be written: {why}").format(path=target, why=os_reason(exc))) \
                 from exc
         raise
 
@@ -120,7 +121,7 @@ def _commit(tmp: Path, target: Path, force: bool) -> None:
             raise OutputError(link_text(target)) from exc
         raise OutputExistsError(_("{path}: exists; use --force to replace it").format(path=target)) from exc
     except OSError as exc:
-        raise OutputError(f"{target}: {exc.strerror}") from exc
+        raise OutputError(f"{target}: {os_reason(exc)}") from exc
 
 
 def write_bytes(path: str | Path, data: bytes, *, force: bool = False, mode: int = SECRET_MODE) -> None:

@@ -20,7 +20,7 @@ from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, M
 from dealer.dealing.ports import open_transport
 from dealer.dealing.transport import BAUDRATE, Transport
 from dealer.journal.events import PROTOCOL_PROBLEMS, machine_fault_title, title_said
-from dealer.language import N_, _, in_latin_letters, n_
+from dealer.language import N_, _, in_latin_letters, listed, n_
 from dealer.verify import BoardRecount, PocketReading
 from firmware_protocol import (
     PROTOCOL_VERSION,
@@ -471,7 +471,7 @@ class Machine:
                 "serial {run_serial}): nothing was sent to it; to go on, put the run's machine back on the port, or "
                 "keep this one").format(machine=self.name, serial=_serial(reply), run_serial=_serial(self._hello)))
         if SPOKEN.get(reply.protocol_version) != reply.schema_hash:
-            spoken = _(" and ").join(str(v) for v in sorted(SPOKEN))
+            spoken = listed(str(v) for v in sorted(SPOKEN))
             raise MachineFaultError(_(
                 "{machine}: the machine's firmware speaks protocol version {version} (messages {schema:08x}) and "
                 "this program versions {versions} (messages {own_schema:08x} in version {own_version}): update the "
@@ -772,7 +772,7 @@ class Machine:
                 deadline = max(deadline, garbled + GARBLED_GRACE)
             now = self._clock()
             if now >= deadline:
-                words = _(" or ").join(dict.fromkeys(_said(_EVENT_WORDS, k.__name__, k.__name__) for k in kinds))
+                words = listed(dict.fromkeys(_said(_EVENT_WORDS, k.__name__, k.__name__) for k in kinds), style="or")
                 raise DeviceTimeout(_("{machine}: the machine did not report {what} in time").format(
                     machine=self.name, what=words))
             probe_at = self._last_sign(now) + LIVENESS_PROBE

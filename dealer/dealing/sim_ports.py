@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 from dealer.core.errors import DeviceDisconnected, UsageError
 from dealer.dealing.transport import SerialTransport, Transport
 from dealer.language import _
+from dealer.language.system import os_reason
 
 if TYPE_CHECKING:
     from hil import Loopback, ServedMachine
@@ -91,6 +92,6 @@ def loopback_opener(loop: Loopback) -> Callable[[str], Transport]:
             return SerialTransport.wrap(loop.open(), url)
         except OSError as exc:
             raise DeviceDisconnected(_("{port}: cannot open the port: {reason}").format(
-                port=url, reason=exc.strerror or exc)) from exc
+                port=url, reason=os_reason(exc))) from exc
 
     return opener

@@ -31,6 +31,7 @@ from dealer.core.errors import DeviceDisconnected, OutputError
 from dealer.core.links import IsALinkError, is_link, link_text, open_nofollow
 from dealer.core.outfile import SECRET_MODE, file_mode
 from dealer.language import N_, _
+from dealer.language.system import os_reason
 
 BAUDRATE: Final = 115200
 RFC2217_SCHEME: Final = "rfc2217://"
@@ -289,14 +290,19 @@ _ERRNO_WORDS: Final = {errno.ENOENT: N_("no such port"), errno.ENODEV: N_("no su
                        errno.EACCES: N_("permission denied (may this user open serial ports?)"),
                        errno.EPERM: N_("permission denied (may this user open serial ports?)"),
                        errno.EBUSY: N_("the port is in use by another program"),
-                       errno.EIO: N_("the port stopped working (unplugged?)")}
+                       errno.EAGAIN: N_("the port is in use by another program"),
+                       errno.EIO: N_("the port stopped working (unplugged?)"),
+                       errno.ENOTTY: N_("not a serial port")}
 
 
 def _reason(exc: BaseException) -> str:
     """Why a port failed, in a few plain words: pyserial repeats the port and the errno in its text."""
     code = getattr(exc, "errno", None)
+    if not (isinstance(code, int) and code):  # pyserial's "Could not configure port: (25, '...')"
+        found = re.search(r"\((\d+), '", str(exc))
+        code = int(found[1]) if found else None
     if isinstance(code, int) and code:
-        return _(_ERRNO_WORDS[code]) if code in _ERRNO_WORDS else os.strerror(code).lower()
+        return _(_ERRNO_WORDS[code]) if code in _ERRNO_WORDS else os_reason(OSError(code, os.strerror(code)))
     text = re.sub(r"\[Errno -?\d+\]\s*", "", str(exc)).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 

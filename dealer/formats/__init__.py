@@ -28,7 +28,8 @@ from dealer.core.outfile import atomic_output, check_writable
 from dealer.formats import board_sets
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport
 from dealer.formats.repeats import one_board_per_number
-from dealer.language import _, n_
+from dealer.language import _, listed, n_
+from dealer.language.system import os_reason
 
 # format name -> module; the order is the order shown to users
 _MODULES: Final = {
@@ -82,7 +83,7 @@ def iter_file(path: str | Path, fmt: str | None = None, options: ReadOptions = D
     try:
         stream = open(path, "rb")  # noqa: SIM115 - closed below, generator-owned
     except OSError as exc:
-        raise FormatError(_("cannot open: {reason}").format(reason=exc.strerror), path) from exc
+        raise FormatError(_("cannot open: {reason}").format(reason=os_reason(exc)), path) from exc
     with stream:
         yield from module.read(stream, str(path), options, report)
 
@@ -128,7 +129,7 @@ def _why_none(report: ReadReport) -> str:
               partial).format(count=partial) if partial else "",
            n_("{count} game without a deal", "{count} games without a deal",
               results_only).format(count=results_only) if results_only else ""]
-    return _(" and ").join(w for w in why if w)
+    return listed(w for w in why if w)
 
 
 def _size(path: str | Path) -> int | None:
@@ -183,14 +184,14 @@ def same_deal_notes(path: str, deals: DealSet) -> list[str]:
         return []
     groups = [deals.boards[np.flatnonzero(inverse == k)].tolist() for k in np.flatnonzero(counts > 1)]
     groups.sort(key=lambda g: int(g[0]))
-    shown = _listed([_(" and ").join(str(b) for b in group) for group in groups], most=6)
+    shown = _listed([listed(str(b) for b in group) for group in groups], most=6)
     return [_("{path}: the same deal is on more than one board (Law 6: a deal is dealt for one board of a "
               "session): boards {boards}").format(path=path, boards=shown)]
 
 
 def _listed(items: list[str], most: int = 12) -> str:
     shown = ", ".join(items[:most])
-    return shown + (_(" and {count} more").format(count=len(items) - most) if len(items) > most else "")
+    return _("{items} and {count} more").format(items=shown, count=len(items) - most) if len(items) > most else shown
 
 
 def _count_note(path: str, module: ModuleType, deals: DealSet, options: ReadOptions, report: ReadReport) -> str:

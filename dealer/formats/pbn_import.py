@@ -27,6 +27,7 @@ from dealer.core.errors import FormatError, InvalidDealError
 from dealer.formats.pbn_deals import DEAL_TEXT_LENGTH, parse_deal_texts
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions, ReadReport, Skipped
 from dealer.language import N_, _, n_
+from dealer.language.system import os_reason
 
 BLOCK_SIZE: Final = 1 << 20  # bytes read at a time
 MAX_PENDING: Final = 32 << 20  # longest text without a game boundary, or inside one comment
@@ -145,7 +146,7 @@ def _read(stream: BinaryIO, path: str, block_size: int) -> bytes:
     try:
         return stream.read(block_size) or b""
     except OSError as exc:
-        raise FormatError(_("cannot read: {reason}").format(reason=exc.strerror or exc), path) from exc
+        raise FormatError(_("cannot read: {reason}").format(reason=os_reason(exc)), path) from exc
 
 
 def _last_game_end(text: str, start: int) -> int:

@@ -21,6 +21,7 @@ from typing import Final
 from dealer.core import osys
 from dealer.core.errors import JournalError
 from dealer.language import N_, _
+from dealer.language.system import os_reason
 
 _FULL: Final = N_("disk full (free some space on its disk)")
 _READ_ONLY: Final = N_("read-only (the file or its folder cannot be written)")
@@ -70,7 +71,7 @@ def plain_cause(path: str, exc: BaseException) -> str:
         if exc.errno == errno.EFBIG:
             return _too_large(path) or _("file too large (the limit on a file's size: ulimit -f)")
         known = _BY_ERRNO.get(exc.errno or 0)
-        return _(known) if known else _disk(path) or _access(path) or (exc.strerror or str(exc))
+        return _(known) if known else _disk(path) or _access(path) or os_reason(exc)
     code = _primary(exc)
     if code == _SQLITE_FULL:
         return _(_FULL)
@@ -79,8 +80,9 @@ def plain_cause(path: str, exc: BaseException) -> str:
     if code in (_SQLITE_PERM, _SQLITE_AUTH):
         return _(_PERMISSION)
     if code in (_SQLITE_IOERR, _SQLITE_CANTOPEN):
-        return _disk(path) or _access(path) or (
-            _(_IO) if code == _SQLITE_IOERR else _("it cannot be opened ({error})").format(error=exc))
+        if os.path.isdir(path):
+            return os_reason(IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
+        return _disk(path) or _access(path) or (_(_IO) if code == _SQLITE_IOERR else _("the file cannot be opened"))
     return str(exc)
 
 

@@ -28,6 +28,7 @@ from dealer.core.outfile import SECRET_MODE, write_text
 from dealer.core.structured import load_json
 from dealer.journal.failure import is_damage, plain_cause
 from dealer.language import _, n_
+from dealer.language.system import os_reason
 from dealer.verify import BoardFault, FaultCategory, check_deal_set
 
 ENV_VAR: Final = "DEALER_HISTORY"
@@ -397,7 +398,8 @@ def read_export(path: str | Path) -> list[Entry]:
     except FileNotFoundError:
         raise FormatError(_("no such file"), path) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # not JSON, or past a bound (StructureError)
-        raise FormatError(_("not an exported deal history ({error})").format(error=exc), path) from None
+        raise FormatError(_("not an exported deal history ({error})").format(
+            error=os_reason(exc) if isinstance(exc, OSError) else exc), path) from None
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise FormatError(_("not an exported deal history (no \"format\": \"{format}\")").format(
             format=EXPORT_FORMAT), path)

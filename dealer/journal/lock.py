@@ -35,6 +35,7 @@ from dealer.core.errors import JournalBusy, JournalError
 from dealer.core.links import IsALinkError, open_nofollow
 from dealer.core.osys import process_running, try_lock, unlock
 from dealer.language import _
+from dealer.language.system import os_reason
 
 RECORD_SIZE: Final = 1024
 """Bytes at the start of the lock file that hold the holder's record (JSON, padded with spaces)."""
@@ -90,7 +91,7 @@ class JournalLock:
             raise JournalError(str(exc)) from None
         except OSError as exc:
             raise JournalError(_("{path}: cannot open the journal's lock file ({why})").format(
-                path=path, why=exc.strerror or exc)) from exc
+                path=path, why=os_reason(exc))) from exc
         try:
             _lock_or_refuse(journal, fd)
             holder = Holder(os.getpid(), socket.gethostname(), _now(), command)

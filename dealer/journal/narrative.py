@@ -48,17 +48,17 @@ def incidents(journal: Journal, run_id: int) -> list[Incident]:
 
 
 def _fixed(event: AnyEvent) -> str | None:
-    """None if the event is no incident; else what was done about it on the spot, if the board went on
-    to be verified ('' when nothing needs saying)."""
+    """None if the event is no incident; else what was done about it on the spot (a whole clause), if the
+    board went on to be verified ('' when nothing needs saying)."""
     match event:
         case events.BoardRefused():
-            return _("the right board, checked straight and empty, was dealt; ")
+            return _("the right board, checked straight and empty, was dealt")
         case events.MachineFaultResumed():  # after an interruption: its outcome, told by the interruption's incident
-            return _("the operator put it right and dealing went on; ") if event.faults() else None
+            return _("the operator put it right and dealing went on") if event.faults() else None
         case events.RecountUnverified():
-            return _("recounted again; ")
+            return _("recounted again")
         case events.LinkResync():
-            return _("the board was taken up where it stood; ")
+            return _("dealing was taken up where it stopped")
         case events.InterruptedDeal():  # after a power cut, a cable pulled...: told by the interruption's incident
             return "" if event.faults() else None
         case (events.BoardGivenUp() | events.ProtocolFault() | events.DoubleFeed() | events.MachineFault()
@@ -77,7 +77,8 @@ def _outcome(job: Job, fixed: str) -> str:
     if job.state is JobState.VERIFIED:
         verified = (_("verified after a redeal of the same deal (attempt {attempt})") if job.attempt > 1
                     else _("verified (attempt {attempt})"))
-        return fixed + verified.format(attempt=job.attempt)
+        verified = verified.format(attempt=job.attempt)
+        return _("{done}; {outcome}").format(done=fixed, outcome=verified) if fixed else verified
     return _("still {state}: the director must see to it").format(state=_(_STATE_WORDS[job.state]))
 
 

@@ -20,7 +20,7 @@ from dealer.core.dealset import DealSet
 from dealer.journal import events
 from dealer.journal.events import BEFORE_DEALING, PUT_RIGHT_WORDS, REDEAL, START_CANCELLED, FaultGroup, fault_text
 from dealer.journal.store import JobState, Journal, Recorded
-from dealer.language import N_, Sentence, _
+from dealer.language import N_, Sentence, _, listed, n_
 from dealer.stats import SampleStats, analyse
 from dealer.stats.stats_report import wild_line
 from dealer.stats.summary import director_sentence
@@ -209,8 +209,8 @@ def summary_text(rep: RunReport) -> str:
             name=s.name, run=run, jobs=s.jobs, verified=s.verified, dealings=s.dealings, state=state))
     lines.append(_("Machines"))
     for name, m in sorted(rep.machines.items()):
-        serials = _(", then ").join(str(w) for w in m.met)
-        who = " (" + _("machine {serials}").format(serials=serials) + ")" if m.met else ""
+        who = " (" + n_("machine {serials}", "machines {serials}, one after the other", len(m.met)).format(
+            serials=listed([str(w) for w in m.met])) + ")" if m.met else ""
         lines.append(f"  {name}{who}: " + _(
             "{verified} boards verified, {dealings} dealings, {busy} on boards, {rate:.0f} boards/hour; "
             "{recount_faults} recount faults, {machine_faults} machine faults, {interruptions} interruptions").format(

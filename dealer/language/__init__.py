@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 DOMAIN: Final = "dealer"
 LOCALE_DIR: Final = Path(__file__).parent / "locale"
@@ -123,6 +123,17 @@ def said_from(text: str, templates: Iterable[str]) -> str:
         if found:
             return _(template).format(**found.groupdict())
     return text
+
+
+ListStyle = Literal["standard", "or", "unit"]
+
+
+def listed(items: Iterable[str], style: ListStyle = "standard") -> str:
+    """`items` joined as the language spoken joins a list (Babel's list patterns): 'a, b, and c' in English,
+    'a, b и c' in Russian; style 'or' for alternatives ('a, b или c'), 'unit' for values without a conjunction."""
+    from babel.lists import format_list
+
+    return format_list(list(items), style=style, locale=spoken_language())
 
 
 def decimal(value: float, places: int | None = 1) -> str:

@@ -1,8 +1,13 @@
 """The catalogues kept up to date with the code, for the people who write and translate its words.
 
-    python -m dealer.language.catalogue check     # exit 1 naming what is missing, stale, untranslated or fuzzy
+    python -m dealer.language.catalogue check     # exit 1 naming what is missing, stale, untranslated, fuzzy
+                                                  # or against the glossary (dealer.language.glossary)
     python -m dealer.language.catalogue update    # each LANG's dealer.po gains the new messages, loses the gone
     python -m dealer.language.catalogue compile   # each dealer.po into its dealer.mo
+    python -m dealer.language.catalogue init LANG # start a language: LANG's dealer.po, every message untranslated
+
+A new language: `init LANG`, translate its dealer.po, add LANG to `dealer.language.LANGUAGES`, then
+`compile` and `check`.
 
 The messages are what `_`, `N_` and `n_` mark in `dealer` and `hil`, and argparse's own words (its
 help and its refusals, said through the same catalogue). Babel extracts, reads, writes and compiles.
@@ -16,12 +21,13 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from babel.core import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from dealer.language import DOMAIN, LANGUAGES, LOCALE_DIR
+from dealer.language import DOMAIN, LANGUAGES, LOCALE_DIR, glossary
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYWORDS = {"_": None, "N_": None, "n_": (1, 2), "p_": ((1, "c"), 2), "gettext": None, "ngettext": (1, 2)}
@@ -78,6 +84,9 @@ def problems(language: str) -> Iterator[str]:
             yield f"{language}: fuzzy: {_named(key)}"
         elif not (all(message.string) if isinstance(message.string, tuple) else message.string):
             yield f"{language}: not translated: {_named(key)}"
+    for breach in glossary.breaches(glossary.translations(catalogue), glossary.TERMS.get(language, ())):
+        yield (f"{language}: {breach.message!r} says a form the glossary forbids for {breach.term!r}: "
+               f"{breach.translation!r}")
     if compiled(catalogue) != (po_path(language).with_suffix(".mo")).read_bytes():
         yield (f"{language}: {DOMAIN}.mo is not compiled from {DOMAIN}.po (run: python -m "
                "dealer.language.catalogue compile)")
@@ -96,10 +105,7 @@ def compiled(catalogue: Catalog) -> bytes:
 
 def update(language: str) -> None:
     catalogue = read(language)
-    template = Catalog(locale=language, domain=DOMAIN)
-    for (message_id, context), places in extracted().items():
-        template.add(message_id, locations=places, context=context)
-    catalogue.update(template, no_fuzzy_matching=True)
+    catalogue.update(template(), no_fuzzy_matching=True)
     catalogue.obsolete.clear()
     catalogue.project, catalogue.version = "dealer", ""
     catalogue.msgid_bugs_address = catalogue.last_translator = "the dealer project"
@@ -108,10 +114,47 @@ def update(language: str) -> None:
         write_po(f, catalogue, width=100, include_lineno=False)
 
 
+def template() -> Catalog:
+    """Every message the code marks, untranslated (what `init` and `update` start from)."""
+    made = Catalog(domain=DOMAIN)
+    for (message_id, context), places in extracted().items():
+        made.add(message_id, locations=places, context=context)
+    return made
+
+
+def init(language: str) -> Path:
+    """A new language's dealer.po (Babel's plural rules for it), every message untranslated; refuses to
+    replace one that exists."""
+    Locale.parse(language)  # UnknownLocaleError for a code Babel does not know
+    path = po_path(language)
+    if path.exists():
+        raise FileExistsError(f"{path} exists already (update keeps it current)")
+    catalogue = Catalog(locale=language, domain=DOMAIN, project="dealer", version="",
+                        msgid_bugs_address="the dealer project", last_translator="the dealer project")
+    for message in template():
+        if message.id:
+            catalogue.add(message.id, locations=message.locations, context=message.context)
+    catalogue.fuzzy = False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        write_po(f, catalogue, width=100, include_lineno=False)
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m dealer.language.catalogue", description=__doc__.split("\n")[0])
-    p.add_argument("action", choices=("check", "update", "compile"))
+    p.add_argument("action", choices=("check", "update", "compile", "init"))
+    p.add_argument("language", nargs="?", metavar="LANG", help="the language init starts (a code: de, pl, fr_CA)")
     args = p.parse_args(argv)
+    if args.action == "init":
+        if not args.language:
+            p.error("init needs LANG")
+        try:
+            print(f"made {init(args.language)}")
+        except (FileExistsError, ValueError, UnknownLocaleError) as exc:
+            print(exc, file=sys.stderr)
+            return 1
+        return 0
     languages = [code for code in LANGUAGES if code != "en"]
     if args.action == "check":
         found = [problem for language in languages for problem in problems(language)]

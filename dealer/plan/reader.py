@@ -27,6 +27,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.core.structured import StructureError, load_toml
 from dealer.language import LANGUAGES, N_, _, language_of
+from dealer.language.system import os_reason
 from dealer.plan import sources
 from dealer.plan.model import (
     DealingOrder,
@@ -93,7 +94,7 @@ def read_plan(path: str | Path) -> PlanContent:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise PlanError(_("cannot read the plan: {why}").format(why=exc.strerror), path) from exc
+        raise PlanError(_("cannot read the plan: {why}").format(why=os_reason(exc)), path) from exc
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

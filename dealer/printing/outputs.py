@@ -12,7 +12,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.extras import require
 from dealer.core.outfile import PUBLIC_MODE, SECRET_MODE, atomic_output, check_writable
-from dealer.language import N_, _
+from dealer.language import N_, _, listed
 from dealer.printing import curtains_layout, doubledummy, labels_layout, records_html, records_layout, stats_layout, svg
 from dealer.printing.code128 import bar_widths
 from dealer.printing.drawing import Page
@@ -40,7 +40,7 @@ def prepare(path: str | Path, kinds: Mapping[str, bool], purpose: str, *, force:
     kind = Path(path).suffix.lower().lstrip(".")
     if kind not in kinds:
         raise UsageError(_("{path}: {purpose} are written as {kinds}").format(
-            path=path, purpose=_(purpose), kinds=_(" or ").join("." + k for k in kinds)))
+            path=path, purpose=_(purpose), kinds=listed(("." + k for k in kinds), style="or")))
     if kinds[kind]:
         require("reportlab", "print", _("{purpose} as {kind}").format(purpose=_(purpose), kind=kind.upper()))
     check_writable(path, force=force)

@@ -555,7 +555,7 @@ def _sort_cards(entries: list[_CardPlace], pockets: DealArray, board_pack: str |
 def _cards_text(items: Sequence[str]) -> str:
     shown = ", ".join(items[:_MAX_CARDS_SHOWN])
     more = len(items) - _MAX_CARDS_SHOWN
-    return shown + (_(" and {count} more").format(count=more) if more > 0 else "")
+    return _("{items} and {count} more").format(items=shown, count=more) if more > 0 else shown
 
 
 def _counts_text(counts: Sequence[int]) -> str:

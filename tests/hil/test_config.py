@@ -40,7 +40,7 @@ def test_a_bare_sim_url_is_the_default_machine() -> None:
     ("sim://?noise=1", "noise must be at least 0 and below 1"),
     ("sim://?speed=0", "speed must be 0.01 to 10000"),
     ("sim://?boards=3-1", "runs backwards"),
-    ("sim://?faults=/no/such/plan.json", "No such file"),
+    ("sim://?faults=/no/such/plan.json", "no such file or folder"),
     ("loop://", "not a sim:// URL"),
     ("sim://?set=R-D", "letters"),
     ("sim://?set=ABCDEFGHIJKLM", "1 to 12"),

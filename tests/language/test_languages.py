@@ -50,7 +50,7 @@ def test_help_in_russian_by_the_option(how: list[str]) -> None:
     lines = words_lines(out)
     russian = [line for line in lines if CYRILLIC.search(line)]
     assert len(russian) == len(lines), [line for line in lines if not CYRILLIC.search(line)]
-    assert out.startswith("вызов: dealer") and "коды выхода (одни и те же у всех команд):" in out
+    assert out.startswith("использование: dealer") and "коды выхода (одни и те же у всех команд):" in out
     assert "позиционные аргументы:" in out and "параметры:" in out  # argparse's own words
 
 
@@ -149,7 +149,7 @@ STEPS = [[command] for command in COMMANDS] + [["history", step] for step in ("l
 def test_every_commands_help_is_russian_with_lang_ru(command: list[str]) -> None:
     code, out, _ = dealer("--lang", "ru", *command, "--help")
     assert code == 0
-    assert out.startswith("вызов: dealer " + " ".join(command))
+    assert out.startswith("использование: dealer " + " ".join(command))
     assert untranslated_help_lines(out) == []
 
 
@@ -232,12 +232,12 @@ def test_the_demo_in_russian_tells_its_story_and_its_steps_in_russian(tmp_path: 
     code, out, err = dealer("--lang", "ru", "demo", "--plain", "--speed", "200", "--keep", str(tmp_path / "demo"))
     assert code == 0, err
     story = out.splitlines()
-    for heading in ("1. Расклады: 16 сдач", "2. Машины: 2 модели сдающих машин", "3. Раздача, каждая сдача",
-                    "4. Сводка", "5. Как каждый сбой был пойман и исправлен", "6. Проверки"):
+    for heading in ("1. Расклады: 16 сдач", "2. Машины: 2 имитатора раздающих машин", "3. Раздача, каждая сдача",
+                    "4. Сводка", "5. Как каждый сбой был обнаружен и устранён", "6. Проверки"):
         assert any(line.startswith(heading) for line in story), heading
     assert "   журнал: согласован" in story
     assert any("проверено 16 из 16 сдач за" in line for line in story)
-    russian_step = re.compile(r": (?:сдача \d+: (?:раздача|проверена)|вставьте сдачу)")
+    russian_step = re.compile(r": (?:сдача \d+: (?:раздача|проверена)|вставьте коробку)")
     english_step = re.compile(r": (?:insert board |board \d+: dealing$|board \d+: verified \()")
     assert len([line for line in err.splitlines() if russian_step.search(line)]) >= 16 * 3
     assert not [line for line in err.splitlines() if english_step.search(line)]

@@ -67,3 +67,23 @@ def test_a_port_that_cannot_be_opened_is_named_with_the_reason(tmp_path: Path,
 def test_a_timeout_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ports", "--timeout", "0"]) == 2
     assert "--timeout 0: give a number of seconds above 0" in capsys.readouterr().err
+
+
+def test_probing_in_russian_says_the_capabilities_in_russian(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`dealer --lang ru ports --probe sim://`: the machine's line, its capabilities too, in Russian words
+    joined as Russian joins a list («…, дисплей и …»); every capability of the protocol has its words."""
+    from dealer.cli.ports import CAPABILITIES
+    from firmware_protocol.codes import Capability
+
+    assert {c.name for c in Capability} - {"SIMULATED"} == set(CAPABILITIES)
+    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])
+    try:
+        assert main(["--lang", "ru", "ports", "--probe", "sim://?seed=3"]) == 0
+    finally:
+        sim_ports.stop_all()
+    line = capsys.readouterr().out.splitlines()[-1]
+    capabilities = line.split("; ", 1)[1]
+    assert "сканер штрихкода" in capabilities and "пересчёт карт" in capabilities, line
+    assert re.search(r", [^,]+ и [^,]+$", capabilities), line
+    assert re.findall(r"[A-Za-z]{2,}", re.sub(r"sim://\?seed=3|SIM-[0-9A-F]{8}", " ", line)) == [], line

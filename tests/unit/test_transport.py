@@ -188,7 +188,8 @@ def test_a_wire_trace_that_is_a_link_is_refused_before_and_when_its_port_opens(t
 def test_a_port_busy_for_a_moment_is_opened_once_let_go_and_refused_if_it_stays_busy(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A port locked by another open (EAGAIN) is tried again while `BUSY_WAIT` lasts: opened once the other
-    lets go (here: at the first wait), refused in one line naming the port if it never does."""
+    lets go (here: at the first wait), refused in one line naming the port if it never does, as in use by another
+    program, in the language spoken."""
     import os
 
     import serial
@@ -204,7 +205,12 @@ def test_a_port_busy_for_a_moment_is_opened_once_let_go_and_refused_if_it_stays_
         SerialTransport.open(path).close()
         holder = serial.Serial(path, exclusive=True)
         monkeypatch.setattr(transport_module, "BUSY_WAIT", 0.0)
-        with pytest.raises(DeviceDisconnected, match=f"^{path}: cannot open the port: resource temporarily"):
+        with pytest.raises(DeviceDisconnected, match=f"^{path}: cannot open the port: the port is in use by another "
+                                                     "program"):
+            SerialTransport.open(path)
+        from dealer.language import speaking
+
+        with speaking("ru"), pytest.raises(DeviceDisconnected, match="порт занят другой программой"):
             SerialTransport.open(path)
     finally:
         holder.close()
