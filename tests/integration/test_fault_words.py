@@ -167,7 +167,8 @@ def test_the_live_view_prints_a_fault_in_the_plain_lines_words_its_law_in_bold()
     assert line in console.export_text()
     from dealer.dealing.progress import LineKind, ProgressEvent, words
 
-    shown = styled_line(ProgressEvent("m1", words("board 2: F11 unidentified card (Law 6D1) -> recounting"), LineKind.FAULT,
+    said = words("board 2: F11 unidentified card (Law 6D1) -> recounting")
+    shown = styled_line(ProgressEvent("m1", said, LineKind.FAULT,
                                       recorded=RecountUnverified(faults_found=("F11",))))
     bold = [shown.plain[s.start:s.end] for s in shown.spans if "bold" in str(s.style)]
     assert bold == ["Law 6D1"]
