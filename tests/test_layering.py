@@ -37,8 +37,8 @@ LAYERS: dict[str, set[str]] = {
     "dealer.serve": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
                      "dealer.stats", "dealer.printing", "dealer.journal", "dealer.dealing", "dealer.plan"},
     "dealer.cli": {"dealer", "dealer.core", "dealer.engines", "dealer.prepared", "dealer.formats", "dealer.squaredeal",
-                   "dealer.verify", "dealer.stats", "dealer.printing", "dealer.journal", "dealer.dealing", "dealer.plan",
-                   "dealer.serve", "hil"},
+                   "dealer.verify", "dealer.stats", "dealer.printing", "dealer.journal", "dealer.dealing",
+                   "dealer.plan", "dealer.serve", "hil"},
     "dealer": {"dealer.cli"},  # dealer/__init__.py (the version, imported by any) and __main__.py
 }
 for _layer in LAYERS:  # every message a person reads is said through the catalogue: any package may speak
