@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, TypeVar
 
 from dealer.journal.events import (
     BoardGivenUp,
@@ -34,6 +34,7 @@ from dealer.language import _, decimal, n_
 from dealer.verify.board_check import BoardFault, VerificationReport
 from dealer.verify.fault_table import CARD_FREE_DETAILS, FaultCategory, fault_name
 
+T = TypeVar("T")
 Words = Callable[[], str]
 """Words said when they are shown, in the language spoken there."""
 
@@ -227,6 +228,8 @@ class RunProgress:
         self.lost: dict[str, str] = {}
         """Machines that left the run, with why."""
         self._opened = False
+        self._dealt_before = 0.0
+        """Seconds of dealing the journal held of the run before this part (a resumed run's)."""
         self._delivery: Delivery | None = None
         """While following a journal: the queue its events come by, which the run's own lines join."""
 
@@ -241,6 +244,7 @@ class RunProgress:
         with self._lock:
             self.figures = build(journal, run_ids)
             self._sessions = {s.run: s for s in self.figures.sessions}
+            self._dealt_before = self.figures.dealing_seconds
         delivery = self._delivery = journal.listen(self.recorded, failed=self._view_failed)
 
         def stop() -> None:
@@ -314,6 +318,11 @@ class RunProgress:
         elif event.faults() and not isinstance(event, Verified | RecountFault | RecountUnverified | BoardRefused):
             self.fault_log.append({**where, "stage": "dealing", "faults": [
                 {"code": f.group.value, "name": f.title, "text": event.text()} for f in event.faults()]})
+
+    def reading(self, read: Callable[[RunReport], T]) -> T:
+        """`read` of the fold as it stands (every event handed over so far folded, none half-way)."""
+        with self._lock:
+            return read(self.figures)
 
     @property
     def verified(self) -> int:
@@ -394,11 +403,10 @@ class RunProgress:
     # --- what the live view reads ----------------------------------------------------------------
 
     def boards_per_hour(self) -> float:
-        """Boards verified per hour, every machine still in the run together: the sum of the machines' own
-        rates (`rate`), so the head line and the machines' lines say one rate."""
+        """The run's pace: boards verified per hour of dealing, every machine together, over the whole run
+        (`RunReport.boards_per_hour`, as the Room and `dealer report` give it), in real machine time."""
         with self._lock:
-            names = [name for name in self._names() if name not in self.lost]
-        return sum(self.rate(name) for name in names)
+            return self.figures.boards_per_hour / self.time_scale
 
     def time_left(self) -> float | None:
         """Seconds until every board is verified at the pace so far; None before the first board."""
@@ -426,6 +434,9 @@ class RunProgress:
         lines = [n_("{verified}/{total} boards verified in {seconds} s",  # (English has one form: a ratio)
                     "{verified}/{total} boards verified in {seconds} s", self.total_jobs).format(
             verified=self.verified, total=self.total_jobs, seconds=decimal(wall, 1))]
+        if self._dealt_before > 0:  # a resumed run: this part's time, and the whole run's
+            lines[0] += " " + _("(this part; {seconds} s of dealing over the whole run)").format(
+                seconds=decimal(self.figures.dealing_seconds, 1))
         with self._lock:
             machines = sorted({*self.figures.machines, *self.lost})
             for name in machines:

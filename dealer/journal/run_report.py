@@ -13,13 +13,14 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, assert_never
 
 from dealer.core.dealset import DealSet
 from dealer.journal import events
 from dealer.journal.events import BEFORE_DEALING, PUT_RIGHT_WORDS, REDEAL, START_CANCELLED, FaultGroup, fault_text
-from dealer.journal.store import JobState, Journal, Recorded
+from dealer.journal.store import Job, JobState, Journal, Recorded
 from dealer.language import N_, Sentence, _, listed, n_
 from dealer.stats import SampleStats, analyse
 from dealer.stats.stats_report import wild_line
@@ -72,6 +73,18 @@ class SessionFigures:
 
 
 @dataclass
+class BoardCell:
+    """One job of the runs reported (one copy of one board) and the state the journal's events left it in."""
+
+    run: int
+    session: str
+    set_name: str
+    board: int
+    copy: int
+    state: JobState = JobState.PLANNED
+
+
+@dataclass
 class RunReport:
     """The figures of some runs of a journal: per machine the boards verified, the dealings started, the
     time on boards and the boards per hour of it; the faults by type and Law (the verifier's F-codes with
@@ -88,6 +101,33 @@ class RunReport:
     """(session, machine, operator action) -> how many times."""
     deal_stats: SampleStats | None = None
     """The statistics of the deals, when they are at hand (see `add_deal_statistics`)."""
+    boards: dict[int, BoardCell] = field(default_factory=dict)
+    """Every job of the runs, by its id, in the state its events left it (`add_jobs`)."""
+    spans: list[tuple[float, float]] = field(default_factory=list)
+    """When a machine was on a board: each step's ``busy`` seconds before the moment it was recorded."""
+
+    @property
+    def verified(self) -> int:
+        """Boards verified in the runs reported."""
+        return sum(s.verified for s in self.sessions)
+
+    @property
+    def dealing_seconds(self) -> float:
+        """The time any machine was on a board (`spans`, overlaps counted once): the hours between a stop and its
+        resume are not counted, nor are the boards of one part divided by the time of another."""
+        return union_length(self.spans)
+
+    @property
+    def boards_per_hour(self) -> float:
+        """Boards verified per hour of dealing (`dealing_seconds`), every machine together: the run's pace, the
+        one the live view, the Room and the time left go by (0 before any time was recorded)."""
+        dealing = self.dealing_seconds
+        return self.verified * 3600.0 / dealing if dealing > 0 else 0.0
+
+    def add_jobs(self, session: SessionFigures, jobs: Iterable[Job]) -> None:
+        """The jobs of `session`'s run, each planned until its events say otherwise."""
+        for job in jobs:
+            self.boards[job.id] = BoardCell(session.run, session.name, job.set_name or "A", job.board, job.copy)
 
     def machine(self, name: str | None) -> MachineFigures:
         return self.machines.setdefault(name or "?", MachineFigures())
@@ -115,9 +155,9 @@ def build(journal: Journal, run_ids: Sequence[int] | None = None) -> RunReport:
     rep = RunReport(journal.path)
     for run in runs:
         jobs = journal.jobs(run.id)
-        figures = SessionFigures(run.id, run.name, run.replay, run.finished, len(jobs),
-                                 faulted=sum(j.state is JobState.FAULTED for j in jobs))
+        figures = SessionFigures(run.id, run.name, run.replay, run.finished, len(jobs))
         rep.sessions.append(figures)
+        rep.add_jobs(figures, jobs)
         for event in journal.events(run.id):
             fold(rep, figures, event)
     return rep
@@ -138,10 +178,19 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
     where, event = recorded.machine, recorded.event
     if isinstance(event, events.Verified):
         session.verified += 1
+    if isinstance(event, events.RunFinished):
+        session.finished = True
+    cell = rep.boards.get(recorded.job_id) if recorded.job_id is not None else None
+    if cell is not None and recorded.state is not None and recorded.state is not cell.state:
+        session.faulted += (recorded.state is JobState.FAULTED) - (cell.state is JobState.FAULTED)
+        cell.state = recorded.state
     if where is None:
         return  # the run's own events (begun, finished, a board set renamed)
     m = rep.machine(where)
     m.busy += event.busy
+    if event.busy > 0:
+        end = datetime.fromisoformat(recorded.at).timestamp()
+        rep.spans.append((end - event.busy, end))
     for fault in event.faults():
         rep.faults[session.name, where, fault.title, fault.law] += 1
         if fault.group is FaultGroup.MACHINE:
@@ -192,6 +241,23 @@ NO_PROMPT: Final = N_("none needed (the machine went on)")
 
 
 # --- writing it out -----------------------------------------------------------------------------------
+
+
+def union_length(spans: Sequence[tuple[float, float]]) -> float:
+    """The length of time the spans (start, end) cover together, each moment counted once."""
+    total = 0.0
+    reach: float | None = None
+    start = 0.0
+    for a, b in sorted(spans):
+        if reach is None or a > reach:
+            if reach is not None:
+                total += reach - start
+            start, reach = a, b
+        else:
+            reach = max(reach, b)
+    if reach is not None:
+        total += reach - start
+    return total
 
 
 def summary_text(rep: RunReport) -> str:
@@ -300,6 +366,8 @@ def to_dict(rep: RunReport) -> dict[str, Any]:
     """Plain form for JSON."""
     return {
         "journal": rep.journal,
+        "boards_per_hour": round(rep.boards_per_hour, 1),
+        "dealing_seconds": round(rep.dealing_seconds, 3),
         "sessions": [{**asdict(s), "left": s.left} for s in rep.sessions],
         "machines": {name: {**asdict(m), "met": [str(w) for w in m.met], "busy": round(m.busy, 3),
                             "boards_per_hour": round(m.boards_per_hour, 1)}

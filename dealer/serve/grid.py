@@ -15,19 +15,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from dealer.core.errors import DealerError
-from dealer.journal.store import JobState, Journal
-from dealer.serve.figures import FiguresFold
+from dealer.dealing.progress import RunProgress
+from dealer.journal.store import Journal
+from dealer.serve.figures import SHOWN, FiguresFold, grid_cells, room_figures
 
-SHOWN: Final = {
-    JobState.PLANNED: "planned",
-    JobState.LOADED: "loaded",
-    JobState.SCANNED: "label checked",
-    JobState.DEALING: "dealing",
-    JobState.DEALT: "recount",
-    JobState.VERIFIED: "verified",
-    JobState.FAULTED: "faulted",
-}
-"""What the room calls each journal state."""
 READ_SECONDS: Final = 1.0
 """Shortest time between two readings of the journal (the grid and the run's figures) while a run deals."""
 
@@ -57,11 +48,12 @@ def grid_of(journal: Journal, run_ids: Sequence[int] | None = None) -> list[dict
 
 def room_reading(journal: Journal, run_ids: Sequence[int] | None = None,
                  figures: FiguresFold | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The grid and the run's figures read in one transaction of the journal: the boards verified the
-    figures count are the grid's verified cells. `figures`: the fold of the readings before (of the same
-    runs), which this one goes on from; by default every event is folded afresh."""
+    """The grid and the run's figures of one fold of the journal (`dealer.serve.figures`), read in one
+    transaction: the boards verified the figures count are the grid's verified cells. `figures`: the fold of the
+    readings before (of the same runs), which this one goes on from; by default every event is folded afresh."""
     with journal.reading():
-        return grid_of(journal, run_ids), (figures or FiguresFold(run_ids)).read(journal)
+        rep = (figures or FiguresFold(run_ids)).fold(journal)
+    return grid_cells(rep), room_figures(rep)
 
 
 def read_room(journal_path: Path, run_ids: Sequence[int] | None = None) -> tuple[list[dict[str, Any]],
@@ -94,6 +86,9 @@ class GridWatcher:
         """Open for reading while the run deals (each reading its own short transaction)."""
         self._figures: FiguresFold | None = None
         """The figures folded so far, of `run_ids` (each reading folds what was written since the last)."""
+        self.progress: RunProgress | None = None
+        """The live run's fold, once its run is open: read instead of the journal, so the room shows the
+        figures the run itself counts."""
         self._thread = threading.Thread(target=self._loop, name="grid", daemon=True)
 
     def start(self) -> None:
@@ -104,20 +99,24 @@ class GridWatcher:
         self._dirty.set()
 
     def stop(self) -> None:
-        """A last reading, then stop."""
+        """A last reading, then stop: from here on the room reads the journal (another controller may go on
+        with the run)."""
         self._done.set()
         self._dirty.set()
         if self._thread.ident is not None:
             self._thread.join()
         self.refresh()
+        self.progress = None
         with self._lock:
             journal, self._journal = self._journal, None
         if journal is not None:
             journal.close()
 
     def room(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-        """The grid and the figures now, of one fresh reading (for a browser's snapshot: what the others were
-        sent is unchanged)."""
+        """The grid and the figures now, of the live run's fold or one fresh reading (for a browser's snapshot:
+        what the others were sent is unchanged)."""
+        if self.progress is not None:
+            return self._live(self.progress)
         try:
             if self.journal_path.is_file():
                 return read_room(self.journal_path, self.run_ids)
@@ -128,21 +127,29 @@ class GridWatcher:
     def refresh(self) -> None:
         """Read the journal; publish the cells whose state changed since the last reading with the figures
         of the same reading (the figures also when only they changed: a machine's time on a board)."""
-        try:
-            if self._journal is None:
-                if not self.journal_path.is_file():
-                    return
-                self._journal = Journal.open_read_only(self.journal_path)
-            if self._figures is None or self._figures.run_ids != self.run_ids:
-                self._figures = FiguresFold(self.run_ids)
-            cells, shown = room_reading(self._journal, self.run_ids, self._figures)
-        except (DealerError, sqlite3.Error):  # read again at the next event
-            return
+        if self.progress is not None:
+            cells, shown = self._live(self.progress)
+        else:
+            try:
+                if self._journal is None:
+                    if not self.journal_path.is_file():
+                        return
+                    self._journal = Journal.open_read_only(self.journal_path)
+                if self._figures is None or self._figures.run_ids != self.run_ids:
+                    self._figures = FiguresFold(self.run_ids)
+                cells, shown = room_reading(self._journal, self.run_ids, self._figures)
+            except (DealerError, sqlite3.Error):  # read again at the next event
+                return
         with self._lock:
             changed = [c for c in cells if self._known.get(cell_id(c)) != c["state"]]
             for c in changed:
                 self._known[cell_id(c)] = c["state"]
         self.publish(changed, shown)
+
+    @staticmethod
+    def _live(progress: RunProgress) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The grid and the figures of the live run's fold, as they stand together."""
+        return progress.reading(lambda rep: (grid_cells(rep), room_figures(rep)))
 
     def _loop(self) -> None:
         while not self._done.is_set():

@@ -348,6 +348,7 @@ class _Poking:
 
     def open(self, progress: Any) -> None:
         self.watcher.run_ids = grid.unfinished_runs(self.live.journal)
+        self.watcher.progress = progress  # the room reads the run's own fold from here on
         with contextlib.suppress(DealerError):  # (the live list goes on without them)
             self.view.keep_faults(past.journal_faults(self.live.journal, self.watcher.run_ids))
         self.view.open(progress)

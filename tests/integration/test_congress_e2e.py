@@ -153,8 +153,11 @@ def test_a_congress_killed_halfway_resumes_and_ends_with_every_copy_verified(tmp
     second = controller("--plan", "congress.toml", "--resume", "--report", "report.csv", cwd=tmp_path)
     out, err = second.communicate(timeout=PATIENCE)
     assert second.returncode == 0, err
-    # the run's summary (standard output) counts every job of the plan, those verified before the kill too
-    assert re.search(r"^24/24 boards verified in \d+\.\d s$", out, re.MULTILINE), out
+    # the run's summary (standard output) counts every job of the plan, those verified before the kill too, and
+    # gives this part's time and the whole run's time of dealing
+    told = re.search(r"^24/24 boards verified in \d+\.\d s \(this part; (\d+\.\d) s of dealing over the whole run\)$",
+                     out, re.MULTILINE)
+    assert told and float(told.group(1)) > 0, out
     # and its progress (standard error) opens with what is resumed, then names each line's session and set
     opening = re.match(r"resuming runs 1 \(FRI\), 2 \(SAT\): (\d+) of 24 boards verified already\n", err)
     assert opening and int(opening.group(1)) == in_state(journal_counts_at_kill, "verified"), err

@@ -61,3 +61,41 @@ def test_figures_folded_reading_by_reading_are_those_of_a_fresh_reading(tmp_path
     assert compared == 2 * (1 + 4 * 2) + 2
     assert last["verified"] == last["total"] == 8 and last["faults"] == 2
     assert {m["name"]: m["verified"] for m in last["machines"]} == {"m1": 4, "m2": 4}
+
+
+def test_the_live_runs_fold_is_the_fold_of_its_journal_read_back(tmp_path: Path) -> None:
+    """One definition of every figure: the Room of a live run reads the run's own fold (`RunProgress.reading`);
+    once the run is over, the same figures and grid come from its journal read back from disk, and the live
+    view's pace is the Room's."""
+    from dealer.dealing.progress import RunProgress
+    from dealer.serve.figures import grid_cells, room_figures
+    from hil.config import SimConfig
+    from hil.fault_plan import FaultPlan
+    from hil.loopback import Loopback
+    from tests.support.loopback_run import deals_for, run_on_loopback
+
+    kept: list[RunProgress] = []
+
+    class Keeping:
+        def open(self, progress: RunProgress) -> None:
+            kept.append(progress)
+
+        def show(self, event: object) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    faults = FaultPlan.of({"kind": "jam", "board": 2, "card": 12}, {"kind": "misfeed", "board": 4, "card": 20})
+    with Loopback(SimConfig(seed=4, faults=faults)) as loop:
+        result, out = run_on_loopback(loop, deals_for((1, 2, 3, 4, 5)), tmp_path / "j.db", view=Keeping())
+    assert result.verified == 5, out
+    (progress,) = kept
+    live = progress.reading(lambda rep: (grid_cells(rep), room_figures(rep)))
+    with Journal.open_read_only(tmp_path / "j.db") as reader:
+        from dealer.serve.grid import room_reading
+
+        read_back = room_reading(reader)
+    assert live == read_back
+    assert live[1]["faults"] >= 1 and live[1]["verified"] == 5
+    assert round(progress.boards_per_hour() * progress.time_scale) == live[1]["rate"] > 0

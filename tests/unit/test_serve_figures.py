@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from dealer.serve.figures import union_length
+from dealer.journal.run_report import union_length
 
 
 @pytest.mark.parametrize(("spans", "expected"), [
