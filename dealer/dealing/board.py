@@ -294,7 +294,7 @@ class BoardLife:
         """The machine's report does not match what was asked: nothing is verified on it. The board is
         faulted, emptied and redealt (or left to the director after the last attempt)."""
         job = self.ctx.journal.job(job.id)
-        misreport = events.ProtocolFault(problem=fault.problem, busy=self.busy_lap(job))
+        misreport = events.ProtocolFault(about=fault.about, values=fault.values, busy=self.busy_lap(job))
         self.ctx.journal.advance(job.id, JobState.FAULTED, misreport)
         if job.state in (JobState.DEALING, JobState.DEALT):
             self.machine.abort()
@@ -308,7 +308,7 @@ class BoardLife:
         try:
             report = self._recount_report(job)
             if report.ok and announced is not None and tuple(announced) != report.counts:
-                raise ProtocolFaultError.of(events.PROTOCOL_PROBLEMS["miscounted"], announced=list(announced),
+                raise ProtocolFaultError.of("miscounted", announced=list(announced),
                                             counts=list(report.counts))
         except ProtocolFaultError as fault:
             self.protocol_fault(job, fault)

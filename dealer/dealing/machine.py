@@ -295,18 +295,16 @@ class ProtocolFaultError(MachineFaultError):
     """The machine's report does not match what was asked (another job, another number of pockets, counts
     that do not add up): a fault of the machine or its firmware; nothing may be verified on it."""
 
-    def __init__(self, problem: str, board: int | None = None, *, said: str | None = None) -> None:
-        """`problem` in English (the journal keeps it); `said`: the same in the language spoken (by default
-        `problem`), for the message."""
-        self.problem = problem
+    def __init__(self, about: str, values: dict[str, str], board: int | None = None) -> None:
+        """`about`: the problem's key in `PROTOCOL_PROBLEMS`, filled with `values` (the journal keeps both)."""
+        self.about, self.values = about, values
         super().__init__(_("the machine's report did not match the request: {problem}").format(
-            problem=problem if said is None else said), board=board)
+            problem=_(PROTOCOL_PROBLEMS[about]).format(**values)), board=board)
 
     @classmethod
-    def of(cls, template: str, **values: object) -> ProtocolFaultError:
-        """The fault of a problem `template` marked for the catalogue (`PROTOCOL_PROBLEMS`), filled with `values`:
-        in English for the journal, in the language spoken for the message."""
-        return cls(template.format(**values), said=_(template).format(**values))
+    def of(cls, about: str, **values: object) -> ProtocolFaultError:
+        """The fault of the problem `about` (a key of `PROTOCOL_PROBLEMS`), with its fields."""
+        return cls(about, {name: str(value) for name, value in values.items()})
 
 
 class DeviceRestarted(DealerError):
@@ -634,7 +632,7 @@ class Machine:
                 raise DealingFault.of_event(msg)
             counts = tuple(msg.pocket_counts)
             if len(counts) != self.pockets or sum(counts) != msg.cards_dealt:
-                raise ProtocolFaultError.of(PROTOCOL_PROBLEMS["dealt"], job=job, counts=list(counts),
+                raise ProtocolFaultError.of("dealt", job=job, counts=list(counts),
                                             pockets=len(counts), cards=msg.cards_dealt, machine_pockets=self.pockets)
             return DealResult(msg.job, msg.outcome == DealOutcome.COMPLETE, msg.cards_dealt, counts)
 
@@ -650,7 +648,7 @@ class Machine:
             return True
         if key in self._reported or msg.job in self._issued:
             return False  # a repeat, or a report of an earlier dealing held back over a new Hello (PROTOCOL.md 9)
-        raise ProtocolFaultError.of(PROTOCOL_PROBLEMS[type(msg).__name__], other=msg.job, job=job)
+        raise ProtocolFaultError.of(type(msg).__name__, other=msg.job, job=job)
 
     def deal(self, job: int, timeout: float) -> DealResult:
         """Start dealing `job` and wait for its end (the board must have been read since it went in)."""
@@ -685,7 +683,7 @@ class Machine:
             return None
         if len(report.pockets) != self.pockets or self.pockets != 4:
             cards = [len(p.cards) + p.unidentified for p in report.pockets]
-            raise ProtocolFaultError.of(PROTOCOL_PROBLEMS["recounted"], job=job, pockets=len(report.pockets),
+            raise ProtocolFaultError.of("recounted", job=job, pockets=len(report.pockets),
                                         counts=cards, machine_pockets=self.pockets)
         read = [PocketReading(tuple(p.cards), p.unidentified) for p in report.pockets]
         board = [read[(q - turns) % 4] for q in range(4)]

@@ -172,8 +172,10 @@ def redeal_words(action: Action | None) -> str:
 
 
 REDEAL: Final = N_("redeal: board emptied, the same deal dealt again")
+GIVEN_UP: Final = N_("left for the director: put it right, then run again with --resume")
 START_CANCELLED: Final = N_("start cancelled: the board moved after its check")
-"""What a redeal and a cancelled start are called, in their events' lines and the report's operator actions."""
+"""What a redeal, a board given up and a cancelled start are called, in their events' lines and the report's
+operator actions."""
 
 
 PROTOCOL_FAULT_TITLE: Final = N_("the machine's report did not match the request (protocol fault)")
@@ -199,7 +201,7 @@ template) in the language spoken (`problem_of_protocol_said`)."""
 
 
 def problem_of_protocol_said(problem: str) -> str:
-    """A protocol fault's problem as the journal keeps it (English, made from a template of
+    """A protocol fault's problem as a journal of an earlier version keeps it (English, made from a template of
     `PROTOCOL_PROBLEMS`) in the language spoken; a problem of no template as it is."""
     return said_from(problem, PROTOCOL_PROBLEMS.values())
 
@@ -593,9 +595,16 @@ class ProtocolFault(Event):
     KIND = EventKind.PROTOCOL_FAULT
     TOLD = True
     problem: str = ""
+    """The problem in English, as a journal of an earlier version keeps it ('' in a journal of today's)."""
+    about: str | None = None
+    """The problem's key in `PROTOCOL_PROBLEMS`, with its `values`: said in the reader's language."""
+    values: Mapping[str, str] | None = None
 
     def text(self) -> str:
-        return f"{_(PROTOCOL_FAULT_TITLE)}: {problem_of_protocol_said(self.problem)}"
+        template = PROTOCOL_PROBLEMS.get(self.about or "")
+        said = (_(template).format(**(self.values or {})) if template is not None
+                else problem_of_protocol_said(self.problem))
+        return f"{_(PROTOCOL_FAULT_TITLE)}: {said}"
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return (FaultSeen(PROTOCOL_FAULT_TITLE, "", FaultGroup.MACHINE),)
@@ -732,19 +741,15 @@ class BoardGivenUp(Event):
     problem: str | None = None
 
     def text(self) -> str:
-        return n_("the board failed its check before dealing {count} time: not dealt",
-                  "the board failed its checks before dealing {count} times: not dealt", self.checks).format(
-            count=self.checks)
+        return n_("NOT DEALT after {count} failed check before dealing",
+                  "NOT DEALT after {count} failed checks before dealing", self.checks).format(count=self.checks)
 
     def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
-        why = seen.text() if isinstance(seen, BoardFault) else self.text()
-        return n_("NOT DEALT after {count} failed check: {fault}: left for the director (put it right, then run "
-                  "again with --resume)",
-                  "NOT DEALT after {count} failed checks: {fault}: left for the director (put it right, then run "
-                  "again with --resume)", self.checks).format(count=self.checks, fault=why)
+        last = seen if isinstance(seen, BoardFault) else code_fault(self.code, FaultGroup.BOARD_CHECK, self.problem)
+        return f"{self.text()}: {last.text()}: {self.action()}"
 
     def action(self) -> str:
-        return _("left for the director")
+        return _(GIVEN_UP)
 
 
 @_register

@@ -19,7 +19,15 @@ from typing import Any, Final, assert_never
 
 from dealer.core.dealset import DealSet
 from dealer.journal import events
-from dealer.journal.events import BEFORE_DEALING, PUT_RIGHT_WORDS, REDEAL, START_CANCELLED, FaultGroup, fault_text
+from dealer.journal.events import (
+    BEFORE_DEALING,
+    GIVEN_UP,
+    PUT_RIGHT_WORDS,
+    REDEAL,
+    START_CANCELLED,
+    FaultGroup,
+    fault_text,
+)
 from dealer.journal.store import Job, JobState, Journal, Recorded
 from dealer.language import N_, Sentence, _, listed, n_
 from dealer.stats import SampleStats, analyse
@@ -214,7 +222,7 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
             actions[session.name, where, Sentence.of(BEFORE_DEALING.get(event.code,
                                                                        BEFORE_DEALING[FaultCategory.F8.value]))] += 1
         case events.BoardGivenUp():
-            actions[session.name, where, Sentence.of(N_("board refused too often: left for the director"))] += 1
+            actions[session.name, where, Sentence.of(GIVEN_UP)] += 1
         case events.StartCancelled():
             actions[session.name, where, Sentence.of(START_CANCELLED)] += 1
         case events.Redeal(fix_pack=fix_pack):
@@ -223,7 +231,7 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
                 actions[session.name, where, Sentence.of(N_("pack made whole before a redeal"))] += 1
         case events.MachineMet(serial=serial, simulated=simulated):
             named: str | Sentence = serial or Sentence.of(N_("(no serial)"))
-            who = Sentence.of(N_("{serial}, simulated"), serial=named) if simulated else named
+            who = Sentence.of(N_("{serial} (simulated)"), serial=named) if simulated else named
             if not m.met or m.met[-1] != who:
                 m.met.append(who)
         case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealt()

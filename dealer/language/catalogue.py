@@ -1,16 +1,12 @@
 """The catalogues kept up to date with the code, for the people who write and translate its words.
 
-    python -m dealer.language.catalogue check     # exit 1 naming what is missing, stale, untranslated, fuzzy
-                                                  # or against the glossary (dealer.language.glossary)
+    python -m dealer.language.catalogue check     # exit 1 naming what is missing, stale, untranslated, fuzzy, unglossed
     python -m dealer.language.catalogue update    # each LANG's dealer.po gains the new messages, loses the gone
     python -m dealer.language.catalogue compile   # each dealer.po into its dealer.mo
     python -m dealer.language.catalogue init LANG # start a language: LANG's dealer.po, every message untranslated
 
-A new language: `init LANG`, translate its dealer.po, add LANG to `dealer.language.LANGUAGES`, then
-`compile` and `check`.
-
-The messages are what `_`, `N_` and `n_` mark in `dealer` and `hil`, and argparse's own words (its
-help and its refusals, said through the same catalogue). Babel extracts, reads, writes and compiles.
+A new language: `init LANG`, translate it, add LANG to `dealer.language.LANGUAGES`, `compile`, `check`. The
+messages are what `_`, `N_`, `n_` and `p_` mark in `dealer` and `hil`, and argparse's own words.
 """
 
 from __future__ import annotations

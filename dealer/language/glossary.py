@@ -2,11 +2,8 @@
 checked against them (`breaches`). Russian follows the Russian text of the Laws («Правило»): коробка for the
 tray, сдача for the numbered deal, пересдача, нарушение, судья, тасование.
 
-Each rule is a regular expression, matched case-insensitively from a word's start in every translation of a
-catalogue, and written for every case form (ошибка ... ошибок); `caught` holds texts the rules must catch, `laws`
-the words they must let pass.
-
-May import: the standard library and Babel.
+Each rule is a regular expression, matched case-insensitively from a word's start in every translation, written
+for every case form (ошибка ... ошибок); `caught` holds texts it must catch, `laws` the words it must let pass.
 """
 
 from __future__ import annotations

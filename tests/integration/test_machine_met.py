@@ -81,5 +81,6 @@ def test_a_run_resumed_on_another_machine_says_which_machine_dealt_each_dealing(
                             text=True, timeout=120, check=False)
     assert report.returncode == 0, report.stderr
     (line,) = [line for line in report.stdout.splitlines() if line.strip().startswith("m1")]
-    assert line.strip().startswith("m1 (machine SIM-00000011, simulated, then SIM-00000022, simulated): 3 boards "
+    assert line.strip().startswith("m1 (machines SIM-00000011 (simulated) and SIM-00000022 (simulated), one after the "
+                                   "other): 3 boards "
                                    "verified"), line

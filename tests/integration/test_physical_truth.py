@@ -215,7 +215,7 @@ def test_a_label_that_never_reads_is_refused_three_times_then_left_to_the_direct
         assert loop.device.ledger.times_dealt(label(2)) == 0 and board2.insertions == 3
         assert result.unresolved == ["board 2 copy 1: faulted"] and result.verified == 2
         (given_up,) = lines_with(text, "board 2", "NOT DEALT")
-        assert "after 3 failed checks: F8 wrong board (Law 2): board label not read" in given_up
+        assert "after 3 failed checks before dealing: F8 wrong board (Law 2): board label not read" in given_up
         assert "left for the director" in given_up
         kinds = run.kinds(2)
         assert kinds.count("board-refused") == 3 and kinds.count("board-given-up") == 1

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dealer.cli import COMMANDS, build_parser
-from tests.language.test_languages import CYRILLIC, dealer
+from tests.support.spoken import CYRILLIC, dealer
 
 
 def every_command_line() -> list[list[str]]:

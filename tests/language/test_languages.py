@@ -16,14 +16,7 @@ from dealer.cli import COMMANDS, main
 from dealer.language import LOCALE_DIR, catalogue, n_, speaking
 from tests.support.paths import ROOT
 from tests.support.processes import ENV, run
-
-CYRILLIC = re.compile(r"[А-Яа-яЁё]")
-
-
-def dealer(*argv: str, **environment: str) -> tuple[int, str, str]:
-    """`dealer ARGV` as a user runs it, with `environment` over the suite's."""
-    done = run([sys.executable, "-m", "dealer", *argv], cwd=ROOT, env={**ENV, **environment})
-    return done.returncode, done.stdout, done.stderr
+from tests.support.spoken import CYRILLIC, dealer
 
 
 def words_lines(text: str) -> list[str]:

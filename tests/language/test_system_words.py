@@ -13,7 +13,7 @@ import pytest
 
 from dealer.language import speaking
 from dealer.language.system import REASONS, os_error_text, os_reason
-from tests.language.test_languages import CYRILLIC, dealer
+from tests.support.spoken import CYRILLIC, dealer
 
 WANTED = ("ENOENT", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "EEXIST", "ENOSPC", "EROFS", "EBUSY", "EMFILE", "ENFILE",
           "ENOMEM", "EFBIG", "ELOOP", "ENAMETOOLONG", "EAGAIN", "EIO", "ENXIO", "ENODEV")

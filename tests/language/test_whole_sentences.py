@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dealer.language import ListStyle, catalogue, listed, speaking
-from tests.language.test_languages import dealer
+from tests.support.spoken import dealer
 
 
 @pytest.mark.parametrize(("language", "items", "style", "said"), [

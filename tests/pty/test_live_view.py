@@ -1,8 +1,8 @@
 """The live view as a person sees it: `dealer deal` with its standard error on an 80×24 pseudo-terminal,
 two machines named by long `sim://` URLs (shown as sim1 and sim2), one with faults; the screen rebuilt from
 every byte it wrote (`tests.support.screen`). The step column stays on the screen in every frame, machines go
-by short names, the finished rows say done, and the head line's rate is the run's pace as the report gives it. The demo's
-story, on the same terminal, is wrapped between words."""
+by short names, the finished rows say done, and the head line's rate is the run's pace as the report gives it. The
+demo's story, on the same terminal, is wrapped between words."""
 
 from __future__ import annotations
 

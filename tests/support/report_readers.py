@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ class ReportFigures:
     faults: dict[tuple[str, str], int] = field(default_factory=dict)
     actions: dict[tuple[str, str], int] = field(default_factory=dict)
     met: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """Per machine, the machines that answered on it (serial, and ", simulated" for a simulated one), in order."""
+    """Per machine, the machines that answered on it (serial, and " (simulated)" for a simulated one), in order."""
 
 
 def _add(counts: dict[tuple[str, str], int], key: tuple[str, str], n: int) -> None:
@@ -47,9 +48,10 @@ def from_text(text: str) -> ReportFigures:
             out.sessions[name] = (jobs, verified, dealings)
         elif section == "Machines":
             name, rest = body.split(": ", 1)
-            name, _, met = name.partition(" (machine ")
-            if met:
-                out.met[name] = tuple(met.removesuffix(")").split(", then "))
+            name, _, met = name.partition(" (machine")
+            if met:  # 'machine S1' or 'machines S1 (simulated), S2 and S3, one after the other'
+                listed = met.removeprefix("s").strip().removesuffix(")").removesuffix(", one after the other")
+                out.met[name] = tuple(re.split(r", | and ", listed))
             parts = [p.strip() for p in rest.replace(";", ",").split(",")]
             verified, dealings = int(parts[0].split()[0]), int(parts[1].split()[0])
             recount, faults, interruptions = (int(p.split()[0]) for p in parts[-3:])
