@@ -1,5 +1,4 @@
-"""The catalogues kept up to date with the code, for the people who write and translate its words.
-
+"""The catalogues kept up to date with the code, for the people who write and translate its words:
     python -m dealer.language.catalogue check     # exit 1 naming what is missing, stale, untranslated, fuzzy, unglossed
     python -m dealer.language.catalogue update    # each LANG's dealer.po gains the new messages, loses the gone
     python -m dealer.language.catalogue compile   # each dealer.po into its dealer.mo
