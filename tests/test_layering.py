@@ -32,7 +32,7 @@ LAYERS: dict[str, set[str]] = {
     "dealer.journal": {"dealer.core", "dealer.formats", "dealer.verify", "dealer.stats"},
     "dealer.dealing": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.verify", "dealer.stats",
                        "dealer.journal", "firmware_protocol", "hil"},
-    "dealer.plan": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
+    "dealer.plan": {"dealer.core", "dealer.engines", "dealer.prepared", "dealer.formats", "dealer.squaredeal", "dealer.verify",
                     "dealer.journal", "dealer.dealing"},
     "dealer.serve": {"dealer.core", "dealer.engines", "dealer.formats", "dealer.squaredeal", "dealer.verify",
                      "dealer.stats", "dealer.printing", "dealer.journal", "dealer.dealing", "dealer.plan"},

@@ -274,9 +274,10 @@ def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]
 def practice(options: RunOptions, ports: Sequence[str], say: bool = True) -> RunOptions:
     """`options`, with the practice history beside the journal when no history is given and every machine
     of `ports` is simulated (`practice_history`), or when the run is a teaching run, whatever history is given
-    (`teaching_history`); said once on `options.out` when `say`."""
+    (`teaching_history`, unless the practice history is given already); said once on `options.out` when `say`."""
     if options.teaching:
-        path = teaching_history(Path(options.journal).absolute().parent)
+        given = options.history if options.practice else None
+        path = given if given is not None else teaching_history(Path(options.journal).absolute().parent)
         if say:
             options.out.write(teaching_note(path) + "\n")
             options.out.flush()
