@@ -34,7 +34,9 @@ def register(sub: Any) -> None:
                                    "journalled: after any crash, run the same command with --resume. One "
                                    "process at a time holds a journal; a second is refused (exit 10), naming "
                                    "the first. Deals dealt before on this computer (its deal history) are "
-                                   "refused unless the event is a replay (Law 6D2, exit 8). Ctrl-C, SIGTERM or "
+                                   "refused unless the event is a replay (Law 6D2, exit 8); deals made under "
+                                   "conditions (dealer generate --where) unless the run is a teaching run (Law 6E4, "
+                                   "exit 8). Ctrl-C, SIGTERM or "
                                    "SIGHUP stop the run cleanly and print the command that resumes it (exit "
                                    "130); a journal that cannot be written (disk full, read-only) stops it as "
                                    "cleanly (exit 9)."))
@@ -52,6 +54,10 @@ def register(sub: Any) -> None:
     p.add_argument("--replay", action="store_true",
                    help=_("allow deals already dealt in another run (a replay event, or more copies later; Law "
                         "6D2); a plan marks its replay sessions itself"))
+    p.add_argument("--teaching", action="store_true",
+                   help=_("a teaching run: deal a file of prepared boards (made under conditions, which Law 6E4 keeps "
+                        "out of an event) or any deal file for a lesson; its deals go into the practice history "
+                        "beside the journal, never the club's (a plan says kind = \"teaching\" itself)"))
     p.add_argument("--report", metavar="FILE",
                    help=_("write a run report: FILE.csv (figures; fault texts only with --show-cards), FILE.txt "
                         "(readable summary), else JSON (fault codes, Laws and actions; the cards they name "
@@ -66,6 +72,7 @@ def register(sub: Any) -> None:
               ("dealer deal session.pbn --port /dev/ttyUSB0 --resume", _("after any crash: on from where it stopped")),
               ("dealer deal session.pbn --port COM3 --port COM4 --copies 2", _("two machines, sets A1 and A2")),
               ("dealer deal session.pbn --port 'sim://?speed=50'", _("on the built-in simulated machine")),
+              ("dealer deal lesson.pbn --port /dev/ttyUSB0 --teaching", _("prepared boards for a lesson")),
               ("dealer deal session.pbn --port /dev/ttyUSB0 > deal.log", _("the summary into deal.log")),
               ("dealer deal --plan congress.toml", _("a congress: every session on the plan's machines"))],
           _("FILE is a deal file; URL a machine's port (dealer ports --probe finds it): /dev/ttyUSB0, COM3, "
@@ -143,7 +150,7 @@ def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: st
                        max_attempts=args.max_attempts)
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
                       set_name=args.set_name or "A", resume=args.resume,
-                      replay=args.replay,
+                      replay=args.replay, teaching=args.teaching,
                       report=Path(args.report) if args.report else None, force=args.force,
                       show_cards=args.show_cards,
                       quiet=args.quiet, limits=limits, out=sys.stderr, view=run_view(args.plain), title=title,
@@ -169,7 +176,8 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
 
     given = [flag for flag, value in (("FILE", args.file), ("--port", args.port), ("--copies", args.copies),
                                       ("--set", args.set_name), ("--boards", args.boards),
-                                      ("--replay", args.replay), ("--first-board", args.first_board),
+                                      ("--replay", args.replay), ("--teaching", args.teaching),
+                                      ("--first-board", args.first_board),
                                       ("--first-game/--game", args.game),
                                       ("--skip-results-only", args.skip_results_only),
                                       ("--number-in-order", args.number_in_order)) if value]

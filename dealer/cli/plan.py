@@ -16,7 +16,7 @@ from dealer.cli.history import history_option, history_path
 from dealer.cli.live import add_view_option, task_progress
 from dealer.cli.options import speak_the_plans
 from dealer.core.boards import format_board_range
-from dealer.journal.history import practice_history, practice_note
+from dealer.journal.history import practice_history, practice_note, teaching_history, teaching_note
 from dealer.language import N_, _, n_, said_from
 from dealer.plan import DealingOrder, Plan, PlanError, Session
 from dealer.plan import problems as check
@@ -66,10 +66,15 @@ def run(args: argparse.Namespace) -> int:
         notes = []  # listed with the problems below
     print("\n".join(describe(plan)))
     history = history_path(args)
-    practice = practice_history((m.url for m in plan.machines), Path(plan.event.journal).absolute().parent,
-                                given=history, create=False)
-    if practice is not None:
-        print(practice_note(practice))
+    folder = Path(plan.event.journal).absolute().parent
+    if plan.event.teaching:
+        teaching = teaching_history(folder, create=False)
+        print(teaching_note(teaching))
+        practice: Path | None = teaching
+    else:
+        practice = practice_history((m.url for m in plan.machines), folder, given=history, create=False)
+        if practice is not None:
+            print(practice_note(practice))
     history = practice or history
     runs = check.journal_runs(plan.event.journal)
     _problems, history_notes = check.history_problems(plan, plan.sessions, runs, history)

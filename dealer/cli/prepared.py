@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from types import ModuleType
-from typing import Final
 
 import numpy as np
 
@@ -22,12 +20,10 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import UsageError
 from dealer.core.outfile import check_writable, write_bytes
 from dealer.language import _
-from dealer.prepared import DEFAULT_MAX_DEALS, Compiled, Predeal, Script, parse_script, read_script, search
+from dealer.prepared import DEFAULT_MAX_DEALS, Compiled, Script
 from dealer.prepared.actions import printed, statistics
+from dealer.prepared.boards import load, metadata, prepare
 from dealer.prepared.search import MAX_DEALS_BOUND
-
-TAG_TEXT: Final = 200
-"""The most characters of the condition a file's tag carries."""
 
 
 def register_options(p: argparse.ArgumentParser) -> None:
@@ -65,15 +61,6 @@ def check_options(args: argparse.Namespace) -> None:
                 raise UsageError(_("{option} applies to prepared boards: give --where too").format(option=name))
 
 
-def load(where: str) -> Script:
-    """The script --where names: a file if one is there (or the text looks like a file's name), else the text."""
-    path = Path(where)
-    looks_like_file = where.endswith((".dlr", ".txt", ".dealer")) and "(" not in where
-    if looks_like_file or (len(where) < 4096 and "\n" not in where and path.is_file()):
-        return read_script(path)
-    return parse_script(where, "--where")
-
-
 def run(args: argparse.Namespace, spans: list[tuple[int, int]], seed: bytes, owner: bytes,
         outputs: list[tuple[str, ModuleType]]) -> int:
     script = load(args.where)
@@ -81,16 +68,12 @@ def run(args: argparse.Namespace, spans: list[tuple[int, int]], seed: bytes, own
     if args.report:
         check_writable(args.report, force=args.force)
     boards = np.concatenate([np.arange(first, last + 1, dtype=np.int64) for first, last in spans])
-    limit = args.max_deals or script.generate or DEFAULT_MAX_DEALS
     engine = engines.make_engine(args.engine, seed, owner, threads=args.threads)
-    predeal = Predeal(script.predeal) if script.predeal else None
-    found = search(compiled, engine, len(boards), max_deals=limit, predeal=predeal)
+    found = prepare(script, engine, len(boards), args.max_deals, compiled)
     results = statistics(compiled, found.deals)
     deals = turned(found.deals, boards, script.dealer or 0) if args.turn_to_dealer else found.deals
     condition = script.summary()
-    shown = condition if len(condition) <= TAG_TEXT else condition[:TAG_TEXT - 3] + "..."
-    metadata = {"generator": f"dealer {args.engine}; prepared, Law 6E4: {shown}", "conditions": condition}
-    made = DealSet.from_deals(deals, boards, event=args.event, metadata=metadata)
+    made = DealSet.from_deals(deals, boards, event=args.event, metadata=metadata(args.engine, script))
     for path, module in outputs:
         options = {"blind": True} if args.blind and module.NAME in ("dup", "dlm") else {}
         formats.write_file_parts(path, iter([made]), module.NAME, force=args.force, threads=args.threads, **options)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +21,19 @@ from dealer.language import _
 
 IntArray = npt.NDArray[np.int64]
 SeatArray = npt.NDArray[np.uint8]
+
+PREPARED_MARK: Final = "prepared, Law 6E4: "
+"""What a generator tag says before the condition its deals were made under (`dealer generate --where`)."""
+
+
+def made_under(metadata: dict[str, str]) -> str | None:
+    """The condition a file's metadata says its deals were made under (its ``conditions``, else what its
+    generator tag gives after `PREPARED_MARK`); None for deals made wholly at random."""
+    given = metadata.get("conditions", "").strip()
+    if given:
+        return given
+    _head, mark, condition = metadata.get("generator", "").partition(PREPARED_MARK)
+    return (condition.strip() or "?") if mark else None
 
 
 class BoardDeal(NamedTuple):
@@ -42,8 +55,12 @@ class DealSet:
     vulnerabilities: SeatArray
     event: str = ""
     metadata: dict[str, str] = field(default_factory=dict)
+    conditions: str | None = field(default=None, init=False)
+    """The condition the deals were made under (prepared boards, not wholly random: Law 6E4), as the file's
+    metadata says (`made_under`); None for a file that says nothing of the kind."""
 
     def __post_init__(self) -> None:
+        self.conditions = made_under(self.metadata)
         self.deals = check_deals(np.asarray(self.deals).reshape(-1, 52))
         self.boards = np.asarray(self.boards, dtype=np.int64).reshape(-1)
         self.dealers = np.asarray(self.dealers, dtype=np.uint8).reshape(-1)

@@ -20,7 +20,8 @@ EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (4, N_("output: a file that cannot be written, or exists (--force replaces it)")),
     (5, N_("a machine could not be reached: no such port, no answer, or the link was lost")),
     (7, N_("a machine stopped on a fault it cannot recover from")),
-    (8, N_("the Laws refuse: boards not verified (a recount found faults), or deals dealt before (Law 6D2)")),
+    (8, N_("the Laws refuse: boards not verified (a recount found faults), deals dealt before (Law 6D2), or\n"
+        "       deals made under conditions outside a teaching run (Law 6E4)")),
     (9, N_("the journal refuses: no run to resume, a journal missing, empty or damaged, or one that cannot be\n"
         "       written (disk full, read-only, file too large): the run stops, resumable")),
     (10, N_("the journal is in use by another live process (one controller per journal)")),
@@ -141,6 +142,11 @@ class VerificationError(DealerError):
 class DealReused(VerificationError):
     """Law 6D2 (fault F10): a deal was dealt before, in another run (found in a journal or in the deal
     history), and the run is not marked a replay. Nothing was dealt."""
+
+
+class PreparedBoards(VerificationError):
+    """Law 6E4: deals made under conditions (prepared boards) are not wholly random, so a run that is not a
+    teaching run may not deal them. Nothing was dealt."""
 
 
 class JournalError(DealerError):

@@ -17,7 +17,15 @@ from typing import IO, Any, Final
 
 from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealerError, Interrupted, JournalDamaged, JournalError, UsageError, VerificationError
+from dealer.core.errors import (
+    DealerError,
+    Interrupted,
+    JournalDamaged,
+    JournalError,
+    PreparedBoards,
+    UsageError,
+    VerificationError,
+)
 from dealer.dealing import report_file
 from dealer.dealing.context import RunContext, RunLimits
 from dealer.dealing.machine import HOST_PROTOCOL, Cancelled, Machine
@@ -26,7 +34,16 @@ from dealer.dealing.progress import ProgressView, RunProgress
 from dealer.dealing.station import Station
 from dealer.dealing.transport import check_traces
 from dealer.journal.events import Released
-from dealer.journal.history import DealHistory, HistoryChoice, check_named, check_reuse, practice_history, practice_note
+from dealer.journal.history import (
+    DealHistory,
+    HistoryChoice,
+    check_named,
+    check_reuse,
+    practice_history,
+    practice_note,
+    teaching_history,
+    teaching_note,
+)
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
 from dealer.journal.store import LOST_ADVICE, Job, JobState, Journal, Run
@@ -58,6 +75,9 @@ class RunOptions:
     practice: bool = False
     """`history` is a practice history, chosen because none was named (`practice`): a simulated machine's
     deals go there, and a machine that says it is real puts its deals into this computer's history."""
+    teaching: bool = False
+    """A teaching run: it may deal deals made under conditions (prepared boards, Law 6E4), and every machine's deals
+    go into the practice history beside the journal (`teaching`), never the club's."""
     out: IO[str] = field(default_factory=lambda: sys.stderr)
     view: ProgressView | None = None
     """How progress is shown (default: one plain line an event on `out`)."""
@@ -124,8 +144,11 @@ def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | N
     history), put every job left half-way by a crash back where it belongs, `execute`, and end with a
     summary and an optional report.
     """
+    refused = conditions_problem(deals, options.teaching, source)  # first: nothing is made for a refused file
+    if refused is not None:
+        raise refused
     practising = practice(options, options.ports, say=False)
-    problems = session_problems(deals, practising, name or Path(source).stem)
+    problems = session_problems(deals, practising, name or Path(source).stem, source=source)
     if problems:
         raise problems[0]
     options = practice(options, options.ports)
@@ -151,15 +174,32 @@ class Advice:
 
     resume: str = RESUME_ADVICE
     replay: str = N_("if this event is a replay of those deals, say so with --replay")
+    teaching: str = N_("to deal them for a lesson, give --teaching (its deals then go into the practice history)")
     """(Each said through the catalogue where a refusal names it.)"""
 
 
-def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Advice = Advice()) -> list[DealerError]:
-    """Every rule a run of `deals` breaks before it starts, in the order `deal_session` meets them: the board
-    sets of every copy and the boards by the label rule (`copies_plan`), the options (`check_run_options`),
+def conditions_problem(deals: DealSet, teaching: bool, source: str, advice: Advice = Advice()) -> PreparedBoards | None:
+    """The refusal of deals made under conditions (`DealSet.conditions`: prepared boards, not wholly random) for a
+    run that is not a teaching run (Law 6E4), naming the file `source`; None when the run may deal them."""
+    if deals.conditions is None or teaching:
+        return None
+    condition = deals.conditions if len(deals.conditions) <= 60 else deals.conditions[:57] + "..."
+    return PreparedBoards(_("{file}: its deals were made under conditions ({condition}), not wholly at random: Law "
+                            "6E4 keeps them out of an event; {advice}").format(
+        file=source, condition=condition, advice=_(advice.teaching)))
+
+
+def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Advice = Advice(), *,
+                     source: str | None = None) -> list[DealerError]:
+    """Every rule a run of `deals` breaks before it starts, in the order `deal_session` meets them: deals made
+    under conditions outside a teaching run (Law 6E4: `conditions_problem`, naming `source`, else `name`), the
+    board sets of every copy and the boards by the label rule (`copies_plan`), the options (`check_run_options`),
     wire traces, a journal another controller holds, an unfinished run not resumed (or a resume with none),
     a deal dealt before in another run `name` is not a replay of (Law 6D2). The one check of `dealer deal`, the
     console's Check and its Start; it reads the journal and the history and writes neither."""
+    refused = conditions_problem(deals, options.teaching, source or name, advice)
+    if refused is not None:
+        return [refused]
     found: list[DealerError] = []
     for rule in (lambda: copies_plan(deals, options.copies, options.set_name), lambda: check_run_options(options),
                  lambda: check_traces(options.ports)):
@@ -233,7 +273,15 @@ def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]
 
 def practice(options: RunOptions, ports: Sequence[str], say: bool = True) -> RunOptions:
     """`options`, with the practice history beside the journal when no history is given and every machine
-    of `ports` is simulated (`practice_history`), said once on `options.out` when `say`."""
+    of `ports` is simulated (`practice_history`), or when the run is a teaching run, whatever history is given
+    (`teaching_history`, unless the practice history is given already); said once on `options.out` when `say`."""
+    if options.teaching:
+        given = options.history if options.practice else None
+        kept = given if given is not None else teaching_history(Path(options.journal).absolute().parent)
+        if say:
+            options.out.write(teaching_note(kept) + "\n")
+            options.out.flush()
+        return replace(options, history=kept, practice=True)
     if options.history is not None:
         return options
     path = practice_history(ports, Path(options.journal).absolute().parent)
@@ -348,7 +396,8 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
     ctx = RunContext(journal, run_ids[0], runs[0][1], progress, default_set=options.set_name,
                      limits=options.limits, machine_names=set(names), later_runs=tuple(runs[1:]),
                      stop=options.stop if options.stop is not None else threading.Event(),
-                     histories=HistoryChoice.of_run(options.history, options.practice, options.journal))
+                     histories=HistoryChoice.of_run(options.history, options.practice, options.journal,
+                                                    options.teaching))
     sessions = {run: journal.run(run).name for run in run_ids}
     errors: list[tuple[str, DealerError]] = []
     progress.open()

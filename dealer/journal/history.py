@@ -101,8 +101,11 @@ class HistoryChoice:
     real: Path | None
 
     @classmethod
-    def of_run(cls, history: Path | None, practice: bool, journal: Path) -> HistoryChoice:
-        """The choice of a run checked against `history`, a practice history if `practice` (none was named)."""
+    def of_run(cls, history: Path | None, practice: bool, journal: Path, teaching: bool = False) -> HistoryChoice:
+        """The choice of a run checked against `history`, a practice history if `practice` (none was named); a
+        teaching run's `history` is its practice history, for every machine, real ones too."""
+        if teaching:
+            return cls(history, history, history)
         if practice:
             return cls(history, history, None)
         nothing_named = history is None and named_path() is None
@@ -122,6 +125,22 @@ class HistoryChoice:
 def never_made_practice(path: Path | None) -> bool:
     """A practice history not made yet (no practice run has dealt there): it holds nothing to find."""
     return path is not None and path.name == PRACTICE_FILE and not path.exists()
+
+
+def teaching_history(folder: Path, *, create: bool = True) -> Path:
+    """The practice history a teaching run keeps its deals in (prepared boards, Law 6E4): ``simulated-history.sqlite``
+    in `folder`, whatever its machines and whatever history is named; made empty if there is none (unless
+    `create` is False: a check writes nothing). Never this computer's deal history."""
+    path = folder / PRACTICE_FILE
+    if create:
+        DealHistory.open(path, create=True).close()
+    return path
+
+
+def teaching_note(path: Path) -> str:
+    """The one line a teaching run says about where its deals are kept."""
+    said = _("teaching run: its deals are kept in a practice history ({path}), never in the club's deal history")
+    return said.format(path=path)
 
 
 def practice_note(path: Path) -> str:

@@ -2,8 +2,8 @@
 and the field's key path) -> deal sets and board jobs per session, and its run over `dealer.dealing`. The
 fields and an example: docs/plan-file.md and examples/congress.toml.
 
-May import: `dealer.core`, `dealer.language`, `dealer.engines`, `dealer.formats`, `dealer.squaredeal`,
-`dealer.verify`, `dealer.journal`, `dealer.dealing`.
+May import: `dealer.core`, `dealer.language`, `dealer.engines`, `dealer.prepared` (a teaching plan's scripts),
+`dealer.formats`, `dealer.squaredeal`, `dealer.verify`, `dealer.journal`, `dealer.dealing`.
 """
 
 from __future__ import annotations

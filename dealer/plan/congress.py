@@ -110,7 +110,7 @@ class Plan:
         self.event.deal_folder.mkdir(parents=True, exist_ok=True)
         seed_file = sources.seed_path(self.event.deal_folder, session.name) if self.event.keep_seeds else None
         deals = sources.generate(path, source.engine, session.boards, owner=self.event.owner,
-                                 event=self.event.name, seed_file=seed_file)
+                                 event=self.event.name, seed_file=seed_file, script=source.script)
         self._files[path] = deals
         return deals
 

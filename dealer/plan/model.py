@@ -7,15 +7,18 @@ dealing order the plan asks for. Reading and checking the TOML file is :mod:`dea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from dealer.core.boards import format_board_range
 from dealer.core.errors import FormatError
 from dealer.journal.jobplan import JobPlan
 from dealer.language import N_
+
+if TYPE_CHECKING:
+    from dealer.prepared import Script
 
 KeyPath = tuple[str | int, ...]
 """Where a value is in a plan document: keys and array positions (from 0), e.g. ``("sessions", 2, "boards")``."""
@@ -60,19 +63,27 @@ class PlanEvent:
     order: DealingOrder  # default dealing order of the sessions
     keep_seeds: bool     # also write <session>.seed (0600) when generating
     lang: str | None = None  # the language spoken for the event (`lang`), unless the command line names one
+    teaching: bool = False   # kind = "teaching": prepared boards may be dealt (Law 6E4), into the practice history
 
 
 @dataclass(frozen=True)
 class EngineSource:
-    """Fresh deals from an engine stream, generated once into the session's deal file."""
+    """Fresh deals from an engine stream, generated once into the session's deal file; with `where` (a teaching
+    plan only), only the deals that meet the script it names (prepared boards, Law 6E4)."""
 
     engine: str
+    where: str | None = None
+    """The script as the plan names it: a file (from the plan's folder) or a condition."""
+    script: Script | None = field(default=None, compare=False)
+    """The script `where` names, read and checked with the plan."""
 
     @property
     def kind(self) -> str:
         return self.engine
 
     def describe(self) -> str:
+        if self.where is not None:
+            return FRESH_PREPARED.format(engine=self.engine, where=self.where)
         return FRESH_DEALS.format(engine=self.engine)
 
 
@@ -125,12 +136,13 @@ class SessionSource:
 Source = EngineSource | FileSource | SquareDealSource | SessionSource
 
 FRESH_DEALS: Final = N_("{engine} (fresh deals)")
+FRESH_PREPARED: Final = N_("{engine} (fresh deals meeting {where}: prepared boards)")
 FILE: Final = N_("file {path}")
 FILE_IN_FORMAT: Final = N_("file {path} ({format})")
 SQUAREDEAL: Final = N_("SquareDeal {sqd} {session} (original set)")
 SQUAREDEAL_RESERVE: Final = N_("SquareDeal {sqd} {session} (reserve set)")
 DEALS_OF: Final = N_("deals of session {session}")
-SOURCE_WORDS: Final = (FRESH_DEALS, FILE_IN_FORMAT, FILE, SQUAREDEAL, SQUAREDEAL_RESERVE, DEALS_OF)
+SOURCE_WORDS: Final = (FRESH_PREPARED, FRESH_DEALS, FILE_IN_FORMAT, FILE, SQUAREDEAL, SQUAREDEAL_RESERVE, DEALS_OF)
 """How a session's source is described (`describe`: in English, as the journal keeps it); said in the language
 spoken with `dealer.language.said_from`."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from dealer.core.errors import DealerError, DealReused, JournalError, UsageError
+from dealer.core.errors import DealerError, DealReused, JournalError, PreparedBoards, UsageError
 from dealer.dealing import ports
 from dealer.journal.history import DealHistory, check_reuse, named_path, never_made_practice, own_path
 from dealer.journal.store import Journal, Run
@@ -28,7 +28,7 @@ def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequen
     the runs its journal holds (`runs`; a fresh journal holds none) and the deal history (`history`, None:
     this computer's), in the order the run checks them."""
     chosen = list(plan.sessions if sessions is None else sessions)
-    found: list[DealerError] = []
+    found: list[DealerError] = list(prepared_problems(plan, chosen))
     missing = machines_problem(plan)
     if missing is not None:
         found.append(missing)
@@ -40,6 +40,27 @@ def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequen
     found += unfinished_problems(held, resume=resume, journal=journal or str(plan.event.journal))
     found += board_clashes([s for s in chosen if not _finished(held[s.name])])
     return found
+
+
+def prepared_problems(plan: Plan, sessions: Sequence[Session]) -> list[PreparedBoards]:
+    """Each of `sessions` whose deals were made under conditions (prepared boards, `DealSet.conditions`) in a plan
+    that is not a teaching plan: Law 6E4 keeps such deals out of an event. Sessions not generated yet are not
+    generated to find out (only a teaching plan makes prepared boards)."""
+    if plan.event.teaching:
+        return []
+    refused = []
+    for session in sessions:
+        if plan.needs_generation(session):
+            continue
+        condition = plan.deal_set(session).conditions
+        if condition is None:
+            continue
+        shown = condition if len(condition) <= 60 else condition[:57] + "..."
+        refused.append(PreparedBoards(_("session {session}: its deals were made under conditions ({condition}), not "
+                                        "wholly at random: Law 6E4 keeps them out of an event; a plan for lessons "
+                                        "says kind = \"teaching\" at its top").format(
+            session=session.name, condition=shown)))
+    return refused
 
 
 def journal_runs(path: Path) -> list[Run]:

@@ -9,7 +9,7 @@ import difflib
 import re
 import sys
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, NoReturn
 from urllib.parse import urlsplit
@@ -49,7 +49,7 @@ MAX_BOARD: Final = 9999  # the highest number a board label carries
 DEFAULT_DEAL_FOLDER: Final = "deals"
 
 # key -> required?
-_TOP: Final = {"event": True, "sessions": True, "machines": False}
+_TOP: Final = {"kind": False, "event": True, "sessions": True, "machines": False}
 _EVENT: Final = {"name": True, "owner": False, "owner_hex": False, "deal_folder": False, "journal": False,
                  "order": False, "keep_seeds": False, "lang": False}
 _SESSION: Final = {"name": True, "boards": False, "source": False, "replay": False, "order": False,
@@ -57,8 +57,11 @@ _SESSION: Final = {"name": True, "boards": False, "source": False, "replay": Fal
 _SECTION: Final = {"name": True, "copies": False, "sets": False, "boards": False}
 _MACHINE: Final = {"name": True, "port": True}
 # source kind key -> the other keys it allows
-_SOURCE: Final = {"engine": (), "file": ("format",), "squaredeal": ("sqk", "session", "reserve"),
+_SOURCE: Final = {"engine": ("where",), "file": ("format",), "squaredeal": ("sqk", "session", "reserve"),
                   "deals_of": ()}
+
+TEACHING: Final = "teaching"
+"""The one `kind` a plan may say: a plan for lessons, whose sessions may deal prepared boards (Law 6E4)."""
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
@@ -157,6 +160,7 @@ class _PlanChecker:
         self.base = base
         self.files: dict[Path, DealSet] = {}
         self.squaredeal: dict[SquareDealSource, sources.SquareDealSession] = {}
+        self.teaching = False
 
     # --- generic checks -----------------------------------------------------------------------
 
@@ -272,7 +276,14 @@ class _PlanChecker:
 
     def plan(self, doc: dict[str, Any]) -> PlanContent:
         self.table(doc, (), _TOP)
+        kind = self.get(doc, (), "kind", str)
+        if kind is not None and kind != TEACHING:
+            self.fail(("kind",), _("{kind} is not a kind of plan: the one kind is \"teaching\" (prepared boards for "
+                                   "lessons, Law 6E4); an event's plan says no kind").format(kind=repr(kind)))
         event = self.event(self.table(doc["event"], ("event",), _EVENT))
+        if kind == TEACHING:
+            event = replace(event, teaching=True)
+        self.teaching = event.teaching
         machines = self.machines(doc.get("machines", []))
         sessions: list[Session] = []
         for i, raw in enumerate(self.items(doc["sessions"], ("sessions",))):
@@ -380,12 +391,28 @@ class _PlanChecker:
                 self.fail(where if written_as_name else where + ("engine",),
                           _("unknown engine {engine}; choose from {engines}").format(
                               engine=repr(engine), engines=", ".join(engines.engine_names())))
+            if "where" in value:
+                return self.prepared_source(engine, value, where)
             return EngineSource(engine)
         if kind == "file":
             return self.file_source(value, where)
         if kind == "squaredeal":
             return self.squaredeal_source(value, where, session)
         return self.session_source(value, where, earlier)
+
+    def prepared_source(self, engine: str, value: dict[str, Any], where: KeyPath) -> EngineSource:
+        """An engine source with a script (``where``): prepared boards, in a teaching plan only (Law 6E4)."""
+        if not self.teaching:
+            self.fail(where + ("where",), _("deals made under conditions are not wholly random (Law 6E4): only a "
+                                            "teaching plan may make them; put kind = \"teaching\" at its top"))
+        from dealer.prepared.boards import load  # (the script language: read only for a plan that has one)
+
+        text = self.text(value, where, "where")
+        try:
+            script = load(text, self.base)
+        except DealerError as exc:
+            self.fail(where + ("where",), str(exc))
+        return EngineSource(engine, text, script)
 
     def file_source(self, value: dict[str, Any], where: KeyPath) -> FileSource:
         path = self.file(value, where, "file")

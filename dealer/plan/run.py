@@ -37,6 +37,11 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     `options` (the CLI passes the plan's journal unless told otherwise)."""
     chosen = [plan.session(name) for name in sessions] if sessions else list(plan.sessions)
     chosen = [s for s in plan.sessions if s in chosen]  # plan order, each once
+    refused = check.prepared_problems(plan, chosen)  # first: nothing is made for a plan the Laws refuse
+    if refused:
+        raise refused[0]
+    if plan.event.teaching:
+        options = replace(options, teaching=True)
     lock = JournalLock.acquire(options.journal, "dealer deal --plan")  # first: a live run is named, nothing else
     try:
         options = practice(options, [m.url for m in plan.machines])

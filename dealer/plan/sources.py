@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import FormatError, OutputExistsError, UsageError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes
 from dealer.language import _
+
+if TYPE_CHECKING:
+    from dealer.prepared import Script
 
 GENERATED_FORMAT: Final = "pbn"
 
@@ -37,8 +40,9 @@ def read_deals(path: Path, fmt: str | None = None) -> DealSet:
 
 
 def generate(path: Path, engine: str, boards: tuple[int, ...], *, owner: bytes, event: str,
-             seed_file: Path | None = None) -> DealSet:
-    """Deal `boards` from a fresh `engine` stream into the new file `path` and return what the file holds.
+             seed_file: Path | None = None, script: Script | None = None) -> DealSet:
+    """Deal `boards` from a fresh `engine` stream into the new file `path` and return what the file holds; with
+    a `script`, only the deals of the stream that meet it (prepared boards: the file says so, Law 6E4).
 
     Refuses (`OutputExistsError`) if `path` or `seed_file` exists. If another process writes `path`
     first, its file is the record and is returned instead. The file is read back and must hold
@@ -48,8 +52,15 @@ def generate(path: Path, engine: str, boards: tuple[int, ...], *, owner: bytes, 
     if seed_file is not None:
         check_writable(seed_file)
     seed = engines.fresh_seed(engine)
-    deals = DealSet.from_deals(engines.make_engine(engine, seed, owner).deals(len(boards)), boards,
-                               event=event, metadata={"generator": f"dealer {engine}"})
+    stream = engines.make_engine(engine, seed, owner)
+    if script is None:
+        deals = DealSet.from_deals(stream.deals(len(boards)), boards, event=event,
+                                   metadata={"generator": f"dealer {engine}"})
+    else:
+        from dealer.prepared.boards import metadata, prepare  # (the script language: for a teaching plan only)
+
+        deals = DealSet.from_deals(prepare(script, stream, len(boards)).deals, boards, event=event,
+                                   metadata=metadata(engine, script))
     try:
         formats.write_file(path, deals, GENERATED_FORMAT)
     except OutputExistsError:

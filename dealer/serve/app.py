@@ -198,7 +198,8 @@ def _request_of(body: dict[str, Any], console: Console) -> RunRequest:
     chosen = body.get("machines", body.get("ports", []))
     ids = tuple(str(m).strip() for m in (chosen if isinstance(chosen, list) else [chosen]) if str(m).strip())
     return RunRequest(path, console.offer.resolve(ids), copies, set_name, body.get("resume") is True, ids,
-                      replay=body.get("replay") is True)  # (only a JSON true: "false" is no replay)
+                      replay=body.get("replay") is True,  # (only a JSON true: "false" is no replay)
+                      teaching=body.get("teaching") is True)
 
 
 async def _json_body(request: Request) -> dict[str, Any]:

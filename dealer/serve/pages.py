@@ -99,6 +99,7 @@ START: Final = """
     <label>{board_set} <input id="set" value="A" size="4"></label>
     <label><input id="resume" type="checkbox"> {resume_run}</label>
     <label><input id="replay" type="checkbox"> {replay}</label>
+    <label><input id="teaching" type="checkbox"> {teaching}</label>
   </fieldset>
   <fieldset id="ports"><legend>{machines}</legend>{choices}
   </fieldset>
@@ -122,6 +123,8 @@ def start_page(machines: Sequence[tuple[str, str]], files: Sequence[str]) -> str
         resume_run=_("resume the unfinished run"),
         replay=_("a replay of deals dealt before (Law 6D2: the deals were played in another session and are dealt "
                  "again on purpose)"),
+        teaching=_("teaching (prepared boards, practice history): a lesson's boards, which may be made under "
+                   "conditions (Law 6E4), dealt into the practice history, never the club's"),
         machines=_("Machines (a plan deals on its own)"), choices=choices or "<p>" + _("No machine found.") + "</p>",
         check=_("Check"), start=_("Start"), stop=_("Stop"), resume=_("Resume"))
     return layout(_("Start a run"), "/start", body, "start.js")

@@ -115,7 +115,8 @@ class RunManager:
             self.current = live
         self._remember(checked.journal)
         options = RunOptions(ports=list(checked.ports), journal=checked.journal, copies=request.copies,
-                             set_name=request.set_name, resume=request.resume, replay=request.replay, show_cards=False,
+                             set_name=request.set_name, resume=request.resume, replay=request.replay,
+                             teaching=request.teaching, show_cards=False,
                              machine_names=[f"m{k + 1}" for k in range(len(checked.ports))],
                              view=_Poking(view, watcher, live, lambda: self.hub.publish(self.snapshot())),
                              title=checked.title, stop=live.stop,
@@ -313,7 +314,7 @@ def _journal_room(journal: Path) -> tuple[list[dict[str, Any]], dict[str, Any] |
 
 def resume_command(request: RunRequest, plan: bool, history: Path | None, workdir: Path) -> str:
     """The command line that resumes a run of the console, as typed in its work folder: the same file,
-    machines, copies, board set, replay and deal history."""
+    machines, copies, board set, replay, teaching and deal history."""
     def here(path: Path | str) -> str:
         return given.shown(str(path), workdir)
 
@@ -330,6 +331,8 @@ def resume_command(request: RunRequest, plan: bool, history: Path | None, workdi
             args += ["--set", request.set_name]
         if request.replay:
             args.append("--replay")
+        if request.teaching:
+            args.append("--teaching")
     if history is not None:
         args += ["--history", here(history)]
     return " ".join(shlex.quote(a) for a in [*args, "--resume"])

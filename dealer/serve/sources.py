@@ -5,7 +5,8 @@ A deal file (any format `dealer deal` reads) or a congress plan (``.toml``) of t
 (`dealer.serve.machines`). A plan naming a file outside the work folder or a machine not offered is
 refused before it is read. A deal file is read in full (each board once, every deal whole) and checked by
 `dealer.dealing.run.session_problems`, the rules `dealer deal` and the run itself apply (board sets, journal,
-an unfinished run, Law 6D2), its advice naming the page's boxes (resume, replay). A plan is checked
+an unfinished run, Law 6D2, deals made under conditions outside a teaching run, Law 6E4), its advice naming the
+page's boxes (resume, replay, teaching). A plan is checked
 by `dealer.plan.problems`, the checks `dealer plan` and `dealer deal --plan` make; a plan deals on its own
 machines. Deals dealt on simulated machines only are recorded in a deal history of the work folder, not
 in this computer's (as `dealer demo` does). The request checked (`RunRequest`) is defined here, below the run
@@ -25,7 +26,14 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import Advice, RunOptions, journal_held, session_problems
 from dealer.formats.reading import ReadReport
-from dealer.journal.history import DealHistory, check_reuse, practice_history, practice_note
+from dealer.journal.history import (
+    DealHistory,
+    check_reuse,
+    practice_history,
+    practice_note,
+    teaching_history,
+    teaching_note,
+)
 from dealer.journal.store import Journal
 from dealer.language import N_, _, n_
 from dealer.plan import Plan
@@ -48,6 +56,9 @@ class RunRequest:
     """The ids of the machines chosen, as the client sent them."""
     replay: bool = False
     """The event replays deals dealt before (Law 6D2), as ``dealer deal --replay``."""
+    teaching: bool = False
+    """A teaching run (prepared boards may be dealt, Law 6E4; the deals go into the practice history), as ``dealer
+    deal --teaching``."""
 
 
 @dataclass
@@ -80,11 +91,12 @@ class Checked:
                 "problems": [self.told(p) for p in self.problems], "ok": not self.problems}
 
 
-def history_for(ports: tuple[str, ...], workdir: Path) -> Path | None:
-    """The deal history a run is checked against as it starts: the work folder's practice history when its
-    ports look simulated (`practice_history`, the rule every command follows), else the one named or this
-    computer's. Where each machine's deals then go is decided by what it says in its Hello (`HistoryChoice`)."""
-    return practice_history(ports, workdir)
+def history_for(ports: tuple[str, ...], workdir: Path, teaching: bool = False) -> Path | None:
+    """The deal history a run is checked against as it starts: the work folder's practice history for a teaching
+    run (`teaching_history`) or when its ports look simulated (`practice_history`, the rule every command
+    follows), else the one named or this computer's. Where each machine's deals then go is decided by what it
+    says in its Hello (`HistoryChoice`), except in a teaching run: the practice history for every machine."""
+    return teaching_history(workdir) if teaching else practice_history(ports, workdir)
 
 
 def check(request: RunRequest, workdir: Path, offer: Offer) -> Checked:
@@ -106,14 +118,15 @@ def check(request: RunRequest, workdir: Path, offer: Offer) -> Checked:
 
 
 ADVICE = Advice(resume=N_("tick 'resume the unfinished run'"),
-                replay=N_("if this event is a replay of those deals, tick 'a replay of deals dealt before'"))
+                replay=N_("if this event is a replay of those deals, tick 'a replay of deals dealt before'"),
+                teaching=N_("to deal them for a lesson, tick 'teaching (prepared boards, practice history)'"))
 """The console's words for the choices a refusal names: its boxes, not the command line's options (said with
 `advice`)."""
 
 
 def advice() -> Advice:
     """`ADVICE` in the language spoken."""
-    return Advice(resume=_(ADVICE.resume), replay=_(ADVICE.replay))
+    return Advice(resume=_(ADVICE.resume), replay=_(ADVICE.replay), teaching=_(ADVICE.teaching))
 
 
 def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
@@ -128,7 +141,7 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
     checked.deals = deals
     checked.ports = request.ports
     checked.journal = Path(str(request.source) + ".journal")
-    checked.history = history_for(request.ports, workdir)
+    checked.history = history_for(request.ports, workdir, request.teaching)
     boards = [int(b) for b in deals.boards]
     copies = n_("{n} copy", "{n} copies", request.copies).format(n=request.copies)
     machines = n_("{n} machine", "{n} machines", len(request.ports)).format(n=len(request.ports))
@@ -139,11 +152,11 @@ def _check_file(checked: Checked, request: RunRequest, workdir: Path) -> None:
                                      copies=copies, set=request.set_name, machines=machines))
     checked.lines.append(_("journal: {journal}").format(journal=checked.journal))
     if checked.history is not None:
-        checked.lines.append(practice_note(checked.history))
+        checked.lines.append((teaching_note if request.teaching else practice_note)(checked.history))
     options = RunOptions(ports=request.ports, journal=checked.journal, copies=request.copies,
                          set_name=request.set_name, resume=request.resume, replay=request.replay,
-                         history=checked.history)
-    checked.problems += session_problems(deals, options, request.source.stem, advice())
+                         history=checked.history, practice=checked.history is not None, teaching=request.teaching)
+    checked.problems += session_problems(deals, options, request.source.stem, advice(), source=request.source.name)
     unfinished = _unfinished(checked.journal, deals)
     if unfinished is not None and request.resume:
         checked.lines.append(_("resumes run {run}").format(run=unfinished))
@@ -184,12 +197,16 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path, offer: Off
         checked.problems.append(UsageError(_("{file}: a plan marks its replay sessions itself (replay = true): "
                                              "untick 'a replay of deals dealt before'").format(
             file=request.source.name)))
+    if request.teaching:
+        checked.problems.append(UsageError(_("{file}: a plan says itself whether it is for teaching (kind = "
+                                             "\"teaching\"): untick 'teaching (prepared boards, practice "
+                                             "history)'").format(file=request.source.name)))
     checked.plan = plan
     checked.title = plan.event.name
     checked.journal = Path(plan.event.journal)
     checked.ports = tuple(m.url for m in plan.machines)
     checked.machines = tuple(m.name for m in plan.machines)
-    checked.history = history_for(checked.ports, workdir)
+    checked.history = history_for(checked.ports, workdir, plan.event.teaching)
     sessions, jobs, machines = len(plan.sessions), sum(len(s.jobs()) for s in plan.sessions), len(plan.machines)
     checked.lines.append(_("congress plan {name}: {sessions}, {jobs}, on the plan's {machines} ({names})").format(
         name=plan.event.name, sessions=n_("{count} session", "{count} sessions", sessions).format(count=sessions),
@@ -197,7 +214,7 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path, offer: Off
         machines=n_("{count} machine", "{count} machines", machines).format(count=machines),
         names=", ".join(m.name for m in plan.machines)))
     if checked.history is not None:
-        checked.lines.append(practice_note(checked.history))
+        checked.lines.append((teaching_note if plan.event.teaching else practice_note)(checked.history))
     _check_journal_free(checked)
     checked.problems += plan_check.problems(plan, None, plan_check.journal_runs(checked.journal), resume=request.resume,
                                        journal=str(checked.journal), history=checked.history)

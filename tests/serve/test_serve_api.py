@@ -17,6 +17,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from dealer.dealing import sim_ports
+from dealer.journal.history import DealHistory
 from dealer.journal.lock import JournalLock
 from dealer.journal.store import JobState, Journal
 from dealer.serve.app import build_app
@@ -421,3 +422,31 @@ def test_every_frame_of_the_room_agrees_with_itself_at_speed_200(client: TestCli
         assert figures["verified"] == sum(m["verified"] for m in figures["machines"]) == cells, message
         frames += 1
     assert frames >= 1 and grid and set(grid.values()) == {"verified"}  # (the last reading at the least)
+
+
+def test_prepared_boards_are_refused_by_the_check_unless_teaching_is_ticked_and_go_into_the_practice_history(
+        client: TestClient, tmp_path: Path, deal_history: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    made = run([sys.executable, "-m", "dealer", "generate", "--boards", "1-8", "--where", "hcp(north) >= 15",
+                "-o", "lesson.pbn"], cwd=work)
+    assert made.returncode == 0, made.stderr
+    lesson = work / "lesson.pbn"
+    machines = sims(client, tmp_path, speed=100, plans=[[]])
+    refused = client.post("/api/check", json={"source": lesson.name, "machines": machines}).json()
+    assert not refused["ok"] and len(refused["problems"]) == 1
+    assert "Law 6E4" in refused["problems"][0] and "lesson.pbn" in refused["problems"][0]
+    assert "tick 'teaching (prepared boards, practice history)'" in refused["problems"][0]
+    assert "--teaching" not in refused["problems"][0]
+    assert 'id="teaching"' in client.get("/start").text  # the box the advice names is on the page
+    assert client.post("/api/start", json={"source": lesson.name, "machines": machines}).status_code != 200
+    assert not (work / "lesson.pbn.journal").exists()
+    taught = client.post("/api/check", json={"source": lesson.name, "machines": machines, "teaching": True}).json()
+    assert taught["ok"], taught
+    assert any(line.startswith("teaching run: its deals are kept in a practice history") for line in taught["lines"])
+    start(client, lesson, machines, teaching=True)
+    assert [m for m in follow(client) if m["type"] == "ended"][-1]["status"] == "finished"
+    with DealHistory.open(work / "simulated-history.sqlite") as practice:
+        assert len(practice) == 8
+    with DealHistory.open(deal_history) as club:
+        assert len(club) == 0

@@ -26,6 +26,7 @@ DOCUMENTED: dict[type[errors.DealerError], int] = {
     errors.MachineFaultError: 7,
     errors.VerificationError: 8,
     errors.DealReused: 8,
+    errors.PreparedBoards: 8,
     errors.JournalError: 9,
     errors.JournalDamaged: 9,
     errors.JournalBusy: 10,

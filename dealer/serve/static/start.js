@@ -12,6 +12,7 @@ function request() {
     set: $("set").value.trim() || "A",
     resume: $("resume").checked,
     replay: $("replay").checked,
+    teaching: $("teaching").checked,
   };
 }
 
