@@ -105,16 +105,15 @@ class ProgressEvent:
         """What happened, with the run's figures it tells."""
         return self.say(self.figures.said() if self.figures is not None else "")
 
-    @property
-    def board(self) -> str:
-        """The board the line is about, as a line begins: 'board 26 copy 2: ' ('' for none)."""
-        return board_head(*self.about) if self.about is not None else ""
+    def _of_board(self, what: str) -> str:
+        """`what` said of the board the line is about ('board 26 copy 2: verified'), if any."""
+        return about_board(*self.about, what) if self.about is not None else what
 
     def line(self) -> str:
         """The event as one line: '[M1] FRI1 set A2: board 26 copy 2: verified (...)'."""
         head = f"[{self.machine}] " if self.machine else ""
         where = f"{self.job.where()}: " if self.job is not None else ""
-        return f"{head}{where}{self.board}{self.text}"
+        return f"{head}{where}{self._of_board(self.text)}"
 
     def _held(self) -> bool:
         return self.job is not None and self.about == (self.job.board, self.job.copy)
@@ -122,12 +121,12 @@ class ProgressEvent:
     def step(self) -> str:
         """What happened, and the board it is about unless that is the job the machine holds (`job`, which a
         view shows in columns of its own)."""
-        return self.text if self._held() else self.board + self.text
+        return self.text if self._held() else self._of_board(self.text)
 
     def row(self) -> str:
         """`step` without the run's figures (the live view gives those in its head line)."""
         text = self.say("")
-        return text if self._held() else self.board + text
+        return text if self._held() else self._of_board(text)
 
 
 def words(text: str) -> Callable[[str], str]:
@@ -456,7 +455,8 @@ class RunProgress:
             caught = self.figures.fault_totals()
         if caught:
             lines.append("  " + _("faults caught: {faults}").format(
-                faults=", ".join(f"{fault_text(title, law)} x{n}" for (title, law), n in sorted(caught.items()))))
+                faults=", ".join(_("{fault} x{count}").format(fault=fault_text(title, law), count=n)
+                                 for (title, law), n in sorted(caught.items()))))
         return "\n".join(lines)
 
     def faults_by_code(self) -> dict[str, int]:
@@ -498,7 +498,7 @@ def _rate_text(rate: float, where: str = "") -> str:
     return ", " + _("{rate:.0f} boards/hour").format(rate=rate) + where if rate > 0 else ""
 
 
-def board_head(board: int, copy: int) -> str:
-    """'board 26 copy 2: ', the start of a line about one board ('board 7: ' for a first copy)."""
-    return (_("board {board} copy {copy}: ").format(board=board, copy=copy) if copy > 1
-            else _("board {board}: ").format(board=board))
+def about_board(board: int, copy: int, what: str) -> str:
+    """'board 26 copy 2: verified', a line about one board ('board 7: verified' for a first copy)."""
+    return (_("board {board} copy {copy}: {what}").format(board=board, copy=copy, what=what) if copy > 1
+            else _("board {board}: {what}").format(board=board, what=what))

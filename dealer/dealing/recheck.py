@@ -144,7 +144,7 @@ def _insert(m: Machine, board: int, set_name: str, timeout: float, out: IO[str] 
             return reading
         refusals += 1
         if out is not None:
-            out.write(f"[{m.name}] " + _("board {board}: ").format(board=board)
-                      + _("REFUSED {fault}").format(fault=fault.text()) + "\n")
+            out.write(f"[{m.name}] " + _("board {board}: {what}").format(
+                board=board, what=_("REFUSED {fault}").format(fault=fault.text())) + "\n")
         m.take_board_out(board, expected, _("{fault}: take board {set} {board} out").format(
             fault=fault.name(), set=set_name, board=board), timeout)

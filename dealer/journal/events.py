@@ -218,25 +218,31 @@ def machine_fault_title(name: str) -> str:
     return _UNKNOWN_NUMBER_FAULT
 
 
-_POCKET_WORDS: Final = (N_(" into the North pocket"), N_(" into the East pocket"), N_(" into the South pocket"),
-                        N_(" into the West pocket"))
+_POCKET_WORDS: Final = (N_("{fault} into the North pocket"), N_("{fault} into the East pocket"),
+                        N_("{fault} into the South pocket"), N_("{fault} into the West pocket"))
 
 
-def machine_fault_detail(name: str, detail: int | None) -> str:
-    """What the machine's detail of its fault says, in words ('' when it says nothing a director can use):
-    how many cards were dealt before a jam, the pocket a misfed card went to, the door, the maker's number.
-    The detail of a card read twice (the card) is never said."""
+def after_cards(fault: str, count: int) -> str:
+    """'card jam after 19 cards': a fault said with the cards dealt before it."""
+    return n_("{fault} after {count} card", "{fault} after {count} cards", count).format(fault=fault, count=count)
+
+
+def machine_fault_detail(fault: str, name: str, detail: int | None) -> str:
+    """`fault` (a machine's fault said) with what the machine's detail of it says, in words (nothing more when it
+    says nothing a director can use): how many cards were dealt before a jam, the pocket a misfed card went
+    to, the door, the maker's number. The detail of a card read twice (the card) is never said."""
     if detail is None:
-        return ""
+        return fault
     if name in ("JAM", "UNREADABLE_CARD"):
-        return n_(" after {count} card", " after {count} cards", detail).format(count=detail)
+        return after_cards(fault, detail)
     if name == "MISFEED" and 0 <= detail < 4:
-        return _(_POCKET_WORDS[detail])
+        return _(_POCKET_WORDS[detail]).format(fault=fault)
     if name == "DOOR_OPEN" and detail:
-        return _(" (door {door})").format(door=detail)
+        return _("{fault} (door {door})").format(fault=fault, door=detail)
     if name in ("HARDWARE", "INTERNAL"):
-        return _(" (the maker's fault number {number}: see the machine's manual)").format(number=detail)
-    return ""
+        return _("{fault} (the maker's fault number {number}: see the machine's manual)").format(fault=fault,
+                                                                                                  number=detail)
+    return fault
 
 
 def code_fault(code: str, group: FaultGroup, problem: str | None = None) -> FaultSeen:
@@ -371,7 +377,7 @@ class RunStarted(Event):
     def text(self) -> str:
         begun = n_("run {name} begun: {count} board to deal", "run {name} begun: {count} boards to deal",
                    self.jobs).format(name=self.name, count=self.jobs)
-        return begun + (_(" (a replay)") if self.replay else "")
+        return _("{begun} (a replay)").format(begun=begun) if self.replay else begun
 
 
 @_register
@@ -520,8 +526,7 @@ class MachineFault(Event):
     cards_dealt: int = 0
 
     def text(self) -> str:
-        return title_said(machine_fault_title(self.name)) + n_(" after {count} card", " after {count} cards",
-                                                    self.cards_dealt).format(count=self.cards_dealt)
+        return after_cards(title_said(machine_fault_title(self.name)), self.cards_dealt)
 
     def faults(self) -> tuple[FaultSeen, ...]:
         return (FaultSeen(machine_fault_title(self.name), "", FaultGroup.MACHINE),)
@@ -548,10 +553,11 @@ class MachineFaultResumed(Event):
     def text(self) -> str:
         if self.name == "POWER_LOSS":  # the machine says its power went, and that it kept its deal through it
             return _("the machine kept its deal through the power cut")
-        after = _(" (after the {cause})").format(cause=self.after.named) if self.after is not None else ""
-        return _("{fault} while dealing").format(
-            fault=title_said(machine_fault_title(self.name)) + machine_fault_detail(self.name, self.machine_detail)) \
-            + after
+        said = _("{fault} while dealing").format(
+            fault=machine_fault_detail(title_said(machine_fault_title(self.name)), self.name, self.machine_detail))
+        if self.after is None:
+            return said
+        return _("{fault} (after the {cause})").format(fault=said, cause=self.after.named)
 
     def faults(self) -> tuple[FaultSeen, ...]:
         if self.after is not None:

@@ -31,7 +31,8 @@ GLUED = (" and ", " or ", " and {count} more", ", then ", ", simulated", "; ")
 
 WHOLE_NOW = ("dealer/journal/narrative.py", "dealer/journal/run_report.py", "dealer/cli/generate.py",
              "dealer/cli/stats.py", "dealer/cli/ports.py", "dealer/cli/plan.py", "dealer/formats/__init__.py",
-             "dealer/dealing/machine.py", "dealer/printing/outputs.py", "dealer/verify/board_check.py")
+             "dealer/dealing/machine.py", "dealer/printing/outputs.py", "dealer/verify/board_check.py",
+             "dealer/journal/events.py", "dealer/dealing/progress.py")
 
 
 def test_no_glued_fragment_is_a_message_of_these_modules() -> None:

@@ -30,7 +30,7 @@ def test_every_fault_the_machine_can_name_has_words_without_its_wire_name(kind: 
     ("EMPTY_HOPPER", 1, ""),
 ])
 def test_the_detail_is_said_as_what_it_means(name: str, detail: int, said: str) -> None:
-    assert machine_fault_detail(name, detail) == said
+    assert machine_fault_detail("the fault", name, detail) == "the fault" + said
 
 
 def test_a_fault_number_this_program_does_not_know_points_to_the_manual() -> None:
