@@ -30,6 +30,7 @@ BASELINES: dict[str, list[str]] = {
     "generate_threads.py": ["one thread", "AES-256-CTR keystream", "bigdealx", "32-board run"],
     "hil_device.py": ["bare link exchange"],
     "journal.py": ["sync-dealing", "rollback"],
+    "journal_listeners.py": ["no listener", "listener called by the writer"],
     "journal_reading.py": ["annotations resolved each decode", "rows and JSON alone", "every event folded afresh"],
     "noise.py": ["no noise", "8 retries"],
     "prepared.py": ["the dealer program"],
