@@ -256,3 +256,19 @@ def test_one_name_one_thing_no_class_name_is_defined_twice() -> None:
                     where.setdefault(node.name, []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
     twice = {name: places for name, places in where.items() if len(places) > 1}
     assert twice == {}, f"class names defined more than once: {twice}"
+
+
+@pytest.mark.parametrize("module", ["dealer.dealing.progress", "dealer.serve.view", "dealer.cli.live"])
+def test_the_views_of_a_run_load_neither_the_machine_driver_nor_pyserial(module: str) -> None:
+    """A run's views fold the journal's events and say them: they need no serial port and no wire message (the
+    protocol version a machine is told of is given to the run's progress by the run)."""
+    import subprocess
+
+    probe = (f"import sys, {module}; "
+             "print(sorted(m for m in sys.modules if m == 'serial' or m.startswith(('serial.', "
+             "'dealer.dealing.machine', 'dealer.dealing.transport', 'firmware_protocol.messages', "
+             "'firmware_protocol.link'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", f"{module} loads {done.stdout.strip()}"
