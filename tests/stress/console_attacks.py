@@ -127,13 +127,14 @@ class Answer:
 
 
 class Console:
-    """`dealer serve --port 0` started in `folder` (its default work folder, ./dealer-serve, inside it), in a
-    session of its own; its output drained and kept, its memory sampled from /proc."""
+    """`dealer serve --port 0` (and `args`) started in `folder` (its default work folder, ./dealer-serve, inside it),
+    in a session of its own (`preexec_fn` run in the child before it starts); its output drained and kept, its
+    memory sampled from /proc."""
 
     started: list[Console] = []
     """Every console started by this script (each is ended at the end, whatever happens)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, args: tuple[str, ...] = (), preexec_fn: Callable[[], None] | None = None) -> None:
         self.folder = folder
         self.workdir = folder / "dealer-serve"
         folder.mkdir(parents=True, exist_ok=True)
@@ -144,9 +145,10 @@ class Console:
         self.samples: list[tuple[float, int]] = []
         """(when, VmRSS in kB) of every sample."""
         self._sampling = True
-        self.process = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0"], cwd=folder,
+        self.process = subprocess.Popen([sys.executable, "-m", "dealer", "serve", "--port", "0", *args], cwd=folder,
                                         env=dict(ENV), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                        stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                        preexec_fn=preexec_fn)
         Console.started.append(self)
         self._drains = [threading.Thread(target=self._drain, args=(stream,), daemon=True)
                         for stream in (self.process.stdout, self.process.stderr)]
