@@ -1,15 +1,8 @@
-"""The console's door: how many connections it holds, how long a request may take to arrive, and how often the
-console's terminal is told of the ones refused.
-
-Connections are bounded in all (`connection_bound`: `MAX_CONNECTIONS`, or fewer, so that `FD_RESERVE` of the
-process's open files stay for the run: its journals, its machines' ports, the deal history) and from one
-address (`PER_ADDRESS_PERCENT` of that). A connection waiting for a request (idle between two, or its headers
-still coming) is the first to go: a new one past a bound takes the place of the oldest such connection of its
-address (or of all), if `SPARED` have come since; when there is none, the new one is refused (503). A
-request's headers must all arrive within `HEADERS_SECONDS` of the connection (or of its previous answer), its
-body within `BODY_SECONDS` of its headers; an idle connection is closed after `KEEP_ALIVE_SECONDS`. The run's
-threads never wait on a connection (`dealer.serve.hub`). Each kind of refusal is counted and told at most
-once every `TELL_SECONDS`; so are the web server's own warnings (`QuietLog`).
+"""The console's door: connections bounded in all (`connection_bound`, below the open-files limit less
+`FD_RESERVE` kept for the run) and per address; past a bound a new connection takes the place of the oldest
+one still waiting for its request (`SPARED` aside), else it is refused (503). A request's headers must come
+within `HEADERS_SECONDS`, its body within `BODY_SECONDS`; an idle connection goes after `KEEP_ALIVE_SECONDS`.
+Each kind of refusal is told at most once every `TELL_SECONDS` (docs/decisions/2026-12-03-a-crowd-at-the-door.md).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.stress import console_crowd
+from tests.support import console_crowd
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the console's files from /proc")
 
