@@ -37,6 +37,7 @@ BASELINES: dict[str, list[str]] = {
     "protocol.py": ["crc_hqx only", "byte-at-a-time decoder"],
     "records.py": ["one deal at a time, one thread", "one deal at a time, DDS's threads"],
     "serve.py": ["plain terminal view"],
+    "serve_memory.py": ["the console at rest"],
     "session.py": ["bare driver", "one machine alone"],
     "startup.py": ["python -c pass", "import serial", "import numpy"],
     "stats.py": ["plain Python per deal", "numpy one-hot"],

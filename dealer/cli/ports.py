@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 import textwrap
 from typing import Any
@@ -99,6 +100,8 @@ def probe(url: str, timeout: float) -> tuple[str, bool]:
     except DeviceTimeout:
         return _("no dealing machine answered within {timeout:g} s").format(timeout=timeout), True
     except DeviceDisconnected as exc:
+        if getattr(exc.__context__, "errno", None) in (errno.EAGAIN, errno.EBUSY):  # held: a controller dealing
+            return _("in use by another program (a controller dealing on it, say): not looked at"), False
         return _("not a dealing machine here: {why}").format(why=str(exc).removeprefix(url + ": ")), False
     except DealerError as exc:
         return _("not a dealing machine here: {why}").format(why=str(exc).removeprefix(url + ": ")), True

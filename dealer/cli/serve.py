@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import signal
 import socket
 import sys
@@ -113,7 +114,8 @@ def _listen(host: str, port: int) -> socket.socket:
 def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: bool) -> int:
     import uvicorn
 
-    from dealer.serve import auth, director
+    from dealer.core.osys import open_files_limit
+    from dealer.serve import auth, director, guard
     from dealer.serve.app import build_app
 
     hosts = frozenset(LOOPBACK_HOSTS | {args.host}) if local else None
@@ -138,11 +140,21 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: boo
     out.write(_("dealer serve: work folder {folder}; Ctrl-C stops").format(folder=Path(args.workdir).resolve()) + "\n")
     out.flush()
     threading.Thread(target=_links_on_request, args=(app, address, out), name="director-links", daemon=True).start()
+    door = guard.Door(guard.connection_bound(open_files_limit()), guard.Tally(_to_terminal))
+    app.state.door = door
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2,
-                            lifespan="on")
+                            lifespan="on", http=guard.protocol_class(door), backlog=guard.ACCEPT_BATCH,
+                            timeout_keep_alive=int(guard.KEEP_ALIVE_SECONDS))
+    for name in ("uvicorn.error", "asyncio"):  # a crowd of clients never floods the terminal
+        logging.getLogger(name).addFilter(guard.QuietLog())
     server = _Server(config, app)
     server.run_stopped_by_signals([sock])
     return 0
+
+
+def _to_terminal(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def _links_on_request(app: Any, address: str, out: Any) -> None:

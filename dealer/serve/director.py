@@ -1,14 +1,16 @@
 """The director's unlock and the deal of a board found by its label: the one way a card reaches a browser.
 
-The director's PIN is made when the server starts and printed once, in its terminal. A browser that
-gives it gets a director's cookie (for `UNLOCK_SECONDS`). Wrong PINs are limited over a sliding minute:
-`PER_CLIENT` from one client (the browser session the director's page gave it, or its address when it
-keeps no cookie), `OVERALL` from all together; a client over a limit waits until its oldest wrong try is
-a minute old (its PIN is not even compared meanwhile), so a guesser gains little and never closes the
-unlock for good, and a director in another browser is not held by one guesser (a session the console did
-not give counts as its address). Guessers in many browsers together can use up the all-clients limit: the
-console's terminal gives a one-time link on request that lets the director in whatever the guessers do. Each wrong PIN,
-and a client made to wait, is told to the console's terminal.
+The director's PIN (`PIN_DIGITS` digits) is made when the server starts and printed once, in its terminal.
+A browser that gives it gets a director's cookie (for `UNLOCK_SECONDS`). The PIN's length, not a lockout,
+stops guessing: at the most the limits let through (`OVERALL` wrong PINs a minute) the expected time to
+guess it is `guessing_years` (over nine years), so the limits sit high enough that a room's typing mistakes
+and a few guessers never reach them. Wrong PINs are limited over a sliding minute: `PER_CLIENT` from one
+client (the browser session the director's page gave it, or its address when it keeps no cookie), `OVERALL`
+from all together; a client over a limit waits until its oldest wrong try is a minute old (its PIN is not
+even compared meanwhile), and a director in another browser is not held by one guesser (a session the
+console did not give counts as its address). Beyond every limit the console's terminal gives a one-time
+link on request (Enter pressed there) that lets the director in whatever the guessers do, and the page says
+so. Each wrong PIN, and a client made to wait, is told to the console's terminal.
 
 With the cookie, a board's label (scanned or typed: ``A:7:SN:X``, or ``A 7``) shows the deal in that
 board now and older ones below, from finished runs only, read again and proven by their hashes
@@ -48,10 +50,12 @@ UNLOCK_SECONDS: Final = 2 * 3600
 ONCE_SECONDS: Final = 10 * 60
 """How long a one-time director's link printed on the console's terminal stays good (`DirectorLock.one_time`)."""
 WINDOW_SECONDS: Final = 60.0
-PER_CLIENT: Final = 5
-"""Wrong PINs one client may give in a minute."""
-OVERALL: Final = 30
+PIN_DIGITS: Final = 10
+PER_CLIENT: Final = 10
+"""Wrong PINs one client (a browser session, or an address keeping no cookie) may give in a minute."""
+OVERALL: Final = 1000
 """Wrong PINs all clients together may give in a minute."""
+MINUTES_A_YEAR: Final = 365.25 * 24 * 60
 INTO_THE_BOARD: Final = frozenset({JobState.DEALING, JobState.DEALT, JobState.VERIFIED, JobState.FAULTED})
 """The states of a board's copy from which its cards may be in the board."""
 TYPED: Final = re.compile(r"^\s*([A-Za-z0-9]{1,8})[\s:/-]+(\d{1,3})\s*$")
@@ -66,8 +70,14 @@ forgot, counts as its client's address."""
 
 
 def new_pin() -> str:
-    """Eight digits from the OS's random source."""
-    return f"{secrets.randbelow(10 ** 8):08d}"
+    """`PIN_DIGITS` digits from the OS's random source."""
+    return f"{secrets.randbelow(10 ** PIN_DIGITS):0{PIN_DIGITS}d}"
+
+
+def guessing_years() -> float:
+    """The expected time to guess the PIN, in years, at the most wrong PINs the limits let through: half the
+    PINs, `OVERALL` a minute (sessions without number, each under `PER_CLIENT`, reach no more)."""
+    return 10 ** PIN_DIGITS / 2 / OVERALL / MINUTES_A_YEAR
 
 
 @dataclass(frozen=True)
@@ -120,7 +130,7 @@ class DirectorLock:
             wait = self._wait(client, now)
             if wait > 0:
                 return Attempt(None, wait)
-            if hmac.compare_digest(pin.strip().encode(), self._pin.encode()):
+            if hmac.compare_digest("".join(pin.split()).encode(), self._pin.encode()):  # (typed in groups too)
                 key = secrets.token_urlsafe(32)
                 self._keys[key] = now + UNLOCK_SECONDS
                 return Attempt(key)

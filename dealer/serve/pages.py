@@ -180,7 +180,9 @@ def director_page(unlocked: bool, wait: float, message: str = "", board_html: st
             printed=_("The director's PIN was printed in the terminal when the console started."), pin=_("PIN"),
             unlock=_("Unlock")) if wait <= 0 else "<p>" + n_(
                 "Too many wrong PINs: try again in {n} second.", "Too many wrong PINs: try again in {n} seconds.",
-                round(wait)).format(n=f"{wait:.0f}") + "</p>"
+                round(wait)).format(n=f"{wait:.0f}") + "</p><p>" + _(
+                "The director need not wait: press Enter at the console's terminal for a one-time link that lets "
+                "the director in.") + "</p>"
         body = "<h1>" + _("Director") + "</h1>" + form + f'<p class="message">{escape(message)}</p>'
         return layout(_("Director"), "/director", body)
     body = FINDER.format(title=_("Director: a board's deal"), scan=_("Scan or type the board's label"),

@@ -79,3 +79,21 @@ def test_a_named_port_that_does_not_exist_exits_5_after_every_port_is_probed(
 
 def test_the_register_is_the_users_own_folder(sims: Path) -> None:
     assert sims_folder() == sims
+
+
+def test_a_port_another_program_holds_is_said_in_use_not_missing(
+        sims: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import pty
+
+    import serial
+
+    primary, secondary = pty.openpty()
+    name = os.ttyname(secondary)
+    try:
+        with serial.Serial(name, exclusive=True):  # another controller holds it
+            assert main(["ports", "--probe", "--timeout", "0.5", name]) == 5
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x]
+    assert line == f"{name}: in use by another program (a controller dealing on it, say): not looked at"

@@ -23,9 +23,10 @@ from dealer.serve.app import build_app
 from dealer.serve.auth import Access
 from dealer.serve.given import OWN_FOLDER
 from dealer.serve.uploads import UploadLimits
+from tests.support.paths import ROOT
 from tests.support.serve_room import make_session, served
 
-PIN = "24681357"
+PIN = "2468135790"
 TOKEN = "the-operators-token"
 OPERATOR = {"Authorization": f"Bearer {TOKEN}"}
 SECRET = "CANARY-SECRET-0123456789-not-for-a-browser"
@@ -411,6 +412,43 @@ def test_the_terminals_one_time_link_lets_the_director_in_whatever_wrong_pins_we
         clock.now += director.ONCE_SECONDS + 1
         assert guesser.get(f"/director/once?key={late}").status_code == 403  # and not for long
         assert guesser.get("/director/once?key=guessed").status_code == 403
+
+
+def test_a_room_of_browsers_typing_wrong_pins_never_keeps_the_director_out(
+        console: tuple[TestClient, list[str], Clock]) -> None:
+    """Twelve browser sessions on one address give five wrong PINs each (a minute's work of a few guessers, or
+    of a room's typing mistakes): the director's right PIN, from a browser of its own, lets it in."""
+    client, _, _ = console
+    app = client.app
+    for k in range(12):
+        with TestClient(app, headers=OPERATOR, client=("127.0.0.1", 41000 + k)) as browser:
+            browser.get("/director")  # the page gives the browser its session
+            codes = [browser.post("/director/unlock", data={"pin": f"{k:05d}{n:05d}"}).status_code for n in range(5)]
+            assert codes == [403] * 5, f"browser {k}"
+    with TestClient(app, headers=OPERATOR, client=("127.0.0.1", 42000)) as director_browser:
+        director_browser.get("/director")
+        unlocked = director_browser.post("/director/unlock", data={"pin": PIN[:5] + " " + PIN[5:]},
+                                         follow_redirects=False)
+        assert unlocked.status_code == 303
+        assert 'action="/director/board"' in director_browser.get("/director").text
+
+
+def test_the_pin_takes_years_to_guess_at_the_most_the_limits_let_through() -> None:
+    assert len(director.new_pin()) == director.PIN_DIGITS
+    assert director.guessing_years() > 1
+    assert director.OVERALL >= 12 * 5 * 10  # ten times the wrong PINs of twelve browsers' five a minute
+    table = (ROOT / "docs" / "bounds.md").read_text(encoding="utf-8")
+    assert f"{director.guessing_years():.1f} years" in table
+
+
+def test_a_browser_past_its_limit_is_told_how_the_director_gets_in(
+        console: tuple[TestClient, list[str], Clock]) -> None:
+    client, _, _ = console
+    with TestClient(client.app, headers=OPERATOR, client=("10.0.0.66", 40000)) as guesser:
+        answers = [guesser.post("/director/unlock", data={"pin": f"{k:010d}"}) for k in range(director.PER_CLIENT)]
+        assert [a.status_code for a in answers][-1] == 429
+        assert "press Enter at the console's terminal" in answers[-1].text
+        assert "press Enter at the console's terminal" in guesser.get("/director").text
 
 
 def test_guessers_in_many_browsers_use_up_the_all_clients_limit_and_the_terminal_says_how_to_let_the_director_in(

@@ -1,8 +1,9 @@
 """The one seam between dealer and the operating system, as pyserial keeps ``serialposix``/``serialwin32``:
 file modes of files at rest, durable writes, renames that never replace, file locks, the disk's state and
-this process's file-size limit (to explain a failed write), and the CPUs this process may use. The part for
-this system (`dealer.core.osys.posix` or the Windows one) is chosen once, by ``sys.platform``; nothing
-outside this package calls a POSIX-only or Windows-only function (tests/test_platform_seam.py).
+this process's file-size limit (to explain a failed write), its open-files limit, and the CPUs this process
+may use. The part for this system (`dealer.core.osys.posix` or the Windows one) is chosen once, by
+``sys.platform``; nothing outside this package calls a POSIX-only or Windows-only function
+(tests/test_platform_seam.py).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ if sys.platform == "win32":
         disk_state,
         file_size_limit,
         make_durable,
+        open_files_limit,
         owned_by_user,
         process_running,
         rename_no_replace,
@@ -74,6 +76,7 @@ else:
         disk_state,
         file_size_limit,
         make_durable,
+        open_files_limit,
         owned_by_user,
         process_running,
         rename_no_replace,
@@ -89,5 +92,5 @@ SYSTEM: Final = "windows" if sys.platform == "win32" else "posix"
 """Which part of the seam this process runs on."""
 
 __all__ = ["MODES_ENFORCED", "NOFOLLOW", "SYSTEM", "DiskState", "disk_state", "file_size_limit", "make_durable",
-           "owned_by_user", "process_running", "process_umask", "rename_no_replace", "set_mode", "signals_held",
-           "start_writeback", "try_lock", "unlock", "usable_cpus", "user_key"]
+           "open_files_limit", "owned_by_user", "process_running", "process_umask", "rename_no_replace", "set_mode",
+           "signals_held", "start_writeback", "try_lock", "unlock", "usable_cpus", "user_key"]

@@ -1,6 +1,6 @@
 """The POSIX part of the operating-system seam (Linux, macOS and the other Unixes): ``fchmod``, ``fsync``
 (``F_FULLFSYNC`` on macOS, whose ``fsync`` leaves the data in the drive's cache), ``flock``, ``statvfs``,
-the ``RLIMIT_FSIZE`` limit, ``sched_getaffinity``. Imported through `dealer.core.osys` alone.
+the ``RLIMIT_FSIZE`` and ``RLIMIT_NOFILE`` limits, ``sched_getaffinity``. Imported through `dealer.core.osys` alone.
 """
 
 from __future__ import annotations
@@ -80,6 +80,22 @@ def file_size_limit() -> int | None:
     """The largest file this process may write (``ulimit -f``), None when unlimited."""
     limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
     return None if limit == resource.RLIM_INFINITY else limit
+
+
+def open_files_limit() -> int | None:
+    """The files (sockets included) this process may hold open, its soft limit first raised to the hard one
+    where the system allows; None when unlimited."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard and soft != resource.RLIM_INFINITY:
+        for wanted in (hard, 1 << 20):  # (macOS refuses an unlimited soft limit: a large one instead)
+            if wanted == resource.RLIM_INFINITY or soft < wanted:
+                try:
+                    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+                except (OSError, ValueError):
+                    continue
+                break
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return None if soft == resource.RLIM_INFINITY else soft
 
 
 def usable_cpus() -> int:

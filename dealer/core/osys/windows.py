@@ -76,6 +76,11 @@ def file_size_limit() -> int | None:
     return None
 
 
+def open_files_limit() -> int | None:
+    """None: Windows counts a process's sockets apart from its files, and sets no limit on them."""
+    return None
+
+
 def usable_cpus() -> int:
     """The CPUs this process may run on."""
     if sys.version_info >= (3, 13):
