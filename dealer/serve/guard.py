@@ -2,7 +2,7 @@
 `FD_RESERVE` kept for the run) and per address; past a bound a new connection takes the place of the oldest
 one still waiting for its request (`SPARED` aside), else it is refused (503). A request's headers must come
 within `HEADERS_SECONDS`, its body within `BODY_SECONDS`; an idle connection goes after `KEEP_ALIVE_SECONDS`.
-Each kind of refusal is told at most once every `TELL_SECONDS` (docs/decisions/2026-12-03-a-crowd-at-the-door.md).
+Each kind of refusal is told at most once every `TELL_SECONDS` (docs/decisions/2026-12-07-a-crowd-at-the-door.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ slow-loris sockets held for a few seconds, the console's open files limited to 6
 address), through an 8-board run on simulated machines; the crowd must be cut down (connections closed by the
 console), the run must end with every board verified and the director's Room must answer every request (within
 a generous bound: this is no timing test). The full run's figures are in
-docs/decisions/2026-12-03-a-crowd-at-the-door.md.
+docs/decisions/2026-12-07-a-crowd-at-the-door.md.
 """
 
 from __future__ import annotations
