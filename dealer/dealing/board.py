@@ -162,9 +162,8 @@ class BoardLife:
         """The whole life of a LOADED (or SCANNED) job on this machine."""
         ctx = self.ctx
         self.clock_in(job)
-        job = self.load(job)
         try:
-            label = self.ready_board(job, any_wanted=True)
+            label = self.ready_board(job, any_wanted=True, load=True)
         except BoardGivenUpError:
             return
         except AnotherBoardIn as put_in:  # the operator put in another board still to deal: it is dealt first
@@ -449,15 +448,19 @@ class BoardLife:
         if taken is not None:
             raise AnotherBoardIn(taken)
 
-    def ready_board(self, job: Job, *, any_wanted: bool = False) -> str:
+    def ready_board(self, job: Job, *, any_wanted: bool = False, load: bool = False) -> str:
         """Have the job's board in the machine, checked for dealing (PROTOCOL.md 6.1): the right board,
         straight, empty, not moved since it was read. Returns its label; `BoardGivenUpError` when it failed
-        `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`BoardGivenUpError`)."""
+        `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`BoardGivenUpError`).
+        `load`: the job's deal is loaded once its board is read, so that a board put in out of order costs one
+        LoadDeal, its own."""
         checks: list[BoardFault] = []
         moves = 0
         ctx = self.ctx
         while True:
             reading = self.await_board(job, checks, any_wanted=any_wanted)
+            if load:
+                job, load = self.load(job), False
             recount = self.machine.recount(wire_job(job), reading.turns)
             if recount is None or self.machine.board_moved():
                 moves += 1

@@ -17,7 +17,16 @@ from typing import IO, Any, Final
 
 from dealer.core.boards import check_labelled, copy_set_names
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealerError, Interrupted, JournalDamaged, JournalError, UsageError, VerificationError
+from dealer.core.errors import (
+    DealerError,
+    Interrupted,
+    JournalDamaged,
+    JournalError,
+    PortInUse,
+    SerialConflict,
+    UsageError,
+    VerificationError,
+)
 from dealer.dealing import report_file
 from dealer.dealing.context import RunContext, RunLimits
 from dealer.dealing.machine import HOST_PROTOCOL, Cancelled, Machine
@@ -214,6 +223,8 @@ def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool]:
     with Journal.open_read_only(journal) as held:
         run = held.unfinished_run(deals.set_hash())
         finished = any(r.set_hash == deals.set_hash() and r.finished for r in held.runs())
+        if run is not None and held.never_began(run.id):  # nothing of it began: a plain run takes it up
+            run = None
     return (None if run is None else run.id), finished
 
 
@@ -291,6 +302,9 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
                 journal=journal.path))
         with DealHistory.open(options.history) as history:
             remember(history, journal, unfinished, deals, options)
+        release_loaded(journal, unfinished.id)
+        return unfinished.id
+    if unfinished is not None and journal.never_began(unfinished.id):  # refused before anything: taken up again
         release_loaded(journal, unfinished.id)
         return unfinished.id
     if unfinished is not None:  # this process holds the journal: no other controller is dealing it
@@ -567,6 +581,8 @@ def raise_for(result: RunResult) -> None:
         left = (n_("{n} board left; continue with --resume", "{n} boards left; continue with --resume",
                    unresolved).format(n=unresolved) if not result.complete
                 else _("the other machines dealt every board"))
+        if isinstance(exc, PortInUse | SerialConflict) and result.verified == 0:  # nothing began: nothing to resume
+            left = n_("{n} board left", "{n} boards left", unresolved).format(n=unresolved)
         text = str(exc) if name in str(exc) else f"{name}: {exc}"  # the machine named once
         raise _retold(exc, f"{text}{more} ({left})") from exc
     if not result.complete:

@@ -744,6 +744,13 @@ class Journal:
             db.execute("UPDATE jobs SET wire_job = ? WHERE id = ?", (number, job_id))
         return self.job(job_id)
 
+    def never_began(self, run_id: int) -> bool:
+        """No job of the run was ever taken up (no dealing, every job PLANNED): a run refused before any machine
+        did anything (a port in use, one serial on two ports), which a plain run takes up again."""
+        return not self._query("SELECT 1 FROM jobs j WHERE j.run_id = ? AND (j.state != ? OR EXISTS "
+                               "(SELECT 1 FROM dealings d WHERE d.job_id = j.id)) LIMIT 1",
+                               (run_id, JobState.PLANNED.value))
+
     def last_dealing(self) -> int:
         """The highest dealing count this journal gave (its job numbers before the 16-bit wrap); 0 if none."""
         return int(self._query("SELECT MAX(id) FROM dealings")[0][0] or 0)
