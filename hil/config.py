@@ -98,8 +98,8 @@ class SimConfig:
     @property
     def serial_number(self) -> str:
         """The serial number the machine gives in its HelloAck: `serial`, else its own, which no other simulated
-        machine alive at the same time shares (PROTOCOL.md 5). The seed makes deals and faults repeatable, never
-        the identity: two processes started with one seed are two machines."""
+        machine alive at the same time shares. The seed makes deals and faults repeatable, never the identity:
+        two processes started with one seed are two machines."""
         return self.serial if self.serial is not None else self.own_serial
     capabilities: int = int(DEFAULT_CAPABILITIES)
     keeps_job: bool = False
