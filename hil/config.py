@@ -8,8 +8,8 @@ The URL's ``line`` is what the machine is served on: ``pty`` or ``tcp`` (``socke
 from __future__ import annotations
 
 import itertools
-import os
 import re
+import secrets
 from dataclasses import dataclass, field
 from gettext import gettext as _
 from pathlib import Path
@@ -62,12 +62,14 @@ MAX_COPIES: Final = 99
 
 
 _MADE = itertools.count()
+_PROCESS = secrets.randbits(22)
+"""This process's 22 random bits, drawn once: the first part of every serial it makes."""
 
 
 def new_serial() -> str:
-    """``SIM-`` and 8 hexadecimal digits: this process's id (22 bits, every id Linux gives) and a count of the
-    machines it made (10 bits): two simulated machines alive at once on one computer never share one."""
-    return f"SIM-{(os.getpid() & 0x3FFFFF) << 10 | next(_MADE) & 0x3FF:08X}"
+    """``SIM-`` and 8 hexadecimal digits: this process's random bits (22) and a count of the machines it made (10
+    bits). Two machines of one process never share one; two processes do one time in about four million."""
+    return f"SIM-{_PROCESS << 10 | next(_MADE) & 0x3FF:08X}"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ def report_machines(journal: Path) -> dict[str, tuple[int, int, int, int]]:
     done = subprocess.run([sys.executable, "-m", "dealer", "report", str(journal)], env=env(), text=True,
                           capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr
-    found = re.findall(r"^  (\S+)(?: \(machine [^)]*\))?: (\d+) boards verified, \d+ dealings, .*?; (\d+) recount "
+    found = re.findall(r"^  (\S+)(?: \(machines? [^)]*\))?: (\d+) boards verified, \d+ dealings, .*?; (\d+) recount "
                        r"faults, (\d+) machine faults, (\d+) interruptions$", done.stdout, re.MULTILINE)
     return {name: (int(v), int(r), int(m), int(i)) for name, v, r, m, i in found}
 
