@@ -183,10 +183,10 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
     if held is not None:
         return [held]
     try:
-        unfinished, finished = _runs_of(journal, deals)
+        unfinished, finished, began = _runs_of(journal, deals)
     except DealerError as exc:
         return [exc]
-    if unfinished is not None and not options.resume:
+    if unfinished is not None and not options.resume and began:  # one that never began is taken up again
         return [JournalError(_("{journal}: run {run} of this deal set is unfinished; {advice}").format(
             journal=journal, run=unfinished, advice=_(advice.resume)))]
     if options.resume:
@@ -216,16 +216,16 @@ def journal_held(journal: Path) -> DealerError | None:
     return None
 
 
-def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool]:
-    """The unfinished run of `deals` in the journal (its id, or None), and whether one of them finished."""
+def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool, bool]:
+    """The unfinished run of `deals` in the journal (its id, or None), whether one of them finished, and whether
+    the unfinished one began (a machine took up a job of it)."""
     if not journal.is_file() or journal.stat().st_size == 0:
-        return None, False
+        return None, False, False
     with Journal.open_read_only(journal) as held:
         run = held.unfinished_run(deals.set_hash())
         finished = any(r.set_hash == deals.set_hash() and r.finished for r in held.runs())
-        if run is not None and held.never_began(run.id):  # nothing of it began: a plain run takes it up
-            run = None
-    return (None if run is None else run.id), finished
+        began = run is not None and not held.never_began(run.id)
+    return (None if run is None else run.id), finished, began
 
 
 def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]) -> Interrupted:
