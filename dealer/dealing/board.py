@@ -180,8 +180,9 @@ class BoardLife:
 
     def load(self, job: Job) -> Job:
         """Load the job's deal into the machine as a new dealing: a job number never given before to this
-        machine, by this journal or any run on this computer (`RunContext.job_numbers`), recorded before it is sent, so that no report of an earlier dealing (of this board or any
-        other) can be taken for this one. Returns the job with its new number."""
+        machine, by this journal or any run on this computer (`RunContext.job_numbers`), recorded before it is
+        sent, so that no report of an earlier dealing (of this board or any other) can be taken for this one.
+        Returns the job with its new number."""
         job = self.ctx.journal.new_dealing(job.id, self.name, self.ctx.job_numbers(self.name))
         self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
         return job
