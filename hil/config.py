@@ -7,7 +7,9 @@ The URL's ``line`` is what the machine is served on: ``pty`` or ``tcp`` (``socke
 
 from __future__ import annotations
 
+import itertools
 import re
+import secrets
 from dataclasses import dataclass, field
 from gettext import gettext as _
 from pathlib import Path
@@ -59,6 +61,17 @@ MAX_COPIES: Final = 99
 """Copies of each board a simulated rack holds, as many as a run deals at most."""
 
 
+_MADE = itertools.count()
+_PROCESS = secrets.randbits(22)
+"""This process's 22 random bits, drawn once: the first part of every serial it makes."""
+
+
+def new_serial() -> str:
+    """``SIM-`` and 8 hexadecimal digits: this process's random bits (22) and a count of the machines it made (10
+    bits). Two machines of one process never share one; two processes do one time in about four million."""
+    return f"SIM-{_PROCESS << 10 | next(_MADE) & 0x3FF:08X}"
+
+
 @dataclass(frozen=True)
 class SimConfig:
     """Everything that makes one simulated machine. As a URL (every query key optional, unknown keys
@@ -80,13 +93,16 @@ class SimConfig:
     faults: FaultPlan = field(default_factory=FaultPlan)
     timing: Timing = field(default_factory=Timing)
     serial: str | None = None
-    """The machine's serial number; None: ``SIM-`` and the seed in 8 hexadecimal digits (`serial_number`), so
-    that simulated machines of different seeds are told apart by a host, as real machines are."""
+    """The machine's serial number; None: one of its own (`serial_number`)."""
+    own_serial: str = field(default_factory=lambda: new_serial(), compare=False, repr=False)
+    """The serial this machine takes when `serial` is None: made when the configuration is, kept by every copy."""
 
     @property
     def serial_number(self) -> str:
-        """The serial number the machine gives in its HelloAck."""
-        return self.serial if self.serial is not None else f"SIM-{self.seed & 0xFFFFFFFF:08X}"
+        """The serial number the machine gives in its HelloAck: `serial`, else its own, which no other simulated
+        machine alive at the same time shares. The seed makes deals and faults repeatable, never the identity:
+        two processes started with one seed are two machines."""
+        return self.serial if self.serial is not None else self.own_serial
     capabilities: int = int(DEFAULT_CAPABILITIES)
     keeps_job: bool = False
     """Announce KEEPS_JOB_OVER_POWER_LOSS: after a power loss the job is kept, in FAULT(POWER_LOSS)."""

@@ -8,7 +8,7 @@ import sys
 import textwrap
 from typing import Any
 
-from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout
+from dealer.core.errors import DealerError, DeviceDisconnected, DeviceTimeout, PortInUse
 from dealer.language import N_, _, listed
 
 EPILOG = N_("""examples:
@@ -99,6 +99,8 @@ def probe(url: str, timeout: float) -> tuple[str, bool]:
         who = machine.connect(timeout=timeout)
     except DeviceTimeout:
         return _("no dealing machine answered within {timeout:g} s").format(timeout=timeout), True
+    except PortInUse as exc:  # something may well be there: another program has it open
+        return str(exc).removeprefix(url + ": "), False
     except DeviceDisconnected as exc:
         if getattr(exc.__context__, "errno", None) in (errno.EAGAIN, errno.EBUSY):  # held: a controller dealing
             return _("in use by another program (a controller dealing on it, say): not looked at"), False

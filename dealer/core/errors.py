@@ -117,6 +117,16 @@ class MachineReplaced(DeviceDisconnected):
     began with): nothing is sent to it, and the station stops; like a machine that cannot be reached."""
 
 
+class PortInUse(DeviceDisconnected):
+    """Another program holds the port open (EAGAIN, EBUSY): nothing was sent on it, whatever is there."""
+
+
+class SerialConflict(DeviceDisconnected):
+    """A machine's serial cannot tell it from another (PROTOCOL.md 5): two ports of one run answered with the
+    same serial, or a real machine of protocol version 2 gave none. Nothing is dealt; like a machine that
+    cannot be used."""
+
+
 class MachineFaultError(DealerError):
     """The machine reported a fault it cannot recover from by itself."""
 

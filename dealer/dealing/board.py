@@ -162,9 +162,8 @@ class BoardLife:
         """The whole life of a LOADED (or SCANNED) job on this machine."""
         ctx = self.ctx
         self.clock_in(job)
-        job = self.load(job)
         try:
-            label = self.ready_board(job, any_wanted=True)
+            label = self.ready_board(job, any_wanted=True, load=True)
         except BoardGivenUpError:
             return
         except AnotherBoardIn as put_in:  # the operator put in another board still to deal: it is dealt first
@@ -180,10 +179,11 @@ class BoardLife:
         self.deal(job)
 
     def load(self, job: Job) -> Job:
-        """Load the job's deal into the machine as a new dealing: a job number never given before on this
-        journal, recorded before it is sent, so that no report of an earlier dealing (of this board or any
-        other) can be taken for this one. Returns the job with its new number."""
-        job = self.ctx.journal.new_dealing(job.id, self.name)
+        """Load the job's deal into the machine as a new dealing: a job number never given before to this
+        machine, by this journal or any run on this computer (`RunContext.job_numbers`), recorded before it is
+        sent, so that no report of an earlier dealing (of this board or any other) can be taken for this one.
+        Returns the job with its new number."""
+        job = self.ctx.journal.new_dealing(job.id, self.name, self.ctx.job_numbers(self.name))
         self.machine.load(wire_job(job), job.board, self.ctx.packed(job.board, job.run_id))
         return job
 
@@ -449,15 +449,19 @@ class BoardLife:
         if taken is not None:
             raise AnotherBoardIn(taken)
 
-    def ready_board(self, job: Job, *, any_wanted: bool = False) -> str:
+    def ready_board(self, job: Job, *, any_wanted: bool = False, load: bool = False) -> str:
         """Have the job's board in the machine, checked for dealing (PROTOCOL.md 6.1): the right board,
         straight, empty, not moved since it was read. Returns its label; `BoardGivenUpError` when it failed
-        `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`BoardGivenUpError`)."""
+        `MAX_BOARD_CHECKS` checks in a row; another board's deal in it (F7) stops the run (`BoardGivenUpError`).
+        `load`: the job's deal is loaded once its board is read, so that a board put in out of order costs one
+        LoadDeal, its own."""
         checks: list[BoardFault] = []
         moves = 0
         ctx = self.ctx
         while True:
             reading = self.await_board(job, checks, any_wanted=any_wanted)
+            if load:
+                job, load = self.load(job), False
             recount = self.machine.recount(wire_job(job), reading.turns)
             if recount is None or self.machine.board_moved():
                 moves += 1

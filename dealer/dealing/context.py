@@ -9,6 +9,7 @@ May import `dealer.core`, `dealer.dealing.machine`, `dealer.dealing.progress`, `
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +73,12 @@ class RunContext:
     """Which deal history each machine's deals go into as their dealing begins (None: `DealHistory.open`'s own)."""
     history_of: dict[str, Path | None] = field(default_factory=dict)
     """The deal history of each machine that answered, by what it says it is (`machine_answered`)."""
+    serial_of: dict[str, str] = field(default_factory=dict)
+    """The serial each machine that answered gave (`machine_answered`): whose job numbers a dealing takes."""
+
+    met: dict[str, MachineIdentity | None] = field(default_factory=dict)
+    """Each machine's answer to its first handshake (None: it did not answer), as its station learnt it."""
+    _all_met: threading.Condition = field(default_factory=threading.Condition)
 
     def __post_init__(self) -> None:
         self._deal_sets = {self.run_id: self.deals, **dict(self.later_runs)}
@@ -104,6 +111,7 @@ class RunContext:
         (`DealReused` stops this machine), and the change is said once."""
         path = self.histories.of(identity.simulated)
         with self.lock:
+            self.serial_of[name] = identity.serial
             if name in self.history_of:
                 return
             self.history_of[name] = path
@@ -129,6 +137,42 @@ class RunContext:
         with _open_history(path) as history:
             history.record(self.deals_of(job), run_uid=run.uid, run_name=run.name, journal=self.journal.path,
                            replay=run.replay, boards=[job.board])
+
+    def machine_met(self, name: str, identity: MachineIdentity | None) -> None:
+        """Machine `name` answered its first handshake (`identity`), or will not (None)."""
+        with self._all_met:
+            self.met[name] = identity
+            self._all_met.notify_all()
+
+    def shared_serial(self, name: str, timeout: float = 60.0) -> list[str]:
+        """Once every machine of the run has answered (or failed to): the other machines that gave machine
+        `name`'s serial (PROTOCOL.md 5: a serial is one unit's), in the run's order."""
+        with self._all_met:
+            self._all_met.wait_for(lambda: len(self.met) >= len(self.machine_names) or self.stop.is_set(), timeout)
+            mine = self.met.get(name)
+            if mine is None:
+                return []
+            return sorted(other for other, them in self.met.items()
+                          if other != name and them is not None and them.serial == mine.serial)
+
+    def job_numbers(self, name: str) -> Callable[[int], int]:
+        """How machine `name` takes its next job number (`Journal.new_dealing`'s `reserve`): above every number
+        a run on this computer gave the same machine (its serial), as its deal history keeps them."""
+        def reserve(at_least: int) -> int:
+            serial = self.serial_of.get(name)
+            if serial is None:
+                return at_least
+            with _open_history(self.history_of.get(name, self.histories.checked)) as history:
+                return history.reserve_job(serial, at_least)
+        return reserve
+
+    def last_job(self, name: str) -> int:
+        """The last job number a run on this computer gave machine `name` (by its serial; 0: none)."""
+        serial = self.serial_of.get(name)
+        if serial is None:
+            return 0
+        with _open_history(self.history_of.get(name, self.histories.checked)) as history:
+            return history.last_job(serial)
 
     def set_of(self, job: Job) -> str:
         """The physical board set a job's copy goes into."""

@@ -405,6 +405,8 @@ class Machine:
         self._reported: set[tuple[type[Message], int]] = set()
         """(report type, job) of every DealDone, Fault and RecountReport taken: a second one is a repeat."""
         self._issued: set[int] = set()
+        self._earlier_up_to = 0
+        """Job numbers up to this one were given this machine by earlier runs (`issued`)."""
         """Every job number given a dealing before (loaded here, or known from the journal: `issued`)."""
         self._hello: HelloAck | None = None
         self._read_since_hello = False
@@ -588,10 +590,12 @@ class Machine:
         self._issued.add(job)
         self._request(LoadDeal.for_deal(job, board, packed_deal), None, timeout, board=board)
 
-    def issued(self, jobs: Iterable[int]) -> None:
-        """Job numbers given to dealings before this controller started (the journal's): a report of one
-        of them is an earlier dealing's, held back, never the answer to a request of this run."""
+    def issued(self, jobs: Iterable[int], up_to: int = 0) -> None:
+        """Job numbers given to dealings before this controller started (the journal's, and every number up to
+        `up_to`, the last any run gave this machine): a report of one of them is an earlier dealing's, held
+        back, never the answer to a request of this run."""
         self._issued.update(jobs)
+        self._earlier_up_to = max(self._earlier_up_to, min(up_to, 0xFFFF))
 
     def start_deal(self, job: int, timeout: float = 5.0) -> bool:
         """Tell the machine to deal the loaded job into the inserted board (or resume after a fault).
@@ -646,7 +650,7 @@ class Machine:
         if msg.job == job:
             self._reported.add(key)
             return True
-        if key in self._reported or msg.job in self._issued:
+        if key in self._reported or msg.job in self._issued or 0 < msg.job <= self._earlier_up_to:
             return False  # a repeat, or a report of an earlier dealing held back over a new Hello (PROTOCOL.md 9)
         raise ProtocolFaultError.of(type(msg).__name__, other=msg.job, job=job)
 

@@ -60,6 +60,25 @@ class Recovery:
             if self._mine(job) and job.attempt < self.ctx.limits.max_attempts and self.ctx.claim(job):
                 hold(self._redeal_left, job)
 
+    def judge_held(self, held: MachineStatus) -> None:
+        """What the machine held at first contact (`held`, its Status read before any other command), once this
+        run's own jobs are settled: a job of no dealing of this journal (an earlier run's, kept over a power cut
+        or left by another controller) is said, never taken for this run's, and a dealing of it still stopped
+        on a fault or under way is aborted, so that the next LoadDeal is accepted (PROTOCOL.md 4.4)."""
+        if held.state not in (MachineState.DONE, MachineState.FAULT, MachineState.DEALING) or not held.job:
+            return
+        if held.job not in self.ctx.journal.wire_jobs():
+            self.machine.issued([held.job])
+            what = {MachineState.DONE: _("dealt"), MachineState.DEALING: _("being dealt")}.get(
+                held.state, _("stopped on a fault"))
+            self.ctx.progress.say(self.name, lambda: _(
+                "the machine holds job {job} (board {board}, {what}) of no dealing of this run: nothing of it is taken "
+                "for this run, and every board is read and recounted before anything is dealt into it").format(
+                job=held.job, board=held.board, what=what))
+        now = self.machine.status()
+        if now.state in (MachineState.FAULT, MachineState.DEALING):
+            self.machine.abort()
+
     def _mine(self, job: Job) -> bool:
         """A job left behind that this station settles: its own, or one of a machine not in the run."""
         return job.machine == self.name or job.machine not in self.ctx.machine_names

@@ -22,7 +22,9 @@ from dealer.core.errors import (
     Interrupted,
     JournalDamaged,
     JournalError,
+    PortInUse,
     PreparedBoards,
+    SerialConflict,
     UsageError,
     VerificationError,
 )
@@ -214,10 +216,10 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
     if held is not None:
         return [held]
     try:
-        unfinished, finished = _runs_of(journal, deals)
+        unfinished, finished, began = _runs_of(journal, deals)
     except DealerError as exc:
         return [exc]
-    if unfinished is not None and not options.resume:
+    if unfinished is not None and not options.resume and began:  # one that never began is taken up again
         return [JournalError(_("{journal}: run {run} of this deal set is unfinished; {advice}").format(
             journal=journal, run=unfinished, advice=_(advice.resume)))]
     if options.resume:
@@ -247,14 +249,16 @@ def journal_held(journal: Path) -> DealerError | None:
     return None
 
 
-def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool]:
-    """The unfinished run of `deals` in the journal (its id, or None), and whether one of them finished."""
+def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool, bool]:
+    """The unfinished run of `deals` in the journal (its id, or None), whether one of them finished, and whether
+    the unfinished one began (a machine took up a job of it)."""
     if not journal.is_file() or journal.stat().st_size == 0:
-        return None, False
+        return None, False, False
     with Journal.open_read_only(journal) as held:
         run = held.unfinished_run(deals.set_hash())
         finished = any(r.set_hash == deals.set_hash() and r.finished for r in held.runs())
-    return (None if run is None else run.id), finished
+        began = run is not None and not held.never_began(run.id)
+    return (None if run is None else run.id), finished, began
 
 
 def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]) -> Interrupted:
@@ -339,6 +343,9 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
                 journal=journal.path))
         with DealHistory.open(options.history) as history:
             remember(history, journal, unfinished, deals, options)
+        release_loaded(journal, unfinished.id)
+        return unfinished.id
+    if unfinished is not None and journal.never_began(unfinished.id):  # refused before anything: taken up again
         release_loaded(journal, unfinished.id)
         return unfinished.id
     if unfinished is not None:  # this process holds the journal: no other controller is dealing it
@@ -616,6 +623,8 @@ def raise_for(result: RunResult) -> None:
         left = (n_("{n} board left; continue with --resume", "{n} boards left; continue with --resume",
                    unresolved).format(n=unresolved) if not result.complete
                 else _("the other machines dealt every board"))
+        if isinstance(exc, PortInUse | SerialConflict) and result.verified == 0:  # nothing began: nothing to resume
+            left = n_("{n} board left", "{n} boards left", unresolved).format(n=unresolved)
         text = str(exc) if name in str(exc) else f"{name}: {exc}"  # the machine named once
         raise _retold(exc, f"{text}{more} ({left})") from exc
     if not result.complete:

@@ -13,16 +13,16 @@ import contextlib
 from collections.abc import Callable
 from functools import partial
 
-from dealer.core.errors import DeviceTimeout
+from dealer.core.errors import DeviceTimeout, SerialConflict
 from dealer.dealing.board import BoardLife
 from dealer.dealing.context import RunContext
-from dealer.dealing.machine import DeviceRestarted, Machine, MachineSilent, Reconnected
+from dealer.dealing.machine import Cancelled, DeviceRestarted, Machine, MachineIdentity, MachineSilent, Reconnected
 from dealer.dealing.progress import JobInHand
 from dealer.dealing.recovery import Recovery
 from dealer.journal import events
 from dealer.journal.events import Interruption
 from dealer.journal.store import Job, JobState
-from dealer.language import _, n_
+from dealer.language import _, listed, n_
 
 
 class Station:
@@ -45,14 +45,25 @@ class Station:
 
     def run(self) -> None:
         """Deal jobs until none is left, the run stops, or the machine is lost."""
-        identity = self.machine.connect()
+        try:
+            identity = self.machine.connect()
+        except BaseException:
+            self.ctx.machine_met(self.name, None)
+            raise
+        self.ctx.machine_met(self.name, identity)
+        before = self._serial_before()
         met = events.MachineMet(serial=identity.serial, firmware=identity.firmware,
                                 protocol=identity.protocol_version, simulated=identity.simulated)
         for run_id in self.ctx.run_ids:  # who deals the dealings this station records from now on
             self.ctx.journal.note(run_id, met, machine=self.name)
+        self._judge_serial(identity, before)
         self.ctx.machine_answered(self.name, identity)
-        self.machine.issued(self.ctx.journal.wire_jobs())
+        self.machine.issued(self.ctx.journal.wire_jobs(), self.ctx.last_job(self.name))
+        held = self.machine.status()  # PROTOCOL.md 4.4: Status first, on every contact
+        if self.ctx.stop.is_set():
+            return
         self.recovery.settle(self.run_with_resync)
+        self.recovery.judge_held(held)
         life = self.life
         while not self.ctx.stop.is_set():
             job, life.next_job = life.next_job or self.ctx.journal.claim_next(self.ctx.run_ids, self.name), None
@@ -63,6 +74,43 @@ class Station:
                 self.machine.sleep(0.05)
                 continue
             self.run_with_resync(life.deal_job, job)
+
+    def _serial_before(self) -> str | None:
+        """The serial of the machine this station last dealt on in the journal's runs (a resume); None if none."""
+        met = [(r.id, r.event.serial) for run_id in self.ctx.run_ids for r in self.ctx.journal.events(run_id)
+               if r.machine == self.name and isinstance(r.event, events.MachineMet)]
+        return max(met)[1] if met else None
+
+    def _judge_serial(self, identity: MachineIdentity, before: str | None) -> None:
+        """What the serial says (PROTOCOL.md 5), before anything is dealt: a run whose two ports answer with one
+        serial is refused, as is a real machine of version 2 without one; a version-1 machine's serial proves
+        nothing, and is said to; a resume that meets another machine than the journal's says so."""
+        serial = identity.serial
+        if identity.protocol_version >= 2 and not identity.simulated and not serial.strip():
+            self.ctx.stop.set()
+            raise SerialConflict(_(
+                "{machine}: the machine gives no serial number, which its protocol version ({version}) requires of "
+                "a real machine: it cannot be told from another, so nothing is dealt on it").format(
+                machine=self.name, version=identity.protocol_version))
+        shared = self.ctx.shared_serial(self.name) if len(self.ctx.machine_names) > 1 else []
+        if shared:
+            self.ctx.stop.set()
+            if min([self.name, *shared]) != self.name:  # the first of them says it, once
+                raise Cancelled(self.name)
+            raise SerialConflict(_(
+                "the machines on {ports} give one serial number ({serial}): one machine on two ports, or two machines "
+                "that cannot be told apart; nothing was dealt").format(
+                ports=listed([self.name, *shared]), serial=serial or _("(no serial)")))
+        if identity.protocol_version < 2:
+            self.ctx.progress.say(self.name, lambda: _(
+                "the machine speaks protocol version 1, which binds no serial number: its serial ({serial}) cannot "
+                "prove which machine it is, so a swap to another machine looks like a cable pulled out and put back"
+            ).format(serial=serial or _("(no serial)")))
+        if before is not None and before != serial:
+            self.ctx.progress.say(self.name, lambda: _(
+                "another machine than the one this run dealt on before: serial {serial}, where it was serial {before}; "
+                "every board in it is read and recounted before anything is dealt").format(
+                serial=serial or _("(no serial)"), before=before or _("(no serial)")))
 
     def release_current(self, why: str = "machine lost") -> None:
         """After this station stopped (`why`): its job, if only loaded or scanned, goes back to the queue."""

@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import serial
 
 from dealer.core import osys
-from dealer.core.errors import DeviceDisconnected, OutputError
+from dealer.core.errors import DeviceDisconnected, OutputError, PortInUse
 from dealer.core.links import IsALinkError, is_link, link_text, open_nofollow
 from dealer.core.outfile import SECRET_MODE, file_mode
 from dealer.language import N_, _
@@ -105,6 +105,8 @@ class SerialTransport:
             raise DeviceDisconnected(_("{port}: cannot write the wire trace: {reason}").format(
                 port=url, reason=exc)) from None
         except (serial.SerialException, OSError, ValueError, NotImplementedError) as exc:
+            if _errno(exc) in (errno.EAGAIN, errno.EBUSY):
+                raise PortInUse(_("{port}: the port is in use by another program").format(port=url)) from exc
             why = _reason(exc)
             raise DeviceDisconnected(_("{port}: cannot open the port: {reason}").format(port=url, reason=why)) from exc
         return cls(port, name or url, fixed_timeout=remote, trace=trace)
@@ -295,12 +297,19 @@ _ERRNO_WORDS: Final = {errno.ENOENT: N_("no such port"), errno.ENODEV: N_("no su
                        errno.ENOTTY: N_("not a serial port")}
 
 
+def _errno(exc: BaseException) -> int | None:
+    """The errno of a failure to open a port, also where pyserial gives it only in its text ("Could not configure
+    port: (25, '...')", "Could not exclusively lock port ...: [Errno 11] ...")."""
+    code = getattr(exc, "errno", None)
+    if isinstance(code, int) and code:
+        return code
+    found = re.search(r"\((\d+), '|\[Errno (\d+)\]", str(exc))
+    return int(found[1] or found[2]) if found else None
+
+
 def _reason(exc: BaseException) -> str:
     """Why a port failed, in a few plain words: pyserial repeats the port and the errno in its text."""
-    code = getattr(exc, "errno", None)
-    if not (isinstance(code, int) and code):  # pyserial's "Could not configure port: (25, '...')"
-        found = re.search(r"\((\d+), '", str(exc))
-        code = int(found[1]) if found else None
+    code = _errno(exc)
     if isinstance(code, int) and code:
         return _(_ERRNO_WORDS[code]) if code in _ERRNO_WORDS else os_reason(OSError(code, os.strerror(code)))
     text = re.sub(r"\[Errno -?\d+\]\s*", "", str(exc)).strip()
@@ -319,7 +328,7 @@ def _open_waiting_while_busy(url: str, settings: dict[str, Any]) -> Any:
         try:
             return serial.serial_for_url(url, **settings)
         except (serial.SerialException, OSError) as exc:
-            if getattr(exc, "errno", None) not in (errno.EAGAIN, errno.EBUSY) or time.monotonic() >= deadline:
+            if _errno(exc) not in (errno.EAGAIN, errno.EBUSY) or time.monotonic() >= deadline:
                 raise
             _pause(0.1)
 

@@ -50,6 +50,11 @@ CREATE TABLE IF NOT EXISTS deals (
     replay INTEGER NOT NULL,
     PRIMARY KEY (deal_hash, run_uid)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS machine_jobs (
+    serial TEXT PRIMARY KEY,
+    last_job INTEGER NOT NULL,
+    updated TEXT NOT NULL
+) WITHOUT ROWID;
 """
 _COLUMNS: Final = ("deal_hash", "run_uid", "board", "run_name", "journal", "host", "recorded", "replay")
 
@@ -375,6 +380,36 @@ class DealHistory:
             raise JournalError(_("{path}: the deal history cannot be written: {cause}").format(
                 path=self.path, cause=plain_cause(str(self.path), exc))) from exc
         return added
+
+    # --- job numbers, per machine ---------------------------------------------------------------
+
+    def last_job(self, serial: str) -> int:
+        """The last job number (the journals' dealing count, before its 16-bit wrap) any run on this computer
+        gave the machine of `serial`; 0 for a machine never met."""
+        rows = self._read("SELECT last_job FROM machine_jobs WHERE serial = ?", (serial,))
+        return int(rows[0][0]) if rows else 0
+
+    def reserve_job(self, serial: str, at_least: int) -> int:
+        """The next job number for the machine of `serial`: `at_least`, or more if an earlier run gave it that
+        many (PROTOCOL.md 7.2: never a number given before to this machine); kept before it is used."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT last_job FROM machine_jobs WHERE serial = ?", (serial,)).fetchone()
+                number = max(int(at_least), (int(row[0]) if row else 0) + 1)
+                self._db.execute("INSERT INTO machine_jobs (serial, last_job, updated) VALUES (?, ?, ?) ON CONFLICT"
+                                 "(serial) DO UPDATE SET last_job = excluded.last_job, updated = excluded.updated",
+                                 (serial, number, datetime.now(UTC).isoformat(timespec="seconds")))
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise JournalError(_("{path}: the deal history cannot be written: {cause}").format(
+                path=self.path, cause=plain_cause(str(self.path), exc))) from exc
+        return number
 
     def forget(self, run_uid: str) -> int:
         """Remove every entry of the run `run_uid` (one transaction: all of them or, if stopped, none);

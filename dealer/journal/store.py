@@ -724,17 +724,36 @@ class Journal:
             job = self._step(db, _job(row), JobState.PLANNED, None, event or Redeal())
             return self._step(db, job, JobState.LOADED, machine, None)
 
-    def new_dealing(self, job_id: int, machine: str | None = None) -> Job:
+    def new_dealing(self, job_id: int, machine: str | None = None,
+                    reserve: Callable[[int], int] | None = None) -> Job:
         """A new job number for the next dealing of a job (every load of its deal into a machine: the
         first, every redeal, every attempt after a restart or a reconnection), recorded before it is sent.
         Numbers count up over the whole journal and are never given twice (SQLite's AUTOINCREMENT keeps
-        the highest ever given); on the wire they are 1..65535 (`wire_job_number`). Not checkpointed by
-        itself: the DEALING step, before any card can go in, brings it into the main file."""
+        the highest ever given); `reserve` (the machine's count over earlier runs, `DealHistory.reserve_job`)
+        may raise the next one past what other journals gave the same machine. On the wire they are
+        1..65535 (`wire_job_number`). Not checkpointed by itself: the DEALING step, before any card can go
+        in, brings it into the main file."""
         with self._transaction() as db:
-            cur = db.execute("INSERT INTO dealings (job_id, machine, at) VALUES (?, ?, ?)", (job_id, machine, _now()))
-            number = wire_job_number(int(cur.lastrowid or 0))
+            top = db.execute("SELECT MAX(id) FROM dealings").fetchone()[0] or 0
+            given = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'dealings'").fetchone()
+            following = max(int(top), int(given[0]) if given else 0) + 1
+            dealing = reserve(following) if reserve is not None else following
+            db.execute("INSERT INTO dealings (id, job_id, machine, at) VALUES (?, ?, ?, ?)",
+                       (max(dealing, following), job_id, machine, _now()))
+            number = wire_job_number(max(dealing, following))
             db.execute("UPDATE jobs SET wire_job = ? WHERE id = ?", (number, job_id))
         return self.job(job_id)
+
+    def never_began(self, run_id: int) -> bool:
+        """No job of the run was ever taken up (no dealing, every job PLANNED): a run refused before any machine
+        did anything (a port in use, one serial on two ports), which a plain run takes up again."""
+        return not self._query("SELECT 1 FROM jobs j WHERE j.run_id = ? AND (j.state != ? OR EXISTS "
+                               "(SELECT 1 FROM dealings d WHERE d.job_id = j.id)) LIMIT 1",
+                               (run_id, JobState.PLANNED.value))
+
+    def last_dealing(self) -> int:
+        """The highest dealing count this journal gave (its job numbers before the 16-bit wrap); 0 if none."""
+        return int(self._query("SELECT MAX(id) FROM dealings")[0][0] or 0)
 
     def boards_dealing_began(self, run_id: int) -> set[int]:
         """The boards of the run whose dealing began: a job of theirs stepped into DEALING at least once."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from firmware_protocol import (
     Abort,
     Ack,
@@ -70,7 +72,8 @@ def test_every_command_but_hello_is_refused_before_the_handshake() -> None:
     assert boot.reason == BootReason.POWER_ON and boot.boot_id == reply.boot_id
     assert reply.capabilities == DEFAULT_CAPABILITIES | Capability.SIMULATED  # it says it is simulated
     assert reply.pockets == 4
-    assert reply.serial == b"SIM-00000000"  # the seed's
+    assert re.fullmatch(rb"SIM-[0-9A-F]{8}", reply.serial)  # its own, not the seed's: another machine of the same seed
+    assert Bench().hello().serial not in (reply.serial, b"")
 
 
 def test_idle_to_loaded_to_dealing_to_done() -> None:
@@ -273,7 +276,7 @@ def test_a_board_takes_between_5_and_20_seconds_and_speed_divides_it() -> None:
 
 def test_the_same_seed_gives_the_same_bytes_and_another_seed_another_pack() -> None:
     def session(seed: int) -> tuple[bytes, list[tuple[int, ...]]]:
-        bench = ready(seed=seed)
+        bench = ready(seed=seed, serial="SIM-1")  # the seed's bytes; the serial is the machine's own
         bench.load()
         bench.cmd(StartDeal(1))
         bench.wait_for(DealDone)

@@ -43,3 +43,6 @@ def test_a_display_less_machine_deals_boards_put_in_in_any_order(tmp_path: Path)
     assert sorted(order) == list(range(1, 17))  # each board once
     assert order != sorted(order)  # and not in the file's order: as the operator put them in
     assert_each_board_holds_its_deal(records, session, "A")
+    loads = {line.split("'job': ")[1].split(",")[0] for line in (tmp_path / "device" / "device.log").read_text(
+        encoding="utf-8").splitlines() if "command LOAD_DEAL" in line}
+    assert len(loads) == 16, sorted(loads)  # one LoadDeal a board: each loaded once its label is read

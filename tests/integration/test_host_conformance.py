@@ -145,6 +145,86 @@ def run(name: str, config: SimConfig, *, resume_after: Callable[[Loopback], None
 JOURNALS: dict[str, Path] = {}
 
 
+def several_runs(name: str, folder: Path) -> Capture:
+    """Three deal files dealt one after the other on one simulated machine, each with its own journal (one
+    deal history, beside them): two without a restart between, then a power cut, then the third."""
+    capture = Capture(name)
+    wire = Wire(capture)
+    with Loopback(SimConfig(seed=8, boards=tuple(range(1, 10))), manipulator=wire) as loop:
+        wire.loop = loop
+
+        def factory(url: str) -> Machine:
+            return Machine(url, opener=loopback_opener(loop), clock=loop.clock,
+                           sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+
+        for n, boards in enumerate(((1, 2, 3), (4, 5, 6), (7, 8, 9))):
+            if n == 2:
+                loop.device.power_loss(loop.clock())
+            out = io.StringIO()
+            options = RunOptions(ports=["loop://sim"], journal=folder / f"file-{n}.journal", machine_factory=factory,
+                                 out=out, limits=RunLimits())
+            try:
+                deal_session(deals_for(boards, seed=20 + n), f"file-{n}.pbn", options)
+            except DealerError as exc:
+                out.write(f"dealer: error: {exc}\n")
+            capture.said += out.getvalue()
+    return capture
+
+
+def two_ports(name: str, folder: Path, configs: tuple[SimConfig, ...]) -> Capture:
+    """One run on a machine per configuration (ports ``loop://0``, ``loop://1``...), every wire captured."""
+    capture = Capture(name)
+    wires = [Wire(capture) for _config in configs]
+    loops = [Loopback(config, manipulator=wire) for config, wire in zip(configs, wires, strict=True)]
+    try:
+        for wire, loop in zip(wires, loops, strict=True):
+            wire.loop = loop
+
+        def factory(url: str) -> Machine:
+            loop = loops[int(url.rsplit("/", 1)[1])]
+            return Machine(url, opener=loopback_opener(loop), clock=loop.clock,
+                           sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+
+        out = io.StringIO()
+        options = RunOptions(ports=[f"loop://{i}" for i in range(len(loops))], journal=folder / f"{name}.journal",
+                             machine_factory=factory, out=out, limits=RunLimits())
+        try:
+            deal_session(deals_for((1, 2, 3), seed=30), "session.pbn", options)
+        except DealerError as exc:
+            out.write(f"dealer: error: {exc}\n")
+        capture.said += out.getvalue()
+    finally:
+        for loop in loops:
+            loop.close()
+    return capture
+
+
+def resumed_elsewhere(name: str, folder: Path) -> Capture:
+    """A run whose machine fell silent mid-deal, resumed on another machine (another serial) on the same port."""
+    capture = Capture(name)
+    journal = folder / f"{name}.journal"
+    configs = (SimConfig(seed=9, boards=(1, 2, 3), serial="SIM-0000AAAA", faults=_plan(
+        {"kind": "silent", "board": 2, "card": 20})), SimConfig(seed=9, boards=(1, 2, 3), serial="SIM-0000BBBB"))
+    for resume, config in enumerate(configs):
+        wire = Wire(capture)
+        with Loopback(config, manipulator=wire) as loop:
+            wire.loop = loop
+
+            def factory(url: str, loop: Loopback = loop) -> Machine:
+                return Machine(url, opener=loopback_opener(loop), clock=loop.clock,
+                               sleep=loop.clock.sleep)  # type: ignore[attr-defined]
+
+            out = io.StringIO()
+            options = RunOptions(ports=["loop://sim"], journal=journal, machine_factory=factory, out=out,
+                                 resume=bool(resume), limits=RunLimits())
+            try:
+                deal_session(deals_for((1, 2, 3), seed=40), "session.pbn", options)
+            except DealerError as exc:
+                out.write(f"dealer: error: {exc}\n")
+            capture.said += out.getvalue()
+    return capture
+
+
 def _plan(*faults: dict[str, Any]) -> FaultPlan:
     return FaultPlan.from_json({"faults": list(faults)})
 
@@ -166,6 +246,13 @@ def captures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Capture]:
         "silent": run("silent", SimConfig(seed=5, boards=(1, 2, 3), faults=_plan(
             {"kind": "silent", "board": 2, "card": 20})), resume_after=switched_on_again),
     }
+    found["several runs"] = several_runs("several runs", folder)
+    found["one serial"] = two_ports("one serial", folder, (SimConfig(seed=10, boards=(1, 2, 3), serial="SIM-0000D0D0"),
+                                                           SimConfig(seed=11, boards=(1, 2, 3), serial="SIM-0000D0D0")))
+    found["resumed elsewhere"] = resumed_elsewhere("resumed elsewhere", folder)
+    with pytest.MonkeyPatch.context() as patch:  # a machine that does not say it is simulated, and gives no serial
+        patch.setattr(SimConfig, "all_capabilities", property(lambda self: self.capabilities))
+        found["no serial"] = two_ports("no serial", folder, (SimConfig(seed=12, boards=(1, 2, 3), serial=""),))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(hil.model, "PROTOCOL_VERSION", 3)
         found["unknown version"] = run("unknown version", SimConfig(seed=6, boards=(1, 2, 3)))
@@ -396,6 +483,47 @@ def status_first(c: Capture) -> list[str]:
     return wrong
 
 
+def status_first_on_contact(c: Capture) -> list[str]:
+    """After every HelloAck the host accepts (first contact, reconnection, restart, resume), its next command is
+    GetStatus: nothing the machine holds is replaced unread."""
+    wrong = []
+    requests = c.host_requests()
+    for ack in (f for f in c.frames if f.by == "machine" and isinstance(f.msg, HelloAck)):
+        after = [r for r in requests if r.at > ack.at and not isinstance(r.msg, Hello)]
+        if after and not isinstance(after[0].msg, GetStatus):
+            wrong.append(f"{c.name}: {type(after[0].msg).__name__} first after the HelloAck at {ack.t:.2f}")
+    return wrong
+
+
+def nothing_dealt(c: Capture) -> list[str]:
+    return [f"{c.name}: {type(f.msg).__name__} sent" for f in c.host_requests()
+            if isinstance(f.msg, LoadDeal | StartDeal)]
+
+
+def one_serial_refused(c: Capture) -> list[str]:
+    """Two ports whose machines give one serial: nothing dealt, and one line names the serial and both ports."""
+    lines = [line for line in c.said.splitlines() if "SIM-0000D0D0" in line]
+    named = len(lines) == 1 and "loop://0" in lines[0] and "loop://1" in lines[0]
+    return nothing_dealt(c) + ([] if named else [f"{c.name}: said {lines}"])
+
+
+def empty_serial_refused(c: Capture) -> list[str]:
+    named = "gives no serial number" in c.said
+    return nothing_dealt(c) + ([] if named else [f"{c.name}: nothing said of the serial: {c.said!r}"])
+
+
+def version_1_serial_told(c: Capture) -> list[str]:
+    told = c.said.count("binds no serial number")
+    return [] if told == 1 else [f"{c.name}: told {told} times what its serial cannot prove"]
+
+
+def another_machine_named(c: Capture) -> list[str]:
+    """The resume met another serial than the journal's machine: one line names both."""
+    lines = [line for line in c.said.splitlines() if "SIM-0000AAAA" in line and "SIM-0000BBBB" in line]
+    dealt_after = [f for f in c.host_requests() if isinstance(f.msg, StartDeal)]
+    return [] if len(lines) == 1 and dealt_after else [f"{c.name}: said {lines}"]
+
+
 @dataclass(frozen=True)
 class Rule:
     """One host rule of PROTOCOL.md: the document's words (`quote`, as printed there), and its check, run on the
@@ -423,7 +551,16 @@ RULES: tuple[Rule, ...] = (
     Rule("6.1", "a host SHOULD take the board it finds in the machine", took_the_board_found, ("session",)),
     Rule("6.1", "the host SHOULD NOT take a board out unread", no_eject_unread, ALL),
     Rule("6.1", "it MUST, before any StartDeal", resume_checks_again, ("power cut", "silent")),
-    Rule("7.2", "A host MUST give every LoadDeal a job number", new_job_numbers, ALL),
+    Rule("7.2", "A host MUST give every LoadDeal a job number", new_job_numbers, (*ALL, "several runs")),
+    Rule("4.4", "The host's first command after every HelloAck it accepts MUST be GetStatus", status_first_on_contact,
+         (*ALL, "version 1", "several runs", "resumed elsewhere")),
+    Rule("5", "a host MUST NOT deal on two ports of one run whose machines answer with the same serial",
+         one_serial_refused, ("one serial",)),
+    Rule("5", "It MUST NOT deal on a machine of version 2 or later that does not announce SIMULATED",
+         empty_serial_refused, ("no serial",)),
+    Rule("5", "a host SHOULD tell its user so, once", version_1_serial_told, ("version 1",)),
+    Rule("5", "MUST NOT take it for the same machine: it names both serials", another_machine_named,
+         ("resumed elsewhere",)),
     Rule("7.4", "it MUST NOT take a machine that does not announce SIMULATED for a simulation", practice_by_hello,
          ("version 1",)),
     Rule("7.4", "a host SHOULD always send the label", label_always_sent, ALL),
@@ -443,6 +580,9 @@ def test_the_captures_hold_what_the_rules_need(captures: dict[str, Capture]) -> 
     assert restarts(captures["power cut"]) and restarts(captures["silent"])
     assert "stopped answering" in captures["silent"].said
     assert "speaks protocol version 3" in captures["unknown version"].said
+    several = [f.msg.job for f in captures["several runs"].host_requests() if isinstance(f.msg, LoadDeal)]
+    assert len(several) >= 9 and restarts(captures["several runs"]), several  # three files, a restart before the third
+    assert sum(isinstance(f.msg, HelloAck) for f in captures["one serial"].frames) == 2
 
 
 def _host_sentences() -> list[str]:

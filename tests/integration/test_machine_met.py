@@ -45,7 +45,7 @@ class StopAfterFirst(io.StringIO):
         return super().write(text)
 
 
-def deal(loop: Loopback, journal: Path, *, resume: bool) -> None:
+def deal(loop: Loopback, journal: Path, *, resume: bool) -> str:
     stop = threading.Event()
 
     def factory(url: str) -> Machine:
@@ -56,17 +56,21 @@ def deal(loop: Loopback, journal: Path, *, resume: bool) -> None:
     options = RunOptions(ports=["loop://sim"], machine_names=["m1"], journal=journal, machine_factory=factory,
                          out=out, resume=resume, stop=stop, limits=RunLimits(board_timeout=120, deal_timeout=120))
     deal_session(DEALS, "session.pbn", options)
+    return out.getvalue()
 
 
 def test_a_run_resumed_on_another_machine_says_which_machine_dealt_each_dealing(tmp_path: Path) -> None:
     journal = tmp_path / "session.journal"
-    with Loopback(SimConfig(seed=0x11, boards=(1, 2, 3))) as first:
+    with Loopback(SimConfig(seed=0x11, boards=(1, 2, 3), serial="SIM-00000011")) as first:
         deal(first, journal, resume=False)
     with Journal.open_read_only(journal) as j:
         (run,) = j.runs()
         assert not run.finished
-    with Loopback(SimConfig(seed=0x22, boards=(1, 2, 3))) as second:
-        deal(second, journal, resume=True)
+    with Loopback(SimConfig(seed=0x22, boards=(1, 2, 3), serial="SIM-00000022")) as second:
+        said = deal(second, journal, resume=True)
+    changed = [line for line in said.splitlines() if "another machine than the one this run dealt on" in line]
+    assert len(changed) == 1 and "SIM-00000022" in changed[0] and "SIM-00000011" in changed[0], said
+    assert said.index(changed[0]) < said.index("verified ("), said  # said before the first board of the resume
 
     with Journal.open_read_only(journal) as j:
         (run,) = j.runs()

@@ -23,6 +23,8 @@ DOCUMENTED: dict[type[errors.DealerError], int] = {
     errors.DeviceTimeout: 5,
     errors.DeviceDisconnected: 5,
     errors.MachineReplaced: 5,
+    errors.PortInUse: 5,
+    errors.SerialConflict: 5,
     errors.MachineFaultError: 7,
     errors.VerificationError: 8,
     errors.DealReused: 8,

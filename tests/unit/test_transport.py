@@ -205,7 +205,7 @@ def test_a_port_busy_for_a_moment_is_opened_once_let_go_and_refused_if_it_stays_
         SerialTransport.open(path).close()
         holder = serial.Serial(path, exclusive=True)
         monkeypatch.setattr(transport_module, "BUSY_WAIT", 0.0)
-        with pytest.raises(DeviceDisconnected, match=f"^{path}: cannot open the port: the port is in use by another "
+        with pytest.raises(DeviceDisconnected, match=f"^{path}: the port is in use by another "
                                                      "program"):
             SerialTransport.open(path)
         from dealer.language import speaking

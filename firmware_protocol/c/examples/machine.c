@@ -112,6 +112,7 @@ void machine_world_init(machine_world *w)
     w->card_ms = 2;
     w->action_ms = 5;
     w->operator_ms = 10;
+    memcpy(w->serial, "C-EXAMPLE-1", sizeof "C-EXAMPLE-1");
     w->magic = MACHINE_WORLD_MAGIC;
 }
 
@@ -425,7 +426,6 @@ static void display(machine *m, const dp_display *d, uint32_t now)
 
 static void on_command(void *user, const dp_msg *cmd, dp_msg *reply, uint32_t now)
 {
-    static const uint8_t serial[] = "C-EXAMPLE-1";
     machine *m = (machine *)user;
     say(m, "command", cmd->type);
     switch (cmd->type) {
@@ -439,8 +439,8 @@ static void on_command(void *user, const dp_msg *cmd, dp_msg *reply, uint32_t no
                           | DP_CAP_DISPLAY | DP_CAP_RESUME_AFTER_FAULT | MACHINE_SIMULATED;
         h->pockets = 4;
         h->hoppers = 1;
-        h->serial.bytes = serial;
-        h->serial.len = (uint8_t)(sizeof serial - 1);
+        h->serial.bytes = (const uint8_t *)m->world->serial; /* the world outlives the reply */
+        h->serial.len = (uint8_t)strlen(m->world->serial);
         break;
     }
     case DP_GET_STATUS:

@@ -62,6 +62,9 @@ typedef struct {
     uint16_t card_ms, action_ms, operator_ms;
     uint32_t power_cuts;    /* how many times the power was cut */
     uint8_t restart_reason; /* why the controller last restarted (BootReason), 0 at first power-up */
+    /* the unit's serial (PROTOCOL.md 5): never empty, one unit's, kept over restarts; "C-EXAMPLE-1" unless
+     * the program that runs the machine gives each unit its own (pty_device: its process id) */
+    char serial[DP_MAX_SERIAL + 1];
 } machine_world;
 
 typedef struct {

@@ -218,6 +218,8 @@ int main(int argc, char **argv)
     printf("%s\n", link_path ? link_path : path);
     fflush(stdout);
 
+    /* two example machines alive at once never share a serial (PROTOCOL.md 5) */
+    snprintf(world.serial, sizeof world.serial, "C-EXAMPLE-%ld", (long)getpid());
     memset(&port, 0, sizeof port);
     port.write = write_line;
     port.log = say;
