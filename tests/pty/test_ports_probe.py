@@ -96,4 +96,4 @@ def test_a_port_another_program_holds_is_said_in_use_not_missing(
         os.close(primary)
         os.close(secondary)
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x]
-    assert line == f"{name}: in use by another program (a controller dealing on it, say): not looked at"
+    assert line == f"{name}: the port is in use by another program"

@@ -231,7 +231,7 @@ def test_a_deal_history_that_cannot_be_written_stops_the_run_in_plain_words_and_
     deal as its dealing begins is one line too, before that board is dealt; the resume records it and deals."""
     deal_file, journal = session(tmp_path), tmp_path / "session.journal"
     args = deal_args(deal_file, sim, journal)
-    with failing_journal(monkeypatch, deal_history, 7) as counter:  # its first insert of a deal (after the checks)
+    with failing_journal(monkeypatch, deal_history, 9) as counter:  # its first insert of a deal (after the checks)
         assert main(args) == 9
     line = one_error_line(capsys.readouterr().err)
     assert counter.failed == ["INSERT"]
