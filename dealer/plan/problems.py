@@ -48,6 +48,7 @@ def journal_runs(path: Path) -> list[Run]:
     if not path.is_file() or path.stat().st_size == 0:
         return []
     with Journal.open_read_only(path) as journal:
+        journal.check_sound()  # as a resume would find it: one advice
         return journal.runs()
 
 
