@@ -26,6 +26,11 @@ def too_many(text: str, what: str | None = None) -> TooManyDigits:
     return TooManyDigits(f"{what}: {said}" if what else said)
 
 
+def clipped(text: str) -> str:
+    """`text` as a message quotes it: whole if short, else its start."""
+    return repr(text) if len(text) <= 40 else repr(text[:24]) + "..."
+
+
 def check_digits(text: str, what: str | None = None) -> str:
     """`text`, if no run of digits in it is longer than `MAX_DIGITS`; else `TooManyDigits`."""
     if longest_run(text) > MAX_DIGITS:

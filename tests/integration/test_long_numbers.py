@@ -83,3 +83,10 @@ def test_the_console_answers_5000_digit_numbers_with_400(client: TestClient, tmp
     (tmp_path / "work" / "big.json").write_text(big, encoding="utf-8")
     checked = client.post("/api/check", json={"source": "big.json", "machines": []})
     assert checked.status_code < 500 and "big.json, line 1: cannot be read" in json.dumps(checked.json()), checked.text
+
+
+@pytest.mark.parametrize("speed", ["inf", "nan", "-1"])
+def test_the_console_refuses_a_speed_no_machine_runs_at_before_it_starts(tmp_path: Path, speed: str) -> None:
+    done = dealer("serve", "--sim-speed", speed, "--workdir", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "--sim-speed" in done.stderr and "finite speed above 0" in done.stderr, done.stderr
