@@ -280,6 +280,7 @@ class Journal:
             lock = lock or JournalLock.acquire(path, command)
         except OSError as exc:  # the lock file could be opened but not written (a full disk)
             raise journal_failure(path, exc, "opened") from exc
+        fresh = create and _never_written(path)
         try:
             create_private(path)
             db = _connect(path, path, create=create)
@@ -288,7 +289,10 @@ class Journal:
             raise JournalError(str(exc)) from None
         except OSError as exc:
             lock.release()
-            raise journal_failure(path, exc, "opened") from exc
+            raise _unmade(path, fresh, journal_failure(path, exc, "opened")) from exc
+        except JournalError as exc:
+            lock.release()
+            raise _unmade(path, fresh, exc) from exc
         except BaseException:
             lock.release()
             raise
@@ -897,6 +901,43 @@ def state_problems(db: sqlite3.Connection, run_id: int | None = None) -> list[st
             problems.append(_("board {board} copy {copy}: state {recorded} but events end at {state}").format(
                 board=board, copy=copy, recorded=JobState(recorded), state=state))
     return problems
+
+
+def _never_written(path: str) -> bool:
+    """True if the journal at `path` holds nothing: no file, or an empty one without a -wal that holds any."""
+    try:
+        if os.path.getsize(path) > 0:
+            return False
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        return os.path.getsize(f"{path}-wal") == 0
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def _unmade(path: str, fresh: bool, error: JournalError) -> JournalError:
+    """`error`, met while making the journal at `path`: one that held nothing before (`fresh`) holds no run
+    now either, so its files are removed, and the same command works once the cause is gone; where they cannot
+    be, the line says they can go."""
+    if not fresh:
+        return error
+    left = []
+    for name in (path, f"{path}-wal", f"{path}-shm"):
+        try:
+            os.unlink(name)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            left.append(name)
+    if not left:
+        return error
+    return type(error)(_("{error}; nothing was dealt: {files} can be removed").format(
+        error=error, files=", ".join(left)))
 
 
 def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
