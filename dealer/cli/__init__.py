@@ -177,6 +177,10 @@ def _run(arguments: list[str], args: argparse.Namespace) -> int:
     try:
         with stopping_on_signals():
             parser = build_parser(command_named(arguments))
+            if command_named(arguments) is None and not any(a.startswith("-") and a != "--lang" and
+                                                            not a.startswith("--lang=") for a in arguments):
+                parser.print_help()  # bare `dealer` (or with --lang alone): its help, as pip gives it
+                return 0
             try:
                 args = parser.parse_args(arguments)
             except UsageError as exc:
