@@ -38,7 +38,7 @@ def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequen
     found += history_problems(plan, chosen, runs, history)[0]
     held = {s.name: session_run(plan, s, runs) for s in chosen}
     found += unfinished_problems(held, resume=resume, journal=journal or str(plan.event.journal))
-    found += board_clashes([s for s in chosen if not _finished(held[s.name])])
+    found += board_clashes([s for s in chosen if not finished(held[s.name])])
     return found
 
 
@@ -65,7 +65,7 @@ def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run
     with DealHistory.open(history) as found:
         for session in sessions:
             mine = session_run(plan, session, runs)
-            if plan.needs_generation(session) or _finished(mine):
+            if plan.needs_generation(session) or finished(mine):
                 continue
             try:
                 notes += check_reuse(found, plan.deal_set(session), name=session.name, replay=session.replay,
@@ -146,5 +146,5 @@ def session_run(plan: Plan, session: Session, runs: Sequence[Run]) -> Run | None
     return mine[-1] if mine else None
 
 
-def _finished(run: Run | None) -> bool:
+def finished(run: Run | None) -> bool:
     return run is not None and run.finished
