@@ -332,10 +332,9 @@ class Journal:
     def settle(self) -> None:
         """Bring every step into the main file and leave SQLite's side files behind (rollback mode until the
         journal is next opened to write): for a journal handed on as one file. Nothing if a reader holds it."""
-        with self._lock:
-            with suppress(sqlite3.Error):
-                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                self._db.execute("PRAGMA journal_mode=DELETE")
+        with self._lock, suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.execute("PRAGMA journal_mode=DELETE")
 
     def check_sound(self) -> None:
         """Refuse this journal as a resume would (`JournalError` naming it, with the same advice): damaged, of

@@ -52,7 +52,8 @@ class Trials:
 
 def controller(args: list[str], cwd: Path, kind: str, journal: Path, after: float, spare: int) -> subprocess.Popen[str]:
     """`dealer ARGS` under `tests.support.refusing_controller`, in a session of its own."""
-    extra = {"MALLOC_ARENA_MAX": "1", "REFUSE_KIND": kind, "REFUSE_JOURNAL": str(journal), "REFUSE_AFTER": f"{after:.3f}",
+    extra = {"MALLOC_ARENA_MAX": "1", "REFUSE_KIND": kind, "REFUSE_JOURNAL": str(journal),
+             "REFUSE_AFTER": f"{after:.3f}",
              "REFUSE_SPARE": str(spare)}
     return subprocess.Popen([sys.executable, "-m", "tests.support.refusing_controller", *args], cwd=cwd,
                             env={**env(), **extra}, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
