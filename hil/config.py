@@ -59,6 +59,8 @@ MAX_SPEED: Final = 10_000.0
 """The fastest: a board in a few milliseconds."""
 MAX_COPIES: Final = 99
 """Copies of each board a simulated rack holds, as many as a run deals at most."""
+MAX_DIGITS: Final = 30
+"""The most digits of a number in a ``sim://`` option, counted before it is parsed (as `dealer.core.digits`)."""
 
 
 _MADE = itertools.count()
@@ -195,6 +197,10 @@ class SimConfig:
                                    "{reader}").format(url=url, reader=repr(reader)))
         def number(key: str, default: float, kind: type[float] | type[int] = float) -> float:
             text = options.get(key) or str(default)
+            digits = sum(ch.isdigit() for ch in text)
+            if digits > MAX_DIGITS:  # bounded before it is parsed: Python refuses int() of 4,300 digits
+                raise ValueError(_("{key}: a number of {count} digits: numbers here have at most {most}").format(
+                    key=key, count=digits, most=MAX_DIGITS))
             try:
                 return kind(text)
             except ValueError:
@@ -212,14 +218,15 @@ class SimConfig:
                 ledger=options.get("ledger") or None, noise=number("noise", 0.0), line=options.get("line") or None,
                 reads_every_edge=reader == "edges")
         except ValueError as exc:
-            raise SimConfigError(f"{url}: {exc}") from None
+            shown = url if len(url) <= 200 else f"{url[:80]}..."  # (a URL named, not a page of it)
+            raise SimConfigError(f"{shown}: {exc}") from None
 
 
 def parse_boards(text: str) -> tuple[int, ...]:
     """The rack's board numbers from a range text: '1-32', '7', or a comma list of those ('1-16,21')."""
     numbers: list[int] = []
     for part in text.split(","):
-        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        m = re.fullmatch(r"\s*(\d{1,9})\s*(?:-\s*(\d{1,9})\s*)?", part)  # (bounded before int())
         lo, hi = (int(m.group(1)), int(m.group(2) or m.group(1))) if m else (0, -1)
         if m and hi < lo:
             raise SimConfigError(_("boards {text}: {low}-{high} runs backwards").format(text=repr(text), low=lo,

@@ -56,8 +56,8 @@ def club_history_deals(home: Path) -> int:
 def fresh_clone(folder: Path) -> Path:
     """A folder holding the project's examples/ and the SquareDeal event the congress example names."""
     folder.mkdir()
-    shutil.copytree(ROOT / "examples", folder / "examples", ignore=shutil.ignore_patterns("deals", "*.journal*",
-                                                                                           "*.sqlite*"))
+    shutil.copytree(ROOT / "examples", folder / "examples",
+                    ignore=shutil.ignore_patterns("deals", "*.journal*", "*.sqlite*"))
     event = Path("tests", "data", "squaredeal", "WBG2024")
     shutil.copytree(ROOT / event, folder / event)
     return folder
@@ -124,7 +124,7 @@ def test_the_readme_commands_work_twice_on_one_computer(tmp_path: Path, block: s
         if block.startswith("dealer plan"):
             assert re.search(r"^342/342 boards verified in ", shown, re.MULTILINE), shown[-2000:]
     if block.startswith("dealer plan"):
-        assert (tmp_path / "second" / "examples" / "simulated-history.sqlite").is_file()
+        assert (tmp_path / "second" / "examples" / "congress-out" / "simulated-history.sqlite").is_file()
         the_congress_is_dealt_as_planned(first, tmp_path / "first", tmp_path / "home")
 
 
@@ -137,7 +137,7 @@ def the_congress_is_dealt_as_planned(shown: str, folder: Path, home: Path) -> No
     sessions = {"FRI1", "SAT1", "SUN1", "FIN1"}
     progress = re.findall(r"^\[(?:M1|M2|HALL-B)\] (\w+) set [A-Z0-9]+: ", shown, re.MULTILINE)
     assert set(progress) == sessions and len(progress) >= total
-    with Journal.open(folder / "examples" / "congress.journal") as journal:
+    with Journal.open(folder / "examples" / "congress-out" / "congress.journal") as journal:
         runs = journal.runs()
         assert sorted(r.name for r in runs) == sorted(sessions) and all(r.finished for r in runs)
         assert sum(len(journal.jobs(r.id, {JobState.VERIFIED})) for r in runs) == total
@@ -148,7 +148,7 @@ def the_congress_is_dealt_as_planned(shown: str, folder: Path, home: Path) -> No
 
     again = dealer("deal", "--plan", "examples/congress.toml", cwd=folder)
     assert again.returncode == 0 and "every session asked for is dealt already (4 runs" in again.stdout
-    figures = report_readers.reports_agree(folder, "examples/congress.journal", dealer)
+    figures = report_readers.reports_agree(folder, "examples/congress-out/congress.journal", dealer)
     assert sum(jobs for jobs, _, _ in figures.sessions.values()) == total
     assert set(figures.machines) == {"M1", "M2", "HALL-B"}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import importlib
 import os
 import sys
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from typing import Final, NoReturn
 
 from dealer import __version__
-from dealer.core.errors import DealerError, UsageError, exit_code_table
+from dealer.core.errors import DealerError, SystemRefused, UsageError, exit_code_table
 from dealer.language import LANGUAGES, N_, _, choose, language_of, spoken_while_running
 
 # No command does linear algebra, so numpy's BLAS need not start a thread a CPU when numpy is imported:
@@ -176,6 +177,10 @@ def _run(arguments: list[str], args: argparse.Namespace) -> int:
     try:
         with stopping_on_signals():
             parser = build_parser(command_named(arguments))
+            if command_named(arguments) is None and not any(a.startswith("-") and a != "--lang" and
+                                                            not a.startswith("--lang=") for a in arguments):
+                parser.print_help()  # bare `dealer` (or with --lang alone): its help, as pip gives it
+                return 0
             try:
                 args = parser.parse_args(arguments)
             except UsageError as exc:
@@ -193,6 +198,17 @@ def _run(arguments: list[str], args: argparse.Namespace) -> int:
         from dealer.language.system import os_error_text
 
         return _fail(args, os_error_text(exc), 1)
+    except (MemoryError, RuntimeError) as exc:  # the system refused memory or a thread: no bug, nothing damaged
+        if isinstance(exc, RuntimeError) and "can't start new thread" not in str(exc):
+            raise
+        from dealer.language.system import REASONS
+
+        reason = (_("no new thread could be started") if isinstance(exc, RuntimeError)
+                  else _(REASONS[errno.ENOMEM]))
+        said = (_("the system refused a resource ({reason}); the journal is intact: once the system allows it, "
+                  "continue with --resume") if args.command == "deal" else
+                _("the system refused a resource ({reason}); nothing was damaged")).format(reason=reason)
+        return _fail(args, said, SystemRefused.exit_code)
 
 
 def _fail(args: argparse.Namespace, exc: BaseException | str, code: int) -> int:

@@ -21,6 +21,7 @@ from dealer.cli.options import board_range, seed_text
 from dealer.cli.teaching import teach
 from dealer.core.boards import format_board_spans, parse_board_spans
 from dealer.core.dealset import DealSet
+from dealer.core.digits import clipped, whole
 from dealer.core.errors import FormatError, UsageError
 from dealer.core.outfile import SECRET_MODE, check_writable, write_bytes
 from dealer.core.parallel import MAX_THREADS
@@ -82,11 +83,11 @@ def register(sub: Any) -> None:
 def thread_count(text: str) -> int:
     """--threads: a whole number from 1."""
     try:
-        value = int(text)
-    except ValueError:
+        value = whole(text)
+    except ValueError:  # (too many digits too)
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(_("must be a whole number from 1; got {text}").format(text=repr(text)))
+        raise argparse.ArgumentTypeError(_("must be a whole number from 1; got {text}").format(text=clipped(text)))
     return value
 
 

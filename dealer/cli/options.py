@@ -11,15 +11,18 @@ from __future__ import annotations
 import argparse
 import math
 
+from dealer.core.digits import TooManyDigits, clipped, decimal, whole
 from dealer.language import N_, _, choose
 
 
 def count_from_1(text: str) -> int:
     """A whole number from 1 (copies, attempts, boards a page, machines)."""
     try:
-        value = int(text)
+        value = whole(text)
+    except TooManyDigits as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     except ValueError:
-        raise argparse.ArgumentTypeError(_("must be a whole number from 1; got {text}").format(text=repr(text))) \
+        raise argparse.ArgumentTypeError(_("must be a whole number from 1; got {text}").format(text=clipped(text))) \
             from None
     if value < 1:
         raise argparse.ArgumentTypeError(_("must be at least 1; got {value}").format(value=value))
@@ -39,11 +42,13 @@ def positive_number(text: str) -> float:
 
 def _above_zero(text: str, not_a_number: str, not_above_zero: str) -> float:
     try:
-        value = float(text)
+        value = decimal(text)
+    except TooManyDigits as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     except ValueError:
-        raise argparse.ArgumentTypeError(_(not_a_number).format(text=repr(text))) from None
+        raise argparse.ArgumentTypeError(_(not_a_number).format(text=clipped(text))) from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(_(not_above_zero).format(text=repr(text)))
+        raise argparse.ArgumentTypeError(_(not_above_zero).format(text=clipped(text)))
     return value
 
 

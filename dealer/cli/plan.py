@@ -82,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
         print(_("note: {note}").format(note=note.text()))
     found = check.problems(plan, runs=runs, history=history)
     if not found:
+        if plan.sessions and all(check.finished(check.session_run(plan, s, runs)) for s in plan.sessions):
+            print(_("every session of the plan is dealt already (its journal {journal}): nothing left to deal").format(
+                journal=plan.event.journal))
+            return 0
         print(_("ready to deal: dealer deal --plan {plan}").format(plan=args.plan))
         return 0
     print(n_("dealer deal --plan would refuse this plan ({count} problem):",

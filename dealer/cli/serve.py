@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import math
 import signal
 import socket
 import sys
@@ -75,8 +76,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dealer.serve import auth
 
-    if not args.sim_speed > 0:
-        raise UsageError(_("--sim-speed {speed:g}: give a speed above 0").format(speed=args.sim_speed))
+    if not (math.isfinite(args.sim_speed) and args.sim_speed > 0):
+        raise UsageError(_("--sim-speed {speed:g}: give a finite speed above 0").format(speed=args.sim_speed))
     if not 1 <= args.stop_within <= 3600:
         raise UsageError(_("--stop-within {seconds:g}: give a number of seconds from 1 to 3600").format(
             seconds=args.stop_within))

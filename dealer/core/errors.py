@@ -25,6 +25,8 @@ EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (9, N_("the journal refuses: no run to resume, a journal missing, empty or damaged, or one that cannot be\n"
         "       written (disk full, read-only, file too large): the run stops, resumable")),
     (10, N_("the journal is in use by another live process (one controller per journal)")),
+    (11, N_("the system refused a resource (open files, memory, a permission): the record is intact, --resume\n"
+        "       continues")),
     (130, N_("interrupted (Ctrl-C, SIGTERM or SIGHUP): a dealing run stops cleanly, says how many boards are\n"
           "       left and the command that resumes it")),
 )
@@ -189,3 +191,11 @@ class JournalBusy(JournalError):
 
     exit_code = 10
 
+
+
+class SystemRefused(JournalError):
+    """The operating system refused what the run needed to look at its record (a file descriptor, memory, a
+    permission): nothing shows the record changed, so it is intact; the run stops, and `--resume` continues
+    once the system allows it. Never damage: that is only what was looked at and found changed."""
+
+    exit_code = 11

@@ -1,14 +1,17 @@
 """JSON and TOML read within bounds: a document nested deeper than `MAX_DEPTH`, or holding a number that is
-not finite, is refused in one line (`StructureError`), never a RecursionError or an OverflowError later.
+not finite or has more digits than `dealer.core.digits.MAX_DIGITS`, is refused in one line (`StructureError`),
+never a RecursionError, an OverflowError or Python's own refusal of a long number later.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from typing import Any, Final
 
+from dealer.core.digits import MAX_DIGITS, TooManyDigits, decimal, too_many, whole
 from dealer.language import _
 
 MAX_DEPTH: Final = 32
@@ -27,7 +30,9 @@ def load_json(text: str | bytes) -> Any:
     """A JSON document, checked; `json.JSONDecodeError` for one that is not JSON, `StructureError` for one
     past a bound."""
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = json.loads(text, parse_constant=_no_constant, parse_int=whole, parse_float=decimal)
+    except TooManyDigits as exc:
+        raise StructureError(str(exc)) from None
     except RecursionError:
         raise StructureError(_("nested deeper than {levels} levels").format(levels=MAX_DEPTH)) from None
     check(value)
@@ -40,6 +45,9 @@ def load_toml(text: str) -> dict[str, Any]:
     parser's memory grows with the square of a key's depth (a 20 KB key of 10,000 parts takes a gigabyte)."""
     if _deepest_key(text) > MAX_DEPTH:
         raise StructureError(_("nested deeper than {levels} levels").format(levels=MAX_DEPTH))
+    longest = _longest_number(text)
+    if longest is not None:
+        raise StructureError(str(too_many(longest)))
     try:
         value = tomllib.loads(text)
     except RecursionError:
@@ -60,6 +68,20 @@ def check(value: Any) -> None:
         elif isinstance(item, float) and not math.isfinite(item):
             raise StructureError(_("{number} is not a number this program takes (only finite numbers)").format(
                 number=item))
+
+
+_TOKENS: Final = re.compile(r'"""(?:\\.|[^\\])*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\''
+                            r"|#[^\n]*|[\d_]+")
+
+
+def _longest_number(text: str) -> str | None:
+    """The first number of a TOML text (outside its strings and comments) with more digits than `MAX_DIGITS`,
+    or None: refused before the parser reads it."""
+    for m in _TOKENS.finditer(text):
+        token = m.group()
+        if token[0] not in "\"'#" and len(token.replace("_", "")) > MAX_DIGITS:
+            return token
+    return None
 
 
 def _deepest_key(text: str) -> int:

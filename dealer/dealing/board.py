@@ -470,16 +470,20 @@ class BoardLife:
                     self.give_up(job, [self.moved_fault(job, moves)])
                 continue
             fault = check_empty(recount, ctx.deal_of(job.board, job.run_id), board=job.board,
-                                session=ctx.deals_of(job))
+                                session=ctx.deals_of(job), name=f"{job.set_name} {job.board}")
             if fault is None:
                 assert reading.label is not None
                 return reading.label
             if fault.code is FaultCategory.F7:
                 self._refuse(job, fault, [], reading.label)
                 self.give_up(job, [fault], halt=True)
-            self._refuse(job, fault, checks, reading.label)
+            if fault.code is FaultCategory.F4:  # the operator's step, not a failed check: waited for, never given up
+                emptied = events.BoardRefused(code=fault.code.value, problem=_problem(fault), read=reading.label)
+                ctx.journal.note(job.run_id, emptied, job_id=job.id, machine=self.name, seen=fault)
+            else:
+                self._refuse(job, fault, checks, reading.label)
             self.machine.eject_board()
-            self._have_emptied(job, "cards in the board before dealing: take them all out, put it back")
+            self._have_emptied(job, fault.message)
 
     def _refuse(self, job: Job, fault: BoardFault, checks: list[BoardFault], read: str | None) -> None:
         """A check of the job's board failed: journal it (the first few) and say so; `BoardGivenUpError` if it is one

@@ -98,6 +98,8 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
         say("  " + result.summary.replace("\n", "\n  "))
         _tell_incidents(work / "session.journal", result.run_id, say)
         _checks(work, deals, result, ports, say)
+        with Journal.open(work / "session.journal", create=False, command="dealer demo") as journal:
+            journal.settle()  # a kept journal is one file: no -wal or -shm beside it
     finally:
         sim_ports.stop_all()
     return result

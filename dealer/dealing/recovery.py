@@ -162,13 +162,25 @@ class Recovery:
         except ProtocolFaultError as fault:
             self.life.protocol_fault(job, fault)
 
+    def _told_already(self, job: Job, name: str) -> bool:
+        """Whether the journal has the machine's fault `name` for the job's dealing under way: the controller
+        stopped while it was being put right, and it was counted then."""
+        told = False
+        for recorded in self.ctx.journal.events(job.run_id, job.id):
+            if isinstance(recorded.event, events.Dealing):
+                told = False  # a later dealing: its faults are its own
+            elif isinstance(recorded.event, events.MachineFaultResumed | events.MachineFault):
+                told = told or recorded.event.name == name
+        return told
+
     def _resume_kept_job(self, job: Job, st: MachineStatus, cause: Interruption) -> bool:
         """A machine that kept the job over a fault (e.g. power loss): put it right and go on dealing. The
         fault is the interruption's (`cause`, counted by its own event) unless the controller had stopped.
 
         Returns False (after aborting) if the machine will not resume."""
         fault = DealingFault.of_status(st, job.board)
-        resumed = fault_note(fault, None if cause is Interruption.CONTROLLER_STOPPED else cause)
+        elsewhere = cause is not Interruption.CONTROLLER_STOPPED or self._told_already(job, fault.name)
+        resumed = fault_note(fault, cause if elsewhere else None)  # one fault, counted once across a restart
         self.ctx.journal.note(job.run_id, resumed, job_id=job.id, machine=self.name)
         try:
             cards = self._not_as_left(job, st)

@@ -25,6 +25,7 @@ from dealer.core.errors import (
     PortInUse,
     PreparedBoards,
     SerialConflict,
+    SystemRefused,
     UsageError,
     VerificationError,
 )
@@ -36,6 +37,7 @@ from dealer.dealing.progress import ProgressView, RunProgress
 from dealer.dealing.station import Station
 from dealer.dealing.transport import check_traces
 from dealer.journal.events import Released
+from dealer.journal.failure import refused, shortage_of
 from dealer.journal.history import (
     DealHistory,
     HistoryChoice,
@@ -155,13 +157,19 @@ def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | N
         raise problems[0]
     options = practice(options, options.ports)
     plan = copies_plan(deals, options.copies, options.set_name)
-    with Journal.open(options.journal, create=not options.resume, command="dealer deal") as journal:
+    try:
+        journal = Journal.open(options.journal, create=not options.resume, command="dealer deal")
+    except SystemRefused as exc:
+        raise with_advice(exc, None, [deals]) from exc
+    with journal:
         try:
             finished = _finished_already(journal, deals, options)
             if finished is not None:
                 return finished
             run_id = _open_run(journal, deals, source, plan, options, name or Path(source).stem)
             return execute(journal, [(run_id, deals)], options)
+        except SystemRefused as exc:  # before the stations began: what to do depends on whether a run was begun
+            raise with_advice(exc, journal, [deals]) from exc
         except KeyboardInterrupt as exc:  # before the machines started: how far the run had got
             if isinstance(exc, Interrupted) and exc.left is not None:
                 raise
@@ -237,6 +245,20 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
     return []
 
 
+def with_advice(exc: SystemRefused, journal: Journal | None, deals: Sequence[DealSet]) -> SystemRefused:
+    """`exc` with the one thing to do once the system allows it: ``--resume`` if the journal holds an unfinished
+    run of `deals`, else the same command again (nothing was dealt). As it stands if it says so already."""
+    if "--resume" in str(exc):
+        return exc
+    try:
+        begun = journal is not None and any(journal.unfinished_run(d.set_hash()) is not None for d in deals)
+    except (JournalError, MemoryError):
+        begun = False
+    if begun:
+        return SystemRefused(_("{error}: once the system allows it, continue with --resume").format(error=exc))
+    return SystemRefused(_("{error}: once the system allows it, run the same command again").format(error=exc))
+
+
 def journal_held(journal: Path) -> DealerError | None:
     """The error of a journal another controller holds now (one controller per journal), else None. A
     journal never locked has no lock file: none is made to find out."""
@@ -255,6 +277,7 @@ def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool, bool]:
     if not journal.is_file() or journal.stat().st_size == 0:
         return None, False, False
     with Journal.open_read_only(journal) as held:
+        held.check_sound()  # what a resume would find, so that both give one advice
         run = held.unfinished_run(deals.set_hash())
         finished = any(r.set_hash == deals.set_hash() and r.finished for r in held.runs())
         began = run is not None and not held.never_began(run.id)
@@ -437,7 +460,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
         progress.close()
     try:
         journal.check_file()  # at the end too: a journal damaged after its last checkpoint is no success
-    except JournalDamaged as exc:  # what the run saw is all that is known: the journal is not read again
+    except JournalError as exc:  # what the run saw is all that is known: the journal is not read again
         errors.append(("journal", exc))
         return RunResult(run_ids[0], progress.verified, len(jobs), [], list(ctx.stop_reason),
                          [f"{name}: {error}" for name, error in errors], "", tuple(run_ids), tuple(errors))
@@ -447,7 +470,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
         journal.confirm_on_disk({run: sum(1 for job in journal.jobs(run) if job.state is JobState.VERIFIED)
                                  for run in run_ids})
     except JournalError as exc:
-        errors.append(("journal", exc if isinstance(exc, JournalDamaged) else JournalDamaged(str(exc))))
+        errors.append(("journal", exc))  # damage, or a look the system refused: each said as what it is
         return RunResult(run_ids[0], progress.verified, len(jobs), [], list(ctx.stop_reason),
                          [f"{name}: {error}" for name, error in errors], "", tuple(run_ids), tuple(errors))
     return result
@@ -531,6 +554,16 @@ def _station_thread(station: Station, errors: list[tuple[str, DealerError]]) -> 
         ctx.machine_lost(station.name)
         ctx.progress.machine_lost(station.name, str(exc).removeprefix(f"{station.name}: "))
         _release(station, errors)
+    except (MemoryError, OSError) as exc:  # the system refused memory or a descriptor: resumable, never a bug
+        shortage = shortage_of(exc)
+        if shortage is None:
+            failure = DealerError(_("{machine}: unexpected error: {kind}: {error}").format(
+                machine=station.name, kind=type(exc).__name__, error=exc))
+            failure.__cause__ = exc
+        else:
+            failure = refused(ctx.journal.path, shortage)
+        errors.append((station.name, failure))
+        ctx.abandon()
     except Exception as exc:  # a bug: the run stops and reports it (its traceback with --debug)
         failure = DealerError(_("{machine}: unexpected error: {kind}: {error}").format(
             machine=station.name, kind=type(exc).__name__, error=exc))
@@ -606,6 +639,14 @@ def raise_for(result: RunResult) -> None:
             "{error}; {verified} of {count} boards had been verified; it cannot be resumed: recount the boards with "
             "dealer check (the deal file and --port) to see what each holds", result.jobs).format(
             error=damaged[0], verified=result.verified, count=result.jobs)) from damaged[0]
+    refusals = [exc for exc in journal_failures if isinstance(exc, SystemRefused)]
+    if refusals:
+        raise SystemRefused(n_(
+            "{error}; the run stopped with {left} of {count} board left: once the system allows it, continue with "
+            "--resume",
+            "{error}; the run stopped with {left} of {count} boards left: once the system allows it, continue with "
+            "--resume", result.jobs).format(error=refusals[0], left=result.jobs - result.verified,
+                                            count=result.jobs)) from refusals[0]
     if journal_failures:
         raise JournalError(n_(
             "{error}; the run stopped with {left} of {count} board left: once it can be written, continue with "

@@ -30,6 +30,7 @@ from typing import Any, BinaryIO, Final
 import numpy as np
 
 from dealer.core.dealset import DealSet
+from dealer.core.digits import TooManyDigits, whole
 from dealer.core.errors import FormatError, UsageError
 from dealer.formats import board_sets
 from dealer.formats._records import ByteArray, RecordFault, check_batch, iter_lines
@@ -120,7 +121,10 @@ def _take(doc: _Document, line: str, number: int, path: str) -> None:
     if numbered:
         if numbered.group(1) != "board":
             return
-        board = int(numbered.group(2))
+        try:
+            board = whole(numbered.group(2))
+        except TooManyDigits as exc:
+            raise FormatError(str(exc), path, line=number) from None
         if not 1 <= board <= MAX_BOARD:
             raise FormatError(_("board {board} outside 1-99").format(board=board), path, line=number)
         if board in doc.boards:

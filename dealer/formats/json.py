@@ -34,6 +34,7 @@ from dealer.core import structured
 from dealer.core.boards import dealer_of, vulnerability_of
 from dealer.core.cards import SEATS
 from dealer.core.dealset import DealSet
+from dealer.core.digits import TooManyDigits, decimal, whole
 from dealer.core.errors import FormatError
 from dealer.formats import board_sets
 from dealer.formats._codes import hand_layout, parse_deal_strings
@@ -65,7 +66,7 @@ class _Scanner:
         self.stream = stream
         self.path = path
         self.decoder = codecs.getincrementaldecoder("utf-8")()
-        self.json = json.JSONDecoder()
+        self.json = json.JSONDecoder(parse_int=whole, parse_float=decimal)
         self.text = ""
         self.pos = 0
         self.counted = 0  # newlines in text[:counted] are counted in line_no
@@ -129,6 +130,8 @@ class _Scanner:
                 continue
             except RecursionError:
                 raise self.error(_("nested deeper than {most} levels").format(most=structured.MAX_DEPTH)) from None
+            except TooManyDigits as exc:
+                raise self.error(str(exc)) from None
             if end == len(self.text) and self._fill(READ_SIZE):
                 continue  # a number may go on in the next block
             try:

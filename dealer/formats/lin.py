@@ -30,6 +30,7 @@ import numpy.typing as npt
 from dealer.core.boards import Vulnerability, dealers_of, vulnerabilities_of
 from dealer.core.cards import RANKS
 from dealer.core.dealset import DealSet
+from dealer.core.digits import TooManyDigits, whole
 from dealer.core.errors import FormatError
 from dealer.formats import board_sets
 from dealer.formats._codes import hand_layout, parse_hand
@@ -198,7 +199,10 @@ class _LinChunk:
                 raise FormatError(_("qx {text} is not a room and board number").format(text=repr(text)), self.path,
                                   line=board.line)
             if m is not None:
-                numbers.append(int(m.group(1)))
+                try:
+                    numbers.append(whole(m.group(1)))
+                except TooManyDigits as exc:
+                    raise FormatError(str(exc), self.path, line=board.line) from None
         if len(set(numbers)) > 1:
             raise FormatError(_("qx and ah give different board numbers {first} and {second}").format(
                 first=numbers[0], second=numbers[1]), self.path, line=board.line)

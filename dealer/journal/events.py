@@ -151,7 +151,7 @@ PUT_RIGHT_WORDS: Final = {"CLEAR_PATH": N_("clear the card path"), "FIX_PACK": N
 """What each put-right prompt asks of the operator."""
 BEFORE_DEALING: Final = {"F8": N_("board refused by its label, another asked for"),
                          "F6": N_("board refused: turned in the machine, asked for straight"),
-                         "F4": N_("board refused: cards in it before dealing, emptied"),
+                         "F4": N_("board held cards before dealing: emptied by the operator"),
                          "F7": N_("board refused: another board's deal in it before dealing, the run stopped")}
 """What the run did about a board refused before dealing, by the fault it named: the one table the live
 lines, the console and `dealer report` say it from (`BoardRefused.action`)."""
@@ -721,18 +721,30 @@ class BoardRefused(Event):
     read: str | None = None
 
     def text(self) -> str:
+        if self.emptied:
+            return _("the board still held cards: the operator emptied it")
         fault = code_fault(self.code, FaultGroup.BOARD_CHECK, self.problem)
         said = problem_said(self.problem or "")
         problem = f" ({said})" if said and said not in fault.said else ""
         return _("{fault} caught before dealing").format(fault=fault.text() + problem)
 
+    @property
+    def emptied(self) -> bool:
+        """Cards found in the board before dealing (F4): a board to empty, the operator's step, not an
+        irregularity by Law (boards come back from the tables with the last session's cards)."""
+        return self.code == FaultCategory.F4.value
+
     def faults(self) -> tuple[FaultSeen, ...]:
+        if self.emptied:
+            return ()
         return (code_fault(self.code, FaultGroup.BOARD_CHECK, self.problem),)
 
     def action(self) -> str:
         return _(BEFORE_DEALING.get(self.code, BEFORE_DEALING[FaultCategory.F8.value]))
 
     def told(self, seen: object = None, *, blind: bool = True, figures: str = "") -> str | None:
+        if self.emptied:
+            return seen.message if isinstance(seen, BoardFault) else self.text()
         return _("REFUSED {fault}").format(fault=seen.text() if isinstance(seen, BoardFault) else self.text())
 
 

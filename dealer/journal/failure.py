@@ -19,9 +19,9 @@ import sqlite3
 from typing import Final
 
 from dealer.core import osys
-from dealer.core.errors import JournalError
+from dealer.core.errors import JournalError, SystemRefused
 from dealer.language import N_, _
-from dealer.language.system import os_reason
+from dealer.language.system import REASONS, os_reason
 
 _FULL: Final = N_("disk full (free some space on its disk)")
 _READ_ONLY: Final = N_("read-only (the file or its folder cannot be written)")
@@ -34,6 +34,7 @@ that failed added a page or a few hundred pages to the -wal, at most `journal.MA
 
 # SQLite's primary result codes (https://sqlite.org/rescode.html)
 _SQLITE_PERM: Final = 3
+_SQLITE_NOMEM: Final = 7
 _SQLITE_READONLY: Final = 8
 _SQLITE_IOERR: Final = 10
 _SQLITE_CORRUPT: Final = 11
@@ -51,10 +52,62 @@ _CANNOT: Final = {"opened": N_("{path}: the journal cannot be opened: {cause}"),
                   "closed": N_("{path}: the journal cannot be closed: {cause}")}
 
 
+REFUSALS: Final = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EACCES, errno.EPERM, errno.EAGAIN})
+"""The errno values of a system that would not let the journal be looked at (no file descriptor, no memory, no
+permission): never evidence that the file changed."""
+_SHORTAGES: Final = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN})
+
+
 def journal_failure(path: str, exc: BaseException, action: str) -> JournalError:
     """The `JournalError` for `exc`, met while the journal at `path` was being `action` ("written",
-    "read", "opened"): ``PATH: the journal cannot be ACTION: CAUSE``."""
+    "read", "opened"): ``PATH: the journal cannot be ACTION: CAUSE``. A system out of descriptors or memory is
+    `SystemRefused` (exit 11): the file is as it was, and the run resumes once the system allows it."""
+    shortage = shortage_of(exc)
+    if shortage is not None:
+        return refused(path, shortage)
     return JournalError(_(_CANNOT[action]).format(path=path, cause=plain_cause(path, exc)))
+
+
+def refused(path: str, exc: BaseException) -> SystemRefused:
+    """The `SystemRefused` of a journal the system would not let this run look at or write (`exc`: the
+    system's error): ``PATH: the system refused ... (REASON); the journal is intact``."""
+    reason = os_reason(exc) if not isinstance(exc, MemoryError) else _(REASONS[errno.ENOMEM])
+    return SystemRefused(_("{path}: the system refused what the run needs to look at its record ({reason}); nothing "
+                           "shows the record changed: it is intact").format(path=path, reason=reason))
+
+
+def history_failure(path: str, exc: BaseException, template: str) -> JournalError:
+    """The error of the deal history at `path` that `exc` stopped: `SystemRefused` for a shortage of the system,
+    else `template` (``{path}``, ``{cause}``) with the plain cause."""
+    shortage = shortage_of(exc)
+    if shortage is not None:
+        return refused(path, shortage)
+    return JournalError(_(template).format(path=path, cause=plain_cause(path, exc)))
+
+
+def shortage_of(exc: BaseException) -> BaseException | None:
+    """The system's error behind `exc` when it is a shortage (no file descriptor, no memory), else None. SQLite
+    says only "unable to open database file" or "disk I/O error" for a descriptor it could not get: this
+    process is then asked for one itself."""
+    if isinstance(exc, MemoryError):
+        return exc
+    if isinstance(exc, OSError):
+        return exc if exc.errno in _SHORTAGES else None
+    code = _primary(exc)
+    if code == _SQLITE_NOMEM:
+        return MemoryError()
+    if code in (_SQLITE_CANTOPEN, _SQLITE_IOERR):
+        return descriptors_short()
+    return None
+
+
+def descriptors_short() -> OSError | None:
+    """The system's error if this process cannot get one more file descriptor now, else None."""
+    try:
+        os.close(os.dup(2))
+    except OSError as exc:
+        return exc if exc.errno in _SHORTAGES else None
+    return None
 
 
 def is_damage(exc: BaseException) -> bool:

@@ -26,8 +26,8 @@ from dealer.core.errors import DealReused, FormatError, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.core.outfile import SECRET_MODE, write_text
 from dealer.core.structured import load_json
-from dealer.journal.failure import is_damage, plain_cause
-from dealer.language import _, n_
+from dealer.journal.failure import history_failure, is_damage
+from dealer.language import N_, _, n_
 from dealer.language.system import os_reason
 from dealer.verify import BoardFault, FaultCategory, check_deal_set
 
@@ -284,8 +284,8 @@ class DealHistory:
         except IsALinkError as exc:
             raise JournalError(str(exc)) from None
         except (OSError, sqlite3.Error) as exc:
-            raise JournalError(_("{path}: the deal history cannot be opened: {cause}").format(
-                path=where, cause=plain_cause(str(where), exc))) from exc
+            raise history_failure(str(where), exc, N_(
+                "{path}: the deal history cannot be opened: {cause}")) from exc
         try:
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(_SCHEMA)
@@ -293,8 +293,8 @@ class DealHistory:
         except sqlite3.Error as exc:
             db.close()
             if not is_damage(exc):
-                raise JournalError(_("{path}: the deal history cannot be opened: {cause}").format(
-                    path=where, cause=plain_cause(str(where), exc))) from exc
+                raise history_failure(str(where), exc, N_(
+                "{path}: the deal history cannot be opened: {cause}")) from exc
             raise JournalError(_("{path}: not a usable deal history ({error})").format(path=where, error=exc)) from exc
         return cls(db, where)
 
@@ -342,7 +342,10 @@ class DealHistory:
         try:
             return self._db.execute(sql, args).fetchall()
         except sqlite3.Error as exc:
-            cause = f"({exc})" if is_damage(exc) else f"{plain_cause(str(self.path), exc)}"
+            if not is_damage(exc):
+                raise history_failure(str(self.path), exc, N_(
+                "{path}: the deal history cannot be read: {cause}")) from exc
+            cause = f"({exc})"
             raise JournalError(_("{path}: the deal history cannot be read: {cause}").format(
                 path=self.path, cause=cause)) from exc
 
@@ -377,8 +380,8 @@ class DealHistory:
                         self._db.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
-            raise JournalError(_("{path}: the deal history cannot be written: {cause}").format(
-                path=self.path, cause=plain_cause(str(self.path), exc))) from exc
+            raise history_failure(str(self.path), exc, N_(
+                "{path}: the deal history cannot be written: {cause}")) from exc
         return added
 
     # --- job numbers, per machine ---------------------------------------------------------------
@@ -407,8 +410,7 @@ class DealHistory:
                         self._db.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
-            raise JournalError(_("{path}: the deal history cannot be written: {cause}").format(
-                path=self.path, cause=plain_cause(str(self.path), exc))) from exc
+            raise history_failure(str(self.path), exc, N_("{path}: the deal history cannot be written: {cause}")) from exc
         return number
 
     def forget(self, run_uid: str) -> int:
@@ -425,8 +427,8 @@ class DealHistory:
                         self._db.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
-            raise JournalError(_("{path}: the deal history cannot be written: {cause}").format(
-                path=self.path, cause=plain_cause(str(self.path), exc))) from exc
+            raise history_failure(str(self.path), exc, N_(
+                "{path}: the deal history cannot be written: {cause}")) from exc
         return int(removed)
 
     # --- moving between computers ---------------------------------------------------------------

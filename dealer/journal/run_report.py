@@ -218,7 +218,7 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
             asked = Sentence.of(PUT_RIGHT_WORDS.get(prompt or "", NO_PROMPT))
             actions[session.name, where, Sentence.of(N_("put-right prompt: {asked}"), asked=asked)] += 1
         case events.BoardRefused():
-            m.refused_boards += 1
+            m.refused_boards += not event.emptied  # a board emptied is the operator's step, not a refusal
             actions[session.name, where, Sentence.of(BEFORE_DEALING.get(event.code,
                                                                        BEFORE_DEALING[FaultCategory.F8.value]))] += 1
         case events.BoardGivenUp():

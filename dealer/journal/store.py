@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealReused, JournalDamaged, JournalError
+from dealer.core.errors import DealReused, JournalDamaged, JournalError, SystemRefused
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.journal.events import (
     AnyEvent,
@@ -38,7 +38,7 @@ from dealer.journal.events import (
     decode,
     kind_of,
 )
-from dealer.journal.failure import is_damage, journal_failure
+from dealer.journal.failure import is_damage, journal_failure, refused
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.listeners import Delivery, Failed
 from dealer.journal.lock import JournalLock, lock_path
@@ -280,6 +280,7 @@ class Journal:
             lock = lock or JournalLock.acquire(path, command)
         except OSError as exc:  # the lock file could be opened but not written (a full disk)
             raise journal_failure(path, exc, "opened") from exc
+        fresh = create and _never_written(path)
         try:
             create_private(path)
             db = _connect(path, path, create=create)
@@ -288,7 +289,10 @@ class Journal:
             raise JournalError(str(exc)) from None
         except OSError as exc:
             lock.release()
-            raise journal_failure(path, exc, "opened") from exc
+            raise _unmade(path, fresh, journal_failure(path, exc, "opened")) from exc
+        except JournalError as exc:
+            lock.release()
+            raise _unmade(path, fresh, exc) from exc
         except BaseException:
             lock.release()
             raise
@@ -324,6 +328,28 @@ class Journal:
             db.close()
             raise JournalError(problem)
         return cls(db, path, read_only=True)
+
+    def settle(self) -> None:
+        """Bring every step into the main file and leave SQLite's side files behind (rollback mode until the
+        journal is next opened to write): for a journal handed on as one file. Nothing if a reader holds it."""
+        with self._lock, suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.execute("PRAGMA journal_mode=DELETE")
+
+    def check_sound(self) -> None:
+        """Refuse this journal as a resume would (`JournalError` naming it, with the same advice): damaged, of
+        another schema, or disagreeing with itself. For a command that says whether a run can be resumed."""
+        with self._lock:
+            try:
+                tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                _refuse_unsound(self._db, self.path, tables)
+            except JournalError:
+                raise
+            except sqlite3.Error as exc:
+                if is_damage(exc):
+                    raise JournalError(_("{path}: not a usable journal ({error}){advice}").format(
+                        path=self.path, error=exc, advice=_(DAMAGED_ADVICE))) from exc
+                raise journal_failure(self.path, exc, "read") from exc
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -443,9 +469,8 @@ class Journal:
             self._own_file()
             try:
                 db = sqlite3.connect(Path(self.path).absolute().as_uri() + "?mode=ro", uri=True, timeout=30)
-            except sqlite3.Error as exc:
-                raise JournalDamaged(_("{path}: the journal on disk cannot be opened again ({error})").format(
-                    path=self.path, error=exc)) from exc
+            except sqlite3.Error as exc:  # the file is the one opened (just seen): the system would not open it
+                raise self._not_looked(exc) from exc
             try:
                 problems = [r[0] for r in db.execute("PRAGMA integrity_check(3)")]
                 if problems != ["ok"]:
@@ -460,10 +485,27 @@ class Journal:
                             "{path}: the journal on disk holds {held} of the {wanted} boards run {run} verified",
                             wanted).format(path=self.path, held=held, wanted=wanted, run=run_id))
             except sqlite3.Error as exc:
-                raise JournalDamaged(_("{path}: the journal on disk cannot be read ({error})").format(
-                    path=self.path, error=exc)) from exc
+                if is_damage(exc):
+                    raise JournalDamaged(_("{path}: the journal on disk cannot be read ({error})").format(
+                        path=self.path, error=exc)) from exc
+                raise self._not_looked(exc) from exc
+            except MemoryError as exc:
+                raise refused(self.path, exc) from None
             finally:
                 db.close()
+
+    def _not_looked(self, exc: sqlite3.Error) -> JournalError:
+        """The error of a look at the file on disk that SQLite could not take (`exc`, not damage): the system's
+        shortage or refusal if one is found, else the journal that cannot be read (both resumable)."""
+        failure = journal_failure(self.path, exc, "read")
+        if isinstance(failure, SystemRefused):
+            return failure
+        try:
+            with open(self.path, "rb"):
+                pass
+        except OSError as error:
+            return refused(self.path, error)
+        return failure
 
     def check_file(self) -> None:
         """`JournalDamaged` if the main file is not the one opened or was changed since this journal last
@@ -484,6 +526,8 @@ class Journal:
         except FileNotFoundError:
             raise JournalDamaged(_("{path}: the journal was removed while the run was dealing").format(
                 path=self.path)) from None
+        except OSError as exc:  # could not look: no verdict on the file
+            raise refused(self.path, exc) from exc
         if (found.st_dev, found.st_ino) != self._identity:
             raise JournalDamaged(_("{path}: the journal was replaced by another file while the run was dealing").format(
                 path=self.path))
@@ -491,14 +535,19 @@ class Journal:
             wal = _identity(f"{self.path}-wal")
         except FileNotFoundError:
             wal = None
+        except OSError as exc:
+            raise refused(self.path, exc) from exc
         if wal != self._wal_identity:
             raise JournalDamaged(_("{path}: the journal's -wal was removed or replaced while the run was dealing (by "
                                    "another program)").format(path=self.path))
         try:
             with open(self.path, "rb") as main:
                 header = main.read(100)
-        except OSError:
-            header = b""
+        except FileNotFoundError:
+            raise JournalDamaged(_("{path}: the journal was removed while the run was dealing").format(
+                path=self.path)) from None
+        except (OSError, MemoryError) as exc:  # no descriptor, no memory, no permission: nothing was read
+            raise refused(self.path, exc) from exc
         now = found.st_size, found.st_mtime_ns, header
         if self._written is not None and now != self._written:
             raise JournalDamaged(_("{path}: the journal was cut or overwritten while the run was dealing (by another "
@@ -880,6 +929,43 @@ def state_problems(db: sqlite3.Connection, run_id: int | None = None) -> list[st
     return problems
 
 
+def _never_written(path: str) -> bool:
+    """True if the journal at `path` holds nothing: no file, or an empty one without a -wal that holds any."""
+    try:
+        if os.path.getsize(path) > 0:
+            return False
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        return os.path.getsize(f"{path}-wal") == 0
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def _unmade(path: str, fresh: bool, error: JournalError) -> JournalError:
+    """`error`, met while making the journal at `path`: one that held nothing before (`fresh`) holds no run
+    now either, so its files are removed, and the same command works once the cause is gone; where they cannot
+    be, the line says they can go."""
+    if not fresh:
+        return error
+    left = []
+    for name in (path, f"{path}-wal", f"{path}-shm"):
+        try:
+            os.unlink(name)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            left.append(name)
+    if not left:
+        return error
+    return type(error)(_("{error}; nothing was dealt: {files} can be removed").format(
+        error=error, files=", ".join(left)))
+
+
 def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
     """A connection to a journal to write, checked (empty, corrupt) and brought to the current schema."""
     try:
@@ -889,22 +975,7 @@ def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
     try:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if tables:
-            problems = [r[0] for r in db.execute("PRAGMA integrity_check(3)")]  # indexes against their tables too
-            if problems != ["ok"]:
-                raise sqlite3.DatabaseError(one_line(problems))
-            problem = schema_problem(db, path)
-            if problem is not None:  # refused before anything is written to it
-                raise JournalError(problem)
-            torn = [problem for run, in db.execute("SELECT id FROM runs WHERE finished IS NULL")
-                    for problem in state_problems(db, run)] if "runs" in tables else []
-            if torn:  # refused before anything is written to it, so that a -wal found later still mends it
-                found = (torn[0] if len(torn) == 1 else _("{problem} (and {more} more)").format(
-                    problem=torn[0], more=len(torn) - 1))
-                raise JournalDamaged(_(
-                    "{path}: the journal disagrees with itself ({found}): its main file was left part-written, as a "
-                    "checkpoint cut short leaves it when its -wal is then lost or cut; it can be neither resumed nor "
-                    "added to: keep it aside (with its -wal, if a copy is found){advice}").format(
-                    path=path, found=found, advice=_(LOST_ADVICE)))
+            _refuse_unsound(db, path, tables)
         if not create and ("runs" not in tables or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone()):
             raise JournalError(_("{path}: the journal is empty (it holds no run), so there is no run to resume; it may "
                                  "have lost its data (a truncated or replaced file){advice}").format(
@@ -927,6 +998,28 @@ def _connect(target: str, path: str, *, create: bool) -> sqlite3.Connection:
         raise JournalError(_("{path}: not a usable journal ({error}){advice}").format(
             path=path, error=exc, advice=_(DAMAGED_ADVICE))) from exc
     return db
+
+
+def _refuse_unsound(db: sqlite3.Connection, path: str, tables: set[str]) -> None:
+    """Refuse a journal (not empty) that fails SQLite's integrity check (`sqlite3.DatabaseError`), is of another
+    schema (`JournalError`) or disagrees with itself (`JournalDamaged`): the checks of every command that is to
+    resume it or to say whether it can be, so that each gives the same advice."""
+    problems = [r[0] for r in db.execute("PRAGMA integrity_check(3)")]  # indexes against their tables too
+    if problems != ["ok"]:
+        raise sqlite3.DatabaseError(one_line(problems))
+    problem = schema_problem(db, path)
+    if problem is not None:  # refused before anything is written to it
+        raise JournalError(problem)
+    torn = [problem for run, in db.execute("SELECT id FROM runs WHERE finished IS NULL")
+            for problem in state_problems(db, run)] if "runs" in tables else []
+    if torn:  # refused before anything is written to it, so that a -wal found later still mends it
+        found = (torn[0] if len(torn) == 1 else _("{problem} (and {more} more)").format(
+            problem=torn[0], more=len(torn) - 1))
+        raise JournalDamaged(_(
+            "{path}: the journal disagrees with itself ({found}): its main file was left part-written, as a "
+            "checkpoint cut short leaves it when its -wal is then lost or cut; it can be neither resumed nor "
+            "added to: keep it aside (with its -wal, if a copy is found){advice}").format(
+            path=path, found=found, advice=_(LOST_ADVICE)))
 
 
 def schema_problem(db: sqlite3.Connection, path: str) -> str | None:

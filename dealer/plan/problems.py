@@ -38,7 +38,7 @@ def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequen
     found += history_problems(plan, chosen, runs, history)[0]
     held = {s.name: session_run(plan, s, runs) for s in chosen}
     found += unfinished_problems(held, resume=resume, journal=journal or str(plan.event.journal))
-    found += board_clashes([s for s in chosen if not _finished(held[s.name])])
+    found += board_clashes([s for s in chosen if not finished(held[s.name])])
     return found
 
 
@@ -69,6 +69,7 @@ def journal_runs(path: Path) -> list[Run]:
     if not path.is_file() or path.stat().st_size == 0:
         return []
     with Journal.open_read_only(path) as journal:
+        journal.check_sound()  # as a resume would find it: one advice
         return journal.runs()
 
 
@@ -85,7 +86,7 @@ def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run
     with DealHistory.open(history) as found:
         for session in sessions:
             mine = session_run(plan, session, runs)
-            if plan.needs_generation(session) or _finished(mine):
+            if plan.needs_generation(session) or finished(mine):
                 continue
             try:
                 notes += check_reuse(found, plan.deal_set(session), name=session.name, replay=session.replay,
@@ -166,5 +167,5 @@ def session_run(plan: Plan, session: Session, runs: Sequence[Run]) -> Run | None
     return mine[-1] if mine else None
 
 
-def _finished(run: Run | None) -> bool:
+def finished(run: Run | None) -> bool:
     return run is not None and run.finished

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import Interrupted
+from dealer.core.errors import Interrupted, SystemRefused
 from dealer.dealing.run import (
     RunOptions,
     RunResult,
@@ -20,6 +20,7 @@ from dealer.dealing.run import (
     practice,
     release_loaded,
     remember,
+    with_advice,
 )
 from dealer.dealing.transport import check_traces
 from dealer.journal.history import DealHistory, check_reuse
@@ -61,7 +62,11 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     except BaseException:
         lock.release()
         raise
-    with Journal.open(options.journal, create=not options.resume, lock=lock) as journal:
+    try:
+        journal = Journal.open(options.journal, create=not options.resume, lock=lock)
+    except SystemRefused as exc:
+        raise with_advice(exc, None, list(deal_sets.values())) from exc
+    with journal:
         try:
             runs = _open_runs(journal, plan, chosen, deal_sets, options)
             if not runs:
@@ -69,6 +74,8 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
             names = {run_id: name for name, run_id in runs}
             extra = {"plan": plan.path, "sessions": {name: run_id for name, run_id in runs}}
             result = execute(journal, [(run_id, deal_sets[names[run_id]]) for _, run_id in runs], options, extra)
+        except SystemRefused as exc:  # before the stations began: resume, or the same command again
+            raise with_advice(exc, journal, list(deal_sets.values())) from exc
         except KeyboardInterrupt as exc:  # before the machines started: how far the sessions had got
             if isinstance(exc, Interrupted) and exc.left is not None:
                 raise

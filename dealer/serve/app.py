@@ -24,6 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from dealer.core.digits import TooManyDigits, whole
 from dealer.core.errors import DealerError, UsageError
 from dealer.core.structured import StructureError, load_json
 from dealer.journal import run_report as report
@@ -190,7 +191,10 @@ def _request_of(body: dict[str, Any], console: Console) -> RunRequest:
         raise UsageError(_("give a deal file or a plan of the console's work folder (or upload one)"))
     path = given.chosen_file(console.workdir, source)
     try:
-        copies = int(body.get("copies", 1))
+        given_copies = body.get("copies", 1)
+        copies = given_copies if isinstance(given_copies, int) else whole(str(given_copies), "copies")
+    except TooManyDigits as exc:
+        raise UsageError(str(exc)) from None
     except (TypeError, ValueError):
         raise UsageError(_("copies: {value} is not a number").format(value=repr(str(body.get("copies"))[:20]))) \
             from None
@@ -266,9 +270,9 @@ async def _upload(request: Request) -> Response:
     try:
         name = upload_name(request.query_params.get("name", ""))
         declared = request.headers.get("content-length")
-        kept = await console.uploads.receive(name, int(declared) if declared and declared.isdigit() else None,
-                                             request.stream())
-    except TooLarge as exc:
+        size = whole(declared, "content-length") if declared and declared.isdigit() else None
+        kept = await console.uploads.receive(name, size, request.stream())
+    except (TooLarge, TooManyDigits) as exc:
         return JSONResponse({"error": str(exc)}, status_code=413, headers={"Connection": "close"})
     except DealerError as exc:
         return JSONResponse({"error": str(exc)}, status_code=400)
@@ -289,7 +293,7 @@ def _runs_listed(console: Console) -> list[dict[str, Any]]:
 
 def _chosen(console: Console, request: Request) -> tuple[Path, int] | None:
     try:
-        j, run = int(request.query_params["j"]), int(request.query_params["run"])
+        j, run = whole(request.query_params["j"]), whole(request.query_params["run"])
         return console.runs.journals()[j], run
     except (KeyError, ValueError, IndexError):
         return None

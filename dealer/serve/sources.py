@@ -178,6 +178,7 @@ def _unfinished(journal: Path, deals: DealSet) -> int | None:
     if not journal.is_file() or journal.stat().st_size == 0:
         return None
     with Journal.open_read_only(journal) as held:
+        held.check_sound()  # as a resume would find it: one advice
         run = held.unfinished_run(deals.set_hash())
     return None if run is None else run.id
 

@@ -265,7 +265,7 @@ def check_orientation(turns: int, board: int) -> BoardFault | None:
 
 
 def check_empty(recount: BoardRecount, deal: DealArray, *, board: int,
-                session: SessionDeals | None = None) -> BoardFault | None:
+                session: SessionDeals | None = None, name: str | None = None) -> BoardFault | None:
     """Before dealing: None if the board's pockets are empty. Otherwise the cards would be dealt on top:
     F7 (stop the batch) if they are another board's deal of the session, else F4 with the action
     REFUSE_BOARD (remove them first).
@@ -281,12 +281,8 @@ def check_empty(recount: BoardRecount, deal: DealArray, *, board: int,
         return BoardFault.make(FaultCategory.F7, _("before dealing: {fault}").format(fault=fault.message),
                                details=fault.details,
                                problem="another board's deal", counts=counts)
-    what = (_("board {board} already holds its own deal").format(board=board)
-            if _holds_exactly(deal, recount, None)
-            else n_("board {board} holds {count} card before dealing", "board {board} holds {count} cards before "
-                    "dealing", total).format(board=board, count=total))
-    said = _("{what} ({counts}): dealt on top they would be surplus; take every card out").format(
-        what=what, counts=_counts_text(counts))
+    said = _("board {board} still holds cards ({counts}): empty it").format(
+        board=name or board, counts=_counts_text(counts))
     return BoardFault.make(FaultCategory.F4, said, action=Action.REFUSE_BOARD, problem="not empty",
                            counts=counts)
 

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 def fresh_clone_of_the_example(folder: Path) -> Path:
     """examples/congress.toml and the SquareDeal event it names, laid out as in the project."""
-    (folder / "examples").mkdir()
+    (folder / "examples" / "congress-out").mkdir(parents=True)  # the folder of what it makes, in the project too
     shutil.copy(ROOT / "examples" / "congress.toml", folder / "examples" / "congress.toml")
     event = Path("tests", "data", "squaredeal", "WBG2024")
     shutil.copytree(ROOT / event, folder / event)
@@ -54,10 +54,10 @@ def test_the_three_forms_of_the_report_agree_on_a_congress_with_faults_in_every_
 
     dealt = dealer("deal", "--plan", "examples/congress.toml", "--plain", cwd=tmp_path)
     assert dealt.returncode == 0, dealt.stderr[-3000:]
-    figures = report_readers.reports_agree(tmp_path, "examples/congress.journal", dealer)
+    figures = report_readers.reports_agree(tmp_path, "examples/congress-out/congress.journal", dealer)
     faulted = {machine for (_, machine) in figures.faults}
     assert faulted == {"M1", "M2", "HALL-B"}, figures.faults
-    with Journal.open(tmp_path / "examples" / "congress.journal") as journal:
+    with Journal.open(tmp_path / "examples" / "congress-out" / "congress.journal") as journal:
         sessions_with_faults = {r.name for r in journal.runs() for e in journal.events(r.id)
                                 if e.kind in ("recount-fault", "machine-fault-resumed", "board-refused")}
     assert len(sessions_with_faults) >= 2, sessions_with_faults

@@ -67,6 +67,8 @@ def deal_args(deal_file: Path, sim: PtySimulator, journal: Path) -> list[str]:
 
 
 def a_run_began(journal: Path) -> bool:
+    if not journal.exists():  # its making failed: a journal that held nothing is removed
+        return False
     with Journal.open_read_only(journal) as j:
         return bool(j.runs())
 

@@ -37,6 +37,8 @@ def journal_view(journal: Path, run_id: int) -> dict[str, Any]:
                         seen["machine_faults"].add("PROTOCOL")
                     case events.RecountFault(faults_found=codes) | events.RecountUnverified(faults_found=codes):
                         seen["verifier_faults"].update(codes)
+                    case events.BoardRefused() if ev.event.emptied:
+                        pass  # a board emptied before dealing: the operator's step, no fault by Law
                     case events.BoardRefused(code=code):
                         seen["refused_labels"] += 1
                         seen["verifier_faults"].add(code)

@@ -73,3 +73,14 @@ def test_every_command_has_its_line_in_the_list_of_commands(path: tuple[str, ...
     lines = {c.dest: c.help for c in sub._choices_actions}
     assert lines.get(path[-1]), f"dealer {' '.join(path)} has no one-line help"
     assert "\n" not in str(lines[path[-1]]) and not re.search(r"\.\s*$", str(lines[path[-1]]))
+
+
+def test_bare_dealer_prints_its_help_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    """As pip does: the help on standard output, not an error."""
+    from dealer.cli import main
+
+    assert main([]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith("usage: dealer") and "exit codes" in said.out and said.err == ""
+    assert main(["--lang", "ru"]) == 0
+    assert capsys.readouterr().out.startswith("использование: dealer")

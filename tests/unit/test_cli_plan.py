@@ -131,3 +131,17 @@ def test_the_plan_lists_what_dealer_deal_plan_would_refuse_in_the_same_words(
     assert main(["deal", "--plan", str(path)]) == PlanError.exit_code
     assert capsys.readouterr().err == f"dealer: error: {listed[1].removeprefix('  - ')}\n"
     assert not (tmp_path / "congress.journal").exists()
+
+
+def test_a_plan_dealt_whole_is_said_dealt_not_ready(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Once every session is dealt, `dealer plan --generate` says so, never "ready to deal"."""
+    text = ('[event]\nname = "Small"\n\n[[machines]]\nname = "M1"\nport = "sim://?speed=500&seed=1"\n\n'
+            '[[sessions]]\nname = "S1"\nboards = "1-2"\n\n[[sessions.sections]]\nname = "A"\ncopies = 1\n')
+    path = write(tmp_path, text)
+    assert main(["plan", str(path), "--generate"]) == 0
+    assert "ready to deal" in capsys.readouterr().out
+    assert main(["deal", "--plan", str(path), "--plain"]) == 0
+    capsys.readouterr()
+    assert main(["plan", str(path), "--generate"]) == 0
+    out = capsys.readouterr().out
+    assert "ready to deal" not in out and "every session of the plan is dealt already" in out, out

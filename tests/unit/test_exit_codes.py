@@ -32,6 +32,7 @@ DOCUMENTED: dict[type[errors.DealerError], int] = {
     errors.JournalError: 9,
     errors.JournalDamaged: 9,
     errors.JournalBusy: 10,
+    errors.SystemRefused: 11,
 }
 
 

@@ -1,0 +1,77 @@
+"""Two sessions in a row on the console's simulated machines: the second finds the boards as the first left
+them (full of its cards), has each emptied by the operator and deals; no fault by Law comes of the first
+session's cards, in the room, the report or the journal."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from dealer.dealing import sim_ports
+from dealer.journal import run_report
+from dealer.journal.store import Journal
+from dealer.serve.app import build_app
+from dealer.serve.auth import Access
+from tests.support.processes import ENV
+from tests.support.serve_room import offered
+from tests.support.serve_room import sim_ports as sim_urls
+
+TOKEN = "t0ken-of-the-operator"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    (tmp_path / "work").mkdir()
+    access = Access(TOKEN, frozenset({"testserver", "127.0.0.1", "localhost"}))
+    app = build_app(tmp_path / "work", access, "12345678", tell=lambda line: None)
+    try:
+        with TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"}) as test_client:
+            yield test_client
+    finally:
+        sim_ports.stop_all()
+
+
+def session_file(folder: Path, name: str) -> Path:
+    path = folder / name
+    subprocess.run([sys.executable, "-m", "dealer", "generate", "--boards", "1-8", "-o", str(path)], env=ENV,
+                   check=True, capture_output=True, timeout=60)
+    return path
+
+
+def deal(client: TestClient, source: Path, machines: list[str]) -> list[dict[str, Any]]:
+    started = client.post("/api/start", json={"source": source.name, "machines": machines})
+    assert started.status_code == 200, started.text
+    messages: list[dict[str, Any]] = []
+    with client.stream("GET", "/events?until=end") as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data: "):
+                messages += json.loads(line.removeprefix("data: "))
+    ended = [m for m in messages if m["type"] == "ended"]
+    assert ended and ended[-1]["status"] == "finished", ended
+    return messages
+
+
+def test_a_second_session_empties_the_boards_and_reports_no_fault_by_law(client: TestClient, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    machines = offered(sim_urls(tmp_path, 200, [[], []]))
+    client.app.state.console.offer.extra = machines  # type: ignore[attr-defined]
+    first, second = session_file(work, "first.pbn"), session_file(work, "second.pbn")
+    deal(client, first, list(machines))
+    messages = deal(client, second, list(machines))
+
+    room = client.get("/api/room").json()
+    assert [f for f in room["faults"] if f["law"]] == [], room["faults"]
+    assert not any(f.get("law") for m in messages for f in m.get("faults", []))
+    with Journal.open_read_only(f"{second}.journal") as journal:
+        report = run_report.build(journal)
+        emptied = [r for run in journal.runs() for r in journal.events(run.id)
+                   if r.kind == "board-refused" and r.event.faults() == ()]
+    assert emptied, "the first session's cards were never met: the test proves nothing"
+    assert not report.faults, report.faults
