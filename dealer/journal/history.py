@@ -410,7 +410,8 @@ class DealHistory:
                         self._db.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
-            raise history_failure(str(self.path), exc, N_("{path}: the deal history cannot be written: {cause}")) from exc
+            raise history_failure(str(self.path), exc,
+                                  N_("{path}: the deal history cannot be written: {cause}")) from exc
         return number
 
     def forget(self, run_uid: str) -> int:
