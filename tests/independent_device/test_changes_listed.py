@@ -35,7 +35,7 @@ CLASSIFIED: dict[str, int | str] = {
     "A device that stops speaking mid-action is therefore given up": HOST_ONLY,
     "**Hello and HelloAck are the only messages whose payload a receiver takes": 1,
     "Only **HelloAck** grows": 1,
-    "**A simulated machine MUST NOT answer in version 1**": 22,
+    "**A device that announces SIMULATED MUST NOT answer in version 1**": 22,
     "A device of version 1 that is given firmware of version 2 MAY take a new serial": 9,
     "MUST come up IDLE after a restart": 23,
     "**A device MAY answer an older host in the older version**": 22,

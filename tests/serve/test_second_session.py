@@ -60,7 +60,7 @@ def deal(client: TestClient, source: Path, machines: list[str]) -> list[dict[str
 
 def test_a_second_session_empties_the_boards_and_reports_no_fault_by_law(client: TestClient, tmp_path: Path) -> None:
     work = tmp_path / "work"
-    machines = offered(sim_urls(tmp_path, 200, [[], []]))
+    machines = offered(sim_urls(tmp_path, 200, [[]]))  # one machine: its rack holds the first session's boards
     client.app.state.console.offer.extra = machines  # type: ignore[attr-defined]
     first, second = session_file(work, "first.pbn"), session_file(work, "second.pbn")
     deal(client, first, list(machines))
