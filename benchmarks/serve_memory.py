@@ -170,10 +170,10 @@ def main() -> int:
     p.add_argument("--seconds", type=float, default=300.0,
                    help="the run is stopped after this long, its prefix measured (default 300)")
     p.add_argument("--alone", type=float, default=30.0, help="seconds of dealer deal alone (default 30)")
-    p.add_argument("--quick", action="store_true", help="200 boards, 20 seconds at most")
+    p.add_argument("--quick", action="store_true", help="20 boards, 8 seconds at most")
     args = p.parse_args()
     if args.quick:
-        args.boards, args.seconds, args.alone = 200, 20.0, 5.0
+        args.boards, args.seconds, args.alone = 20, 8.0, 2.0
     header("The console's peak memory (VmRSS) through a long run, its clients watching",
            {"the console at rest": "dealer serve started, no run: Python, Starlette, uvicorn and the project "
                                    "imported, measured first",
