@@ -224,7 +224,7 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
     if held is not None:
         return [held]
     try:
-        unfinished, finished, began = _runs_of(journal, deals)
+        unfinished, finished, began, uid = _runs_of(journal, deals)
     except DealerError as exc:
         return [exc]
     if unfinished is not None and not options.resume and began:  # one that never began is taken up again
@@ -237,9 +237,9 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
         if unfinished is None and not finished:
             return [JournalError(_("{journal}: no unfinished run of this deal set to resume").format(journal=journal))]
         return []  # a resume is checked against the history as it starts (its own entries apart)
-    try:
+    try:  # a run that never began, taken up again, is checked without its own entries (it is the same run)
         with DealHistory.open(options.history) as history:
-            check_reuse(history, deals, name=name, replay=options.replay, hint=_(advice.replay))
+            check_reuse(history, deals, name=name, replay=options.replay, hint=_(advice.replay), run_uid=uid)
     except DealerError as exc:
         return [exc]
     return []
@@ -271,17 +271,17 @@ def journal_held(journal: Path) -> DealerError | None:
     return None
 
 
-def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool, bool]:
-    """The unfinished run of `deals` in the journal (its id, or None), whether one of them finished, and whether
-    the unfinished one began (a machine took up a job of it)."""
+def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool, bool, str | None]:
+    """The unfinished run of `deals` in the journal (its id, or None), whether one of them finished, whether the
+    unfinished one began (a machine took up a job of it), and its uid (None for none)."""
     if not journal.is_file() or journal.stat().st_size == 0:
-        return None, False, False
+        return None, False, False, None
     with Journal.open_read_only(journal) as held:
         held.check_sound()  # what a resume would find, so that both give one advice
         run = held.unfinished_run(deals.set_hash())
         finished = any(r.set_hash == deals.set_hash() and r.finished for r in held.runs())
         began = run is not None and not held.never_began(run.id)
-    return (None if run is None else run.id), finished, began
+    return (None if run is None else run.id), finished, began, (None if run is None else run.uid)
 
 
 def interrupted(exc: KeyboardInterrupt, journal: Journal, run_ids: Sequence[int]) -> Interrupted:
