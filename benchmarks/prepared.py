@@ -33,7 +33,7 @@ SCRIPTS = {
 
 def reference() -> str | None:
     """DEALER_REFERENCE, else the first `dealer` on PATH that is a compiled program (not this project's
-    command), else Debian's /usr/games/dealer (the games folder is on a user's PATH, not always on root's)."""
+    command); Debian installs it in the games folder, which a user's PATH holds."""
     given = os.environ.get("DEALER_REFERENCE")
     if given:
         return given if Path(given).is_file() else None
@@ -41,8 +41,7 @@ def reference() -> str | None:
         candidate = Path(folder or ".") / "dealer"
         if candidate.is_file() and candidate.read_bytes()[:2] != b"#!":
             return str(candidate)
-    debian = Path("/usr/games/dealer")
-    return str(debian) if debian.is_file() else None
+    return None
 
 
 def ours(script: Path, boards: int, engine: str, folder: Path) -> tuple[float, int]:
