@@ -13,7 +13,7 @@ import os
 import re
 import socket
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -363,16 +363,14 @@ class DealHistory:
                 for b, h in zip(deals.boards, deals.deal_hashes(), strict=True) if wanted is None or int(b) in wanted]
         return self._insert(rows) if rows else 0
 
-    def _insert(self, entries: Sequence[Entry]) -> int:
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, committed at the block's end and rolled back if it fails; an error of SQLite is
+        the history's one line (`history_failure`)."""
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                before = self._db.total_changes
-                self._db.executemany(
-                    f"INSERT OR IGNORE INTO deals ({', '.join(_COLUMNS)}) VALUES ({','.join('?' * len(_COLUMNS))})",
-                    [(e.deal_hash, e.run_uid, e.board, e.run_name, e.journal, e.host, e.recorded, int(e.replay))
-                     for e in entries])
-                added = self._db.total_changes - before
+                yield self._db
                 self._db.execute("COMMIT")
             except BaseException:
                 if self._db.in_transaction:  # SQLite rolls back by itself after some failures (a full disk)
@@ -382,7 +380,15 @@ class DealHistory:
         except sqlite3.Error as exc:
             raise history_failure(str(self.path), exc, N_(
                 "{path}: the deal history cannot be written: {cause}")) from exc
-        return added
+
+    def _insert(self, entries: Sequence[Entry]) -> int:
+        with self._writing() as db:
+            before = db.total_changes
+            db.executemany(
+                f"INSERT OR IGNORE INTO deals ({', '.join(_COLUMNS)}) VALUES ({','.join('?' * len(_COLUMNS))})",
+                [(e.deal_hash, e.run_uid, e.board, e.run_name, e.journal, e.host, e.recorded, int(e.replay))
+                 for e in entries])
+            return db.total_changes - before
 
     # --- job numbers, per machine ---------------------------------------------------------------
 
@@ -395,41 +401,19 @@ class DealHistory:
     def reserve_job(self, serial: str, at_least: int) -> int:
         """The next job number for the machine of `serial`: `at_least`, or more if an earlier run gave it that
         many (PROTOCOL.md 7.2: never a number given before to this machine); kept before it is used."""
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                row = self._db.execute("SELECT last_job FROM machine_jobs WHERE serial = ?", (serial,)).fetchone()
-                number = max(int(at_least), (int(row[0]) if row else 0) + 1)
-                self._db.execute("INSERT INTO machine_jobs (serial, last_job, updated) VALUES (?, ?, ?) ON CONFLICT"
-                                 "(serial) DO UPDATE SET last_job = excluded.last_job, updated = excluded.updated",
-                                 (serial, number, datetime.now(UTC).isoformat(timespec="seconds")))
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        self._db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise history_failure(str(self.path), exc,
-                                  N_("{path}: the deal history cannot be written: {cause}")) from exc
+        with self._writing() as db:
+            row = db.execute("SELECT last_job FROM machine_jobs WHERE serial = ?", (serial,)).fetchone()
+            number = max(int(at_least), (int(row[0]) if row else 0) + 1)
+            db.execute("INSERT INTO machine_jobs (serial, last_job, updated) VALUES (?, ?, ?) ON CONFLICT"
+                       "(serial) DO UPDATE SET last_job = excluded.last_job, updated = excluded.updated",
+                       (serial, number, datetime.now(UTC).isoformat(timespec="seconds")))
         return number
 
     def forget(self, run_uid: str) -> int:
         """Remove every entry of the run `run_uid` (one transaction: all of them or, if stopped, none);
         returns how many were removed."""
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                removed = self._db.execute("DELETE FROM deals WHERE run_uid = ?", (run_uid,)).rowcount
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        self._db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise history_failure(str(self.path), exc, N_(
-                "{path}: the deal history cannot be written: {cause}")) from exc
+        with self._writing() as db:
+            removed = db.execute("DELETE FROM deals WHERE run_uid = ?", (run_uid,)).rowcount
         return int(removed)
 
     # --- moving between computers ---------------------------------------------------------------
