@@ -14,14 +14,10 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from dealer.dealing import sim_ports
-from dealer.serve.app import build_app
-from dealer.serve.auth import Access
 from tests.support.processes import run
-from tests.support.serve_room import make_session
+from tests.support.serve_room import console_client, make_session
 
 LONG = "9" * 5000
-TOKEN = "t0ken-of-the-operator"
 
 
 def dealer(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -62,14 +58,8 @@ def test_a_sim_option_of_5000_digits_is_a_usage_error(tmp_path: Path) -> None:
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    (tmp_path / "work").mkdir()
-    access = Access(TOKEN, frozenset({"testserver", "127.0.0.1", "localhost"}))
-    app = build_app(tmp_path / "work", access, "12345678", tell=lambda line: None)
-    try:
-        with TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"}) as test_client:
-            yield test_client
-    finally:
-        sim_ports.stop_all()
+    with console_client(tmp_path / "work") as test_client:
+        yield test_client
 
 
 def test_the_console_answers_5000_digit_numbers_with_400(client: TestClient, tmp_path: Path) -> None:

@@ -14,28 +14,17 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from dealer.dealing import sim_ports
 from dealer.journal import run_report
 from dealer.journal.store import Journal
-from dealer.serve.app import build_app
-from dealer.serve.auth import Access
 from tests.support.processes import ENV
-from tests.support.serve_room import offered
+from tests.support.serve_room import console_client, offered
 from tests.support.serve_room import sim_ports as sim_urls
-
-TOKEN = "t0ken-of-the-operator"
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    (tmp_path / "work").mkdir()
-    access = Access(TOKEN, frozenset({"testserver", "127.0.0.1", "localhost"}))
-    app = build_app(tmp_path / "work", access, "12345678", tell=lambda line: None)
-    try:
-        with TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"}) as test_client:
-            yield test_client
-    finally:
-        sim_ports.stop_all()
+    with console_client(tmp_path / "work") as test_client:
+        yield test_client
 
 
 def session_file(folder: Path, name: str) -> Path:

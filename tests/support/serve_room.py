@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.support.processes import ENV, stop_group
 
@@ -118,3 +119,27 @@ def served(workdir: Path, *extra: str) -> Iterator[Served]:
             stop_group(process, signal.SIGINT, timeout=60)
         if process.stderr is not None:
             process.stderr.close()
+
+
+CLIENT_TOKEN = "t0ken-of-the-operator"
+"""The access token of a console driven in this process (`console_client`)."""
+
+
+@contextmanager
+def console_client(workdir: Path) -> Iterator[Any]:
+    """The console's application on `workdir` (made here), driven in this process by Starlette's TestClient with
+    its token; every simulated machine it started is stopped at the end."""
+    from starlette.testclient import TestClient
+
+    from dealer.dealing import sim_ports as simulated
+    from dealer.serve.app import build_app
+    from dealer.serve.auth import Access
+
+    workdir.mkdir()
+    access = Access(CLIENT_TOKEN, frozenset({"testserver", "127.0.0.1", "localhost"}))
+    app = build_app(workdir, access, "12345678", tell=lambda line: None)
+    try:
+        with TestClient(app, headers={"Authorization": f"Bearer {CLIENT_TOKEN}"}) as test_client:
+            yield test_client
+    finally:
+        simulated.stop_all()
