@@ -172,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(arguments: list[str], args: argparse.Namespace) -> int:
-    from dealer.cli.signals import interrupted_line, stopping_on_signals
+    from dealer.cli.signals import interrupted_line, signal_beneath, stopping_on_signals
 
     try:
         with stopping_on_signals():
@@ -198,8 +198,14 @@ def _run(arguments: list[str], args: argparse.Namespace) -> int:
         from dealer.language.system import os_error_text
 
         return _fail(args, os_error_text(exc), 1)
-    except (MemoryError, RuntimeError) as exc:  # the system refused memory or a thread: no bug, nothing damaged
-        if isinstance(exc, RuntimeError) and "can't start new thread" not in str(exc):
+    except Exception as exc:
+        stopped = signal_beneath(exc)
+        if stopped is not None:  # Python wrapped the signal in an error of its own (a class made as it landed)
+            sys.stderr.write(interrupted_line(stopped, arguments, resumable=args.command == "deal") + "\n")
+            return 130
+        # the system refused memory or a thread: no bug, nothing damaged
+        if not (isinstance(exc, MemoryError) or
+                (isinstance(exc, RuntimeError) and "can't start new thread" in str(exc))):
             raise
         from dealer.language.system import REASONS
 

@@ -80,6 +80,21 @@ def _again(signum: signal.Signals) -> None:
     _thread.interrupt_main(signum)
 
 
+def signal_beneath(exc: BaseException) -> Interrupted | None:
+    """The `Interrupted` an error was raised from, if any: Python turns an exception raised where it lands
+    (a signal's handler runs at any instruction) into one of its own in a few places, such as a class being
+    made (RuntimeError "Error calling __set_name__") or numpy's import (ImportError), keeping the signal as
+    its cause or context."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, Interrupted):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def interrupted_line(exc: KeyboardInterrupt, argv: Sequence[str], *, resumable: bool) -> str:
     """The one line a command stopped by a signal ends with: for a dealing run of a command that can resume
     it (`resumable`: ``dealer deal``; the demo cannot), how many boards are left and the exact command that

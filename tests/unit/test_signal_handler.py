@@ -46,3 +46,29 @@ def test_the_handlers_and_the_hook_before_are_put_back() -> None:
     with stopping_on_signals():
         assert sys.unraisablehook is not hook and signal.getsignal(signal.SIGINT) is not handler
     assert sys.unraisablehook is hook and signal.getsignal(signal.SIGINT) is handler
+
+
+class SendsSignalWhenNamed:
+    """A descriptor whose naming, as its class is made, is where a signal lands."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        os.kill(os.getpid(), signal.SIGHUP)
+
+
+def test_a_signal_python_wraps_in_an_error_of_its_own_still_ends_the_command_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A signal landing while a class is made (the command's modules loading) reaches the command as Python's
+    RuntimeError "Error calling __set_name__", the signal its cause: the command still ends in the one line
+    of a signal, exit 130, no traceback."""
+    import dealer.cli as cli
+
+    def loading(command: str | None) -> object:
+        class Made:
+            field = SendsSignalWhenNamed()
+
+        raise AssertionError("the signal did not stop the class being made")
+
+    monkeypatch.setattr(cli, "build_parser", loading)
+    assert cli.main(["--lang", "en", "deal", "x.pbn"]) == 130
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["dealer: interrupted (SIGHUP)"], err
