@@ -20,7 +20,7 @@ RANKS: Final = "AKQJT98765432"
 """Ranks in card-index order within a suit; suits in index order are spades, hearts, diamonds, clubs."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Card:
     """One physical card: its index (0..51) and its pack's identity (its back design). Cards compare by
     identity, so two copies of the same card are two objects.
@@ -195,6 +195,53 @@ class Rack:
         return board
 
 
+class Placements:
+    """The cards one dealing placed, in order: each a (card index, pack, physical pocket) as a list holds them,
+    kept as a byte a card and the pack only where it changes, so that a room of thousands of boards keeps its
+    record in little memory."""
+
+    __slots__ = ("_codes", "_packs")
+
+    def __init__(self) -> None:
+        self._codes = bytearray()  # card index * POCKETS + pocket
+        self._packs: list[tuple[int, str]] = []  # (from which position, pack)
+
+    def append(self, placed: tuple[int, str, int]) -> None:
+        card, pack, pocket = placed
+        if not (0 <= card < DECK and 0 <= pocket < POCKETS):
+            raise ValueError(f"no card {card} in pocket {pocket}")
+        if not self._packs or self._packs[-1][1] != pack:
+            self._packs.append((len(self._codes), pack))
+        self._codes.append(card * POCKETS + pocket)
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Placements) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Placements({list(self)!r})"
+
+    def __getitem__(self, position: int) -> tuple[int, str, int]:
+        code = self._codes[position]
+        at = range(len(self._codes))[position]
+        pack = next(p for start, p in reversed(self._packs) if start <= at)
+        return code // POCKETS, pack, code % POCKETS
+
+    def __iter__(self) -> Iterator[tuple[int, str, int]]:
+        changes = iter(self._packs)
+        following = next(changes, None)
+        pack = ""
+        for at, code in enumerate(self._codes):
+            while following is not None and following[0] <= at:
+                pack = following[1]
+                following = next(changes, None)
+            yield code // POCKETS, pack, code % POCKETS
+
+
 @dataclass
 class DealRecord:
     """One dealing into one physical board: which job, which deal, and every card placed, in order."""
@@ -204,7 +251,7 @@ class DealRecord:
     job: int
     board_number: int
     deal: bytes
-    placed: list[tuple[int, str, int]] = field(default_factory=list)
+    placed: Placements = field(default_factory=lambda: Placements())
     """(card index, pack, physical pocket 0..3 of the board) per card, in the order dealt."""
     outcome: str = "dealing"
     cards_before: int = 0

@@ -123,6 +123,11 @@ class DealSet:
         return DealSet(self.boards[idx], self.deals[idx], self.dealers[idx], self.vulnerabilities[idx],
                        self.event, dict(self.metadata))
 
+    def where(self, keep: npt.NDArray[np.bool_]) -> DealSet:
+        """The sub-set of the boards where `keep` (one flag a board) is True, in the set's order."""
+        return DealSet(self.boards[keep], self.deals[keep], self.dealers[keep], self.vulnerabilities[keep],
+                       self.event, dict(self.metadata))
+
     def renumbered(self, boards: Sequence[int] | npt.ArrayLike) -> DealSet:
         """The same deals under new board numbers, with Law 2 dealer and vulnerability for those."""
         return DealSet.from_deals(self.deals, boards, event=self.event, metadata=self.metadata)

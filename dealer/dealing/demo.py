@@ -21,6 +21,7 @@ from dealer.dealing.context import RunLimits
 from dealer.dealing.progress import ProgressView
 from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.journal.history import PRACTICE_FILE, DealHistory, practice_note
+from dealer.journal.lock import lock_path
 from dealer.journal.narrative import incidents
 from dealer.journal.store import Journal
 from dealer.language import N_, _, decimal, n_
@@ -100,6 +101,8 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
         _checks(work, deals, result, ports, say)
         with Journal.open(work / "session.journal", create=False, command="dealer demo") as journal:
             journal.settle()  # a kept journal is one file: no -wal or -shm beside it
+        lock_path(work / "session.journal").unlink(missing_ok=True)  # the demo's run is over, its folder its own
+        say("   " + _("files: {files}").format(files=", ".join(sorted(p.name for p in work.iterdir()))))
     finally:
         sim_ports.stop_all()
     return result
@@ -174,7 +177,6 @@ def _checks(work: Path, deals: DealSet, result: RunResult, ports: list[str], say
                   "number of its own the journal gave that board: {verdict}").format(
         boards=len(counts), extra=extra,
         verdict=_("every board dealt exactly once otherwise") if once else _("MISMATCH")))
-    say("   " + _("files: {files}").format(files=", ".join(sorted(p.name for p in work.iterdir()))))
 
 
 def _ledger_dealings(deals: DealSet, ports: list[str]) -> list[tuple[int, int]]:

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+import numpy as np
 import platformdirs
 
 from dealer.core.dealset import DealSet
@@ -358,9 +359,10 @@ class DealHistory:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         host = socket.gethostname()
         journal_text = str(Path(journal).absolute())
-        wanted = None if boards is None else {int(b) for b in boards}
+        if boards is not None:  # only these deals are hashed: a run records one board at a time
+            deals = deals.where(np.isin(deals.boards, np.fromiter((int(b) for b in boards), dtype=np.int64)))
         rows = [Entry(h, run_uid, int(b), run_name, journal_text, host, now, replay)
-                for b, h in zip(deals.boards, deals.deal_hashes(), strict=True) if wanted is None or int(b) in wanted]
+                for b, h in zip(deals.boards, deals.deal_hashes(), strict=True)]
         return self._insert(rows) if rows else 0
 
     @contextlib.contextmanager

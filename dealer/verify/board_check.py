@@ -275,7 +275,7 @@ def check_empty(recount: BoardRecount, deal: DealArray, *, board: int,
     if total == 0:
         return None
     deal = check_deals(deal).reshape(DECK_SIZE)
-    ref = _choose_reference(deal, board, _entries(recount), _other_deals(session, board))
+    ref = _choose_reference(deal, board, _entries(recount), session)
     if ref.board != board:
         fault = _other_board_fault(ref, board)
         return BoardFault.make(FaultCategory.F7, _("before dealing: {fault}").format(fault=fault.message),
@@ -370,7 +370,7 @@ def verify_board(
         raise ValueError(f"copy numbers start at 1; got {copy}")
     entries = _entries(recount)
     board_pack = pack if pack is not None else _majority_pack(entries)
-    ref = _choose_reference(deal, board, entries, _other_deals(session, board))
+    ref = _choose_reference(deal, board, entries, session)
     sort = _sort_cards(entries, ref.pockets, board_pack)
     faults: list[BoardFault] = []
     label_fault = check_label(label, board, set_name)
@@ -464,6 +464,8 @@ def _permutations() -> npt.NDArray[np.intp]:
 
 
 _PERMS: Final = _permutations()
+_CHUNK: Final = 512
+"""The session's deals compared with the pockets at a time (`_best_permutations`)."""
 _SEAT_RANGE: Final = np.arange(4)
 
 
@@ -489,23 +491,33 @@ class _Reference:
 
 def _best_permutations(present: npt.NDArray[np.bool_], deals: DealArray) -> tuple[
         npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-    """For each deal (n, 52): the cards placed by its best seat -> pocket permutation, and that one."""
-    onehot = deals[:, None, :] == _SEAT_RANGE[None, :, None]  # (n, seat, card)
-    overlap = np.einsum("nsc,qc->nsq", onehot.astype(np.intp), present.astype(np.intp))
-    scores = overlap[:, _SEAT_RANGE, _PERMS].sum(axis=-1)  # (n, 24)
-    best = scores.argmax(axis=1)
-    return scores[np.arange(len(deals)), best], best
+    """For each deal (n, 52): the cards placed by its best seat -> pocket permutation, and that one. A session's
+    deals are taken `_CHUNK` at a time, so that what is worked on stays small whatever the session's size."""
+    placed = np.empty(len(deals), dtype=np.intp)
+    chosen = np.empty(len(deals), dtype=np.intp)
+    pockets = present.astype(np.int16)
+    for start in range(0, len(deals), _CHUNK):
+        part = deals[start:start + _CHUNK]
+        onehot = (part[:, None, :] == _SEAT_RANGE[None, :, None]).astype(np.int16)  # (n, seat, card)
+        overlap = np.einsum("nsc,qc->nsq", onehot, pockets)  # at most 13 a seat and pocket
+        scores = overlap[:, _SEAT_RANGE, _PERMS].sum(axis=-1, dtype=np.intp)  # (n, 24)
+        best = scores.argmax(axis=1)
+        placed[start:start + len(part)] = scores[np.arange(len(part)), best]
+        chosen[start:start + len(part)] = best
+    return placed, chosen
 
 
 def _choose_reference(deal: DealArray, board: int, entries: list[_CardPlace],
-                      others: tuple[list[int], DealArray]) -> _Reference:
+                      session: SessionDeals | None) -> _Reference:
     present = np.zeros((4, DECK_SIZE), dtype=bool)
     for e in entries:
         present[e.pocket, e.card] = True
     # argmax takes the first best permutation: the identity unless another places strictly more
     score, best = _best_permutations(present, deal[None, :])
     ref = _Reference(board, deal, tuple(int(p) for p in _PERMS[int(best[0])]), int(score[0]))
-    boards, deals = others
+    if ref.agreement >= int(present.sum()):  # no other deal can place more than every card found
+        return ref
+    boards, deals = _other_deals(session, board)
     if boards:
         scores, bests = _best_permutations(present, deals)
         i = int(scores.argmax())

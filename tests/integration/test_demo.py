@@ -60,10 +60,14 @@ def test_the_demo_names_its_folder_first_and_removes_it(tmp_path: Path, monkeypa
 def test_the_demo_keeps_the_folder_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     keep = tmp_path / "kept"
     assert main(["demo", "--boards", "4", "--speed", "300", "--keep", str(keep)]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == f"dealer demo: working in {keep} (kept)"
+    said = capsys.readouterr().out.splitlines()
+    assert said[0] == f"dealer demo: working in {keep} (kept)"
     kept = {p.name for p in keep.iterdir()}
     assert {"session.pbn", "session.journal", "report.json"} <= kept
-    assert not {"session.journal-wal", "session.journal-shm"} & kept, kept  # the journal is one file to hand on
+    # the journal is one file to hand on: none of its side files is left, and the files named are those there
+    assert not {"session.journal-wal", "session.journal-shm", "session.journal.lock"} & kept, kept
+    (files,) = [line for line in said if line.strip().startswith("files: ")]
+    assert set(files.strip().removeprefix("files: ").split(", ")) == kept
 
 
 def test_the_demo_checks_the_ledgers_of_its_own_machines_only(tmp_path: Path) -> None:
