@@ -101,6 +101,18 @@ class Room:
         self.on_board_change(now)
         return board
 
+    def boards_back_from_the_tables(self) -> int:
+        """Every board of the rack (not the one in the slot) comes back empty, as boards do from the tables after
+        a session: their cards go with the players' packs, and the ledger notes each board emptied. Returns how
+        many boards held cards."""
+        in_slot = self.slot.board if self.slot is not None else None
+        emptied = 0
+        for board in self.rack:
+            if board is not in_slot and board.card_count:
+                self.ledger.note_emptied(board, len(board.empty()))
+                emptied += 1
+        return emptied
+
     # --- door ------------------------------------------------------------------------------------
 
     def set_door(self, is_open: bool, now: float) -> None:

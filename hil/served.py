@@ -133,6 +133,12 @@ class ServedMachine:
             error, self.error = self.error, None
             raise error
 
+    def boards_back_from_the_tables(self) -> int:
+        """Every board of the machine's rack but the one in it comes back empty, as from the tables after a session
+        (`Room.boards_back_from_the_tables`); how many held cards."""
+        with self.lock:
+            return self.device.room.boards_back_from_the_tables() if self.device is not None else 0
+
     def unplug(self, seconds: float | None = None) -> None:
         """Pull the cable (now, from any thread); with `seconds`, plug it back in that much later."""
         self._control("unplug", seconds)

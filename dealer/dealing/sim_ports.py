@@ -73,6 +73,14 @@ def simulators() -> dict[str, ServedMachine]:
         return dict(_SIMULATORS)
 
 
+def boards_back_from_the_tables(urls: list[str] | tuple[str, ...]) -> int:
+    """The boards of the simulators of `urls` already started here come back empty (a new session begins on
+    them, as real boards come back from the tables); how many held cards."""
+    with _LOCK:
+        sims = [_SIMULATORS[url] for url in urls if url in _SIMULATORS]
+    return sum(sim.boards_back_from_the_tables() for sim in sims)
+
+
 def stop_all() -> None:
     """Stop every simulator started here (joins their threads, closes their ptys); it also runs at exit."""
     with _LOCK:

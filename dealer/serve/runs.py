@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from dealer.core.errors import DealerError, UsageError
+from dealer.dealing import sim_ports
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.journal import run_report as report
 from dealer.journal.store import Journal
@@ -114,6 +115,8 @@ class RunManager:
                            history=checked.history)
             self.current = live
         self._remember(checked.journal)
+        if not request.resume:  # a new session: the simulated machines' boards come back empty from the tables
+            sim_ports.boards_back_from_the_tables(checked.ports)
         options = RunOptions(ports=list(checked.ports), journal=checked.journal, copies=request.copies,
                              set_name=request.set_name, resume=request.resume, replay=request.replay,
                              teaching=request.teaching, show_cards=False,
