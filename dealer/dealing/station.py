@@ -77,7 +77,7 @@ class Station:
 
     def _serial_before(self) -> str | None:
         """The serial of the machine this station last dealt on in the journal's runs (a resume); None if none."""
-        met = [(r.id, r.event.serial) for run_id in self.ctx.run_ids for r in self.ctx.journal.events(run_id)
+        met = [(r.id, r.event.serial) for run_id in self.ctx.run_ids for r in self.ctx.journal.each_event(run_id)
                if r.machine == self.name and isinstance(r.event, events.MachineMet)]
         return max(met)[1] if met else None
 

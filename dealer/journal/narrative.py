@@ -36,7 +36,7 @@ def incidents(journal: Journal, run_id: int) -> list[Incident]:
     """Every incident of a run, in the order they happened."""
     jobs = {job.id: job for job in journal.jobs(run_id)}
     out = []
-    for recorded in journal.events(run_id):
+    for recorded in journal.each_event(run_id):
         job = jobs.get(recorded.job_id) if recorded.job_id is not None else None
         if job is None:
             continue

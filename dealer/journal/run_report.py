@@ -166,7 +166,7 @@ def build(journal: Journal, run_ids: Sequence[int] | None = None) -> RunReport:
         figures = SessionFigures(run.id, run.name, run.replay, run.finished, len(jobs))
         rep.sessions.append(figures)
         rep.add_jobs(figures, jobs)
-        for event in journal.events(run.id):
+        for event in journal.each_event(run.id):
             fold(rep, figures, event)
     return rep
 

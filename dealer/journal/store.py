@@ -80,6 +80,8 @@ UNCERTAIN: Final = frozenset({JobState.DEALING, JobState.DEALT})
 """States in which the board may hold cards that nobody has verified."""
 MAX_WAL_BYTES: Final = 4 << 20
 """A -wal file larger than this is checkpointed at the next step."""
+EVENTS_A_READ: Final = 2000
+"""Events read at a time by a fold over a run (`Journal.each_event`)."""
 CHECKPOINTED: Final = frozenset({JobState.DEALING, JobState.VERIFIED, JobState.FAULTED})
 """Steps that reach the main file (checkpointed and synced) before `Journal.advance` returns."""
 
@@ -849,6 +851,18 @@ class Journal:
             sql += " AND job_id = ?"
             args.append(job_id)
         return [_recorded(r) for r in self._query(sql + " ORDER BY id", args)]
+
+    def each_event(self, run_id: int) -> Iterator[Recorded]:
+        """A run's events, oldest first, read `EVENTS_A_READ` at a time: a fold over a long run holds one such
+        page of events, never the whole run (a 9,999-board run writes some 80,000)."""
+        after = 0
+        while True:
+            rows = self._query(f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
+                               (run_id, after, EVENTS_A_READ))
+            yield from (_recorded(r) for r in rows)
+            if len(rows) < EVENTS_A_READ:
+                return
+            after = rows[-1][0]
 
     def events_since(self, after: int, run_ids: Sequence[int]) -> list[Recorded]:
         """The events of runs `run_ids` written after the event numbered `after` (events are numbered in the

@@ -33,7 +33,7 @@ def journal_faults(path: Path, run_ids: Sequence[int] | None = None) -> list[dic
         runs = {r.id: r for r in journal.runs()}
         for run_id in run_ids if run_ids is not None else list(runs):
             jobs = {job.id: job for job in journal.jobs(run_id)}
-            for recorded in journal.events(run_id):
+            for recorded in journal.each_event(run_id):
                 job = jobs.get(recorded.job_id) if recorded.job_id is not None else None
                 where = None if job is None else {"session": runs[run_id].name, "set": job.set_name or "A",
                                                   "board": job.board, "copy": job.copy, "attempt": job.attempt}

@@ -287,3 +287,22 @@ def test_claims_over_several_runs_take_them_in_the_order_given(journal: Journal)
     taken = [journal.claim_next(order, "m1") for _ in range(5)]
     assert [(j.run_id, j.board) for j in taken if j] == [(second.id, 1), (second.id, 2), (first.id, 1), (first.id, 2)]
     assert taken[-1] is None
+
+
+def test_a_runs_events_read_a_page_at_a_time_are_its_events_in_order(journal: Journal,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`each_event` reads a run's events a page at a time (here 3 a page): the same events, in the same order, as
+    one read of them all, with another run's events between them left out."""
+    import dealer.journal.store as store
+
+    monkeypatch.setattr(store, "EVENTS_A_READ", 3)
+    first, second = session(1, 4), session(2, 4)
+    run = journal.begin_run("one", "a.pbn", first, plan(first))
+    other = journal.begin_run("two", "b.pbn", second, plan(second))
+    for one, two in zip(journal.jobs(run.id), journal.jobs(other.id), strict=True):
+        walk_to_verified(journal, one.id)
+        walk_to_verified(journal, two.id, "m2")
+    everything = journal.events(run.id)
+    assert len(everything) > 3 * 4  # several pages
+    assert [r.id for r in journal.each_event(run.id)] == [r.id for r in everything]
+    assert {r.run_id for r in journal.each_event(other.id)} == {other.id}
