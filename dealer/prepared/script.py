@@ -104,9 +104,32 @@ condition, the per-deal printing of expressions, and predeal's biased suit lengt
 
 @lru_cache(maxsize=1)
 def parser() -> Lark:
-    """The grammar, built once."""
+    """The grammar, built once; its tables are kept between runs in the user's own cache folder (`_tables_file`),
+    which Lark checks against the grammar before it uses them."""
     grammar = (Path(__file__).with_name("dealer.lark")).read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True)
+    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True,
+                cache=_tables_file() or False)
+
+
+def _tables_file() -> str | None:
+    """Where the parser's tables are kept: a folder of the user's cache that only the user can write (what is
+    read back from it is loaded as Python objects), None if there is none to be had."""
+    import os
+    import sys
+
+    import platformdirs
+
+    folder = Path(platformdirs.user_cache_dir("dealer", appauthor=False))
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = folder.lstat()
+    except OSError:
+        return None
+    if not folder.is_dir() or folder.is_symlink() or st.st_mode & 0o022:
+        return None
+    if sys.platform != "win32" and st.st_uid != os.getuid():
+        return None
+    return str(folder / "script-grammar.tables")
 
 
 def read_script(path: str | Path) -> Script:

@@ -4,6 +4,10 @@ and redefined variables, features refused by name."""
 
 from __future__ import annotations
 
+import stat
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -103,3 +107,18 @@ def test_a_division_by_zero_is_an_error_only_where_it_is_evaluated() -> None:
     script = parse_script("10 / spades(east) > 1\n", "d.dlr")
     with pytest.raises(ScriptRunError, match="d.dlr, line 1, column 1: division by zero"):
         Compiled(script).accepts(DEAL)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the folder's owner and mode are POSIX's")
+def test_the_grammars_tables_are_kept_only_in_a_folder_of_the_users_own(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parser's tables are read back as Python objects, so they are kept only where no one else can write:
+    the cache folder is made 0700, and one that others may write is not used."""
+    from dealer.prepared import script
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    kept = script._tables_file()
+    assert kept is not None and Path(kept).parent == tmp_path / "cache" / "dealer"
+    assert stat.S_IMODE(Path(kept).parent.stat().st_mode) == 0o700
+    Path(kept).parent.chmod(0o777)
+    assert script._tables_file() is None
