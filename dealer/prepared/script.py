@@ -114,10 +114,9 @@ def parser() -> Lark:
 def _tables_file() -> str | None:
     """Where the parser's tables are kept: a folder of the user's cache that only the user can write (what is
     read back from it is loaded as Python objects), None if there is none to be had."""
-    import os
-    import sys
-
     import platformdirs
+
+    from dealer.core.osys import owned_by_user
 
     folder = Path(platformdirs.user_cache_dir("dealer", appauthor=False))
     try:
@@ -125,9 +124,7 @@ def _tables_file() -> str | None:
         st = folder.lstat()
     except OSError:
         return None
-    if not folder.is_dir() or folder.is_symlink() or st.st_mode & 0o022:
-        return None
-    if sys.platform != "win32" and st.st_uid != os.getuid():
+    if not folder.is_dir() or folder.is_symlink() or st.st_mode & 0o022 or not owned_by_user(st):
         return None
     return str(folder / "script-grammar.tables")
 
