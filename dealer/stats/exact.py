@@ -154,10 +154,14 @@ def _two_hands() -> tuple[IntArray, IntArray, FloatArray]:
     as row numbers into `length_vectors()`, with its probability."""
     vectors = length_vectors()
     binom = np.array([[math.comb(n, k) for k in range(14)] for n in range(14)], dtype=np.float64)
-    both = vectors[:, None, :] + vectors[None, :, :]
+    small = vectors.astype(np.int8)  # lengths up to 13: the (560, 560, 4) sums stay a byte each
+    both = small[:, None, :] + small[None, :, :]
     first, second = np.nonzero((both <= 13).all(axis=2))
-    a, b = vectors[first], vectors[second]
-    ways = np.prod(binom[13, a] * binom[13 - a, b], axis=1)
+    del both
+    a, b = small[first], small[second]
+    ways = np.ones(len(first))
+    for suit in range(a.shape[1]):  # a suit at a time: the pairs' temporaries stay a column each
+        ways *= binom[13, a[:, suit]] * binom[13 - a[:, suit], b[:, suit]]
     return first, second, ways / (float(HANDS) * math.comb(39, 13))
 
 
