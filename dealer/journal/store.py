@@ -855,23 +855,21 @@ class Journal:
     def each_event(self, run_id: int) -> Iterator[Recorded]:
         """A run's events, oldest first, read `EVENTS_A_READ` at a time: a fold over a long run holds one such
         page of events, never the whole run (a 9,999-board run writes some 80,000)."""
-        after = 0
+        return self.events_since(0, [run_id])
+
+    def events_since(self, after: int, run_ids: Sequence[int]) -> Iterator[Recorded]:
+        """The events of runs `run_ids` written after the event numbered `after` (events are numbered in the
+        order they are written), oldest first, read `EVENTS_A_READ` at a time (`each_event`)."""
+        if not run_ids:
+            return
+        runs = ", ".join("?" * len(run_ids))
         while True:
-            rows = self._query(f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
-                               (run_id, after, EVENTS_A_READ))
+            rows = self._query(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND run_id IN ({runs}) "
+                               "ORDER BY id LIMIT ?", [after, *run_ids, EVENTS_A_READ])
             yield from (_recorded(r) for r in rows)
             if len(rows) < EVENTS_A_READ:
                 return
             after = rows[-1][0]
-
-    def events_since(self, after: int, run_ids: Sequence[int]) -> list[Recorded]:
-        """The events of runs `run_ids` written after the event numbered `after` (events are numbered in the
-        order they are written), oldest first."""
-        if not run_ids:
-            return []
-        rows = self._query(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND run_id IN "
-                           f"({', '.join('?' * len(run_ids))}) ORDER BY id", [after, *run_ids])
-        return [_recorded(r) for r in rows]
 
     def _event(self, db: sqlite3.Connection, run_id: int, job: Job | int | None, machine: str | None,
                event: Event, state: JobState | None, seen: object = None) -> None:
