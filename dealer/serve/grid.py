@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from dealer.core.errors import DealerError
 from dealer.dealing.progress import RunProgress
+from dealer.journal.run_report import RunReport
 from dealer.journal.store import Journal
 from dealer.serve.figures import SHOWN, FiguresFold, grid_cells, room_figures
 
@@ -86,6 +87,8 @@ class GridWatcher:
         """Open for reading while the run deals (each reading its own short transaction)."""
         self._figures: FiguresFold | None = None
         """The figures folded so far, of `run_ids` (each reading folds what was written since the last)."""
+        self._folding = threading.Lock()
+        """Held while `_figures` folds (the watcher's thread and a browser's snapshot may both read)."""
         self.progress: RunProgress | None = None
         """The live run's fold, once its run is open: read instead of the journal, so the room shows the
         figures the run itself counts."""
@@ -119,10 +122,28 @@ class GridWatcher:
             return self._live(self.progress)
         try:
             if self.journal_path.is_file():
-                return read_room(self.journal_path, self.run_ids)
+                with Journal.open_read_only(self.journal_path) as journal:
+                    return self._folded(journal)
         except DealerError:
             pass
         return [], None
+
+    def report(self) -> RunReport | None:
+        """The fold of the run's events (`dealer.serve.figures.FiguresFold`) as the journal holds them now, going
+        on from the last reading; None if the journal cannot be read."""
+        try:
+            with Journal.open_read_only(self.journal_path) as journal:
+                self._folded(journal)
+        except DealerError:
+            return None
+        return self._figures.report if self._figures is not None else None
+
+    def _folded(self, journal: Journal) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """`room_reading` going on from the fold kept (a reading costs what was written since the last one)."""
+        with self._folding:
+            if self._figures is None or self._figures.run_ids != self.run_ids:
+                self._figures = FiguresFold(self.run_ids)
+            return room_reading(journal, self.run_ids, self._figures)
 
     def refresh(self) -> None:
         """Read the journal; publish the cells whose state changed since the last reading with the figures
@@ -135,9 +156,7 @@ class GridWatcher:
                     if not self.journal_path.is_file():
                         return
                     self._journal = Journal.open_read_only(self.journal_path)
-                if self._figures is None or self._figures.run_ids != self.run_ids:
-                    self._figures = FiguresFold(self.run_ids)
-                cells, shown = room_reading(self._journal, self.run_ids, self._figures)
+                cells, shown = self._folded(self._journal)
             except (DealerError, sqlite3.Error):  # read again at the next event
                 return
         with self._lock:

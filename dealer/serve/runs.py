@@ -23,7 +23,6 @@ from dealer.core.errors import DealerError, UsageError
 from dealer.dealing import sim_ports
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.journal import run_report as report
-from dealer.journal.store import Journal
 from dealer.language import N_, Later, Sentence, _
 from dealer.serve import given, grid, past, sources
 from dealer.serve.hub import EventHub
@@ -222,10 +221,8 @@ class RunManager:
     def _summary(self, live: LiveRun) -> Later | None:
         """The run report's summary of the runs dealt (`dealer.journal.run_report`): every part of them, said in
         each reader's language (None: the journal cannot be read)."""
-        try:
-            with Journal.open_read_only(live.journal) as journal:
-                figures = report.build(journal, live.watcher.run_ids)
-        except DealerError:
+        figures = live.watcher.report()  # the room's own fold, gone on to the journal's last event
+        if figures is None:
             return None
         workdir = self.workdir
         return Later(lambda: given.shown(report.summary_text(figures), workdir))
