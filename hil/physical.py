@@ -10,7 +10,7 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Final
+from typing import ClassVar, Final
 
 from firmware_protocol.labels import BoardLabel
 
@@ -20,19 +20,41 @@ RANKS: Final = "AKQJT98765432"
 """Ranks in card-index order within a suit; suits in index order are spades, hearts, diamonds, clubs."""
 
 
-@dataclass(eq=False, slots=True)
 class Card:
     """One physical card: its index (0..51) and its pack's identity (its back design). Cards compare by
     identity, so two copies of the same card are two objects.
 
     `smudged`: the reader cannot read it until it is wiped. `noticed`: False for a card the machine
-    fails to notice does not belong (a foreign back it cannot see, a second copy it does not check).
+    fails to notice does not belong (a foreign back it cannot see, a second copy it does not check). The few
+    cards that are either are kept in sets of the class, so that each of the many others (52 a board dealt)
+    holds only its index and pack.
     """
 
-    index: int
-    pack: str
-    smudged: bool = False
-    noticed: bool = True
+    __slots__ = ("index", "pack")
+    _smudged: ClassVar[set[Card]] = set()
+    _unnoticed: ClassVar[set[Card]] = set()
+
+    def __init__(self, index: int, pack: str, smudged: bool = False, noticed: bool = True) -> None:
+        self.index = index
+        self.pack = pack
+        self.smudged = smudged
+        self.noticed = noticed
+
+    @property
+    def smudged(self) -> bool:
+        return self in Card._smudged
+
+    @smudged.setter
+    def smudged(self, value: bool) -> None:
+        (Card._smudged.add if value else Card._smudged.discard)(self)
+
+    @property
+    def noticed(self) -> bool:
+        return self not in Card._unnoticed
+
+    @noticed.setter
+    def noticed(self, value: bool) -> None:
+        (Card._unnoticed.discard if value else Card._unnoticed.add)(self)
 
     def __repr__(self) -> str:
         return f"Card({self.index}, {self.pack!r}{', smudged' if self.smudged else ''})"
