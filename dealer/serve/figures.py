@@ -65,6 +65,7 @@ class FiguresFold:
     def fold(self, journal: Journal) -> run_report.RunReport:
         """Fold what the journal holds now that the last reading did not (call it inside `Journal.reading` with
         the reads it must agree with); the fold."""
+        self.report.journal = str(journal.path)
         runs = journal.runs() if self.run_ids is None else [journal.run(r) for r in self.run_ids]
         for run in runs:
             if run.id not in self._sessions:

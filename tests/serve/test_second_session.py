@@ -70,6 +70,8 @@ def test_a_second_session_finds_the_boards_empty_and_reports_no_fault_by_law(cli
         starts = {record.board: record.cards_before for record in sim.device.ledger.records[8:]}
     assert {ident for ident, cards in emptied if cards == 52} == full  # back from the tables, each emptied
     assert starts and set(starts.values()) == {0}, starts  # every dealing of the second began on an empty board
+    (ended,) = [m for m in messages if m["type"] == "ended"]
+    assert ended["summary"].splitlines()[0].startswith("Run report of second.pbn.journal: 1 run(s), 8 boards"), ended
     room = client.get("/api/room").json()
     assert [f for f in room["faults"] if f["law"]] == [], room["faults"]
     assert not any(f.get("law") for m in messages for f in m.get("faults", []))
