@@ -302,7 +302,7 @@ def _chosen(console: Console, request: Request) -> tuple[Path, int] | None:
 def _report_data(path: Path, run: int, workdir: Path) -> dict[str, Any]:
     with Journal.open_read_only(path) as journal:
         rep = report.build(journal, [run])
-        events = journal.events(run)
+        rates = charts.rate_series(journal.each_event(run))
         name = journal.run(run).name
     by_law: dict[str, int] = {}
     for (kind, law), n in rep.fault_totals().items():
@@ -311,7 +311,7 @@ def _report_data(path: Path, run: int, workdir: Path) -> dict[str, Any]:
     actions = sorted(((m, str(a), n) for (_, m, a), n in rep.actions.items()), key=lambda t: (t[0], t[1]))
     return {"name": _("{journal} run {run}: {name}").format(journal=path.name, run=run, name=name),
             "summary": given.shown(report.summary_text(rep), workdir),
-            "rate_chart": charts.rate_chart(charts.rate_series(events)), "law_chart": charts.law_chart(by_law),
+            "rate_chart": charts.rate_chart(rates), "law_chart": charts.law_chart(by_law),
             "actions": actions}
 
 

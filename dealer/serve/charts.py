@@ -4,7 +4,7 @@ Built from the journal's events alone, like the report's figures."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from html import escape
 from typing import Final
@@ -20,16 +20,17 @@ TEXT: Final = 13
 """The words' size in the drawing's units: a drawing 400 units wide shown in a phone's 360 px keeps them at 12 px."""
 
 
-def rate_series(events: Sequence[Recorded]) -> dict[str, list[tuple[float, float]]]:
+def rate_series(events: Iterable[Recorded]) -> dict[str, list[tuple[float, float]]]:
     """Per machine, after each board it verified: (minutes since the run's first event, boards per hour of
-    that machine since its first board was taken up)."""
-    if not events:
-        return {}
-    t0 = datetime.fromisoformat(events[0].at)
+    that machine since its first board was taken up). The events are read once, in order (a run's may be
+    read a page at a time: `Journal.each_event`)."""
+    t0: datetime | None = None
     first: dict[str, float] = {}
     done: dict[str, int] = {}
     series: dict[str, list[tuple[float, float]]] = {}
     for event in events:
+        if t0 is None:
+            t0 = datetime.fromisoformat(event.at)
         machine = event.machine
         if not machine:
             continue
