@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, spans: list[tuple[int, int]], seed: bytes, own
         check_writable(args.report, force=args.force)
     boards = np.concatenate([np.arange(first, last + 1, dtype=np.int64) for first, last in spans])
     engine = engines.make_engine(args.engine, seed, owner, threads=args.threads)
-    found = prepare(script, engine, len(boards), args.max_deals, compiled)
+    found = prepare(script, engine, len(boards), args.max_deals, compiled, threads=args.threads)
     results = statistics(compiled, found.deals)
     deals = turned(found.deals, boards, script.dealer or 0) if args.turn_to_dealer else found.deals
     condition = script.summary()

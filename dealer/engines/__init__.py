@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import secrets
-from typing import Final, Protocol
+from typing import Final, Protocol, runtime_checkable
 
 from dealer.core.cards import DealArray
 from dealer.core.errors import UsageError
@@ -29,6 +29,19 @@ class Engine(Protocol):
 
     def deals(self, count: int) -> DealArray:
         """The next `count` deals of the stream, shape (count, 52) uint8."""
+        ...
+
+
+@runtime_checkable
+class SpanEngine(Engine, Protocol):
+    """An engine that deals any span of its stream by itself, so spans can be dealt on several threads."""
+
+    def skip(self, count: int) -> int:
+        """Pass over the next `count` deals; the index of the first."""
+        ...
+
+    def deals_at(self, start: int, count: int) -> DealArray:
+        """Deals start .. start+count-1 of the stream; the position is unchanged."""
         ...
 
 

@@ -121,6 +121,14 @@ class ShuffleEngine:
         self._position += count
         return out
 
+    def skip(self, count: int) -> int:
+        """Pass over the next `count` deals of the stream (to deal them by `deals_at`); the first's index."""
+        start = self._position
+        if count < 0 or start + count > MAX_INDEX:
+            raise ValueError(f"cannot pass over {count} deals from {start}")
+        self._position += count
+        return start
+
     def deals_at(self, start: int, count: int) -> DealArray:
         """Deals start .. start+count-1 of the stream, shape (count, 52) uint8; `position` is unchanged."""
         if start < 0 or count < 0 or start + count > MAX_INDEX:

@@ -35,9 +35,11 @@ def metadata(engine: str, script: Script) -> dict[str, str]:
 
 
 def prepare(script: Script, engine: Engine, count: int, max_deals: int | None = None,
-            compiled: Compiled | None = None) -> Found:
+            compiled: Compiled | None = None, *, threads: int | None = None) -> Found:
     """The first `count` deals of the engine's stream that meet the script (with its predealt cards), examining
-    at most `max_deals` deals (default: the script's ``generate``, else `DEFAULT_MAX_DEALS`)."""
+    at most `max_deals` deals (default: the script's ``generate``, else `DEFAULT_MAX_DEALS`), judged on
+    `threads` threads (default: one a CPU); the deals do not depend on the number."""
     limit = max_deals or script.generate or DEFAULT_MAX_DEALS
     predeal = Predeal(script.predeal) if script.predeal else None
-    return search(compiled or Compiled(script), engine, count, max_deals=limit, predeal=predeal)
+    return search(compiled or Compiled(script), engine, count, max_deals=limit, predeal=predeal,
+                  threads=threads)

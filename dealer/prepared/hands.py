@@ -33,6 +33,24 @@ ALT_COUNTS: Final = (
 
 _BITS: Final = (np.arange(HOLDINGS)[:, None] >> np.arange(13)) & 1
 LENGTH_TABLE: Final = _BITS.sum(axis=1).astype(np.int32)
+_GATHER: Final = np.uint64(0x0102040810204080)
+"""Times eight bytes of 0 or 1 (byte j at bits 8j), puts byte j's bit at bit 56 + j: the terms are distinct
+powers of two, so nothing carries."""
+
+
+def _suit_masks(deals: DealArray, seat: int) -> npt.NDArray[np.uint16]:
+    """(n, 4) a seat's 13-bit mask in each suit: each suit's 13 cards as bytes 0 or 1 in two 8-byte words,
+    each word's bytes gathered into bits by one multiplication."""
+    n = len(deals)
+    held = np.zeros((n, 4, 16), dtype=np.bool_)
+    np.equal(deals.reshape(n, 4, 13), seat, out=held[:, :, :13])
+    words = held.view("<u8")  # (n, 4, 2): ranks A..9 (bytes 0..7), then 8..2
+    words *= _GATHER
+    words >>= np.uint64(56)
+    masks = words[:, :, 1].astype(np.uint16)
+    masks <<= 8
+    masks |= words[:, :, 0]
+    return masks
 
 
 def points_table(weights: tuple[int, ...]) -> IntArray:
@@ -79,9 +97,7 @@ class Batch:
         """(n, 4) the seat's holding in each suit (spades first) as a 13-bit mask, ace at bit 0."""
         found = self._masks.get(seat)
         if found is None:
-            held = (self.deals == seat).reshape(self.size, 4, 13)
-            packed = np.packbits(held, axis=2, bitorder="little")  # (n, 4, 2) bytes, little end first
-            found = packed.view("<u2").reshape(self.size, 4)
+            found = _suit_masks(self.deals, seat)
             self._masks[seat] = found
         return found
 

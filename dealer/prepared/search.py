@@ -10,7 +10,9 @@ uniform draw among the deals that meet the condition with the predealt cards in 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from math import comb
 from typing import Final
@@ -18,10 +20,10 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from dealer.core import godel
+from dealer.core import godel, parallel
 from dealer.core.cards import DealArray
 from dealer.core.errors import DealerError
-from dealer.engines import Engine
+from dealer.engines import Engine, SpanEngine
 from dealer.language import _
 from dealer.prepared.compiler import Compiled
 from dealer.prepared.script import multinomial
@@ -108,36 +110,82 @@ def _unrank(ranks: npt.NDArray[np.uint64], pool: int, k: int) -> npt.NDArray[np.
 
 
 def search(compiled: Compiled, engine: Engine, wanted: int, *, max_deals: int,
-           predeal: Predeal | None = None, progress: Callable[[int, int], None] | None = None) -> Found:
+           predeal: Predeal | None = None, progress: Callable[[int, int], None] | None = None,
+           threads: int | None = None) -> Found:
     """The first `wanted` deals of the engine's stream that meet the condition, in order; `ConditionNotMet`
-    if `max_deals` deals are examined first (counting engine deals, those passed over by predeal included)."""
+    if `max_deals` deals are examined first (counting engine deals, those passed over by predeal included).
+
+    Batches are put in place and judged on `threads` threads (default: one a CPU) while the engine draws
+    the next ones (on those threads too when it deals any span by itself, else in turn on one thread of its
+    own); they are taken back in the order they were drawn, so the deals kept do not depend on the number
+    of threads."""
+    workers = parallel.thread_count(threads)
     kept: list[DealArray] = []
     found = examined = 0
-    step = FIRST_BATCH
-    while found < wanted:
-        size = min(step, max_deals - examined)
-        step = min(2 * step, BATCH)
-        if size <= 0:
-            rate = found / examined if examined else 0.0
-            raise ConditionNotMet(_("{found} of {wanted} deals met the condition in {examined} deals examined "
-                                    "(rate {rate:.3g}); raise --max-deals or ease the condition").format(
-                found=found, wanted=wanted, examined=examined, rate=rate))
-        deals = engine.deals(size)
+    sizes = _batch_sizes(max_deals)
+
+    def judge(drawn: DealArray | Future[DealArray]) -> tuple[DealArray, DealArray, npt.NDArray[np.intp]]:
+        deals = drawn.result() if isinstance(drawn, Future) else drawn
         batch = predeal.apply(deals) if predeal is not None else deals
-        accepted = np.flatnonzero(compiled.accepts(batch))
-        need = wanted - found
-        if len(accepted) >= need:
-            last = int(accepted[need - 1])
-            kept.append(batch[accepted[:need]])
-            examined += _engine_rows(deals, batch, last, predeal)
-            found = wanted
-            break
-        kept.append(batch[accepted])
-        found += len(accepted)
-        examined += size
-        if progress is not None:
-            progress(examined, found)
+        return deals, batch, np.flatnonzero(compiled.accepts(batch))
+
+    spans = engine if isinstance(engine, SpanEngine) else None  # drawn on the judges' threads too
+
+    def draw_and_judge(start: int, size: int) -> tuple[DealArray, DealArray, npt.NDArray[np.intp]]:
+        assert spans is not None
+        return judge(spans.deals_at(start, size))
+
+    by_span = workers > 1 and spans is not None
+    drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dealer-draw") \
+        if workers > 1 and not by_span else None
+    judges = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealer-judge") if workers > 1 else None
+    ahead: deque[Future[tuple[DealArray, DealArray, npt.NDArray[np.intp]]]] = deque()
+    try:
+        while found < wanted:
+            while judges is not None and len(ahead) < 2 * workers and (size := next(sizes, 0)) > 0:
+                if by_span:
+                    assert spans is not None
+                    ahead.append(judges.submit(draw_and_judge, spans.skip(size), size))
+                else:
+                    assert drawer is not None
+                    ahead.append(judges.submit(judge, drawer.submit(engine.deals, size)))
+            if ahead:
+                deals, batch, accepted = ahead.popleft().result()
+            elif judges is None and (size := next(sizes, 0)) > 0:
+                deals, batch, accepted = judge(engine.deals(size))
+            else:
+                rate = found / examined if examined else 0.0
+                raise ConditionNotMet(_("{found} of {wanted} deals met the condition in {examined} deals examined "
+                                        "(rate {rate:.3g}); raise --max-deals or ease the condition").format(
+                    found=found, wanted=wanted, examined=examined, rate=rate))
+            need = wanted - found
+            if len(accepted) >= need:
+                last = int(accepted[need - 1])
+                kept.append(batch[accepted[:need]])
+                examined += _engine_rows(deals, batch, last, predeal)
+                found = wanted
+                break
+            kept.append(batch[accepted])
+            found += len(accepted)
+            examined += len(deals)
+            if progress is not None:
+                progress(examined, found)
+    finally:
+        for pool in (drawer, judges):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
     return Found(np.concatenate(kept) if kept else np.empty((0, 52), np.uint8), examined)
+
+
+def _batch_sizes(max_deals: int) -> Iterator[int]:
+    """The sizes of the engine's batches: FIRST_BATCH, each after it twice the last up to BATCH, until
+    `max_deals` deals are drawn."""
+    drawn, step = 0, FIRST_BATCH
+    while drawn < max_deals:
+        size = min(step, max_deals - drawn)
+        drawn += size
+        step = min(2 * step, BATCH)
+        yield size
 
 
 def _engine_rows(deals: DealArray, batch: DealArray, last: int, predeal: Predeal | None) -> int:

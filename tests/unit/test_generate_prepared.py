@@ -5,6 +5,7 @@ cards are in place, --turn-to-dealer turns each deal, and a script that cannot r
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -113,3 +114,24 @@ def test_a_script_file_with_an_error_names_the_file(tmp_path: Path, capsys: pyte
 def test_prepared_options_need_where(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     got, _, err = run(["generate", "--count", "4", "--turn-to-dealer", "-o", str(tmp_path / "x.pbn")], capsys)
     assert got == 2 and "--turn-to-dealer applies to prepared boards: give --where too" in err
+
+
+@pytest.mark.parametrize("engine, seed", [("bigdeal", SEED), ("shuffle", "cd" * 32)])
+def test_the_boards_do_not_depend_on_the_number_of_threads(engine: str, seed: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # a rare condition (about 1 deal in 200) with a predealt card: many batches judged at once on 3 threads
+    # (bigdeal's drawn in turn on a thread of their own, shuffle's on the judges' threads)
+    script = tmp_path / "rare.dlr"
+    script.write_text("predeal north SA\ncondition hcp(north) >= 20 and hearts(south) >= 5\n")
+    files = []
+    for threads in ("1", "3"):
+        out = tmp_path / f"t{threads}.pbn"
+        code, shown, _ = run(["generate", "--count", "40", "--where", str(script), "--seed", seed, "--engine", engine,
+                              "--threads", threads, "-o", str(out)], capsys)
+        assert code == 0
+        files.append((read_file(out), re.search(r"among ([\d,]+) examined", shown)))
+    (one, examined_one), (three, examined_three) = files
+    assert one.same_deals(three)
+    assert examined_one is not None and examined_three is not None
+    assert examined_one.group(1) == examined_three.group(1)
+    assert all(hcp(deal, 0) >= 20 and int(np.count_nonzero(deal[13:26] == 2)) >= 5 for deal in one.deals)
