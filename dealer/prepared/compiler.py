@@ -15,7 +15,19 @@ import numpy.typing as npt
 
 from dealer.core.errors import DealerError
 from dealer.language import _
-from dealer.prepared.hands import ALT_COUNTS, CONTROLS, HCP, LOSER_TABLE, Batch, IntArray, points_table, shape_table
+from dealer.prepared.hands import (
+    ALT_COUNTS,
+    CCCC_TABLE,
+    CONTROLS,
+    HCP,
+    LOSER_TABLE,
+    QUALITY_TABLE,
+    SHAPE_POINTS,
+    Batch,
+    IntArray,
+    points_table,
+    shape_table,
+)
 from dealer.prepared.script import Node, Script
 
 Evaluator = Callable[[Batch], IntArray]
@@ -70,6 +82,12 @@ class Compiled:
         if kind == "controls":
             seat, suit = args
             return lambda batch: batch.suit_values(self.controls, seat, suit)
+        if kind == "quality":
+            seat, suit = args
+            return lambda batch: batch.suit_values(QUALITY_TABLE, seat, suit)
+        if kind == "cccc":
+            seat = args[0]
+            return lambda batch: _cccc(batch, seat)
         if kind == "hascard":
             seat, card = args
             return lambda batch: batch.hascard(seat, card)
@@ -134,6 +152,14 @@ def _fill(out: IntArray, batch: Batch, reach: npt.NDArray[np.bool_], part: Evalu
         out[rows] = np.broadcast_to(convert(part(Batch(batch.deals[rows]))), (count,))
         return
     out[reach] = np.broadcast_to(convert(part(batch)), (batch.size,))[reach]
+
+
+def _cccc(batch: Batch, seat: int) -> IntArray:
+    """The Kaplan-Rubens evaluation of a seat's hand, times 100: its suits' shares and its shape points, less 100
+    (less 50 for a hand with no suit shorter than three)."""
+    shape = batch.suit_values(SHAPE_POINTS, seat, None)
+    out: IntArray = batch.suit_values(CCCC_TABLE, seat, None) + np.where(shape == 0, -50, shape - 100).astype(np.int32)
+    return out
 
 
 def _divides(node: Node) -> bool:

@@ -72,6 +72,53 @@ def _losers(holding: int) -> int:
 
 
 LOSER_TABLE: Final = np.array([_losers(h) for h in range(HOLDINGS)], dtype=np.int32)
+
+
+def _quality(holding: int) -> int:
+    """The suit quality of Kaplan and Rubens (The Bridge World, October 1982), times 100 as the reference
+    program gives it: a tenth of the length times the honours (A 4, K 3, Q 2, J 1); in a suit of seven or
+    more, missing queen and jack are made up by the length beyond six; else the ten counts whole beside two
+    higher honours or the jack, half alone, and the nine half beside exactly two higher honours, the ten or
+    the eight."""
+    length = bin(holding).count("1")
+    ace, king, queen, jack, ten, nine, eight = ((holding >> bit) & 1 for bit in range(7))
+    factor = 10 * length
+    higher = ace + king + queen + jack
+    quality = factor * (4 * ace + 3 * king + 2 * queen + jack)
+    if length > 6:
+        quality += factor * min(3 - 2 * queen - jack, length - 6)
+    else:
+        if ten:
+            quality += factor if higher > 1 or jack else factor // 2
+        if nine and (higher == 2 or ten or eight):
+            quality += factor // 2
+    return quality
+
+
+def _cccc_suit(holding: int) -> int:
+    """One suit's share of the Kaplan-Rubens evaluation, times 100: ace 3, king 2 (half a point in a
+    singleton), queen 1 (less a quarter when doubleton or without a higher honour, a quarter in a
+    singleton), jack a quarter beside one higher honour and a half beside two, ten a quarter beside two
+    higher honours or one and the nine; then the suit's quality. The shape is counted apart (`SHAPE_POINTS`)."""
+    length = bin(holding).count("1")
+    ace, king, queen, jack, ten, nine = ((holding >> bit) & 1 for bit in range(6))
+    value = 300 * ace + (200 - (150 if length == 1 else 0)) * king
+    if queen:
+        value += 100 - (75 if length == 1 else 25 if length == 2 else 0) - (25 if ace + king == 0 else 0)
+    higher = ace + king + queen
+    if jack:
+        value += 50 if higher == 2 else 25 if higher == 1 else 0
+    higher += jack
+    if ten and (higher == 2 or (higher == 1 and nine)):
+        value += 25
+    return value + _quality(holding)
+
+
+QUALITY_TABLE: Final = np.array([_quality(h) for h in range(HOLDINGS)], dtype=np.int32)
+CCCC_TABLE: Final = np.array([_cccc_suit(h) for h in range(HOLDINGS)], dtype=np.int32)
+SHAPE_POINTS: Final = np.maximum(0, 3 - LENGTH_TABLE) * 100
+"""The Kaplan-Rubens shape points a suit adds: 3 for a void, 2 for a singleton, 1 for a doubleton (times 100);
+the hand's sum, less 1 (a hand without short suits: less a half), is added to its suits' shares."""
 SHAPE_CODES: Final = 14 ** 4
 
 

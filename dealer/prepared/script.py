@@ -95,7 +95,7 @@ class Script:
 
 
 UNSUPPORTED: Final = {
-    "cccc": "cccc", "quality": "quality", "tricks": "tricks", "score": "score", "imps": "imps", "rnd": "rnd",
+    "tricks": "tricks", "score": "score", "imps": "imps", "rnd": "rnd",
     "printes": "printes", "evalcontract": "evalcontract", "predeal_length": "predeal of a suit's length",
 }
 """Features read by the grammar and refused by name: double dummy (tricks, score, imps), random numbers in a
@@ -380,6 +380,13 @@ class _Reader:
     def e_controls(self, t: Tree[Any]) -> Node:
         _word_, seat, suit = t.children
         return self.node("controls", (SEAT_WORDS[_word(seat)], None if suit is None else _suit(suit)), t.meta)
+
+    def e_cccc(self, t: Tree[Any]) -> Node:
+        return self.node("cccc", (SEAT_WORDS[_word(t.children[0])],), t.meta)
+
+    def e_quality(self, t: Tree[Any]) -> Node:
+        seat, suit = t.children
+        return self.node("quality", (SEAT_WORDS[_word(seat)], _suit(suit)), t.meta)
 
     def e_hascard(self, t: Tree[Any]) -> Node:
         seat, card = t.children

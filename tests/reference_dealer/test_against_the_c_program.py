@@ -1,6 +1,7 @@
 """Prepared boards against Hans van Staveren's C program (Debian's `dealer`, /usr/games/dealer, or
 DEALER_REFERENCE): each hand function's value on known hands (predealt to it, so its average is the value),
-and the acceptance rate of scripts in the style of real teaching scripts, agreeing within sampling error."""
+the acceptance rate of scripts in the style of real teaching scripts, agreeing within sampling error, and the
+example scripts shipped with the C program, run as a user runs them (`field`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import pytest
 
 from dealer import engines
 from dealer.prepared import Compiled, Predeal, parse_script
+from dealer.prepared.script import UNSUPPORTED
+from tests.reference_dealer import field
 
 REFERENCE = os.environ.get("DEALER_REFERENCE", "/usr/games/dealer")
 RANKS = "AKQJT98765432"
@@ -38,10 +41,11 @@ def c_run(program: str, script: str, tmp_path: Path, seed: int = 1) -> str:
 FUNCTIONS = ["hcp(north)", "hcp(north, spades)", "losers(north)", "losers(north, hearts)", "controls(north)",
              "control(north, clubs)", "top2(north)", "top3(north, diamonds)", "top4(north)", "top5(north, spades)",
              "aces(north)", "c13(north)", "tens(north)", "shape(north, any 4432 + any 5332)", "spades(north)",
-             "clubs(north)", "hascard(north, KH)", "hascard(north, 2C)", "pt9(north, hearts)"]
+             "clubs(north)", "hascard(north, KH)", "hascard(north, 2C)", "pt9(north, hearts)", "cccc(north)",
+             "quality(north, spades)", "quality(north, hearts)", "quality(north, diamonds)", "quality(north, clubs)"]
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(40))
 def test_each_hand_function_has_the_c_programs_value_on_a_known_hand(seed: int, reference: str,
                                                                      tmp_path: Path) -> None:
     deal = engines.make_engine("shuffle", bytes([seed]) * 32).deals(1)
@@ -99,3 +103,23 @@ def test_the_acceptance_rate_agrees_with_the_c_programs(name: str, reference: st
     print(f"{name}: ours {kept}/{generated} = {kept / generated:.5f}, "
           f"the C program's {produced}/{made} = {produced / made:.5f}, z = {z:+.2f}")
     assert produced > 100 and abs(z) < 4
+
+
+EXAMPLES = Path(os.environ.get("DEALER_EXAMPLES", "/usr/share/doc/dealer/examples"))
+EXAMPLE_NAMES = sorted(p.name for p in EXAMPLES.glob("*") if p.name.startswith(("Descr.", "Test."))) \
+    if EXAMPLES.is_dir() else ["(no examples folder)"]
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_the_example_scripts_of_the_c_program_run_and_agree_or_are_refused_by_name(name: str, reference: str) -> None:
+    # the scripts Debian's package ships beside the C program (written by its authors and users, not by us), run
+    # as a user runs them (dealer generate --where, its report and file), against the C program's own run
+    if not EXAMPLES.is_dir():
+        pytest.fail(f"the C program's examples are not installed ({EXAMPLES}): apt-get install dealer")
+    verdict = field.compare(EXAMPLES / name, reference, produce=1000, generate=1_000_000)
+    print(verdict.line())
+    if verdict.ours[1] == 0:
+        assert any(f"{feature} is not supported" in problem for problem in verdict.problems
+                   for feature in UNSUPPORTED.values()), verdict.problems
+    else:
+        assert verdict.agrees, verdict.problems

@@ -54,6 +54,13 @@ action printoneline, average "pts" hcp(north), frequency "spades" (spades(north)
     assert int(values[0]) == 13  # north's spades AKQJ under 6 4 2 1
 
 
+def test_an_action_list_may_end_in_a_comma_and_a_label_may_hold_a_line_break() -> None:
+    # as scripts from the field are written (the reference program reads both)
+    script = parse_script('hcp(north) > 10\naction average "a" hcp(north),\n'
+                          'frequency "two\nlines" (spades(north), 0, 5),\n')
+    assert [(a.kind, a.label) for a in script.actions] == [("average", "a"), ("frequency", "two\nlines")]
+
+
 def test_the_last_condition_wins() -> None:
     script = parse_script("hcp(north) > 30\nspades(north) == 13\n")
     assert Compiled(script).accepts(DEAL).tolist() == [True]
