@@ -1,7 +1,7 @@
 """Prepared boards against Hans van Staveren's C program (Debian's `dealer`, /usr/games/dealer, or
 DEALER_REFERENCE): each hand function's value on known hands (predealt to it, so its average is the value),
 the acceptance rate of scripts in the style of real teaching scripts, agreeing within sampling error, and the
-example scripts shipped with the C program, run as a user runs them (`field`)."""
+example scripts shipped with the C program, run as a user runs them (`tests.support.field_scripts`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 from dealer import engines
 from dealer.prepared import Compiled, Predeal, parse_script
 from dealer.prepared.script import UNSUPPORTED
-from tests.reference_dealer import field
+from tests.support import field_scripts
 
 REFERENCE = os.environ.get("DEALER_REFERENCE", "/usr/games/dealer")
 RANKS = "AKQJT98765432"
@@ -116,7 +116,7 @@ def test_the_example_scripts_of_the_c_program_run_and_agree_or_are_refused_by_na
     # as a user runs them (dealer generate --where, its report and file), against the C program's own run
     if not EXAMPLES.is_dir():
         pytest.fail(f"the C program's examples are not installed ({EXAMPLES}): apt-get install dealer")
-    verdict = field.compare(EXAMPLES / name, reference, produce=1000, generate=1_000_000)
+    verdict = field_scripts.compare(EXAMPLES / name, reference, produce=1000, generate=1_000_000)
     print(verdict.line())
     if verdict.ours[1] == 0:
         assert any(f"{feature} is not supported" in problem for problem in verdict.problems

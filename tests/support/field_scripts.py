@@ -2,7 +2,7 @@
 user runs it) and by the C program, and the acceptance rates and each `average` and `frequency` statistic
 are compared within sampling error (|z| < 4).
 
-    python -m tests.reference_dealer.field SCRIPT_OR_FOLDER... [--produce 4000] [--generate 4000000]
+    python -m tests.support.field_scripts SCRIPT_OR_FOLDER... [--produce 4000] [--generate 4000000]
 
 The C program is DEALER_REFERENCE, default Debian's /usr/games/dealer. Exit 0 when every script runs and
 agrees, 1 otherwise; one line a script, then a line for each statistic that disagrees.
