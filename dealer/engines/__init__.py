@@ -40,8 +40,9 @@ class SpanEngine(Engine, Protocol):
         """Pass over the next `count` deals; the index of the first."""
         ...
 
-    def deals_at(self, start: int, count: int) -> DealArray:
-        """Deals start .. start+count-1 of the stream; the position is unchanged."""
+    def deals_at(self, start: int, count: int, *, threads: int | None = None) -> DealArray:
+        """Deals start .. start+count-1 of the stream on `threads` threads (default: the engine's); the position
+        is unchanged."""
         ...
 
 

@@ -129,8 +129,9 @@ class ShuffleEngine:
         self._position += count
         return start
 
-    def deals_at(self, start: int, count: int) -> DealArray:
-        """Deals start .. start+count-1 of the stream, shape (count, 52) uint8; `position` is unchanged."""
+    def deals_at(self, start: int, count: int, *, threads: int | None = None) -> DealArray:
+        """Deals start .. start+count-1 of the stream, shape (count, 52) uint8, on `threads` threads (default:
+        the engine's); `position` is unchanged."""
         if start < 0 or count < 0 or start + count > MAX_INDEX:
             raise ValueError(f"deal indices must lie in 0..2**63-1; got start={start}, count={count}")
         out = np.empty((count, DECK_SIZE), dtype=np.uint8)
@@ -143,7 +144,7 @@ class ShuffleEngine:
             finally:
                 self._idle.put(dealer)
 
-        parallel.map_spans(deal, count, CHUNK, self.threads, even=True)
+        parallel.map_spans(deal, count, CHUNK, self.threads if threads is None else threads, even=True)
         return out
 
     def keystream(self, start: int, count: int, attempt: int = 0) -> Words:

@@ -133,7 +133,7 @@ def search(compiled: Compiled, engine: Engine, wanted: int, *, max_deals: int,
 
     def draw_and_judge(start: int, size: int) -> tuple[DealArray, DealArray, npt.NDArray[np.intp]]:
         assert spans is not None
-        return judge(spans.deals_at(start, size))
+        return judge(spans.deals_at(start, size, threads=1))  # the judges are the threads
 
     by_span = workers > 1 and spans is not None
     drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dealer-draw") \
