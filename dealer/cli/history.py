@@ -12,6 +12,7 @@ from typing import Any
 
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
+from dealer.journal.database_url import DatabaseURL, is_database_url
 from dealer.language import N_, _, n_
 
 PATH_NOTE = N_("PATH is a deal history file (an SQLite file; by default $DEALER_HISTORY, else history.sqlite in "
@@ -25,10 +26,24 @@ def history_option(p: argparse.ArgumentParser) -> None:
                         "data folder)"))
 
 
-def history_path(args: argparse.Namespace) -> Path | None:
-    """The history the command line names, None for the default."""
+def history_target(args: argparse.Namespace) -> Path | DatabaseURL | None:
+    """The history the command line names (a file, or a database by its postgresql:// URL), None for the
+    default: what `dealer history` reads and writes."""
     given = getattr(args, "history", None)
-    return Path(given) if given else None
+    if not given:
+        return None
+    return DatabaseURL(given) if is_database_url(given) else Path(given)
+
+
+def history_path(args: argparse.Namespace) -> Path | None:
+    """The history file the command line names, None for the default; a database's URL is refused
+    (`UsageError`): only `dealer history` reads and writes a history in PostgreSQL so far."""
+    from dealer.journal.history import shared_not_yet
+
+    target = history_target(args)
+    if isinstance(target, DatabaseURL):
+        raise UsageError(shared_not_yet(target, "--history"))
+    return target
 
 
 def register(sub: Any) -> None:
@@ -91,21 +106,25 @@ def register(sub: Any) -> None:
                    ("dealer history forget 3f2a9c1b --yes", _("without asking"))], _(PATH_NOTE))
     forget.set_defaults(func=run_forget)
     init = actions.add_parser("init", help=_("make a new, empty deal history at PATH"),
-                              description=_("Make a new, empty deal history at PATH (its folder must exist). A "
-                                          "history named by --history or $DEALER_HISTORY is never made "
-                                          "unasked: a mistyped name would check a run against nothing."))
-    init.add_argument("path", metavar="PATH", help=_("the history file to make (an SQLite file)"))
+                              description=_("Make a new, empty deal history at PATH (its folder must exist), or in "
+                                          "the PostgreSQL database of a postgresql:// URL. A history named by "
+                                          "--history or $DEALER_HISTORY is never made unasked: a mistyped name "
+                                          "would check a run against nothing."))
+    init.add_argument("path", metavar="PATH", help=_("the history file to make (an SQLite file), or a database's "
+                                                   "postgresql:// URL"))
     teach(init, [("dealer history init /srv/congress/history.sqlite", _("a history for a congress's controllers")),
-                 ("export DEALER_HISTORY=/srv/congress/history.sqlite", _("then every command uses it"))], _(PATH_NOTE))
+                 ("export DEALER_HISTORY=/srv/congress/history.sqlite", _("then every command uses it")),
+                 ("dealer history init postgresql://director@congress-server/dealer",
+                  _("a history in PostgreSQL (read and written by dealer history so far)"))], _(PATH_NOTE))
     init.set_defaults(func=run_init)
 
 
 def not_made_yet(args: argparse.Namespace) -> bool:
     """True, having said so, when the history asked about is this user's own and none is made yet: reading
     it makes none."""
-    from dealer.journal.history import named_path, own_path
+    from dealer.journal.history import named_target, own_path
 
-    if history_path(args) is not None or named_path() is not None or own_path().is_file():
+    if history_target(args) is not None or named_target() is not None or own_path().is_file():
         return False
     print(_("deal history {path}: none yet (no run has been recorded on this computer)").format(path=own_path()))
     return True
@@ -116,14 +135,14 @@ def run_show(args: argparse.Namespace) -> int:
 
     if not_made_yet(args):
         return 0
-    with DealHistory.open(history_path(args)) as history:
+    with DealHistory.open(history_target(args)) as history:
         entries = history.entries()
         runs = {e.run_uid for e in entries}
         print(_head(history.path, len(entries), len(runs)))
     return 0
 
 
-def _head(path: Path, deals: int, runs: int) -> str:
+def _head(path: Path | DatabaseURL, deals: int, runs: int) -> str:
     """'deal history PATH: 8 deals of 1 run', the first line of `show` and `list`."""
     return _("deal history {path}: {deals} {of_runs}").format(
         path=path, deals=n_("{count} deal", "{count} deals", deals).format(count=deals),
@@ -139,7 +158,7 @@ def run_list(args: argparse.Namespace) -> int:
 
     if not_made_yet(args):
         return 0
-    with DealHistory.open(history_path(args)) as history:
+    with DealHistory.open(history_target(args)) as history:
         runs = history.runs()
         print(_head(history.path, sum(r.deals for r in runs), len(runs)))
         for run in runs:
@@ -156,7 +175,7 @@ def run_forget(args: argparse.Namespace) -> int:
     if len(given) < 4:
         raise UsageError(_("RUN {run}: give the run's number as dealer history list shows it").format(
             run=repr(args.run)))
-    with DealHistory.open(history_path(args)) as history:
+    with DealHistory.open(history_target(args)) as history:
         found = [r for r in history.runs() if r.run_uid.startswith(given)]
         if not found:
             raise UsageError(_("{path}: no run {run} in this deal history; dealer history list names its runs").format(
@@ -186,7 +205,7 @@ def run_export(args: argparse.Namespace) -> int:
     from dealer.journal.history import DealHistory
 
     check_writable(args.file, force=args.force)
-    with DealHistory.open(history_path(args)) as history:
+    with DealHistory.open(history_target(args)) as history:
         count = history.export(args.file, force=args.force)
         print(_("exported {count} deals of the deal history {path} to {file}").format(
             count=count, path=history.path, file=args.file))
@@ -197,7 +216,7 @@ def run_import(args: argparse.Namespace) -> int:
     from dealer.journal.history import DealHistory, read_export
 
     read_export(args.file)  # a bad file is refused before the history is opened
-    with DealHistory.open(history_path(args)) as history:
+    with DealHistory.open(history_target(args)) as history:
         added, read = history.import_file(args.file)
         print(_("imported {file} into the deal history {path}: {added} new deals, {known} known already").format(
             file=args.file, path=history.path, added=added, known=read - added))
@@ -208,6 +227,12 @@ def run_init(args: argparse.Namespace) -> int:
     from dealer.core.errors import OutputExistsError
     from dealer.journal.history import DealHistory
 
+    if is_database_url(args.path):
+        url = DatabaseURL(args.path)
+        with DealHistory.open(url, create=True) as history:
+            print(_("made the deal history {path} (empty); use it with --history {path} or DEALER_HISTORY={path}"
+                    ).format(path=history.path))
+        return 0
     where = Path(args.path)
     if where.exists() or where.is_symlink():
         raise OutputExistsError(_("{path}: exists; a deal history is never made over a file").format(path=where))

@@ -7,13 +7,12 @@ replay. It keeps hashes, never a deal, a card or a seed, and is private all the 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import socket
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,11 +22,13 @@ import numpy as np
 import platformdirs
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealReused, FormatError, JournalError
+from dealer.core.errors import DealReused, FormatError, JournalError, UsageError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.core.outfile import SECRET_MODE, write_text
 from dealer.core.structured import load_json
+from dealer.journal.database_url import DatabaseURL, is_database_url
 from dealer.journal.failure import history_failure, is_damage
+from dealer.journal.history_store import SQLITE_SCHEMA, HistoryStore, PostgresHistoryStore, SqliteHistoryStore
 from dealer.language import N_, _, n_
 from dealer.language.system import os_reason
 from dealer.verify import BoardFault, FaultCategory, check_deal_set
@@ -38,26 +39,6 @@ EXPORT_FORMAT: Final = "dealer deal history"
 EXPORT_VERSION: Final = 1
 _HASH: Final = re.compile(r"[0-9a-f]{64}")
 
-_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS deals (
-    deal_hash TEXT NOT NULL,
-    run_uid TEXT NOT NULL,
-    board INTEGER NOT NULL,
-    run_name TEXT NOT NULL,
-    journal TEXT NOT NULL,
-    host TEXT NOT NULL,
-    recorded TEXT NOT NULL,
-    replay INTEGER NOT NULL,
-    PRIMARY KEY (deal_hash, run_uid)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS machine_jobs (
-    serial TEXT PRIMARY KEY,
-    last_job INTEGER NOT NULL,
-    updated TEXT NOT NULL
-) WITHOUT ROWID;
-"""
-_COLUMNS: Final = ("deal_hash", "run_uid", "board", "run_name", "journal", "host", "recorded", "replay")
 
 
 PRACTICE_FILE: Final = "simulated-history.sqlite"
@@ -159,10 +140,28 @@ def default_path() -> Path:
     return named_path() or own_path()
 
 
-def named_path() -> Path | None:
-    """The history ``$DEALER_HISTORY`` names, if it is set."""
+def named_target() -> Path | DatabaseURL | None:
+    """The history ``$DEALER_HISTORY`` names, if it is set: a file, or a database by its URL."""
     given = os.environ.get(ENV_VAR)
-    return Path(given) if given else None
+    if not given:
+        return None
+    return DatabaseURL(given) if is_database_url(given) else Path(given)
+
+
+def named_path() -> Path | None:
+    """The history file ``$DEALER_HISTORY`` names, if it is set; a database's URL there is refused
+    (`UsageError`): only `dealer history` reads and writes a history in PostgreSQL so far."""
+    named = named_target()
+    if isinstance(named, DatabaseURL):
+        raise UsageError(shared_not_yet(named, f"${ENV_VAR}"))
+    return named
+
+
+def shared_not_yet(url: DatabaseURL, named_by: str) -> str:
+    """Why a command other than `dealer history` refuses a history in PostgreSQL."""
+    return _("{url} ({named_by}): a deal history in PostgreSQL is read and written by 'dealer history' only so "
+             "far; to deal, name a history file and share it with 'dealer history export' and 'import'").format(
+        url=url, named_by=named_by)
 
 
 def own_path() -> Path:
@@ -170,13 +169,15 @@ def own_path() -> Path:
     return Path(platformdirs.user_data_dir("dealer", appauthor=False)) / FILE_NAME
 
 
-def check_named(path: str | Path | None = None) -> None:
+def check_named(path: str | Path | DatabaseURL | None = None) -> None:
     """Refuse (`JournalError`), before anything is made, a history named by `path` (--history) or by
     ``$DEALER_HISTORY`` that does not exist; this user's own may be made."""
-    named = named_path()
+    named = named_target()
+    if isinstance(path, DatabaseURL) or is_database_url(path) or (path is None and isinstance(named, DatabaseURL)):
+        return  # a database without a history is refused as it is opened
     if path is not None:
-        _refuse_unmade(Path(path), "--history")
-    elif named is not None:
+        _refuse_unmade(Path(str(path)), "--history")
+    elif isinstance(named, Path):
         _refuse_unmade(named, f"${ENV_VAR}")
 
 
@@ -261,18 +262,24 @@ class DealHistory:
     entries between computers (JSON, hashes only): a congress's controllers share one history.
     """
 
-    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
-        self._db = db
+    def __init__(self, store: HistoryStore, path: Path | DatabaseURL) -> None:
+        self._store = store
         self.path = path
 
     @classmethod
-    def open(cls, path: str | Path | None = None, *, create: bool = False) -> DealHistory:
+    def open(cls, path: str | Path | DatabaseURL | None = None, *, create: bool = False) -> DealHistory:
         """Open the history at `path` (--history), else at ``$DEALER_HISTORY``, else this user's own.
         Only this user's own history, or one opened with `create` (`dealer history init`, a practice run's
         own), is made (with its folder, private) where there is none; a named one that does not exist is
         refused (`JournalError`) naming what to do."""
-        named = named_path()
-        where = Path(path) if path is not None else named or own_path()
+        named = named_target()
+        target = path if path is not None else named
+        if isinstance(target, str) and is_database_url(target):
+            target = DatabaseURL(target)  # its text, password and all: str() of a DatabaseURL would drop it
+        if isinstance(target, DatabaseURL):
+            return cls(PostgresHistoryStore.open(target, create=create,
+                                                 format_text=f"{EXPORT_FORMAT} {EXPORT_VERSION}"), target)
+        where = Path(target) if target is not None else own_path()
         link = first_link(database_files(where))
         if link is not None:
             raise JournalError(link_text(link))
@@ -289,7 +296,7 @@ class DealHistory:
                 "{path}: the deal history cannot be opened: {cause}")) from exc
         try:
             db.execute("PRAGMA synchronous=FULL")
-            db.executescript(_SCHEMA)
+            db.executescript(SQLITE_SCHEMA)
             db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (f"{EXPORT_FORMAT} {EXPORT_VERSION}",))
         except sqlite3.Error as exc:
             db.close()
@@ -297,10 +304,10 @@ class DealHistory:
                 raise history_failure(str(where), exc, N_(
                 "{path}: the deal history cannot be opened: {cause}")) from exc
             raise JournalError(_("{path}: not a usable deal history ({error})").format(path=where, error=exc)) from exc
-        return cls(db, where)
+        return cls(SqliteHistoryStore(db, where), where)
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
     def __enter__(self) -> DealHistory:
         return self
@@ -312,24 +319,17 @@ class DealHistory:
 
     def entries(self, hashes: Iterable[str] | None = None) -> list[Entry]:
         """Every entry (oldest first), or those of the deals `hashes`."""
-        sql = f"SELECT {', '.join(_COLUMNS)} FROM deals"
-        args: list[str] = []
-        if hashes is not None:
-            args = sorted(set(hashes))
-            if not args:
-                return []
-            sql += f" WHERE deal_hash IN ({','.join('?' * len(args))})"
-        rows = self._read(sql + " ORDER BY recorded, run_uid, board", args)
-        return [Entry(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
+        wanted = None if hashes is None else sorted(set(hashes))
+        if wanted is not None and not wanted:
+            return []
+        return [Entry(r[0], r[1], int(r[2]), r[3], r[4], r[5], r[6], bool(r[7])) for r in self._store.entries(wanted)]
 
     def runs(self) -> list[RunEntries]:
         """Every run the history holds, oldest first, with how many deals it keeps of each."""
-        rows = self._read("SELECT run_uid, MIN(run_name), MIN(journal), MIN(host), MIN(recorded), COUNT(*), "
-                          "MAX(replay) FROM deals GROUP BY run_uid ORDER BY MIN(recorded), run_uid")
-        return [RunEntries(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6])) for r in rows]
+        return [RunEntries(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6])) for r in self._store.runs()]
 
     def __len__(self) -> int:
-        return int(self._read("SELECT COUNT(*) FROM deals")[0][0])
+        return self._store.count()
 
     def dealt_elsewhere(self, deals: DealSet, run_uid: str | None = None) -> dict[str, Entry]:
         """The deals of `deals` the history has from a run other than `run_uid`: hash -> the earliest entry."""
@@ -338,17 +338,6 @@ class DealHistory:
             if entry.run_uid != run_uid:
                 found.setdefault(entry.deal_hash, entry)
         return found
-
-    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
-        try:
-            return self._db.execute(sql, args).fetchall()
-        except sqlite3.Error as exc:
-            if not is_damage(exc):
-                raise history_failure(str(self.path), exc, N_(
-                "{path}: the deal history cannot be read: {cause}")) from exc
-            cause = f"({exc})"
-            raise JournalError(_("{path}: the deal history cannot be read: {cause}").format(
-                path=self.path, cause=cause)) from exc
 
     # --- writing ------------------------------------------------------------------------------
 
@@ -365,58 +354,26 @@ class DealHistory:
                 for b, h in zip(deals.boards, deals.deal_hashes(), strict=True)]
         return self._insert(rows) if rows else 0
 
-    @contextlib.contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, committed at the block's end and rolled back if it fails; an error of SQLite is
-        the history's one line (`history_failure`)."""
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:  # SQLite rolls back by itself after some failures (a full disk)
-                    with contextlib.suppress(sqlite3.Error):
-                        self._db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise history_failure(str(self.path), exc, N_(
-                "{path}: the deal history cannot be written: {cause}")) from exc
-
     def _insert(self, entries: Sequence[Entry]) -> int:
-        with self._writing() as db:
-            before = db.total_changes
-            db.executemany(
-                f"INSERT OR IGNORE INTO deals ({', '.join(_COLUMNS)}) VALUES ({','.join('?' * len(_COLUMNS))})",
-                [(e.deal_hash, e.run_uid, e.board, e.run_name, e.journal, e.host, e.recorded, int(e.replay))
-                 for e in entries])
-            return db.total_changes - before
+        return self._store.insert([(e.deal_hash, e.run_uid, e.board, e.run_name, e.journal, e.host, e.recorded,
+                                    e.replay) for e in entries])
 
     # --- job numbers, per machine ---------------------------------------------------------------
 
     def last_job(self, serial: str) -> int:
         """The last job number (the journals' dealing count, before its 16-bit wrap) any run on this computer
         gave the machine of `serial`; 0 for a machine never met."""
-        rows = self._read("SELECT last_job FROM machine_jobs WHERE serial = ?", (serial,))
-        return int(rows[0][0]) if rows else 0
+        return self._store.last_job(serial)
 
     def reserve_job(self, serial: str, at_least: int) -> int:
         """The next job number for the machine of `serial`: `at_least`, or more if an earlier run gave it that
         many (PROTOCOL.md 7.2: never a number given before to this machine); kept before it is used."""
-        with self._writing() as db:
-            row = db.execute("SELECT last_job FROM machine_jobs WHERE serial = ?", (serial,)).fetchone()
-            number = max(int(at_least), (int(row[0]) if row else 0) + 1)
-            db.execute("INSERT INTO machine_jobs (serial, last_job, updated) VALUES (?, ?, ?) ON CONFLICT"
-                       "(serial) DO UPDATE SET last_job = excluded.last_job, updated = excluded.updated",
-                       (serial, number, datetime.now(UTC).isoformat(timespec="seconds")))
-        return number
+        return self._store.reserve_job(serial, at_least)
 
     def forget(self, run_uid: str) -> int:
         """Remove every entry of the run `run_uid` (one transaction: all of them or, if stopped, none);
         returns how many were removed."""
-        with self._writing() as db:
-            removed = db.execute("DELETE FROM deals WHERE run_uid = ?", (run_uid,)).rowcount
-        return int(removed)
+        return self._store.forget(run_uid)
 
     # --- moving between computers ---------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """The tests that need programs from Debian's packages rather than from pip: the C device library (a C
-compiler), the firmware under QEMU (the ARM cross compiler and QEMU) and the console's pages in a browser
-(Chromium). They are chosen by where they live (`TIERS`), left out of the README's test command, which needs
+compiler), the firmware under QEMU (the ARM cross compiler and QEMU), the console's pages in a browser
+(Chromium), prepared boards against the C dealer program, and records in PostgreSQL (a throwaway server).
+They are chosen by where they live (`TIERS`), left out of the README's test command, which needs
 nothing its set-up line does not install, and run alone by ``--system-tools`` (``.ci/run`` installs the
 packages first), where a missing program fails the test instead of skipping it.
 """
@@ -39,6 +40,7 @@ TIERS: Final = (
     Tier("serve/test_pictures_browser.py", "Chromium", ("chromium",)),
     Tier("serve/test_languages_browser.py", "Chromium", ("chromium",)),
     Tier("reference_dealer", "the dealer program", ("dealer",)),
+    Tier("postgresql", "PostgreSQL", ("postgresql",)),
 )
 PACKAGES: Final = tuple(dict.fromkeys(p for tier in TIERS for p in tier.packages))
 COMMAND: Final = "python -m pytest -q -n 2 --system-tools"

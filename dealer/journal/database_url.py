@@ -1,0 +1,84 @@
+"""A record kept in PostgreSQL, named by a ``postgresql://`` URL: the URL as a value that never shows its
+password (`DatabaseURL`: its text, its repr and every message give it without one), and the connection to it
+through psycopg, libpq's own settings honoured (``PGPASSFILE``, ``PGHOST``, ``sslmode`` ...), its failures one
+line that names the server, never the password.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+from urllib.parse import urlsplit, urlunsplit
+
+from dealer.core.errors import JournalError, UsageError
+from dealer.language import _
+
+if TYPE_CHECKING:
+    import psycopg
+
+SCHEMES: Final = ("postgresql://", "postgres://")
+CONNECT_TIMEOUT: Final = 10
+"""Seconds to wait for the server to answer a connection, unless the URL's connect_timeout says otherwise."""
+
+
+def is_database_url(text: str | object) -> bool:
+    """Whether `text` names a record in PostgreSQL rather than a file."""
+    return isinstance(text, str | DatabaseURL) and str(text).lower().startswith(SCHEMES)
+
+
+@dataclass(frozen=True)
+class DatabaseURL:
+    """A ``postgresql://`` URL. `str()` and `repr()` give it without its password; only `connect` uses it."""
+
+    _text: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not is_database_url(self._text):
+            raise UsageError(_("{url}: not a PostgreSQL URL (postgresql://...)").format(url=_without_password(
+                self._text)))
+
+    def __str__(self) -> str:
+        return _without_password(self._text)
+
+    def __repr__(self) -> str:
+        return f"DatabaseURL({str(self)!r})"
+
+    @property
+    def name(self) -> str:
+        """The database's name, or '' when libpq's defaults choose it."""
+        return urlsplit(self._text).path.lstrip("/")
+
+    def connect(self, *, autocommit: bool = True) -> psycopg.Connection[tuple[object, ...]]:
+        """A connection to the database; `JournalError`, one line without the password, if there is none."""
+        try:
+            import psycopg
+        except ImportError:
+            raise UsageError(_("{url}: a record in PostgreSQL needs psycopg: pip install "
+                               "'duplicate-bridge-dealer[postgresql]'").format(url=self)) from None
+        options = {} if "connect_timeout=" in self._text else {"connect_timeout": CONNECT_TIMEOUT}
+        try:
+            return psycopg.connect(self._text, autocommit=autocommit, **options)  # type: ignore[arg-type]
+        except psycopg.Error as exc:
+            raise JournalError(_("{url}: the PostgreSQL server cannot be reached: {cause}").format(
+                url=self, cause=server_reason(exc, self._text))) from None
+
+
+def server_reason(exc: BaseException, secret: str = "") -> str:
+    """A server's error as one line, with any password of `secret` taken out."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    password = urlsplit(secret).password if secret else None
+    if password:
+        text = text.replace(password, "***")
+    return text
+
+
+def _without_password(text: str) -> str:
+    """The URL with its password (and any password= option) left out."""
+    parts = urlsplit(text)
+    netloc = parts.netloc
+    if "@" in netloc:
+        credentials, host = netloc.rsplit("@", 1)
+        user = credentials.split(":", 1)[0]
+        netloc = f"{user}@{host}" if user else host
+    query = "&".join(p for p in parts.query.split("&") if p and not p.lower().startswith("password="))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))

@@ -1,0 +1,154 @@
+"""The deal history in PostgreSQL: the same guarantees as the history file (each test runs on both stores), by
+`dealer history` as a user types it, several computers writing at once, and a password that appears nowhere."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dealer.core.errors import DealReused, JournalError
+from dealer.journal.history import DealHistory, check_reuse
+from dealer.verify import deal_hash
+from tests.support.controllers import deal_set
+from tests.support.paths import ROOT
+from tests.support.postgres import ThrowawayServer
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A new, empty history: a file, or a database on the throwaway server."""
+    if request.param == "sqlite":
+        path = str(tmp_path / "history.sqlite")
+    else:
+        server: ThrowawayServer = request.getfixturevalue("postgres")
+        path = server.new_database()
+    DealHistory.open(path, create=True).close()
+    yield path
+
+
+def dealer(*args: str, home: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`dealer ARGS` as a user on a computer of its own (its own home folder)."""
+    home.mkdir(exist_ok=True)
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
+                   "XDG_CACHE_HOME": str(home / "cache"), **(env or {})}
+    environment.pop("DEALER_HISTORY", None)
+    environment.update(env or {})
+    return subprocess.run([sys.executable, "-m", "dealer", *args], capture_output=True, text=True, cwd=home,
+                          env=environment, timeout=120)
+
+
+def test_a_run_is_recorded_by_hash_and_law_6d2_refuses_another_runs_deal(where: str, tmp_path: Path) -> None:
+    deals = deal_set(2, 4)
+    with DealHistory.open(where) as h:
+        assert h.record(deals, run_uid="monday", run_name="club night", journal=tmp_path / "s.journal") == 4
+        assert h.record(deals, run_uid="monday", run_name="club night", journal=tmp_path / "s.journal") == 0
+        assert [(e.board, e.deal_hash) for e in h.entries()] == [(int(b), deal_hash(d)) for b, d in
+                                                                 zip(deals.boards, deals.deals, strict=True)]
+        assert check_reuse(h, deals, name="club night", replay=False, run_uid="monday") == []  # its own resume
+        one_shared = deal_set(3, 4)
+        one_shared.deals[2] = deals.deals[1]
+        with pytest.raises(DealReused, match=r"tuesday: F10 .*Law 6D2.*board 3 was already dealt") as refused:
+            check_reuse(h, one_shared, name="tuesday", replay=False)
+        assert refused.value.exit_code == 8
+        assert [(r.run_uid, r.deals) for r in h.runs()] == [("monday", 4)]
+        assert h.forget("monday") == 4 and len(h) == 0
+
+
+def test_job_numbers_go_on_from_the_last_one_given_to_the_machine(where: str) -> None:
+    with DealHistory.open(where) as h:
+        assert h.last_job("SIM-1") == 0
+        assert h.reserve_job("SIM-1", 1) == 1
+        assert h.reserve_job("SIM-1", 1) == 2  # never a number given before
+        assert h.reserve_job("SIM-1", 9) == 9
+        assert h.last_job("SIM-1") == 9 and h.last_job("SIM-2") == 0
+
+
+WRITER = """
+import sys
+from dealer.journal.history import DealHistory
+from tests.support.controllers import deal_set
+with DealHistory.open(sys.argv[1]) as h:
+    print("ready", flush=True)
+    sys.stdin.readline()
+    jobs = []
+    for k in range(30):
+        h.record(deal_set(int(sys.argv[2]) * 1000 + k, 3), run_uid=f"{sys.argv[2]}-{k}", run_name="r", journal="j")
+        jobs.append(h.reserve_job("SIM-SHARED", 1))
+    print(" ".join(map(str, jobs)), flush=True)
+"""
+
+
+def test_computers_writing_at_once_lose_no_entry_and_share_no_job_number(where: str) -> None:
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, where, str(w)], cwd=ROOT, text=True,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE) for w in range(4)]
+    for w in writers:
+        assert w.stdout is not None and w.stdout.readline().strip() == "ready"
+    for w in writers:  # all of them released at once
+        assert w.stdin is not None
+        w.stdin.write("go\n")
+        w.stdin.flush()
+    numbers: list[int] = []
+    for w in writers:
+        out, err = w.communicate(timeout=180)
+        assert w.returncode == 0, err
+        numbers += [int(n) for n in out.split()]
+    assert sorted(numbers) == list(range(1, 121))  # each number given once
+    with DealHistory.open(where) as h:
+        assert len(h) == 4 * 30 * 3
+        assert len(h.runs()) == 120
+
+
+def test_dealer_history_on_postgresql_as_a_user_types_it(postgres: ThrowawayServer, tmp_path: Path) -> None:
+    url = postgres.new_database()
+    shown = url.replace(f":{postgres.password}@", "@")
+    made = dealer("history", "init", url, home=tmp_path / "one")
+    assert made.returncode == 0, made.stderr
+    assert shown in made.stdout
+    again = dealer("history", "--history", url, home=tmp_path / "two")
+    assert again.returncode == 0 and f"deal history {shown}: 0 deals" in again.stdout
+    with DealHistory.open(url) as h:
+        h.record(deal_set(7, 5), run_uid="r1", run_name="club", journal="s.journal")
+    listed = dealer("history", "list", home=tmp_path / "three", env={"DEALER_HISTORY": url})
+    assert listed.returncode == 0 and "5 deals of 1 run" in listed.stdout, listed.stdout
+    exported = dealer("history", "--history", url, "export", str(tmp_path / "h.json"), home=tmp_path / "one")
+    assert exported.returncode == 0, exported.stderr
+    imported = dealer("history", "import", str(tmp_path / "h.json"), home=tmp_path / "two",
+                      env={"DEALER_HISTORY": str(tmp_path / "file.sqlite")})
+    assert imported.returncode != 0  # a named file that was never made is refused
+    for done in (made, again, listed, exported, imported):
+        assert postgres.password not in done.stdout + done.stderr
+
+
+def test_a_database_without_a_history_or_a_wrong_password_is_one_line_without_the_password(
+        postgres: ThrowawayServer, tmp_path: Path) -> None:
+    url = postgres.new_database()
+    none = dealer("history", "--history", url, home=tmp_path / "a")
+    assert none.returncode == JournalError.exit_code
+    assert none.stderr.count("\n") == 1 and "no deal history in this database" in none.stderr
+    assert "dealer history init" in none.stderr
+    wrong = url.replace(postgres.password, "not-" + postgres.password[:6])
+    refused = dealer("history", "--history", wrong, home=tmp_path / "b")
+    assert refused.returncode == JournalError.exit_code
+    assert refused.stderr.count("\n") == 1 and "cannot be reached" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    for done in (none, refused):
+        assert postgres.password not in done.stdout + done.stderr
+        assert postgres.password[:6] not in done.stdout + done.stderr
+
+
+def test_other_commands_refuse_a_history_in_postgresql_by_name_before_any_work(
+        postgres: ThrowawayServer, tmp_path: Path) -> None:
+    url = postgres.new_database()
+    DealHistory.open(url, create=True).close()
+    out = tmp_path / "s.pbn"
+    assert dealer("generate", "--count", "4", "-o", str(out), home=tmp_path / "c").returncode == 0
+    refused = dealer("deal", str(out), "--port", "sim://", "--history", url, home=tmp_path / "c")
+    assert refused.returncode == 2 and "only so far" in refused.stderr, refused.stderr
+    assert postgres.password not in refused.stderr
+    assert not list((tmp_path / "c").glob("*.journal"))
