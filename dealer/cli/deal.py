@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from dealer.cli.history import history_option, history_path
+from dealer.cli.history import history_option, history_target
 from dealer.cli.live import add_view_option, run_view
 from dealer.cli.options import board_range, board_set, count_from_1, seconds, speak_the_plans
 from dealer.cli.reading import add_reading_options, read_deals_for_dealing, reading_options, show
@@ -154,7 +154,7 @@ def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: st
                       report=Path(args.report) if args.report else None, force=args.force,
                       show_cards=args.show_cards,
                       quiet=args.quiet, limits=limits, out=sys.stderr, view=run_view(args.plain), title=title,
-                      history=history_path(args))  # None: practice beside the journal, else this computer's
+                      history=history_target(args))  # None: practice beside the journal, else this computer's
 
 
 def _deal_file(args: argparse.Namespace) -> RunResult:

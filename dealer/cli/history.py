@@ -35,17 +35,6 @@ def history_target(args: argparse.Namespace) -> Path | DatabaseURL | None:
     return DatabaseURL(given) if is_database_url(given) else Path(given)
 
 
-def history_path(args: argparse.Namespace) -> Path | None:
-    """The history file the command line names, None for the default; a database's URL is refused
-    (`UsageError`): only `dealer history` reads and writes a history in PostgreSQL so far."""
-    from dealer.journal.history import shared_not_yet
-
-    target = history_target(args)
-    if isinstance(target, DatabaseURL):
-        raise UsageError(shared_not_yet(target, "--history"))
-    return target
-
-
 def register(sub: Any) -> None:
     p = sub.add_parser("history", help=_("this computer's deal history (Law 6D2): show, list, forget, export, import"),
                        description=_("Every deal dealt on this computer is kept in its deal history by hash "
@@ -115,7 +104,7 @@ def register(sub: Any) -> None:
     teach(init, [("dealer history init /srv/congress/history.sqlite", _("a history for a congress's controllers")),
                  ("export DEALER_HISTORY=/srv/congress/history.sqlite", _("then every command uses it")),
                  ("dealer history init postgresql://director@congress-server/dealer",
-                  _("a history in PostgreSQL (read and written by dealer history so far)"))], _(PATH_NOTE))
+                  _("a history in PostgreSQL, shared by the room's computers"))], _(PATH_NOTE))
     init.set_defaults(func=run_init)
 
 

@@ -12,11 +12,11 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from dealer.cli.history import history_option, history_path
+from dealer.cli.history import history_option, history_target
 from dealer.cli.live import add_view_option, task_progress
 from dealer.cli.options import speak_the_plans
 from dealer.core.boards import format_board_range
-from dealer.journal.history import practice_history, practice_note, teaching_history, teaching_note
+from dealer.journal.history import HistoryPlace, practice_history, practice_note, teaching_history, teaching_note
 from dealer.language import N_, _, n_, said_from
 from dealer.plan import DealingOrder, Plan, PlanError, Session
 from dealer.plan import problems as check
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     except PlanError:
         notes = []  # listed with the problems below
     print("\n".join(describe(plan)))
-    history = history_path(args)
+    history: HistoryPlace | None = history_target(args)
     folder = Path(plan.event.journal).absolute().parent
     if plan.event.teaching:
         teaching = teaching_history(folder, create=False)

@@ -21,7 +21,7 @@ from dealer.core.cards import pack
 from dealer.core.dealset import DealSet
 from dealer.dealing.machine import Machine, MachineIdentity
 from dealer.dealing.progress import RunProgress
-from dealer.journal.history import PRACTICE_FILE, DealHistory, HistoryChoice, check_reuse
+from dealer.journal.history import PRACTICE_FILE, DealHistory, HistoryChoice, HistoryPlace, check_reuse
 from dealer.journal.store import Job, JobState, Journal
 from dealer.language import N_, _
 from firmware_protocol.labels import BoardLabel
@@ -71,7 +71,7 @@ class RunContext:
     """The run's machines, each given up at once by `abandon`."""
     histories: HistoryChoice = HistoryChoice(None, None, None)
     """Which deal history each machine's deals go into as their dealing begins (None: `DealHistory.open`'s own)."""
-    history_of: dict[str, Path | None] = field(default_factory=dict)
+    history_of: dict[str, HistoryPlace | None] = field(default_factory=dict)
     """The deal history of each machine that answered, by what it says it is (`machine_answered`)."""
     serial_of: dict[str, str] = field(default_factory=dict)
     """The serial each machine that answered gave (`machine_answered`): whose job numbers a dealing takes."""
@@ -240,6 +240,6 @@ class RunContext:
             return True
 
 
-def _open_history(path: Path | None) -> DealHistory:
+def _open_history(path: HistoryPlace | None) -> DealHistory:
     """The deal history at `path` (None: this computer's); a practice history is made if there is none yet."""
-    return DealHistory.open(path, create=path is not None and path.name == PRACTICE_FILE)
+    return DealHistory.open(path, create=isinstance(path, Path) and path.name == PRACTICE_FILE)

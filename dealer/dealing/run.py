@@ -41,6 +41,7 @@ from dealer.journal.failure import refused, shortage_of
 from dealer.journal.history import (
     DealHistory,
     HistoryChoice,
+    HistoryPlace,
     check_named,
     check_reuse,
     practice_history,
@@ -73,7 +74,7 @@ class RunOptions:
     machine_factory: Callable[[str], Machine] | None = None
     machine_names: Sequence[str] | None = None
     """What the run calls each machine (one per port): in the journal, the progress lines, the report."""
-    history: Path | None = None
+    history: HistoryPlace | None = None
     """The deal history (Law 6D2 beyond this journal) the run is checked against as it starts; None: this
     computer's (`history.default_path`)."""
     practice: bool = False

@@ -22,7 +22,7 @@ import numpy as np
 import platformdirs
 
 from dealer.core.dealset import DealSet
-from dealer.core.errors import DealReused, FormatError, JournalError, UsageError
+from dealer.core.errors import DealReused, FormatError, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.core.outfile import SECRET_MODE, write_text
 from dealer.core.structured import load_json
@@ -60,7 +60,7 @@ def simulated(port: str) -> bool:
     return _PSEUDO_TERMINAL.fullmatch(os.path.realpath(port)) is not None
 
 
-def practice_history(ports: Iterable[str], folder: Path, *, given: Path | None = None,
+def practice_history(ports: Iterable[str], folder: Path, *, given: HistoryPlace | None = None,
                      create: bool = True) -> Path | None:
     """The practice history of a run on `ports`, made empty if there is none (unless `create` is False: a
     check writes nothing); None for a run that is not practice. A run is practice when every machine is
@@ -68,7 +68,7 @@ def practice_history(ports: Iterable[str], folder: Path, *, given: Path | None =
     ``simulated-history.sqlite`` in `folder` (the console's work folder, the journal's folder for a dealing
     run), never in this computer's deal history, which guards the club's real sessions (Law 6D2)."""
     ports = list(ports)
-    if given is not None or named_path() is not None or not ports or not all(simulated(p) for p in ports):
+    if given is not None or named_target() is not None or not ports or not all(simulated(p) for p in ports):
         return None
     path = folder / PRACTICE_FILE
     if create:
@@ -83,35 +83,37 @@ class HistoryChoice:
     simulated machine's go into the practice history beside the journal, and a real machine's into this
     computer's (`default_path`). `checked` is the history the run was checked against as it started."""
 
-    checked: Path | None
-    simulated: Path | None
-    real: Path | None
+    checked: HistoryPlace | None
+    simulated: HistoryPlace | None
+    real: HistoryPlace | None
 
     @classmethod
-    def of_run(cls, history: Path | None, practice: bool, journal: Path, teaching: bool = False) -> HistoryChoice:
+    def of_run(cls, history: HistoryPlace | None, practice: bool, journal: Path,
+               teaching: bool = False) -> HistoryChoice:
         """The choice of a run checked against `history`, a practice history if `practice` (none was named); a
         teaching run's `history` is its practice history, for every machine, real ones too."""
         if teaching:
             return cls(history, history, history)
         if practice:
             return cls(history, history, None)
-        nothing_named = history is None and named_path() is None
+        nothing_named = history is None and named_target() is None
         return cls(history, Path(journal).absolute().parent / PRACTICE_FILE if nothing_named else history, history)
 
-    def of(self, simulated: bool) -> Path | None:
+    def of(self, simulated: bool) -> HistoryPlace | None:
         """The history of a machine that says it is (or is not) simulated (None: this computer's)."""
         return self.simulated if simulated else self.real
 
-    def differs(self, path: Path | None) -> bool:
+    def differs(self, path: HistoryPlace | None) -> bool:
         """`path` is another history than the one the run was checked against."""
-        def where(p: Path | None) -> Path:
-            return (p if p is not None else default_path()).absolute()
+        def where(p: HistoryPlace | None) -> HistoryPlace:
+            place = p if p is not None else default_path()
+            return place.absolute() if isinstance(place, Path) else place
         return where(path) != where(self.checked)
 
 
-def never_made_practice(path: Path | None) -> bool:
+def never_made_practice(path: HistoryPlace | None) -> bool:
     """A practice history not made yet (no practice run has dealt there): it holds nothing to find."""
-    return path is not None and path.name == PRACTICE_FILE and not path.exists()
+    return isinstance(path, Path) and path.name == PRACTICE_FILE and not path.exists()
 
 
 def teaching_history(folder: Path, *, create: bool = True) -> Path:
@@ -124,7 +126,7 @@ def teaching_history(folder: Path, *, create: bool = True) -> Path:
     return path
 
 
-def teaching_note(path: Path) -> str:
+def teaching_note(path: HistoryPlace) -> str:
     """The one line a teaching run says about where its deals are kept."""
     said = _("teaching run: its deals are kept in a practice history ({path}), never in the club's deal history")
     return said.format(path=path)
@@ -135,9 +137,9 @@ def practice_note(path: Path) -> str:
     return _("practice run: its deals are kept in a practice history ({path}), not the club's").format(path=path)
 
 
-def default_path() -> Path:
+def default_path() -> HistoryPlace:
     """Where this computer's history is: ``$DEALER_HISTORY``, else the user's data folder."""
-    return named_path() or own_path()
+    return named_target() or own_path()
 
 
 def named_target() -> Path | DatabaseURL | None:
@@ -148,20 +150,8 @@ def named_target() -> Path | DatabaseURL | None:
     return DatabaseURL(given) if is_database_url(given) else Path(given)
 
 
-def named_path() -> Path | None:
-    """The history file ``$DEALER_HISTORY`` names, if it is set; a database's URL there is refused
-    (`UsageError`): only `dealer history` reads and writes a history in PostgreSQL so far."""
-    named = named_target()
-    if isinstance(named, DatabaseURL):
-        raise UsageError(shared_not_yet(named, f"${ENV_VAR}"))
-    return named
-
-
-def shared_not_yet(url: DatabaseURL, named_by: str) -> str:
-    """Why a command other than `dealer history` refuses a history in PostgreSQL."""
-    return _("{url} ({named_by}): a deal history in PostgreSQL is read and written by 'dealer history' only so "
-             "far; to deal, name a history file and share it with 'dealer history export' and 'import'").format(
-        url=url, named_by=named_by)
+HistoryPlace = Path | DatabaseURL
+"""Where a deal history is: a file, or a PostgreSQL database by its URL."""
 
 
 def own_path() -> Path:
@@ -352,11 +342,18 @@ class DealHistory:
             deals = deals.where(np.isin(deals.boards, np.fromiter((int(b) for b in boards), dtype=np.int64)))
         rows = [Entry(h, run_uid, int(b), run_name, journal_text, host, now, replay)
                 for b, h in zip(deals.boards, deals.deal_hashes(), strict=True)]
-        return self._insert(rows) if rows else 0
+        if not rows:
+            return 0
+        added = self._store.insert([_row(e) for e in rows], only_if_new=not replay)
+        if added is None:  # another run recorded one of these deals first (on another computer, say): Law 6D2
+            check_reuse(self, deals, name=run_name, replay=False, run_uid=run_uid)
+            raise AssertionError("the store found a deal of another run that the history does not hold")
+        return added
 
     def _insert(self, entries: Sequence[Entry]) -> int:
-        return self._store.insert([(e.deal_hash, e.run_uid, e.board, e.run_name, e.journal, e.host, e.recorded,
-                                    e.replay) for e in entries])
+        added = self._store.insert([_row(e) for e in entries], only_if_new=False)
+        assert added is not None
+        return added
 
     # --- job numbers, per machine ---------------------------------------------------------------
 
@@ -389,6 +386,11 @@ class DealHistory:
         """Add the entries of an exported history; returns (new entries, entries read)."""
         entries = read_export(path)
         return self._insert(entries), len(entries)
+
+
+def _row(entry: Entry) -> tuple[Any, ...]:
+    return (entry.deal_hash, entry.run_uid, entry.board, entry.run_name, entry.journal, entry.host, entry.recorded,
+            entry.replay)
 
 
 def read_export(path: str | Path) -> list[Entry]:

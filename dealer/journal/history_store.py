@@ -67,8 +67,10 @@ class HistoryStore(Protocol):
     def count(self) -> int:
         ...
 
-    def insert(self, rows: Sequence[Row]) -> int:
-        """Add the entries not there yet, in one transaction; how many were new."""
+    def insert(self, rows: Sequence[Row], *, only_if_new: bool) -> int | None:
+        """Add the entries not there yet, in one transaction; how many were new. With `only_if_new`, none is
+        added, and None returned, if another run has an entry of one of these deals (Law 6D2 decided in the
+        transaction that records them: two computers can never both record, and so deal, one deal)."""
         ...
 
     def last_job(self, serial: str) -> int:
@@ -90,6 +92,18 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _taken(db: Any, rows: Sequence[Row], mark: str) -> bool:
+    """Whether a run other than the rows' own has an entry of one of their deals (`mark`: the driver's
+    placeholder)."""
+    table = "deals" if mark == "?" else "history_deals"
+    for row in rows:
+        found = db.execute(f"SELECT 1 FROM {table} WHERE deal_hash = {mark} AND run_uid <> {mark} LIMIT 1",
+                           (row[0], row[1])).fetchone()
+        if found is not None:
+            return True
+    return False
+
+
 class SqliteHistoryStore:
     """A history file on this computer (SQLite, written with full synchronisation)."""
 
@@ -109,8 +123,10 @@ class SqliteHistoryStore:
     def count(self) -> int:
         return int(self._read("SELECT COUNT(*) FROM deals")[0][0])
 
-    def insert(self, rows: Sequence[Row]) -> int:
+    def insert(self, rows: Sequence[Row], *, only_if_new: bool) -> int | None:
         with self._writing() as db:
+            if only_if_new and _taken(db, rows, "?"):
+                return None
             before = db.total_changes
             db.executemany(f"INSERT OR IGNORE INTO deals ({', '.join(COLUMNS)}) VALUES "
                            f"({','.join('?' * len(COLUMNS))})", [(*r[:7], int(r[7])) for r in rows])
@@ -212,14 +228,25 @@ class PostgresHistoryStore:
     def count(self) -> int:
         return int(self._read("SELECT COUNT(*) FROM history_deals")[0][0])
 
-    def insert(self, rows: Sequence[Row]) -> int:
+    def insert(self, rows: Sequence[Row], *, only_if_new: bool) -> int | None:
         columns = list(zip(*rows, strict=True)) if rows else [()] * len(COLUMNS)
         arrays = [list(column) for column in columns]
         arrays[2] = [int(b) for b in arrays[2]]
         arrays[7] = [bool(r) for r in arrays[7]]
         sql = (f"INSERT INTO history_deals ({', '.join(COLUMNS)}) SELECT * FROM unnest(%s::text[], %s::text[], "
                "%s::int[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bool[]) ON CONFLICT DO NOTHING")
-        return self._write(lambda db: db.execute(sql, arrays).rowcount)
+
+        def insert(db: psycopg.Connection[tuple[Any, ...]]) -> int:
+            if only_if_new:
+                # one lock a deal, taken in one order, held to the commit: a second computer recording the same
+                # deal waits here, then finds the first's entry
+                db.execute("SELECT pg_advisory_xact_lock(hashtextextended(h, 0)) FROM "
+                           "(SELECT DISTINCT unnest(%s::text[]) AS h ORDER BY 1) AS deals", (arrays[0],))
+                if _taken(db, rows, "%s"):
+                    return -1
+            return int(db.execute(sql, arrays).rowcount)
+        added = self._write(insert)
+        return None if added < 0 else added
 
     def last_job(self, serial: str) -> int:
         rows = self._read("SELECT last_job FROM history_machine_jobs WHERE serial = %s", (serial,))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dealer.core.errors import DealerError, DealReused, JournalError, PreparedBoards, UsageError
 from dealer.dealing import ports
-from dealer.journal.history import DealHistory, check_reuse, named_path, never_made_practice, own_path
+from dealer.journal.history import DealHistory, HistoryPlace, check_reuse, named_target, never_made_practice, own_path
 from dealer.journal.store import Journal, Run
 from dealer.language import N_, _
 from dealer.plan.congress import Plan
@@ -23,7 +23,7 @@ REPLAY_HINT = N_("mark the session replay = true in the plan if it is a replay o
 
 
 def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequence[Run] = (), *,
-             resume: bool = False, journal: str = "", history: Path | None = None) -> list[DealerError]:
+             resume: bool = False, journal: str = "", history: HistoryPlace | None = None) -> list[DealerError]:
     """Every reason `dealer deal --plan` would refuse to deal `sessions` (default: all) of `plan`, given
     the runs its journal holds (`runs`; a fresh journal holds none) and the deal history (`history`, None:
     this computer's), in the order the run checks them."""
@@ -74,12 +74,12 @@ def journal_runs(path: Path) -> list[Run]:
 
 
 def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run] = (),
-                     history: Path | None = None) -> tuple[list[DealReused], list[BoardFault]]:
+                     history: HistoryPlace | None = None) -> tuple[list[DealReused], list[BoardFault]]:
     """Law 6D2 against the deal history for each of `sessions` with its deals at hand and not dealt already
     (its own run in the journal, `runs`, excepted): the refusals, and the F10 notes of replay sessions.
     Reads only: without this user's own history there is nothing to find; a named one that does not exist
     is refused, as the run would refuse it."""
-    if (history is None and named_path() is None and not own_path().is_file()) or never_made_practice(history):
+    if (history is None and named_target() is None and not own_path().is_file()) or never_made_practice(history):
         return [], []
     refused: list[DealReused] = []
     notes: list[BoardFault] = []

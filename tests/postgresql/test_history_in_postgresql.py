@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -142,13 +143,79 @@ def test_a_database_without_a_history_or_a_wrong_password_is_one_line_without_th
         assert postgres.password[:6] not in done.stdout + done.stderr
 
 
-def test_other_commands_refuse_a_history_in_postgresql_by_name_before_any_work(
+def test_law_6d2_is_decided_in_the_transaction_that_records_a_deal(where: str) -> None:
+    # two computers that both passed the check at the start: the second to record a deal is refused, and
+    # records nothing of the batch
+    deals = deal_set(11, 4)
+    with DealHistory.open(where) as first, DealHistory.open(where) as second:
+        assert first.record(deals, run_uid="A", run_name="monday", journal="a.journal", boards=[2]) == 1
+        with pytest.raises(DealReused, match=r"tuesday: F10 .*board 2 was already dealt") as refused:
+            second.record(deals, run_uid="B", run_name="tuesday", journal="b.journal", boards=[1, 2])
+        assert refused.value.exit_code == 8
+        assert [(e.run_uid, e.board) for e in second.entries()] == [("A", 2)]
+        assert first.record(deals, run_uid="A", run_name="monday", journal="a.journal", boards=[1, 2]) == 1  # a resume
+        assert second.record(deals, run_uid="C", run_name="replay", journal="c.journal", replay=True) == 4
+
+
+def deal_file(home: Path, name: str, seed: int) -> Path:
+    out = home / name
+    done = dealer("generate", "--count", "6", "--seed", f"{seed:040x}", "-o", str(out), home=home)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_two_computers_deal_two_files_at_once_on_one_history_and_a_third_is_refused_the_first_again(
         postgres: ThrowawayServer, tmp_path: Path) -> None:
     url = postgres.new_database()
-    DealHistory.open(url, create=True).close()
-    out = tmp_path / "s.pbn"
-    assert dealer("generate", "--count", "4", "-o", str(out), home=tmp_path / "c").returncode == 0
-    refused = dealer("deal", str(out), "--port", "sim://", "--history", url, home=tmp_path / "c")
-    assert refused.returncode == 2 and "only so far" in refused.stderr, refused.stderr
-    assert postgres.password not in refused.stderr
-    assert not list((tmp_path / "c").glob("*.journal"))
+    assert dealer("history", "init", url, home=tmp_path / "director").returncode == 0
+    homes = [tmp_path / "one", tmp_path / "two"]
+    files = [deal_file(home, "session.pbn", seed) for home, seed in zip(homes, (1, 2), strict=True)]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "DEALER_HISTORY": url}
+    runs = [subprocess.Popen([sys.executable, "-m", "dealer", "deal", str(f), "--port", "sim://?speed=200",
+                              "--journal", str(h / "s.journal")], cwd=h, text=True, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env={**environment, "HOME": str(h),
+                                                          "XDG_DATA_HOME": str(h / "data")})
+            for h, f in zip(homes, files, strict=True)]
+    for run in runs:
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err
+        assert "6/6 boards verified" in out
+        assert postgres.password not in out + err
+    listed = dealer("history", "list", home=tmp_path / "director", env={"DEALER_HISTORY": url})
+    assert "12 deals of 2 runs" in listed.stdout, listed.stdout
+    third = tmp_path / "three"
+    again = dealer("deal", str(files[0]), "--port", "sim://?speed=200", "--journal", str(third / "s.journal"),
+                   home=third, env={"DEALER_HISTORY": url})
+    assert again.returncode == 8, again.stderr
+    assert "Law 6D2" in again.stderr and "nothing was dealt" in again.stderr
+    assert "verified" not in again.stdout
+    assert postgres.password not in again.stdout + again.stderr
+    with DealHistory.open(url) as h:
+        assert len(h) == 12 and len({e.deal_hash for e in h.entries()}) == 12
+
+
+def test_two_computers_starting_one_file_at_once_never_both_deal_a_deal(postgres: ThrowawayServer,
+                                                                        tmp_path: Path) -> None:
+    # both may pass the check at the start; the record of each deal, with its Law 6D2 check in one transaction,
+    # lets only one of them deal it
+    url = postgres.new_database()
+    assert dealer("history", "init", url, home=tmp_path / "director").returncode == 0
+    session = deal_file(tmp_path / "director", "session.pbn", 3)
+    homes = [tmp_path / "one", tmp_path / "two"]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "DEALER_HISTORY": url}
+    runs = []
+    for home in homes:
+        home.mkdir()
+        runs.append(subprocess.Popen([sys.executable, "-m", "dealer", "deal", str(session), "--port",
+                                      "sim://?speed=200", "--journal", str(home / "s.journal")], cwd=home, text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env={**environment, "HOME": str(home), "XDG_DATA_HOME": str(home / "data")}))
+    results = [(run.communicate(timeout=300), run.returncode) for run in runs]
+    assert sorted(code for _, code in results) == [0, 8], results
+    verified = [int(found.group(1)) if (found := re.search(r"(\d+)/6 boards verified", out)) else 0
+                for (out, _), _ in results]  # a computer refused at the start says no count
+    assert sum(verified) == 6  # every board dealt once, by one computer
+    refused = next(err for (_, err), code in results if code == 8)
+    assert "Law 6D2" in refused and postgres.password not in refused
+    with DealHistory.open(url) as h:
+        assert len(h) == 6 and len(h.runs()) == 1
