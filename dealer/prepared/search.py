@@ -38,6 +38,10 @@ FIRST_BATCH: Final = 1 << 12
 TOTAL_DEALS: Final = godel.C52 * godel.C39 * godel.C26
 
 
+Judged = tuple[DealArray, DealArray, npt.NDArray[np.intp]]
+"""A batch as drawn, with its predealt cards in place, and the rows of it that meet the condition."""
+
+
 class ConditionNotMet(DealerError):
     """The bound on deals examined came before enough deals met the condition (exit 3)."""
 
@@ -124,40 +128,40 @@ def search(compiled: Compiled, engine: Engine, wanted: int, *, max_deals: int,
     found = examined = 0
     sizes = _batch_sizes(max_deals)
 
-    def judge(drawn: DealArray | Future[DealArray]) -> tuple[DealArray, DealArray, npt.NDArray[np.intp]]:
+    def judge(drawn: DealArray | Future[DealArray]) -> Judged:
         deals = drawn.result() if isinstance(drawn, Future) else drawn
         batch = predeal.apply(deals) if predeal is not None else deals
         return deals, batch, np.flatnonzero(compiled.accepts(batch))
 
-    spans = engine if isinstance(engine, SpanEngine) else None  # drawn on the judges' threads too
-
-    def draw_and_judge(start: int, size: int) -> tuple[DealArray, DealArray, npt.NDArray[np.intp]]:
-        assert spans is not None
-        return judge(spans.deals_at(start, size, threads=1))  # the judges are the threads
-
-    by_span = workers > 1 and spans is not None
-    drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dealer-draw") \
-        if workers > 1 and not by_span else None
+    spans = engine if isinstance(engine, SpanEngine) and workers > 1 else None  # drawn on the judges' threads
     judges = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealer-judge") if workers > 1 else None
-    ahead: deque[Future[tuple[DealArray, DealArray, npt.NDArray[np.intp]]]] = deque()
+    drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dealer-draw") \
+        if judges is not None and spans is None else None
+
+    def launch(size: int) -> Future[Judged]:
+        """The next batch of `size`, drawn and judged (at once on one thread, else on the pools)."""
+        if judges is None:
+            done: Future[Judged] = Future()
+            done.set_result(judge(engine.deals(size)))
+            return done
+        if spans is not None:
+            start = spans.skip(size)
+            return judges.submit(lambda: judge(spans.deals_at(start, size, threads=1)))  # the judges are the threads
+        assert drawer is not None
+        return judges.submit(judge, drawer.submit(engine.deals, size))
+
+    ahead: deque[Future[Judged]] = deque()
+    lookahead = 1 if judges is None else 2 * workers
     try:
         while found < wanted:
-            while judges is not None and len(ahead) < 2 * workers and (size := next(sizes, 0)) > 0:
-                if by_span:
-                    assert spans is not None
-                    ahead.append(judges.submit(draw_and_judge, spans.skip(size), size))
-                else:
-                    assert drawer is not None
-                    ahead.append(judges.submit(judge, drawer.submit(engine.deals, size)))
-            if ahead:
-                deals, batch, accepted = ahead.popleft().result()
-            elif judges is None and (size := next(sizes, 0)) > 0:
-                deals, batch, accepted = judge(engine.deals(size))
-            else:
+            while len(ahead) < lookahead and (size := next(sizes, 0)) > 0:
+                ahead.append(launch(size))
+            if not ahead:
                 rate = found / examined if examined else 0.0
                 raise ConditionNotMet(_("{found} of {wanted} deals met the condition in {examined} deals examined "
                                         "(rate {rate:.3g}); raise --max-deals or ease the condition").format(
                     found=found, wanted=wanted, examined=examined, rate=rate))
+            deals, batch, accepted = ahead.popleft().result()
             need = wanted - found
             if len(accepted) >= need:
                 last = int(accepted[need - 1])
