@@ -18,6 +18,7 @@ from dealer.verify import deal_hash
 from tests.support.controllers import deal_set
 from tests.support.paths import ROOT
 from tests.support.postgres import ThrowawayServer
+from tests.support.processes import released_at_once
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -85,19 +86,9 @@ with DealHistory.open(sys.argv[1]) as h:
 
 
 def test_computers_writing_at_once_lose_no_entry_and_share_no_job_number(where: str) -> None:
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, where, str(w)], cwd=ROOT, text=True,
-                                env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE) for w in range(4)]
-    for w in writers:
-        assert w.stdout is not None and w.stdout.readline().strip() == "ready"
-    for w in writers:  # all of them released at once
-        assert w.stdin is not None
-        w.stdin.write("go\n")
-        w.stdin.flush()
     numbers: list[int] = []
-    for w in writers:
-        out, err = w.communicate(timeout=180)
-        assert w.returncode == 0, err
+    for code, out, err in released_at_once([(WRITER, where, str(w)) for w in range(4)]):
+        assert code == 0, err
         numbers += [int(n) for n in out.split()]
     assert sorted(numbers) == list(range(1, 121))  # each number given once
     with DealHistory.open(where) as h:

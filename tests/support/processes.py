@@ -68,3 +68,23 @@ def stop_group(proc: subprocess.Popen[str], sig: int = signal.SIGTERM, timeout: 
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
+
+
+def released_at_once(scripts: Sequence[Sequence[str]], timeout: float = 180) -> list[tuple[int, str, str]]:
+    """Run each `python -c SCRIPT ARGS...` (`scripts`: the script and its arguments), which prints "ready" and
+    waits for a line on its standard input; release them all at once when all are ready; their exit codes,
+    outputs after "ready" and errors."""
+    procs = [subprocess.Popen([sys.executable, "-c", *script], cwd=ROOT, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for script in scripts]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=timeout)
+        results.append((proc.returncode, out, err))
+    return results

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from dealer.journal import history
 from dealer.journal.history import DealHistory, check_reuse
 from dealer.verify import FaultCategory, deal_hash
 from tests.support.controllers import deal_set
-from tests.support.paths import ROOT
+from tests.support.processes import released_at_once
 
 
 @pytest.fixture(autouse=True)
@@ -109,18 +107,8 @@ with DealHistory.open(sys.argv[1]) as h:
 def test_controllers_writing_at_once_lose_no_entry(tmp_path: Path) -> None:
     path = tmp_path / "h.sqlite"
     DealHistory.open(path, create=True).close()
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(w)], cwd=ROOT, text=True,
-                                env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE) for w in range(4)]
-    for w in writers:
-        assert w.stdout is not None and w.stdout.readline().strip() == "ready"
-    for w in writers:  # all of them released at once
-        assert w.stdin is not None
-        w.stdin.write("go\n")
-        w.stdin.flush()
-    for w in writers:
-        _, err = w.communicate(timeout=120)
-        assert w.returncode == 0, err
+    for code, _, err in released_at_once([(WRITER, str(path), str(w)) for w in range(4)], timeout=120):
+        assert code == 0, err
     with DealHistory.open(path) as h:
         assert len(h) == 4 * 40 * 3
         assert len({e.run_uid for e in h.entries()}) == 160
