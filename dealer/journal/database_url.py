@@ -26,6 +26,11 @@ def is_database_url(text: str | object) -> bool:
     return isinstance(text, str | DatabaseURL) and str(text).lower().startswith(SCHEMES)
 
 
+def as_url(place: object) -> DatabaseURL:
+    """`place` (a URL's text, or one already made) as a `DatabaseURL`."""
+    return place if isinstance(place, DatabaseURL) else DatabaseURL(str(place))
+
+
 @dataclass(frozen=True)
 class DatabaseURL:
     """A ``postgresql://`` URL. `str()` and `repr()` give it without its password; only `connect` uses it."""
@@ -48,14 +53,18 @@ class DatabaseURL:
         """The database's name, or '' when libpq's defaults choose it."""
         return urlsplit(self._text).path.lstrip("/")
 
-    def connect(self, *, autocommit: bool = True) -> psycopg.Connection[tuple[object, ...]]:
-        """A connection to the database; `JournalError`, one line without the password, if there is none."""
+    def connect(self, *, autocommit: bool = True,
+                application_name: str | None = None) -> psycopg.Connection[tuple[object, ...]]:
+        """A connection to the database; `JournalError`, one line without the password, if there is none.
+        `application_name`: who this is, as the server shows it to others (who holds a run)."""
         try:
             import psycopg
         except ImportError:
             raise UsageError(_("{url}: a record in PostgreSQL needs psycopg: pip install "
                                "'duplicate-bridge-dealer[postgresql]'").format(url=self)) from None
-        options = {} if "connect_timeout=" in self._text else {"connect_timeout": CONNECT_TIMEOUT}
+        options: dict[str, object] = {} if "connect_timeout=" in self._text else {"connect_timeout": CONNECT_TIMEOUT}
+        if application_name is not None:
+            options["application_name"] = application_name[:63]
         try:
             return psycopg.connect(self._text, autocommit=autocommit, **options)  # type: ignore[arg-type]
         except psycopg.Error as exc:

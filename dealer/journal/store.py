@@ -18,11 +18,12 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache, partial
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, ClassVar, Final, Protocol, cast
 
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalDamaged, JournalError, SystemRefused
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
+from dealer.journal.database_url import DatabaseURL, as_url, is_database_url
 from dealer.journal.events import (
     AnyEvent,
     Dealing,
@@ -209,6 +210,33 @@ STEP_EVENTS: Final[dict[JobState, type[Event]]] = {
 always say why)."""
 
 
+class Rows(Protocol):
+    """What a statement gives back, in either store: its rows, and how many it changed."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """The connection the journal writes its statements to: SQLite's own, or PostgreSQL's behind
+    `dealer.journal.postgres_journal` (the same statements, with ``?`` for each argument)."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Rows: ...
+
+    def executemany(self, sql: str, parameters: Any, /) -> Rows: ...
+
+    def close(self) -> None: ...
+
+    @property
+    def in_transaction(self) -> bool: ...
+
+
 Listener = Callable[["Recorded", "Job | None", object], None]
 """What hears each event the journal records (`Journal.listen`): the event as written, its job after the
 step (None for an event of the run), and what the live run saw of it (`seen`, never written: a verifier's
@@ -238,14 +266,19 @@ class Journal:
     order written: the live view, the console and a run's summary are folds of that one stream.
     """
 
-    def __init__(self, connection: sqlite3.Connection, path: str, *, lock: JournalLock | None = None,
+    ERRORS: ClassVar[tuple[type[Exception], ...]] = (sqlite3.Error,)
+    """What the store raises when it cannot read or write."""
+    IN_A_FILE: ClassVar[bool] = True
+    """Whether the journal is a file of this computer (SQLite), watched against changes behind its back."""
+
+    def __init__(self, connection: Connection, path: str, *, lock: JournalLock | None = None,
                  read_only: bool = False) -> None:
         self._db = connection
         self._lock = threading.RLock()
         self._file_lock = lock
         self.path = path
         self.read_only = read_only
-        self._identity = None if read_only or path == ":memory:" else _identity(path)
+        self._identity = None if read_only or path == ":memory:" or not self.IN_A_FILE else _identity(path)
         """The file this journal opened (device, inode): a step is never recorded in another."""
         self._wal_identity = None if self._identity is None else _identity(f"{path}-wal")
         """Its -wal (kept, emptied at each checkpoint, never removed while this journal is open)."""
@@ -256,7 +289,7 @@ class Journal:
         """The events of the transaction in hand, handed to the listeners once it is committed."""
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True, command: str = "dealer",
+    def open(cls, path: str | Path | DatabaseURL, *, create: bool = True, command: str = "dealer",
              lock: JournalLock | None = None) -> Journal:
         """Open a journal to write, holding its lock until `close` (`JournalBusy` if a live process holds it).
 
@@ -267,6 +300,9 @@ class Journal:
         journal's lock, taken already by the caller (to hold the journal while it checks what it is about
         to do); the journal then owns it.
         """
+        if is_database_url(path):
+            from dealer.journal.postgres_journal import PostgresJournal
+            return PostgresJournal.open_database(as_url(path), create=create, command=command)
         path = str(path)
         if path == ":memory:":
             return cls(_connect(path, path, create=True), path)
@@ -301,10 +337,13 @@ class Journal:
         return cls(db, path, lock=lock)
 
     @classmethod
-    def open_read_only(cls, path: str | Path) -> Journal:
+    def open_read_only(cls, path: str | Path | DatabaseURL) -> Journal:
         """Open a journal to read (a report): no lock taken, nothing written, a live run undisturbed. A
         reader writes SQLite's -shm side file, and SQLite puts the side files of a linked journal beside
         its target: a symbolic link at the journal or a side file is refused here too."""
+        if is_database_url(path):
+            from dealer.journal.postgres_journal import PostgresJournal
+            return PostgresJournal.open_database(as_url(path), create=False, read_only=True)
         path = str(path)
         link = first_link(database_files(path))
         if link is not None:
@@ -344,7 +383,7 @@ class Journal:
         with self._lock:
             try:
                 tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-                _refuse_unsound(self._db, self.path, tables)
+                _refuse_unsound(cast(sqlite3.Connection, self._db), self.path, tables)
             except JournalError:
                 raise
             except sqlite3.Error as exc:
@@ -358,7 +397,7 @@ class Journal:
         """Within the block, every read sees the journal as it stood at the block's first read (one read
         transaction): the figures and the grid of one reading agree while a run writes."""
         with self._lock:
-            self._db.execute("BEGIN")
+            self._begin_read()
             try:
                 yield
             finally:
@@ -373,8 +412,8 @@ class Journal:
         with self._lock:
             try:
                 self._db.close()
-            except sqlite3.Error as exc:
-                raise journal_failure(self.path, exc, "closed") from exc
+            except self.ERRORS as exc:
+                raise self._failure(exc, "closed") from exc
             finally:
                 if self._file_lock is not None:
                     self._file_lock.release()
@@ -386,34 +425,69 @@ class Journal:
         self.close()
 
     @contextmanager
-    def _transaction(self, checkpoint: bool = False) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, checkpoint: bool = False) -> Iterator[Connection]:
         """One write transaction; `checkpoint` brings the main file up to it and syncs it."""
         if self.read_only:
             raise JournalError(f"{self.path}: opened read-only")
         with self._lock:
             self._told.clear()
             try:
-                self._db.execute("BEGIN IMMEDIATE")
+                self._begin_write()
                 try:
                     yield self._db
                     self._db.execute("COMMIT")
                 except BaseException:
                     self._roll_back()
                     raise
-                if self.path != ":memory:":
-                    if checkpoint:
-                        self._checkpoint()
-                    else:
-                        self._bound_wal()
+                self._committed(checkpoint)
                 told, self._told = self._told, []
                 for recorded, job, seen in told:  # queued in commit order, handed over on each listener's thread
                     for listener, delivery in self._listeners:
                         delivery.post(partial(listener, recorded, job, seen))
-            except sqlite3.Error as exc:
-                if is_damage(exc) and self._identity is not None:
-                    raise JournalDamaged(_("{path}: the journal was damaged while the run was dealing ({error})")
-                                         .format(path=self.path, error=exc)) from exc
-                raise journal_failure(self.path, exc, "written") from exc
+            except self.ERRORS as exc:
+                raise self._failure(exc, "written") from exc
+
+    # --- what the store does its own way (SQLite here; PostgreSQL in `PostgresJournal`) ----------------
+
+    def _begin_write(self) -> None:
+        """Begin a write transaction, the only writer of the journal until it ends."""
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def _begin_read(self) -> None:
+        """Begin a read transaction: every read in it sees one state of the journal."""
+        self._db.execute("BEGIN")
+
+    def _committed(self, checkpoint: bool) -> None:
+        """What follows a commit: the step brought into the main file (`checkpoint`), or the -wal kept small."""
+        if self.path != ":memory:":
+            if checkpoint:
+                self._checkpoint()
+            else:
+                self._bound_wal()
+
+    def _failure(self, exc: Exception, verb: str) -> JournalError:
+        """The one line of an error of the store met while the journal was `verb` (opened, read, written,
+        closed)."""
+        if verb == "written" and isinstance(exc, sqlite3.Error) and is_damage(exc) and self._identity is not None:
+            return JournalDamaged(_("{path}: the journal was damaged while the run was dealing ({error})").format(
+                path=self.path, error=exc))
+        if verb == "read" and isinstance(exc, sqlite3.Error) and is_damage(exc):
+            return JournalError(_("{path}: the journal cannot be read ({error})").format(path=self.path, error=exc))
+        return journal_failure(self.path, exc, verb) if isinstance(exc, sqlite3.Error) else JournalError(str(exc))
+
+    def _next_dealing(self, db: Connection) -> int:
+        """The count the next dealing is given: past every one this journal ever gave (SQLite's AUTOINCREMENT
+        keeps the highest, whatever became of its row)."""
+        top = db.execute("SELECT MAX(id) FROM dealings").fetchone()[0] or 0
+        given = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'dealings'").fetchone()
+        return max(int(top), int(given[0]) if given else 0) + 1
+
+    def _serialize_runs(self, db: Connection) -> None:
+        """Within a write transaction: no other controller begins runs until it ends (one writer already)."""
+
+    def hold(self, run_id: int) -> None:
+        """Hold run `run_id` for this controller until the journal is closed (`JournalBusy` naming the holder if
+        another holds it). A journal file is held whole by its lock, from `open`: nothing more to take."""
 
     def listen(self, listener: Listener, failed: Failed | None = None) -> Delivery:
         """Hand `listener` every event recorded from now on, after its commit, in commit order, on a thread of
@@ -434,7 +508,7 @@ class Journal:
         """Undo the transaction in hand, if SQLite has not already (it rolls back by itself after some
         failures, such as a full disk); a rollback that fails too leaves the first error to be told."""
         if self._db.in_transaction:
-            with suppress(sqlite3.Error):
+            with suppress(*self.ERRORS):
                 self._db.execute("ROLLBACK")
 
     def _checkpoint(self) -> None:
@@ -571,11 +645,8 @@ class Journal:
         try:
             with self._lock:
                 return self._db.execute(sql, args).fetchall()
-        except sqlite3.Error as exc:
-            if is_damage(exc):
-                raise JournalError(_("{path}: the journal cannot be read ({error})").format(
-                    path=self.path, error=exc)) from exc
-            raise journal_failure(self.path, exc, "read") from exc
+        except self.ERRORS as exc:
+            raise self._failure(exc, "read") from exc
 
     # --- runs ---------------------------------------------------------------------------------
 
@@ -600,18 +671,18 @@ class Journal:
             if missing:
                 raise JournalError(_("the plan names boards not in the deal set: {boards}").format(boards=missing[:5]))
         with self._transaction(checkpoint=True) as db:
+            self._serialize_runs(db)
             ids = [self._insert_run(db, spec, hint) for spec in specs]
         return [self.run(i) for i in ids]
 
-    def _insert_run(self, db: sqlite3.Connection, spec: RunSpec, hint: str | None) -> int:
+    def _insert_run(self, db: Connection, spec: RunSpec, hint: str | None) -> int:
         hashes = dict(zip((int(b) for b in spec.deals.boards), spec.deals.deal_hashes(), strict=True))
         if not spec.replay:
             self._refuse_reuse(db, hashes, spec.name, hint)
-        cur = db.execute(
-            "INSERT INTO runs (name, source, set_hash, replay, created, uid) VALUES (?, ?, ?, ?, ?, ?)",
-            (spec.name, spec.source, spec.deals.set_hash(), int(spec.replay), _now(), uuid.uuid4().hex))
-        run_id = int(cur.lastrowid or 0)
-        db.executemany("INSERT OR IGNORE INTO seen_deals VALUES (?, ?, ?)",
+        run_id = int(db.execute(
+            "INSERT INTO runs (name, source, set_hash, replay, created, uid) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            (spec.name, spec.source, spec.deals.set_hash(), int(spec.replay), _now(), uuid.uuid4().hex)).fetchone()[0])
+        db.executemany("INSERT INTO seen_deals VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                        [(h, run_id, b) for b, h in hashes.items()])
         db.executemany(
             "INSERT INTO jobs (run_id, seq, board, copy, section, set_name, deal_hash, state) "
@@ -620,9 +691,10 @@ class Journal:
              for i, p in enumerate(spec.plan)])
         self._event(db, run_id, None, None, RunStarted(name=spec.name, jobs=len(spec.plan), replay=spec.replay),
                     None)
+        self.hold(run_id)
         return run_id
 
-    def _refuse_reuse(self, db: sqlite3.Connection, hashes: dict[int, str], name: str, hint: str | None) -> None:
+    def _refuse_reuse(self, db: Connection, hashes: dict[int, str], name: str, hint: str | None) -> None:
         marks = ",".join("?" * len(hashes))
         row = db.execute(
             f"SELECT s.board, r.name, r.id, r.finished FROM seen_deals s JOIN runs r ON r.id = s.run_id "
@@ -720,7 +792,7 @@ class Journal:
                 job = self._step(db, job, state, machine, event, seen)
         return job
 
-    def _step(self, db: sqlite3.Connection, job: Job, state: JobState, machine: str | None,
+    def _step(self, db: Connection, job: Job, state: JobState, machine: str | None,
               event: Event | None, seen: object = None) -> Job:
         """One step of `advance_through`, inside its transaction: the job as it is after it."""
         if event is None:
@@ -785,9 +857,7 @@ class Journal:
         1..65535 (`wire_job_number`). Not checkpointed by itself: the DEALING step, before any card can go
         in, brings it into the main file."""
         with self._transaction() as db:
-            top = db.execute("SELECT MAX(id) FROM dealings").fetchone()[0] or 0
-            given = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'dealings'").fetchone()
-            following = max(int(top), int(given[0]) if given else 0) + 1
+            following = self._next_dealing(db)
             dealing = reserve(following) if reserve is not None else following
             db.execute("INSERT INTO dealings (id, job_id, machine, at) VALUES (?, ?, ?, ?)",
                        (max(dealing, following), job_id, machine, _now()))
@@ -871,18 +941,18 @@ class Journal:
                 return
             after = rows[-1][0]
 
-    def _event(self, db: sqlite3.Connection, run_id: int, job: Job | int | None, machine: str | None,
+    def _event(self, db: Connection, run_id: int, job: Job | int | None, machine: str | None,
                event: Event, state: JobState | None, seen: object = None) -> None:
         """Write one event (of `job`, a job or its id, or of the run) and keep it for the listeners."""
         job_id = job.id if isinstance(job, Job) else job
         at = _now()
-        cur = db.execute(
+        event_id = db.execute(
             "INSERT INTO events (run_id, job_id, at, machine, kind, state, detail) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (run_id, job_id, at, machine, kind_of(event), state.value if state else None,
-             json.dumps(event.detail(), sort_keys=True)))
+             json.dumps(event.detail(), sort_keys=True))).fetchone()[0]
         if self._listeners:
-            recorded = Recorded(int(cur.lastrowid or 0), run_id, job_id, at, machine, state, cast(AnyEvent, event))
+            recorded = Recorded(int(event_id), run_id, job_id, at, machine, state, cast(AnyEvent, event))
             self._told.append((recorded, job if isinstance(job, Job) else None, seen))
 
     # --- audit ----------------------------------------------------------------------------------
@@ -896,9 +966,8 @@ class Journal:
         with self._lock:
             try:
                 return state_problems(self._db, run_id)
-            except sqlite3.Error as exc:
-                raise JournalError(_("{path}: the journal cannot be read ({error})").format(
-                    path=self.path, error=exc)) from exc
+            except self.ERRORS as exc:
+                raise self._failure(exc, "read") from exc
 
 
 _JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt, wire_job"
@@ -915,11 +984,11 @@ def one_line(problems: Sequence[str]) -> str:
     return "; ".join(" ".join(p.split()) for p in problems)
 
 
-def state_problems(db: sqlite3.Connection, run_id: int | None = None) -> list[str]:
+def state_problems(db: Connection, run_id: int | None = None) -> list[str]:
     """What `Journal.check_consistency` finds, in one run or (None) in every run: jobs whose state is not where
     their state events end, and steps that are no legal transition."""
     only, args = ("AND j.run_id = ?", (run_id,)) if run_id is not None else ("", ())
-    jobs = db.execute(f"SELECT j.id, j.board, j.copy, j.state FROM jobs j WHERE 1 {only} ORDER BY j.id",
+    jobs = db.execute(f"SELECT j.id, j.board, j.copy, j.state FROM jobs j WHERE TRUE {only} ORDER BY j.id",
                       args).fetchall()
     steps: dict[int, list[tuple[int, str]]] = {}
     for job_id, event_id, state in db.execute(
@@ -1035,20 +1104,25 @@ def _refuse_unsound(db: sqlite3.Connection, path: str, tables: set[str]) -> None
 
 
 def schema_problem(db: sqlite3.Connection, path: str) -> str | None:
-    """Why the journal in `db` (not empty) is not one this version can read and write, or None.
-
-    A journal of a newer schema is left to the version that wrote it. One of an older schema, or without
-    every table and column of `_SCHEMA`, was written by a development version before any release: nothing
-    migrates it. A file without any of the journal's tables is not a journal at all."""
-    found = {name: {r[1] for r in db.execute(f"PRAGMA table_info({name})")} for name in _schema_columns()}
+    """Why the journal in `db` (not empty) is not one this version can read and write (`schema_verdict`), or None.
+    A file without any of the journal's tables is not a journal at all."""
+    found = {name: {r[1] for r in db.execute(f"PRAGMA table_info({name})")} for name in schema_columns()}
     if not any(found.values()):
         return _("{path}: not a journal (an SQLite file without the journal's tables)").format(path=path)
     row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() if found["meta"] else None
-    version = str(row[0]) if row is not None else None
+    return schema_verdict(found, str(row[0]) if row is not None else None, path)
+
+
+def schema_verdict(found: Mapping[str, set[str]], version: str | None, path: str) -> str | None:
+    """Why a journal with tables of these columns (`found`) and schema `version` cannot be used, or None.
+
+    A journal of a newer schema is left to the version that wrote it. One of an older schema, or without
+    every table and column of `_SCHEMA`, was written by a development version before any release: nothing
+    migrates it."""
     if version is not None and version.isdigit() and int(version) > SCHEMA_VERSION:
         return _("{path}: the journal's schema is version {version}, newer than this dealer's (version {ours}): "
                  "open it with the newer dealer that wrote it").format(path=path, version=version, ours=SCHEMA_VERSION)
-    missing = [f"{name}.{column}" for name, columns in _schema_columns().items()
+    missing = [f"{name}.{column}" for name, columns in schema_columns().items()
                for column in sorted(columns - found[name])]
     if version != str(SCHEMA_VERSION) or missing:
         what = (_("schema version {version}").format(version=version) if version is not None
@@ -1061,12 +1135,13 @@ def schema_problem(db: sqlite3.Connection, path: str) -> str | None:
 
 
 @cache
-def _schema_columns() -> dict[str, frozenset[str]]:
+def schema_columns() -> dict[str, frozenset[str]]:
     """Table -> its columns, as `_SCHEMA` makes them."""
     db = sqlite3.connect(":memory:")
     try:
         db.executescript(_SCHEMA)
-        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                  if not r[0].startswith("sqlite_")]  # SQLite's own (sqlite_sequence)
         return {name: frozenset(r[1] for r in db.execute(f"PRAGMA table_info({name})")) for name in tables}
     finally:
         db.close()

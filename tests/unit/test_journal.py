@@ -1,4 +1,5 @@
-"""The journal: job life, Law 6D2 refusal, consistency, durability across a killed writer."""
+"""The journal: job life, Law 6D2 refusal, consistency, durability across a killed writer. The tests that take
+the `place` fixture (a journal's name) hold for every store: tests/postgresql/ runs them on PostgreSQL too."""
 
 from __future__ import annotations
 
@@ -23,8 +24,14 @@ from tests.support.deals import random_deals
 
 
 @pytest.fixture
-def journal(tmp_path: Path) -> Iterator[Journal]:
-    j = Journal.open(tmp_path / "j.db")
+def place(tmp_path: Path) -> Path | str:
+    """Where the test's journal is: a file here, a database in tests/postgresql/."""
+    return tmp_path / "j.db"
+
+
+@pytest.fixture
+def journal(place: Path | str) -> Iterator[Journal]:
+    j = Journal.open(place)
     yield j
     j.close()
 
@@ -209,16 +216,15 @@ def test_threads_share_one_journal(journal: Journal) -> None:
     assert journal.check_consistency(run.id) == []
 
 
-def test_a_killed_writer_loses_no_committed_step(tmp_path: Path) -> None:
+def test_a_killed_writer_loses_no_committed_step(place: Path | str) -> None:
     """A writer process killed with SIGKILL: every step it reported committed is in the journal."""
-    path = tmp_path / "k.db"
     deals = session(n=30)
-    with Journal.open(path) as j:
+    with Journal.open(place) as j:
         run = j.begin_run("club", "s.pbn", deals, plan(deals))
     script = (
         "import sys\n"
         "from dealer.journal.store import Journal, JobState\n"
-        f"j = Journal.open({str(path)!r})\n"
+        "j = Journal.open(sys.argv[1])\n"
         "for job in j.jobs(1):\n"
         "    for s in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.VERIFIED):\n"
         "        j.advance(job.id, s, machine='m1')\n"
@@ -227,7 +233,7 @@ def test_a_killed_writer_loses_no_committed_step(tmp_path: Path) -> None:
         "        print('pause', flush=True)\n"
         "        sys.stdin.readline()\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-c", script, str(place)], stdout=subprocess.PIPE, stdin=subprocess.PIPE,
                             text=True, cwd=Path(__file__).resolve().parents[2])
     assert proc.stdout is not None
     reported = []
@@ -237,7 +243,7 @@ def test_a_killed_writer_loses_no_committed_step(tmp_path: Path) -> None:
         reported.append(line.split())
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
-    with Journal.open(path) as j:
+    with Journal.open(place) as j:
         states = {job.id: job.state.value for job in j.jobs(run.id)}
         assert j.check_consistency(run.id) == []
     last = {}

@@ -1,0 +1,139 @@
+"""The journal's guarantees on PostgreSQL: the tests of tests/unit/test_journal.py that hold for every store, run
+here on a journal in a new database of the throwaway server; and what a shared database adds: a run held by one
+controller at a time (released when its process dies), runs begun by two controllers at once checked against
+each other (Law 6D2), job numbers never given twice, a password in no message."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from dealer.core.errors import DealReused, JournalBusy, JournalError
+from dealer.journal.postgres_journal import PostgresJournal
+from dealer.journal.store import JobState, Journal, schema_columns
+from tests.support.paths import ROOT
+from tests.support.postgres import ThrowawayServer
+from tests.unit.test_journal import (  # noqa: F401  (collected here, on PostgreSQL)
+    journal,
+    plan,
+    session,
+    test_a_fault_redeals_the_same_job_as_a_new_attempt,
+    test_a_killed_writer_loses_no_committed_step,
+    test_a_run_records_its_jobs_in_order,
+    test_a_runs_events_read_a_page_at_a_time_are_its_events_in_order,
+    test_claims_from_several_machines_never_share_a_job,
+    test_claims_over_several_runs_take_them_in_the_order_given,
+    test_consistency_check_finds_a_tampered_state,
+    test_has_event_finds_a_jobs_event_by_kind,
+    test_job_life_and_illegal_steps,
+    test_law_6d2_refuses_a_deal_set_seen_in_another_run,
+    test_runs_begun_together_are_all_or_none_and_checked_against_each_other,
+    test_threads_share_one_journal,
+    test_uncertain_jobs_are_the_ones_that_may_hold_cards,
+    test_unfinished_run_and_finish,
+)
+
+
+@pytest.fixture
+def place(postgres: ThrowawayServer) -> str:
+    """A journal in a new database (its URL, with the password)."""
+    return postgres.new_database()
+
+
+def test_its_tables_have_the_columns_of_the_sqlite_journal(journal: Journal) -> None:  # noqa: F811 (the fixture)
+    assert isinstance(journal, PostgresJournal)
+    found: dict[str, set[str]] = {}
+    for table, column in journal._db.execute(
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()"):
+        found.setdefault(table, set()).add(column)
+    assert {name: frozenset(columns) for name, columns in found.items()} == schema_columns()
+
+
+def test_a_run_is_held_by_one_controller_until_its_process_dies(place: str) -> None:
+    deals = session(n=6)
+    with Journal.open(place, command="dealer deal") as first:
+        run = first.begin_run("club", "s.pbn", deals, plan(deals))
+        with Journal.open(place, command="dealer deal --resume") as second:
+            with pytest.raises(JournalBusy, match=rf"run {run.id} is held by dealer deal \({os.getpid()}@"):
+                second.hold(run.id)
+            assert isinstance(second, PostgresJournal) and set(second.held_runs()) == {run.id}
+    # held by a process killed with SIGKILL: free as soon as the server sees its connection go
+    script = ("import sys\nfrom dealer.journal.store import Journal\nj = Journal.open(sys.argv[1], create=False)\n"
+              "j.hold(1)\nprint('held', flush=True)\nsys.stdin.readline()\n")
+    holder = subprocess.Popen([sys.executable, "-c", script, place], stdout=subprocess.PIPE, stdin=subprocess.PIPE,
+                              text=True, cwd=ROOT)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with Journal.open(place, create=False) as third:
+        with pytest.raises(JournalBusy, match=rf"\({holder.pid}@"):
+            third.hold(run.id)
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait(timeout=60)
+        for _ in range(600):  # the server ends the connection when it sees it closed: no clock, a bounded wait
+            if run.id not in third.held_runs():  # type: ignore[attr-defined]
+                break
+            threading.Event().wait(0.05)
+        third.hold(run.id)
+        assert third.jobs(run.id)[0].state is JobState.PLANNED
+
+
+def test_two_controllers_beginning_one_deal_set_at_once_never_both_begin_it(place: str) -> None:
+    deals = session(n=8)
+    Journal.open(place).close()  # the tables made, so that both race for the run alone
+    journals = [Journal.open(place) for _ in range(2)]
+    results: list[object] = [None, None]
+    start = threading.Barrier(2)
+
+    def begin(k: int) -> None:
+        start.wait()
+        try:
+            results[k] = journals[k].begin_run(f"club {k}", "s.pbn", deals, plan(deals))
+        except DealReused as exc:
+            results[k] = exc
+
+    threads = [threading.Thread(target=begin, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    for j in journals:
+        j.close()
+    assert sorted(type(r).__name__ for r in results) == ["DealReused", "Run"]
+
+
+def test_two_controllers_never_give_one_job_number(place: str) -> None:
+    deals = session(n=30)
+    with Journal.open(place) as setup:
+        runs = [setup.begin_run(f"club {k}", "s.pbn", session(seed=k + 5, n=15), plan(session(seed=k + 5, n=15)))
+                for k in range(2)]
+    given: list[list[int]] = [[], []]
+    start = threading.Barrier(2)
+
+    def deal(k: int) -> None:
+        with Journal.open(place) as mine:
+            start.wait()
+            for job in mine.jobs(runs[k].id):
+                given[k].append(mine.new_dealing(job.id, "m1").wire_job)
+
+    threads = [threading.Thread(target=deal, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert len(deals) == 30 and len(given[0]) == len(given[1]) == 15
+    assert sorted(given[0] + given[1]) == list(range(1, 31))
+
+
+def test_a_password_is_in_no_message(postgres: ThrowawayServer) -> None:
+    url = postgres.url("no_such_database")
+    with pytest.raises(JournalError) as refused:
+        Journal.open(url)
+    assert postgres.password not in str(refused.value) and "no_such_database" in str(refused.value)
+    place = postgres.new_database()
+    with Journal.open(place) as opened:
+        assert isinstance(opened, PostgresJournal)
+        assert postgres.password not in opened.path and postgres.password not in repr(opened.url)
