@@ -11,6 +11,7 @@ from dealer.cli.deal import load_deals, machine_options
 from dealer.cli.reading import reading_options
 from dealer.cli.teaching import teach
 from dealer.core.errors import VerificationError
+from dealer.journal.database_url import record_place
 from dealer.language import _, n_
 
 
@@ -37,7 +38,7 @@ def run_check(args: argparse.Namespace) -> int:
     from dealer.dealing.recheck import check_boards, other_deal
 
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
-    journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
+    journal = record_place(args.journal) if args.journal else Path(args.file + ".journal")
     reports = check_boards(deals, args.port[0], args.set_name or "A", board_timeout=args.board_timeout,
                            show_cards=args.show_cards, quiet=args.quiet, journal=journal,
                            source=Path(args.file).name)

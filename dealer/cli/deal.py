@@ -22,6 +22,7 @@ from dealer.core.outfile import check_writable
 from dealer.dealing.context import RunLimits
 from dealer.dealing.run import RunOptions, RunResult, deal_session, raise_for
 from dealer.formats.reading import DEFAULT_OPTIONS, ReadOptions
+from dealer.journal.database_url import JournalPlace, record_place
 from dealer.language import N_, _
 
 
@@ -145,7 +146,7 @@ def check_report(args: argparse.Namespace) -> None:
             raise UsageError(_(said).format(report=args.report))
 
 
-def _common(args: argparse.Namespace, journal: Path, ports: list[str], title: str) -> RunOptions:
+def _common(args: argparse.Namespace, journal: JournalPlace, ports: list[str], title: str) -> RunOptions:
     limits = RunLimits(board_timeout=args.board_timeout, deal_timeout=args.deal_timeout,
                        max_attempts=args.max_attempts)
     return RunOptions(ports=ports, journal=journal, copies=args.copies or 1,
@@ -166,7 +167,7 @@ def _deal_file(args: argparse.Namespace) -> RunResult:
         raise UsageError(_("--session goes with --plan"))
     copy_set_names(args.set_name or "A", args.copies or 1)  # the labels of every copy, before the file is read
     deals = load_deals(args.file, args.boards, reading_options(args, skip_partial=False))
-    journal = Path(args.journal) if args.journal else Path(args.file + ".journal")
+    journal = record_place(args.journal) if args.journal else Path(args.file + ".journal")
     return deal_session(deals, str(Path(args.file).resolve()), _common(args, journal, args.port, args.file))
 
 
@@ -186,5 +187,5 @@ def _deal_plan(args: argparse.Namespace) -> RunResult:
                            "boards, copies, board sets, replays and machines)").format(option=given[0]))
     plan = Plan.load(args.plan)
     speak_the_plans(args, plan.event.lang)
-    journal = Path(args.journal) if args.journal else plan.event.journal
+    journal = record_place(args.journal) if args.journal else plan.event.journal
     return deal_plan(plan, _common(args, journal, [], plan.event.name), args.session)

@@ -42,14 +42,15 @@ def run(args: argparse.Namespace) -> int:
     from dealer.core.dealset import DealSet
     from dealer.core.outfile import PUBLIC_MODE, check_writable, write_text
     from dealer.journal import run_report as report
+    from dealer.journal.database_url import record_place
     from dealer.journal.dealt import dealt_deals
-    from dealer.journal.store import Journal
+    from dealer.journal.opening import journal_found, read_journal
 
-    if not Path(args.journal).is_file():
+    if not journal_found(record_place(args.journal)):
         raise JournalError(_("{journal}: no such journal").format(journal=args.journal))
     if args.output:
         check_writable(args.output, force=args.force)
-    with Journal.open_read_only(args.journal) as journal:
+    with read_journal(record_place(args.journal)) as journal:
         runs = journal.runs()
         if args.session:
             wanted = {name.casefold() for name in args.session}

@@ -195,11 +195,13 @@ def _plan_sessions(plan: Any, notes: list[str]) -> tuple[list[Any], str]:
 def _journal(path: str, plan: Any, notes: list[str]) -> tuple[list[Any], str]:
     """The deals the journal's runs dealt, each proven by the journal's hashes."""
     from dealer.core.errors import JournalError
+    from dealer.journal.database_url import is_database_url, record_place
     from dealer.journal.dealt import dealt_deals
-    from dealer.journal.store import Journal, Run
+    from dealer.journal.opening import journal_found, read_journal
+    from dealer.journal.store import Run
 
-    if not Path(path).is_file():
-        raise JournalError(_("{journal}: no such journal").format(journal=path))
+    if not journal_found(record_place(path)):
+        raise JournalError(_("{journal}: no such journal").format(journal=record_place(path)))
 
     def from_plan(run: Run) -> Any:
         if plan is None or not run.source.startswith("plan "):
@@ -210,7 +212,7 @@ def _journal(path: str, plan: Any, notes: list[str]) -> tuple[list[Any], str]:
         deals = plan.deal_set(session)
         return deals if deals.set_hash() == run.set_hash else None
 
-    with Journal.open_read_only(path) as journal:  # a live run's journal too, undisturbed
+    with read_journal(record_place(path)) as journal:  # a live run's journal too, undisturbed
         runs = dealt_deals(journal, from_plan)
     for item in runs:
         if item.deals is None:
@@ -218,7 +220,8 @@ def _journal(path: str, plan: Any, notes: list[str]) -> tuple[list[Any], str]:
                                                                         why=item.reason))
     found = [item.deals for item in runs if item.deals is not None]
     return found, n_("journal {journal} ({found} of {total} runs)", "journal {journal} ({found} of {total} runs)",
-                     len(runs)).format(journal=Path(path).name, found=len(found), total=len(runs))
+                     len(runs)).format(journal=Path(path).name if not is_database_url(path) else record_place(path),
+                                      found=len(found), total=len(runs))
 
 
 def _each_once(deals: Any, notes: list[str]) -> Any:

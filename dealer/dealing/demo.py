@@ -23,7 +23,7 @@ from dealer.dealing.run import RunOptions, RunResult, deal_session
 from dealer.journal.history import PRACTICE_FILE, DealHistory, practice_note
 from dealer.journal.lock import lock_path
 from dealer.journal.narrative import incidents
-from dealer.journal.store import Journal
+from dealer.journal.opening import open_journal, read_journal
 from dealer.language import N_, _, decimal, n_
 
 # Faults per machine (hil fault plans): `board` is the k-th dealing on that machine, `insertion` the
@@ -99,7 +99,7 @@ def _run(work: Path, boards: int, machines: int, speed: float, show_cards: bool,
         say("  " + result.summary.replace("\n", "\n  "))
         _tell_incidents(work / "session.journal", result.run_id, say)
         _checks(work, deals, result, ports, say)
-        with Journal.open(work / "session.journal", create=False, command="dealer demo") as journal:
+        with open_journal(work / "session.journal", create=False, command="dealer demo") as journal:
             journal.settle()  # a kept journal is one file: no -wal or -shm beside it
         lock_path(work / "session.journal").unlink(missing_ok=True)  # the demo's run is over, its folder its own
         say("   " + _("files: {files}").format(files=", ".join(sorted(p.name for p in work.iterdir()))))
@@ -152,7 +152,7 @@ def _machines(work: Path, count: int, speed: float, say: Any) -> list[str]:
 def _tell_incidents(journal_path: Path, run_id: int, say: Any) -> None:
     say("")
     say(_("5. How each fault was caught and resolved"))
-    with Journal.open_read_only(journal_path) as journal:
+    with read_journal(journal_path) as journal:
         found = incidents(journal, run_id)
     for incident in found:
         say(f"   - {incident.text()}")
@@ -163,7 +163,7 @@ def _tell_incidents(journal_path: Path, run_id: int, say: Any) -> None:
 def _checks(work: Path, deals: DealSet, result: RunResult, ports: list[str], say: Any) -> None:
     say("")
     say(_("6. Checks"))
-    with Journal.open_read_only(work / "session.journal") as journal:
+    with read_journal(work / "session.journal") as journal:
         problems = journal.check_consistency(result.run_id)
         given = journal.dealing_boards(result.run_id)
     say("   " + _("journal: {state}").format(state=_("consistent") if not problems else "; ".join(problems)))

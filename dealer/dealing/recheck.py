@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
-from pathlib import Path
 from typing import IO
 
 from dealer.core.dealset import DealSet
@@ -18,6 +17,7 @@ from dealer.core.errors import DeviceTimeout, JournalBusy, JournalError
 from dealer.dealing import ports
 from dealer.dealing.context import RunLimits
 from dealer.dealing.machine import BoardReading, Machine, OperatorPrompt
+from dealer.journal.database_url import DatabaseURL, JournalPlace
 from dealer.journal.lock import JournalLock
 from dealer.language import _
 from dealer.verify import PRECEDENCE, BoardFault, BoardRecount, VerificationReport, check_label, verify_board
@@ -30,7 +30,7 @@ MAX_REFUSALS = 3
 
 def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: float = RunLimits.board_timeout,
                  show_cards: bool = False, quiet: bool = False, out: IO[str] | None = None,
-                 machine: Machine | None = None, journal: Path | None = None,
+                 machine: Machine | None = None, journal: JournalPlace | None = None,
                  source: str | None = None) -> list[VerificationReport]:
     """Recount every board of `deals` (one copy, set `set_name`) on the machine at `port`, holding the lock of
     `journal` (the journal of a run that deals these boards) meanwhile: the lock, not the file, which a
@@ -46,10 +46,11 @@ def check_boards(deals: DealSet, port: str, set_name: str, *, board_timeout: flo
         return _check_all(deals, port, set_name, board_timeout, show_cards, quiet, out, machine, source)
 
 
-def _hold(journal: Path | None) -> AbstractContextManager[object]:
+def _hold(journal: JournalPlace | None) -> AbstractContextManager[object]:
     """The journal's lock; none when there is no journal and its folder takes no file (a run could not
-    write its journal there either: a deal file on a read-only medium)."""
-    if journal is None:
+    write its journal there either: a deal file on a read-only medium), nor for a journal in a database (held
+    run by run, and a check deals nothing)."""
+    if journal is None or isinstance(journal, DatabaseURL):
         return nullcontext()
     try:
         return JournalLock.acquire(journal, "dealer check")

@@ -36,6 +36,7 @@ from dealer.dealing.ports import check_url
 from dealer.dealing.progress import ProgressView, RunProgress
 from dealer.dealing.station import Station
 from dealer.dealing.transport import check_traces
+from dealer.journal.database_url import DatabaseURL, JournalPlace, record_folder, record_place
 from dealer.journal.events import Released
 from dealer.journal.failure import refused, shortage_of
 from dealer.journal.history import (
@@ -51,6 +52,7 @@ from dealer.journal.history import (
 )
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.lock import JournalLock, lock_path
+from dealer.journal.opening import journal_found, open_journal, read_journal
 from dealer.journal.store import LOST_ADVICE, Job, JobState, Journal, Run
 from dealer.language import N_, _, n_
 
@@ -60,7 +62,7 @@ class RunOptions:
     """How to deal: ports, copies, journal, resume/replay, timeouts, what to show."""
 
     ports: Sequence[str]
-    journal: Path
+    journal: JournalPlace
     copies: int = 1
     set_name: str = "A"
     resume: bool = False
@@ -159,7 +161,7 @@ def deal_session(deals: DealSet, source: str, options: RunOptions, name: str | N
     options = practice(options, options.ports)
     plan = copies_plan(deals, options.copies, options.set_name)
     try:
-        journal = Journal.open(options.journal, create=not options.resume, command="dealer deal")
+        journal = open_journal(options.journal, create=not options.resume, command="dealer deal")
     except SystemRefused as exc:
         raise with_advice(exc, None, [deals]) from exc
     with journal:
@@ -220,7 +222,7 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
             found.append(exc)
     if found:
         return found
-    journal = Path(options.journal)  # (a caller's str too)
+    journal = record_place(options.journal)  # (a caller's str too)
     held = journal_held(journal)
     if held is not None:
         return [held]
@@ -232,7 +234,7 @@ def session_problems(deals: DealSet, options: RunOptions, name: str, advice: Adv
         return [JournalError(_("{journal}: run {run} of this deal set is unfinished; {advice}").format(
             journal=journal, run=unfinished, advice=_(advice.resume)))]
     if options.resume:
-        if not journal.exists():  # said as the journal says it, with its advice
+        if isinstance(journal, Path) and not journal.exists():  # said as the journal says it, with its advice
             return [JournalError(_("{journal}: no such journal, so no run to resume{advice}").format(
                 journal=journal, advice=_(LOST_ADVICE)))]
         if unfinished is None and not finished:
@@ -260,10 +262,11 @@ def with_advice(exc: SystemRefused, journal: Journal | None, deals: Sequence[Dea
     return SystemRefused(_("{error}: once the system allows it, run the same command again").format(error=exc))
 
 
-def journal_held(journal: Path) -> DealerError | None:
-    """The error of a journal another controller holds now (one controller per journal), else None. A
-    journal never locked has no lock file: none is made to find out."""
-    if not lock_path(journal).is_file():
+def journal_held(journal: JournalPlace) -> DealerError | None:
+    """The error of a journal another controller holds now (one controller per journal file), else None. A
+    journal never locked has no lock file: none is made to find out. A journal in a database is held run by
+    run (`_runs_of` finds a run held)."""
+    if isinstance(journal, DatabaseURL) or not lock_path(journal).is_file():
         return None
     try:
         JournalLock.acquire(journal, "dealer (a check before dealing)").release()
@@ -272,14 +275,17 @@ def journal_held(journal: Path) -> DealerError | None:
     return None
 
 
-def _runs_of(journal: Path, deals: DealSet) -> tuple[int | None, bool, bool, str | None]:
+def _runs_of(journal: JournalPlace, deals: DealSet) -> tuple[int | None, bool, bool, str | None]:
     """The unfinished run of `deals` in the journal (its id, or None), whether one of them finished, whether the
-    unfinished one began (a machine took up a job of it), and its uid (None for none)."""
-    if not journal.is_file() or journal.stat().st_size == 0:
+    unfinished one began (a machine took up a job of it), and its uid (None for none). `JournalBusy` if another
+    controller holds that run (a journal in a database)."""
+    if not journal_found(journal):
         return None, False, False, None
-    with Journal.open_read_only(journal) as held:
+    with read_journal(journal) as held:
         held.check_sound()  # what a resume would find, so that both give one advice
         run = held.unfinished_run(deals.set_hash())
+        if run is not None:
+            held.refuse_held(run.id)
         finished = any(r.set_hash == deals.set_hash() and r.finished for r in held.runs())
         began = run is not None and not held.never_began(run.id)
     return (None if run is None else run.id), finished, began, (None if run is None else run.uid)
@@ -305,14 +311,14 @@ def practice(options: RunOptions, ports: Sequence[str], say: bool = True) -> Run
     (`teaching_history`, unless the practice history is given already); said once on `options.out` when `say`."""
     if options.teaching:
         given = options.history if options.practice else None
-        kept = given if given is not None else teaching_history(Path(options.journal).absolute().parent)
+        kept = given if given is not None else teaching_history(record_folder(options.journal))
         if say:
             options.out.write(teaching_note(kept) + "\n")
             options.out.flush()
         return replace(options, history=kept, practice=True)
     if options.history is not None:
         return options
-    path = practice_history(ports, Path(options.journal).absolute().parent)
+    path = practice_history(ports, record_folder(options.journal))
     if path is None:
         return options
     if say:
@@ -365,11 +371,13 @@ def _open_run(journal: Journal, deals: DealSet, source: str, plan: list[JobPlan]
         if unfinished is None:
             raise JournalError(_("{journal}: no unfinished run of this deal set to resume").format(
                 journal=journal.path))
+        journal.hold(unfinished.id)
         with DealHistory.open(options.history) as history:
             remember(history, journal, unfinished, deals, options)
         release_loaded(journal, unfinished.id)
         return unfinished.id
     if unfinished is not None and journal.never_began(unfinished.id):  # refused before anything: taken up again
+        journal.hold(unfinished.id)
         release_loaded(journal, unfinished.id)
         return unfinished.id
     if unfinished is not None:  # this process holds the journal: no other controller is dealing it

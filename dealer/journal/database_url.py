@@ -7,6 +7,7 @@ line that names the server, never the password.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit, urlunsplit
 
@@ -70,6 +71,23 @@ class DatabaseURL:
         except psycopg.Error as exc:
             raise JournalError(_("{url}: the PostgreSQL server cannot be reached: {cause}").format(
                 url=self, cause=server_reason(exc, self._text))) from None
+
+
+JournalPlace = Path | DatabaseURL
+"""Where a record (a journal, a deal history) is: a file, or a PostgreSQL database by its URL."""
+
+
+def record_place(text: str | Path | DatabaseURL) -> JournalPlace:
+    """The record `text` names: a database by its ``postgresql://`` URL, else a file."""
+    if isinstance(text, Path | DatabaseURL):
+        return text
+    return DatabaseURL(text) if is_database_url(text) else Path(text)
+
+
+def record_folder(place: JournalPlace | str) -> Path:
+    """The folder of this computer where what is kept beside a record goes (a practice history): the journal's
+    own folder, or the current folder for a record in a database."""
+    return Path.cwd() if isinstance(place, DatabaseURL) or is_database_url(place) else Path(place).absolute().parent
 
 
 def server_reason(exc: BaseException, secret: str = "") -> str:

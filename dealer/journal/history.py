@@ -26,7 +26,7 @@ from dealer.core.errors import DealReused, FormatError, JournalError
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
 from dealer.core.outfile import SECRET_MODE, write_text
 from dealer.core.structured import load_json
-from dealer.journal.database_url import DatabaseURL, is_database_url
+from dealer.journal.database_url import DatabaseURL, is_database_url, record_folder
 from dealer.journal.failure import history_failure, is_damage
 from dealer.journal.history_store import SQLITE_SCHEMA, HistoryStore, PostgresHistoryStore, SqliteHistoryStore
 from dealer.language import N_, _, n_
@@ -88,7 +88,7 @@ class HistoryChoice:
     real: HistoryPlace | None
 
     @classmethod
-    def of_run(cls, history: HistoryPlace | None, practice: bool, journal: Path,
+    def of_run(cls, history: HistoryPlace | None, practice: bool, journal: HistoryPlace,
                teaching: bool = False) -> HistoryChoice:
         """The choice of a run checked against `history`, a practice history if `practice` (none was named); a
         teaching run's `history` is its practice history, for every machine, real ones too."""
@@ -97,7 +97,7 @@ class HistoryChoice:
         if practice:
             return cls(history, history, None)
         nothing_named = history is None and named_target() is None
-        return cls(history, Path(journal).absolute().parent / PRACTICE_FILE if nothing_named else history, history)
+        return cls(history, record_folder(journal) / PRACTICE_FILE if nothing_named else history, history)
 
     def of(self, simulated: bool) -> HistoryPlace | None:
         """The history of a machine that says it is (or is not) simulated (None: this computer's)."""
@@ -331,13 +331,14 @@ class DealHistory:
 
     # --- writing ------------------------------------------------------------------------------
 
-    def record(self, deals: DealSet, *, run_uid: str, run_name: str, journal: str | Path,
+    def record(self, deals: DealSet, *, run_uid: str, run_name: str, journal: str | Path | DatabaseURL,
                replay: bool = False, boards: Iterable[int] | None = None) -> int:
         """Record the deals of a run whose dealing began (`boards`; every deal of `deals` if None), in one
         transaction; returns how many entries were new."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         host = socket.gethostname()
-        journal_text = str(Path(journal).absolute())
+        journal_text = str(journal) if isinstance(journal, DatabaseURL) or is_database_url(journal) else str(
+            Path(journal).absolute())
         if boards is not None:  # only these deals are hashed: a run records one board at a time
             deals = deals.where(np.isin(deals.boards, np.fromiter((int(b) for b in boards), dtype=np.int64)))
         rows = [Entry(h, run_uid, int(b), run_name, journal_text, host, now, replay)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import os
 import socket
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any, ClassVar, Final
 
 import psycopg
@@ -27,6 +30,10 @@ from dealer.journal.store import (
 )
 from dealer.language import N_, _
 
+OUTAGE_SECONDS: Final = 30
+"""How long a controller waits for a server that stopped answering before it stops (a restart, a network cut)."""
+RECONNECT_PAUSE: Final = 1.0
+"""Seconds between two attempts to reach the server again."""
 RUN_LOCKS: Final = 0x6465616C
 """The first key of the advisory locks of this journal (the second: a run's id, or 0 for the lock of beginning
 runs, -1 for that of making the tables)."""
@@ -95,10 +102,14 @@ class PostgresJournal(Journal):
     ERRORS: ClassVar[tuple[type[Exception], ...]] = (psycopg.Error,)
     IN_A_FILE: ClassVar[bool] = False
 
-    def __init__(self, connection: Connection, url: DatabaseURL, *, read_only: bool = False) -> None:
+    def __init__(self, connection: Statements, url: DatabaseURL, *, name: str, read_only: bool = False) -> None:
         super().__init__(connection, str(url), read_only=read_only)
+        self._db: Statements = connection
         self.url = url
+        self._name = name
+        """Who this controller is, as the server shows it to others (`hold`)."""
         self._held: set[int] = set()
+        self._reading = False
 
     @classmethod
     def open_database(cls, url: DatabaseURL, *, create: bool, command: str = "dealer",
@@ -106,7 +117,8 @@ class PostgresJournal(Journal):
         """The journal in the database `url`; its tables made there if missing and `create`, else refused
         (`JournalError`: no journal there, or none with a run to resume). `command` names this controller to
         another that finds a run held (with its process and computer)."""
-        db = url.connect(application_name=f"{command} ({os.getpid()}@{socket.gethostname()})")
+        name = f"{command} ({os.getpid()}@{socket.gethostname()})"
+        db = url.connect(application_name=name)
         try:
             found = db.execute("SELECT to_regclass('runs') IS NOT NULL").fetchone()
             if not (found and found[0]):
@@ -132,21 +144,91 @@ class PostgresJournal(Journal):
         except BaseException:
             db.close()
             raise
-        return cls(Statements(db), url, read_only=read_only)
+        return cls(Statements(db), url, name=name, read_only=read_only)
+
+    @staticmethod
+    def found_in(url: DatabaseURL) -> bool:
+        """Whether the database holds a journal (its tables); `JournalError` if the server cannot be reached."""
+        with url.connect() as db:
+            try:
+                found = db.execute("SELECT to_regclass('runs') IS NOT NULL").fetchone()
+            except psycopg.Error as exc:
+                raise JournalError(_(_CANNOT["read"]).format(path=url, cause=server_reason(exc))) from None
+        return bool(found and found[0])
 
     def _begin_write(self) -> None:
-        self._db.execute("BEGIN")
+        self._begin("BEGIN")
 
     def _begin_read(self) -> None:
-        self._db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        self._begin("BEGIN ISOLATION LEVEL REPEATABLE READ")
+
+    def _begin(self, statement: str) -> None:
+        """Begin a transaction; a connection the server dropped since the last one (an outage, a restart) is made
+        again first (`_reconnect`): no transaction was open on it, so nothing was lost with it."""
+        try:
+            self._db.execute(statement)
+        except psycopg.OperationalError:
+            if not self._db.connection.broken:
+                raise
+            self._reconnect()
+            self._db.execute(statement)
+
+    def _query(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        """One read, read again on a connection made again if the server had dropped this one (a read changes
+        nothing: reading again is safe), unless it was a read of one `reading` block."""
+        with self._lock:
+            try:
+                return super()._query(sql, args)
+            except JournalError:
+                if self._reading or not self._db.connection.broken:
+                    raise
+            self._reconnect()
+            return super()._query(sql, args)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._lock:
+            self._reading = True
+            try:
+                with super().reading():
+                    yield
+            finally:
+                self._reading = False
+
+    def _reconnect(self) -> None:
+        """A new connection, waiting up to `OUTAGE_SECONDS` for the server to answer, holding again every run this
+        controller held (`JournalBusy` if another took one meanwhile); `JournalError` once the wait is over."""
+        deadline = time.monotonic() + OUTAGE_SECONDS
+        with suppress(psycopg.Error):
+            self._db.connection.close()
+        while True:
+            try:
+                connection = self.url.connect(application_name=self._name)
+                break
+            except JournalError:
+                if time.monotonic() >= deadline:
+                    raise JournalError(_("{url}: the PostgreSQL server has not answered for {seconds} s; nothing more "
+                                         "is dealt. Once it answers, {advice}").format(
+                        url=self.url, seconds=OUTAGE_SECONDS, advice=self._advice())) from None
+                time.sleep(RECONNECT_PAUSE)
+        self._db.connection = connection
+        held, self._held = self._held, set()
+        for run_id in sorted(held):
+            self.hold(run_id)
+
+    def _advice(self) -> str:
+        return (_("continue with --resume") if self._held else _("run the same command again"))
 
     def _committed(self, checkpoint: bool) -> None:
         """Nothing: a commit is the server's, on its disk (``synchronous_commit``) before it returns."""
 
     def _failure(self, exc: Exception, verb: str) -> JournalError:
+        if isinstance(exc, JournalError):
+            return exc
         if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
-            return JournalError(_("{url}: the PostgreSQL server cannot be reached: {cause}").format(
-                url=self.url, cause=server_reason(exc)))
+            return JournalError(_("{url}: the connection to the PostgreSQL server was lost during a step ({cause}); "
+                                  "nothing more is dealt. Once it answers, {advice}").format(
+                url=self.url, cause=server_reason(exc), advice=self._advice()))
         return JournalError(_(_CANNOT.get(verb, _CANNOT["read"])).format(path=self.url, cause=server_reason(exc)))
 
     def _next_dealing(self, db: Connection) -> int:
@@ -171,11 +253,19 @@ class PostgresJournal(Journal):
             except psycopg.Error as exc:
                 raise self._failure(exc, "read") from exc
         if not taken:
-            raise JournalBusy(_(
-                "{journal}: run {run} is held by {who}. One controller per run: wait until it ends, or stop that "
-                "process, before running another command on this run (a read-only `dealer report` may run meanwhile)"
-            ).format(journal=self.url, run=run_id, who=holder or _("another controller")))
+            raise self._busy(run_id, holder)
         self._held.add(run_id)
+
+    def refuse_held(self, run_id: int) -> None:
+        holders = {} if run_id in self._held else self.held_runs()
+        if run_id in holders:
+            raise self._busy(run_id, holders[run_id])
+
+    def _busy(self, run_id: int, holder: str | None) -> JournalBusy:
+        return JournalBusy(_(
+            "{journal}: run {run} is held by {who}. One controller per run: wait until it ends, or stop that "
+            "process, before running another command on this run (a read-only `dealer report` may run meanwhile)"
+        ).format(journal=self.url, run=run_id, who=holder or _("another controller")))
 
     def _holder(self, run_id: int) -> str | None:
         rows = self._db.execute(

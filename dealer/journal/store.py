@@ -23,7 +23,6 @@ from typing import Any, ClassVar, Final, Protocol, cast
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalDamaged, JournalError, SystemRefused
 from dealer.core.links import IsALinkError, create_private, database_files, first_link, link_text
-from dealer.journal.database_url import DatabaseURL, as_url, is_database_url
 from dealer.journal.events import (
     AnyEvent,
     Dealing,
@@ -289,7 +288,7 @@ class Journal:
         """The events of the transaction in hand, handed to the listeners once it is committed."""
 
     @classmethod
-    def open(cls, path: str | Path | DatabaseURL, *, create: bool = True, command: str = "dealer",
+    def open(cls, path: str | Path, *, create: bool = True, command: str = "dealer",
              lock: JournalLock | None = None) -> Journal:
         """Open a journal to write, holding its lock until `close` (`JournalBusy` if a live process holds it).
 
@@ -300,9 +299,6 @@ class Journal:
         journal's lock, taken already by the caller (to hold the journal while it checks what it is about
         to do); the journal then owns it.
         """
-        if is_database_url(path):
-            from dealer.journal.postgres_journal import PostgresJournal
-            return PostgresJournal.open_database(as_url(path), create=create, command=command)
         path = str(path)
         if path == ":memory:":
             return cls(_connect(path, path, create=True), path)
@@ -337,13 +333,10 @@ class Journal:
         return cls(db, path, lock=lock)
 
     @classmethod
-    def open_read_only(cls, path: str | Path | DatabaseURL) -> Journal:
+    def open_read_only(cls, path: str | Path) -> Journal:
         """Open a journal to read (a report): no lock taken, nothing written, a live run undisturbed. A
         reader writes SQLite's -shm side file, and SQLite puts the side files of a linked journal beside
         its target: a symbolic link at the journal or a side file is refused here too."""
-        if is_database_url(path):
-            from dealer.journal.postgres_journal import PostgresJournal
-            return PostgresJournal.open_database(as_url(path), create=False, read_only=True)
         path = str(path)
         link = first_link(database_files(path))
         if link is not None:
@@ -484,6 +477,10 @@ class Journal:
 
     def _serialize_runs(self, db: Connection) -> None:
         """Within a write transaction: no other controller begins runs until it ends (one writer already)."""
+
+    def refuse_held(self, run_id: int) -> None:
+        """`JournalBusy` if another controller holds run `run_id` now. A journal file is held whole: whoever opened
+        it to write holds every run, and a reader finds that by its lock (`dealer.journal.lock`)."""
 
     def hold(self, run_id: int) -> None:
         """Hold run `run_id` for this controller until the journal is closed (`JournalBusy` naming the holder if

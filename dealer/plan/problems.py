@@ -7,12 +7,13 @@ shows them all.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from dealer.core.errors import DealerError, DealReused, JournalError, PreparedBoards, UsageError
 from dealer.dealing import ports
+from dealer.journal.database_url import JournalPlace
 from dealer.journal.history import DealHistory, HistoryPlace, check_reuse, named_target, never_made_practice, own_path
-from dealer.journal.store import Journal, Run
+from dealer.journal.opening import journal_found, read_journal
+from dealer.journal.store import Run
 from dealer.language import N_, _
 from dealer.plan.congress import Plan
 from dealer.plan.model import PlanError, Session
@@ -63,12 +64,12 @@ def prepared_problems(plan: Plan, sessions: Sequence[Session]) -> list[PreparedB
     return refused
 
 
-def journal_runs(path: Path) -> list[Run]:
+def journal_runs(path: JournalPlace) -> list[Run]:
     """The runs a journal holds; none if there is no journal yet (nothing is created to find out). Read
     without taking the journal: a live run's journal too, undisturbed."""
-    if not path.is_file() or path.stat().st_size == 0:
+    if not journal_found(path):
         return []
-    with Journal.open_read_only(path) as journal:
+    with read_journal(path) as journal:
         journal.check_sound()  # as a resume would find it: one advice
         return journal.runs()
 

@@ -25,6 +25,7 @@ from dealer.dealing.run import (
 from dealer.dealing.transport import check_traces
 from dealer.journal.history import DealHistory, check_reuse
 from dealer.journal.lock import JournalLock
+from dealer.journal.opening import open_journal
 from dealer.journal.store import Journal, Run, RunSpec
 from dealer.language import _
 from dealer.plan import Plan, Session
@@ -43,7 +44,8 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
         raise refused[0]
     if plan.event.teaching:
         options = replace(options, teaching=True)
-    lock = JournalLock.acquire(options.journal, "dealer deal --plan")  # first: a live run is named, nothing else
+    # first: a live run is named, nothing else (a journal in a database is held run by run, as each is opened)
+    lock = JournalLock.acquire(options.journal, "dealer deal --plan") if isinstance(options.journal, Path) else None
     try:
         options = practice(options, [m.url for m in plan.machines])
         found = check.problems(plan, chosen, check.journal_runs(options.journal), resume=options.resume,
@@ -52,7 +54,8 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
             raise found[0]
         check_traces(m.url for m in plan.machines)
     except BaseException:
-        lock.release()
+        if lock is not None:
+            lock.release()
         raise
     deal_sets = {s.name: plan.deal_set(s) for s in chosen}
     options = replace(options, ports=[m.url for m in plan.machines],
@@ -60,10 +63,11 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     try:
         check_run_options(options)
     except BaseException:
-        lock.release()
+        if lock is not None:
+            lock.release()
         raise
     try:
-        journal = Journal.open(options.journal, create=not options.resume, lock=lock)
+        journal = open_journal(options.journal, create=not options.resume, lock=lock)
     except SystemRefused as exc:
         raise with_advice(exc, None, list(deal_sets.values())) from exc
     with journal:

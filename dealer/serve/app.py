@@ -30,7 +30,7 @@ from dealer.core.structured import StructureError, load_json
 from dealer.journal import run_report as report
 from dealer.journal.dealt import dealt_deals
 from dealer.journal.events import title_said
-from dealer.journal.store import Journal
+from dealer.journal.opening import read_journal
 from dealer.language import _, speaking
 from dealer.printing.code128 import bar_widths
 from dealer.printing.handview import board_views
@@ -285,7 +285,7 @@ async def _upload(request: Request) -> Response:
 def _runs_listed(console: Console) -> list[dict[str, Any]]:
     listed = []
     for j, path in enumerate(console.runs.journals()):
-        with Journal.open_read_only(path) as journal:
+        with read_journal(path) as journal:
             listed += [{"j": j, "journal": path.name, "id": r.id, "name": r.name, "finished": r.finished}
                        for r in journal.runs()]
     return listed
@@ -300,7 +300,7 @@ def _chosen(console: Console, request: Request) -> tuple[Path, int] | None:
 
 
 def _report_data(path: Path, run: int, workdir: Path) -> dict[str, Any]:
-    with Journal.open_read_only(path) as journal:
+    with read_journal(path) as journal:
         rep = report.build(journal, [run])
         rates = charts.rate_series(journal.each_event(run))
         name = journal.run(run).name
@@ -329,7 +329,7 @@ async def _report(request: Request) -> Response:
 
 
 def _download_body(path: Path, run: int, kind: str, unlocked: bool) -> tuple[bytes, str, str]:
-    with Journal.open_read_only(path) as journal:
+    with read_journal(path) as journal:
         held = journal.run(run)
         stem = f"{Path(held.name).stem or 'run'}-run{run}"
         if kind == "csv":

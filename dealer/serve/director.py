@@ -36,6 +36,7 @@ from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError
 from dealer.journal.dealt import Lookup, dealt_deals
+from dealer.journal.opening import read_journal
 from dealer.journal.store import JobState, Journal, Run
 from dealer.language import _, said_from, speaking
 from dealer.plan import Plan
@@ -247,7 +248,7 @@ def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Pat
     lookup = plan_lookup(workdir) if workdir is not None else None
     found: list[BoardDealing] = []
     for path in journals:
-        with Journal.open_read_only(path) as journal:
+        with read_journal(path) as journal:
             held = _dealt_into(journal, set_name, board)
             if not held:
                 continue

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from dealer.core.errors import DealerError
 from dealer.dealing.progress import RunProgress
+from dealer.journal.opening import read_journal
 from dealer.journal.run_report import RunReport
 from dealer.journal.store import Journal
 from dealer.serve.figures import SHOWN, FiguresFold, grid_cells, room_figures
@@ -29,7 +30,7 @@ Cell = tuple[int, str, str, int, int]
 
 def read_grid(journal_path: Path, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """Every job of the runs (default: all the journal's), each with the room's name of its state."""
-    with Journal.open_read_only(journal_path) as journal:
+    with read_journal(journal_path) as journal:
         return grid_of(journal, run_ids)
 
 
@@ -60,7 +61,7 @@ def room_reading(journal: Journal, run_ids: Sequence[int] | None = None,
 def read_room(journal_path: Path, run_ids: Sequence[int] | None = None) -> tuple[list[dict[str, Any]],
                                                                                 dict[str, Any]]:
     """`room_reading` of a journal file."""
-    with Journal.open_read_only(journal_path) as journal:
+    with read_journal(journal_path) as journal:
         return room_reading(journal, run_ids)
 
 
@@ -122,7 +123,7 @@ class GridWatcher:
             return self._live(self.progress)
         try:
             if self.journal_path.is_file():
-                with Journal.open_read_only(self.journal_path) as journal:
+                with read_journal(self.journal_path) as journal:
                     return self._folded(journal)
         except DealerError:
             pass
@@ -132,7 +133,7 @@ class GridWatcher:
         """The fold of the run's events (`dealer.serve.figures.FiguresFold`) as the journal holds them now, going
         on from the last reading; None if the journal cannot be read."""
         try:
-            with Journal.open_read_only(self.journal_path) as journal:
+            with read_journal(self.journal_path) as journal:
                 self._folded(journal)
         except DealerError:
             return None
@@ -155,7 +156,7 @@ class GridWatcher:
                 if self._journal is None:
                     if not self.journal_path.is_file():
                         return
-                    self._journal = Journal.open_read_only(self.journal_path)
+                    self._journal = read_journal(self.journal_path)
                 cells, shown = self._folded(self._journal)
             except (DealerError, sqlite3.Error):  # read again at the next event
                 return
@@ -183,7 +184,7 @@ class GridWatcher:
 def unfinished_runs(journal_path: Path) -> list[int] | None:
     """The runs of the journal not finished yet (those a run just begun or resumed deals); None if none."""
     try:
-        with Journal.open_read_only(journal_path) as journal:
+        with read_journal(journal_path) as journal:
             ids = [r.id for r in journal.runs() if not r.finished]
     except DealerError:
         return None

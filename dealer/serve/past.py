@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.journal.events import Event, title_said
-from dealer.journal.store import Journal
+from dealer.journal.opening import read_journal
 from dealer.language import Later
 from dealer.verify.fault_table import law_said
 
@@ -29,7 +29,7 @@ def fault_entries(event: Event) -> list[dict[str, Later]]:
 def journal_faults(path: Path, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """The faults of the runs (default: every run of the journal) in the order they happened."""
     found: list[dict[str, Any]] = []
-    with Journal.open_read_only(path) as journal:
+    with read_journal(path) as journal:
         runs = {r.id: r for r in journal.runs()}
         for run_id in run_ids if run_ids is not None else list(runs):
             jobs = {job.id: job for job in journal.jobs(run_id)}

@@ -34,7 +34,7 @@ from dealer.journal.history import (
     teaching_history,
     teaching_note,
 )
-from dealer.journal.store import Journal
+from dealer.journal.opening import read_journal
 from dealer.language import N_, _, n_
 from dealer.plan import Plan
 from dealer.plan import problems as plan_check
@@ -177,7 +177,7 @@ def _check_journal_free(checked: Checked) -> None:
 def _unfinished(journal: Path, deals: DealSet) -> int | None:
     if not journal.is_file() or journal.stat().st_size == 0:
         return None
-    with Journal.open_read_only(journal) as held:
+    with read_journal(journal) as held:
         held.check_sound()  # as a resume would find it: one advice
         run = held.unfinished_run(deals.set_hash())
     return None if run is None else run.id

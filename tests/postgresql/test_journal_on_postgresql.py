@@ -14,6 +14,7 @@ import threading
 import pytest
 
 from dealer.core.errors import DealReused, JournalBusy, JournalError
+from dealer.journal.opening import open_journal
 from dealer.journal.postgres_journal import PostgresJournal
 from dealer.journal.store import JobState, Journal, schema_columns
 from tests.support.paths import ROOT
@@ -56,19 +57,20 @@ def test_its_tables_have_the_columns_of_the_sqlite_journal(journal: Journal) -> 
 
 def test_a_run_is_held_by_one_controller_until_its_process_dies(place: str) -> None:
     deals = session(n=6)
-    with Journal.open(place, command="dealer deal") as first:
+    with open_journal(place, command="dealer deal") as first:
         run = first.begin_run("club", "s.pbn", deals, plan(deals))
-        with Journal.open(place, command="dealer deal --resume") as second:
+        with open_journal(place, command="dealer deal --resume") as second:
             with pytest.raises(JournalBusy, match=rf"run {run.id} is held by dealer deal \({os.getpid()}@"):
                 second.hold(run.id)
             assert isinstance(second, PostgresJournal) and set(second.held_runs()) == {run.id}
     # held by a process killed with SIGKILL: free as soon as the server sees its connection go
-    script = ("import sys\nfrom dealer.journal.store import Journal\nj = Journal.open(sys.argv[1], create=False)\n"
-              "j.hold(1)\nprint('held', flush=True)\nsys.stdin.readline()\n")
+    script = ("import sys\nfrom dealer.journal.opening import open_journal\n"
+              "j = open_journal(sys.argv[1], create=False)\nj.hold(1)\nprint('held', flush=True)\n"
+              "sys.stdin.readline()\n")
     holder = subprocess.Popen([sys.executable, "-c", script, place], stdout=subprocess.PIPE, stdin=subprocess.PIPE,
                               text=True, cwd=ROOT)
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-    with Journal.open(place, create=False) as third:
+    with open_journal(place, create=False) as third:
         with pytest.raises(JournalBusy, match=rf"\({holder.pid}@"):
             third.hold(run.id)
         os.kill(holder.pid, signal.SIGKILL)
@@ -83,8 +85,8 @@ def test_a_run_is_held_by_one_controller_until_its_process_dies(place: str) -> N
 
 def test_two_controllers_beginning_one_deal_set_at_once_never_both_begin_it(place: str) -> None:
     deals = session(n=8)
-    Journal.open(place).close()  # the tables made, so that both race for the run alone
-    journals = [Journal.open(place) for _ in range(2)]
+    open_journal(place).close()  # the tables made, so that both race for the run alone
+    journals = [open_journal(place) for _ in range(2)]
     results: list[object] = [None, None]
     start = threading.Barrier(2)
 
@@ -107,14 +109,14 @@ def test_two_controllers_beginning_one_deal_set_at_once_never_both_begin_it(plac
 
 def test_two_controllers_never_give_one_job_number(place: str) -> None:
     deals = session(n=30)
-    with Journal.open(place) as setup:
+    with open_journal(place) as setup:
         runs = [setup.begin_run(f"club {k}", "s.pbn", session(seed=k + 5, n=15), plan(session(seed=k + 5, n=15)))
                 for k in range(2)]
     given: list[list[int]] = [[], []]
     start = threading.Barrier(2)
 
     def deal(k: int) -> None:
-        with Journal.open(place) as mine:
+        with open_journal(place) as mine:
             start.wait()
             for job in mine.jobs(runs[k].id):
                 given[k].append(mine.new_dealing(job.id, "m1").wire_job)
@@ -131,9 +133,9 @@ def test_two_controllers_never_give_one_job_number(place: str) -> None:
 def test_a_password_is_in_no_message(postgres: ThrowawayServer) -> None:
     url = postgres.url("no_such_database")
     with pytest.raises(JournalError) as refused:
-        Journal.open(url)
+        open_journal(url)
     assert postgres.password not in str(refused.value) and "no_such_database" in str(refused.value)
     place = postgres.new_database()
-    with Journal.open(place) as opened:
+    with open_journal(place) as opened:
         assert isinstance(opened, PostgresJournal)
         assert postgres.password not in opened.path and postgres.password not in repr(opened.url)

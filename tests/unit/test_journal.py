@@ -19,6 +19,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealReused, JournalError
 from dealer.journal.events import CardsShown, Dealing, EventKind, RecountFault, Redeal, Scanned
 from dealer.journal.jobplan import JobPlan
+from dealer.journal.opening import open_journal
 from dealer.journal.store import Job, JobState, Journal
 from tests.support.deals import random_deals
 
@@ -31,7 +32,7 @@ def place(tmp_path: Path) -> Path | str:
 
 @pytest.fixture
 def journal(place: Path | str) -> Iterator[Journal]:
-    j = Journal.open(place)
+    j = open_journal(place)
     yield j
     j.close()
 
@@ -219,12 +220,13 @@ def test_threads_share_one_journal(journal: Journal) -> None:
 def test_a_killed_writer_loses_no_committed_step(place: Path | str) -> None:
     """A writer process killed with SIGKILL: every step it reported committed is in the journal."""
     deals = session(n=30)
-    with Journal.open(place) as j:
+    with open_journal(place) as j:
         run = j.begin_run("club", "s.pbn", deals, plan(deals))
     script = (
         "import sys\n"
-        "from dealer.journal.store import Journal, JobState\n"
-        "j = Journal.open(sys.argv[1])\n"
+        "from dealer.journal.opening import open_journal\n"
+        "from dealer.journal.store import JobState\n"
+        "j = open_journal(sys.argv[1])\n"
         "for job in j.jobs(1):\n"
         "    for s in (JobState.LOADED, JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.VERIFIED):\n"
         "        j.advance(job.id, s, machine='m1')\n"
@@ -243,7 +245,7 @@ def test_a_killed_writer_loses_no_committed_step(place: Path | str) -> None:
         reported.append(line.split())
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
-    with Journal.open(place) as j:
+    with open_journal(place) as j:
         states = {job.id: job.state.value for job in j.jobs(run.id)}
         assert j.check_consistency(run.id) == []
     last = {}
