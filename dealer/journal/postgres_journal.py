@@ -14,6 +14,7 @@ from contextlib import contextmanager, suppress
 from typing import Any, ClassVar, Final
 
 import psycopg
+import psycopg.errors
 from psycopg.pq import TransactionStatus
 
 from dealer.core.errors import JournalBusy, JournalDamaged, JournalError
@@ -34,6 +35,9 @@ OUTAGE_SECONDS: Final = 30
 """How long a controller waits for a server that stopped answering before it stops (a restart, a network cut)."""
 RECONNECT_PAUSE: Final = 1.0
 """Seconds between two attempts to reach the server again."""
+HOLD_WAIT: Final = 5.0
+"""Seconds a controller waits for a run another holds before it is refused: the server lets go the runs of a
+controller that died as soon as it sees its connection closed, which can take a moment."""
 RUN_LOCKS: Final = 0x6465616C
 """The first key of the advisory locks of this journal (the second: a run's id, or 0 for the lock of beginning
 runs, -1 for that of making the tables)."""
@@ -249,6 +253,8 @@ class PostgresJournal(Journal):
         with self._lock:
             try:
                 taken = self._db.execute("SELECT pg_try_advisory_lock(?, ?)", (RUN_LOCKS, run_id)).fetchone()[0]
+                if not taken and not self._db.in_transaction:
+                    taken = self._wait_for(run_id)
                 holder = None if taken else self._holder(run_id)
             except psycopg.Error as exc:
                 raise self._failure(exc, "read") from exc
@@ -256,10 +262,29 @@ class PostgresJournal(Journal):
             raise self._busy(run_id, holder)
         self._held.add(run_id)
 
+    def _wait_for(self, run_id: int) -> bool:
+        """Wait up to `HOLD_WAIT` for run `run_id` to be let go, and hold it: whether it was."""
+        self._db.execute(f"SET lock_timeout = {int(HOLD_WAIT * 1000)}")
+        try:
+            self._db.execute("SELECT pg_advisory_lock(?, ?)", (RUN_LOCKS, run_id))
+            return True
+        except psycopg.errors.LockNotAvailable:
+            return False
+        finally:
+            self._db.execute("RESET lock_timeout")
+
     def refuse_held(self, run_id: int) -> None:
-        holders = {} if run_id in self._held else self.held_runs()
-        if run_id in holders:
-            raise self._busy(run_id, holders[run_id])
+        if run_id in self._held or run_id not in self.held_runs():
+            return
+        with self._lock:
+            try:
+                if self._wait_for(run_id):  # its holder died: let go at once, for the controller to come
+                    self._db.execute("SELECT pg_advisory_unlock(?, ?)", (RUN_LOCKS, run_id))
+                    return
+                holder = self._holder(run_id)
+            except psycopg.Error as exc:
+                raise self._failure(exc, "read") from exc
+        raise self._busy(run_id, holder)
 
     def _busy(self, run_id: int, holder: str | None) -> JournalBusy:
         return JournalBusy(_(

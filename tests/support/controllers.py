@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from dealer.core.dealset import DealSet
 from dealer.dealing import sim_ports
-from dealer.journal.store import Journal
+from dealer.journal.opening import read_journal
 from hil import PtySimulator
 from tests.support.deals import random_deal_set
 from tests.support.paths import ROOT
@@ -99,10 +99,10 @@ def kill(proc: subprocess.Popen[str]) -> str:
     return err or ""
 
 
-def run_state(journal: Path) -> tuple[bool, bool]:
-    """(a run exists, the last one is finished), read without taking the journal."""
+def run_state(journal: Path | str) -> tuple[bool, bool]:
+    """(a run exists, the last one is finished), read without taking the journal (a file, or a database's URL)."""
     try:
-        with Journal.open_read_only(journal) as j:
+        with read_journal(journal) as j:
             runs = j.runs()
     except Exception:  # no journal yet, or one that holds no run
         return False, False
@@ -158,9 +158,9 @@ class Killings(NamedTuple):
     said: list[str]
 
 
-def kill_and_resume(controller: Callable[[bool], subprocess.Popen[str]], sim: PtySimulator, journal: Path,
+def kill_and_resume(controller: Callable[[bool], subprocess.Popen[str]], sim: PtySimulator, journal: Path | str,
                     rng: random.Random, *, kills: int, window: float,
-                    state: Callable[[Path], tuple[bool, bool]] = run_state,
+                    state: Callable[[Path | str], tuple[bool, bool]] = run_state,
                     after_kill: Callable[[int], None] | None = None,
                     refused: Callable[[Ended], bool] | None = None) -> Killings:
     """Start the controller (`controller(resume)`, resuming once a run exists), let it talk to the machine,

@@ -33,6 +33,7 @@ import numpy as np
 from dealer import formats
 from dealer.core.errors import DealReused
 from dealer.journal.history import DealHistory, check_reuse
+from dealer.journal.opening import open_journal
 from dealer.journal.store import JobState, Journal
 from hil import PtySimulator, SimConfig
 from tests.support.controllers import Ended, deal_set, kill_and_resume, start
@@ -61,13 +62,13 @@ class Loop:
                 + f" {len(self.problems)} problems")
 
 
-def _judge(loop: Loop, sim: PtySimulator, journal: Path, deals_path: Path, boards: int) -> None:
+def _judge(loop: Loop, sim: PtySimulator, journal: Path | str, deals_path: Path, boards: int) -> None:
     """The machine's ledger and the journal, read after the loop, into `loop`."""
     assert sim.device is not None
     ledger = sim.device.ledger
     held = {b.label.decode(): b for b in sim.device.room.rack.in_use()}
     deals = formats.read_file(deals_path)
-    with Journal.open(journal) as j:
+    with open_journal(journal) as j:
         (run,) = j.runs()
         if not run.finished:
             loop.problems.append("the run did not finish")
@@ -91,12 +92,14 @@ def _judge(loop: Loop, sim: PtySimulator, journal: Path, deals_path: Path, board
             loop.problems.append(f"board {item.board} holds the wrong cards")
 
 
-def kills_alone(folder: Path, kills: int, seed: int = 20261129, boards: int = 24) -> Loop:
-    """`kills` kills within a second of each controller talking to the machine, nothing else damaged."""
+def kills_alone(folder: Path, kills: int, seed: int = 20261129, boards: int = 24, *,
+                journal_at: str | None = None) -> Loop:
+    """`kills` kills within a second of each controller talking to the machine, nothing else damaged; the journal
+    a file in `folder`, or the database of `journal_at` (a URL)."""
     rng = random.Random(seed)
     deal_file = folder / "session.pbn"
     formats.write_file(deal_file, deal_set(11, boards))
-    journal = folder / "session.journal"
+    journal = journal_at if journal_at is not None else folder / "session.journal"
     sim = PtySimulator(SimConfig(speed=SPEED, seed=4), link=folder / "machine")
     sim.start()
     loop = Loop(boards=boards)
@@ -114,9 +117,10 @@ def kills_alone(folder: Path, kills: int, seed: int = 20261129, boards: int = 24
     return loop
 
 
-def _run_state_of_a_copy(journal: Path) -> tuple[bool, bool]:
-    """(a run exists, it is finished), read from a copy of the journal and its side files, so that the
+def _run_state_of_a_copy(place: Path | str) -> tuple[bool, bool]:
+    """(a run exists, it is finished), read from a copy of the journal file and its side files, so that the
     controller itself meets the damaged files."""
+    journal = Path(place)
     if not journal.exists():
         return False, False
     with tempfile.TemporaryDirectory() as copy:
