@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,11 @@ from dealer.cli.history import history_option, history_target
 from dealer.cli.live import add_view_option, task_progress
 from dealer.cli.options import speak_the_plans
 from dealer.core.boards import format_board_range
+from dealer.journal.database_url import JournalPlace, record_place
+from dealer.journal.events import EventKind, RunTaken
 from dealer.journal.history import HistoryPlace, practice_history, practice_note, teaching_history, teaching_note
+from dealer.journal.opening import read_journal
+from dealer.journal.store import Run
 from dealer.language import N_, _, n_, said_from
 from dealer.plan import DealingOrder, Plan, PlanError, Session
 from dealer.plan import problems as check
@@ -35,6 +40,8 @@ def register(sub: Any) -> None:
     p.add_argument("plan", metavar="PLAN.toml", help=_("the plan file (see examples/congress.toml)"))
     p.add_argument("--generate", action="store_true",
                    help=_("write the deal files of fresh sessions that do not exist yet (never replaces one)"))
+    p.add_argument("--journal", metavar="JOURNAL",
+                   help=_("the journal of the plan's runs, if not the plan's own (a room's: postgresql://...)"))
     add_view_option(p)
     history_option(p)
     p.set_defaults(func=run)
@@ -76,15 +83,19 @@ def run(args: argparse.Namespace) -> int:
         if practice is not None:
             print(practice_note(practice))
     history = practice or history
-    runs = check.journal_runs(plan.event.journal)
+    journal = record_place(args.journal) if args.journal else plan.event.journal
+    runs = check.journal_runs(journal)
+    elsewhere = check.held_elsewhere(journal)
+    for line in session_states(plan, journal, runs, elsewhere):
+        print(line)
     _problems, history_notes = check.history_problems(plan, plan.sessions, runs, history)
     for note in notes + history_notes:
         print(_("note: {note}").format(note=note.text()))
-    found = check.problems(plan, runs=runs, history=history)
+    found = check.problems(plan, runs=runs, history=history, journal=str(journal), elsewhere=elsewhere)
     if not found:
         if plan.sessions and all(check.finished(check.session_run(plan, s, runs)) for s in plan.sessions):
             print(_("every session of the plan is dealt already (its journal {journal}): nothing left to deal").format(
-                journal=plan.event.journal))
+                journal=journal))
             return 0
         print(_("ready to deal: dealer deal --plan {plan}").format(plan=args.plan))
         return 0
@@ -96,6 +107,32 @@ def run(args: argparse.Namespace) -> int:
     raise type(first)(n_("{plan}: {count} problem to put right before dealing (listed above)",
                          "{plan}: {count} problems to put right before dealing (listed above)", len(found)).format(
         plan=args.plan, count=len(found)))
+
+
+def session_states(plan: Plan, journal: JournalPlace, runs: Sequence[Run], held: Mapping[int, str]) -> list[str]:
+    """Where each session of the plan stands in its journal, once one is begun: dealt, being dealt (by whom, in a
+    room: `held`), stopped before its end, or not begun; who took it last, where the journal says (a room's)."""
+    begun = {s.name: run for s in plan.sessions if (run := check.session_run(plan, s, runs)) is not None}
+    if not begun:
+        return []
+    with read_journal(journal) as reading:
+        takers = {run.id: taken.event.controller for run in begun.values()
+                  if (taken := reading.last_event(run.id, EventKind.RUN_TAKEN)) is not None
+                  and isinstance(taken.event, RunTaken)}
+    lines = [_("sessions in the journal {journal}:").format(journal=journal)]
+    for session in plan.sessions:
+        run = begun.get(session.name)
+        if run is None:
+            said = _("not begun")
+        elif run.finished:
+            said = (_("dealt (run {run}) by {controller}") if run.id in takers else _("dealt (run {run})")).format(
+                run=run.id, controller=takers.get(run.id))
+        elif run.id in held:
+            said = _("being dealt by {controller} (run {run})").format(controller=held[run.id], run=run.id)
+        else:
+            said = _("stopped before its end (run {run}): continue it with --resume").format(run=run.id)
+        lines.append("  " + _("{session}: {state}").format(session=session.name, state=said))
+    return lines
 
 
 def _generate(plan: Plan, plain: bool) -> None:

@@ -412,9 +412,10 @@ def release_loaded(journal: Journal, run_id: int) -> None:
 
 
 def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunOptions,
-            extra: dict[str, Any] | None = None) -> RunResult:
+            extra: dict[str, Any] | None = None, *, reported_with: Sequence[int] = ()) -> RunResult:
     """Deal the jobs of `runs` (run id, its deal set), in that order, from one queue on every machine of
-    `options`; finish each run whose jobs are all verified; write the report file if one is asked for.
+    `options`; finish each run whose jobs are all verified; write the report file if one is asked for (of
+    `reported_with` too: runs this command dealt before).
 
     One `Station` thread per machine; each tells the run which job it holds (`JobInHand`: session, board
     set, board, copy, attempt). A machine that is lost stops its station; the others go on, and its
@@ -474,7 +475,7 @@ def execute(journal: Journal, runs: Sequence[tuple[int, DealSet]], options: RunO
         return RunResult(run_ids[0], progress.verified, len(jobs), [], list(ctx.stop_reason),
                          [f"{name}: {error}" for name, error in errors], "", tuple(run_ids), tuple(errors))
     dealt = DealSet.concat(deals for _, deals in runs)
-    result = _result(journal, run_ids, ctx, errors, options, extra or {}, dealt)
+    result = _result(journal, run_ids, ctx, errors, options, extra or {}, dealt, reported_with)
     try:  # what the run calls verified is on disk: the journal opened again by its path holds it
         journal.confirm_on_disk({run: sum(1 for job in journal.jobs(run) if job.state is JobState.VERIFIED)
                                  for run in run_ids})
@@ -592,8 +593,7 @@ def _release(station: Station, errors: list[tuple[str, DealerError]], why: str =
 
 
 def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[tuple[str, DealerError]],
-            options: RunOptions,
-            extra: dict[str, Any], deals: DealSet) -> RunResult:
+            options: RunOptions, extra: dict[str, Any], deals: DealSet, reported_with: Sequence[int] = ()) -> RunResult:
     several = len(run_ids) > 1
     verified = total = exhausted = 0
     unresolved: list[str] = []
@@ -611,7 +611,7 @@ def _result(journal: Journal, run_ids: list[int], ctx: RunContext, errors: list[
         run_info = {"run": run_ids[0] if not several else run_ids, "journal": str(options.journal),
                     "unresolved": unresolved, "stopped": ctx.stop_reason,
                     "errors": [f"{name}: {exc}" for name, exc in errors], **extra}
-        report_file.write_run_report(options.report, journal, run_ids, ctx.progress, run_info,
+        report_file.write_run_report(options.report, journal, [*reported_with, *run_ids], ctx.progress, run_info,
                                 show_cards=options.show_cards, deals=deals)
     return RunResult(run_ids[0], verified, total, unresolved, list(ctx.stop_reason),
                      [f"{name}: {exc}" for name, exc in errors], summary, tuple(run_ids), tuple(errors),

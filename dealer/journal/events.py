@@ -24,6 +24,7 @@ class EventKind(StrEnum):
 
     RUN_STARTED = "run-started"
     RUN_FINISHED = "run-finished"
+    RUN_TAKEN = "run-taken"
     LOADED = "loaded"
     SCANNED = "scanned"
     DEALING = "dealing"
@@ -387,6 +388,22 @@ class RunFinished(Event):
 
     def text(self) -> str:
         return _("run finished: every board verified")
+
+
+@_register
+@dataclass(frozen=True, kw_only=True)
+class RunTaken(Event):
+    """A controller took the run, in a journal several controllers share: it deals it from now on (`controller`:
+    the command, its process and its computer, as the server shows it)."""
+
+    KIND = EventKind.RUN_TAKEN
+    controller: str = ""
+    resumed: bool = False
+
+    def text(self) -> str:
+        if self.resumed:
+            return _("run taken up again by {controller}").format(controller=self.controller)
+        return _("run taken by {controller}").format(controller=self.controller)
 
 
 @_register

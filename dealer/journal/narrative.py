@@ -64,10 +64,11 @@ def _fixed(event: AnyEvent) -> str | None:
         case (events.BoardGivenUp() | events.ProtocolFault() | events.DoubleFeed() | events.MachineFault()
               | events.RecountFault()):
             return ""
-        case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealing()
-              | events.Dealt() | events.Verified() | events.Released() | events.Redeal() | events.StartCancelled()
-              | events.RecountInterrupted() | events.CardsShown() | events.BoardMoved() | events.ResumeUncertain()
-              | events.ResumeEmptyBoard() | events.ResumeDealt() | events.MachineMet() | events.Unknown()):
+        case (events.RunStarted() | events.RunFinished() | events.RunTaken() | events.Loaded() | events.Scanned()
+              | events.Dealing() | events.Dealt() | events.Verified() | events.Released() | events.Redeal()
+              | events.StartCancelled() | events.RecountInterrupted() | events.CardsShown() | events.BoardMoved()
+              | events.ResumeUncertain() | events.ResumeEmptyBoard() | events.ResumeDealt() | events.MachineMet()
+              | events.Unknown()):
             return None
         case _:
             assert_never(event)

@@ -19,6 +19,7 @@ from psycopg.pq import TransactionStatus
 
 from dealer.core.errors import JournalBusy, JournalDamaged, JournalError
 from dealer.journal.database_url import DatabaseURL, server_reason
+from dealer.journal.events import RunTaken
 from dealer.journal.store import (
     LOST_ADVICE,
     SCHEMA_VERSION,
@@ -218,7 +219,7 @@ class PostgresJournal(Journal):
         self._db.connection = connection
         held, self._held = self._held, set()
         for run_id in sorted(held):
-            self.hold(run_id)
+            self.hold(run_id, again=True)
 
     def _advice(self) -> str:
         return (_("continue with --resume") if self._held else _("run the same command again"))
@@ -245,22 +246,51 @@ class PostgresJournal(Journal):
         """Controllers begin runs one at a time (to the commit), each seeing the deals of the runs before."""
         db.execute("SELECT pg_advisory_xact_lock(?, 0)", (RUN_LOCKS,))
 
-    def hold(self, run_id: int) -> None:
+    def hold(self, run_id: int, *, again: bool = False) -> None:
         """Hold run `run_id` for this controller while its connection lives (`JournalBusy`, naming the holder as
-        the server knows it, if another controller holds it)."""
+        the server knows it, if another controller holds it after `HOLD_WAIT`), and say so in the journal
+        (`RunTaken`) unless it is held `again` (after the server came back)."""
         if self.read_only or run_id in self._held:
             return
+        if not self._lock_run(run_id, wait=True):
+            with self._lock:
+                try:
+                    holder = self._holder(run_id)
+                except psycopg.Error as exc:
+                    raise self._failure(exc, "read") from exc
+            raise self._busy(run_id, holder)
+        if not again:
+            self.note(run_id, RunTaken(controller=self._name, resumed=True))
+
+    def take(self, run_id: int) -> bool:
+        """Hold run `run_id` if no other controller holds it now (said in the journal), without waiting: whether
+        this controller holds it (how a controller of a room takes the next session nobody deals)."""
+        if run_id in self._held:
+            return True
+        if not self._lock_run(run_id, wait=False):
+            return False
+        self.note(run_id, RunTaken(controller=self._name, resumed=True))
+        return True
+
+    def _taken(self, db: Connection, run_id: int) -> None:
+        """Held from its beginning (nobody else can hold a run not begun yet), and said so in the same
+        transaction."""
+        self._lock_run(run_id, wait=False)
+        self._event(db, run_id, None, None, RunTaken(controller=self._name), None)
+
+    def _lock_run(self, run_id: int, *, wait: bool) -> bool:
+        """Take the run's advisory lock (waiting up to `HOLD_WAIT` if `wait`, outside a transaction): whether it
+        was taken."""
         with self._lock:
             try:
-                taken = self._db.execute("SELECT pg_try_advisory_lock(?, ?)", (RUN_LOCKS, run_id)).fetchone()[0]
-                if not taken and not self._db.in_transaction:
+                taken = bool(self._db.execute("SELECT pg_try_advisory_lock(?, ?)", (RUN_LOCKS, run_id)).fetchone()[0])
+                if not taken and wait and not self._db.in_transaction:
                     taken = self._wait_for(run_id)
-                holder = None if taken else self._holder(run_id)
             except psycopg.Error as exc:
                 raise self._failure(exc, "read") from exc
-        if not taken:
-            raise self._busy(run_id, holder)
-        self._held.add(run_id)
+        if taken:
+            self._held.add(run_id)
+        return taken
 
     def _wait_for(self, run_id: int) -> bool:
         """Wait up to `HOLD_WAIT` for run `run_id` to be let go, and hold it: whether it was."""

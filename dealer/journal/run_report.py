@@ -234,8 +234,8 @@ def fold(rep: RunReport, session: SessionFigures, recorded: Recorded) -> None:
             who = Sentence.of(N_("{serial} (simulated)"), serial=named) if simulated else named
             if not m.met or m.met[-1] != who:
                 m.met.append(who)
-        case (events.RunStarted() | events.RunFinished() | events.Loaded() | events.Scanned() | events.Dealt()
-              | events.Released() | events.LinkResync() | events.MachineFault() | events.DoubleFeed()
+        case (events.RunStarted() | events.RunFinished() | events.RunTaken() | events.Loaded() | events.Scanned()
+              | events.Dealt() | events.Released() | events.LinkResync() | events.MachineFault() | events.DoubleFeed()
               | events.ProtocolFault() | events.RecountUnverified() | events.RecountInterrupted()
               | events.CardsShown() | events.BoardMoved() | events.ResumeUncertain() | events.ResumeEmptyBoard()
               | events.ResumeDealt() | events.InterruptedDeal() | events.Unknown()):

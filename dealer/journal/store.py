@@ -482,9 +482,26 @@ class Journal:
         """`JournalBusy` if another controller holds run `run_id` now. A journal file is held whole: whoever opened
         it to write holds every run, and a reader finds that by its lock (`dealer.journal.lock`)."""
 
-    def hold(self, run_id: int) -> None:
+    def _taken(self, db: Connection, run_id: int) -> None:
+        """Within the transaction that begins run `run_id`: this controller holds it (a journal file: held whole)."""
+
+    def hold(self, run_id: int, *, again: bool = False) -> None:
         """Hold run `run_id` for this controller until the journal is closed (`JournalBusy` naming the holder if
         another holds it). A journal file is held whole by its lock, from `open`: nothing more to take."""
+
+    def take(self, run_id: int) -> bool:
+        """Hold run `run_id` unless another controller holds it now: whether this one holds it (a journal file:
+        always, held whole)."""
+        return True
+
+    def held_runs(self) -> dict[int, str]:
+        """Every run another controller holds now, with who holds it: none for a journal file (held whole)."""
+        return {}
+
+    @property
+    def shared(self) -> bool:
+        """Whether several controllers may hold runs of this journal at once (a journal in a database)."""
+        return not self.IN_A_FILE
 
     def listen(self, listener: Listener, failed: Failed | None = None) -> Delivery:
         """Hand `listener` every event recorded from now on, after its commit, in commit order, on a thread of
@@ -655,12 +672,14 @@ class Journal:
         """
         return self.begin_runs([RunSpec(name, source, deals, plan, replay)])[0]
 
-    def begin_runs(self, specs: list[RunSpec], *, hint: str | None = None) -> list[Run]:
+    def begin_runs(self, specs: list[RunSpec], *, hint: str | None = None, unless_begun: bool = False) -> list[Run]:
         """Record several runs (a congress: one per session) in one transaction: all of them or none.
 
         Each run is checked against Law 6D2 like `begin_run`, the runs before it in `specs` included,
         so two sessions of one plan cannot share a deal unless the later is a replay. `hint` replaces
-        the advice given with a refusal (what the user should do about it).
+        the advice given with a refusal (what the user should do about it). `unless_begun`: a spec whose run
+        (its name and deal set) the journal holds already (another controller of a room began it) is that
+        run, not a new one.
         """
         for spec in specs:
             boards = {int(b) for b in spec.deals.boards}
@@ -669,7 +688,9 @@ class Journal:
                 raise JournalError(_("the plan names boards not in the deal set: {boards}").format(boards=missing[:5]))
         with self._transaction(checkpoint=True) as db:
             self._serialize_runs(db)
-            ids = [self._insert_run(db, spec, hint) for spec in specs]
+            begun = {(name, set_hash): run_id for run_id, name, set_hash in db.execute(
+                "SELECT id, name, set_hash FROM runs ORDER BY id")} if unless_begun else {}
+            ids = [begun.get((spec.name, spec.deals.set_hash())) or self._insert_run(db, spec, hint) for spec in specs]
         return [self.run(i) for i in ids]
 
     def _insert_run(self, db: Connection, spec: RunSpec, hint: str | None) -> int:
@@ -688,7 +709,7 @@ class Journal:
              for i, p in enumerate(spec.plan)])
         self._event(db, run_id, None, None, RunStarted(name=spec.name, jobs=len(spec.plan), replay=spec.replay),
                     None)
-        self.hold(run_id)
+        self._taken(db, run_id)
         return run_id
 
     def _refuse_reuse(self, db: Connection, hashes: dict[int, str], name: str, hint: str | None) -> None:
@@ -909,6 +930,12 @@ class Journal:
     def has_event(self, job_id: int, kind: EventKind) -> bool:
         """True if the job has an event of this kind (e.g. `EventKind.CARDS_SHOWN`)."""
         return bool(self._query("SELECT 1 FROM events WHERE job_id = ? AND kind = ? LIMIT 1", (job_id, kind.value)))
+
+    def last_event(self, run_id: int, kind: EventKind) -> Recorded | None:
+        """The run's newest event of `kind` (e.g. `EventKind.RUN_TAKEN`: who dealt it last), if any."""
+        rows = self._query(f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = ? "
+                           "ORDER BY id DESC LIMIT 1", (run_id, kind.value))
+        return _recorded(rows[0]) if rows else None
 
     def events(self, run_id: int, job_id: int | None = None) -> list[Recorded]:
         """A run's events (or one job's), oldest first."""

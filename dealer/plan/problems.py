@@ -6,7 +6,7 @@ shows them all.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from dealer.core.errors import DealerError, DealReused, JournalError, PreparedBoards, UsageError
 from dealer.dealing import ports
@@ -24,10 +24,12 @@ REPLAY_HINT = N_("mark the session replay = true in the plan if it is a replay o
 
 
 def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequence[Run] = (), *,
-             resume: bool = False, journal: str = "", history: HistoryPlace | None = None) -> list[DealerError]:
+             resume: bool = False, journal: str = "", history: HistoryPlace | None = None,
+             elsewhere: Collection[int] = ()) -> list[DealerError]:
     """Every reason `dealer deal --plan` would refuse to deal `sessions` (default: all) of `plan`, given
     the runs its journal holds (`runs`; a fresh journal holds none) and the deal history (`history`, None:
-    this computer's), in the order the run checks them."""
+    this computer's), in the order the run checks them. `elsewhere`: runs other controllers hold now (a room's
+    journal), being dealt, so neither to resume here nor unfinished."""
     chosen = list(plan.sessions if sessions is None else sessions)
     found: list[DealerError] = list(prepared_problems(plan, chosen))
     missing = machines_problem(plan)
@@ -38,7 +40,8 @@ def problems(plan: Plan, sessions: Sequence[Session] | None = None, runs: Sequen
         found.append(reuse)
     found += history_problems(plan, chosen, runs, history)[0]
     held = {s.name: session_run(plan, s, runs) for s in chosen}
-    found += unfinished_problems(held, resume=resume, journal=journal or str(plan.event.journal))
+    free = {name: run for name, run in held.items() if run is None or run.id not in elsewhere}
+    found += unfinished_problems(free, resume=resume, journal=journal or str(plan.event.journal))
     found += board_clashes([s for s in chosen if not finished(held[s.name])])
     return found
 
@@ -72,6 +75,15 @@ def journal_runs(path: JournalPlace) -> list[Run]:
     with read_journal(path) as journal:
         journal.check_sound()  # as a resume would find it: one advice
         return journal.runs()
+
+
+def held_elsewhere(path: JournalPlace) -> dict[int, str]:
+    """The runs of a room's journal other controllers hold now, with who holds each; none for a journal file, or
+    none yet."""
+    if not journal_found(path):
+        return {}
+    with read_journal(path) as journal:
+        return journal.held_runs()
 
 
 def history_problems(plan: Plan, sessions: Sequence[Session], runs: Sequence[Run] = (),

@@ -1,7 +1,8 @@
 """A congress dealt (`deal_plan`, what ``dealer deal --plan`` does): each session one run of the plan's
 journal (Law 6D2 per session, replays as the plan marks them), all begun in one transaction, held by
 this process; the machines take every session's jobs from one queue, earliest session first. Resume is
-per session. What is refused, and why: `dealer.plan.problems`.
+per session. On a journal a room shares, one session at a time instead (`dealer.plan.room`). What is refused,
+and why: `dealer.plan.problems`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dealer.journal.store import Journal, Run, RunSpec
 from dealer.language import _
 from dealer.plan import Plan, Session
 from dealer.plan import problems as check
+from dealer.plan.room import deal_in_the_room
 
 REPLAY_HINT = check.REPLAY_HINT
 
@@ -49,7 +51,8 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
     try:
         options = practice(options, [m.url for m in plan.machines])
         found = check.problems(plan, chosen, check.journal_runs(options.journal), resume=options.resume,
-                               journal=str(options.journal), history=options.history)
+                               journal=str(options.journal), history=options.history,
+                               elsewhere=check.held_elsewhere(options.journal))
         if found:
             raise found[0]
         check_traces(m.url for m in plan.machines)
@@ -67,11 +70,14 @@ def deal_plan(plan: Plan, options: RunOptions, sessions: list[str] | None = None
             lock.release()
         raise
     try:
-        journal = open_journal(options.journal, create=not options.resume, lock=lock)
+        journal = open_journal(options.journal, create=not options.resume, command="dealer deal --plan", lock=lock)
     except SystemRefused as exc:
         raise with_advice(exc, None, list(deal_sets.values())) from exc
     with journal:
         try:
+            if journal.shared:  # a room: the next session nobody holds, one at a time
+                return deal_in_the_room(journal, plan, chosen, deal_sets, options,
+                                        {s.name: _source_text(plan, s) for s in chosen})
             runs = _open_runs(journal, plan, chosen, deal_sets, options)
             if not runs:
                 return _nothing_left(journal, plan, chosen, options)

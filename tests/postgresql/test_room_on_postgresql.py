@@ -176,3 +176,47 @@ def test_the_journal_of_a_run_names_its_record_without_the_password(postgres: Th
     assert report.returncode == 0 and "4 verified" in report.stdout
     assert postgres.password not in done.stdout + done.stderr + report.stdout + report.stderr
     assert re.search(r"postgresql://dealer@127\.0\.0\.1:\d+/", report.stdout)
+
+
+ROOM_PLAN = """
+[event]
+name = "A congress of four sessions"
+deal_folder = "deals"
+
+[[machines]]
+name = "M1"
+port = "sim://?speed=200&seed=1"
+""" + "".join(f"""
+[[sessions]]
+name = "S{k}"
+boards = "1-6"
+[[sessions.sections]]
+name = "A"
+sets = ["{colour}"]
+""" for k, colour in enumerate(("RED", "BLUE", "GREEN", "WHITE"), start=1))
+
+
+def test_two_computers_started_with_one_plan_deal_disjoint_sessions_that_make_the_whole_plan(
+        record: str, tmp_path: Path) -> None:
+    homes = [computer(tmp_path / "one"), computer(tmp_path / "two")]
+    (homes[0] / "congress.toml").write_text(ROOM_PLAN)
+    made = dealer_on(homes[0], "plan", "congress.toml", "--generate")
+    assert made.returncode == 0, made.stderr
+    shutil.copytree(homes[0], homes[1], dirs_exist_ok=True)  # the plan and its deal files, on each computer
+    runs = [start("deal", "--plan", "congress.toml", "--journal", record, cwd=home,
+                  extra_env={**computer_env(home), "DEALER_HISTORY": record}) for home in homes]
+    ended = [finish(run, timeout=300) for run in runs]
+    assert [e.code for e in ended] == [0, 0], [e.err for e in ended]
+    taken = [set(re.findall(r"session (S\d): taken by this computer", e.err)) for e in ended]
+    assert taken[0].isdisjoint(taken[1]) and taken[0] | taken[1] == {"S1", "S2", "S3", "S4"}, taken
+    with read_journal(record) as journal:
+        runs_found = journal.runs()
+        assert sorted(r.name for r in runs_found) == ["S1", "S2", "S3", "S4"] and all(r.finished for r in runs_found)
+    with DealHistory.open(record) as history:
+        assert len(history) == 24 and len(history.runs()) == 4
+    shown = dealer_on(homes[0], "plan", "congress.toml", "--journal", record)
+    assert shown.returncode == 0, shown.stderr
+    for session in ("S1", "S2", "S3", "S4"):
+        assert re.search(rf"  {session}: dealt \(run \d\) by dealer deal --plan \(\d+@", shown.stdout), shown.stdout
+    again = dealer_on(homes[1], "deal", "--plan", "congress.toml", "--journal", record, env={"DEALER_HISTORY": record})
+    assert again.returncode == 0 and "no session of the plan is left to this computer" in again.stdout, again

@@ -30,7 +30,7 @@ from dealer.journal.events import (
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITERS = ("dealer/dealing/station.py", "dealer/dealing/board.py", "dealer/dealing/recovery.py",
-           "dealer/dealing/run.py", "dealer/journal/store.py")
+           "dealer/dealing/run.py", "dealer/journal/store.py", "dealer/journal/postgres_journal.py")
 """The modules that record events."""
 READERS = {"dealer/journal/run_report.py": "fold", "dealer/journal/narrative.py": "_fixed"}
 """Readers that match on every event class (mypy checks each `match` complete with `assert_never`)."""
