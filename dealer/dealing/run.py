@@ -656,6 +656,8 @@ def raise_for(result: RunResult) -> None:
             "{error}; the run stopped with {left} of {count} boards left: once the system allows it, continue with "
             "--resume", result.jobs).format(error=refusals[0], left=result.jobs - result.verified,
                                             count=result.jobs)) from refusals[0]
+    if journal_failures and "--resume" in str(journal_failures[0]):  # it says what to do (a server lost) already
+        raise journal_failures[0]
     if journal_failures:
         raise JournalError(n_(
             "{error}; the run stopped with {left} of {count} board left: once it can be written, continue with "

@@ -6,6 +6,7 @@ line that names the server, never the password.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -88,6 +89,19 @@ def record_folder(place: JournalPlace | str) -> Path:
     """The folder of this computer where what is kept beside a record goes (a practice history): the journal's
     own folder, or the current folder for a record in a database."""
     return Path.cwd() if isinstance(place, DatabaseURL) or is_database_url(place) else Path(place).absolute().parent
+
+
+def hide_passwords(argv: Sequence[str]) -> None:
+    """If a PostgreSQL URL of the command line holds a password, show the process to the computer's other users
+    (``ps``, /proc) with that URL without it, as far as the system allows (setproctitle; the few moments before
+    this runs cannot be helped, hence the advice to keep the password in libpq's password file)."""
+    if not any(is_database_url(arg) and urlsplit(arg).password for arg in argv):
+        return
+    try:
+        import setproctitle
+    except ImportError:
+        return
+    setproctitle.setproctitle(" ".join(_without_password(arg) if is_database_url(arg) else arg for arg in argv))
 
 
 def server_reason(exc: BaseException, secret: str = "") -> str:

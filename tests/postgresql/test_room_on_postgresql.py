@@ -88,7 +88,7 @@ def test_two_computers_deal_two_files_at_once_on_one_record_and_a_third_is_refus
 
 
 def test_a_controller_killed_after_3_of_12_boards_is_resumed_exactly_from_another_computer(
-        record: str, tmp_path: Path) -> None:
+        postgres: ThrowawayServer, record: str, tmp_path: Path) -> None:
     first, second = computer(tmp_path / "first"), computer(tmp_path / "second")
     formats.write_file(first / "session.pbn", deal_set(51, 12))
     shutil.copy(first / "session.pbn", second / "session.pbn")
@@ -97,6 +97,8 @@ def test_a_controller_killed_after_3_of_12_boards_is_resumed_exactly_from_anothe
         run = start("deal", "session.pbn", "--port", sim.path, "--journal", record, cwd=first,
                     extra_env={**computer_env(first), "DEALER_HISTORY": record})
         read_until(run, "(3/12 boards")
+        title = Path(f"/proc/{run.pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        assert "--journal postgresql://dealer@127.0.0.1" in title and postgres.password not in title, title
         os.killpg(run.pid, signal.SIGKILL)
         run.communicate(timeout=60)
         resumed = dealer_on(second, "deal", "session.pbn", "--port", sim.path, "--journal", record, "--resume",
