@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.cli.teaching import teach
-from dealer.core.errors import UsageError
+from dealer.core.errors import JournalError, UsageError
 from dealer.journal.database_url import DatabaseURL, is_database_url
 from dealer.language import N_, _, n_
 
@@ -218,6 +218,17 @@ def run_init(args: argparse.Namespace) -> int:
 
     if is_database_url(args.path):
         url = DatabaseURL(args.path)
+        try:  # shared by a room: the second computer to make it finds it made
+            with DealHistory.open(url) as found:
+                count = len(found)
+        except JournalError:
+            count = None
+        if count is not None:
+            print(n_("the deal history {path} is there already ({count} deal); use it with --history {path} or "
+                     "DEALER_HISTORY={path}",
+                     "the deal history {path} is there already ({count} deals); use it with --history {path} or "
+                     "DEALER_HISTORY={path}", count).format(path=url, count=count))
+            return 0
         with DealHistory.open(url, create=True) as history:
             print(_("made the deal history {path} (empty); use it with --history {path} or DEALER_HISTORY={path}"
                     ).format(path=history.path))
