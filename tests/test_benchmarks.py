@@ -36,6 +36,7 @@ BASELINES: dict[str, list[str]] = {
     "prepared.py": ["the dealer program"],
     "protocol.py": ["crc_hqx only", "byte-at-a-time decoder"],
     "records.py": ["one deal at a time, one thread", "one deal at a time, DDS's threads"],
+    "room.py": ["SQLite journal file", "one controller, 16 machines"],
     "serve.py": ["plain terminal view"],
     "serve_memory.py": ["the console at rest"],
     "session.py": ["bare driver", "one machine alone"],
@@ -45,7 +46,7 @@ BASELINES: dict[str, list[str]] = {
 }
 """Each script and the baselines its header must name."""
 
-USES_PTYS = {"congress.py", "serve.py", "session.py"}
+USES_PTYS = {"congress.py", "room.py", "serve.py", "session.py"}
 COMPARED_WITH_BIGDEALX = {"bigdeal_engine.py", "generate.py", "generate_threads.py"}
 """Scripts that time bigdealx when it is on PATH; run here without it, they must say there is no baseline."""
 

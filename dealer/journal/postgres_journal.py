@@ -139,7 +139,7 @@ class PostgresJournal(Journal):
             problem = _schema_problem(db, url)
             if problem is not None:
                 raise JournalError(problem)
-            if not create and not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone():
+            if not create and not read_only and not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone():
                 raise JournalError(_("{path}: the journal is empty (it holds no run)").format(path=url))
             if read_only:
                 db.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")

@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from dealer.core.errors import DealReused, JournalBusy, JournalError
-from dealer.journal.opening import open_journal
+from dealer.journal.opening import open_journal, read_journal
 from dealer.journal.postgres_journal import PostgresJournal
 from dealer.journal.store import JobState, Journal, schema_columns
 from tests.support.paths import ROOT
@@ -139,3 +139,11 @@ def test_a_password_is_in_no_message(postgres: ThrowawayServer) -> None:
     with open_journal(place) as opened:
         assert isinstance(opened, PostgresJournal)
         assert postgres.password not in opened.path and postgres.password not in repr(opened.url)
+
+
+def test_a_journal_made_but_holding_no_run_yet_is_read_as_empty_and_refused_to_a_resume(place: str) -> None:
+    open_journal(place).close()  # a controller of the room made the tables; none has begun a run yet
+    with read_journal(place) as reading:
+        assert reading.runs() == [] and reading.held_runs() == {}
+    with pytest.raises(JournalError, match="the journal is empty"):
+        open_journal(place, create=False)
