@@ -14,9 +14,6 @@ def console() -> int:
     from dealer.cli.streams import outlive_readers
 
     outlive_readers()  # a closed pipe drops what is written to it, never breaks the command
-    from dealer.journal.database_url import hide_passwords
-
-    hide_passwords(sys.argv)  # a password in a URL: not in the process's title for other users to read
     names = [name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
     pending: list[int] = []
 

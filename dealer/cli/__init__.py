@@ -19,6 +19,7 @@ from typing import Final, NoReturn
 
 from dealer import __version__
 from dealer.core.errors import DealerError, SystemRefused, UsageError, exit_code_table
+from dealer.journal.database_url import hide_passwords
 from dealer.language import LANGUAGES, N_, _, choose, language_of, spoken_while_running
 
 # No command does linear algebra, so numpy's BLAS need not start a thread a CPU when numpy is imported:
@@ -161,6 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, see `dealer.core.errors` for the others).
     A signal at any instant, while the command's modules load too, ends it in one line (exit 130)."""
     arguments = sys.argv[1:] if argv is None else list(argv)
+    if argv is None:  # the process's own command line: a password in a URL, not for other users to read
+        hide_passwords(sys.argv)
     args = argparse.Namespace(debug="--debug" in arguments, command=None)
     with spoken_while_running():
         try:

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     import psycopg
 
 SCHEMES: Final = ("postgresql://", "postgres://")
+KEEPALIVES: Final = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+"""libpq's TCP keepalives, unless the URL sets its own: a silent server is given up in about 25 s."""
 CONNECT_TIMEOUT: Final = 10
 """Seconds to wait for the server to answer a connection, unless the URL's connect_timeout says otherwise."""
 
@@ -67,6 +69,8 @@ class DatabaseURL:
         options: dict[str, object] = {} if "connect_timeout=" in self._text else {"connect_timeout": CONNECT_TIMEOUT}
         if application_name is not None:
             options["application_name"] = application_name[:63]
+        if "keepalives" not in self._text:  # a server gone silent (its computer off, a cable out) is found out
+            options.update(KEEPALIVES)
         try:
             return psycopg.connect(self._text, autocommit=autocommit, **options)  # type: ignore[arg-type]
         except psycopg.Error as exc:

@@ -39,6 +39,8 @@ RECONNECT_PAUSE: Final = 1.0
 HOLD_WAIT: Final = 5.0
 """Seconds a controller waits for a run another holds before it is refused: the server lets go the runs of a
 controller that died as soon as it sees its connection closed, which can take a moment."""
+SERVER_KEEPALIVES: Final = {"tcp_keepalives_idle": 10, "tcp_keepalives_interval": 5, "tcp_keepalives_count": 3}
+"""The server's side of the connection: a controller's computer silent for about 25 s is given up, its runs free."""
 RUN_LOCKS: Final = 0x6465616C
 """The first key of the advisory locks of this journal (the second: a run's id, or 0 for the lock of beginning
 runs, -1 for that of making the tables)."""
@@ -123,7 +125,7 @@ class PostgresJournal(Journal):
         (`JournalError`: no journal there, or none with a run to resume). `command` names this controller to
         another that finds a run held (with its process and computer)."""
         name = f"{command} ({os.getpid()}@{socket.gethostname()})"
-        db = url.connect(application_name=name)
+        db = _connect(url, name)
         try:
             found = db.execute("SELECT to_regclass('runs') IS NOT NULL").fetchone()
             if not (found and found[0]):
@@ -208,7 +210,7 @@ class PostgresJournal(Journal):
             self._db.connection.close()
         while True:
             try:
-                connection = self.url.connect(application_name=self._name)
+                connection = _connect(self.url, self._name)
                 break
             except JournalError:
                 if time.monotonic() >= deadline:
@@ -354,6 +356,19 @@ class PostgresJournal(Journal):
                 problem=torn[0], more=len(torn) - 1))
             raise JournalDamaged(_("{path}: the journal disagrees with itself ({found}); it can be neither resumed "
                                    "nor added to{advice}").format(path=self.url, found=found, advice=_(LOST_ADVICE)))
+
+
+def _connect(url: DatabaseURL, name: str) -> psycopg.Connection[Any]:
+    """A connection of the controller `name`, whose death the server finds out within `SERVER_KEEPALIVES`' time
+    even when its computer goes without a word (power lost): its runs are let go then."""
+    db = url.connect(application_name=name)
+    try:
+        for setting, value in SERVER_KEEPALIVES.items():
+            db.execute(f"SET {setting} = {int(value)}")
+    except psycopg.Error as exc:
+        db.close()
+        raise JournalError(_(_CANNOT["opened"]).format(path=url, cause=server_reason(exc))) from None
+    return db
 
 
 def _schema_problem(db: psycopg.Connection[Any], url: DatabaseURL) -> str | None:

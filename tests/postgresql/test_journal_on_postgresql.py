@@ -17,9 +17,7 @@ from dealer.core.errors import DealReused, JournalBusy, JournalError
 from dealer.journal.opening import open_journal, read_journal
 from dealer.journal.postgres_journal import PostgresJournal
 from dealer.journal.store import JobState, Journal, schema_columns
-from tests.support.paths import ROOT
-from tests.support.postgres import ThrowawayServer
-from tests.unit.test_journal import (  # noqa: F401  (collected here, on PostgreSQL)
+from tests.support.journal_contract import (  # noqa: F401  (collected here, on PostgreSQL)
     journal,
     plan,
     session,
@@ -38,6 +36,8 @@ from tests.unit.test_journal import (  # noqa: F401  (collected here, on Postgre
     test_uncertain_jobs_are_the_ones_that_may_hold_cards,
     test_unfinished_run_and_finish,
 )
+from tests.support.paths import ROOT
+from tests.support.postgres import ThrowawayServer
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Controllers killed at random instants of a simulated session, again and again, each resumed: every board
 dealt exactly once and verified, the journal whole.
 
-    python -m tests.stress.kill_loops --kills 50 [--loop alone|side-files|both] [--seed N]
+    python -m tests.stress.kill_loops --kills 50 [--loop alone|side-files|both|postgresql] [--seed N]
 
 (`tests.support.kill_loops`); prints each loop's figures and its problems, exit 1 if any. Each loop runs against
 a deal history of its own in a temporary folder, never this computer's.
@@ -16,14 +16,25 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support.kill_loops import kills_alone, kills_and_lost_side_files
+from tests.support.kill_loops import Loop, kills_alone, kills_and_lost_side_files
+from tests.support.postgres import ThrowawayServer
+
+
+def in_postgresql(folder: Path, kills: int, **seeds: int) -> Loop:
+    """`kills_alone` with the journal in a new database of a throwaway server."""
+    server = ThrowawayServer.started()
+    try:
+        return kills_alone(folder, kills, journal_at=server.new_database(), **seeds)
+    finally:
+        server.remove()
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.stress.kill_loops", description=__doc__.split("\n")[0])
     p.add_argument("--kills", type=int, default=50, help="kills in each loop (default 50)")
-    p.add_argument("--loop", choices=("alone", "side-files", "both"), default="both",
-                   help="the kills alone, with the side files damaged after each, or both (default)")
+    p.add_argument("--loop", choices=("alone", "side-files", "both", "postgresql"), default="both",
+                   help="the kills alone, with the side files damaged after each, or both (default); or the kills "
+                        "alone with the journal in a throwaway PostgreSQL server")
     p.add_argument("--seed", type=int, help="seed of the kill instants and damages (default: each loop's own)")
     args = p.parse_args(argv)
     bad = 0
@@ -31,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
         from dealer.journal.history import DealHistory
 
         seeds = {} if args.seed is None else {"seed": args.seed}
-        loops = [("alone", kills_alone), ("side-files", kills_and_lost_side_files)]
+        loops = [("alone", kills_alone), ("side-files", kills_and_lost_side_files), ("postgresql", in_postgresql)]
         for name, loop_of in loops:
-            if args.loop not in (name, "both"):
+            if args.loop not in (name, "both") or (name == "postgresql") != (args.loop == "postgresql"):
                 continue
             place = Path(folder) / name
             place.mkdir()

@@ -1,6 +1,7 @@
 """Two `dealer deal` controllers racing for one journal, N times: every board dealt exactly once?
 
     python -m tests.stress.two_controllers --races 1000 --busy --keep races/
+    python -m tests.stress.two_controllers --races 50 --postgresql      # the journal in PostgreSQL
 
 Each race starts two controllers on one journal (the second together with the first or up to 200 ms
 later, in 10 ms steps), kills the winner and resumes it (`tests.support.controller_race`); the figures
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 from tests.support.controller_race import Figures, Race, Setup, offsets, run_races
+from tests.support.postgres import ThrowawayServer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--speed", type=float, default=1000.0, help="the simulated machines' speed (default 1000)")
     p.add_argument("--keep", type=Path, help="folder to keep the files of each bad race in")
     p.add_argument("--verbose", action="store_true", help="a line a race")
+    p.add_argument("--postgresql", action="store_true",
+                   help="each race's journal in a new database of a throwaway PostgreSQL server")
     args = p.parse_args(argv)
     # stopped by a signal (even started in the background, where SIGINT is ignored), the run still ends its
     # busy loops, controllers and simulated machines on the way out
@@ -46,13 +50,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{i + 1} races", flush=True)
 
     figures = Figures()
+    server = ThrowawayServer.started() if args.postgresql else None
     try:
         run_races(args.races, busy=(os.cpu_count() or 1) if args.busy else 0,
                   steps=offsets(args.step / 1000, args.last / 1000), keep=args.keep,
-                  setup=Setup(boards=args.boards, held=tuple(range(1, args.held + 1)), speed=args.speed),
+                  setup=Setup(boards=args.boards, held=tuple(range(1, args.held + 1)), speed=args.speed,
+                              journal_at=server.new_database if server is not None else None),
                   show=show, figures=figures)
     except (KeyboardInterrupt, SystemExit):
         print("stopped: the figures of the races that ended", flush=True)
+    finally:
+        if server is not None:
+            server.remove()
     print(figures.text())
     return 0 if figures.good == figures.races else 1
 

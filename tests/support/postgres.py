@@ -50,6 +50,14 @@ class ThrowawayServer:
             shutil.chown(self.folder, "nobody", "nogroup")
         self._databases = 0
 
+    @classmethod
+    def started(cls) -> ThrowawayServer:
+        """A new server, started (`RuntimeError` if PostgreSQL is not installed)."""
+        bin_dir = programs()
+        if bin_dir is None:
+            raise RuntimeError("PostgreSQL is not installed: apt-get install postgresql")
+        return cls(bin_dir).start()
+
     def _run(self, *args: str) -> None:
         done = subprocess.run([str(self.bin / args[0]), *args[1:]], capture_output=True, text=True, timeout=120,
                               cwd=self.folder, **self._as)
