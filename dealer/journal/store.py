@@ -1,7 +1,9 @@
-"""The journal: an SQLite record of every board's life, written before each step is acted on.
+"""The journal: a record of every board's life, written before each step is acted on.
 
 It owns the guarantees of a dealing run (`Journal`): one live controller, an exact resume, nothing dealt
-twice, no deal set used twice (Law 6D2). It holds hashes and fault codes, never deals or seeds.
+twice, no deal set used twice (Law 6D2). It holds hashes and fault codes, never deals or seeds. `Journal` is
+the journal in an SQLite file; what a store does its own way is a few methods, which the journal in PostgreSQL
+(`dealer.journal.postgres_journal`) gives its own way; `dealer.journal.opening` opens either by its place.
 """
 
 from __future__ import annotations
@@ -243,7 +245,7 @@ report, which may name cards)."""
 
 
 class Journal:
-    """The SQLite journal of dealing runs. Thread-safe: one connection, one lock. What it guarantees:
+    """The journal of dealing runs, in an SQLite file. Thread-safe: one connection, one lock. What it guarantees:
 
     - **One live controller.** `open` takes the journal's lock (`dealer.journal.lock`, on
       ``<journal>.lock``, held until `close` or the process's death): a second process gets `JournalBusy`
