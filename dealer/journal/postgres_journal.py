@@ -344,13 +344,15 @@ class PostgresJournal(Journal):
         """Nothing: the journal is the server's, not a file handed on."""
 
     def check_sound(self) -> None:
-        """Refuse a journal whose unfinished runs disagree with their own events (`JournalDamaged`)."""
-        with self._lock:
-            try:
+        """Refuse a journal whose unfinished runs disagree with their own events (`JournalDamaged`), read in one
+        snapshot: another controller's step committed between the read of the jobs and that of their events
+        would otherwise look like a disagreement."""
+        try:
+            with self.reading():
                 unfinished = [run for run, in self._db.execute("SELECT id FROM runs WHERE finished IS NULL")]
                 torn = [problem for run in unfinished for problem in state_problems(self._db, run)]
-            except psycopg.Error as exc:
-                raise self._failure(exc, "read") from exc
+        except psycopg.Error as exc:
+            raise self._failure(exc, "read") from exc
         if torn:
             found = (torn[0] if len(torn) == 1 else _("{problem} (and {more} more)").format(
                 problem=torn[0], more=len(torn) - 1))

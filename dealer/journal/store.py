@@ -987,13 +987,14 @@ class Journal:
         """Problems found by replaying every job's state events; an empty list means consistent.
 
         Each job's state must be the last state its events reached, and every step must be a legal
-        transition from the one before, starting at PLANNED.
+        transition from the one before, starting at PLANNED. Read in one snapshot, so a controller writing
+        meanwhile never makes the journal look at odds with itself.
         """
-        with self._lock:
-            try:
+        try:
+            with self.reading():  # one snapshot: the jobs and their events as they stood together
                 return state_problems(self._db, run_id)
-            except self.ERRORS as exc:
-                raise self._failure(exc, "read") from exc
+        except self.ERRORS as exc:
+            raise self._failure(exc, "read") from exc
 
 
 _JOB_COLUMNS: Final = "id, run_id, seq, board, copy, section, set_name, deal_hash, state, machine, attempt, wire_job"

@@ -147,3 +147,30 @@ def test_a_journal_made_but_holding_no_run_yet_is_read_as_empty_and_refused_to_a
         assert reading.runs() == [] and reading.held_runs() == {}
     with pytest.raises(JournalError, match="the journal is empty"):
         open_journal(place, create=False)
+
+
+def test_a_reader_checking_a_run_another_controller_writes_never_finds_it_at_odds_with_itself(place: str) -> None:
+    deals = session(n=40)
+    with open_journal(place) as writer, read_journal(place) as reader:
+        run = writer.begin_run("club", "s.pbn", deals, plan(deals))
+        done = threading.Event()
+
+        def deal() -> None:
+            try:
+                while (job := writer.claim_next(run.id, "m1")) is not None:
+                    for state in (JobState.SCANNED, JobState.DEALING, JobState.DEALT, JobState.VERIFIED):
+                        writer.advance(job.id, state, machine="m1")
+            finally:
+                done.set()
+
+        thread = threading.Thread(target=deal)
+        thread.start()
+        checks = 0
+        try:
+            while not done.is_set() or checks == 0:
+                reader.check_sound()  # JournalDamaged if a step fell between its reads
+                assert reader.check_consistency(run.id) == []
+                checks += 1
+        finally:
+            thread.join(timeout=120)
+        assert checks > 1
