@@ -46,10 +46,11 @@ _SQLITE_AUTH: Final = 23
 _BY_ERRNO: Final = {errno.ENOSPC: _FULL, errno.EDQUOT: N_("disk full (the user's disk quota is used up)"),
                     errno.EROFS: _READ_ONLY_FS, errno.EACCES: _PERMISSION, errno.EPERM: _PERMISSION,
                     errno.EIO: _IO}
-_CANNOT: Final = {"opened": N_("{path}: the journal cannot be opened: {cause}"),
-                  "read": N_("{path}: the journal cannot be read: {cause}"),
-                  "written": N_("{path}: the journal cannot be written: {cause}"),
-                  "closed": N_("{path}: the journal cannot be closed: {cause}")}
+CANNOT: Final = {"opened": N_("{path}: the journal cannot be opened: {cause}"),
+                 "read": N_("{path}: the journal cannot be read: {cause}"),
+                 "written": N_("{path}: the journal cannot be written: {cause}"),
+                 "closed": N_("{path}: the journal cannot be closed: {cause}")}
+"""What a journal that cannot be opened, read, written or closed says, whichever store it is in."""
 
 
 REFUSALS: Final = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EACCES, errno.EPERM, errno.EAGAIN})
@@ -65,7 +66,7 @@ def journal_failure(path: str, exc: BaseException, action: str) -> JournalError:
     shortage = shortage_of(exc)
     if shortage is not None:
         return refused(path, shortage)
-    return JournalError(_(_CANNOT[action]).format(path=path, cause=plain_cause(path, exc)))
+    return JournalError(_(CANNOT[action]).format(path=path, cause=plain_cause(path, exc)))
 
 
 def refused(path: str, exc: BaseException) -> SystemRefused:

@@ -20,6 +20,7 @@ from psycopg.pq import TransactionStatus
 from dealer.core.errors import JournalBusy, JournalDamaged, JournalError
 from dealer.journal.database_url import DatabaseURL, server_reason
 from dealer.journal.events import RunTaken
+from dealer.journal.failure import CANNOT
 from dealer.journal.store import (
     LOST_ADVICE,
     SCHEMA_VERSION,
@@ -30,7 +31,7 @@ from dealer.journal.store import (
     schema_verdict,
     state_problems,
 )
-from dealer.language import N_, _
+from dealer.language import _
 
 OUTAGE_SECONDS: Final = 30
 """How long a controller waits for a server that stopped answering before it stops (a restart, a network cut)."""
@@ -66,12 +67,6 @@ SCHEMA: Final = (
     "board INTEGER NOT NULL, PRIMARY KEY (deal_hash, run_id))",
 )
 """The journal's tables, column for column those of the SQLite journal (`schema_columns`)."""
-
-_CANNOT: Final = {"opened": N_("{path}: the journal cannot be opened: {cause}"),
-                  "read": N_("{path}: the journal cannot be read: {cause}"),
-                  "written": N_("{path}: the journal cannot be written: {cause}"),
-                  "closed": N_("{path}: the journal cannot be closed: {cause}")}
-
 
 class Statements:
     """A psycopg connection taking the journal's statements as SQLite takes them (``?`` for each argument)."""
@@ -147,7 +142,7 @@ class PostgresJournal(Journal):
                 db.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
         except psycopg.Error as exc:
             db.close()
-            raise JournalError(_(_CANNOT["opened"]).format(path=url, cause=server_reason(exc))) from None
+            raise JournalError(_(CANNOT["opened"]).format(path=url, cause=server_reason(exc))) from None
         except BaseException:
             db.close()
             raise
@@ -160,7 +155,7 @@ class PostgresJournal(Journal):
             try:
                 found = db.execute("SELECT to_regclass('runs') IS NOT NULL").fetchone()
             except psycopg.Error as exc:
-                raise JournalError(_(_CANNOT["read"]).format(path=url, cause=server_reason(exc))) from None
+                raise JournalError(_(CANNOT["read"]).format(path=url, cause=server_reason(exc))) from None
         return bool(found and found[0])
 
     def _begin_write(self) -> None:
@@ -236,7 +231,7 @@ class PostgresJournal(Journal):
             return JournalError(_("{url}: the connection to the PostgreSQL server was lost during a step ({cause}); "
                                   "nothing more is dealt. Once it answers, {advice}").format(
                 url=self.url, cause=server_reason(exc), advice=self._advice()))
-        return JournalError(_(_CANNOT.get(verb, _CANNOT["read"])).format(path=self.url, cause=server_reason(exc)))
+        return JournalError(_(CANNOT.get(verb, CANNOT["read"])).format(path=self.url, cause=server_reason(exc)))
 
     def _next_dealing(self, db: Connection) -> int:
         """Past every dealing of the database: the table is locked to the commit, so two controllers never
@@ -369,7 +364,7 @@ def _connect(url: DatabaseURL, name: str) -> psycopg.Connection[Any]:
             db.execute(f"SET {setting} = {int(value)}")
     except psycopg.Error as exc:
         db.close()
-        raise JournalError(_(_CANNOT["opened"]).format(path=url, cause=server_reason(exc))) from None
+        raise JournalError(_(CANNOT["opened"]).format(path=url, cause=server_reason(exc))) from None
     return db
 
 
