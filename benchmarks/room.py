@@ -17,6 +17,9 @@ In the same run:
    machines, on a database of its own). Figures: wall seconds from the first start to the last exit; boards
    dealt twice (a job stepped into DEALING more than once) and boards skipped (a job not verified), both goal
    0; the sessions each controller took.
+3. *The console showing the record* (``dealer serve --journal URL``): its first reading of each room's record
+   (every event folded) and a reading with nothing new (what it pays each second while the room is quiet), in
+   milliseconds, the 4 controllers' record against the named baseline's.
 """
 
 from __future__ import annotations
@@ -39,10 +42,13 @@ from pathlib import Path
 from _support import header, random_deals
 
 from dealer.core.dealset import DealSet
+from dealer.journal.database_url import as_url
 from dealer.journal.events import BoardMoved, EventKind
 from dealer.journal.jobplan import JobPlan
 from dealer.journal.opening import open_journal, read_journal
 from dealer.journal.store import JobState, Journal
+from dealer.serve.hub import EventHub
+from dealer.serve.record import RecordRoom
 
 GOAL_RATIO = 3.0
 BASELINE_COST = "SQLite journal file"
@@ -176,14 +182,33 @@ def deal_room(url: str, folder: Path, controllers: int, machines: int, sessions:
     return wall, taken, verdict
 
 
+def console_reading(url: str) -> tuple[float, float, int]:
+    """What the console showing the record (`dealer serve --journal URL`) pays to read it: its first reading (every
+    event folded), then a reading with nothing new (what it pays each second while nothing happens), in
+    milliseconds; and the events of the record."""
+    room = RecordRoom(EventHub(), as_url(url))
+    try:
+        start = time.perf_counter()
+        room.read()
+        first = time.perf_counter() - start
+        start = time.perf_counter()
+        room.read()
+        again = time.perf_counter() - start
+    finally:
+        room.stop()
+    with read_journal(url) as journal:
+        events = sum(1 for run in journal.runs() for _ in journal.each_event(run.id))
+    return first * 1000, again * 1000, events
+
+
 def room(url: str, quick: bool, speed: float) -> None:
     controllers, machines, sessions, boards = (2, 1, 4, 2) if quick else (4, 4, 16, 25)
     folder = Path(tempfile.mkdtemp(prefix="dealer-room-bench-"))
     try:
-        ours = deal_room(new_database(url, "bench_room"), folder / "room", controllers, machines, sessions, boards,
-                         speed)
-        alone = deal_room(new_database(url, "bench_alone"), folder / "alone", 1, controllers * machines, sessions,
-                          boards, speed)
+        records = new_database(url, "bench_room"), new_database(url, "bench_alone")
+        ours = deal_room(records[0], folder / "room", controllers, machines, sessions, boards, speed)
+        alone = deal_room(records[1], folder / "alone", 1, controllers * machines, sessions, boards, speed)
+        readings = [console_reading(record) for record in records]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"\n2. a plan of {sessions} sessions x {boards} boards ({sessions * boards} boards), machines at speed "
@@ -194,6 +219,11 @@ def room(url: str, quick: bool, speed: float) -> None:
               f"skipped {verdict['skipped']}; sessions taken: {' | '.join(taken)}")
     print(f"  wall, the room / one controller with every machine ({BASELINE_ROOM} at full size): "
           f"{ours[0] / alone[0]:.2f}")
+    print("\n3. the console showing the record (dealer serve --journal URL), after the plan was dealt")
+    for name, (first, again, events) in ((f"{controllers} controllers' record", readings[0]),
+                                         (f"{BASELINE_ROOM}", readings[1])):
+        print(f"  {name:<30} {events} events: first reading {first:7.1f} ms, a reading with nothing new "
+              f"{again:5.1f} ms (it reads about once a second)")
 
 
 def main() -> int:

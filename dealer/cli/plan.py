@@ -17,7 +17,7 @@ from dealer.cli.history import history_option, history_target
 from dealer.cli.live import add_view_option, task_progress
 from dealer.cli.options import speak_the_plans
 from dealer.core.boards import format_board_range
-from dealer.journal.database_url import JournalPlace, record_place
+from dealer.journal.database_url import DatabaseURL, JournalPlace, record_folder, record_place
 from dealer.journal.events import EventKind, RunTaken
 from dealer.journal.history import HistoryPlace, practice_history, practice_note, teaching_history, teaching_note
 from dealer.journal.opening import read_journal
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         notes = []  # listed with the problems below
     print("\n".join(describe(plan)))
     history: HistoryPlace | None = history_target(args)
-    folder = Path(plan.event.journal).absolute().parent
+    folder = record_folder(plan.event.journal)
     if plan.event.teaching:
         teaching = teaching_history(folder, create=False)
         print(teaching_note(teaching))
@@ -207,8 +207,10 @@ def _session_lines(plan: Plan, session: Session) -> list[str]:
     return lines
 
 
-def _shown(path: Path) -> str:
-    """A path as short as it can be said from the current folder."""
+def _shown(path: Path | DatabaseURL) -> str:
+    """A path as short as it can be said from the current folder (a database's URL as it is, without password)."""
+    if isinstance(path, DatabaseURL):
+        return str(path)
     try:
         rel = os.path.relpath(path)
     except ValueError:

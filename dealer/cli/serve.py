@@ -23,6 +23,7 @@ from typing import Any
 from dealer.cli.teaching import teach
 from dealer.core.errors import UsageError
 from dealer.core.outfile import SECRET_MODE, write_text
+from dealer.journal.database_url import DatabaseURL, as_url, is_database_url
 from dealer.language import N_, _
 from dealer.language.system import os_reason
 
@@ -49,6 +50,10 @@ def register(sub: Any) -> None:
     p.add_argument("--workdir", "--journal-dir", dest="workdir", default="dealer-serve", metavar="DIR",
                    help=_("the work folder: the deal files and plans the console offers (put them there), "
                         "uploads, journals of its runs, the simulated machines' fault plans (default ./dealer-serve)"))
+    p.add_argument("--journal", metavar="URL",
+                   help=_("show the record the room's computers share (a postgresql:// URL): the Room shows every run "
+                        "of it live, each machine named with its computer; the runs are begun on the dealing "
+                        "computers (dealer deal ... --journal URL), not from this console"))
     p.add_argument("--allow-remote", action="store_true",
                    help=_("with a --host beyond this computer: make an access token and print the address with it "
                         "once"))
@@ -66,7 +71,9 @@ def register(sub: Any) -> None:
               ("dealer serve --port 8080 --workdir congress", _("another port, another work folder")),
               ("dealer serve --host 0.0.0.0 --allow-remote", _("for the room's tablets: address and token printed "
                                                              "once")),
-              ("dealer serve --host 0.0.0.0 --token-file token.txt", _("the token written to token.txt only"))],
+              ("dealer serve --host 0.0.0.0 --token-file token.txt", _("the token written to token.txt only")),
+              ("dealer serve --journal postgresql://dealer@desk-1/congress", _("the whole room: every run of the "
+                                                                            "congress's record"))],
           _("The address with its token and the director's PIN are printed once when the console starts. Ctrl-C "
           "(or SIGTERM,\nSIGHUP) stops the console; a run dealing stops cleanly (each machine finishes its board) "
           "and resumes from the Start page."))
@@ -83,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
             seconds=args.stop_within))
     if not 0 <= args.port <= 65535:
         raise UsageError(_("--port {port}: give a port from 0 to 65535").format(port=args.port))
+    record = _record(args.journal) if args.journal is not None else None
     local = auth.is_loopback(args.host)
     if not local and not (args.allow_remote or args.token_file):
         raise UsageError(_("--host {host}: a console reachable beyond this computer needs an access token: add "
@@ -97,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.token_file:  # once the address is ours: no token file for a console that never started
             write_text(args.token_file, token + "\n", force=args.force, mode=SECRET_MODE)
-        return _serve(args, sock, token, local)
+        return _serve(args, sock, token, local, record)
     finally:
         sock.close()
 
@@ -112,7 +120,21 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: bool) -> int:
+def _record(given: str) -> DatabaseURL:
+    """The record `--journal` names: a journal in a database, which answers (a journal to be made there is
+    waited for: the Room shows it once its first run is begun)."""
+    from dealer.journal.opening import journal_found
+
+    if not is_database_url(given):
+        raise UsageError(_("--journal {journal}: give the postgresql:// URL of the record the room's computers share "
+                           "(a journal file is shown by the console that deals it)").format(journal=given))
+    record = as_url(given)
+    journal_found(record)  # (a server that does not answer, or refuses us: one line, now)
+    return record
+
+
+def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: bool,
+           record: DatabaseURL | None) -> int:
     import uvicorn
 
     from dealer.core.osys import open_files_limit
@@ -122,7 +144,7 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: boo
     hosts = frozenset(LOOPBACK_HOSTS | {args.host}) if local else None
     pin = director.new_pin()
     app = build_app(Path(args.workdir).resolve(), auth.Access(token, hosts), pin, args.sim_speed,
-                    stop_within=args.stop_within)
+                    stop_within=args.stop_within, record=record)
     port = sock.getsockname()[1]
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     address = f"http://{shown_host}:{port}/"
@@ -139,6 +161,9 @@ def _serve(args: argparse.Namespace, sock: socket.socket, token: str, local: boo
     out.write(_("dealer serve: the director's PIN is {pin} (shown once; press Enter here for a one-time director's "
                 "link)").format(pin=pin) + "\n")
     out.write(_("dealer serve: work folder {folder}; Ctrl-C stops").format(folder=Path(args.workdir).resolve()) + "\n")
+    if record is not None:
+        out.write(_("dealer serve: the Room shows the record {journal}: every run the room's computers deal on it")
+                  .format(journal=record) + "\n")
     out.flush()
     threading.Thread(target=_links_on_request, args=(app, address, out), name="director-links", daemon=True).start()
     door = guard.Door(guard.connection_bound(open_files_limit()), guard.Tally(_to_terminal))

@@ -399,6 +399,10 @@ class RunTaken(Event):
     KIND = EventKind.RUN_TAKEN
     controller: str = ""
     resumed: bool = False
+    computer: str = ""
+    """The computer's name (its host name), as the room names the machines it deals on."""
+    process: int = 0
+    """The controller's process id on that computer."""
 
     def text(self) -> str:
         if self.resumed:

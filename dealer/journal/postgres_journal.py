@@ -17,7 +17,7 @@ import psycopg
 import psycopg.errors
 from psycopg.pq import TransactionStatus
 
-from dealer.core.errors import JournalBusy, JournalDamaged, JournalError
+from dealer.core.errors import JournalBusy, JournalDamaged, JournalError, UsageError
 from dealer.journal.database_url import DatabaseURL, server_reason
 from dealer.journal.events import RunTaken
 from dealer.journal.failure import CANNOT
@@ -37,6 +37,8 @@ OUTAGE_SECONDS: Final = 30
 """How long a controller waits for a server that stopped answering before it stops (a restart, a network cut)."""
 RECONNECT_PAUSE: Final = 1.0
 """Seconds between two attempts to reach the server again."""
+MAX_COMPUTER_NAME: Final = 40
+"""Characters of ``DEALER_COMPUTER`` (the room's name of a computer)."""
 HOLD_WAIT: Final = 5.0
 """Seconds a controller waits for a run another holds before it is refused: the server lets go the runs of a
 controller that died as soon as it sees its connection closed, which can take a moment."""
@@ -61,6 +63,7 @@ SCHEMA: Final = (
     "run_id BIGINT NOT NULL REFERENCES runs(id), job_id BIGINT REFERENCES jobs(id), at TEXT NOT NULL, "
     "machine TEXT, kind TEXT NOT NULL, state TEXT, detail TEXT NOT NULL DEFAULT '{}')",
     "CREATE INDEX IF NOT EXISTS events_by_job ON events (job_id, id)",
+    "CREATE INDEX IF NOT EXISTS events_by_run ON events (run_id, id)",
     "CREATE TABLE IF NOT EXISTS dealings (id BIGINT PRIMARY KEY, job_id BIGINT NOT NULL REFERENCES jobs(id), "
     "machine TEXT, at TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS seen_deals (deal_hash TEXT NOT NULL, run_id BIGINT NOT NULL REFERENCES runs(id), "
@@ -110,6 +113,7 @@ class PostgresJournal(Journal):
         self.url = url
         self._name = name
         """Who this controller is, as the server shows it to others (`hold`)."""
+        self._computer = computer_name()
         self._held: set[int] = set()
         self._reading = False
 
@@ -119,7 +123,7 @@ class PostgresJournal(Journal):
         """The journal in the database `url`; its tables made there if missing and `create`, else refused
         (`JournalError`: no journal there, or none with a run to resume). `command` names this controller to
         another that finds a run held (with its process and computer)."""
-        name = f"{command} ({os.getpid()}@{socket.gethostname()})"
+        name = f"{command} ({os.getpid()}@{computer_name()})"
         db = _connect(url, name)
         try:
             found = db.execute("SELECT to_regclass('runs') IS NOT NULL").fetchone()
@@ -257,7 +261,7 @@ class PostgresJournal(Journal):
                     raise self._failure(exc, "read") from exc
             raise self._busy(run_id, holder)
         if not again:
-            self.note(run_id, RunTaken(controller=self._name, resumed=True))
+            self.note(run_id, self._said_taken(resumed=True))
 
     def take(self, run_id: int) -> bool:
         """Hold run `run_id` if no other controller holds it now (said in the journal), without waiting: whether
@@ -266,14 +270,18 @@ class PostgresJournal(Journal):
             return True
         if not self._lock_run(run_id, wait=False):
             return False
-        self.note(run_id, RunTaken(controller=self._name, resumed=True))
+        self.note(run_id, self._said_taken(resumed=True))
         return True
 
     def _taken(self, db: Connection, run_id: int) -> None:
         """Held from its beginning (nobody else can hold a run not begun yet), and said so in the same
         transaction."""
         self._lock_run(run_id, wait=False)
-        self._event(db, run_id, None, None, RunTaken(controller=self._name), None)
+        self._event(db, run_id, None, None, self._said_taken(resumed=False), None)
+
+    def _said_taken(self, *, resumed: bool) -> RunTaken:
+        """The event that says this controller took a run: who it is, on which computer, in which process."""
+        return RunTaken(controller=self._name, resumed=resumed, computer=self._computer, process=os.getpid())
 
     def _lock_run(self, run_id: int, *, wait: bool) -> bool:
         """Take the run's advisory lock (waiting up to `HOLD_WAIT` if `wait`, outside a transaction): whether it
@@ -353,6 +361,16 @@ class PostgresJournal(Journal):
                 problem=torn[0], more=len(torn) - 1))
             raise JournalDamaged(_("{path}: the journal disagrees with itself ({found}); it can be neither resumed "
                                    "nor added to{advice}").format(path=self.url, found=found, advice=_(LOST_ADVICE)))
+
+
+def computer_name() -> str:
+    """This computer as the room names it: ``DEALER_COMPUTER`` if set (a name the director chose, 'desk-2'), else
+    its host name."""
+    chosen = os.environ.get("DEALER_COMPUTER", "").strip()
+    if len(chosen) > MAX_COMPUTER_NAME:
+        raise UsageError(_("DEALER_COMPUTER: {length} characters, at most {most}: give the computer a shorter name")
+                         .format(length=len(chosen), most=MAX_COMPUTER_NAME))
+    return chosen or socket.gethostname()
 
 
 def _connect(url: DatabaseURL, name: str) -> psycopg.Connection[Any]:

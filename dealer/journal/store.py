@@ -951,21 +951,27 @@ class Journal:
     def each_event(self, run_id: int) -> Iterator[Recorded]:
         """A run's events, oldest first, read `EVENTS_A_READ` at a time: a fold over a long run holds one such
         page of events, never the whole run (a 9,999-board run writes some 80,000)."""
-        return self.events_since(0, [run_id])
+        return self.events_after({run_id: 0})
 
-    def events_since(self, after: int, run_ids: Sequence[int]) -> Iterator[Recorded]:
-        """The events of runs `run_ids` written after the event numbered `after` (events are numbered in the
-        order they are written), oldest first, read `EVENTS_A_READ` at a time (`each_event`)."""
-        if not run_ids:
-            return
-        runs = ", ".join("?" * len(run_ids))
-        while True:
-            rows = self._query(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND run_id IN ({runs}) "
-                               "ORDER BY id LIMIT ?", [after, *run_ids, EVENTS_A_READ])
-            yield from (_recorded(r) for r in rows)
+    def events_after(self, marks: Mapping[int, int]) -> Iterator[Recorded]:
+        """The events of each run of `marks` written after its event numbered `marks[run]`, oldest first, read
+        `EVENTS_A_READ` at a time (`each_event`). Each run is followed by its own numbers: a run's events are
+        numbered in the order they are committed (one controller holds it and writes them one transaction after
+        another), but those of runs written by several controllers at once are not (a number is given at the
+        insert, and a reader may see a later number committed before an earlier one)."""
+        marks = dict(marks)
+        while marks:
+            pairs = ", ".join("(?, ?)" for _ in marks)
+            rows = self._query(
+                f"WITH marks (mark_run, mark_id) AS (VALUES {pairs}) SELECT {_EVENT_COLUMNS} FROM events "
+                "JOIN marks ON run_id = mark_run AND id > mark_id WHERE id > ? ORDER BY id LIMIT ?",
+                [*(n for pair in marks.items() for n in pair), min(marks.values()), EVENTS_A_READ])
+            for row in rows:
+                recorded = _recorded(row)
+                marks[recorded.run_id] = recorded.id
+                yield recorded
             if len(rows) < EVENTS_A_READ:
                 return
-            after = rows[-1][0]
 
     def _event(self, db: Connection, run_id: int, job: Job | int | None, machine: str | None,
                event: Event, state: JobState | None, seen: object = None) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from dealer.core.boards import format_board_range
 from dealer.core.errors import FormatError
+from dealer.journal.database_url import JournalPlace
 from dealer.journal.jobplan import JobPlan
 from dealer.language import N_
 
@@ -59,7 +60,7 @@ class PlanEvent:
     name: str
     owner: bytes         # the bigdeal owner's bytes (bigdealx -W)
     deal_folder: Path    # where generated deal files go
-    journal: Path        # the journal of the runs of this plan
+    journal: JournalPlace  # the journal of the runs of this plan: a file, or a room's record by its URL
     order: DealingOrder  # default dealing order of the sessions
     keep_seeds: bool     # also write <session>.seed (0600) when generating
     lang: str | None = None  # the language spoken for the event (`lang`), unless the command line names one

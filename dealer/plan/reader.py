@@ -26,6 +26,7 @@ from dealer.core.boards import (
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, FormatError, UsageError
 from dealer.core.structured import StructureError, load_toml
+from dealer.journal.database_url import as_url, is_database_url
 from dealer.language import LANGUAGES, N_, _, language_of
 from dealer.language.system import os_reason
 from dealer.plan import sources
@@ -297,8 +298,8 @@ class _PlanChecker:
         folder = self.local_path(self.text(table, where, "deal_folder", DEFAULT_DEAL_FOLDER), where + ("deal_folder",))
         if folder.exists() and not folder.is_dir():
             self.fail(where + ("deal_folder",), _("{folder} is not a folder").format(folder=folder))
-        journal = self.local_path(self.text(table, where, "journal", f"{Path(self.path).stem}.journal"),
-                                  where + ("journal",))
+        named = self.text(table, where, "journal", f"{Path(self.path).stem}.journal")
+        journal = as_url(named) if is_database_url(named) else self.local_path(named, where + ("journal",))
         order = self.order(table, where, DealingOrder.SET)
         keep_seeds = self.get(table, where, "keep_seeds", bool, False)
         return PlanEvent(name, owner, folder, journal, order, keep_seeds, self.language(table, where))

@@ -28,6 +28,7 @@ from dealer.core.digits import TooManyDigits, whole
 from dealer.core.errors import DealerError, UsageError
 from dealer.core.structured import StructureError, load_json
 from dealer.journal import run_report as report
+from dealer.journal.database_url import DatabaseURL
 from dealer.journal.dealt import dealt_deals
 from dealer.journal.events import title_said
 from dealer.journal.opening import read_journal
@@ -41,6 +42,7 @@ from dealer.serve import auth, charts, director, given, machines, pages
 from dealer.serve.auth import Access, AccessMiddleware
 from dealer.serve.hub import MAX_STREAMS, EventHub, TooManyStreams, said_json
 from dealer.serve.languages import LanguageMiddleware
+from dealer.serve.record import RecordRoom
 from dealer.serve.runs import STOP_WITHIN, RunManager
 from dealer.serve.sources import RunRequest, check
 from dealer.serve.uploads import TooLarge, UploadLimits, Uploads, upload_name
@@ -63,6 +65,23 @@ class Console:
     workdir: Path
     offer: machines.Offer
     uploads: Uploads
+    record: RecordRoom | None = None
+    """The record the room's computers share, when the console shows it (it then deals nothing itself)."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """The room as a browser opening it sees it: the record's, or the console's own run."""
+        return self.record.snapshot() if self.record is not None else self.runs.snapshot()
+
+    def journals(self) -> list[Path | DatabaseURL]:
+        """The journals the Report and the Director read: the record, or those the console has dealt on."""
+        return [self.record.place] if self.record is not None else list(self.runs.journals())
+
+    def refuse_runs(self) -> None:
+        """`UsageError` when the console shows a record: its runs are begun by the dealing computers."""
+        if self.record is not None:
+            raise UsageError(_("this console shows the record {journal}: its runs are dealt by the room's computers "
+                               "(dealer deal ... --journal URL there), not from this page").format(
+                journal=self.record.place))
 
 
 def _to_terminal(line: str) -> None:
@@ -73,22 +92,28 @@ def _to_terminal(line: str) -> None:
 def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float = machines.SIM_SPEED, *,
               extra_machines: Mapping[str, str] | None = None, limits: UploadLimits | None = None,
               clock: Callable[[], float] = time.monotonic, tell: Callable[[str], None] = _to_terminal,
-              stop_within: float = STOP_WITHIN) -> Starlette:
+              stop_within: float = STOP_WITHIN, record: DatabaseURL | None = None) -> Starlette:
     """The application for a work folder, its access rules and the director's PIN; the simulated machines
     the Start page offers run at `sim_speed`, and the operator may offer more (`extra_machines`: id ->
     port URL). `tell` writes a line to the console's terminal (a PIN being guessed); `clock` times the
-    director's tries."""
+    director's tries. With a `record` (a journal in a database), the Room shows every run of it, as the room's
+    computers deal them, and the console starts none."""
     workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     hub = EventHub()
     offer = machines.Offer(workdir, sim_speed, extra_machines)
     runs = RunManager(hub, workdir, offer, stop_within)
     console = Console(hub, runs, director.DirectorLock(director_pin, clock, tell), workdir,
-                      offer, Uploads(workdir / given.UPLOADS, limits))
+                      offer, Uploads(workdir / given.UPLOADS, limits),
+                      RecordRoom(hub, record) if record is not None else None)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if console.record is not None:
+            console.record.start()
         yield
         hub.close_all()
+        if console.record is not None:
+            await asyncio.to_thread(console.record.stop)
         if console.runs.stop_for_shutdown():
             sys.stderr.write(_("dealer serve: stopping the run: each machine finishes its board (resume it from the "
                                "Start page; a second signal ends it at once)") + "\n")
@@ -97,9 +122,10 @@ def build_app(workdir: Path, access: Access, director_pin: str, sim_speed: float
     routes = [
         Route("/", lambda r: HTMLResponse(pages.room_page())),
         Route("/events", _events),
-        Route("/api/room", lambda r: SaidJSONResponse(_console(r).runs.snapshot())),
+        Route("/api/room", lambda r: SaidJSONResponse(_console(r).snapshot())),
         Route("/start", lambda r: HTMLResponse(pages.start_page(
-            [(m.id, m.text) for m in offer.machines()], list(given.offered_files(workdir))))),
+            [(m.id, m.text) for m in offer.machines()], list(given.offered_files(workdir)))
+            if console.record is None else pages.record_start_page(str(console.record.place)))),
         Route("/api/sources", lambda r: JSONResponse({"files": list(given.offered_files(workdir))})),
         Route("/api/check", _check, methods=["POST"]),
         Route("/api/start", _start, methods=["POST"]),
@@ -155,7 +181,7 @@ async def _events(request: Request) -> Response:
         except TooManyStreams:  # others took the last places meanwhile
             return
         try:
-            snap = await asyncio.to_thread(console.runs.snapshot)
+            snap = await asyncio.to_thread(console.snapshot)
             yield f"data: [{said_json(snap)}]\n\n"
             if until_end and snap["status"] not in ("starting", "dealing", "stopping"):
                 return
@@ -163,7 +189,7 @@ async def _events(request: Request) -> Response:
                 batch = await sub.next_batch(HEARTBEAT_SECONDS)
                 if sub.lagging:  # too far behind: the room as it stands now, then on from there
                     sub.catch_up()
-                    snap = await asyncio.to_thread(console.runs.snapshot)
+                    snap = await asyncio.to_thread(console.snapshot)
                     yield f"data: [{said_json(snap)}]\n\n"
                     if until_end and snap["status"] not in ("starting", "dealing", "stopping"):
                         return
@@ -224,6 +250,7 @@ def _refused(exc: DealerError, workdir: Path) -> JSONResponse:
 async def _check(request: Request) -> Response:
     console = _console(request)
     try:
+        console.refuse_runs()
         run_request = _request_of(await _json_body(request), console)
     except DealerError as exc:
         return _refused(exc, console.workdir)
@@ -234,6 +261,7 @@ async def _check(request: Request) -> Response:
 async def _start(request: Request) -> Response:
     console = _console(request)
     try:
+        console.refuse_runs()
         run_request = _request_of(await _json_body(request), console)
         live = await asyncio.to_thread(console.runs.start, run_request)
     except DealerError as exc:
@@ -254,10 +282,10 @@ async def _stop(request: Request) -> Response:
 async def _resume(request: Request) -> Response:
     console = _console(request)
     last = console.runs.current
-    if last is None:
-        return _refused(UsageError(_("no run of this console to resume: check the file with 'resume' ticked")),
-                        console.workdir)
     try:
+        console.refuse_runs()
+        if last is None:
+            raise UsageError(_("no run of this console to resume: check the file with 'resume' ticked"))
         live = await asyncio.to_thread(console.runs.start, replace(last.request, resume=True))
     except DealerError as exc:
         return _refused(exc, console.workdir)
@@ -284,22 +312,22 @@ async def _upload(request: Request) -> Response:
 
 def _runs_listed(console: Console) -> list[dict[str, Any]]:
     listed = []
-    for j, path in enumerate(console.runs.journals()):
+    for j, path in enumerate(console.journals()):
         with read_journal(path) as journal:
             listed += [{"j": j, "journal": path.name, "id": r.id, "name": r.name, "finished": r.finished}
                        for r in journal.runs()]
     return listed
 
 
-def _chosen(console: Console, request: Request) -> tuple[Path, int] | None:
+def _chosen(console: Console, request: Request) -> tuple[Path | DatabaseURL, int] | None:
     try:
         j, run = whole(request.query_params["j"]), whole(request.query_params["run"])
-        return console.runs.journals()[j], run
+        return console.journals()[j], run
     except (KeyError, ValueError, IndexError):
         return None
 
 
-def _report_data(path: Path, run: int, workdir: Path) -> dict[str, Any]:
+def _report_data(path: Path | DatabaseURL, run: int, workdir: Path) -> dict[str, Any]:
     with read_journal(path) as journal:
         rep = report.build(journal, [run])
         rates = charts.rate_series(journal.each_event(run))
@@ -320,15 +348,15 @@ async def _report(request: Request) -> Response:
     listed = await asyncio.to_thread(_runs_listed, console)
     chosen = _chosen(console, request)
     if chosen is None and listed:
-        chosen = console.runs.journals()[listed[-1]["j"]], listed[-1]["id"]
+        chosen = console.journals()[listed[-1]["j"]], listed[-1]["id"]
     data = None
     if chosen is not None:
         data = await asyncio.to_thread(_report_data, *chosen, console.workdir)
-        data.update(j=console.runs.journals().index(chosen[0]), id=chosen[1])
+        data.update(j=console.journals().index(chosen[0]), id=chosen[1])
     return HTMLResponse(pages.report_page(listed, data))
 
 
-def _download_body(path: Path, run: int, kind: str, unlocked: bool) -> tuple[bytes, str, str]:
+def _download_body(path: Path | DatabaseURL, run: int, kind: str, unlocked: bool) -> tuple[bytes, str, str]:
     with read_journal(path) as journal:
         held = journal.run(run)
         stem = f"{Path(held.name).stem or 'run'}-run{run}"
@@ -449,7 +477,7 @@ async def _board(request: Request) -> Response:
         set_name, board = director.parse_label(label)
     except ValueError as exc:
         return HTMLResponse(pages.director_page(True, 0.0, str(exc), label=label), status_code=400)
-    dealings = await asyncio.to_thread(director.find_board, console.runs.journals(), set_name, board,
+    dealings = await asyncio.to_thread(director.find_board, console.journals(), set_name, board,
                                        console.workdir)
     if not dealings:
         return HTMLResponse(pages.director_page(True, 0.0, _("set {set} board {board}: no run of this console dealt "

@@ -35,6 +35,7 @@ from typing import Final
 from dealer import formats
 from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError
+from dealer.journal.database_url import DatabaseURL
 from dealer.journal.dealt import Lookup, dealt_deals
 from dealer.journal.opening import read_journal
 from dealer.journal.store import JobState, Journal, Run
@@ -221,7 +222,7 @@ class BoardDealing:
     """One run's dealing into a board: the run, when it last dealt into the board (the journal's UTC time),
     and the deal (one board's `DealSet`), or why it is not shown (`deals` None)."""
 
-    journal: Path
+    journal: Path | DatabaseURL
     run: Run
     set_name: str
     board: int
@@ -240,7 +241,8 @@ class BoardDealing:
         return f"{local:%Y-%m-%d %H:%M} {local.tzname() or ''}".strip()
 
 
-def find_board(journals: Sequence[Path], set_name: str, board: int, workdir: Path | None = None) -> list[BoardDealing]:
+def find_board(journals: Sequence[Path | DatabaseURL], set_name: str, board: int,
+               workdir: Path | None = None) -> list[BoardDealing]:
     """Every run that dealt into `board` of `set_name`, newest first (the first is the deal in the board
     now). A finished run's deal is read again and proven (a plan's session's from the deal file its plan
     in `workdir` names); a run still dealing, or whose deals are not at hand, comes without one and says

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from dealer.journal import run_report
-from dealer.journal.store import JobState, Journal
+from dealer.journal.store import Job, JobState, Journal, Recorded, Run
 
 SHOWN: Final = {
     JobState.PLANNED: "planned",
@@ -53,31 +53,47 @@ def grid_cells(rep: run_report.RunReport) -> list[dict[str, Any]]:
 class FiguresFold:
     """The fold of a journal's runs `run_ids` (None: every run of the journal) read from disk, kept between
     readings: each `read` folds only the events written since the one before, so a reading costs what was
-    written since, not the whole run."""
+    written since, not the whole run. Each run is followed by its own event numbers (`Journal.events_after`)."""
 
     def __init__(self, run_ids: Sequence[int] | None = None) -> None:
         self.run_ids = None if run_ids is None else list(run_ids)
         self.report = run_report.RunReport("")
         self._sessions: dict[int, run_report.SessionFigures] = {}
-        self._last = 0
-        """The number of the last event folded."""
+        self._marks: dict[int, int] = {}
+        """Per run, the number of its last event folded."""
+        self.finished: set[int] = set()
+        """The runs whose every event is folded: finished before the reading that folded them."""
+        self.runs: dict[int, Run] = {}
+        """The runs folded, as the last reading found them."""
 
     def fold(self, journal: Journal) -> run_report.RunReport:
         """Fold what the journal holds now that the last reading did not (call it inside `Journal.reading` with
         the reads it must agree with); the fold."""
         self.report.journal = str(journal.path)
         runs = journal.runs() if self.run_ids is None else [journal.run(r) for r in self.run_ids]
+        self.runs = {run.id: run for run in runs}
         for run in runs:
             if run.id not in self._sessions:
                 jobs = journal.jobs(run.id)
                 session = run_report.SessionFigures(run.id, run.name, run.replay, False, len(jobs))
                 self._sessions[run.id] = session
+                self._marks[run.id] = 0
                 self.report.sessions.append(session)
                 self.report.add_jobs(session, jobs)
-        for recorded in journal.events_since(self._last, list(self._sessions)):
-            run_report.fold(self.report, self._sessions[recorded.run_id], recorded)
-            self._last = recorded.id
+                self.added(run, jobs)
+        done_before = {run.id for run in runs if run.finished} - self.finished
+        for recorded in journal.events_after({r: n for r, n in self._marks.items() if r not in self.finished}):
+            self.folded(self._sessions[recorded.run_id], recorded)
+            self._marks[recorded.run_id] = recorded.id
+        self.finished |= done_before
         return self.report
+
+    def added(self, run: Run, jobs: Sequence[Job]) -> None:
+        """A run met for the first time, with its jobs (a fold that names more than the figures keeps them)."""
+
+    def folded(self, session: run_report.SessionFigures, recorded: Recorded) -> None:
+        """Fold one event of `session`'s run into the figures."""
+        run_report.fold(self.report, session, recorded)
 
     def read(self, journal: Journal) -> dict[str, Any]:
         """`fold`, then the room's figures of everything folded."""

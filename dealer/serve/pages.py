@@ -88,6 +88,15 @@ def room_page() -> str:
     return layout(_("Room"), "/", body, "room.js")
 
 
+def record_start_page(record: str) -> str:
+    """The Start page of a console that shows a record the room's computers share: runs are begun there."""
+    body = (f"<h1>{escape(_('Start a run'))}</h1><p>" + escape(_(
+        "This console shows the record {journal}: every run of it is dealt by a dealing computer of the room, "
+        "begun there with the journal's URL, and shown live in the Room.").format(journal=record)) + "</p>"
+        "<pre><code>dealer deal --plan congress.toml --journal postgresql://...</code></pre>")
+    return layout(_("Start a run"), "/start", body)
+
+
 START: Final = """
 <h1>{start_a_run}</h1>
 <form id="start">

@@ -26,6 +26,7 @@ from dealer.core.dealset import DealSet
 from dealer.core.errors import DealerError, UsageError
 from dealer.dealing.run import Advice, RunOptions, journal_held, session_problems
 from dealer.formats.reading import ReadReport
+from dealer.journal.database_url import DatabaseURL
 from dealer.journal.history import (
     DealHistory,
     check_reuse,
@@ -190,6 +191,10 @@ def _check_plan(checked: Checked, request: RunRequest, workdir: Path, offer: Off
         return
     checked.files = [request.source, *files]
     plan = Plan.load(request.source)
+    if isinstance(plan.event.journal, DatabaseURL):
+        raise UsageError(_("{file}: its journal is the room's record {journal}: deal it on the dealing computers "
+                           "(dealer deal --plan), and watch it with dealer serve --journal").format(
+            file=request.source.name, journal=plan.event.journal))
     outside = [p for p in (plan.event.journal, plan.event.deal_folder) if not given.inside(p, workdir)]
     if outside:  # (a default place, through a link)
         raise UsageError(_("{file}: the console reads and writes files in its work folder only").format(

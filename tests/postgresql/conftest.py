@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.support.computers import computer, dealer_on
 from tests.support.postgres import ThrowawayServer, programs
 from tests.support.system_tools import missing
 
@@ -24,3 +26,12 @@ def postgres() -> Iterator[ThrowawayServer]:
         yield server
     finally:
         server.remove()
+
+
+@pytest.fixture
+def record(postgres: ThrowawayServer, tmp_path: Path) -> str:
+    """A new database holding a deal history, made as a director makes it (the URL, with its password)."""
+    url = postgres.new_database()
+    made = dealer_on(computer(tmp_path / "director"), "history", "init", url)
+    assert made.returncode == 0, made.stderr
+    return url

@@ -174,3 +174,35 @@ def test_a_reader_checking_a_run_another_controller_writes_never_finds_it_at_odd
         finally:
             thread.join(timeout=120)
         assert checks > 1
+
+
+def test_the_rooms_reading_misses_no_event_committed_after_one_numbered_later(place: str) -> None:
+    """Two controllers write two runs at once: an event numbered first may be committed last. The room's fold
+    follows each run by its own numbers, so it still folds that event on its next reading."""
+    import psycopg
+
+    from dealer.serve.figures import FiguresFold, grid_cells
+
+    first, second = session(1), session(2)
+    with open_journal(place, command="a") as one, open_journal(place, command="b") as two:
+        run_one = one.begin_run("one", "one.pbn", first, plan(first))
+        run_two = two.begin_run("two", "two.pbn", second, plan(second))
+        job_one, job_two = one.jobs(run_one.id)[0], two.jobs(run_two.id)[0]
+        fold = FiguresFold()
+        with read_journal(place) as reader:
+            with reader.reading():
+                fold.fold(reader)
+            with psycopg.connect(place) as other:  # run one's writer: its event numbered, not yet committed
+                other.execute("INSERT INTO events (run_id, job_id, at, machine, kind, state, detail) VALUES "
+                              "(%s, %s, '2026-12-07T10:00:00+00:00', 'm1', 'loaded', 'loaded', '{}')",
+                              (run_one.id, job_one.id))
+                two.advance(job_two.id, JobState.LOADED, machine="m1")  # numbered after, committed first
+                with reader.reading():
+                    fold.fold(reader)
+                states = {(c["run"], c["board"]): c["state"] for c in grid_cells(fold.report)}
+                assert states[(run_two.id, job_two.board)] == "loaded" and states[(run_one.id, job_one.board)] \
+                    == "planned"
+            with reader.reading():  # (the connection's block ended: run one's event is committed)
+                fold.fold(reader)
+    states = {(c["run"], c["board"]): c["state"] for c in grid_cells(fold.report)}
+    assert states[(run_one.id, job_one.board)] == "loaded", states

@@ -26,15 +26,6 @@ from tests.support.postgres import ThrowawayServer, programs
 
 
 @pytest.fixture
-def record(postgres: ThrowawayServer, tmp_path: Path) -> str:
-    """A new database holding a deal history, made as a director makes it (the URL, with its password)."""
-    url = postgres.new_database()
-    made = dealer_on(computer(tmp_path / "director"), "history", "init", url)
-    assert made.returncode == 0, made.stderr
-    return url
-
-
-@pytest.fixture
 def own_server() -> Iterator[ThrowawayServer]:
     """A server of the test's own, to stop and start under a run."""
     bin_dir = programs()
@@ -222,3 +213,30 @@ def test_two_computers_started_with_one_plan_deal_disjoint_sessions_that_make_th
         assert re.search(rf"  {session}: dealt \(run \d\) by dealer deal --plan \(\d+@", shown.stdout), shown.stdout
     again = dealer_on(homes[1], "deal", "--plan", "congress.toml", "--journal", record, env={"DEALER_HISTORY": record})
     assert again.returncode == 0 and "no session of the plan is left to this computer" in again.stdout, again
+
+
+def test_a_plan_naming_the_record_deals_there_its_password_in_the_computers_password_file(
+        postgres: ThrowawayServer, tmp_path: Path) -> None:
+    url = postgres.new_database()
+    bare = postgres.url(url.rsplit("/", 1)[1], password=False)
+    home = computer(tmp_path / "desk-1")
+    secrets = home / ".pgpass"  # libpq's password file, as the guide has the director keep it
+    secrets.write_text(f"127.0.0.1:{postgres.port}:*:dealer:{postgres.password}\n")
+    secrets.chmod(0o600)
+    (home / "room.toml").write_text(
+        f'[event]\nname = "Rehearsal"\njournal = "{bare}"\n\n[[machines]]\nname = "M1"\nport = "sim://?speed=200"\n\n'
+        '[[sessions]]\nname = "S1"\nboards = "1-4"\n[[sessions.sections]]\nname = "A"\n')
+    told = {"PGPASSFILE": str(secrets)}
+    made = dealer_on(home, "plan", "room.toml", "--generate", env=told)
+    assert made.returncode == 0, made.stderr
+    dealt_there = dealer_on(home, "deal", "--plan", "room.toml", env=told)
+    assert dealt_there.returncode == 0, dealt_there.stderr
+    shown = dealer_on(home, "plan", "room.toml", env=told)
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"S1: dealt \(run 1\) by dealer deal --plan \(\d+@desk-1\)", shown.stdout), shown.stdout
+    assert bare in shown.stdout and postgres.password not in dealt_there.stdout + dealt_there.stderr + shown.stdout
+    with read_journal(url) as journal:
+        (run,) = journal.runs()
+        assert run.name == "S1" and run.finished
+        assert [j.state for j in journal.jobs(run.id)] == [JobState.VERIFIED] * 4
+    assert not list(home.glob("*.journal")), "a journal file was made beside the plan"

@@ -19,8 +19,10 @@ def computer(home: Path) -> Path:
 
 
 def computer_env(home: Path) -> dict[str, str]:
-    """What differs on the computer of `home`: its home, data and cache folders."""
-    return {"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache")}
+    """What differs on the computer of `home`: its home, data and cache folders, and its name in the room (the
+    folder's)."""
+    return {"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache"),
+            "DEALER_COMPUTER": home.name}
 
 
 def dealer_on(home: Path, *args: str, env: Mapping[str, str] | None = None,

@@ -3,11 +3,14 @@ as a user starts it (a subprocess), and the search for cards in whatever the con
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -143,3 +146,48 @@ def console_client(workdir: Path) -> Iterator[Any]:
             yield test_client
     finally:
         simulated.stop_all()
+
+
+class RoomStream:
+    """The Room's event stream (``/events``) of a console, read as a browser reads it, in a thread: every
+    message kept in order (`messages`), and the raw text, to search for what must never be sent."""
+
+    def __init__(self, console: Served) -> None:
+        from urllib.parse import urlsplit
+
+        address = urlsplit(console.address)
+        self._socket = socket.create_connection((address.hostname or "127.0.0.1", address.port or 80), timeout=300)
+        self._socket.sendall(f"GET /events HTTP/1.0\r\nHost: {address.netloc}\r\n"
+                             f"Authorization: Bearer {console.token}\r\n\r\n".encode())
+        self._lines = self._socket.makefile("rb")
+        status = self._lines.readline().decode()
+        assert " 200 " in status, status
+        self.messages: list[dict[str, Any]] = []
+        self.text: list[str] = []
+        self._thread = threading.Thread(target=self._read, name="room-stream", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            for raw in self._lines:  # (HTTP/1.0: the body is the stream's lines, to the connection's end)
+                line = raw.decode("utf-8")
+                self.text.append(line)
+                if line.startswith("data: "):
+                    self.messages.extend(json.loads(line[len("data: "):]))
+
+    def close(self) -> None:
+        """End the stream (its connection shut under the reading thread) and wait for its thread."""
+        with contextlib.suppress(OSError):
+            self._socket.shutdown(socket.SHUT_RDWR)
+        self._thread.join(timeout=60)
+        self._lines.close()
+        self._socket.close()
+        assert not self._thread.is_alive(), "the room's stream did not end"
+
+    def cells(self) -> dict[str, dict[str, Any]]:
+        """Each board's cell as the messages left it, fold of the first snapshot and the grid's changes."""
+        cells: dict[str, dict[str, Any]] = {}
+        for message in self.messages:
+            for cell in message.get("grid", []) if message["type"] == "snapshot" else message.get("cells", []):
+                cells[f"r{cell['run']}-{cell['set']}-{cell['board']}-{cell['copy']}"] = cell
+        return cells

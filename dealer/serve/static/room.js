@@ -89,15 +89,15 @@ function showFigures(f) {
 }
 
 function gridCell(c) {
-  const key = "s-" + c.run + "-" + c.session + "-" + c.set + "-" + c.copy;
+  const key = "s-" + c.run + "-" + c.set + "-" + c.copy;
   let group = document.getElementById(key);
   if (!group) {
     group = document.createElement("div"); group.className = "set"; group.id = key;
-    const h = document.createElement("h3");
-    text(h, c.session + " · " + t("set {set}", { set: c.set })
-            + (c.copy > 1 ? " · " + t("copy {copy}", { copy: c.copy }) : "")); group.appendChild(h);
+    group.appendChild(document.createElement("h3"));
     $("grid").appendChild(group);
   }
+  text(group.firstChild, c.session + " · " + t("set {set}", { set: c.set })  // (a record's run may change computer)
+                         + (c.copy > 1 ? " · " + t("copy {copy}", { copy: c.copy }) : ""));
   const id = "r" + c.run + "-" + c.set + "-" + c.board + "-" + c.copy;
   let cell = document.getElementById(id);
   if (!cell) {
@@ -130,6 +130,7 @@ function clear() {
 }
 
 function snapshot(s) {
+  document.querySelector("#head .actions").hidden = s.controls === false;  // a record's runs are dealt elsewhere
   text($("title"), s.title); setStatus(s.status, s.message); setCount(s.verified, s.total);
   clear();
   s.machines.forEach(showMachine); showFigures(s.figures); s.grid.forEach(gridCell); s.faults.forEach(addFault);
