@@ -15,6 +15,7 @@ from typing import Any
 
 from dealer.journal.events import Event, title_said
 from dealer.journal.opening import read_journal
+from dealer.journal.store import Job, Recorded
 from dealer.language import Later
 from dealer.verify.fault_table import law_said
 
@@ -26,6 +27,20 @@ def fault_entries(event: Event) -> list[dict[str, Later]]:
              "action": Later(event.action)} for fault in event.faults()]
 
 
+def job_where(session: str, job: Job | None) -> dict[str, Any] | None:
+    """Where a board is, as the room shows a fault's or a machine's board (None: an event of no job)."""
+    if job is None:
+        return None
+    return {"session": session, "set": job.set_name or "A", "board": job.board, "copy": job.copy,
+            "attempt": job.attempt}
+
+
+def fault_rows(recorded: Recorded, where: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The room's rows of a recorded event's faults (none for a plain step): machine, board, the entry, time."""
+    return [{"machine": recorded.machine or "", "job": where, **entry,
+             "t": datetime.fromisoformat(recorded.at).timestamp()} for entry in fault_entries(recorded.event)]
+
+
 def journal_faults(path: Path, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """The faults of the runs (default: every run of the journal) in the order they happened."""
     found: list[dict[str, Any]] = []
@@ -35,11 +50,7 @@ def journal_faults(path: Path, run_ids: Sequence[int] | None = None) -> list[dic
             jobs = {job.id: job for job in journal.jobs(run_id)}
             for recorded in journal.each_event(run_id):
                 job = jobs.get(recorded.job_id) if recorded.job_id is not None else None
-                where = None if job is None else {"session": runs[run_id].name, "set": job.set_name or "A",
-                                                  "board": job.board, "copy": job.copy, "attempt": job.attempt}
-                for entry in fault_entries(recorded.event):
-                    found.append({"machine": recorded.machine or "", "job": where, **entry,
-                                  "t": datetime.fromisoformat(recorded.at).timestamp()})
+                found += fault_rows(recorded, job_where(runs[run_id].name, job))
     found.sort(key=lambda f: f["t"])
     for n, fault in enumerate(found, start=1):
         fault["n"] = n

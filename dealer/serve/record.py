@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from functools import partial
 from typing import Any, Final
 
@@ -25,7 +24,7 @@ from dealer.language import N_, Later, Sentence, _, n_
 from dealer.serve.figures import FiguresFold, grid_cells, room_figures
 from dealer.serve.grid import READ_SECONDS, cell_id
 from dealer.serve.hub import EventHub
-from dealer.serve.past import fault_entries
+from dealer.serve.past import fault_rows, job_where
 
 RECORD_RUN: Final = "record"
 """The `run` key of every message of the record's room."""
@@ -95,19 +94,11 @@ class RecordFold(FiguresFold):
         if recorded.machine and computer:
             recorded = replace(recorded, machine=f"{recorded.machine} · {computer}")
         super().folded(session, recorded)
-        job = self._where(session, recorded)
+        job = job_where(session.name, self.jobs.get(recorded.job_id) if recorded.job_id is not None else None)
         if recorded.machine:
             self.machines[recorded.machine] = MachineSeen(recorded.machine, recorded.run_id, computer, recorded, job)
-        for entry in fault_entries(recorded.event):
-            self.faults.append({"machine": recorded.machine or "", "job": job, **entry,
-                                "t": datetime.fromisoformat(recorded.at).timestamp(), "n": len(self.faults) + 1})
-
-    def _where(self, session: SessionFigures, recorded: Recorded) -> dict[str, Any] | None:
-        job = self.jobs.get(recorded.job_id) if recorded.job_id is not None else None
-        if job is None:
-            return None
-        return {"session": session.name, "set": job.set_name or "A", "board": job.board, "copy": job.copy,
-                "attempt": job.attempt}
+        for fault in fault_rows(recorded, job):
+            self.faults.append({**fault, "n": len(self.faults) + 1})
 
 
 @dataclass
@@ -138,7 +129,6 @@ class RecordRoom:
         self._room = _Room([], None, [], [], [], "idle", Later(lambda: _("reading the record")))
         self._cells: dict[str, tuple[str, str]] = {}
         self._machines: dict[str, tuple[int, str]] = {}
-        self._figures: dict[str, Any] | None = None
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="record", daemon=True)
 
@@ -213,14 +203,16 @@ class RecordRoom:
         """Say the record's status (only when it changed: a record that cannot be read is said so once)."""
         with self._lock:
             before, self._room = self._room, replace(self._room, status=status, message=message)
-        if (before.status, str(before.message)) != (status, str(message)):
-            self.hub.publish({"type": "status", "run": RECORD_RUN, "status": status, "message": message})
+        self._publish_status_change(before, self._room)
+
+    def _publish_status_change(self, before: _Room, room: _Room) -> None:
+        if (room.status, str(room.message)) != (before.status, str(before.message)):
+            self.hub.publish({"type": "status", "run": RECORD_RUN, "status": room.status, "message": room.message})
 
     def _publish_changes(self, before: _Room, room: _Room) -> None:
         changed = [c for c in room.cells if self._cells.get(cell_id(c)) != (c["state"], c["session"])]
         self._cells.update((cell_id(c), (c["state"], c["session"])) for c in changed)
-        if changed or room.figures != self._figures:
-            self._figures = room.figures
+        if changed or room.figures != before.figures:
             self.hub.publish({"type": "grid", "run": RECORD_RUN, "cells": changed, "figures": room.figures})
         now = time.time()
         for machine, key in zip(room.machines, room.seen, strict=True):
@@ -233,8 +225,7 @@ class RecordRoom:
         if len(room.faults) > len(before.faults):
             self.hub.publish({"type": "event", "run": RECORD_RUN, "t": now, "machine": "",
                               "faults": room.faults[len(before.faults):]})
-        if (room.status, str(room.message)) != (before.status, str(before.message)):
-            self.hub.publish({"type": "status", "run": RECORD_RUN, "status": room.status, "message": room.message})
+        self._publish_status_change(before, room)
 
     def snapshot(self) -> dict[str, Any]:
         """The record's room as the last reading left it."""
